@@ -1,0 +1,59 @@
+#include "analysis/writers/event_log_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+
+#include "config/config_error.h"
+
+namespace emutrace::analysis {
+
+EventLogWriter::EventLogWriter(const std::string& path) : out_(std::fopen(path.c_str(), "w")) {
+    if (!out_) throw ConfigError(path + ": cannot write the event log: " + std::strerror(errno));
+}
+
+EventLogWriter::~EventLogWriter() {
+    if (out_) std::fclose(out_);
+}
+
+std::string EventLogWriter::device(std::uint16_t index) const {
+    return index < devices_.size() ? devices_[index] : "device" + std::to_string(index);
+}
+
+void EventLogWriter::on_batch(const trace::EventBatch& batch) {
+    using trace::EventKind;
+    for (const auto& e : batch.events) {
+        switch (e.kind) {
+            case EventKind::Block:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u}\n",
+                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                break;
+            case EventKind::MmioRead:
+            case EventKind::MmioWrite:
+                std::fprintf(out_,
+                             "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
+                             "\"width\":%u,\"value\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write",
+                             e.address, nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
+                break;
+            case EventKind::Output: {
+                std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))
+                                   : e.channel == static_cast<std::uint16_t>(trace::OutputChannel::Stderr) ? "stderr" : "stdout";
+                nlohmann::json text = std::string(batch.output_text(e));
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n",
+                             static_cast<unsigned long long>(e.cycle), nlohmann::json(from).dump().c_str(),
+                             text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                break;
+            }
+            case EventKind::Stop:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                break;
+        }
+    }
+}
+
+void EventLogWriter::on_end() { std::fflush(out_); }
+
+}  // namespace emutrace::analysis

@@ -1,0 +1,30 @@
+#pragma once
+// The emutrace subcommands, callable from main() and from tests. Each returns the process exit
+// status and throws ConfigError for bad input.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace emutrace::app {
+
+enum class Verbosity { Quiet, Normal, Verbose };
+
+struct RunOptions {
+    std::string elf;
+    std::string scenario;                          ///< empty = built-in mps2-an385 layout
+    std::optional<std::string> cpu;
+    std::optional<std::string> clock;
+    std::optional<std::uint64_t> max_instructions;
+    std::optional<double> wall_clock_seconds;
+    std::optional<std::string> stop_at;
+    std::optional<std::string> cmdline;
+    std::optional<std::string> json;
+    std::optional<std::string> events;
+    Verbosity verbosity = Verbosity::Normal;
+};
+
+int run_command(const RunOptions& options);
+int info_command(const std::string& elf);
+
+}  // namespace emutrace::app

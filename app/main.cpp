@@ -1,0 +1,114 @@
+// emutrace: run ARM Cortex-M firmware in an emulator and turn the run into trace streams.
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "app/commands.h"
+#include "config/config_error.h"
+#include "config/units.h"
+#include "emu/peripherals/registry.h"
+#include "models/core.h"
+
+namespace {
+
+constexpr const char* kRunFooter = R"(
+Examples:
+  emutrace run build/firmware/compute.elf
+  emutrace run fw.elf --scenario scenarios/stub-sensor/stub-sensor.yaml --json result.json
+  emutrace run fw.elf --cpu cortex-m0 --max-instructions 1e6 --events events.jsonl
+
+Without --scenario the firmware runs on the built-in MPS2-AN385 layout: Cortex-M3 at 25 MHz,
+flash at 0x0 (4 MiB), SRAM at 0x20000000 (4 MiB), CMSDK UART0 at 0x40004000.
+
+Exit status: the firmware's exit code when it exits through semihosting; 0 when it reaches
+--stop-at; 2 for bad input or a firmware fault; 3 max instructions; 4 wall-clock limit; 5 hang.)";
+
+void set_up_logging(emutrace::app::Verbosity v) {
+    auto logger = spdlog::stderr_color_st("emutrace");
+    logger->set_pattern("emutrace: %^%l%$: %v");
+    logger->set_level(v == emutrace::app::Verbosity::Verbose ? spdlog::level::debug
+                      : v == emutrace::app::Verbosity::Quiet ? spdlog::level::err
+                                                              : spdlog::level::warn);
+    spdlog::set_default_logger(logger);
+}
+
+std::string peripheral_list() {
+    std::string s;
+    for (const auto& t : emutrace::emu::peripheral_types()) s += "\n  " + std::string(t.name) + ": " + std::string(t.summary);
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace emutrace::app;
+    CLI::App cli{"emutrace: runs unmodified ARM Cortex-M firmware in an emulator and reports what it did."};
+    cli.require_subcommand(1);
+    cli.footer("Run 'emutrace <command> --help' for a command's options. Scenario format: docs/scenario.md.");
+
+    RunOptions run;
+    bool verbose = false, quiet = false;
+    std::string max_instructions;
+    std::string wall_clock;
+    CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
+    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked)")->required()->check(CLI::ExistingFile);
+    run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")
+        ->check(CLI::ExistingFile);
+    run_cmd->add_option("--cpu", run.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
+    run_cmd->add_option("--clock", run.clock, "Core clock, overriding the scenario, e.g. 168MHz");
+    run_cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
+    run_cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
+    run_cmd->add_option("--stop-at", run.stop_at, "Stop when execution reaches this symbol");
+    run_cmd->add_option("--cmdline", run.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+    run_cmd->add_option("--json", run.json, "Write the run summary as JSON to this file");
+    run_cmd->add_option("--events", run.events, "Write the event stream (blocks, MMIO, output) as JSON Lines");
+    run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
+    run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
+    run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());
+
+    std::string info_elf;
+    CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
+    info_cmd->add_option("elf", info_elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = cli.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
+    set_up_logging(run.verbosity);
+
+    try {
+        if (*run_cmd) {
+            if (!max_instructions.empty()) {
+                double v = 0;
+                try {
+                    std::size_t used = 0;
+                    v = std::stod(max_instructions, &used);
+                    if (used != max_instructions.size() || v < 1 || v > 1e18) throw std::invalid_argument("range");
+                } catch (const std::exception&) {
+                    throw emutrace::ConfigError("--max-instructions: expected a positive count, got '" + max_instructions + "'");
+                }
+                run.max_instructions = static_cast<std::uint64_t>(v);
+            }
+            if (!wall_clock.empty()) {
+                auto s = emutrace::config::parse_seconds(wall_clock);
+                if (!s) throw emutrace::ConfigError("--wall-clock: expected a duration such as 10s, got '" + wall_clock + "'");
+                run.wall_clock_seconds = *s;
+            }
+            return run_command(run);
+        }
+        return info_command(info_elf);
+    } catch (const emutrace::ConfigError& e) {
+        std::fprintf(stderr, "emutrace: error: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "emutrace: internal error: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,77 @@
+#include "app/run_report.h"
+
+#include <cstdio>
+
+namespace emutrace::app {
+namespace {
+
+std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+// 1234567 -> "1,234,567"
+std::string grouped(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
+std::string duration(double seconds) {
+    char buf[32];
+    if (seconds >= 1) std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+    else if (seconds >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+    else std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
+    return buf;
+}
+
+double mips(const emu::RunResult& r) { return r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0; }
+
+}  // namespace
+
+std::string format_summary(const Scenario& sc, const std::string& elf, const emu::RunResult& r) {
+    char line[256];
+    std::string out;
+    std::snprintf(line, sizeof line, "emutrace: %s on %s at %.6g MHz (%s)\n", elf.c_str(), std::string(sc.machine.core.name).c_str(),
+                  static_cast<double>(sc.machine.clock_hz) / 1e6, sc.file.c_str());
+    out += line;
+    std::string stopped = std::string(emu::to_string(r.reason));
+    if (r.reason == emu::StopReason::Exited) stopped += " (code " + std::to_string(r.exit_code) + ")";
+    out += "  stopped       " + stopped + ": " + r.message + "\n";
+    out += "  instructions  " + grouped(r.instructions) + "\n";
+    out += "  cycles        " + grouped(r.cycles) + " (no timing model yet: 1 cycle per instruction plus device latency)\n";
+    out += "  emulated time " + duration(r.emulated_seconds) + "\n";
+    std::snprintf(line, sizeof line, "  host time     %s (%.1f MIPS)\n", duration(r.host_seconds).c_str(), mips(r));
+    out += line;
+    out += "  exit status   " + std::to_string(emu::exit_status(r)) + "\n";
+    return out;
+}
+
+nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::RunResult& r) {
+    nlohmann::json j;
+    j["firmware"] = elf;
+    j["scenario"] = sc.file;
+    j["cpu"] = sc.machine.core.name;
+    j["clock_hz"] = sc.machine.clock_hz;
+    j["instructions"] = r.instructions;
+    j["cycles"] = r.cycles;
+    j["emulated_seconds"] = r.emulated_seconds;
+    j["host_seconds"] = r.host_seconds;
+    j["mips"] = mips(r);
+    j["stop_reason"] = emu::to_string(r.reason);
+    j["stop_message"] = r.message;
+    j["exit_code"] = r.reason == emu::StopReason::Exited ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
+    j["status"] = emu::exit_status(r);
+    j["pc"] = hex(r.pc);
+    if (r.fault) {
+        const emu::Fault& f = *r.fault;
+        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", hex(f.address)}, {"pc", hex(f.pc)},
+                      {"pc_is_block_start", f.pc_is_block_start}, {"function", f.function}, {"detail", f.detail}};
+    } else {
+        j["fault"] = nullptr;
+    }
+    return j;
+}
+
+}  // namespace emutrace::app

@@ -1,0 +1,104 @@
+#include "app/scenario.h"
+
+#include <filesystem>
+
+#include "app/builtin_scenarios.h"
+#include "emu/peripherals/registry.h"
+
+namespace emutrace::app {
+namespace {
+
+emu::MemoryRegion parse_region(const config::Node& n) {
+    n.allow_only({"name", "kind", "base", "size", "access"});
+    n.require({"name", "base", "size"});
+    emu::MemoryRegion r;
+    r.name = n["name"].str();
+    r.base = n["base"].u32();
+    std::uint64_t size = n["size"].size();
+    if (size == 0 || size > 0x1'0000'0000ull - r.base) n["size"].fail("must be non-zero and end inside the 4 GiB space");
+    r.size = static_cast<std::uint32_t>(size);
+    std::string kind = n.has("kind") ? n["kind"].choice({"flash", "rom", "ram", "mmio"}) : "ram";
+    r.mmio = kind == "mmio";
+    r.access = (kind == "flash" || kind == "rom") ? (emu::AccessRead | emu::AccessExecute)
+                                                   : (emu::AccessRead | emu::AccessWrite | emu::AccessExecute);
+    if (n.has("access")) {
+        if (r.mmio) n["access"].fail("mmio regions take their access rules from their devices");
+        std::string a = n["access"].choice({"r", "rw", "rx", "rwx"});
+        r.access = emu::AccessRead | (a.find('w') != std::string::npos ? emu::AccessWrite : 0) |
+                   (a.find('x') != std::string::npos ? emu::AccessExecute : 0);
+    }
+    return r;
+}
+
+emu::DeviceConfig parse_device(const config::Node& n) {
+    n.allow_only({"name", "type", "base", "irq", "params"});
+    n.require({"name", "type", "base"});
+    emu::DeviceConfig d;
+    d.name = n["name"].str();
+    d.type = n["type"].str();
+    d.base = n["base"].u32();
+    if (n.has("irq")) {
+        std::uint64_t irq = n["irq"].integer();
+        if (irq > 495) n["irq"].fail("external interrupt numbers go from 0 to 495");
+        d.irq = static_cast<int>(irq);
+    }
+    d.model = emu::make_peripheral(n["type"], n["params"]);
+    return d;
+}
+
+void parse_stop(const config::Node& n, emu::StopConfig& s) {
+    n.allow_only({"max_instructions", "wall_clock", "at_symbol", "on_hang"});
+    if (n.has("max_instructions")) s.max_instructions = n["max_instructions"].integer();
+    if (n.has("wall_clock")) s.wall_clock_seconds = n["wall_clock"].seconds();
+    if (n.has("at_symbol")) s.at_symbol = n["at_symbol"].str();
+    if (n.has("on_hang")) s.on_hang = n["on_hang"].boolean();
+}
+
+void parse_semihosting(const config::Node& n, emu::SemihostingConfig& s) {
+    n.allow_only({"host_dir", "cmdline", "epoch"});
+    if (n.has("host_dir")) {
+        std::filesystem::path dir = n["host_dir"].str();
+        if (dir.is_relative()) dir = std::filesystem::path(n.file()).parent_path() / dir;
+        if (!std::filesystem::is_directory(dir)) n["host_dir"].fail("'" + dir.string() + "' is not a directory");
+        s.host_dir = dir;
+    }
+    if (n.has("cmdline")) s.cmdline = n["cmdline"].str();
+    if (n.has("epoch")) s.epoch = n["epoch"].integer();
+}
+
+}  // namespace
+
+Scenario load_scenario(const config::Node& root) {
+    if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
+    root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs"});
+    Scenario sc;
+    sc.file = root.file();
+    emu::MachineConfig& m = sc.machine;
+    if (root.has("cpu")) {
+        auto core = models::find_core(root["cpu"].str());
+        if (!core) root["cpu"].fail("unknown core '" + root["cpu"].str() + "' (known: " + models::core_names() + ")");
+        m.core = *core;
+    }
+    if (root.has("clock")) m.clock_hz = root["clock"].frequency();
+    if (root.has("vector_table")) m.vector_table = root["vector_table"].u32();
+    for (const auto& n : root["memory"].items()) m.memory.push_back(parse_region(n));
+    if (root.has("peripherals"))
+        for (const auto& n : root["peripherals"].items()) m.devices.push_back(parse_device(n));
+    if (root.has("unclaimed_mmio"))
+        m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
+    parse_stop(root["stop"], m.stop);
+    parse_semihosting(root["semihosting"], m.semihosting);
+    const config::Node out = root["outputs"];
+    out.allow_only({"json", "events"});
+    if (out.has("json")) sc.outputs.json = out["json"].str();
+    if (out.has("events")) sc.outputs.events = out["events"].str();
+    return sc;
+}
+
+Scenario load_scenario_file(const std::string& path) { return load_scenario(config::Node::load_file(path)); }
+
+Scenario default_scenario() {
+    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "(built-in mps2-an385 scenario)"));
+}
+
+}  // namespace emutrace::app

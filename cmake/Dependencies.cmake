@@ -1,0 +1,41 @@
+# Finds every third-party dependency. Each comes from a Debian package; a missing one stops the
+# configuration with the name of the package to install (scripts/install-deps installs them all).
+find_package(PkgConfig REQUIRED)
+
+function(emutrace_require_pkg target module package)
+    pkg_check_modules(${target} QUIET IMPORTED_TARGET GLOBAL ${module})
+    if(NOT ${target}_FOUND)
+        message(FATAL_ERROR "emutrace needs ${module}: install the Debian package ${package} "
+                            "(or run scripts/install-deps)")
+    endif()
+    add_library(emutrace_dep::${target} ALIAS PkgConfig::${target})
+endfunction()
+
+function(emutrace_require_config name package)
+    find_package(${name} ${ARGN} CONFIG QUIET)
+    if(NOT ${name}_FOUND)
+        message(FATAL_ERROR "emutrace needs ${name}: install the Debian package ${package} "
+                            "(or run scripts/install-deps)")
+    endif()
+endfunction()
+
+emutrace_require_pkg(unicorn unicorn libunicorn-dev)
+emutrace_require_pkg(capstone capstone libcapstone-dev)
+emutrace_require_pkg(libelf libelf libelf-dev)
+emutrace_require_pkg(libdw libdw libdw-dev)
+emutrace_require_pkg(opencsd libopencsd libopencsd-dev)
+emutrace_require_config(spdlog libspdlog-dev)
+emutrace_require_config(yaml-cpp libyaml-cpp-dev)
+emutrace_require_config(CLI11 libcli11-dev)
+emutrace_require_config(nlohmann_json nlohmann-json3-dev)
+emutrace_require_config(doctest doctest-dev)
+
+# GLPK ships neither a pkg-config file nor a CMake package on Debian.
+find_path(GLPK_INCLUDE_DIR glpk.h)
+find_library(GLPK_LIBRARY glpk)
+if(NOT GLPK_INCLUDE_DIR OR NOT GLPK_LIBRARY)
+    message(FATAL_ERROR "emutrace needs GLPK: install the Debian package libglpk-dev (or run scripts/install-deps)")
+endif()
+add_library(emutrace_dep::glpk UNKNOWN IMPORTED GLOBAL)
+set_target_properties(emutrace_dep::glpk PROPERTIES IMPORTED_LOCATION ${GLPK_LIBRARY}
+                      INTERFACE_INCLUDE_DIRECTORIES ${GLPK_INCLUDE_DIR})

@@ -1,0 +1,161 @@
+#include "config/node.h"
+
+#include <limits>
+
+#include "config/units.h"
+
+namespace emutrace::config {
+namespace {
+
+std::string join(std::initializer_list<std::string_view> words) {
+    std::string out;
+    for (auto w : words) {
+        if (!out.empty()) out += ", ";
+        out += w;
+    }
+    return out;
+}
+
+YAML::Mark mark_of(const YAML::Node& n, const YAML::Mark& fallback) {
+    if (!n.IsDefined()) return fallback;
+    YAML::Mark m = n.Mark();
+    return m.is_null() ? fallback : m;
+}
+
+}  // namespace
+
+Node Node::load_file(const std::string& path) {
+    auto source = std::make_shared<const Source>(Source{path});
+    try {
+        YAML::Node root = YAML::LoadFile(path);
+        return Node(root, source, "", mark_of(root, YAML::Mark()));
+    } catch (const YAML::BadFile&) {
+        throw ConfigError(path + ": cannot open the file");
+    } catch (const YAML::ParserException& e) {
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + e.msg);
+    }
+}
+
+Node Node::load_string(const std::string& text, const std::string& name) {
+    auto source = std::make_shared<const Source>(Source{name});
+    try {
+        YAML::Node root = YAML::Load(text);
+        return Node(root, source, "", mark_of(root, YAML::Mark()));
+    } catch (const YAML::ParserException& e) {
+        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + e.msg);
+    }
+}
+
+std::string Node::where() const {
+    if (mark_.is_null()) return source_->file;
+    return source_->file + ":" + std::to_string(mark_.line + 1) + ":" + std::to_string(mark_.column + 1);
+}
+
+void Node::fail(const std::string& message) const {
+    throw ConfigError(where() + ": " + (path_.empty() ? std::string() : path_ + ": ") + message);
+}
+
+Node Node::operator[](std::string_view key) const {
+    std::string child_path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    if (!node_.IsMap()) return Node(YAML::Node(YAML::NodeType::Undefined), source_, child_path, mark_);
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+        if (it->first.IsScalar() && it->first.Scalar() == key)
+            return Node(it->second, source_, child_path, mark_of(it->second, it->first.Mark()));
+    }
+    return Node(YAML::Node(YAML::NodeType::Undefined), source_, child_path, mark_);
+}
+
+std::vector<Node> Node::items() const {
+    if (!node_.IsSequence()) fail(defined() ? "expected a list" : "missing (expected a list)");
+    std::vector<Node> out;
+    std::size_t i = 0;
+    for (const auto& child : node_) {
+        out.emplace_back(Node(child, source_, path_ + "[" + std::to_string(i++) + "]", mark_of(child, mark_)));
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, Node>> Node::entries() const {
+    if (!node_.IsMap()) fail(defined() ? "expected a mapping of keys to values" : "missing (expected a mapping)");
+    std::vector<std::pair<std::string, Node>> out;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+        std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+        std::string child_path = path_.empty() ? key : path_ + "." + key;
+        out.emplace_back(key, Node(it->second, source_, child_path, mark_of(it->second, it->first.Mark())));
+    }
+    return out;
+}
+
+void Node::allow_only(std::initializer_list<std::string_view> allowed) const {
+    if (!defined()) return;
+    if (!node_.IsMap()) fail("expected a mapping with keys: " + join(allowed));
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+        std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+        bool known = false;
+        for (auto a : allowed) known = known || a == key;
+        if (!known) {
+            Node at(it->first, source_, path_.empty() ? key : path_ + "." + key, mark_of(it->first, mark_));
+            at.fail("unknown key (expected one of: " + join(allowed) + ")");
+        }
+    }
+}
+
+void Node::require(std::initializer_list<std::string_view> required) const {
+    if (!node_.IsMap()) fail("expected a mapping with keys: " + join(required));
+    for (auto key : required)
+        if (!has(key)) fail("missing required key '" + std::string(key) + "'");
+}
+
+std::string Node::str() const {
+    if (!defined()) fail("missing value");
+    if (!node_.IsScalar()) fail("expected a single value, not a list or mapping");
+    return node_.Scalar();
+}
+
+bool Node::boolean() const {
+    std::string s = str();
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+    fail("expected true or false, got '" + s + "'");
+}
+
+std::uint64_t Node::integer() const {
+    std::string s = str();
+    if (auto v = parse_integer(s)) return *v;
+    fail("expected a non-negative integer (decimal or 0x hex), got '" + s + "'");
+}
+
+std::uint32_t Node::u32() const {
+    std::uint64_t v = integer();
+    if (v > std::numeric_limits<std::uint32_t>::max()) fail("value " + str() + " does not fit in 32 bits");
+    return static_cast<std::uint32_t>(v);
+}
+
+std::uint64_t Node::size() const {
+    std::string s = str();
+    if (auto v = parse_size(s)) return *v;
+    fail("expected a size such as 4096, 0x1000, 64KiB or 4MiB, got '" + s + "'");
+}
+
+std::uint64_t Node::frequency() const {
+    std::string s = str();
+    if (auto v = parse_frequency(s)) return *v;
+    fail("expected a frequency such as 25MHz or 8000000, got '" + s + "'");
+}
+
+double Node::seconds() const {
+    std::string s = str();
+    if (auto v = parse_seconds(s)) return *v;
+    fail("expected a duration such as 60s, 500ms or 10us, got '" + s + "'");
+}
+
+std::string Node::choice(std::initializer_list<std::string_view> choices) const {
+    std::string s = str();
+    for (auto c : choices)
+        if (c == s) return s;
+    fail("'" + s + "' is not one of: " + join(choices));
+}
+
+}  // namespace emutrace::config

@@ -1,0 +1,20 @@
+#pragma once
+// Parsers for the numbers people write in scenario files: 0x4000_0000, 4MiB, 25MHz, 500ms.
+// Each returns nullopt when the text is not of that form, so the caller can name the key.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace emutrace::config {
+
+/// Decimal, 0x hex or 0b binary, with optional '_' separators.
+std::optional<std::uint64_t> parse_integer(std::string_view text);
+/// An integer with an optional K/KiB/M/MiB/G/GiB suffix (binary multiples).
+std::optional<std::uint64_t> parse_size(std::string_view text);
+/// An integer or decimal with an optional Hz/kHz/MHz/GHz suffix.
+std::optional<std::uint64_t> parse_frequency(std::string_view text);
+/// A number with an s/ms/us/ns suffix (plain numbers are seconds).
+std::optional<double> parse_seconds(std::string_view text);
+
+}  // namespace emutrace::config

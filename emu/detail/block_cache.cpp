@@ -1,0 +1,53 @@
+#include "emu/detail/block_cache.h"
+
+#include <capstone/arm.h>
+
+#include <vector>
+
+namespace emutrace::emu::detail {
+namespace {
+
+// `b .` in its 16-bit (0xE7FE) and 32-bit (B.W to itself) forms.
+bool branches_to_itself(const std::vector<std::uint8_t>& code) {
+    if (code.size() == 2) return code[0] == 0xFE && code[1] == 0xE7;
+    if (code.size() == 4) return code[0] == 0xFF && code[1] == 0xF7 && code[2] == 0xFE && code[3] == 0xBF;
+    return false;
+}
+
+}  // namespace
+
+BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
+    std::uint64_t key = static_cast<std::uint64_t>(address) << 32 | size;
+    if (auto it = blocks_.find(key); it != blocks_.end()) return it->second;
+
+    BlockInfo info;
+    info.address = address;
+    info.size = size;
+    std::vector<std::uint8_t> code(size);
+    if (!uc_.read_memory(address, code)) {
+        info.instructions = size / 2;  // unreadable code faults before it matters
+        return blocks_[key] = info;
+    }
+    // Count from the encodings (exact, IT-skipped instructions included); Capstone only checks ISA.
+    for (std::uint32_t off = 0; off + 1 < size;) {
+        std::uint16_t hw = static_cast<std::uint16_t>(code[off] | code[off + 1] << 8);
+        off += decode::thumb_instruction_size(hw);
+        ++info.instructions;
+    }
+    if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
+    for (const auto& insn : decoder_.decode(code, address)) {
+        if (auto why = models::unsupported(spec_, insn)) {
+            info.flags |= BlockInfo::Unsupported;
+            violations_[address] = {insn.address, *why};
+            break;
+        }
+    }
+    return blocks_[key] = info;
+}
+
+Violation BlockCache::violation(std::uint32_t address) const {
+    auto it = violations_.find(address);
+    return it == violations_.end() ? Violation{address, "unsupported instruction"} : it->second;
+}
+
+}  // namespace emutrace::emu::detail

@@ -1,0 +1,58 @@
+#pragma once
+// Static facts about each translated block, computed once when the block is first seen and then
+// found by a direct-mapped lookup on every execution (the hot path: no allocation, no hashing).
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "decode/thumb_decoder.h"
+#include "emu/detail/unicorn_core.h"
+#include "models/core.h"
+
+namespace emutrace::emu::detail {
+
+struct BlockInfo {
+    enum Flag : std::uint8_t { SelfLoop = 1, Unsupported = 2 };
+    std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
+    std::uint32_t size = 0;
+    std::uint32_t instructions = 0;
+    std::uint8_t flags = 0;
+};
+
+/// The first instruction of a block the core cannot execute.
+struct Violation {
+    std::uint32_t pc = 0;
+    std::string message;
+};
+
+class BlockCache {
+public:
+    BlockCache(const UnicornCore& core, const models::CoreSpec& spec) : uc_(core), spec_(spec) {}
+
+    const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
+        BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
+        if (slot.address == address && slot.size == size) [[likely]] return slot;
+        slot = analyse(address, size);
+        return slot;
+    }
+
+    /// Why the block at `address` cannot run on this core (valid after lookup flagged it).
+    Violation violation(std::uint32_t address) const;
+    const decode::ThumbDecoder& decoder() const { return decoder_; }
+    std::size_t distinct_blocks() const { return blocks_.size(); }
+
+private:
+    static constexpr std::size_t kFrontSlots = 8192;
+    BlockInfo analyse(std::uint32_t address, std::uint32_t size);
+
+    const UnicornCore& uc_;
+    models::CoreSpec spec_;
+    decode::ThumbDecoder decoder_;
+    std::array<BlockInfo, kFrontSlots> front_{};
+    std::unordered_map<std::uint64_t, BlockInfo> blocks_;
+    std::unordered_map<std::uint32_t, Violation> violations_;
+};
+
+}  // namespace emutrace::emu::detail

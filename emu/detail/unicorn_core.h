@@ -1,0 +1,56 @@
+#pragma once
+// The only place that includes <unicorn/unicorn.h>. Owns the engine and every hook; a failing
+// Unicorn call throws UnicornError carrying uc_strerror and what was being done.
+
+#include <unicorn/unicorn.h>
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace emutrace::emu::detail {
+
+class UnicornError : public std::runtime_error {
+public:
+    UnicornError(const std::string& what, uc_err err) : std::runtime_error(what + ": " + uc_strerror(err)), err_(err) {}
+    uc_err code() const { return err_; }
+
+private:
+    uc_err err_;
+};
+
+class UnicornCore {
+public:
+    /// Opens a Thumb M-class engine and selects the CPU model before any mapping (Unicorn
+    /// silently falls back to Cortex-M33 when the model is set after uc_mem_map).
+    explicit UnicornCore(int cpu_model);
+    ~UnicornCore();
+    UnicornCore(const UnicornCore&) = delete;
+    UnicornCore& operator=(const UnicornCore&) = delete;
+
+    uc_engine* get() const { return uc_; }
+    std::uint32_t page_size() const;
+
+    void map_memory(std::uint32_t base, std::uint32_t size, std::uint32_t perms);
+    void map_mmio(std::uint32_t base, std::uint32_t size, uc_cb_mmio_read_t read, uc_cb_mmio_write_t write, void* user);
+    void write_memory(std::uint32_t address, std::span<const std::uint8_t> bytes);
+    /// False when any byte is unmapped; never throws (firmware passes arbitrary pointers).
+    bool read_memory(std::uint32_t address, std::span<std::uint8_t> out) const;
+
+    std::uint32_t reg(int id) const;
+    void set_reg(int id, std::uint32_t value);
+
+    /// Adds a hook owned by this object; `begin > end` means all addresses.
+    void add_hook(int type, void* callback, void* user, std::uint64_t begin = 1, std::uint64_t end = 0);
+
+    uc_err start(std::uint32_t begin, std::uint32_t until);
+    void stop();
+
+private:
+    uc_engine* uc_ = nullptr;
+    std::vector<uc_hook> hooks_;
+};
+
+}  // namespace emutrace::emu::detail

@@ -1,0 +1,221 @@
+#include "emu/machine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "config/config_error.h"
+#include "emu/detail/machine_impl.h"
+
+namespace emutrace::emu {
+namespace {
+
+constexpr std::uint32_t kNoEnd = 0xFFFFFFFEu;  // uc_emu_start's "until": an address no code reaches
+
+int unicorn_model(models::CoreKind kind) {
+    switch (kind) {
+        case models::CoreKind::CortexM0: return UC_CPU_ARM_CORTEX_M0;
+        case models::CoreKind::CortexM3: return UC_CPU_ARM_CORTEX_M3;
+        case models::CoreKind::CortexM4: case models::CoreKind::CortexM4F: return UC_CPU_ARM_CORTEX_M4;
+    }
+    return UC_CPU_ARM_CORTEX_M3;
+}
+
+std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+}  // namespace
+
+detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
+    : config(std::move(cfg)),
+      image(img),
+      uc(unicorn_model(config.core.kind)),
+      plan(plan_memory(config, uc.page_size())),
+      blocks(uc, config.core),
+      semihosting(config.semihosting, config.clock_hz, *this) {
+    check_image_fits(plan, image);
+    for (const auto& r : plan.memory) {
+        std::uint32_t perms = ((r.access & AccessRead) ? UC_PROT_READ : 0) | ((r.access & AccessWrite) ? UC_PROT_WRITE : 0) |
+                              ((r.access & AccessExecute) ? UC_PROT_EXEC : 0);
+        uc.map_memory(r.base, r.size, perms);
+    }
+    for (const auto& w : plan.windows) {
+        windows.push_back(std::make_unique<detail::WindowSlot>(detail::WindowSlot{this, w.base}));
+        uc.map_mmio(w.base, w.size, detail::on_mmio_read, detail::on_mmio_write, windows.back().get());
+    }
+    for (auto& d : config.devices) {
+        auto slot = std::make_unique<detail::DeviceSlot>();
+        slot->machine = this;
+        slot->name = d.name;
+        slot->base = d.base;
+        slot->size = d.model->size();
+        slot->irq = d.irq;
+        slot->model = d.model.get();
+        d.model->attach(*slot);
+        devices.push_back(std::move(slot));
+    }
+    std::sort(devices.begin(), devices.end(), [](auto& a, auto& b) { return a->base < b->base; });
+    for (std::size_t i = 0; i < devices.size(); ++i) devices[i]->index = static_cast<std::uint16_t>(i);
+
+    for (const auto& s : image.segments()) uc.write_memory(s.load_address, s.bytes);
+
+    if (!config.stop.at_symbol.empty()) {
+        stop_symbol = image.symbols().address_of(config.stop.at_symbol);
+        if (!stop_symbol)
+            throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
+    }
+    uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
+    uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
+    uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
+    if (stop_symbol) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_stop_symbol), this, *stop_symbol, *stop_symbol);
+}
+
+bool detail::MachineState::write_guest(std::uint32_t address, std::span<const std::uint8_t> bytes) {
+    if (static_cast<std::uint64_t>(address) + bytes.size() > 0x1'0000'0000ull) return false;
+    const MemoryRegion* r = region_at(plan, address);
+    if (!r || !(r->access & AccessWrite) || address + bytes.size() > static_cast<std::uint64_t>(r->base) + r->size) return false;
+    return uc_mem_write(uc.get(), address, bytes.data(), bytes.size()) == UC_ERR_OK;
+}
+
+void detail::MachineState::output(trace::OutputChannel channel, std::string_view text) {
+    if (config.echo_output) {
+        std::FILE* f = channel == trace::OutputChannel::Stderr ? stderr : stdout;
+        std::fwrite(text.data(), 1, text.size(), f);
+    }
+    if (want_output) recorder.push_output(cycles(), static_cast<std::uint16_t>(channel), text);
+}
+
+std::string detail::MachineState::where(std::uint32_t pc) const { return hex(pc) + " (" + image.symbols().describe(pc) + ")"; }
+
+std::string detail::MachineState::instruction_at(std::uint32_t pc) const {
+    std::array<std::uint8_t, 4> code{};
+    std::size_t n = uc.read_memory(pc, code) ? 4 : uc.read_memory(pc, std::span(code.data(), 2)) ? 2 : 0;
+    if (n == 0) return "(unreadable)";
+    return blocks.decoder().decode_one(std::span(code.data(), n), pc).text;
+}
+
+void detail::MachineState::stop(StopReason why, std::string text) {
+    if (reason) return;
+    reason = why;
+    message = std::move(text);
+    uc.stop();
+}
+
+void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start,
+                               std::string detail) {
+    if (reason) return;
+    Fault f{kind, address, pc, pc_is_block_start, image.symbols().describe(pc), std::move(detail)};
+    std::string text = std::string(to_string(kind));
+    std::replace(text.begin(), text.end(), '_', ' ');
+    if (kind <= FaultKind::FetchNotExecutable || kind == FaultKind::UnclaimedMmio) text += " at " + hex(address);
+    text += pc_is_block_start ? ", in the block starting at " : ", pc ";
+    text += where(pc);
+    if (!f.detail.empty()) text += ": " + f.detail;
+    fault = std::move(f);
+    stop(StopReason::Fault, std::move(text));
+}
+
+bool detail::MachineState::reset(std::uint32_t& pc) {
+    std::uint32_t vtor = config.vector_table.value_or(image.lowest_load_address());
+    std::array<std::uint8_t, 8> v{};
+    if (!uc.read_memory(vtor, v)) {
+        stop_fault(FaultKind::BadVectorTable, vtor, vtor, false, "the vector table is not in mapped memory");
+        return false;
+    }
+    std::uint32_t sp = v[0] | v[1] << 8 | v[2] << 16 | static_cast<std::uint32_t>(v[3]) << 24;
+    pc = v[4] | v[5] << 8 | v[6] << 16 | static_cast<std::uint32_t>(v[7]) << 24;
+    const MemoryRegion* code = region_at(plan, pc & ~1u);
+    if (!(pc & 1) || !code || !(code->access & AccessExecute)) {
+        stop_fault(FaultKind::BadVectorTable, vtor + 4, pc & ~1u, false,
+                   "reset vector " + hex(pc) + (!(pc & 1) ? " lacks the Thumb bit" : " is not in executable memory"));
+        return false;
+    }
+    const MemoryRegion* stack = region_at(plan, sp - 4);
+    if ((sp & 3) || !stack || !(stack->access & AccessWrite)) {
+        stop_fault(FaultKind::BadVectorTable, vtor, pc & ~1u, false, "initial stack pointer " + hex(sp) + " is not in writable memory");
+        return false;
+    }
+    uc.set_reg(UC_ARM_REG_SP, sp);
+    return true;
+}
+
+void detail::MachineState::fault_from_error(uc_err err) {
+    std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
+    auto mf = memory_fault;
+    switch (err) {
+        case UC_ERR_READ_UNMAPPED: stop_fault(FaultKind::UnmappedRead, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_WRITE_UNMAPPED: stop_fault(FaultKind::UnmappedWrite, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_FETCH_UNMAPPED: stop_fault(FaultKind::UnmappedFetch, mf ? mf->address : pc, pc, false, ""); break;
+        case UC_ERR_WRITE_PROT: stop_fault(FaultKind::WriteToReadOnly, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_READ_PROT: stop_fault(FaultKind::ReadProtected, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_FETCH_PROT: stop_fault(FaultKind::FetchNotExecutable, mf ? mf->address : pc, pc, false, ""); break;
+        case UC_ERR_INSN_INVALID:
+            stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, "'" + instruction_at(pc) + "'");
+            break;
+        case UC_ERR_EXCEPTION: stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception"); break;
+        default: stop_fault(FaultKind::Internal, pc, pc, false, std::string("Unicorn: ") + uc_strerror(err)); break;
+    }
+}
+
+RunResult detail::MachineState::finish() {
+    RunResult r;
+    r.reason = reason.value_or(StopReason::Fault);
+    r.exit_code = exit_code;
+    r.instructions = instructions;
+    r.cycles = cycles();
+    r.emulated_seconds = static_cast<double>(r.cycles) / static_cast<double>(config.clock_hz);
+    r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.pc = fault ? fault->pc : uc.reg(UC_ARM_REG_PC);
+    r.fault = fault;
+    r.message = message;
+
+    trace::Event e{};
+    e.cycle = r.cycles;
+    e.kind = trace::EventKind::Stop;
+    e.address = r.pc;
+    e.value = static_cast<std::uint32_t>(r.reason);
+    e.extra = fault ? fault->address : 0;
+    recorder.push(e);
+    recorder.end();
+    return r;
+}
+
+Machine::Machine(MachineConfig config, const decode::ElfImage& image)
+    : impl_(std::make_unique<detail::MachineState>(std::move(config), image)) {}
+
+Machine::~Machine() = default;
+
+const MachineConfig& Machine::config() const { return impl_->config; }
+
+void Machine::add_sink(trace::TraceSink& sink) { impl_->recorder.add_sink(sink); }
+
+RunResult Machine::run() {
+    detail::MachineState& m = *impl_;
+    m.want_blocks = m.recorder.wants(trace::WantBlocks);
+    m.want_mmio = m.recorder.wants(trace::WantMmio);
+    m.want_output = m.recorder.wants(trace::WantOutput);
+    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};
+    for (const auto& d : m.devices) info.devices.push_back(d->name);
+    m.recorder.start(info);
+
+    m.started = std::chrono::steady_clock::now();
+    m.next_check = 0;
+    m.check_limits();
+    std::uint32_t pc = 0;
+    if (m.reset(pc)) {
+        uc_err err = m.uc.start(pc | 1, kNoEnd);
+        if (!m.reason) {
+            if (err != UC_ERR_OK) m.fault_from_error(err);
+            else m.stop_fault(FaultKind::Internal, m.uc.reg(UC_ARM_REG_PC), m.uc.reg(UC_ARM_REG_PC), false,
+                              "emulation ended with no stop condition");
+        }
+    }
+    std::fflush(stdout);
+    return m.finish();
+}
+
+}  // namespace emutrace::emu

@@ -1,0 +1,40 @@
+#pragma once
+// The emulated Cortex-M machine: the public surface over the Unicorn engine. Build it from a
+// MachineConfig and an ELF image, attach sinks, run once.
+
+#include <memory>
+
+#include "decode/elf_image.h"
+#include "emu/machine_config.h"
+#include "emu/run_result.h"
+#include "trace/trace_sink.h"
+
+namespace emutrace::emu {
+
+namespace detail {
+struct MachineState;
+}
+
+class Machine {
+public:
+    /// Maps memory and devices and loads the image; throws ConfigError when the memory map is
+    /// inconsistent or the image does not fit it. `image` must outlive the machine.
+    Machine(MachineConfig config, const decode::ElfImage& image);
+    ~Machine();
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
+
+    /// `sink` receives every event of the next run; it must outlive run().
+    void add_sink(trace::TraceSink& sink);
+
+    /// Resets from the vector table and runs until a stop condition. Guest misbehaviour never
+    /// throws: it ends the run with StopReason::Fault. Sinks get their on_end() in every case.
+    RunResult run();
+
+    const MachineConfig& config() const;
+
+private:
+    std::unique_ptr<detail::MachineState> impl_;
+};
+
+}  // namespace emutrace::emu

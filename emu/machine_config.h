@@ -1,0 +1,70 @@
+#pragma once
+// Everything about a machine that is not the firmware: core, clock, memory map, devices, stop
+// conditions, semihosting grants. Built from a scenario file by the app; every field has a default.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emu/peripherals/peripheral.h"
+#include "models/core.h"
+
+namespace emutrace::emu {
+
+enum Access : std::uint8_t { AccessRead = 1, AccessWrite = 2, AccessExecute = 4 };
+
+struct MemoryRegion {
+    std::string name;
+    std::uint32_t base = 0;
+    std::uint32_t size = 0;
+    /// Access bits; flash is AccessRead|AccessExecute, so a store to it is a fault.
+    std::uint8_t access = AccessRead | AccessWrite | AccessExecute;
+    /// An MMIO window: accesses go to the devices in it, or to the unclaimed-MMIO policy.
+    bool mmio = false;
+};
+
+struct DeviceConfig {
+    std::string name;                    ///< instance name, e.g. "uart0"
+    std::string type;                    ///< registry type name, e.g. "cmsdk.uart"
+    std::uint32_t base = 0;              ///< first bus address
+    int irq = -1;                        ///< external interrupt line, -1 for none
+    std::unique_ptr<Peripheral> model;   ///< the device; its size() is its window
+};
+
+/// What happens on an access to an MMIO window that no device claims.
+enum class UnclaimedMmio : std::uint8_t {
+    Fault,  ///< stop the run with a fault report (default: typos in addresses are found early)
+    Log,    ///< read zero, ignore writes, warn once per address
+};
+
+struct StopConfig {
+    std::uint64_t max_instructions = 0;  ///< 0 = no limit
+    double wall_clock_seconds = 60;      ///< host time limit; 0 = no limit
+    std::string at_symbol;               ///< stop when execution reaches this symbol; empty = never
+    bool on_hang = true;                 ///< stop on a branch-to-self no interrupt can leave
+};
+
+struct SemihostingConfig {
+    /// Host directory the firmware may open files in; none = SYS_OPEN of files is refused.
+    std::optional<std::filesystem::path> host_dir;
+    std::string cmdline;        ///< returned by SYS_GET_CMDLINE
+    std::uint64_t epoch = 0;    ///< SYS_TIME at emulated time 0 (seconds since 1970)
+};
+
+struct MachineConfig {
+    models::CoreSpec core = *models::find_core("cortex-m3");
+    std::uint64_t clock_hz = 25'000'000;   ///< converts cycles to emulated time
+    /// Where the vector table is at reset; default: the ELF's lowest load address.
+    std::optional<std::uint32_t> vector_table;
+    std::vector<MemoryRegion> memory;
+    std::vector<DeviceConfig> devices;
+    UnclaimedMmio unclaimed_mmio = UnclaimedMmio::Fault;
+    StopConfig stop;
+    SemihostingConfig semihosting;
+    bool echo_output = true;   ///< copy semihosting output to the host's stdout/stderr
+};
+
+}  // namespace emutrace::emu

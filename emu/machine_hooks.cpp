@@ -1,0 +1,172 @@
+// Unicorn callbacks. The block hook is the hot path: a cached lookup, an optional event append and
+// a counter compare. Everything else runs only on rare events (MMIO, BKPT, faults, stops).
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "emu/detail/machine_impl.h"
+
+namespace emutrace::emu {
+namespace detail {
+namespace {
+
+constexpr std::uint64_t kCheckInterval = 1u << 20;  // instructions between wall-clock checks
+constexpr std::uint16_t kBkptSemihosting = 0xBEAB;  // bkpt 0xab
+
+detail::MachineState& machine(void* user) { return *static_cast<detail::MachineState*>(user); }
+
+}  // namespace
+
+std::uint64_t DeviceSlot::now() const { return machine->cycles(); }
+void DeviceSlot::stall(std::uint32_t cycles) { machine->stall_cycles += cycles; }
+void DeviceSlot::output(std::string_view text) {
+    if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
+}
+void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
+    if (warned.insert(offset).second)
+        spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
+}
+
+void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
+    detail::MachineState& m = machine(user);
+    const BlockInfo& b = m.blocks.lookup(static_cast<std::uint32_t>(address), size);
+    if (m.want_blocks)
+        m.recorder.push({m.cycles(), static_cast<std::uint32_t>(address), size, b.instructions, trace::EventKind::Block, 0, 0});
+    m.instructions += b.instructions;
+    if (b.flags) [[unlikely]] m.on_flagged_block(b);
+    if (m.instructions >= m.next_check) [[unlikely]] m.check_limits();
+}
+
+void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
+    detail::MachineState& m = machine(user);
+    std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);
+    switch (intno) {
+        case 7: {  // EXCP_BKPT, pc at the BKPT
+            std::array<std::uint8_t, 2> hw{};
+            m.uc.read_memory(pc, hw);
+            std::uint16_t insn = static_cast<std::uint16_t>(hw[0] | hw[1] << 8);
+            if (insn != kBkptSemihosting) {
+                m.stop_fault(FaultKind::UnhandledException, pc, pc, false,
+                             "'" + m.instruction_at(pc) + "' with no debugger attached");
+                return;
+            }
+            SemihostingOutcome out = m.semihosting.call(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1));
+            if (out.exited) {
+                m.exit_code = out.exit_code;
+                m.stop(StopReason::Exited, "firmware exited with code " + std::to_string(out.exit_code));
+                return;  // no PC write: it would cancel the stop (Unicorn 2.0.1)
+            }
+            m.uc.set_reg(UC_ARM_REG_R0, out.r0);
+            m.uc.set_reg(UC_ARM_REG_PC, (pc + 2) | 1);
+            return;
+        }
+        case 2:  // EXCP_SWI, pc already past the SVC
+            m.stop_fault(FaultKind::UnhandledException, pc - 2, pc - 2, false,
+                         "'" + m.instruction_at(pc - 2) + "': SVC exception entry is not modelled");
+            return;
+        case 8:  // EXCP_EXCEPTION_EXIT
+            m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "exception return (EXC_RETURN) outside a handler");
+            return;
+        default:
+            m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception " + std::to_string(intno));
+            return;
+    }
+}
+
+bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
+    detail::MachineState& m = machine(user);
+    if (!m.memory_fault) m.memory_fault = detail::MachineState::MemoryFault{type, static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_PC)};
+    return false;
+}
+
+void on_stop_symbol(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    detail::MachineState& m = machine(user);
+    m.stop(StopReason::SymbolReached, "reached " + m.config.stop.at_symbol + " at " + m.where(static_cast<std::uint32_t>(address)));
+}
+
+std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
+    auto& w = *static_cast<WindowSlot*>(user);
+    detail::MachineState& m = *w.machine;
+    std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
+    DeviceSlot* d = m.device_at(address);
+    if (!d) return m.unclaimed_mmio(address, false);
+    std::uint64_t when = m.cycles();
+    std::uint32_t value = d->model->read(address - d->base, size);
+    if (m.want_mmio)
+        m.recorder.push({when, address, value, address - d->base, trace::EventKind::MmioRead, static_cast<std::uint8_t>(size), d->index});
+    return value;
+}
+
+void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
+    auto& w = *static_cast<WindowSlot*>(user);
+    detail::MachineState& m = *w.machine;
+    std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
+    DeviceSlot* d = m.device_at(address);
+    if (!d) {
+        m.unclaimed_mmio(address, true);
+        return;
+    }
+    if (m.want_mmio)
+        m.recorder.push({m.cycles(), address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
+                         static_cast<std::uint8_t>(size), d->index});
+    d->model->write(address - d->base, size, static_cast<std::uint32_t>(value));
+}
+
+}  // namespace detail
+
+void detail::MachineState::check_limits() {
+    const StopConfig& s = config.stop;
+    if (s.max_instructions && instructions >= s.max_instructions) {
+        stop(StopReason::MaxInstructions, "executed the maximum of " + std::to_string(s.max_instructions) + " instructions");
+        return;
+    }
+    if (s.wall_clock_seconds > 0 && instructions > 0) {
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (elapsed >= s.wall_clock_seconds) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.3g", s.wall_clock_seconds);
+            stop(StopReason::WallClock, std::string("wall-clock limit of ") + buf + " s reached at " + where(uc.reg(UC_ARM_REG_PC)) +
+                                            " (firmware running away?)");
+            return;
+        }
+    }
+    next_check = instructions + detail::kCheckInterval;
+    if (s.max_instructions) next_check = std::min(next_check, s.max_instructions);
+}
+
+void detail::MachineState::on_flagged_block(const detail::BlockInfo& b) {
+    if (b.flags & detail::BlockInfo::Unsupported) {
+        detail::Violation v = blocks.violation(b.address);
+        stop_fault(FaultKind::UnsupportedInstruction, v.pc, v.pc, false, v.message);
+        return;
+    }
+    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang) {
+        // No interrupt source is modelled yet, so nothing can leave a branch-to-self.
+        bool primask = uc.reg(UC_ARM_REG_PRIMASK) & 1;
+        stop(StopReason::Hang, "firmware hangs in a branch-to-self at " + where(b.address) +
+                                   (primask ? " with interrupts disabled (PRIMASK=1)" : " and no interrupt can arrive"));
+    }
+}
+
+detail::DeviceSlot* detail::MachineState::device_at(std::uint32_t address) {
+    auto it = std::upper_bound(devices.begin(), devices.end(), address, [](std::uint32_t a, const auto& d) { return a < d->base; });
+    if (it == devices.begin()) return nullptr;
+    detail::DeviceSlot* d = (--it)->get();
+    return address - d->base < d->size ? d : nullptr;
+}
+
+std::uint32_t detail::MachineState::unclaimed_mmio(std::uint32_t address, bool is_write) {
+    std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
+    if (config.unclaimed_mmio == UnclaimedMmio::Fault) {
+        stop_fault(FaultKind::UnclaimedMmio, address, pc, true,
+                   std::string(is_write ? "write" : "read") + " of an MMIO address no device claims");
+    } else if (warned_unclaimed.insert(address).second) {
+        spdlog::warn("unclaimed MMIO {} at {:#010x} near {} ({}; policy: log)", is_write ? "write" : "read", address, where(pc),
+                     is_write ? "ignored" : "reads 0");
+    }
+    return 0;
+}
+
+}  // namespace emutrace::emu

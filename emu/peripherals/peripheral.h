@@ -1,0 +1,47 @@
+#pragma once
+// The contract between the machine and a device model (Renode's IDoubleWordPeripheral +
+// IKnownSize shape): register reads and writes by offset, a size, a reset. A device reaches
+// back into the machine only through its DeviceHost.
+
+#include <cstdint>
+#include <string_view>
+
+namespace emutrace::emu {
+
+/// What a device may ask of the machine it is attached to.
+class DeviceHost {
+public:
+    virtual ~DeviceHost() = default;
+    /// Cycles executed since reset: the device's notion of time.
+    virtual std::uint64_t now() const = 0;
+    /// Adds wait cycles to the current access (slow devices, read latency).
+    virtual void stall(std::uint32_t cycles) = 0;
+    /// Drives the device's interrupt line (ignored when the scenario wires no irq).
+    virtual void set_irq(bool level) = 0;
+    /// Text the device sends to the outside world (a UART's TX line); recorded in the trace.
+    virtual void output(std::string_view text) = 0;
+    /// Logs a guest misuse (unhandled offset, write to a read-only register) once per offset.
+    virtual void warn_once(std::uint32_t offset, std::string_view what) = 0;
+};
+
+class Peripheral {
+public:
+    virtual ~Peripheral() = default;
+    /// Bytes of bus address space the device decodes.
+    virtual std::uint32_t size() const = 0;
+    /// A load of `width` bytes (1, 2, 4) at `offset` from the device base.
+    virtual std::uint32_t read(std::uint32_t offset, unsigned width) = 0;
+    virtual void write(std::uint32_t offset, unsigned width, std::uint32_t value) = 0;
+    /// Back to the power-on state.
+    virtual void reset() {}
+
+    void attach(DeviceHost& host) { host_ = &host; }
+
+protected:
+    DeviceHost& host() const { return *host_; }
+
+private:
+    DeviceHost* host_ = nullptr;
+};
+
+}  // namespace emutrace::emu

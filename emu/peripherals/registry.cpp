@@ -1,0 +1,26 @@
+#include "emu/peripherals/registry.h"
+
+#include <array>
+
+namespace emutrace::emu {
+namespace {
+
+constexpr std::array<PeripheralType, 2> kTypes{{
+    {"cmsdk.uart", "Arm CMSDK APB UART (MPS2 boards): DATA, STATE, CTRL, INTSTATUS, BAUDDIV", &make_cmsdk_uart},
+    {"stub", "scripted registers: reset values, access, read sequences, timed changes, latency", &make_stub},
+}};
+
+}  // namespace
+
+std::span<const PeripheralType> peripheral_types() { return kTypes; }
+
+std::unique_ptr<Peripheral> make_peripheral(const config::Node& type, const config::Node& params) {
+    std::string name = type.str();
+    for (const auto& t : kTypes)
+        if (t.name == name) return t.make(params);
+    std::string known;
+    for (const auto& t : kTypes) known += (known.empty() ? "" : ", ") + std::string(t.name);
+    type.fail("unknown peripheral type '" + name + "' (known types: " + known + ")");
+}
+
+}  // namespace emutrace::emu

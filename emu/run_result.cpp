@@ -1,0 +1,47 @@
+#include "emu/run_result.h"
+
+namespace emutrace::emu {
+
+std::string_view to_string(StopReason reason) {
+    switch (reason) {
+        case StopReason::Exited: return "exit";
+        case StopReason::SymbolReached: return "symbol";
+        case StopReason::MaxInstructions: return "max_instructions";
+        case StopReason::WallClock: return "wall_clock";
+        case StopReason::Hang: return "hang";
+        case StopReason::Fault: return "fault";
+    }
+    return "unknown";
+}
+
+std::string_view to_string(FaultKind kind) {
+    switch (kind) {
+        case FaultKind::UnmappedRead: return "unmapped_read";
+        case FaultKind::UnmappedWrite: return "unmapped_write";
+        case FaultKind::UnmappedFetch: return "unmapped_fetch";
+        case FaultKind::WriteToReadOnly: return "write_to_read_only";
+        case FaultKind::ReadProtected: return "read_protected";
+        case FaultKind::FetchNotExecutable: return "fetch_not_executable";
+        case FaultKind::UndefinedInstruction: return "undefined_instruction";
+        case FaultKind::UnsupportedInstruction: return "unsupported_instruction";
+        case FaultKind::UnclaimedMmio: return "unclaimed_mmio";
+        case FaultKind::UnhandledException: return "unhandled_exception";
+        case FaultKind::BadVectorTable: return "bad_vector_table";
+        case FaultKind::Internal: return "internal";
+    }
+    return "unknown";
+}
+
+int exit_status(const RunResult& result) {
+    switch (result.reason) {
+        case StopReason::Exited: return result.exit_code & 0xff;
+        case StopReason::SymbolReached: return 0;
+        case StopReason::Fault: return 2;
+        case StopReason::MaxInstructions: return 3;
+        case StopReason::WallClock: return 4;
+        case StopReason::Hang: return 5;
+    }
+    return 2;
+}
+
+}  // namespace emutrace::emu

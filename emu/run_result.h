@@ -1,0 +1,64 @@
+#pragma once
+// Why and how a run ended.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace emutrace::emu {
+
+enum class StopReason : std::uint8_t {
+    Exited = 1,       ///< semihosting SYS_EXIT / SYS_EXIT_EXTENDED
+    SymbolReached,    ///< execution reached StopConfig::at_symbol
+    MaxInstructions,  ///< StopConfig::max_instructions executed
+    WallClock,        ///< StopConfig::wall_clock_seconds of host time passed
+    Hang,             ///< branch-to-self that no interrupt can leave
+    Fault,            ///< the firmware did something the machine cannot do; see Fault
+};
+
+enum class FaultKind : std::uint8_t {
+    UnmappedRead,
+    UnmappedWrite,
+    UnmappedFetch,
+    WriteToReadOnly,
+    ReadProtected,
+    FetchNotExecutable,
+    UndefinedInstruction,
+    UnsupportedInstruction,  ///< valid Thumb, but not on the configured core
+    UnclaimedMmio,
+    UnhandledException,
+    BadVectorTable,
+    Internal,
+};
+
+struct Fault {
+    FaultKind kind = FaultKind::Internal;
+    std::uint32_t address = 0;  ///< data address for memory faults, else the pc
+    std::uint32_t pc = 0;
+    /// Unicorn 2.0.1 reports data faults at the start of the translated block, not at the
+    /// faulting instruction; true when `pc` is such a block start.
+    bool pc_is_block_start = false;
+    std::string function;       ///< symbol holding pc, "name+0x12"
+    std::string detail;         ///< e.g. the disassembled instruction
+};
+
+struct RunResult {
+    StopReason reason = StopReason::Fault;
+    int exit_code = 0;               ///< firmware's exit code when reason == Exited
+    std::uint64_t instructions = 0;  ///< executed, IT-skipped ones included
+    std::uint64_t cycles = 0;
+    double emulated_seconds = 0;
+    double host_seconds = 0;
+    std::uint32_t pc = 0;            ///< where execution stopped
+    std::optional<Fault> fault;
+    std::string message;             ///< one line saying why the run stopped
+};
+
+std::string_view to_string(StopReason reason);
+std::string_view to_string(FaultKind kind);
+/// The process exit status for a run: the firmware's code when it exited, 0 at the stop symbol,
+/// 2 for a fault, 3 max instructions, 4 wall clock, 5 hang.
+int exit_status(const RunResult& result);
+
+}  // namespace emutrace::emu

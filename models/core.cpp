@@ -1,0 +1,54 @@
+#include "models/core.h"
+
+#include <array>
+
+namespace emutrace::models {
+namespace {
+
+using namespace emutrace::decode;
+
+constexpr std::array<CoreSpec, 4> kCores{{
+    {CoreKind::CortexM0, "cortex-m0", "ARMv6-M", 0, 2},
+    {CoreKind::CortexM3, "cortex-m3", "ARMv7-M", IsaThumb2 | IsaDivide, 4},
+    {CoreKind::CortexM4, "cortex-m4", "ARMv7E-M", IsaThumb2 | IsaDivide | IsaDsp, 4},
+    {CoreKind::CortexM4F, "cortex-m4f", "ARMv7E-M+FPv4-SP", IsaThumb2 | IsaDivide | IsaDsp | IsaFpSingle, 4},
+}};
+
+constexpr std::array<std::pair<IsaFeature, std::string_view>, 5> kFeatureNames{{
+    {IsaFpDouble, "a double-precision FPU, which no Cortex-M emutrace models has"},
+    {IsaFpSingle, "an FPU (cortex-m4f)"},
+    {IsaDsp, "the DSP extension (cortex-m4)"},
+    {IsaDivide, "hardware divide (ARMv7-M)"},
+    {IsaThumb2, "Thumb-2 (ARMv7-M)"},
+}};
+
+}  // namespace
+
+std::span<const CoreSpec> cores() { return kCores; }
+
+std::optional<CoreSpec> find_core(std::string_view name) {
+    for (const auto& c : kCores)
+        if (c.name == name) return c;
+    return std::nullopt;
+}
+
+std::string core_names() {
+    std::string out;
+    for (const auto& c : kCores) {
+        if (!out.empty()) out += ", ";
+        out += c.name;
+    }
+    return out;
+}
+
+std::optional<std::string> unsupported(const CoreSpec& core, const decode::Instruction& insn) {
+    std::uint8_t missing = insn.isa & ~core.isa;
+    if (!missing) return std::nullopt;
+    for (const auto& [feature, description] : kFeatureNames)
+        if (missing & feature)
+            return "'" + insn.text + "' needs " + std::string(description) + ", which " + std::string(core.name) +
+                   " (" + std::string(core.arch) + ") does not have";
+    return std::nullopt;
+}
+
+}  // namespace emutrace::models

@@ -1,0 +1,35 @@
+#pragma once
+// The Cortex-M cores emutrace models and what each one's instruction set includes. Unicorn 2.0.1
+// accepts a CPU model but executes Thumb-2, DSP and FPU instructions on every M-class model
+// (measured: SDIV runs on its "Cortex-M0"), so the core's ISA is enforced here, per decoded block.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "decode/thumb_decoder.h"
+
+namespace emutrace::models {
+
+enum class CoreKind : std::uint8_t { CortexM0, CortexM3, CortexM4, CortexM4F };
+
+struct CoreSpec {
+    CoreKind kind;
+    std::string_view name;       ///< as written in scenarios and --cpu: "cortex-m3"
+    std::string_view arch;       ///< "ARMv6-M", "ARMv7-M", "ARMv7E-M"
+    std::uint8_t isa;            ///< decode::IsaFeature bits the core implements
+    std::uint8_t priority_bits;  ///< implemented NVIC priority bits (typical silicon value)
+};
+
+/// Every modelled core, in a fixed order.
+std::span<const CoreSpec> cores();
+/// The core named `name`, or nullopt.
+std::optional<CoreSpec> find_core(std::string_view name);
+/// "cortex-m0, cortex-m3, cortex-m4, cortex-m4f", for error messages and --help.
+std::string core_names();
+/// Why `core` cannot execute `insn` ("SDIV needs ARMv7-M"), or nullopt when it can.
+std::optional<std::string> unsupported(const CoreSpec& core, const decode::Instruction& insn);
+
+}  // namespace emutrace::models

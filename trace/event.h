@@ -1,0 +1,53 @@
+#pragma once
+// The one event model: every source (emulator, capture decoders, replay logs) produces these and
+// every sink (analyses, writers) consumes them. Events are plain 24-byte structs so a batch of
+// thousands is one contiguous span and a sink costs one virtual call per batch.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace emutrace::trace {
+
+enum class EventKind : std::uint8_t {
+    Block = 1,  ///< a translated block started executing
+    MmioRead,   ///< a load from a peripheral register
+    MmioWrite,  ///< a store to a peripheral register
+    Output,     ///< text the firmware printed (semihosting or a UART)
+    Stop,       ///< the run ended; always the last event
+};
+
+/// Where Output text came from (Event::channel for EventKind::Output).
+enum class OutputChannel : std::uint16_t { Stdout = 1, Stderr = 2, Device = 3 };
+
+struct Event {
+    /// Cycle stamp: cycles spent before this event (block start, access, print, stop).
+    std::uint64_t cycle;
+    /// Block: address of the first instruction. Mmio: absolute bus address.
+    /// Output: 0. Stop: program counter at the stop.
+    std::uint32_t address;
+    /// Block: size in bytes. Mmio: the value read or written. Output: offset of the text in
+    /// EventBatch::text. Stop: the StopReason code (emu/stop_reason.h).
+    std::uint32_t value;
+    /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
+    /// Output: length of the text in bytes. Stop: fault address, or 0.
+    std::uint32_t extra;
+    EventKind kind;
+    /// Mmio: access width in bytes (1, 2 or 4). Otherwise 0.
+    std::uint8_t width;
+    /// Mmio: index of the device in RunInfo::devices. Output: OutputChannel, or for
+    /// OutputChannel::Device the device index + 0x100. Otherwise 0.
+    std::uint16_t channel;
+};
+static_assert(sizeof(Event) == 24, "events are packed into 24 bytes");
+
+/// One delivery: events in order, plus the bytes that Output events point into.
+struct EventBatch {
+    std::span<const Event> events;
+    std::string_view text;
+
+    /// The text of an Output event of this batch.
+    std::string_view output_text(const Event& e) const { return text.substr(e.value, e.extra); }
+};
+
+}  // namespace emutrace::trace

@@ -1,0 +1,70 @@
+#pragma once
+// The producer side of the event model: sources append events here and the recorder hands them to
+// every sink in batches. Appending is a store and an increment; nothing allocates per event.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace_sink.h"
+
+namespace emutrace::trace {
+
+class EventRecorder {
+public:
+    static constexpr std::size_t kBatchSize = 4096;
+
+    void add_sink(TraceSink& sink) {
+        sinks_.push_back(&sink);
+        wants_ |= sink.wants();
+    }
+    /// The union of what the sinks want: sources skip events nobody asked for.
+    std::uint32_t wants() const { return wants_; }
+    bool wants(Capability c) const { return (wants_ & c) != 0; }
+
+    void start(const RunInfo& info) {
+        for (auto* s : sinks_) s->on_start(info);
+    }
+
+    void push(const Event& e) {
+        events_[count_++] = e;
+        if (count_ == kBatchSize) [[unlikely]] flush();
+    }
+
+    /// An Output event whose text is kept with the batch.
+    void push_output(std::uint64_t cycle, std::uint16_t channel, std::string_view text) {
+        Event e{};
+        e.cycle = cycle;
+        e.kind = EventKind::Output;
+        e.channel = channel;
+        e.value = static_cast<std::uint32_t>(text_.size());
+        e.extra = static_cast<std::uint32_t>(text.size());
+        text_.append(text);
+        push(e);
+    }
+
+    void flush() {
+        if (count_ == 0) return;
+        EventBatch batch{std::span<const Event>(events_.data(), count_), text_};
+        for (auto* s : sinks_) s->on_batch(batch);
+        count_ = 0;
+        text_.clear();
+    }
+
+    /// Flushes what is left and tells every sink the run is over.
+    void end() {
+        flush();
+        for (auto* s : sinks_) s->on_end();
+    }
+
+private:
+    std::vector<TraceSink*> sinks_;
+    std::uint32_t wants_ = 0;
+    std::array<Event, kBatchSize> events_{};
+    std::size_t count_ = 0;
+    std::string text_;
+};
+
+}  // namespace emutrace::trace

@@ -1,0 +1,41 @@
+#pragma once
+// The consumer side of the event model. A sink says which event kinds it needs so that a source
+// installs only the hooks some sink asks for.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/event.h"
+
+namespace emutrace::trace {
+
+/// Bit mask of the event kinds a sink wants delivered.
+enum Capability : std::uint32_t {
+    WantBlocks = 1u << 0,
+    WantMmio = 1u << 1,
+    WantOutput = 1u << 2,
+};
+
+/// What a source tells its sinks before the first batch.
+struct RunInfo {
+    std::string source;                ///< e.g. "emulator" or a capture file name
+    std::string firmware;              ///< path of the ELF
+    std::string cpu;                   ///< core name, e.g. "cortex-m3"
+    std::uint64_t clock_hz = 0;        ///< converts cycle stamps to time
+    std::vector<std::string> devices;  ///< device names, indexed by Event::channel
+};
+
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    /// The Capability bits of the events this sink needs (Stop events always arrive).
+    virtual std::uint32_t wants() const = 0;
+    virtual void on_start(const RunInfo& info) { (void)info; }
+    /// Called once per batch, in order; the spans are only valid during the call.
+    virtual void on_batch(const EventBatch& batch) = 0;
+    /// Called once after the last batch, also when the run faulted.
+    virtual void on_end() {}
+};
+
+}  // namespace emutrace::trace
