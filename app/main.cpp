@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int code = cli.exit(e);
-        return code == 0 ? 0 : 2;
+        if (e.get_exit_code() == 0) return cli.exit(e);  // --help
+        std::fprintf(stderr, "emutrace: error: %s (see 'emutrace --help')\n", e.what());
+        return 2;
     }
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
     set_up_logging(run.verbosity);

@@ -25,6 +25,16 @@ public:
     /// Parses YAML text; `name` stands for the file name in messages.
     static Node load_string(const std::string& text, const std::string& name);
 
+    Node(const Node&) = default;
+    /// Rebinds this Node (YAML::Node's own assignment would overwrite the referenced document node).
+    Node& operator=(const Node& other) {
+        node_.reset(other.node_);
+        source_ = other.source_;
+        path_ = other.path_;
+        mark_ = other.mark_;
+        return *this;
+    }
+
     bool defined() const { return node_.IsDefined() && !node_.IsNull(); }
     bool is_map() const { return node_.IsMap(); }
     bool is_sequence() const { return node_.IsSequence(); }

@@ -1,0 +1,142 @@
+// End-to-end: the emutrace command as a user runs it, on the project's firmware.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdlib>
+
+#include "support/paths.h"
+#include "support/temp_dir.h"
+#include "tests/firmware/compute_reference.h"
+
+using namespace emutrace::test;
+
+namespace {
+
+struct Cli {
+    int status = -1;
+    std::string out, err;
+};
+
+Cli emutrace_cli(const std::string& args) {
+    TempDir dir;
+    std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err") + " </dev/null";
+    int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir.file("out")), read_file(dir.file("err"))};
+}
+
+std::size_t lines(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("cli: run prints the firmware's output and a summary, and writes JSON") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("compute") + " --json " + dir.file("r.json"));
+    CHECK(r.status == 0);
+    char crc[16];
+    std::snprintf(crc, sizeof crc, "0x%08x", compute_reference_crc(1));
+    CHECK(r.out == "compute: crc=" + std::string(crc) + " iterations=1\ncompute: crc=" + crc + " iterations=1\n");
+    CHECK(r.err.find("stopped       exit (code 0)") != std::string::npos);
+    CHECK(r.err.find("MIPS") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["stop_reason"] == "exit");
+    CHECK(j["exit_code"] == 0);
+    CHECK(j["instructions"].get<std::uint64_t>() > 50'000);
+    CHECK(j["cycles"].get<std::uint64_t>() >= j["instructions"].get<std::uint64_t>());
+    CHECK(j["host_seconds"].get<double>() > 0);
+    CHECK(j["cpu"] == "cortex-m3");
+    CHECK(j["fault"].is_null());
+}
+
+TEST_CASE("cli: flags override the scenario") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("compute") + " --cpu cortex-m0 -q --json " + dir.file("r.json"));
+    CHECK(r.status == 2);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["cpu"] == "cortex-m0");
+    CHECK(j["fault"]["kind"] == "unsupported_instruction");
+    CHECK(j["exit_code"].is_null());
+
+    Cli limited = emutrace_cli("run " + firmware("faults") + " --cmdline spin --max-instructions 5e4 -q");
+    CHECK(limited.status == 3);
+    CHECK(limited.err.find("maximum of 50000 instructions") != std::string::npos);
+}
+
+TEST_CASE("cli: firmware faults give a one-line error with address and function, status 2") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") +
+                         " --cmdline unmapped-read -q --json " + dir.file("r.json") + " --events " + dir.file("e.jsonl"));
+    CHECK(r.status == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("unmapped read at 0x60000000") != std::string::npos);
+    CHECK(r.err.find("(main+0x") != std::string::npos);
+    // What ran before the fault is still written out.
+    CHECK(r.out == "faults: mode=unmapped-read\n");
+    std::string events = read_file(dir.file("e.jsonl"));
+    CHECK(events.find("\"kind\":\"output\"") != std::string::npos);
+    CHECK(events.find("\"kind\":\"stop\"") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["stop_reason"] == "fault");
+    CHECK(j["fault"]["address"] == "0x60000000");
+    CHECK(j["fault"]["pc_is_block_start"] == true);
+
+    Cli hang = emutrace_cli("run " + firmware("faults") + " --cmdline hang -q");
+    CHECK(hang.status == 5);
+    CHECK(hang.err.find("branch-to-self") != std::string::npos);
+}
+
+TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
+    TempDir dir;
+    std::string elf = read_file(firmware("compute"));
+    std::string no_segments = elf;
+    no_segments[44] = no_segments[45] = 0;
+    struct Case {
+        std::string args, expect;
+    };
+    for (const Case& c : {
+             Case{"run " + source("tests/scenarios/faults.yaml"), "faults.yaml: not an ELF file"},
+             Case{"run /proc/self/exe", "64-bit ELF"},
+             Case{"run " + dir.write("nophdr.elf", no_segments), "no loadable (PT_LOAD) segments"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/segment_outside.yaml"),
+                  "segment 0 0x00000000-"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/syntax_error.yaml"), "syntax_error.yaml:4:5"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/unknown_key.yaml"),
+                  "unknown_key.yaml:4:36: memory[1].sise: unknown key"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/unknown_peripheral.yaml"),
+                  "unknown peripheral type 'stm32.usart'"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/overlapping.yaml"),
+                  "overlapping.yaml: memory region sram 0x20000000-0x203fffff (rwx) overlaps memory region sram_alias"},
+             Case{"run " + firmware("compute") + " --cpu cortex-m7", "--cpu: unknown core 'cortex-m7'"},
+             Case{"run " + firmware("compute") + " --clock fast", "--clock: expected a frequency"},
+             Case{"run " + firmware("compute") + " --stop-at nowhere", "'nowhere' is not in the symbol table"},
+             Case{"run", "elf is required"},
+         }) {
+        CAPTURE(c.args);
+        Cli r = emutrace_cli(c.args);
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(c.expect) != std::string::npos);
+        CHECK(r.err.find("Segmentation") == std::string::npos);
+    }
+}
+
+TEST_CASE("cli: info lists the entry point, segments and functions") {
+    Cli r = emutrace_cli("info " + firmware("compute"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("entry     0x") != std::string::npos);
+    CHECK(r.out.find("(Reset_Handler)") != std::string::npos);
+    CHECK(r.out.find(" main\n") != std::string::npos);
+    CHECK(r.out.find("segments  ") != std::string::npos);
+}
+
+TEST_CASE("cli: --help teaches the commands and the exit statuses") {
+    Cli r = emutrace_cli("run --help");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("--scenario") != std::string::npos);
+    CHECK(r.out.find("Exit status") != std::string::npos);
+    CHECK(r.out.find("cmsdk.uart") != std::string::npos);
+}

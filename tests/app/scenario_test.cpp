@@ -1,0 +1,46 @@
+#include <doctest/doctest.h>
+
+#include "app/scenario.h"
+#include "support/paths.h"
+
+using namespace emutrace;
+using emutrace::test::source;
+
+TEST_CASE("scenario: the built-in board is the MPS2-AN385 layout") {
+    app::Scenario sc = app::default_scenario();
+    CHECK(sc.machine.core.name == "cortex-m3");
+    CHECK(sc.machine.clock_hz == 25'000'000);
+    REQUIRE(sc.machine.memory.size() == 3);
+    CHECK(sc.machine.memory[0].base == 0u);
+    CHECK(sc.machine.memory[0].access == (emu::AccessRead | emu::AccessExecute));
+    CHECK(sc.machine.memory[1].base == 0x20000000u);
+    REQUIRE(sc.machine.devices.size() == 1);
+    CHECK(sc.machine.devices[0].type == "cmsdk.uart");
+    CHECK(sc.machine.devices[0].base == 0x40004000u);
+    CHECK(sc.machine.stop.wall_clock_seconds == 60);
+}
+
+TEST_CASE("scenario: the test scenarios parse with every field") {
+    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/stub_sensor.yaml"));
+    REQUIRE(sc.machine.devices.size() == 2);
+    CHECK(sc.machine.devices[1].name == "sensor");
+    CHECK(sc.machine.devices[1].model->size() == 0x100);
+    CHECK(sc.machine.stop.wall_clock_seconds == 20);
+    app::Scenario f = app::load_scenario_file(source("tests/scenarios/faults.yaml"));
+    CHECK(f.machine.memory[1].access == (emu::AccessRead | emu::AccessWrite));
+}
+
+TEST_CASE("scenario: mistakes name the file, line and key") {
+    auto error = [](const char* file) {
+        try {
+            app::load_scenario_file(source(std::string("tests/scenarios/bad/") + file));
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error("unknown_key.yaml").find("unknown_key.yaml:4:36: memory[1].sise: unknown key") != std::string::npos);
+    CHECK(error("syntax_error.yaml").find("syntax_error.yaml:4:5: YAML syntax error") != std::string::npos);
+    CHECK(error("unknown_peripheral.yaml").find("unknown_peripheral.yaml:6:25: peripherals[0].type: unknown peripheral type 'stm32.usart'") !=
+          std::string::npos);
+}

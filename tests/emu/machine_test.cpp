@@ -1,0 +1,188 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <functional>
+
+#include "app/scenario.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+#include "support/collecting_sink.h"
+#include "support/paths.h"
+#include "tests/firmware/compute_reference.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+
+struct Run {
+    emu::RunResult result;
+    CollectingSink sink;
+};
+
+// Runs `elf` on a scenario (default board when empty), quietly, with `tweak` applied to the config.
+Run run(const std::string& elf, const std::string& scenario = "",
+        const std::function<void(emu::MachineConfig&)>& tweak = [](emu::MachineConfig&) {}) {
+    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
+    sc.machine.echo_output = false;
+    tweak(sc.machine);
+    decode::ElfImage image = decode::ElfImage::load(firmware(elf));
+    emu::Machine m(std::move(sc.machine), image);
+    Run r;
+    m.add_sink(r.sink);
+    r.result = m.run();
+    return r;
+}
+
+std::string hex8(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+auto cmdline(const std::string& text) {
+    return [text](emu::MachineConfig& c) { c.semihosting.cmdline = text; };
+}
+
+}  // namespace
+
+TEST_CASE("machine: compute firmware sorts, prints the reference CRC and exits 0") {
+    Run r = run("compute");
+    CHECK(r.result.reason == emu::StopReason::Exited);
+    CHECK(r.result.exit_code == 0);
+    CHECK(emu::exit_status(r.result) == 0);
+    std::string line = "compute: crc=" + hex8(compute_reference_crc(1)) + " iterations=1\n";
+    CHECK(r.sink.text == line + line);  // semihosting, then the UART
+    CHECK(r.sink.info.devices == std::vector<std::string>{"uart0"});
+    // The block stream accounts for every instruction, in cycle order, and ends with one Stop.
+    CHECK(r.sink.block_instructions == r.result.instructions);
+    CHECK(r.result.instructions > 50'000);
+    CHECK(r.sink.cycles_monotonic);
+    REQUIRE(r.sink.stops.size() == 1);
+    CHECK(r.sink.stops[0].value == static_cast<std::uint32_t>(emu::StopReason::Exited));
+    CHECK(r.sink.ended);
+    CHECK(r.sink.batches > 1);
+}
+
+TEST_CASE("machine: the scenario's core decides what runs") {
+    auto on = [](const char* core) { return [core](emu::MachineConfig& c) { c.core = *models::find_core(core); }; };
+    Run m0 = run("compute_m0", "", on("cortex-m0"));
+    CHECK(m0.result.reason == emu::StopReason::Exited);
+    CHECK(m0.sink.text.find(hex8(compute_reference_crc(1))) != std::string::npos);
+
+    // Code built for the M3 uses Thumb-2, which an M0 cannot execute (Unicorn alone would run it).
+    Run wrong = run("compute", "", on("cortex-m0"));
+    CHECK(wrong.result.reason == emu::StopReason::Fault);
+    REQUIRE(wrong.result.fault);
+    CHECK(wrong.result.fault->kind == emu::FaultKind::UnsupportedInstruction);
+    CHECK(wrong.result.fault->detail.find("cortex-m0") != std::string::npos);
+    CHECK(emu::exit_status(wrong.result) == 2);
+
+    Run m4 = run("compute_m4", "", on("cortex-m4"));
+    CHECK(m4.result.reason == emu::StopReason::Exited);
+}
+
+TEST_CASE("machine: the stub peripheral feeds the firmware its scripted values") {
+    Run r = run("stub_reader", "tests/scenarios/stub_sensor.yaml");
+    CHECK(r.result.reason == emu::StopReason::Exited);
+    CHECK(r.sink.text.find("stub: id=0x5e050001 data=17,42,99,7 ") != std::string::npos);
+    CHECK(r.sink.text.find("echo=0x000000a5") != std::string::npos);
+    // STATUS turns ready at cycle 20,000: the firmware must have polled until then.
+    CHECK(r.result.cycles >= 20'000);
+    REQUIRE(!r.sink.mmio.empty());
+    const trace::Event& id = r.sink.mmio.front();
+    CHECK(id.kind == trace::EventKind::MmioRead);
+    CHECK(id.address == 0x40010000u);
+    CHECK(id.value == 0x5E050001u);
+    CHECK(r.sink.info.devices.at(id.channel) == "sensor");
+    bool wrote_cmd = false;
+    for (const auto& e : r.sink.mmio) wrote_cmd |= e.kind == trace::EventKind::MmioWrite && e.extra == 0xC && e.value == 0xA5;
+    CHECK(wrote_cmd);
+}
+
+TEST_CASE("machine: faults stop the run with kind, address and function") {
+    struct Case {
+        const char* mode;
+        emu::FaultKind kind;
+        std::uint32_t address;
+    };
+    for (Case c : {Case{"unmapped-read", emu::FaultKind::UnmappedRead, 0x60000000},
+                   Case{"unmapped-write", emu::FaultKind::UnmappedWrite, 0x60000000},
+                   Case{"nx-fetch", emu::FaultKind::FetchNotExecutable, 0x20000000},
+                   Case{"mmio-unclaimed", emu::FaultKind::UnclaimedMmio, 0x40020000}}) {
+        CAPTURE(c.mode);
+        Run r = run("faults", "tests/scenarios/faults.yaml", cmdline(c.mode));
+        CHECK(r.result.reason == emu::StopReason::Fault);
+        REQUIRE(r.result.fault);
+        CHECK(r.result.fault->kind == c.kind);
+        CHECK(r.result.fault->address == c.address);
+        CHECK(r.sink.text.find("survived") == std::string::npos);
+        CHECK(r.sink.stops.size() == 1);
+    }
+    Run rom = run("faults", "tests/scenarios/faults.yaml", cmdline("rom-write"));
+    REQUIRE(rom.result.fault);
+    CHECK(rom.result.fault->kind == emu::FaultKind::WriteToReadOnly);
+    CHECK(rom.result.fault->function.rfind("main", 0) == 0);
+
+    Run undef = run("faults", "tests/scenarios/faults.yaml", cmdline("undef"));
+    REQUIRE(undef.result.fault);
+    CHECK(undef.result.fault->kind == emu::FaultKind::UndefinedInstruction);
+    CHECK(undef.result.fault->detail == "'udf #0'");
+    CHECK(!undef.result.fault->pc_is_block_start);
+}
+
+TEST_CASE("machine: unclaimed MMIO under the log policy reads zero and carries on") {
+    Run r = run("faults", "tests/scenarios/faults.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "mmio-unclaimed";
+        c.unclaimed_mmio = emu::UnclaimedMmio::Log;
+    });
+    CHECK(r.result.reason == emu::StopReason::Exited);
+    CHECK(r.sink.text.find("faults: mmio read=0x00000000") != std::string::npos);
+}
+
+TEST_CASE("machine: stop conditions each have their own reason and status") {
+    Run exited = run("faults", "tests/scenarios/faults.yaml", cmdline("exit 7"));
+    CHECK(exited.result.reason == emu::StopReason::Exited);
+    CHECK(emu::exit_status(exited.result) == 7);
+
+    Run hang = run("faults", "tests/scenarios/faults.yaml", cmdline("hang"));
+    CHECK(hang.result.reason == emu::StopReason::Hang);
+    CHECK(hang.result.message.find("PRIMASK=1") != std::string::npos);
+    CHECK(emu::exit_status(hang.result) == 5);
+
+    Run limited = run("faults", "tests/scenarios/faults.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "spin";
+        c.stop.max_instructions = 100'000;
+    });
+    CHECK(limited.result.reason == emu::StopReason::MaxInstructions);
+    CHECK(limited.result.instructions >= 100'000);
+    CHECK(limited.result.instructions < 100'100);  // stops at the first block boundary past the limit
+    CHECK(emu::exit_status(limited.result) == 3);
+
+    Run timed = run("faults", "tests/scenarios/faults.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "spin";
+        c.stop.wall_clock_seconds = 0.2;
+    });
+    CHECK(timed.result.reason == emu::StopReason::WallClock);
+    CHECK(timed.result.host_seconds >= 0.2);
+    CHECK(emu::exit_status(timed.result) == 4);
+
+    Run symbol = run("faults", "tests/scenarios/faults.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "symbol";
+        c.stop.at_symbol = "checkpoint_reached";
+    });
+    CHECK(symbol.result.reason == emu::StopReason::SymbolReached);
+    CHECK(emu::exit_status(symbol.result) == 0);
+}
+
+TEST_CASE("machine: SVC and exception returns are reported, not swallowed") {
+    Run r = run("faults", "tests/scenarios/faults.yaml", cmdline("svc"));
+    REQUIRE(r.result.fault);
+    CHECK(r.result.fault->kind == emu::FaultKind::UnhandledException);
+    CHECK(r.result.fault->detail.find("svc #5") != std::string::npos);
+}
+
+TEST_CASE("machine: an unknown stop symbol is a configuration error") {
+    CHECK_THROWS_WITH_AS(run("compute", "", [](emu::MachineConfig& c) { c.stop.at_symbol = "no_such_function"; }),
+                         doctest::Contains("'no_such_function' is not in the symbol table"), ConfigError);
+}

@@ -1,0 +1,40 @@
+#pragma once
+// A sink that keeps what it is given, for tests to assert on.
+#include <string>
+#include <vector>
+
+#include "trace/trace_sink.h"
+
+namespace emutrace::test {
+
+struct CollectingSink final : trace::TraceSink {
+    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput;
+    trace::RunInfo info;
+    std::string text;
+    std::uint64_t block_instructions = 0;
+    std::size_t blocks = 0, batches = 0;
+    std::vector<trace::Event> mmio;
+    std::vector<trace::Event> stops;
+    std::uint64_t last_cycle = 0;
+    bool cycles_monotonic = true;
+    bool ended = false;
+
+    std::uint32_t wants() const override { return mask; }
+    void on_start(const trace::RunInfo& i) override { info = i; }
+    void on_batch(const trace::EventBatch& b) override {
+        ++batches;
+        for (const auto& e : b.events) {
+            cycles_monotonic = cycles_monotonic && e.cycle >= last_cycle;
+            last_cycle = e.cycle;
+            switch (e.kind) {
+                case trace::EventKind::Block: ++blocks; block_instructions += e.extra; break;
+                case trace::EventKind::MmioRead: case trace::EventKind::MmioWrite: mmio.push_back(e); break;
+                case trace::EventKind::Output: text += b.output_text(e); break;
+                case trace::EventKind::Stop: stops.push_back(e); break;
+            }
+        }
+    }
+    void on_end() override { ended = true; }
+};
+
+}  // namespace emutrace::test
