@@ -33,7 +33,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     detail::MachineState& m = machine(user);
     const BlockInfo& b = m.blocks.lookup(static_cast<std::uint32_t>(address), size);
     if (m.want_blocks)
-        m.recorder.push({m.cycles(), static_cast<std::uint32_t>(address), size, b.instructions, trace::EventKind::Block, 0, 0});
+        m.recorder.push_block(m.cycles(), static_cast<std::uint32_t>(address), size, b.instructions);
     m.instructions += b.instructions;
     if (b.flags) [[unlikely]] m.on_flagged_block(b);
     if (m.instructions >= m.next_check) [[unlikely]] m.check_limits();

@@ -1,0 +1,110 @@
+// Emulation speed on the compute firmware (sort + CRC, 2000 iterations), in one run:
+//   baseline   Unicorn alone: same memory, no hooks at all (stops at the firmware's first BKPT)
+//   machine    emutrace's Machine, no sinks (block hook for counting, limits, hang and ISA checks)
+//   stream     Machine with a sink consuming every block event
+// Each is run --repeat times (default 5) and the best is kept. Target: stream >= 80% of baseline.
+
+#include <unicorn/unicorn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "app/scenario.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+
+using namespace emutrace;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Consumes every block event the way a light analysis would.
+struct BlockCounter final : trace::TraceSink {
+    std::uint64_t instructions = 0;
+    std::uint64_t blocks = 0;
+    std::uint32_t wants() const override { return trace::WantBlocks; }
+    void on_batch(const trace::EventBatch& b) override {
+        std::uint64_t n = 0, count = 0;  // locals: the compiler need not assume events alias them
+        for (const auto& e : b.events) {
+            if (e.kind != trace::EventKind::Block) continue;
+            n += e.extra;
+            ++count;
+        }
+        instructions += n;
+        blocks += count;
+    }
+};
+
+double run_baseline(const decode::ElfImage& image) {
+    uc_engine* uc = nullptr;
+    uc_open(UC_ARCH_ARM, static_cast<uc_mode>(UC_MODE_THUMB | UC_MODE_MCLASS), &uc);
+    uc_ctl_set_cpu_model(uc, UC_CPU_ARM_CORTEX_M3);
+    uc_mem_map(uc, 0x00000000, 4 << 20, UC_PROT_READ | UC_PROT_EXEC);
+    uc_mem_map(uc, 0x20000000, 4 << 20, UC_PROT_ALL);
+    for (const auto& s : image.segments()) uc_mem_write(uc, s.load_address, s.bytes.data(), s.bytes.size());
+    std::uint32_t sp = 0, pc = 0;
+    uc_mem_read(uc, 0, &sp, 4);
+    uc_mem_read(uc, 4, &pc, 4);
+    uc_reg_write(uc, UC_ARM_REG_SP, &sp);
+    auto t0 = Clock::now();
+    uc_err err = uc_emu_start(uc, pc | 1, 0xFFFFFFFE, 0, 0);  // ends at the first BKPT (no INTR hook)
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (err != UC_ERR_EXCEPTION) std::fprintf(stderr, "bench: baseline ended unexpectedly: %s\n", uc_strerror(err));
+    uc_close(uc);
+    return s;
+}
+
+emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink) {
+    app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    sc.machine.echo_output = false;
+    emu::Machine m(std::move(sc.machine), image);
+    if (sink) m.add_sink(*sink);
+    return m.run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int repeat = 5;
+    std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/bench_compute.elf";
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+        else elf = argv[i];
+    }
+    decode::ElfImage image = decode::ElfImage::load(elf);
+
+    double base = 1e30, plain = 1e30, stream = 1e30;
+    std::uint64_t instructions = 0, blocks = 0;
+    for (int i = 0; i < repeat; ++i) {
+        base = std::min(base, run_baseline(image));
+        emu::RunResult r = run_machine(image, nullptr);
+        if (r.reason != emu::StopReason::Exited) {
+            std::fprintf(stderr, "bench: firmware did not exit cleanly: %s\n", r.message.c_str());
+            return 1;
+        }
+        instructions = r.instructions;
+        plain = std::min(plain, r.host_seconds);
+        BlockCounter counter;
+        emu::RunResult rs = run_machine(image, &counter);
+        if (counter.instructions != rs.instructions) {
+            std::fprintf(stderr, "bench: block stream lost instructions (%llu of %llu)\n",
+                         static_cast<unsigned long long>(counter.instructions), static_cast<unsigned long long>(rs.instructions));
+            return 1;
+        }
+        stream = std::min(stream, rs.host_seconds);
+        blocks = counter.blocks;
+    }
+    auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
+    std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(),
+                static_cast<unsigned long long>(instructions), static_cast<unsigned long long>(blocks), repeat);
+    std::printf("  %-34s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
+    std::printf("  %-34s %8.1f MIPS  %6.1f%%\n", "machine, no sinks", mips(plain), 100.0 * base / plain);
+    std::printf("  %-34s %8.1f MIPS  %6.1f%%  (target >= 80%%)\n", "machine + block event stream", mips(stream), 100.0 * base / stream);
+    std::printf("  per block: hook %.2f ns, event stream %.2f ns more\n", (plain - base) / blocks * 1e9, (stream - plain) / blocks * 1e9);
+    return 0;
+}
