@@ -98,7 +98,7 @@ Scenario load_scenario(const config::Node& root) {
 Scenario load_scenario_file(const std::string& path) { return load_scenario(config::Node::load_file(path)); }
 
 Scenario default_scenario() {
-    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "(built-in mps2-an385 scenario)"));
+    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario"));
 }
 
 }  // namespace emutrace::app

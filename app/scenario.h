@@ -14,7 +14,7 @@ struct Outputs {
 };
 
 struct Scenario {
-    std::string file;  ///< where it came from ("(built-in mps2-an385)" for the default)
+    std::string file;  ///< where it came from ("built-in mps2-an385 scenario" for the default)
     emu::MachineConfig machine;
     Outputs outputs;
 };
