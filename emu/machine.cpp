@@ -91,11 +91,14 @@ void detail::MachineState::output(trace::OutputChannel channel, std::string_view
 
 std::string detail::MachineState::where(std::uint32_t pc) const { return hex(pc) + " (" + image.symbols().describe(pc) + ")"; }
 
-std::string detail::MachineState::instruction_at(std::uint32_t pc) const {
+std::string detail::MachineState::quoted_instruction(std::uint32_t pc) const {
     std::array<std::uint8_t, 4> code{};
     std::size_t n = uc.read_memory(pc, code) ? 4 : uc.read_memory(pc, std::span(code.data(), 2)) ? 2 : 0;
-    if (n == 0) return "(unreadable)";
-    return blocks.decoder().decode_one(std::span(code.data(), n), pc).text;
+    if (n == 0) return "(unreadable code)";
+    std::string text = "'";
+    text += blocks.decoder().decode_one(std::span(code.data(), n), pc).text;
+    text += '\'';
+    return text;
 }
 
 void detail::MachineState::stop(StopReason why, std::string text) {
@@ -109,9 +112,8 @@ void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std
                                std::string detail) {
     if (reason) return;
     Fault f{kind, address, pc, pc_is_block_start, image.symbols().describe(pc), std::move(detail)};
-    std::string text = std::string(to_string(kind));
-    std::replace(text.begin(), text.end(), '_', ' ');
-    if (kind <= FaultKind::FetchNotExecutable || kind == FaultKind::UnclaimedMmio) text += " at " + hex(address);
+    std::string text(describe(kind));
+    if (has_access_address(kind)) text += " at " + hex(address);
     text += pc_is_block_start ? ", in the block starting at " : ", pc ";
     text += where(pc);
     if (!f.detail.empty()) text += ": " + f.detail;
@@ -154,7 +156,7 @@ void detail::MachineState::fault_from_error(uc_err err) {
         case UC_ERR_READ_PROT: stop_fault(FaultKind::ReadProtected, mf ? mf->address : 0, pc, true, ""); break;
         case UC_ERR_FETCH_PROT: stop_fault(FaultKind::FetchNotExecutable, mf ? mf->address : pc, pc, false, ""); break;
         case UC_ERR_INSN_INVALID:
-            stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, "'" + instruction_at(pc) + "'");
+            stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, quoted_instruction(pc));
             break;
         case UC_ERR_EXCEPTION: stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception"); break;
         default: stop_fault(FaultKind::Internal, pc, pc, false, std::string("Unicorn: ") + uc_strerror(err)); break;

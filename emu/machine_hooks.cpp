@@ -49,7 +49,7 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
             std::uint16_t insn = static_cast<std::uint16_t>(hw[0] | hw[1] << 8);
             if (insn != kBkptSemihosting) {
                 m.stop_fault(FaultKind::UnhandledException, pc, pc, false,
-                             "'" + m.instruction_at(pc) + "' with no debugger attached");
+                             m.quoted_instruction(pc) + " with no debugger attached");
                 return;
             }
             SemihostingOutcome out = m.semihosting.call(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1));
@@ -64,7 +64,7 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
         }
         case 2:  // EXCP_SWI, pc already past the SVC
             m.stop_fault(FaultKind::UnhandledException, pc - 2, pc - 2, false,
-                         "'" + m.instruction_at(pc - 2) + "': SVC exception entry is not modelled");
+                         m.quoted_instruction(pc - 2) + ": SVC exception entry is not modelled");
             return;
         case 8:  // EXCP_EXCEPTION_EXIT
             m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "exception return (EXC_RETURN) outside a handler");

@@ -32,6 +32,28 @@ std::string_view to_string(FaultKind kind) {
     return "unknown";
 }
 
+std::string_view describe(FaultKind kind) {
+    switch (kind) {
+        case FaultKind::UnmappedRead: return "read of unmapped memory";
+        case FaultKind::UnmappedWrite: return "write to unmapped memory";
+        case FaultKind::UnmappedFetch: return "instruction fetch from unmapped memory";
+        case FaultKind::WriteToReadOnly: return "write to read-only memory";
+        case FaultKind::ReadProtected: return "read of read-protected memory";
+        case FaultKind::FetchNotExecutable: return "instruction fetch from non-executable memory";
+        case FaultKind::UndefinedInstruction: return "undefined instruction";
+        case FaultKind::UnsupportedInstruction: return "instruction the core does not implement";
+        case FaultKind::UnclaimedMmio: return "MMIO access no device claims";
+        case FaultKind::UnhandledException: return "unhandled exception";
+        case FaultKind::BadVectorTable: return "bad vector table";
+        case FaultKind::Internal: return "internal emulator error";
+    }
+    return "fault";
+}
+
+bool has_access_address(FaultKind kind) {
+    return kind <= FaultKind::FetchNotExecutable || kind == FaultKind::UnclaimedMmio;
+}
+
 int exit_status(const RunResult& result) {
     switch (result.reason) {
         case StopReason::Exited: return result.exit_code & 0xff;

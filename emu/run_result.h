@@ -57,6 +57,10 @@ struct RunResult {
 
 std::string_view to_string(StopReason reason);
 std::string_view to_string(FaultKind kind);
+/// What the fault is, in words for messages: "write to read-only memory".
+std::string_view describe(FaultKind kind);
+/// True for faults whose Fault::address is a data or fetch address rather than the pc.
+bool has_access_address(FaultKind kind);
 /// The process exit status for a run: the firmware's code when it exited, 0 at the stop symbol,
 /// 2 for a fault, 3 max instructions, 4 wall clock, 5 hang.
 int exit_status(const RunResult& result);

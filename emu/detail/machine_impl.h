@@ -73,7 +73,8 @@ struct detail::MachineState final : SemihostingHost {
     detail::DeviceSlot* device_at(std::uint32_t address);
     std::uint32_t unclaimed_mmio(std::uint32_t address, bool is_write);
     std::string where(std::uint32_t pc) const;
-    std::string instruction_at(std::uint32_t pc) const;
+    /// The instruction at `pc`, disassembled and in quotes: "'udf #0'".
+    std::string quoted_instruction(std::uint32_t pc) const;
     bool reset(std::uint32_t& pc);
     void fault_from_error(uc_err err);
     RunResult finish();

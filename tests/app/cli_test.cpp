@@ -72,7 +72,7 @@ TEST_CASE("cli: firmware faults give a one-line error with address and function,
                          " --cmdline unmapped-read -q --json " + dir.file("r.json") + " --events " + dir.file("e.jsonl"));
     CHECK(r.status == 2);
     CHECK(lines(r.err) == 1);
-    CHECK(r.err.find("unmapped read at 0x60000000") != std::string::npos);
+    CHECK(r.err.find("read of unmapped memory at 0x60000000") != std::string::npos);
     CHECK(r.err.find("(main+0x") != std::string::npos);
     // What ran before the fault is still written out.
     CHECK(r.out == "faults: mode=unmapped-read\n");
