@@ -161,7 +161,7 @@ std::uint32_t detail::MachineState::unclaimed_mmio(std::uint32_t address, bool i
     std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
     if (config.unclaimed_mmio == UnclaimedMmio::Fault) {
         stop_fault(FaultKind::UnclaimedMmio, address, pc, true,
-                   std::string(is_write ? "write" : "read") + " of an MMIO address no device claims");
+                   std::string(is_write ? "a write" : "a read") + " (set unclaimed_mmio: log to read 0 and go on)");
     } else if (warned_unclaimed.insert(address).second) {
         spdlog::warn("unclaimed MMIO {} at {:#010x} near {} ({}; policy: log)", is_write ? "write" : "read", address, where(pc),
                      is_write ? "ignored" : "reads 0");
