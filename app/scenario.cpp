@@ -66,11 +66,79 @@ void parse_semihosting(const config::Node& n, emu::SemihostingConfig& s) {
     if (n.has("epoch")) s.epoch = n["epoch"].integer();
 }
 
+emu::Stimulus parse_stimulus(const config::Node& n) {
+    n.allow_only({"at", "every", "start", "count", "jitter", "irq", "set", "uart_rx"});
+    emu::Stimulus s;
+    int actions = n.has("irq") + n.has("set") + n.has("uart_rx");
+    if (actions != 1) n.fail("a stimulus does exactly one of: irq, set, uart_rx");
+    if (n.has("every")) {
+        if (n.has("at")) n["at"].fail("a periodic stimulus starts at 'start', not 'at'");
+        s.every_seconds = n["every"].seconds();
+        if (s.every_seconds <= 0) n["every"].fail("the period must be positive");
+        s.at_seconds = n.has("start") ? n["start"].seconds() : s.every_seconds;
+        s.count = n.has("count") ? n["count"].integer() : 0;
+        if (n.has("jitter")) {
+            s.jitter_seconds = n["jitter"].seconds();
+            if (s.jitter_seconds > s.every_seconds / 2) n["jitter"].fail("jitter may be at most half the period");
+        }
+    } else {
+        n.require({"at"});
+        for (auto key : {"start", "count", "jitter"})
+            if (n.has(key)) n[key].fail("only periodic stimuli (with 'every') take this key");
+        s.at_seconds = n["at"].seconds();
+    }
+    if (n.has("irq")) {
+        s.kind = emu::Stimulus::Kind::Irq;
+        s.irq = static_cast<int>(n["irq"].u32());
+    } else if (n.has("set")) {
+        const config::Node set = n["set"];
+        set.allow_only({"device", "register", "value"});
+        set.require({"device", "register", "value"});
+        s.kind = emu::Stimulus::Kind::SetRegister;
+        s.device = set["device"].str();
+        s.register_name = set["register"].str();
+        s.value = set["value"].u32();
+    } else {
+        const config::Node rx = n["uart_rx"];
+        rx.allow_only({"device", "data"});
+        rx.require({"device", "data"});
+        s.kind = emu::Stimulus::Kind::UartRx;
+        s.device = rx["device"].str();
+        s.data = rx["data"].str();
+    }
+    return s;
+}
+
+void parse_rtos(const config::Node& n, emu::RtosConfig& r) {
+    n.allow_only({"current_thread", "name_offset", "name_length"});
+    if (!n.defined()) return;
+    n.require({"current_thread"});
+    r.current_thread = n["current_thread"].str();
+    if (n.has("name_offset")) r.name_offset = n["name_offset"].u32();
+    if (n.has("name_length")) {
+        r.name_length = n["name_length"].u32();
+        if (r.name_length == 0 || r.name_length > 256) n["name_length"].fail("must be between 1 and 256");
+    }
+}
+
+void parse_nvic(const config::Node& n, emu::MachineConfig& m) {
+    n.allow_only({"priority_bits", "irqs"});
+    if (n.has("priority_bits")) {
+        m.priority_bits = n["priority_bits"].u32();
+        if (m.priority_bits < 2 || m.priority_bits > 8) n["priority_bits"].fail("must be between 2 and 8");
+    }
+    if (n.has("irqs")) {
+        m.irqs = n["irqs"].u32();
+        if (m.irqs < 1 || m.irqs > 240) n["irqs"].fail("must be between 1 and 240");
+    }
+}
+
 }  // namespace
 
 Scenario load_scenario(const config::Node& root) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
-    root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs"});
+    root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs",
+                     "nvic", "faults", "stimuli", "seed", "rtos"});
     Scenario sc;
     sc.file = root.file();
     emu::MachineConfig& m = sc.machine;
@@ -87,6 +155,13 @@ Scenario load_scenario(const config::Node& root) {
     if (root.has("unclaimed_mmio"))
         m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
     parse_stop(root["stop"], m.stop);
+    parse_nvic(root["nvic"], m);
+    if (root.has("faults"))
+        m.faults = root["faults"].choice({"stop", "handler"}) == "handler" ? emu::FaultPolicy::Handler : emu::FaultPolicy::Stop;
+    if (root.has("stimuli"))
+        for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
+    if (root.has("seed")) m.seed = root["seed"].integer();
+    parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
     out.allow_only({"json", "events"});

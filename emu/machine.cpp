@@ -28,16 +28,49 @@ std::string hex(std::uint32_t v) {
     return buf;
 }
 
+// Every machine has the System Control Space (NVIC, SCB, SysTick) at its architectural address.
+MachineConfig with_system_control(MachineConfig c) {
+    unsigned bits = c.priority_bits ? c.priority_bits : c.core.priority_bits;
+    DeviceConfig scs;
+    scs.name = "scs";
+    scs.type = "system";
+    scs.base = nvic::kScsBase;
+    scs.model = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
+    c.devices.push_back(std::move(scs));
+    return c;
+}
+
+void check_stimuli(const MachineConfig& c) {
+    for (const auto& s : c.stimuli) {
+        if (s.kind == Stimulus::Kind::Irq) {
+            if (s.irq < 0 || s.irq >= static_cast<int>(c.irqs))
+                throw ConfigError("stimulus irq " + std::to_string(s.irq) + " is outside the NVIC's " +
+                                  std::to_string(c.irqs) + " interrupt lines");
+            continue;
+        }
+        auto dev = std::find_if(c.devices.begin(), c.devices.end(), [&](const DeviceConfig& d) { return d.name == s.device; });
+        if (dev == c.devices.end()) throw ConfigError("stimulus names device '" + s.device + "', which the scenario does not declare");
+        if (s.kind == Stimulus::Kind::SetRegister && !dev->model->has_register(s.register_name))
+            throw ConfigError("stimulus sets register '" + s.register_name + "', which device " + s.device + " does not have");
+        if (s.kind == Stimulus::Kind::UartRx && !dev->model->can_receive())
+            throw ConfigError("stimulus sends bytes to device " + s.device + ", which cannot receive");
+    }
+}
+
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
-    : config(std::move(cfg)),
+    : config(with_system_control(std::move(cfg))),
       image(img),
+      scs(static_cast<nvic::SystemControl*>(config.devices.back().model.get())),
       uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
       blocks(uc, config.core),
-      semihosting(config.semihosting, config.clock_hz, *this) {
+      semihosting(config.semihosting, config.clock_hz, *this),
+      stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
+    check_stimuli(config);
+    scs->bind(*this);
     for (const auto& r : plan.memory) {
         std::uint32_t perms = ((r.access & AccessRead) ? UC_PROT_READ : 0) | ((r.access & AccessWrite) ? UC_PROT_WRITE : 0) |
                               ((r.access & AccessExecute) ? UC_PROT_EXEC : 0);
@@ -56,6 +89,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         slot->irq = d.irq;
         slot->model = d.model.get();
         d.model->attach(*slot);
+        d.model->reset();
         devices.push_back(std::move(slot));
     }
     std::sort(devices.begin(), devices.end(), [](auto& a, auto& b) { return a->base < b->base; });
@@ -67,6 +101,12 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         stop_symbol = image.symbols().address_of(config.stop.at_symbol);
         if (!stop_symbol)
             throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
+    }
+    if (!config.rtos.current_thread.empty()) {
+        thread_variable = image.symbols().address_of(config.rtos.current_thread);
+        if (!thread_variable)
+            throw ConfigError("rtos.current_thread '" + config.rtos.current_thread + "' is not in the symbol table of " +
+                              image.path());
     }
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
@@ -142,6 +182,7 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
         return false;
     }
     uc.set_reg(UC_ARM_REG_SP, sp);
+    scs->set_vtor(vtor);  // where this image's vector table is, also when it is not at 0
     return true;
 }
 
@@ -164,6 +205,7 @@ void detail::MachineState::fault_from_error(uc_err err) {
 }
 
 RunResult detail::MachineState::finish() {
+    check_thread();
     RunResult r;
     r.reason = reason.value_or(StopReason::Fault);
     r.exit_code = exit_code;
@@ -174,6 +216,9 @@ RunResult detail::MachineState::finish() {
     r.pc = fault ? fault->pc : uc.reg(UC_ARM_REG_PC);
     r.fault = fault;
     r.message = message;
+    r.exceptions = exceptions_taken;
+    r.thread_switches = thread_switches;
+    r.sleep_cycles = sleep_cycles;
 
     trace::Event e{};
     e.cycle = r.cycles;
@@ -200,21 +245,31 @@ RunResult Machine::run() {
     m.want_blocks = m.recorder.wants(trace::WantBlocks);
     m.want_mmio = m.recorder.wants(trace::WantMmio);
     m.want_output = m.recorder.wants(trace::WantOutput);
+    m.want_exceptions = m.recorder.wants(trace::WantExceptions);
     trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};
     for (const auto& d : m.devices) info.devices.push_back(d->name);
     m.recorder.start(info);
 
     m.started = std::chrono::steady_clock::now();
     m.next_check = 0;
-    m.check_limits();
     std::uint32_t pc = 0;
-    if (m.reset(pc)) {
+    bool running = m.reset(pc);
+    while (running && !m.reason) {
         uc_err err = m.uc.start(pc | 1, kNoEnd);
-        if (!m.reason) {
-            if (err != UC_ERR_OK) m.fault_from_error(err);
-            else m.stop_fault(FaultKind::Internal, m.uc.reg(UC_ARM_REG_PC), m.uc.reg(UC_ARM_REG_PC), false,
-                              "emulation ended with no stop condition");
+        if (m.reason) break;
+        pc = m.uc.reg(UC_ARM_REG_PC);
+        // WFI ends uc_emu_start with OK, WFE with "invalid instruction", both with pc after it.
+        if ((err == UC_ERR_OK || err == UC_ERR_INSN_INVALID) && pc == m.sleep_resume) {
+            m.sleep_resume = 1;
+            running = m.sleep(pc);
+        } else if (err != UC_ERR_OK && m.config.faults == FaultPolicy::Handler && m.deliver_fault(err)) {
+            running = true;
+        } else if (err != UC_ERR_OK) {
+            m.fault_from_error(err);
+        } else {
+            m.stop_fault(FaultKind::Internal, pc, pc, false, "emulation ended with no stop condition");
         }
+        pc = m.uc.reg(UC_ARM_REG_PC);
     }
     std::fflush(stdout);
     return m.finish();

@@ -54,6 +54,35 @@ struct SemihostingConfig {
     std::uint64_t epoch = 0;    ///< SYS_TIME at emulated time 0 (seconds since 1970)
 };
 
+/// What happens when the firmware makes a memory or instruction fault.
+enum class FaultPolicy : std::uint8_t {
+    Stop,     ///< stop the run with a fault report (default: the bug is found where it happens)
+    Handler,  ///< do what the core does: set CFSR/BFAR/MMFAR and take BusFault, MemManage,
+              ///< UsageFault or HardFault, so the firmware's own fault handlers run
+};
+
+/// Something the outside world does to the machine at a point in emulated time.
+struct Stimulus {
+    enum class Kind : std::uint8_t { Irq, SetRegister, UartRx };
+    Kind kind = Kind::Irq;
+    double at_seconds = 0;      ///< first occurrence
+    double every_seconds = 0;   ///< period; 0 = once
+    double jitter_seconds = 0;  ///< each periodic occurrence moves by a seeded uniform offset in [-jitter, +jitter]
+    std::uint64_t count = 1;    ///< occurrences of a periodic stimulus; 0 = unlimited
+    int irq = -1;               ///< Kind::Irq: external interrupt line
+    std::string device;         ///< SetRegister / UartRx: device instance name
+    std::string register_name;  ///< SetRegister
+    std::uint32_t value = 0;    ///< SetRegister
+    std::string data;           ///< UartRx: bytes to receive
+};
+
+/// Where the firmware keeps its current thread, for thread-switch events (any RTOS).
+struct RtosConfig {
+    std::string current_thread;              ///< symbol of the current-thread pointer; empty = off
+    std::optional<std::uint32_t> name_offset;  ///< offset of the name inside the thread control block
+    std::uint32_t name_length = 16;          ///< bytes read for the name (stops at NUL)
+};
+
 struct MachineConfig {
     models::CoreSpec core = *models::find_core("cortex-m3");
     std::uint64_t clock_hz = 25'000'000;   ///< converts cycles to emulated time
@@ -65,6 +94,13 @@ struct MachineConfig {
     StopConfig stop;
     SemihostingConfig semihosting;
     bool echo_output = true;   ///< copy semihosting output to the host's stdout/stderr
+    /// NVIC implemented priority bits; 0 = the core's usual value (CoreSpec::priority_bits).
+    unsigned priority_bits = 0;
+    unsigned irqs = 64;        ///< external interrupt lines the NVIC implements (1-240)
+    FaultPolicy faults = FaultPolicy::Stop;
+    std::vector<Stimulus> stimuli;
+    std::uint64_t seed = 1;    ///< seeds stimulus jitter; same seed, same run
+    RtosConfig rtos;
 };
 
 }  // namespace emutrace::emu

@@ -20,6 +20,11 @@ detail::MachineState& machine(void* user) { return *static_cast<detail::MachineS
 }  // namespace
 
 std::uint64_t DeviceSlot::now() const { return machine->cycles(); }
+void DeviceSlot::set_irq(bool level) {
+    if (irq < 0) return;
+    machine->scs->exceptions().set_line(irq, level);
+    machine->next_check = 0;
+}
 void DeviceSlot::stall(std::uint32_t cycles) { machine->stall_cycles += cycles; }
 void DeviceSlot::output(std::string_view text) {
     if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
@@ -31,12 +36,14 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
 
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
+    // Exceptions are taken at block boundaries: redirecting here means this block does not run.
+    if (m.cycles() >= m.next_check) [[unlikely]]
+        if (m.service(static_cast<std::uint32_t>(address)) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(static_cast<std::uint32_t>(address), size);
     if (m.want_blocks)
         m.recorder.push_block(m.cycles(), static_cast<std::uint32_t>(address), size, b.instructions);
     m.instructions += b.instructions;
     if (b.flags) [[unlikely]] m.on_flagged_block(b);
-    if (m.instructions >= m.next_check) [[unlikely]] m.check_limits();
 }
 
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
@@ -63,11 +70,10 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
             return;
         }
         case 2:  // EXCP_SWI, pc already past the SVC
-            m.stop_fault(FaultKind::UnhandledException, pc - 2, pc - 2, false,
-                         m.quoted_instruction(pc - 2) + ": SVC exception entry is not modelled");
+            m.take_synchronous(nvic::kSvcall, pc);
             return;
-        case 8:  // EXCP_EXCEPTION_EXIT
-            m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "exception return (EXC_RETURN) outside a handler");
+        case 8:  // EXCP_EXCEPTION_EXIT: a branch to EXC_RETURN in handler mode, pc without bit 0
+            m.return_from_exception(pc | 1);
             return;
         default:
             m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception " + std::to_string(intno));
@@ -116,11 +122,21 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
 
 }  // namespace detail
 
-void detail::MachineState::check_limits() {
+detail::Service detail::MachineState::service(std::uint32_t pc) {
+    process_timed_events(cycles());
+    std::uint64_t limits_due = check_limits();
+    if (reason) return Service::Stopping;
+    if (take_pending(pc)) return Service::Redirected;
+    if (reason) return Service::Stopping;
+    next_check = std::min(limits_due, next_timed_event());
+    return Service::Continue;
+}
+
+std::uint64_t detail::MachineState::check_limits() {
     const StopConfig& s = config.stop;
     if (s.max_instructions && instructions >= s.max_instructions) {
         stop(StopReason::MaxInstructions, "executed the maximum of " + std::to_string(s.max_instructions) + " instructions");
-        return;
+        return 0;
     }
     if (s.wall_clock_seconds > 0 && instructions > 0) {
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -129,11 +145,13 @@ void detail::MachineState::check_limits() {
             std::snprintf(buf, sizeof buf, "%.3g", s.wall_clock_seconds);
             stop(StopReason::WallClock, std::string("wall-clock limit of ") + buf + " s reached at " + where(uc.reg(UC_ARM_REG_PC)) +
                                             " (firmware running away?)");
-            return;
+            return 0;
         }
     }
-    next_check = instructions + detail::kCheckInterval;
-    if (s.max_instructions) next_check = std::min(next_check, s.max_instructions);
+    // Cycles grow at least as fast as instructions, so this is never late for the instruction limit.
+    std::uint64_t due = cycles() + detail::kCheckInterval;
+    if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - instructions));
+    return due;
 }
 
 void detail::MachineState::on_flagged_block(const detail::BlockInfo& b) {
@@ -142,12 +160,36 @@ void detail::MachineState::on_flagged_block(const detail::BlockInfo& b) {
         stop_fault(FaultKind::UnsupportedInstruction, v.pc, v.pc, false, v.message);
         return;
     }
-    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang) {
-        // No interrupt source is modelled yet, so nothing can leave a branch-to-self.
+    if (b.flags & detail::BlockInfo::MaskChange) next_check = 0;  // CPSIE/MSR may unmask a pending exception
+    if (b.flags & detail::BlockInfo::Sleep) sleep_resume = b.address + b.size;
+    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang && !interrupt_possible()) {
         bool primask = uc.reg(UC_ARM_REG_PRIMASK) & 1;
         stop(StopReason::Hang, "firmware hangs in a branch-to-self at " + where(b.address) +
                                    (primask ? " with interrupts disabled (PRIMASK=1)" : " and no interrupt can arrive"));
     }
+}
+
+detail::DeviceSlot* detail::MachineState::device_named(const std::string& name) {
+    for (auto& d : devices)
+        if (d->name == name) return d.get();
+    return nullptr;
+}
+
+void detail::MachineState::raise_irq(int irq) {
+    scs->exceptions().set_pending(nvic::kFirstIrq + irq, true);
+    next_check = 0;
+}
+
+void detail::MachineState::set_device_register(const std::string& device, const std::string& name, std::uint32_t value) {
+    if (auto* d = device_named(device)) d->model->set_register(name, value);
+}
+
+void detail::MachineState::receive_bytes(const std::string& device, std::string_view data) {
+    if (auto* d = device_named(device)) d->model->receive(data);
+}
+
+void detail::MachineState::reset_requested() {
+    stop(StopReason::ResetRequested, "firmware requested a system reset (AIRCR.SYSRESETREQ) at " + where(uc.reg(UC_ARM_REG_PC)));
 }
 
 detail::DeviceSlot* detail::MachineState::device_at(std::uint32_t address) {

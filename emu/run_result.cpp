@@ -10,6 +10,7 @@ std::string_view to_string(StopReason reason) {
         case StopReason::WallClock: return "wall_clock";
         case StopReason::Hang: return "hang";
         case StopReason::Fault: return "fault";
+        case StopReason::ResetRequested: return "reset_requested";
     }
     return "unknown";
 }
@@ -27,6 +28,7 @@ std::string_view to_string(FaultKind kind) {
         case FaultKind::UnclaimedMmio: return "unclaimed_mmio";
         case FaultKind::UnhandledException: return "unhandled_exception";
         case FaultKind::BadVectorTable: return "bad_vector_table";
+        case FaultKind::Lockup: return "lockup";
         case FaultKind::Internal: return "internal";
     }
     return "unknown";
@@ -45,6 +47,7 @@ std::string_view describe(FaultKind kind) {
         case FaultKind::UnclaimedMmio: return "MMIO access no device claims";
         case FaultKind::UnhandledException: return "unhandled exception";
         case FaultKind::BadVectorTable: return "bad vector table";
+        case FaultKind::Lockup: return "lockup";
         case FaultKind::Internal: return "internal emulator error";
     }
     return "fault";
@@ -62,6 +65,7 @@ int exit_status(const RunResult& result) {
         case StopReason::MaxInstructions: return 3;
         case StopReason::WallClock: return 4;
         case StopReason::Hang: return 5;
+        case StopReason::ResetRequested: return 6;
     }
     return 2;
 }

@@ -13,8 +13,9 @@ enum class StopReason : std::uint8_t {
     SymbolReached,    ///< execution reached StopConfig::at_symbol
     MaxInstructions,  ///< StopConfig::max_instructions executed
     WallClock,        ///< StopConfig::wall_clock_seconds of host time passed
-    Hang,             ///< branch-to-self that no interrupt can leave
+    Hang,             ///< branch-to-self or WFI that no interrupt can leave
     Fault,            ///< the firmware did something the machine cannot do; see Fault
+    ResetRequested,   ///< the firmware wrote AIRCR.SYSRESETREQ
 };
 
 enum class FaultKind : std::uint8_t {
@@ -29,6 +30,7 @@ enum class FaultKind : std::uint8_t {
     UnclaimedMmio,
     UnhandledException,
     BadVectorTable,
+    Lockup,  ///< a fault at HardFault priority or above, or a failed exception stacking
     Internal,
 };
 
@@ -53,6 +55,9 @@ struct RunResult {
     std::uint32_t pc = 0;            ///< where execution stopped
     std::optional<Fault> fault;
     std::string message;             ///< one line saying why the run stopped
+    std::uint64_t exceptions = 0;    ///< exceptions taken
+    std::uint64_t thread_switches = 0;
+    std::uint64_t sleep_cycles = 0;  ///< cycles spent asleep in WFI/WFE (part of `cycles`)
 };
 
 std::string_view to_string(StopReason reason);
@@ -62,7 +67,7 @@ std::string_view describe(FaultKind kind);
 /// True for faults whose Fault::address is a data or fetch address rather than the pc.
 bool has_access_address(FaultKind kind);
 /// The process exit status for a run: the firmware's code when it exited, 0 at the stop symbol,
-/// 2 for a fault, 3 max instructions, 4 wall clock, 5 hang.
+/// 2 for a fault, 3 max instructions, 4 wall clock, 5 hang, 6 reset requested.
 int exit_status(const RunResult& result);
 
 }  // namespace emutrace::emu

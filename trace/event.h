@@ -15,6 +15,9 @@ enum class EventKind : std::uint8_t {
     MmioWrite,  ///< a store to a peripheral register
     Output,     ///< text the firmware printed (semihosting or a UART)
     Stop,       ///< the run ended; always the last event
+    ExceptionEntry,   ///< the core took an exception (stacked a frame, jumped to the handler)
+    ExceptionReturn,  ///< a handler returned through EXC_RETURN
+    ThreadSwitch,     ///< the firmware's current-thread pointer changed
 };
 
 /// Where Output text came from (Event::channel for EventKind::Output).
@@ -24,19 +27,26 @@ struct Event {
     /// Cycle stamp: cycles spent before this event (block start, access, print, stop).
     std::uint64_t cycle;
     /// Block: address of the first instruction. Mmio: absolute bus address.
-    /// Output: 0. Stop: program counter at the stop.
+    /// Output: 0. Stop: program counter at the stop. ExceptionEntry: the return address
+    /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
+    /// control block.
     std::uint32_t address;
-    /// Block: size in bytes. Mmio: the value read or written. Output: offset of the text in
-    /// EventBatch::text. Stop: the StopReason code (emu/stop_reason.h).
+    /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
+    /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
+    /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
-    /// Output: length of the text in bytes. Stop: fault address, or 0.
+    /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
+    /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
+    /// thread's control block.
     std::uint32_t extra;
     EventKind kind;
-    /// Mmio: access width in bytes (1, 2 or 4). Otherwise 0.
+    /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
+    /// process stack (PSP), 0 for the main stack. Otherwise 0.
     std::uint8_t width;
     /// Mmio: index of the device in RunInfo::devices. Output: OutputChannel, or for
-    /// OutputChannel::Device the device index + 0x100. Otherwise 0.
+    /// OutputChannel::Device the device index + 0x100. ThreadSwitch: length of the name.
+    /// Otherwise 0.
     std::uint16_t channel;
 };
 static_assert(sizeof(Event) == 24, "events are packed into 24 bytes");
@@ -48,6 +58,8 @@ struct EventBatch {
 
     /// The text of an Output event of this batch.
     std::string_view output_text(const Event& e) const { return text.substr(e.value, e.extra); }
+    /// The thread name of a ThreadSwitch event of this batch.
+    std::string_view thread_name(const Event& e) const { return text.substr(e.value, e.channel); }
 };
 
 }  // namespace emutrace::trace

@@ -46,15 +46,21 @@ public:
         if (count_ == kBatchSize) [[unlikely]] flush();
     }
 
+    /// Keeps `text` with the current batch; returns its offset for the event that refers to it.
+    std::uint32_t keep_text(std::string_view text) {
+        auto offset = static_cast<std::uint32_t>(text_.size());
+        text_.append(text);
+        return offset;
+    }
+
     /// An Output event whose text is kept with the batch.
     void push_output(std::uint64_t cycle, std::uint16_t channel, std::string_view text) {
         Event e{};
         e.cycle = cycle;
         e.kind = EventKind::Output;
         e.channel = channel;
-        e.value = static_cast<std::uint32_t>(text_.size());
         e.extra = static_cast<std::uint32_t>(text.size());
-        text_.append(text);
+        e.value = keep_text(text);
         push(e);
     }
 

@@ -15,6 +15,7 @@ enum Capability : std::uint32_t {
     WantBlocks = 1u << 0,
     WantMmio = 1u << 1,
     WantOutput = 1u << 2,
+    WantExceptions = 1u << 3,  ///< exception entry/return and thread switches
 };
 
 /// What a source tells its sinks before the first batch.

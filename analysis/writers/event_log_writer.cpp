@@ -46,6 +46,21 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                              text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             }
+            case EventKind::ExceptionEntry:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
+                                   "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
+                break;
+            case EventKind::ExceptionReturn:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
+                                   "\"exc_return\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra);
+                break;
+            case EventKind::ThreadSwitch:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
+                             static_cast<unsigned long long>(e.cycle), e.extra, e.address,
+                             nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                break;
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

@@ -18,7 +18,9 @@ public:
     EventLogWriter(const EventLogWriter&) = delete;
     EventLogWriter& operator=(const EventLogWriter&) = delete;
 
-    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantMmio | trace::WantOutput; }
+    std::uint32_t wants() const override {
+        return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions;
+    }
     void on_start(const trace::RunInfo& info) override { devices_ = info.devices; }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;

@@ -35,13 +35,15 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         ++info.instructions;
     }
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
-    for (const auto& insn : decoder_.decode(code, address)) {
-        if (auto why = models::unsupported(spec_, insn)) {
+    auto insns = decoder_.decode(code, address);
+    for (const auto& insn : insns) {
+        if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;
+        if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
             info.flags |= BlockInfo::Unsupported;
             violations_[address] = {insn.address, *why};
-            break;
         }
     }
+    if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
     return blocks_[key] = info;
 }
 

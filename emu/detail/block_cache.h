@@ -14,7 +14,12 @@
 namespace emutrace::emu::detail {
 
 struct BlockInfo {
-    enum Flag : std::uint8_t { SelfLoop = 1, Unsupported = 2 };
+    enum Flag : std::uint8_t {
+        SelfLoop = 1,     ///< `b .`
+        Unsupported = 2,  ///< holds an instruction the core lacks
+        Sleep = 4,        ///< ends with WFI or WFE
+        MaskChange = 8,   ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
+    };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
     std::uint32_t size = 0;
     std::uint32_t instructions = 0;

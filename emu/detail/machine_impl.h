@@ -1,5 +1,6 @@
 #pragma once
-// Machine internals shared by machine.cpp (setup, run) and machine_hooks.cpp (Unicorn callbacks).
+// Machine internals shared by machine.cpp (setup, run), machine_hooks.cpp (Unicorn callbacks) and
+// exceptions.cpp (M-profile exception entry and return, which Unicorn does not do).
 
 #include <chrono>
 #include <memory>
@@ -12,7 +13,9 @@
 #include "emu/detail/unicorn_core.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
+#include "emu/nvic/system_control.h"
 #include "emu/semihosting.h"
+#include "emu/stimulus_schedule.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::emu {
@@ -29,13 +32,12 @@ struct DeviceSlot final : DeviceHost {
     std::uint32_t base = 0;
     std::uint32_t size = 0;
     int irq = -1;
-    bool irq_level = false;
     Peripheral* model = nullptr;
     std::unordered_set<std::uint32_t> warned;
 
     std::uint64_t now() const override;
     void stall(std::uint32_t cycles) override;
-    void set_irq(bool level) override { irq_level = level; }
+    void set_irq(bool level) override;
     void output(std::string_view text) override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
 };
@@ -53,9 +55,12 @@ void on_stop_symbol(uc_engine* uc, std::uint64_t address, std::uint32_t size, vo
 std::uint64_t on_mmio_read(uc_engine* uc, std::uint64_t offset, unsigned size, void* user);
 void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* user);
 
+/// What service() did at a block boundary.
+enum class Service { Continue, Redirected, Stopping };
+
 }  // namespace detail
 
-struct detail::MachineState final : SemihostingHost {
+struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarget {
     MachineState(MachineConfig cfg, const decode::ElfImage& img);
 
     // SemihostingHost
@@ -63,37 +68,73 @@ struct detail::MachineState final : SemihostingHost {
     bool write_guest(std::uint32_t address, std::span<const std::uint8_t> bytes) override;
     std::uint64_t now_cycles() const override { return cycles(); }
     void output(trace::OutputChannel channel, std::string_view text) override;
+    // ScsHost
+    std::uint32_t current_exception() const override { return uc.reg(UC_ARM_REG_IPSR) & 0x1FF; }
+    void exceptions_changed() override { next_check = 0; }
+    void reset_requested() override;
+    // StimulusTarget
+    void raise_irq(int irq) override;
+    void set_device_register(const std::string& device, const std::string& name, std::uint32_t value) override;
+    void receive_bytes(const std::string& device, std::string_view data) override;
 
-    std::uint64_t cycles() const { return instructions + stall_cycles; }
+    std::uint64_t cycles() const { return instructions + stall_cycles + sleep_cycles; }
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
     void stop(StopReason why, std::string message);
     void stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start, std::string detail);
-    void check_limits();
-    void on_flagged_block(const detail::BlockInfo& block);
-    detail::DeviceSlot* device_at(std::uint32_t address);
+    /// Limits, timers, stimuli and pending exceptions, at the boundary before the block at `pc`.
+    Service service(std::uint32_t pc);
+    /// Stops on max instructions or wall clock; returns the next cycle a limit check is due.
+    std::uint64_t check_limits();
+    void on_flagged_block(const BlockInfo& block);
+    DeviceSlot* device_at(std::uint32_t address);
+    DeviceSlot* device_named(const std::string& name);
     std::uint32_t unclaimed_mmio(std::uint32_t address, bool is_write);
     std::string where(std::uint32_t pc) const;
-    /// The instruction at `pc`, disassembled and in quotes: "'udf #0'".
     std::string quoted_instruction(std::uint32_t pc) const;
     bool reset(std::uint32_t& pc);
     void fault_from_error(uc_err err);
     RunResult finish();
 
+    // exceptions.cpp
+    int execution_priority(bool ignore_primask = false) const;
+    void process_timed_events(std::uint64_t now);
+    std::uint64_t next_timed_event() const;
+    /// Takes the pending exception that preempts, returning to `return_address`; false if none.
+    bool take_pending(std::uint32_t return_address);
+    /// A synchronous exception (SVC, a fault): escalates to HardFault, or locks up, as the core does.
+    bool take_synchronous(int exception, std::uint32_t return_address);
+    bool enter_exception(int exception, std::uint32_t return_address);
+    void return_from_exception(std::uint32_t exc_return);
+    /// Turns a Unicorn memory or instruction error into the architectural fault (FaultPolicy::Handler).
+    bool deliver_fault(uc_err err);
+    /// WFI/WFE at `pc`: emulated time jumps to the next event that can wake the core.
+    bool sleep(std::uint32_t pc);
+    bool interrupt_possible() const;
+    void check_thread();
+
     MachineConfig config;
     const decode::ElfImage& image;
-    detail::UnicornCore uc;
+    nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
+    UnicornCore uc;
     MemoryPlan plan;
-    detail::BlockCache blocks;
+    BlockCache blocks;
     trace::EventRecorder recorder;
     Semihosting semihosting;
-    std::vector<std::unique_ptr<detail::DeviceSlot>> devices;  ///< sorted by base
-    std::vector<std::unique_ptr<detail::WindowSlot>> windows;
+    StimulusSchedule stimuli;
+    std::vector<std::unique_ptr<DeviceSlot>> devices;  ///< sorted by base
+    std::vector<std::unique_ptr<WindowSlot>> windows;
     std::optional<std::uint32_t> stop_symbol;
+    std::optional<std::uint32_t> thread_variable;
+    std::uint32_t current_thread = 0;
 
-    bool want_blocks = false, want_mmio = false, want_output = false;
+    bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
     std::uint64_t instructions = 0;
     std::uint64_t stall_cycles = 0;
+    std::uint64_t sleep_cycles = 0;
     std::uint64_t next_check = 0;
+    std::uint64_t exceptions_taken = 0;
+    std::uint64_t thread_switches = 0;
+    std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none
     std::chrono::steady_clock::time_point started;
     std::unordered_set<std::uint32_t> warned_unclaimed;
 
@@ -107,7 +148,6 @@ struct detail::MachineState final : SemihostingHost {
     std::string message;
     int exit_code = 0;
     std::optional<Fault> fault;
-    std::uint32_t stop_pc = 0;
 };
 
 }  // namespace emutrace::emu

@@ -2,6 +2,7 @@
 // "UART"). Transmission is instantaneous: the TX buffer is never full.
 
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -24,11 +25,14 @@ public:
     std::uint32_t read(std::uint32_t offset, unsigned) override {
         switch (offset) {
             case DATA: {
-                std::uint32_t v = rx_data_;
-                state_ &= ~RX_FULL;
+                if (rx_.empty()) return 0;
+                std::uint32_t v = static_cast<std::uint8_t>(rx_.front());
+                rx_.pop_front();
+                if (!rx_.empty() && (ctrl_ & RX_INT_EN)) int_status_ |= RX_INT;  // the next byte arrives
+                update_irq();
                 return v;
             }
-            case STATE: return state_;
+            case STATE: return state_ | (rx_.empty() ? 0 : RX_FULL);
             case CTRL: return ctrl_;
             case INTSTATUS: return int_status_;
             case BAUDDIV: return bauddiv_;
@@ -49,7 +53,23 @@ public:
         }
     }
 
-    void reset() override { state_ = ctrl_ = int_status_ = bauddiv_ = rx_data_ = 0; }
+    void reset() override {
+        state_ = ctrl_ = int_status_ = bauddiv_ = 0;
+        rx_.clear();
+    }
+
+    bool can_receive() const override { return true; }
+
+    /// Bytes on the RX line queue behind the one-byte receive buffer; each read of DATA takes one.
+    void receive(std::string_view bytes) override {
+        if (!(ctrl_ & RX_EN)) {
+            host().warn_once(DATA, "bytes received while RX is disabled (CTRL.RXEN=0); dropped");
+            return;
+        }
+        rx_.insert(rx_.end(), bytes.begin(), bytes.end());
+        if (ctrl_ & RX_INT_EN) int_status_ |= RX_INT;
+        update_irq();
+    }
 
 private:
     void transmit(char c) {
@@ -66,7 +86,8 @@ private:
     void update_irq() { host().set_irq((int_status_ & ((ctrl_ >> 2) & 3)) != 0); }
 
     std::FILE* out_;
-    std::uint32_t state_ = 0, ctrl_ = 0, int_status_ = 0, bauddiv_ = 0, rx_data_ = 0;
+    std::uint32_t state_ = 0, ctrl_ = 0, int_status_ = 0, bauddiv_ = 0;
+    std::deque<char> rx_;
 };
 
 }  // namespace

@@ -103,6 +103,18 @@ public:
         sort_pending();
     }
 
+    bool has_register(std::string_view name) const override {
+        return std::any_of(regs_.begin(), regs_.end(), [&](const Register& r) { return r.name == name; });
+    }
+
+    void set_register(std::string_view name, std::uint32_t value) override {
+        for (auto& r : regs_) {
+            if (r.name != name) continue;
+            r.value = value;
+            r.sequence.clear();  // a value set from outside replaces any scripted sequence
+        }
+    }
+
 private:
     Register* find(std::uint32_t offset) {
         for (auto& r : regs_)

@@ -53,7 +53,7 @@ TEST_CASE("machine: compute firmware sorts, prints the reference CRC and exits 0
     CHECK(emu::exit_status(r.result) == 0);
     std::string line = "compute: crc=" + hex8(compute_reference_crc(1)) + " iterations=1\n";
     CHECK(r.sink.text == line + line);  // semihosting, then the UART
-    CHECK(r.sink.info.devices == std::vector<std::string>{"uart0"});
+    CHECK(r.sink.info.devices == std::vector<std::string>{"uart0", "scs"});  // the System Control Space is always there
     // The block stream accounts for every instruction, in cycle order, and ends with one Stop.
     CHECK(r.sink.block_instructions == r.result.instructions);
     CHECK(r.result.instructions > 50'000);
@@ -175,11 +175,17 @@ TEST_CASE("machine: stop conditions each have their own reason and status") {
     CHECK(emu::exit_status(symbol.result) == 0);
 }
 
-TEST_CASE("machine: SVC and exception returns are reported, not swallowed") {
+TEST_CASE("machine: SVC enters the firmware's SVCall vector") {
+    // faults.elf has no SVC handler, so the startup code's default handler reports and exits 99.
     Run r = run("faults", "tests/scenarios/faults.yaml", cmdline("svc"));
-    REQUIRE(r.result.fault);
-    CHECK(r.result.fault->kind == emu::FaultKind::UnhandledException);
-    CHECK(r.result.fault->detail.find("svc #5") != std::string::npos);
+    CHECK(r.result.reason == emu::StopReason::Exited);
+    CHECK(r.result.exit_code == 99);
+    CHECK(r.sink.text.find("emutrace-fw: unexpected exception") != std::string::npos);
+    CHECK(r.result.exceptions == 1);
+    REQUIRE(r.sink.exceptions.size() == 1);
+    CHECK(r.sink.exceptions[0].kind == trace::EventKind::ExceptionEntry);
+    CHECK(r.sink.exceptions[0].value == 11);
+    CHECK(r.sink.exceptions[0].extra % 8 == 0);  // 8-byte aligned frame
 }
 
 TEST_CASE("machine: an unknown stop symbol is a configuration error") {

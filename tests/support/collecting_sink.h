@@ -8,13 +8,15 @@
 namespace emutrace::test {
 
 struct CollectingSink final : trace::TraceSink {
-    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput;
+    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions;
     trace::RunInfo info;
     std::string text;
     std::uint64_t block_instructions = 0;
     std::size_t blocks = 0, batches = 0;
     std::vector<trace::Event> mmio;
     std::vector<trace::Event> stops;
+    std::vector<trace::Event> exceptions;  ///< entries and returns, in order
+    std::vector<std::pair<std::uint32_t, std::string>> threads;  ///< (control block, name) at each switch
     std::uint64_t last_cycle = 0;
     bool cycles_monotonic = true;
     bool ended = false;
@@ -31,6 +33,8 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::MmioRead: case trace::EventKind::MmioWrite: mmio.push_back(e); break;
                 case trace::EventKind::Output: text += b.output_text(e); break;
                 case trace::EventKind::Stop: stops.push_back(e); break;
+                case trace::EventKind::ExceptionEntry: case trace::EventKind::ExceptionReturn: exceptions.push_back(e); break;
+                case trace::EventKind::ThreadSwitch: threads.emplace_back(e.address, std::string(b.thread_name(e))); break;
             }
         }
     }

@@ -1,0 +1,272 @@
+// M-profile exception entry and return (ARMv7-M ARM B1.5.6-B1.5.8), done by the machine because
+// Unicorn only reports SVC (interrupt 2) and EXC_RETURN branches (interrupt 8).
+//
+// Unicorn keeps the current stack pointer in R13 and the other one aside, chosen by handler mode
+// and CONTROL.SPSEL; writing IPSR does not swap them and writing SPSEL in handler mode is
+// ignored. So every mode change here writes IPSR first and then both MSP and PSP by name.
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+#include "emu/detail/machine_impl.h"
+
+namespace emutrace::emu {
+namespace {
+
+using detail::MachineState;
+namespace nv = nvic;
+
+constexpr std::uint32_t kThumb = 1u << 24;       // xPSR.T
+constexpr std::uint32_t kFramePadded = 1u << 9;  // xPSR bit 9: the frame was realigned to 8 bytes
+constexpr std::uint32_t kSpsel = 1u << 1, kNpriv = 1u << 0;
+constexpr std::array<int, 8> kFrameRegs{UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3,
+                                        UC_ARM_REG_R12, UC_ARM_REG_LR, UC_ARM_REG_PC, UC_ARM_REG_XPSR};
+
+std::string exception_name(int n) {
+    switch (n) {
+        case nv::kNmi: return "NMI";
+        case nv::kHardFault: return "HardFault";
+        case nv::kMemManage: return "MemManage";
+        case nv::kBusFault: return "BusFault";
+        case nv::kUsageFault: return "UsageFault";
+        case nv::kSvcall: return "SVCall";
+        case nv::kDebugMonitor: return "DebugMonitor";
+        case nv::kPendSv: return "PendSV";
+        case nv::kSysTick: return "SysTick";
+        default: return n >= nv::kFirstIrq ? "IRQ" + std::to_string(n - nv::kFirstIrq) : "exception " + std::to_string(n);
+    }
+}
+
+std::array<std::uint8_t, 32> pack(const std::array<std::uint32_t, 8>& words) {
+    std::array<std::uint8_t, 32> b{};
+    for (std::size_t i = 0; i < 32; ++i) b[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+    return b;
+}
+
+}  // namespace
+
+int MachineState::execution_priority(bool ignore_primask) const {
+    bool primask = !ignore_primask && (uc.reg(UC_ARM_REG_PRIMASK) & 1);
+    bool faultmask = uc.reg(UC_ARM_REG_FAULTMASK) & 1;
+    auto basepri = static_cast<std::uint8_t>(uc.reg(UC_ARM_REG_BASEPRI));
+    return scs->exceptions().execution_priority(primask, faultmask, basepri);
+}
+
+void MachineState::process_timed_events(std::uint64_t now) {
+    if (scs->systick().update(now)) {
+        scs->exceptions().set_pending(nv::kSysTick, true);
+        next_check = 0;
+    }
+    if (stimuli.next_time() <= now) {
+        stimuli.fire_due(now, *this);
+        next_check = 0;
+    }
+}
+
+std::uint64_t MachineState::next_timed_event() const {
+    std::uint64_t next = stimuli.next_time();
+    if (auto t = scs->systick().next_expiry(); t && scs->systick().interrupt_enabled()) next = std::min(next, *t);
+    return next;
+}
+
+bool MachineState::interrupt_possible() const {
+    if (scs->exceptions().preempting(execution_priority(true))) return true;
+    if (uc.reg(UC_ARM_REG_PRIMASK) & 1) return false;
+    return next_timed_event() != StimulusSchedule::kNever;
+}
+
+bool MachineState::take_pending(std::uint32_t return_address) {
+    int n = scs->exceptions().preempting(execution_priority());
+    return n && enter_exception(n, return_address);
+}
+
+bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
+    auto& state = scs->exceptions();
+    int exec = execution_priority();
+    if (n != nv::kHardFault && !(state.enabled(n) && state.group_priority(n) < exec)) {
+        scs->record_hard_fault(nv::kHfsrForced);  // escalation: disabled, or not urgent enough to preempt
+        n = nv::kHardFault;
+    }
+    if (state.group_priority(n) >= exec) {
+        std::uint32_t pc = return_address & ~1u;
+        stop_fault(FaultKind::Lockup, pc, pc, false,
+                   "a fault at HardFault priority or above (execution priority " + std::to_string(exec) +
+                       "): the core locks up");
+        return false;
+    }
+    state.set_pending(n, true);
+    return enter_exception(n, return_address);
+}
+
+bool MachineState::enter_exception(int n, std::uint32_t return_address) {
+    std::uint32_t xpsr = uc.reg(UC_ARM_REG_XPSR);
+    std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
+    std::uint32_t ipsr = xpsr & 0x1FF;
+    bool from_psp = ipsr == 0 && (control & kSpsel);
+
+    std::array<std::uint32_t, 8> frame{};
+    for (std::size_t i = 0; i < 6; ++i) frame[i] = uc.reg(kFrameRegs[i]);
+    frame[6] = return_address & ~1u;
+
+    uc.set_reg(UC_ARM_REG_XPSR, static_cast<std::uint32_t>(n) | kThumb);  // handler mode from here on
+    std::uint32_t current = uc.reg(UC_ARM_REG_MSP), other = uc.reg(UC_ARM_REG_PSP);
+    std::uint32_t msp = from_psp ? other : current, psp = from_psp ? current : other;
+    std::uint32_t sp = from_psp ? psp : msp;
+    std::uint32_t frame_at = (sp - 32) & ~7u;
+    frame[7] = (xpsr & ~kFramePadded) | ((sp & 4) ? kFramePadded : 0);
+    if (!write_guest(frame_at, pack(frame))) {
+        stop_fault(FaultKind::Lockup, frame_at, frame[6], false,
+                   "stacking the frame for " + exception_name(n) + " on the " + (from_psp ? "process" : "main") +
+                       " stack at " + where(frame_at) + " failed (stack overflow?)");
+        return false;
+    }
+    (from_psp ? psp : msp) = frame_at;
+    uc.set_reg(UC_ARM_REG_MSP, msp);
+    uc.set_reg(UC_ARM_REG_PSP, psp);
+
+    std::array<std::uint8_t, 4> v{};
+    std::uint32_t slot = scs->vtor() + 4u * static_cast<std::uint32_t>(n);
+    std::uint32_t vector = 0;
+    if (uc.read_memory(slot, v)) vector = v[0] | v[1] << 8 | v[2] << 16 | static_cast<std::uint32_t>(v[3]) << 24;
+    const MemoryRegion* code = region_at(plan, vector & ~1u);
+    if (!(vector & 1) || !code || !(code->access & AccessExecute)) {
+        stop_fault(FaultKind::BadVectorTable, slot, frame[6], false,
+                   "the vector for " + exception_name(n) + " at " + where(slot) + " is " + std::to_string(vector) +
+                       ", not a Thumb address in executable memory");
+        return false;
+    }
+    uc.set_reg(UC_ARM_REG_LR, ipsr != 0 ? 0xFFFFFFF1u : from_psp ? 0xFFFFFFFDu : 0xFFFFFFF9u);
+    uc.set_reg(UC_ARM_REG_PC, vector | 1);
+    scs->exceptions().activate(n);
+    ++exceptions_taken;
+    if (want_exceptions) {
+        trace::Event e{};
+        e.cycle = cycles();
+        e.kind = trace::EventKind::ExceptionEntry;
+        e.address = frame[6];
+        e.value = static_cast<std::uint32_t>(n);
+        e.extra = frame_at;
+        e.width = from_psp ? 1 : 0;
+        recorder.push(e);
+    }
+    return true;
+}
+
+void MachineState::return_from_exception(std::uint32_t exc_return) {
+    int n = static_cast<int>(current_exception());
+    bool to_thread = exc_return & 8, use_psp = exc_return & 4;
+    if ((exc_return | 0xC) != 0xFFFFFFFDu || (use_psp && !to_thread) || (exc_return & 2)) {
+        stop_fault(FaultKind::UnhandledException, exc_return, exc_return, false,
+                   "EXC_RETURN " + std::to_string(exc_return) + " from " + exception_name(n) +
+                       " is not one of 0xFFFFFFF1/9/D (floating-point frames are not modelled)");
+        return;
+    }
+    std::uint32_t msp = uc.reg(UC_ARM_REG_MSP), psp = uc.reg(UC_ARM_REG_PSP);
+    std::uint32_t frame_at = use_psp ? psp : msp;
+    std::array<std::uint8_t, 32> raw{};
+    if (!uc.read_memory(frame_at, raw)) {
+        stop_fault(FaultKind::Lockup, frame_at, frame_at, false,
+                   "unstacking the frame of " + exception_name(n) + " at " + where(frame_at) + " failed");
+        return;
+    }
+    std::array<std::uint32_t, 8> frame{};
+    for (std::size_t i = 0; i < 32; ++i) frame[i / 4] |= static_cast<std::uint32_t>(raw[i]) << (8 * (i % 4));
+    scs->exceptions().deactivate(n);
+    std::uint32_t after = frame_at + 32 + ((frame[7] & kFramePadded) ? 4 : 0);
+    (use_psp ? psp : msp) = after;
+
+    std::uint32_t xpsr = frame[7] & ~kFramePadded;
+    if (to_thread) {
+        std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
+        uc.set_reg(UC_ARM_REG_CONTROL, control & ~kNpriv);  // stay privileged until both SPs are written
+        uc.set_reg(UC_ARM_REG_XPSR, xpsr & ~0x1FFu);
+        uc.set_reg(UC_ARM_REG_CONTROL, (control & ~(kSpsel | kNpriv)) | (use_psp ? kSpsel : 0));
+        uc.set_reg(UC_ARM_REG_MSP, msp);
+        uc.set_reg(UC_ARM_REG_PSP, psp);
+        if (control & kNpriv) uc.set_reg(UC_ARM_REG_CONTROL, (control & ~kSpsel) | (use_psp ? kSpsel : 0));
+    } else {
+        uc.set_reg(UC_ARM_REG_XPSR, xpsr);
+        uc.set_reg(UC_ARM_REG_MSP, msp);
+        uc.set_reg(UC_ARM_REG_PSP, psp);
+    }
+    for (std::size_t i = 0; i < 6; ++i) uc.set_reg(kFrameRegs[i], frame[i]);
+    uc.set_reg(UC_ARM_REG_PC, frame[6] | 1);
+    if (want_exceptions) {
+        trace::Event e{};
+        e.cycle = cycles();
+        e.kind = trace::EventKind::ExceptionReturn;
+        e.address = frame[6] & ~1u;
+        e.value = static_cast<std::uint32_t>(n);
+        e.extra = exc_return;
+        recorder.push(e);
+    }
+    check_thread();
+    take_pending(frame[6]);  // tail-chaining: a pending exception runs before the code returned to
+}
+
+bool MachineState::deliver_fault(uc_err err) {
+    std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
+    std::uint32_t address = memory_fault ? memory_fault->address : pc;
+    memory_fault.reset();
+    int n = 0;
+    switch (err) {
+        case UC_ERR_READ_UNMAPPED: case UC_ERR_WRITE_UNMAPPED: case UC_ERR_WRITE_PROT: case UC_ERR_READ_PROT:
+            scs->record_fault(nv::kPreciserr | nv::kBfarvalid, address);
+            n = nv::kBusFault;
+            break;
+        case UC_ERR_FETCH_UNMAPPED: scs->record_fault(nv::kIbuserr, 0); n = nv::kBusFault; break;
+        case UC_ERR_FETCH_PROT: scs->record_fault(nv::kIaccviol, 0); n = nv::kMemManage; break;
+        case UC_ERR_INSN_INVALID: scs->record_fault(nv::kUndefinstr, 0); n = nv::kUsageFault; break;
+        default: return false;
+    }
+    spdlog::debug("fault delivered to the firmware: {} at {:#010x}, pc {}", exception_name(n), address, where(pc));
+    return take_synchronous(n, pc);
+}
+
+bool MachineState::sleep(std::uint32_t pc) {
+    for (;;) {
+        process_timed_events(cycles());
+        if (scs->exceptions().preempting(execution_priority(true))) break;  // WFI wakes even when PRIMASK masks it
+        std::uint64_t next = next_timed_event();
+        if (next == StimulusSchedule::kNever) {
+            stop(StopReason::Hang, "firmware sleeps in WFI/WFE at " + where(pc - 2) + " and nothing can wake it");
+            return false;
+        }
+        if (next > cycles()) sleep_cycles += next - cycles();
+        check_limits();
+        if (reason) return false;
+    }
+    if (!take_pending(pc)) uc.set_reg(UC_ARM_REG_PC, pc | 1);
+    return !reason;
+}
+
+void MachineState::check_thread() {
+    if (!thread_variable) return;
+    std::array<std::uint8_t, 4> b{};
+    if (!uc.read_memory(*thread_variable, b)) return;
+    std::uint32_t now = b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24;
+    if (now == current_thread) return;
+    std::string name;
+    if (config.rtos.name_offset && now) {
+        std::uint8_t c = 0;
+        for (std::uint32_t i = 0; i < config.rtos.name_length; ++i) {
+            if (!uc.read_memory(now + *config.rtos.name_offset + i, std::span(&c, 1)) || c == 0) break;
+            name.push_back(static_cast<char>(c));
+        }
+    }
+    ++thread_switches;
+    if (want_exceptions) {
+        trace::Event e{};
+        e.cycle = cycles();
+        e.kind = trace::EventKind::ThreadSwitch;
+        e.address = now;
+        e.extra = current_thread;
+        e.channel = static_cast<std::uint16_t>(name.size());
+        e.value = recorder.keep_text(name);
+        recorder.push(e);
+    }
+    current_thread = now;
+}
+
+}  // namespace emutrace::emu

@@ -1,0 +1,81 @@
+#pragma once
+// The System Control Space at 0xE000E000 as a device: NVIC (ISER..IPR, STIR), SCB (CPUID, ICSR,
+// VTOR, AIRCR, SCR, CCR, SHPR1-3, SHCSR, CFSR, HFSR, MMFAR, BFAR, CPACR) and SysTick. Unicorn maps
+// nothing here, so without it firmware dies on its first VTOR or SHPR access.
+
+#include <cstdint>
+
+#include "emu/nvic/exception_state.h"
+#include "emu/nvic/systick.h"
+#include "emu/peripherals/peripheral.h"
+#include "models/core.h"
+
+namespace emutrace::emu::nvic {
+
+constexpr std::uint32_t kScsBase = 0xE000E000;
+
+/// What the SCS needs from the CPU side of the machine.
+class ScsHost {
+public:
+    virtual ~ScsHost() = default;
+    /// IPSR: the exception being handled, 0 in thread mode.
+    virtual std::uint32_t current_exception() const = 0;
+    /// Pending, enable or priority state changed: re-evaluate preemption at the next boundary.
+    virtual void exceptions_changed() = 0;
+    /// AIRCR.SYSRESETREQ was written.
+    virtual void reset_requested() = 0;
+};
+
+/// Fault status bits (CFSR: MMFSR [7:0], BFSR [15:8], UFSR [31:16]; HFSR).
+enum FaultStatus : std::uint32_t {
+    kIaccviol = 1u << 0,
+    kDaccviol = 1u << 1,
+    kMmarvalid = 1u << 7,
+    kIbuserr = 1u << 8,
+    kPreciserr = 1u << 9,
+    kBfarvalid = 1u << 15,
+    kUndefinstr = 1u << 16,
+    kInvstate = 1u << 17,
+    kInvpc = 1u << 18,
+    kHfsrVecttbl = 1u << 1,
+    kHfsrForced = 1u << 30,
+};
+
+class SystemControl final : public Peripheral {
+public:
+    SystemControl(const models::CoreSpec& core, unsigned priority_bits, unsigned irqs, std::uint64_t clock_hz);
+    void bind(ScsHost& host) { scs_host_ = &host; }
+
+    std::uint32_t size() const override { return 0x1000; }
+    std::uint32_t read(std::uint32_t offset, unsigned width) override;
+    void write(std::uint32_t offset, unsigned width, std::uint32_t value) override;
+    void reset() override;
+
+    ExceptionState& exceptions() { return state_; }
+    const ExceptionState& exceptions() const { return state_; }
+    SysTick& systick() { return systick_; }
+    std::uint32_t vtor() const { return vtor_; }
+    void set_vtor(std::uint32_t v) { vtor_ = v & 0xFFFFFF80u; }
+
+    /// Records a fault's status bits and address registers, as the core does before taking it.
+    void record_fault(std::uint32_t cfsr_bits, std::uint32_t address);
+    void record_hard_fault(std::uint32_t hfsr_bits) { hfsr_ |= hfsr_bits; }
+
+private:
+    std::uint32_t read_word(std::uint32_t offset);
+    void write_word(std::uint32_t offset, std::uint32_t value, std::uint32_t mask);
+    std::uint32_t icsr() const;
+    std::uint32_t shcsr() const;
+    void write_icsr(std::uint32_t value);
+    void write_shcsr(std::uint32_t value);
+    void changed();
+
+    const models::CoreSpec core_;
+    ExceptionState state_;
+    SysTick systick_;
+    ScsHost* scs_host_ = nullptr;
+    std::uint32_t vtor_ = 0, scr_ = 0, ccr_ = 0x200, actlr_ = 0, cpacr_ = 0;
+    std::uint32_t cfsr_ = 0, hfsr_ = 0, mmfar_ = 0, bfar_ = 0, dfsr_ = 0;
+};
+
+}  // namespace emutrace::emu::nvic
