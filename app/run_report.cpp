@@ -44,7 +44,14 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
     out += "  stopped       " + stopped + ": " + r.message + "\n";
     out += "  instructions  " + grouped(r.instructions) + "\n";
     out += "  cycles        " + grouped(r.cycles) + " (no timing model yet: 1 cycle per instruction plus device latency)\n";
-    out += "  emulated time " + duration(r.emulated_seconds) + "\n";
+    out += "  emulated time " + duration(r.emulated_seconds);
+    if (r.sleep_cycles) {
+        std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
+        out += line;
+    }
+    out += "\n";
+    if (r.exceptions || r.thread_switches)
+        out += "  exceptions    " + grouped(r.exceptions) + " taken, " + grouped(r.thread_switches) + " thread switches\n";
     std::snprintf(line, sizeof line, "  host time     %s (%.1f MIPS)\n", duration(r.host_seconds).c_str(), mips(r));
     out += line;
     out += "  exit status   " + std::to_string(emu::exit_status(r)) + "\n";
@@ -67,6 +74,9 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["exit_code"] = r.reason == emu::StopReason::Exited ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
     j["status"] = emu::exit_status(r);
     j["pc"] = hex(r.pc);
+    j["exceptions"] = r.exceptions;
+    j["thread_switches"] = r.thread_switches;
+    j["sleep_cycles"] = r.sleep_cycles;
     if (r.fault) {
         const emu::Fault& f = *r.fault;
         j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", hex(f.address)}, {"pc", hex(f.pc)},
