@@ -1,9 +1,11 @@
 // M-profile exception entry and return (ARMv7-M ARM B1.5.6-B1.5.8), done by the machine because
 // Unicorn only reports SVC (interrupt 2) and EXC_RETURN branches (interrupt 8).
 //
-// Unicorn keeps the current stack pointer in R13 and the other one aside, chosen by handler mode
-// and CONTROL.SPSEL; writing IPSR does not swap them and writing SPSEL in handler mode is
-// ignored. So every mode change here writes IPSR first and then both MSP and PSP by name.
+// Unicorn (QEMU) keeps the current stack pointer in R13 and the other one aside, chosen by handler
+// mode and CONTROL.SPSEL. Writing IPSR swaps them as the mode changes, MSP and PSP read and write
+// the banked registers by name, but a write to CONTROL.SPSEL in handler mode is ignored. So every
+// mode change here writes IPSR (and, in thread mode, CONTROL) first and then both stack pointers
+// by name.
 
 #include <spdlog/spdlog.h>
 
@@ -109,9 +111,8 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address) {
     for (std::size_t i = 0; i < 6; ++i) frame[i] = uc.reg(kFrameRegs[i]);
     frame[6] = return_address & ~1u;
 
-    uc.set_reg(UC_ARM_REG_XPSR, static_cast<std::uint32_t>(n) | kThumb);  // handler mode from here on
-    std::uint32_t current = uc.reg(UC_ARM_REG_MSP), other = uc.reg(UC_ARM_REG_PSP);
-    std::uint32_t msp = from_psp ? other : current, psp = from_psp ? current : other;
+    uc.set_reg(UC_ARM_REG_XPSR, static_cast<std::uint32_t>(n) | kThumb);  // handler mode, privileged, from here on
+    std::uint32_t msp = uc.reg(UC_ARM_REG_MSP), psp = uc.reg(UC_ARM_REG_PSP);
     std::uint32_t sp = from_psp ? psp : msp;
     std::uint32_t frame_at = (sp - 32) & ~7u;
     frame[7] = (xpsr & ~kFramePadded) | ((sp & 4) ? kFramePadded : 0);
@@ -233,7 +234,7 @@ bool MachineState::sleep(std::uint32_t pc) {
             stop(StopReason::Hang, "firmware sleeps in WFI/WFE at " + where(pc - 2) + " and nothing can wake it");
             return false;
         }
-        if (next > cycles()) sleep_cycles += next - cycles();
+        if (next > cycles()) add_idle_cycles(next - cycles(), sleep_cycles);
         check_limits();
         if (reason) return false;
     }
