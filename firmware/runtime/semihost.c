@@ -75,6 +75,15 @@ int sh_get_cmdline(char *buf, unsigned size)
     return 0;
 }
 
+uint64_t sh_elapsed(void)
+{
+    /* The host stores a 64-bit count in target byte order: low word first. */
+    uint32_t block[2] = {0, 0};
+    if (sh_call(SH_SYS_ELAPSED, block) != 0)
+        return 0;
+    return (uint64_t)block[1] << 32 | block[0];
+}
+
 _Noreturn void sh_exit(int code)
 {
     uint32_t block[2] = {SH_ADP_STOPPED_APPLICATION_EXIT, (uint32_t)code};

@@ -1,6 +1,8 @@
 #ifndef EMUTRACE_SEMIHOST_H
 #define EMUTRACE_SEMIHOST_H
 
+#include <stdint.h>
+
 /* ARM semihosting (bkpt 0xab). Only the calls the test firmware needs. */
 
 enum {
@@ -13,6 +15,7 @@ enum {
     SH_SYS_ERRNO = 0x13,
     SH_SYS_GET_CMDLINE = 0x15,
     SH_SYS_EXIT_EXTENDED = 0x20,
+    SH_SYS_ELAPSED = 0x30,
 };
 
 #define SH_ADP_STOPPED_APPLICATION_EXIT 0x20026u
@@ -30,6 +33,9 @@ unsigned sh_clock(void);
 int sh_errno(void);
 /* Returns 0 on success; buf is always NUL-terminated when size > 0. */
 int sh_get_cmdline(char *buf, unsigned size);
+/* Target ticks since execution started (emutrace: emulated core cycles
+ * since reset); 0 if the host does not support SYS_ELAPSED. */
+uint64_t sh_elapsed(void);
 _Noreturn void sh_exit(int code);
 
 #endif
