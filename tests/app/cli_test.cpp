@@ -124,6 +124,30 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
     }
 }
 
+TEST_CASE("cli: an RTOS run reports its threads in the summary, JSON and event log") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos.yaml") + " --json " +
+                         dir.file("r.json") + " --events " + dir.file("e.jsonl"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("rtos done") != std::string::npos);
+    CHECK(r.err.find("thread switches") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["thread_switches"].get<int>() > 10);
+    CHECK(j["exceptions"].get<int>() > j["thread_switches"].get<int>());
+    std::string events = read_file(dir.file("e.jsonl"));
+    CHECK(events.find("\"kind\":\"thread_switch\",\"from\":\"0x00000000\"") != std::string::npos);
+    CHECK(events.find("\"name\":\"spinner-b\"") != std::string::npos);
+    CHECK(events.find("\"kind\":\"exception_entry\",\"exception\":11") != std::string::npos);  // SVC starts the first task
+}
+
+TEST_CASE("cli: a firmware lockup and a reset request have their own statuses") {
+    Cli lock = emutrace_cli("run " + firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline lockup -q");
+    CHECK(lock.status == 2);
+    CHECK(lock.err.find("lockup") != std::string::npos);
+    Cli reset = emutrace_cli("run " + firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline sysreset -q");
+    CHECK(reset.status == 6);
+}
+
 TEST_CASE("cli: info lists the entry point, segments and functions") {
     Cli r = emutrace_cli("info " + firmware("compute"));
     CHECK(r.status == 0);

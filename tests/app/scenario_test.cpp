@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "app/scenario.h"
+#include "config/node.h"
 #include "support/paths.h"
 
 using namespace emutrace;
@@ -43,4 +44,33 @@ TEST_CASE("scenario: mistakes name the file, line and key") {
     CHECK(error("syntax_error.yaml").find("syntax_error.yaml:4:5: YAML syntax error") != std::string::npos);
     CHECK(error("unknown_peripheral.yaml").find("unknown_peripheral.yaml:6:25: peripherals[0].type: unknown peripheral type 'stm32.usart'") !=
           std::string::npos);
+}
+
+TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
+    auto load = [](const std::string& extra) {
+        return app::load_scenario(config::Node::load_string(
+            "memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
+    };
+    app::Scenario sc = load(
+        "faults: handler\nseed: 9\nnvic: {priority_bits: 3, irqs: 32}\n"
+        "rtos: {current_thread: pxCurrentTCB, name_offset: 52}\n"
+        "stimuli:\n  - {at: 1ms, irq: 3}\n  - {every: 200us, count: 5, jitter: 10us, irq: 4}\n"
+        "  - {at: 2ms, uart_rx: {device: uart0, data: \"hi\"}}\n");
+    CHECK(sc.machine.faults == emu::FaultPolicy::Handler);
+    CHECK(sc.machine.seed == 9);
+    CHECK(sc.machine.priority_bits == 3);
+    CHECK(sc.machine.irqs == 32);
+    CHECK(sc.machine.rtos.current_thread == "pxCurrentTCB");
+    CHECK(sc.machine.rtos.name_offset == 52u);
+    REQUIRE(sc.machine.stimuli.size() == 3);
+    CHECK(sc.machine.stimuli[1].every_seconds == doctest::Approx(200e-6));
+    CHECK(sc.machine.stimuli[1].at_seconds == doctest::Approx(200e-6));  // starts after one period by default
+    CHECK(sc.machine.stimuli[2].kind == emu::Stimulus::Kind::UartRx);
+
+    CHECK_THROWS_WITH_AS(load("stimuli: [{at: 1ms}]\n"), doctest::Contains("exactly one of: irq, set, uart_rx"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("stimuli: [{every: 1ms, jitter: 600us, irq: 1}]\n"), doctest::Contains("at most half the period"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(load("stimuli: [{at: 1ms, count: 3, irq: 1}]\n"), doctest::Contains("only periodic stimuli"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("faults: ignore\n"), doctest::Contains("'ignore' is not one of: stop, handler"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }

@@ -3,11 +3,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "app/scenario.h"
-#include "decode/elf_image.h"
-#include "emu/machine.h"
-#include "support/collecting_sink.h"
-#include "support/paths.h"
+#include "support/run_firmware.h"
 #include "tests/firmware/compute_reference.h"
 
 using namespace emutrace;
@@ -15,33 +11,17 @@ using namespace emutrace::test;
 
 namespace {
 
-struct Run {
-    emu::RunResult result;
-    CollectingSink sink;
-};
+using Run = FirmwareRun;
 
-// Runs `elf` on a scenario (default board when empty), quietly, with `tweak` applied to the config.
 Run run(const std::string& elf, const std::string& scenario = "",
-        const std::function<void(emu::MachineConfig&)>& tweak = [](emu::MachineConfig&) {}) {
-    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
-    sc.machine.echo_output = false;
-    tweak(sc.machine);
-    decode::ElfImage image = decode::ElfImage::load(firmware(elf));
-    emu::Machine m(std::move(sc.machine), image);
-    Run r;
-    m.add_sink(r.sink);
-    r.result = m.run();
-    return r;
+        const std::function<void(emu::MachineConfig&)>& tweak = {}) {
+    return run_firmware(elf, scenario, tweak);
 }
 
 std::string hex8(std::uint32_t v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", v);
     return buf;
-}
-
-auto cmdline(const std::string& text) {
-    return [text](emu::MachineConfig& c) { c.semihosting.cmdline = text; };
 }
 
 }  // namespace

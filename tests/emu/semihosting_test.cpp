@@ -3,11 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/scenario.h"
-#include "decode/elf_image.h"
-#include "emu/machine.h"
-#include "support/collecting_sink.h"
-#include "support/paths.h"
+#include "support/run_firmware.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace;
@@ -15,17 +11,12 @@ using namespace emutrace::test;
 
 namespace {
 
-std::pair<emu::RunResult, std::string> run_faults(const std::string& mode, auto tweak) {
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/faults.yaml"));
-    sc.machine.echo_output = false;
-    sc.machine.semihosting.cmdline = mode;
-    tweak(sc.machine);
-    decode::ElfImage image = decode::ElfImage::load(firmware("faults"));
-    emu::Machine m(std::move(sc.machine), image);
-    CollectingSink sink;
-    m.add_sink(sink);
-    emu::RunResult r = m.run();
-    return {r, sink.text};
+std::pair<emu::RunResult, std::string> run_faults(const std::string& mode, const std::function<void(emu::MachineConfig&)>& tweak) {
+    FirmwareRun r = run_firmware("faults", "tests/scenarios/faults.yaml", [&](emu::MachineConfig& c) {
+        c.semihosting.cmdline = mode;
+        tweak(c);
+    });
+    return {r.result, r.sink.text};
 }
 
 }  // namespace

@@ -1,0 +1,171 @@
+// The exception model on real firmware: tests/firmware/irq_tests.c, rtos/, uart_echo.c. Each
+// irq_tests mode also checks NVIC/SCB registers itself and prints "irq: FAIL" on a mismatch.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "support/run_firmware.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+
+FirmwareRun irq(const std::string& mode) { return run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline(mode)); }
+
+// The numbers printed after `prefix` on each line of `text`.
+std::vector<unsigned long> numbers_after(const std::string& text, const std::string& prefix) {
+    std::vector<unsigned long> out;
+    for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1))
+        out.push_back(std::strtoul(text.c_str() + at + prefix.size(), nullptr, 10));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("exceptions: handler order proves preemption, tail-chaining and masking") {
+    const std::map<std::string, std::string> expected{
+        {"nested", "irq0 enter\nirq1\nirq0 exit\nthread resumed\n"},
+        {"tailchain", "irq1\nirq2\nirq0\nthread resumed\n"},
+        {"primask", "masked\nirq1\nirq0\nunmasked\n"},
+        {"basepri", "irq1\nbasepri set\nirq0\nbasepri cleared\n"},
+        {"pendsv", "irq0\npendsv\nthread resumed\n"},
+        {"svc", "svc 7\nsvc returned 0x00001234\nsvc 8\nsvc returned 0x00001234\n"},  // SVC from MSP, then from PSP
+    };
+    for (const auto& [mode, transcript] : expected) {
+        CAPTURE(mode);
+        FirmwareRun r = irq(mode);
+        CHECK(r.sink.text == "irq: mode=" + mode + "\n" + transcript);
+        CHECK(r.result.reason == emu::StopReason::Exited);
+        CHECK(r.result.exit_code == 0);
+    }
+}
+
+TEST_CASE("exceptions: entry and return events nest in order, with 8-byte aligned frames") {
+    FirmwareRun r = irq("nested");
+    std::vector<std::pair<trace::EventKind, std::uint32_t>> seen;
+    for (const auto& e : r.sink.exceptions) {
+        seen.emplace_back(e.kind, e.value);
+        if (e.kind == trace::EventKind::ExceptionEntry) CHECK(e.extra % 8 == 0);
+    }
+    using K = trace::EventKind;
+    // IRQ0 (exception 16) is preempted by IRQ1 (17); IRQ3/IRQ4 stimuli stay pending (disabled).
+    CHECK(seen == std::vector<std::pair<K, std::uint32_t>>{{K::ExceptionEntry, 16}, {K::ExceptionEntry, 17},
+                                                           {K::ExceptionReturn, 17}, {K::ExceptionReturn, 16}});
+    CHECK(r.sink.exceptions[1].extra < r.sink.exceptions[0].extra);  // IRQ1's frame sits below IRQ0's
+    CHECK(r.sink.exceptions[3].extra == 0xFFFFFFF9u);                // back to thread mode on MSP
+    CHECK(r.result.exceptions == 2);
+}
+
+TEST_CASE("exceptions: a stimulus interrupt arrives at its emulated time") {
+    FirmwareRun r = irq("stimulus");
+    REQUIRE(r.result.exit_code == 0);
+    auto at = numbers_after(r.sink.text, "irq3 at cycle ");
+    REQUIRE(at.size() == 1);
+    CHECK(at[0] >= 25'000);  // 1 ms at 25 MHz
+    CHECK(at[0] < 25'100);   // taken at the next block boundary, plus the handler's own prologue
+
+    FirmwareRun p = irq("periodic");
+    REQUIRE(p.result.exit_code == 0);
+    auto times = numbers_after(p.sink.text, " at cycle ");
+    REQUIRE(times.size() == 5);
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        CHECK(times[k] >= 2'500 + 5'000 * k);
+        CHECK(times[k] < 2'600 + 5'000 * k);
+    }
+}
+
+TEST_CASE("exceptions: WFI sleeps until the next SysTick instead of spinning") {
+    FirmwareRun r = irq("wfi");
+    CHECK(r.result.exit_code == 0);  // the firmware checks each wake-up is 25,000 +- 50 cycles apart
+    CHECK(r.sink.text.find("ticks 3") != std::string::npos);
+    CHECK(r.result.sleep_cycles > 60'000);
+    CHECK(r.result.instructions < 10'000);
+    CHECK(r.result.cycles == r.result.instructions + r.result.sleep_cycles);
+}
+
+TEST_CASE("exceptions: a bus fault reaches HardFault with CFSR, HFSR and BFAR set") {
+    FirmwareRun r = irq("hardfault");
+    CHECK(r.sink.text == "irq: mode=hardfault\ncfsr=0x00008200 hfsr=0x40000000 bfar=0x60000000\n");
+    CHECK(r.result.exit_code == 0);
+}
+
+TEST_CASE("exceptions: a fault inside HardFault locks up and stops the run") {
+    FirmwareRun r = irq("lockup");
+    CHECK(r.result.reason == emu::StopReason::Fault);
+    REQUIRE(r.result.fault);
+    CHECK(r.result.fault->kind == emu::FaultKind::Lockup);
+    CHECK(r.result.fault->function.rfind("HardFault_Handler", 0) == 0);
+    CHECK(emu::exit_status(r.result) == 2);
+    CHECK(r.sink.text.find("in hardfault, faulting again") != std::string::npos);
+}
+
+TEST_CASE("exceptions: SYSRESETREQ stops the run with its own status") {
+    FirmwareRun r = irq("sysreset");
+    CHECK(r.result.reason == emu::StopReason::ResetRequested);
+    CHECK(emu::exit_status(r.result) == 6);
+}
+
+TEST_CASE("exceptions: UART bytes from a stimulus wake the firmware through the RX interrupt") {
+    FirmwareRun r = run_firmware("uart_echo", "tests/scenarios/uart_rx.yaml");
+    CHECK(r.result.exit_code == 0);
+    auto at = numbers_after(r.sink.text, "' at cycle ");
+    CHECK(r.sink.text.rfind("uart got 'hello emutrace' at cycle ", 0) == 0);
+    REQUIRE(at.size() == 1);
+    CHECK(at[0] >= 50'000);
+    CHECK(at[0] < 50'100);
+}
+
+TEST_CASE("rtos: the preemptive kernel's transcript and its thread switches") {
+    FirmwareRun r = run_firmware("rtos", "tests/scenarios/rtos.yaml");
+    REQUIRE(r.result.reason == emu::StopReason::Exited);
+    CHECK(r.result.exit_code == 0);
+    CHECK(r.sink.text ==
+          "rtos: start\n"
+          "[t=0] producer sending 1\n[t=0] producer sent 1\n[t=0] consumer got 1 (waited for lock)\n"
+          "[t=2] producer sending 2\n[t=2] producer sent 2\n[t=2] consumer got 2 (waited for lock)\n"
+          "[t=4] producer sending 3\n[t=4] producer sent 3\n[t=4] consumer got 3 (waited for lock)\n"
+          "[t=4] consumer napping 10 ticks\n"
+          "[t=6] producer sending 4\n[t=6] producer sent 4\n[t=8] producer sending 5\n[t=8] producer sent 5\n"
+          "[t=10] producer sending 6\n[t=14] producer sent 6\n"
+          "[t=14] consumer got 4 (waited for lock)\n[t=14] consumer got 5\n[t=14] consumer got 6\n"
+          "[t=14] spinners both ran: yes\nrtos done\n");
+    // The highest-priority ready thread runs first; every thread shows up under its own name.
+    REQUIRE(!r.sink.threads.empty());
+    CHECK(r.sink.threads.front().second == "consumer");
+    std::set<std::string> names;
+    std::map<std::uint32_t, std::string> by_tcb;
+    for (const auto& [tcb, name] : r.sink.threads) {
+        names.insert(name);
+        auto [it, fresh] = by_tcb.emplace(tcb, name);
+        CHECK(it->second == name);  // one name per control block
+    }
+    CHECK(names == std::set<std::string>{"consumer", "producer", "spinner-a", "spinner-b"});
+    CHECK(r.result.thread_switches == r.sink.threads.size());
+    CHECK(r.result.exceptions > r.result.thread_switches);  // SysTick ticks without a switch too
+}
+
+TEST_CASE("rtos: two runs of the same scenario are identical") {
+    FirmwareRun a = run_firmware("rtos", "tests/scenarios/rtos.yaml");
+    FirmwareRun b = run_firmware("rtos", "tests/scenarios/rtos.yaml");
+    CHECK(a.result.instructions == b.result.instructions);
+    CHECK(a.result.cycles == b.result.cycles);
+    CHECK(a.sink.threads == b.sink.threads);
+}
+
+TEST_CASE("exceptions: stimuli and rtos settings that do not fit the machine are configuration errors") {
+    auto with = [](auto change) { return [change](emu::MachineConfig& c) { change(c); }; };
+    emu::Stimulus to_nowhere;
+    to_nowhere.kind = emu::Stimulus::Kind::UartRx;
+    to_nowhere.device = "uart7";
+    CHECK_THROWS_WITH_AS(run_firmware("compute", "", with([&](emu::MachineConfig& c) { c.stimuli = {to_nowhere}; })),
+                         doctest::Contains("device 'uart7', which the scenario does not declare"), ConfigError);
+    emu::Stimulus bad_irq;
+    bad_irq.irq = 64;
+    CHECK_THROWS_WITH_AS(run_firmware("compute", "", with([&](emu::MachineConfig& c) { c.stimuli = {bad_irq}; })),
+                         doctest::Contains("outside the NVIC's 64 interrupt lines"), ConfigError);
+    CHECK_THROWS_WITH_AS(run_firmware("compute", "", with([](emu::MachineConfig& c) { c.rtos.current_thread = "pxCurrentTCB"; })),
+                         doctest::Contains("'pxCurrentTCB' is not in the symbol table"), ConfigError);
+}

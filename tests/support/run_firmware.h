@@ -1,0 +1,38 @@
+#pragma once
+// Runs test firmware on a scenario through emu::Machine, quietly, collecting every event.
+#include <functional>
+#include <string>
+
+#include "app/scenario.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+#include "support/collecting_sink.h"
+#include "support/paths.h"
+
+namespace emutrace::test {
+
+struct FirmwareRun {
+    emu::RunResult result;
+    CollectingSink sink;
+};
+
+/// `scenario` is relative to the source tree; empty means the built-in board.
+inline FirmwareRun run_firmware(const std::string& elf, const std::string& scenario = "",
+                                const std::function<void(emu::MachineConfig&)>& tweak = {}) {
+    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
+    sc.machine.echo_output = false;
+    if (tweak) tweak(sc.machine);
+    decode::ElfImage image = decode::ElfImage::load(firmware(elf));
+    emu::Machine m(std::move(sc.machine), image);
+    FirmwareRun r;
+    m.add_sink(r.sink);
+    r.result = m.run();
+    return r;
+}
+
+/// A tweak that sets the semihosting command line (the test firmware's mode).
+inline std::function<void(emu::MachineConfig&)> cmdline(const std::string& text) {
+    return [text](emu::MachineConfig& c) { c.semihosting.cmdline = text; };
+}
+
+}  // namespace emutrace::test
