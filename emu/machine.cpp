@@ -146,6 +146,7 @@ void detail::MachineState::stop(StopReason why, std::string text) {
     reason = why;
     message = std::move(text);
     uc.stop();
+    next_check = 0;  // Unicorn drops the stop if this hook also wrote pc; service() repeats it
 }
 
 void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start,

@@ -25,7 +25,7 @@ void DeviceSlot::set_irq(bool level) {
     machine->scs->exceptions().set_line(irq, level);
     machine->next_check = 0;
 }
-void DeviceSlot::stall(std::uint32_t cycles) { machine->stall_cycles += cycles; }
+void DeviceSlot::stall(std::uint32_t cycles) { machine->add_idle_cycles(cycles, machine->stall_cycles); }
 void DeviceSlot::output(std::string_view text) {
     if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
 }
@@ -37,12 +37,12 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
-    if (m.cycles() >= m.next_check) [[unlikely]]
+    if (m.cycle_count >= m.next_check) [[unlikely]]
         if (m.service(static_cast<std::uint32_t>(address)) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(static_cast<std::uint32_t>(address), size);
-    if (m.want_blocks)
-        m.recorder.push_block(m.cycles(), static_cast<std::uint32_t>(address), size, b.instructions);
+    if (m.want_blocks) m.recorder.push_block(m.cycle_count, static_cast<std::uint32_t>(address), size, b.instructions);
     m.instructions += b.instructions;
+    m.cycle_count += b.instructions;
     if (b.flags) [[unlikely]] m.on_flagged_block(b);
 }
 
@@ -123,6 +123,10 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
 }  // namespace detail
 
 detail::Service detail::MachineState::service(std::uint32_t pc) {
+    if (reason) {
+        uc.stop();
+        return Service::Stopping;
+    }
     process_timed_events(cycles());
     std::uint64_t limits_due = check_limits();
     if (reason) return Service::Stopping;

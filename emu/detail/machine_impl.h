@@ -77,7 +77,12 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void set_device_register(const std::string& device, const std::string& name, std::uint32_t value) override;
     void receive_bytes(const std::string& device, std::string_view data) override;
 
-    std::uint64_t cycles() const { return instructions + stall_cycles + sleep_cycles; }
+    std::uint64_t cycles() const { return cycle_count; }
+    /// Wait cycles (device latency) or sleep cycles: time that passes without instructions.
+    void add_idle_cycles(std::uint64_t n, std::uint64_t& bucket) {
+        bucket += n;
+        cycle_count += n;
+    }
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
     void stop(StopReason why, std::string message);
     void stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start, std::string detail);
@@ -129,6 +134,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
 
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
     std::uint64_t instructions = 0;
+    std::uint64_t cycle_count = 0;  ///< instructions + stall_cycles + sleep_cycles, kept as one sum for the hot path
     std::uint64_t stall_cycles = 0;
     std::uint64_t sleep_cycles = 0;
     std::uint64_t next_check = 0;
