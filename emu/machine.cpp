@@ -210,7 +210,7 @@ RunResult detail::MachineState::finish() {
     RunResult r;
     r.reason = reason.value_or(StopReason::Fault);
     r.exit_code = exit_code;
-    r.instructions = instructions;
+    r.instructions = instructions();
     r.cycles = cycles();
     r.emulated_seconds = static_cast<double>(r.cycles) / static_cast<double>(config.clock_hz);
     r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

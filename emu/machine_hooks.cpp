@@ -34,16 +34,32 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
         spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
 }
 
+namespace {
+
+// Everything on_block does not do inline: services, first sight of a block, flagged blocks.
+[[gnu::noinline]] void on_block_slow(detail::MachineState& m, std::uint32_t address, std::uint32_t size) {
+    // Exceptions are taken at block boundaries: redirecting here means this block does not run.
+    if (m.cycle_count >= m.next_check && m.service(address) == Service::Redirected) return;
+    const BlockInfo& b = m.blocks.lookup(address, size);
+    std::uint64_t start = m.cycle_count;
+    m.cycle_count += b.instructions;
+    if (b.flags) m.on_flagged_block(b);
+    if (m.want_blocks) m.recorder.push_block(start, address, size, b.instructions);
+}
+
+}  // namespace
+
+// The hot path: a known, unflagged block with no service due is a counter add and, when a sink
+// wants blocks, one event append. Kept free of calls but the final flush, so it needs no frame.
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
-    // Exceptions are taken at block boundaries: redirecting here means this block does not run.
-    if (m.cycle_count >= m.next_check) [[unlikely]]
-        if (m.service(static_cast<std::uint32_t>(address)) == Service::Redirected) return;
-    const BlockInfo& b = m.blocks.lookup(static_cast<std::uint32_t>(address), size);
-    if (m.want_blocks) m.recorder.push_block(m.cycle_count, static_cast<std::uint32_t>(address), size, b.instructions);
-    m.instructions += b.instructions;
-    m.cycle_count += b.instructions;
-    if (b.flags) [[unlikely]] m.on_flagged_block(b);
+    auto pc = static_cast<std::uint32_t>(address);
+    const BlockInfo& b = m.blocks.slot(pc);
+    if (m.cycle_count >= m.next_check || b.address != pc || b.size != size || b.flags) [[unlikely]]
+        return on_block_slow(m, pc, size);
+    std::uint64_t start = m.cycle_count;
+    m.cycle_count = start + b.instructions;
+    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions);
 }
 
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
@@ -138,11 +154,11 @@ detail::Service detail::MachineState::service(std::uint32_t pc) {
 
 std::uint64_t detail::MachineState::check_limits() {
     const StopConfig& s = config.stop;
-    if (s.max_instructions && instructions >= s.max_instructions) {
+    if (s.max_instructions && instructions() >= s.max_instructions) {
         stop(StopReason::MaxInstructions, "executed the maximum of " + std::to_string(s.max_instructions) + " instructions");
         return 0;
     }
-    if (s.wall_clock_seconds > 0 && instructions > 0) {
+    if (s.wall_clock_seconds > 0 && cycles() > 0) {
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (elapsed >= s.wall_clock_seconds) {
             char buf[64];
@@ -154,7 +170,7 @@ std::uint64_t detail::MachineState::check_limits() {
     }
     // Cycles grow at least as fast as instructions, so this is never late for the instruction limit.
     std::uint64_t due = cycles() + detail::kCheckInterval;
-    if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - instructions));
+    if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - instructions()));
     return due;
 }
 

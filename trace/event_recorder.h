@@ -33,7 +33,8 @@ public:
         if (count_ == kBatchSize) [[unlikely]] flush();
     }
 
-    /// Appends a Block event; the hot path of every source, so it writes the slot in place.
+    /// Appends a Block event; the hot path of every source, so it writes the slot in place and
+    /// flushes last, where the call can be a tail call.
     void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions) {
         Event& e = events_[count_++];
         e.cycle = cycle;

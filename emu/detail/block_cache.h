@@ -42,6 +42,8 @@ public:
         slot = analyse(address, size);
         return slot;
     }
+    /// The direct-mapped slot for `address`, which may hold another block (check address and size).
+    const BlockInfo& slot(std::uint32_t address) const { return front_[(address >> 1) & (kFrontSlots - 1)]; }
 
     /// Why the block at `address` cannot run on this core (valid after lookup flagged it).
     Violation violation(std::uint32_t address) const;

@@ -78,6 +78,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void receive_bytes(const std::string& device, std::string_view data) override;
 
     std::uint64_t cycles() const { return cycle_count; }
+    std::uint64_t instructions() const { return cycle_count - stall_cycles - sleep_cycles; }
     /// Wait cycles (device latency) or sleep cycles: time that passes without instructions.
     void add_idle_cycles(std::uint64_t n, std::uint64_t& bucket) {
         bucket += n;
@@ -133,8 +134,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t current_thread = 0;
 
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
-    std::uint64_t instructions = 0;
-    std::uint64_t cycle_count = 0;  ///< instructions + stall_cycles + sleep_cycles, kept as one sum for the hot path
+    /// Instructions + stall_cycles + sleep_cycles: the only counter the block hook updates.
+    std::uint64_t cycle_count = 0;
     std::uint64_t stall_cycles = 0;
     std::uint64_t sleep_cycles = 0;
     std::uint64_t next_check = 0;
