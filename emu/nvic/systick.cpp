@@ -2,7 +2,7 @@
 
 namespace emutrace::emu::nvic {
 namespace {
-enum : std::uint32_t { ENABLE = 1u << 0, TICKINT = 1u << 1, CLKSOURCE = 1u << 2, COUNTFLAG = 1u << 16 };
+constexpr std::uint32_t ENABLE = 1u << 0, TICKINT = 1u << 1, CLKSOURCE = 1u << 2, COUNTFLAG = 1u << 16;
 enum : std::uint32_t { CSR = 0x10, RVR = 0x14, CVR = 0x18, CALIB = 0x1C };
 constexpr std::uint32_t kMask24 = 0x00FFFFFF;
 }  // namespace

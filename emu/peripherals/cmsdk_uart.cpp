@@ -32,7 +32,7 @@ public:
                 update_irq();
                 return v;
             }
-            case STATE: return state_ | (rx_.empty() ? 0 : RX_FULL);
+            case STATE: return state_ | (rx_.empty() ? 0u : static_cast<std::uint32_t>(RX_FULL));
             case CTRL: return ctrl_;
             case INTSTATUS: return int_status_;
             case BAUDDIV: return bauddiv_;
