@@ -35,6 +35,67 @@ std::uint8_t isa_of(const cs_insn& insn) {
     return isa;
 }
 
+int register_number(unsigned reg) {
+    if (reg >= ARM_REG_R0 && reg <= ARM_REG_R12) return static_cast<int>(reg - ARM_REG_R0);
+    if (reg == ARM_REG_SP) return 13;
+    if (reg == ARM_REG_LR) return 14;
+    if (reg == ARM_REG_PC) return 15;
+    return -1;
+}
+
+std::uint8_t single_access_bytes(unsigned id) {
+    switch (id) {
+        case ARM_INS_LDRB: case ARM_INS_STRB: case ARM_INS_LDRSB: case ARM_INS_LDRBT: case ARM_INS_STRBT:
+        case ARM_INS_LDREXB: case ARM_INS_STREXB: case ARM_INS_TBB:
+            return 1;
+        case ARM_INS_LDRH: case ARM_INS_STRH: case ARM_INS_LDRSH: case ARM_INS_LDRHT: case ARM_INS_STRHT:
+        case ARM_INS_LDREXH: case ARM_INS_STREXH: case ARM_INS_TBH:
+            return 2;
+        case ARM_INS_LDRD: case ARM_INS_STRD: return 8;
+        default: return 4;
+    }
+}
+
+MemoryAccess memory_of(const cs_insn& insn) {
+    const cs_arm& arm = insn.detail->arm;
+    MemoryAccess m;
+    switch (insn.id) {
+        case ARM_INS_PUSH: case ARM_INS_POP:
+            m.mode = insn.id == ARM_INS_PUSH ? MemoryAccess::Mode::DecrementBefore : MemoryAccess::Mode::IncrementAfter;
+            m.base = 13;
+            m.bytes = static_cast<std::uint8_t>(4 * arm.op_count);
+            return m;
+        case ARM_INS_LDM: case ARM_INS_STM: case ARM_INS_LDMDB: case ARM_INS_STMDB:
+            if (arm.op_count < 2 || arm.operands[0].type != ARM_OP_REG) return m;
+            m.mode = (insn.id == ARM_INS_LDMDB || insn.id == ARM_INS_STMDB) ? MemoryAccess::Mode::DecrementBefore
+                                                                              : MemoryAccess::Mode::IncrementAfter;
+            m.base = static_cast<std::int8_t>(register_number(arm.operands[0].reg));
+            m.bytes = static_cast<std::uint8_t>(4 * (arm.op_count - 1));
+            return m;
+        default: break;
+    }
+    for (std::uint8_t i = 0; i < arm.op_count; ++i) {
+        const cs_arm_op& op = arm.operands[i];
+        if (op.type != ARM_OP_MEM) continue;
+        m.mode = MemoryAccess::Mode::Offset;
+        m.base = static_cast<std::int8_t>(register_number(op.mem.base));
+        m.index = static_cast<std::int8_t>(op.mem.index == ARM_REG_INVALID ? -1 : register_number(op.mem.index));
+        m.subtract = op.subtracted || op.mem.scale < 0;
+        m.shift = static_cast<std::uint8_t>(op.mem.lshift > 0 ? op.mem.lshift : 0);
+        m.disp = op.mem.disp;
+        m.bytes = single_access_bytes(insn.id);
+        if (m.base < 0) m.mode = MemoryAccess::Mode::None;
+        break;
+    }
+    return m;
+}
+
+bool is_jump(const cs_insn& insn) {
+    for (std::uint8_t i = 0; i < insn.detail->groups_count; ++i)
+        if (insn.detail->groups[i] == ARM_GRP_JUMP || insn.detail->groups[i] == ARM_GRP_CALL) return true;
+    return false;
+}
+
 }  // namespace
 
 struct ThumbDecoder::Impl {
@@ -62,6 +123,8 @@ std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code
         ins.id = c.id;
         ins.isa = isa_of(c);
         ins.text = std::string(c.mnemonic) + (c.op_str[0] ? " " : "") + c.op_str;
+        ins.memory = memory_of(c);
+        ins.is_jump = is_jump(c);
         out.push_back(std::move(ins));
     }
     cs_free(insns, n);

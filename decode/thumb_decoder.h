@@ -19,13 +19,48 @@ enum IsaFeature : std::uint8_t {
     IsaFpDouble = 1u << 4,  ///< double-precision FPU, on no core emutrace models
 };
 
+/// The data memory an instruction touches, as a function of its registers before it executes.
+struct MemoryAccess {
+    enum class Mode : std::uint8_t {
+        None,             ///< no data access
+        Offset,           ///< [base + index<<shift + disp], also pre/post-indexed and literals
+        IncrementAfter,   ///< LDM/STM/POP: [base, base + bytes)
+        DecrementBefore,  ///< STMDB/LDMDB/PUSH: [base - bytes, base)
+    };
+    Mode mode = Mode::None;
+    std::int8_t base = -1;   ///< r0-r15 (r15 reads as Align(pc + 4, 4), as literal loads use it)
+    std::int8_t index = -1;  ///< index register or -1
+    bool subtract = false;   ///< index is subtracted
+    std::uint8_t shift = 0;  ///< left shift of the index
+    std::int32_t disp = 0;
+    std::uint8_t bytes = 4;  ///< bytes accessed
+};
+
 struct Instruction {
     std::uint32_t address = 0;
     std::uint8_t size = 0;       ///< 2 or 4 bytes
     std::uint8_t isa = 0;        ///< IsaFeature bits
     unsigned id = 0;             ///< Capstone instruction id (ARM_INS_*)
     std::string text;            ///< "ldr r0, [r2]"
+    MemoryAccess memory{};       ///< the data access, if any
+    bool is_jump = false;        ///< a branch: ends a translated block
 };
+
+/// The first address `access` touches, given the instruction's address and a register reader.
+template <typename ReadRegister>
+std::uint32_t effective_address(const MemoryAccess& access, std::uint32_t insn_address, ReadRegister&& reg) {
+    std::uint32_t base = access.base == 15 ? ((insn_address + 4) & ~3u) : reg(access.base);
+    switch (access.mode) {
+        case MemoryAccess::Mode::Offset: {
+            std::uint32_t index = access.index >= 0 ? reg(access.index) << access.shift : 0;
+            return base + static_cast<std::uint32_t>(access.disp) + (access.subtract ? 0u - index : index);
+        }
+        case MemoryAccess::Mode::IncrementAfter: return base;
+        case MemoryAccess::Mode::DecrementBefore: return base - access.bytes;
+        case MemoryAccess::Mode::None: break;
+    }
+    return 0;
+}
 
 class ThumbDecoder {
 public:

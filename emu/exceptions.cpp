@@ -221,6 +221,9 @@ bool MachineState::deliver_fault(uc_err err) {
         case UC_ERR_INSN_INVALID: scs->record_fault(nv::kUndefinstr, 0); n = nv::kUsageFault; break;
         default: return false;
     }
+    // Data faults: stack the faulting instruction, as the core does, not the block's start.
+    if (n == nv::kBusFault && (err != UC_ERR_FETCH_UNMAPPED))
+        if (auto at = faulting_instruction(pc, address)) pc = *at;
     spdlog::debug("fault delivered to the firmware: {} at {:#010x}, pc {}", exception_name(n), address, where(pc));
     return take_synchronous(n, pc);
 }

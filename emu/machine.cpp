@@ -187,15 +187,37 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
     return true;
 }
 
+std::optional<std::uint32_t> detail::MachineState::faulting_instruction(std::uint32_t block_start, std::uint32_t address) const {
+    std::array<std::uint8_t, 128> code{};
+    std::size_t n = code.size();
+    while (n >= 2 && !uc.read_memory(block_start, std::span(code.data(), n))) n /= 2;
+    if (n < 2) return std::nullopt;
+    auto reg = [this](int r) -> std::uint32_t {
+        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
+    };
+    for (const auto& insn : blocks.decoder().decode(std::span(code.data(), n), block_start)) {
+        if (insn.memory.mode != decode::MemoryAccess::Mode::None &&
+            address - decode::effective_address(insn.memory, insn.address, reg) < insn.memory.bytes)
+            return insn.address;
+        if (insn.is_jump) break;  // the translated block ends here
+    }
+    return std::nullopt;
+}
+
 void detail::MachineState::fault_from_error(uc_err err) {
     std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
     auto mf = memory_fault;
+    auto data_fault = [&](FaultKind kind) {
+        std::uint32_t address = mf ? mf->address : 0;
+        if (auto at = faulting_instruction(pc, address)) stop_fault(kind, address, *at, false, quoted_instruction(*at));
+        else stop_fault(kind, address, pc, true, "");
+    };
     switch (err) {
-        case UC_ERR_READ_UNMAPPED: stop_fault(FaultKind::UnmappedRead, mf ? mf->address : 0, pc, true, ""); break;
-        case UC_ERR_WRITE_UNMAPPED: stop_fault(FaultKind::UnmappedWrite, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_READ_UNMAPPED: data_fault(FaultKind::UnmappedRead); break;
+        case UC_ERR_WRITE_UNMAPPED: data_fault(FaultKind::UnmappedWrite); break;
         case UC_ERR_FETCH_UNMAPPED: stop_fault(FaultKind::UnmappedFetch, mf ? mf->address : pc, pc, false, ""); break;
-        case UC_ERR_WRITE_PROT: stop_fault(FaultKind::WriteToReadOnly, mf ? mf->address : 0, pc, true, ""); break;
-        case UC_ERR_READ_PROT: stop_fault(FaultKind::ReadProtected, mf ? mf->address : 0, pc, true, ""); break;
+        case UC_ERR_WRITE_PROT: data_fault(FaultKind::WriteToReadOnly); break;
+        case UC_ERR_READ_PROT: data_fault(FaultKind::ReadProtected); break;
         case UC_ERR_FETCH_PROT: stop_fault(FaultKind::FetchNotExecutable, mf ? mf->address : pc, pc, false, ""); break;
         case UC_ERR_INSN_INVALID:
             stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, quoted_instruction(pc));

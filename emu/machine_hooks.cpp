@@ -220,12 +220,14 @@ detail::DeviceSlot* detail::MachineState::device_at(std::uint32_t address) {
 }
 
 std::uint32_t detail::MachineState::unclaimed_mmio(std::uint32_t address, bool is_write) {
-    std::uint32_t pc = uc.reg(UC_ARM_REG_PC);
+    std::uint32_t pc = uc.reg(UC_ARM_REG_PC);  // the block's start, here
+    std::optional<std::uint32_t> at = faulting_instruction(pc, address);
     if (config.unclaimed_mmio == UnclaimedMmio::Fault) {
-        stop_fault(FaultKind::UnclaimedMmio, address, pc, true,
-                   std::string(is_write ? "a write" : "a read") + " (set unclaimed_mmio: log to read 0 and go on)");
+        stop_fault(FaultKind::UnclaimedMmio, address, at.value_or(pc), !at,
+                   (at ? quoted_instruction(*at) + ", " : std::string()) + (is_write ? "a write" : "a read") +
+                       " (set unclaimed_mmio: log to read 0 and go on)");
     } else if (warned_unclaimed.insert(address).second) {
-        spdlog::warn("unclaimed MMIO {} at {:#010x} near {} ({}; policy: log)", is_write ? "write" : "read", address, where(pc),
+        spdlog::warn("unclaimed MMIO {} at {:#010x} by {} ({}; policy: log)", is_write ? "write" : "read", address, where(at.value_or(pc)),
                      is_write ? "ignored" : "reads 0");
     }
     return 0;

@@ -98,6 +98,10 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::string where(std::uint32_t pc) const;
     std::string quoted_instruction(std::uint32_t pc) const;
     bool reset(std::uint32_t& pc);
+    /// The instruction in the block at `block_start` whose data access covers `address`, found by
+    /// decoding the block and evaluating each access with the current registers (which Unicorn
+    /// leaves as they were before the faulting instruction; only its pc is the block's start).
+    std::optional<std::uint32_t> faulting_instruction(std::uint32_t block_start, std::uint32_t address) const;
     void fault_from_error(uc_err err);
     RunResult finish();
 

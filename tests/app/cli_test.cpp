@@ -82,7 +82,8 @@ TEST_CASE("cli: firmware faults give a one-line error with address and function,
     auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
     CHECK(j["stop_reason"] == "fault");
     CHECK(j["fault"]["address"] == "0x60000000");
-    CHECK(j["fault"]["pc_is_block_start"] == true);
+    CHECK(j["fault"]["pc_is_block_start"] == false);  // the faulting load itself, found by decoding its block
+    CHECK(j["fault"]["detail"] == "'ldr r3, [r3]'");
 
     Cli hang = emutrace_cli("run " + firmware("faults") + " --cmdline hang -q");
     CHECK(hang.status == 5);

@@ -32,3 +32,27 @@ TEST_CASE("thumb: decoding marks the features beyond ARMv6-M") {
     CHECK(insns[4].isa == 0);  // BL is one of ARMv6-M's 32-bit instructions
     CHECK(d.decode_one(std::span(code).subspan(2), 0x1002).size == 4);
 }
+
+TEST_CASE("thumb: memory operands evaluate to the address the instruction touches") {
+    ThumbDecoder d;
+    std::vector<std::uint8_t> code{
+        0x1b, 0x68,              // ldr r3, [r3]
+        0x08, 0x5c,              // ldrb r0, [r1, r0]
+        0x10, 0xb5,              // push {r4, lr}
+        0x03, 0x48,              // ldr r0, [pc, #12]
+        0xd1, 0xe9, 0x02, 0x23,  // ldrd r2, r3, [r1, #8]
+    };
+    auto insns = d.decode(code, 0x100);
+    REQUIRE(insns.size() == 5);
+    std::uint32_t regs[16] = {0x10, 0x2000, 0, 0x60000000};
+    regs[13] = 0x20001000;
+    auto reg = [&](int r) { return regs[r]; };
+    CHECK(effective_address(insns[0].memory, insns[0].address, reg) == 0x60000000u);
+    CHECK(effective_address(insns[1].memory, insns[1].address, reg) == 0x2010u);
+    CHECK(insns[1].memory.bytes == 1);
+    CHECK(effective_address(insns[2].memory, insns[2].address, reg) == 0x20000ff8u);  // two words below SP
+    CHECK(insns[2].memory.bytes == 8);
+    CHECK(effective_address(insns[3].memory, insns[3].address, reg) == ((0x106u + 4) & ~3u) + 12);
+    CHECK(effective_address(insns[4].memory, insns[4].address, reg) == 0x2008u);
+    CHECK(insns[4].memory.bytes == 8);
+}

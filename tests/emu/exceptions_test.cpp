@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "decode/thumb_decoder.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
@@ -90,6 +91,21 @@ TEST_CASE("exceptions: a bus fault reaches HardFault with CFSR, HFSR and BFAR se
     FirmwareRun r = irq("hardfault");
     CHECK(r.sink.text == "irq: mode=hardfault\ncfsr=0x00008200 hfsr=0x40000000 bfar=0x60000000\n");
     CHECK(r.result.exit_code == 0);
+}
+
+TEST_CASE("exceptions: the HardFault frame holds the faulting load as its return address") {
+    FirmwareRun r = irq("hardfault");
+    const trace::Event* entry = nullptr;
+    for (const auto& e : r.sink.exceptions)
+        if (e.kind == trace::EventKind::ExceptionEntry && e.value == 3) entry = &e;
+    REQUIRE(entry);
+    decode::ElfImage image = decode::ElfImage::load(firmware("irq_tests"));
+    const auto& text = image.segments().front();
+    REQUIRE(entry->address + 4 <= text.bytes.size());
+    decode::ThumbDecoder decoder;
+    decode::Instruction insn = decoder.decode_one(std::span(text.bytes).subspan(entry->address, 4), entry->address);
+    CHECK(insn.text.rfind("ldr", 0) == 0);
+    CHECK(insn.memory.mode == decode::MemoryAccess::Mode::Offset);
 }
 
 TEST_CASE("exceptions: a fault inside HardFault locks up and stops the run") {

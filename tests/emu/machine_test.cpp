@@ -96,6 +96,11 @@ TEST_CASE("machine: faults stop the run with kind, address and function") {
         REQUIRE(r.result.fault);
         CHECK(r.result.fault->kind == c.kind);
         CHECK(r.result.fault->address == c.address);
+        if (c.kind != emu::FaultKind::FetchNotExecutable) {
+            // The exact faulting load or store, though Unicorn reported only its block's start.
+            CHECK_FALSE(r.result.fault->pc_is_block_start);
+            CHECK((r.result.fault->detail.find("'ldr") == 0 || r.result.fault->detail.find("'str") == 0));
+        }
         CHECK(r.sink.text.find("survived") == std::string::npos);
         CHECK(r.sink.stops.size() == 1);
     }
