@@ -122,3 +122,12 @@ NO_LIBCALL int memcmp(const void *a, const void *b, size_t n)
     }
     return 0;
 }
+
+NO_LIBCALL int strcmp(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return (unsigned char)*a - (unsigned char)*b;
+}

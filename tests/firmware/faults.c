@@ -3,6 +3,7 @@
  * line: "<mode>" or "<mode> <decimal>". Modes that fault print
  * "faults: survived" if the emulator lets execution continue. */
 #include <stdint.h>
+#include <string.h>
 
 #include "print.h"
 #include "semihost.h"
@@ -36,14 +37,7 @@ static _Noreturn void spin_forever(void)
         spin_counter++;
 }
 
-static int streq(const char *a, const char *b)
-{
-    while (*a && *a == *b) {
-        a++;
-        b++;
-    }
-    return *a == *b;
-}
+static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 static int32_t parse_int(const char *s)
 {

@@ -13,6 +13,7 @@
  * without them the architecture only promises "eventually". */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cortex_m.h"
 #include "print.h"
@@ -65,14 +66,7 @@ static char event_log[LOG_MAX][LOG_LEN];
 static volatile unsigned event_count;
 static const char *volatile first_failure;
 
-static int streq(const char *a, const char *b)
-{
-    while (*a && *a == *b) {
-        a++;
-        b++;
-    }
-    return *a == *b;
-}
+static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 static void fail(const char *what)
 {
