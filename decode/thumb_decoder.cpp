@@ -125,6 +125,16 @@ std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code
         ins.text = std::string(c.mnemonic) + (c.op_str[0] ? " " : "") + c.op_str;
         ins.memory = memory_of(c);
         ins.is_jump = is_jump(c);
+        ins.conditional = c.detail->arm.cc != ARM_CC_AL && c.detail->arm.cc != ARM_CC_INVALID;
+        cs_regs read{}, written{};
+        std::uint8_t n_read = 0, n_written = 0;
+        if (cs_regs_access(impl_->handle, &c, read, &n_read, written, &n_written) == CS_ERR_OK) {
+            for (std::uint8_t r = 0; r < n_read; ++r)
+                if (int k = register_number(read[r]); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
+            for (std::uint8_t r = 0; r < n_written; ++r)
+                if (int k = register_number(written[r]); k >= 0) ins.writes |= static_cast<std::uint16_t>(1u << k);
+        }
+        ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
         out.push_back(std::move(ins));
     }
     cs_free(insns, n);

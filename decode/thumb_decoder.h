@@ -44,6 +44,10 @@ struct Instruction {
     std::string text;            ///< "ldr r0, [r2]"
     MemoryAccess memory{};       ///< the data access, if any
     bool is_jump = false;        ///< a branch: ends a translated block
+    bool conditional = false;    ///< has a condition other than AL (B<cc>, or inside an IT block)
+    bool writes_pc = false;      ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
+    std::uint16_t writes = 0;    ///< mask of r0-r15 written
+    std::uint16_t reads = 0;     ///< mask of r0-r15 read
 };
 
 /// The first address `access` touches, given the instruction's address and a register reader.

@@ -78,9 +78,11 @@ bool MachineState::interrupt_possible() const {
     return next_timed_event() != StimulusSchedule::kNever;
 }
 
-bool MachineState::take_pending(std::uint32_t return_address) {
+bool MachineState::take_pending(std::uint32_t return_address, bool tail_chain) {
     int n = scs->exceptions().preempting(execution_priority());
-    return n && enter_exception(n, return_address);
+    if (!n) return false;
+    unsigned overhead = !timing ? 0 : tail_chain ? timing->tail_chain() : timing->exception_entry();
+    return enter_exception(n, return_address, overhead);
 }
 
 bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
@@ -98,10 +100,10 @@ bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
         return false;
     }
     state.set_pending(n, true);
-    return enter_exception(n, return_address);
+    return enter_exception(n, return_address, timing ? timing->exception_entry() : 0);
 }
 
-bool MachineState::enter_exception(int n, std::uint32_t return_address) {
+bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned overhead) {
     std::uint32_t xpsr = uc.reg(UC_ARM_REG_XPSR);
     std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
     std::uint32_t ipsr = xpsr & 0x1FF;
@@ -141,6 +143,8 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address) {
     uc.set_reg(UC_ARM_REG_PC, vector | 1);
     scs->exceptions().activate(n);
     ++exceptions_taken;
+    fallthrough = 1;  // the interrupted block's branch outcome no longer applies
+    taken_extra = 0;
     if (want_exceptions) {
         trace::Event e{};
         e.cycle = cycles();
@@ -151,6 +155,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address) {
         e.width = from_psp ? 1 : 0;
         recorder.push(e);
     }
+    add_idle_cycles(overhead, counters.exception);
     return true;
 }
 
@@ -203,7 +208,11 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
         recorder.push(e);
     }
     check_thread();
-    take_pending(frame[6]);  // tail-chaining: a pending exception runs before the code returned to
+    fallthrough = 1;
+    taken_extra = 0;
+    // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain
+    // overhead instead of a return and an entry.
+    if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return(), counters.exception);
 }
 
 bool MachineState::deliver_fault(uc_err err) {
@@ -237,7 +246,7 @@ bool MachineState::sleep(std::uint32_t pc) {
             stop(StopReason::Hang, "firmware sleeps in WFI/WFE at " + where(pc - 2) + " and nothing can wake it");
             return false;
         }
-        if (next > cycles()) add_idle_cycles(next - cycles(), sleep_cycles);
+        if (next > cycles()) add_idle_cycles(next - cycles(), counters.sleep);
         check_limits();
         if (reason) return false;
     }

@@ -28,16 +28,21 @@ std::string hex(std::uint32_t v) {
     return buf;
 }
 
-// Every machine has the System Control Space (NVIC, SCB, SysTick) at its architectural address.
-MachineConfig with_system_control(MachineConfig c) {
+// Every machine has the System Control Space (NVIC, SCB, SysTick, DEMCR) and the DWT at their
+// architectural addresses.
+MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters) {
     unsigned bits = c.priority_bits ? c.priority_bits : c.core.priority_bits;
-    DeviceConfig scs;
-    scs.name = "scs";
-    scs.type = "system";
-    scs.base = nvic::kScsBase;
-    scs.model = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
-    c.devices.push_back(std::move(scs));
+    auto scs = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
+    auto dwt = std::make_unique<nvic::Dwt>(counters, *scs);
+    c.devices.push_back(DeviceConfig{"scs", "system", nvic::kScsBase, -1, std::move(scs)});
+    c.devices.push_back(DeviceConfig{"dwt", "system", nvic::kDwtBase, -1, std::move(dwt)});
     return c;
+}
+
+nvic::SystemControl* find_scs(const MachineConfig& c) {
+    for (const auto& d : c.devices)
+        if (d.name == "scs" && d.type == "system") return static_cast<nvic::SystemControl*>(d.model.get());
+    return nullptr;
 }
 
 void check_stimuli(const MachineConfig& c) {
@@ -60,12 +65,13 @@ void check_stimuli(const MachineConfig& c) {
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
-    : config(with_system_control(std::move(cfg))),
+    : config(with_system_devices(std::move(cfg), counters)),
       image(img),
-      scs(static_cast<nvic::SystemControl*>(config.devices.back().model.get())),
+      scs(find_scs(config)),
       uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
-      blocks(uc, config.core),
+      timing(config.timing == TimingMode::Trm ? std::optional<models::TimingModel>(config.core.kind) : std::nullopt),
+      blocks(uc, config.core, timing ? &*timing : nullptr, plan),
       semihosting(config.semihosting, config.clock_hz, *this),
       stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
@@ -107,6 +113,15 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         if (!thread_variable)
             throw ConfigError("rtos.current_thread '" + config.rtos.current_thread + "' is not in the symbol table of " +
                               image.path());
+    }
+    if (timing) {
+        hook_divides();
+        for (const auto& r : plan.memory) {
+            if (!r.wait_states) continue;
+            wait_regions.push_back(std::make_unique<detail::WaitRegion>(detail::WaitRegion{this, r.wait_states}));
+            uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_wait_state_access),
+                        wait_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
+        }
     }
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
@@ -232,7 +247,7 @@ RunResult detail::MachineState::finish() {
     RunResult r;
     r.reason = reason.value_or(StopReason::Fault);
     r.exit_code = exit_code;
-    r.instructions = instructions();
+    r.instructions = counters.instructions;
     r.cycles = cycles();
     r.emulated_seconds = static_cast<double>(r.cycles) / static_cast<double>(config.clock_hz);
     r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -241,7 +256,9 @@ RunResult detail::MachineState::finish() {
     r.message = message;
     r.exceptions = exceptions_taken;
     r.thread_switches = thread_switches;
-    r.sleep_cycles = sleep_cycles;
+    r.sleep_cycles = counters.sleep;
+    r.stall_cycles = counters.stall;
+    r.exception_cycles = counters.exception;
 
     trace::Event e{};
     e.cycle = r.cycles;
@@ -252,6 +269,40 @@ RunResult detail::MachineState::finish() {
     recorder.push(e);
     recorder.end();
     return r;
+}
+
+void detail::MachineState::hook_divides() {
+    // SDIV/UDIV T1 encodings (ARMv7-M ARM A7.7.127, A7.7.195): 1111 1011 1001/1011 nnnn, 1111 dddd 1111 mmmm.
+    // Every halfword of executable code is checked: a match inside data only adds a hook never hit.
+    for (const auto& seg : image.segments()) {
+        if (!seg.executable) continue;
+        for (std::size_t i = 0; i + 4 <= seg.bytes.size(); i += 2) {
+            auto hw1 = static_cast<std::uint16_t>(seg.bytes[i] | seg.bytes[i + 1] << 8);
+            auto hw2 = static_cast<std::uint16_t>(seg.bytes[i + 2] | seg.bytes[i + 3] << 8);
+            bool sdiv = (hw1 & 0xFFF0) == 0xFB90, udiv = (hw1 & 0xFFF0) == 0xFBB0;
+            if ((!sdiv && !udiv) || (hw2 & 0xF0F0) != 0xF0F0) continue;
+            std::uint32_t at = seg.load_address + static_cast<std::uint32_t>(i);
+            divide_sites.push_back(std::make_unique<detail::DivideSite>(detail::DivideSite{
+                this, static_cast<std::uint8_t>(hw1 & 0xF), static_cast<std::uint8_t>(hw2 & 0xF), sdiv}));
+            uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_divide), divide_sites.back().get(), at, at);
+        }
+    }
+}
+
+std::uint64_t detail::MachineState::access_cycle(std::uint32_t address) {
+    if (!timing) return cycles();
+    auto reg = [this](int r) -> std::uint32_t {
+        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
+    };
+    auto list = blocks.accesses(block_pc);
+    for (std::size_t i = access_cursor; i < list.size(); ++i) {
+        const auto& a = list[i];
+        if (address - decode::effective_address(a.access, a.address, reg) < a.access.bytes) {
+            access_cursor = static_cast<std::uint32_t>(i + 1);
+            return cycles() - a.remaining;
+        }
+    }
+    return cycles();
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image)

@@ -24,6 +24,8 @@ struct MemoryRegion {
     std::uint8_t access = AccessRead | AccessWrite | AccessExecute;
     /// An MMIO window: accesses go to the devices in it, or to the unclaimed-MMIO policy.
     bool mmio = false;
+    /// Extra cycles per instruction-fetch word and per data access (flash at high clock: 1-5).
+    std::uint32_t wait_states = 0;
 };
 
 struct DeviceConfig {
@@ -83,6 +85,12 @@ struct RtosConfig {
     std::uint32_t name_length = 16;          ///< bytes read for the name (stops at NUL)
 };
 
+/// How executed blocks become cycles.
+enum class TimingMode : std::uint8_t {
+    Trm,   ///< the core's TRM instruction timings, pipelining, wait states, exception costs (default)
+    None,  ///< one cycle per instruction; no wait states
+};
+
 struct MachineConfig {
     models::CoreSpec core = *models::find_core("cortex-m3");
     std::uint64_t clock_hz = 25'000'000;   ///< converts cycles to emulated time
@@ -98,6 +106,7 @@ struct MachineConfig {
     unsigned priority_bits = 0;
     unsigned irqs = 64;        ///< external interrupt lines the NVIC implements (1-240)
     FaultPolicy faults = FaultPolicy::Stop;
+    TimingMode timing = TimingMode::Trm;
     std::vector<Stimulus> stimuli;
     std::uint64_t seed = 1;    ///< seeds stimulus jitter; same seed, same run
     RtosConfig rtos;

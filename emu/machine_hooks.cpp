@@ -19,13 +19,13 @@ detail::MachineState& machine(void* user) { return *static_cast<detail::MachineS
 
 }  // namespace
 
-std::uint64_t DeviceSlot::now() const { return machine->cycles(); }
+std::uint64_t DeviceSlot::now() const { return machine->access_time.value_or(machine->cycles()); }
 void DeviceSlot::set_irq(bool level) {
     if (irq < 0) return;
     machine->scs->exceptions().set_line(irq, level);
     machine->next_check = 0;
 }
-void DeviceSlot::stall(std::uint32_t cycles) { machine->add_idle_cycles(cycles, machine->stall_cycles); }
+void DeviceSlot::stall(std::uint32_t cycles) { machine->add_idle_cycles(cycles, machine->counters.stall); }
 void DeviceSlot::output(std::string_view text) {
     if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
 }
@@ -39,27 +39,53 @@ namespace {
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.
 [[gnu::noinline]] void on_block_slow(detail::MachineState& m, std::uint32_t address, std::uint32_t size) {
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
-    if (m.cycle_count >= m.next_check && m.service(address) == Service::Redirected) return;
+    if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
-    std::uint64_t start = m.cycle_count;
-    m.cycle_count += b.instructions;
+    if (address != m.fallthrough) m.counters.cycles += m.taken_extra;  // the previous block's branch was taken
+    std::uint64_t start = m.counters.cycles;
+    m.fallthrough = address + size;
+    m.taken_extra = b.taken_extra;
+    m.access_cursor = 0;
+    m.block_pc = address;
+    m.counters.cycles = start + b.cycles;
+    m.counters.instructions += b.instructions;
     if (b.flags) m.on_flagged_block(b);
     if (m.want_blocks) m.recorder.push_block(start, address, size, b.instructions);
 }
 
 }  // namespace
 
-// The hot path: a known, unflagged block with no service due is a counter add and, when a sink
-// wants blocks, one event append. Kept free of calls but the final flush, so it needs no frame.
+// The hot path: a known, unflagged block with no service due settles the previous block's branch,
+// adds this block's cycles and, when a sink wants blocks, appends one event. Free of calls but the
+// final flush, so it needs no frame.
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.cycle_count >= m.next_check || b.address != pc || b.size != size || b.flags) [[unlikely]]
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || b.flags) [[unlikely]]
         return on_block_slow(m, pc, size);
-    std::uint64_t start = m.cycle_count;
-    m.cycle_count = start + b.instructions;
+    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra : 0);
+    m.fallthrough = pc + size;
+    m.taken_extra = b.taken_extra;
+    m.access_cursor = 0;
+    m.block_pc = pc;
+    m.counters.cycles = start + b.cycles;
+    m.counters.instructions += b.instructions;
     if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions);
+}
+
+void on_divide(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+    auto& site = *static_cast<DivideSite*>(user);
+    MachineState& m = *site.machine;
+    std::uint32_t n = m.uc.reg(UC_ARM_REG_R0 + site.rn), d = m.uc.reg(UC_ARM_REG_R0 + site.rm);
+    unsigned extra = m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum;
+    m.counters.cycles += extra;  // part of the instruction's own cost, as the block's minimum is
+}
+
+bool on_wait_state_access(uc_engine*, uc_mem_type, std::uint64_t, int, std::int64_t, void* user) {
+    auto& region = *static_cast<WaitRegion*>(user);
+    region.machine->add_idle_cycles(region.wait_states, region.machine->counters.stall);
+    return true;
 }
 
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
@@ -114,8 +140,10 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
-    std::uint64_t when = m.cycles();
+    std::uint64_t when = m.access_cycle(address);
+    m.access_time = when;
     std::uint32_t value = d->model->read(address - d->base, size);
+    m.access_time.reset();
     if (m.want_mmio)
         m.recorder.push({when, address, value, address - d->base, trace::EventKind::MmioRead, static_cast<std::uint8_t>(size), d->index});
     return value;
@@ -130,10 +158,13 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
         m.unclaimed_mmio(address, true);
         return;
     }
+    std::uint64_t when = m.access_cycle(address);
     if (m.want_mmio)
-        m.recorder.push({m.cycles(), address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
+        m.recorder.push({when, address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
                          static_cast<std::uint8_t>(size), d->index});
+    m.access_time = when;
     d->model->write(address - d->base, size, static_cast<std::uint32_t>(value));
+    m.access_time.reset();
 }
 
 }  // namespace detail
@@ -154,7 +185,7 @@ detail::Service detail::MachineState::service(std::uint32_t pc) {
 
 std::uint64_t detail::MachineState::check_limits() {
     const StopConfig& s = config.stop;
-    if (s.max_instructions && instructions() >= s.max_instructions) {
+    if (s.max_instructions && counters.instructions >= s.max_instructions) {
         stop(StopReason::MaxInstructions, "executed the maximum of " + std::to_string(s.max_instructions) + " instructions");
         return 0;
     }
@@ -170,7 +201,7 @@ std::uint64_t detail::MachineState::check_limits() {
     }
     // Cycles grow at least as fast as instructions, so this is never late for the instruction limit.
     std::uint64_t due = cycles() + detail::kCheckInterval;
-    if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - instructions()));
+    if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - counters.instructions));
     return due;
 }
 

@@ -58,6 +58,8 @@ struct RunResult {
     std::uint64_t exceptions = 0;    ///< exceptions taken
     std::uint64_t thread_switches = 0;
     std::uint64_t sleep_cycles = 0;  ///< cycles spent asleep in WFI/WFE (part of `cycles`)
+    std::uint64_t stall_cycles = 0;  ///< memory and device wait states (part of `cycles`)
+    std::uint64_t exception_cycles = 0;  ///< exception entry/return overhead (part of `cycles`)
 };
 
 std::string_view to_string(StopReason reason);

@@ -5,11 +5,15 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "decode/thumb_decoder.h"
 #include "emu/detail/unicorn_core.h"
+#include "emu/memory_map.h"
 #include "models/core.h"
+#include "models/timing_model.h"
 
 namespace emutrace::emu::detail {
 
@@ -23,7 +27,17 @@ struct BlockInfo {
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
     std::uint32_t size = 0;
     std::uint32_t instructions = 0;
+    std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
+    std::uint16_t taken_extra = 0;  ///< added when the final conditional branch is taken
     std::uint8_t flags = 0;
+};
+
+/// A data access inside a block and how many of the block's cycles remain when it happens, so
+/// that a device sees the cycle of the access, not of the block's start.
+struct BlockAccess {
+    std::uint32_t address = 0;  ///< of the instruction
+    decode::MemoryAccess access;
+    std::uint32_t remaining = 0;
 };
 
 /// The first instruction of a block the core cannot execute.
@@ -34,7 +48,9 @@ struct Violation {
 
 class BlockCache {
 public:
-    BlockCache(const UnicornCore& core, const models::CoreSpec& spec) : uc_(core), spec_(spec) {}
+    /// `timing` null means one cycle per instruction (timing model off).
+    BlockCache(const UnicornCore& core, const models::CoreSpec& spec, const models::TimingModel* timing, const MemoryPlan& plan)
+        : uc_(core), spec_(spec), timing_(timing), plan_(plan) {}
 
     const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
         BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
@@ -47,6 +63,8 @@ public:
 
     /// Why the block at `address` cannot run on this core (valid after lookup flagged it).
     Violation violation(std::uint32_t address) const;
+    /// The data accesses of the block starting at `address` (empty if it has none or is unknown).
+    std::span<const BlockAccess> accesses(std::uint32_t address) const;
     const decode::ThumbDecoder& decoder() const { return decoder_; }
     std::size_t distinct_blocks() const { return blocks_.size(); }
 
@@ -56,6 +74,9 @@ private:
 
     const UnicornCore& uc_;
     models::CoreSpec spec_;
+    const models::TimingModel* timing_;
+    const MemoryPlan& plan_;
+    std::unordered_map<std::uint32_t, std::vector<BlockAccess>> accesses_;
     decode::ThumbDecoder decoder_;
     std::array<BlockInfo, kFrontSlots> front_{};
     std::unordered_map<std::uint64_t, BlockInfo> blocks_;

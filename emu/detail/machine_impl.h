@@ -13,7 +13,9 @@
 #include "emu/detail/unicorn_core.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
+#include "emu/nvic/dwt.h"
 #include "emu/nvic/system_control.h"
+#include "models/timing_model.h"
 #include "emu/semihosting.h"
 #include "emu/stimulus_schedule.h"
 #include "trace/event_recorder.h"
@@ -58,6 +60,22 @@ void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint
 /// What service() did at a block boundary.
 enum class Service { Continue, Redirected, Stopping };
 
+/// A divide instruction whose cycles depend on its operands (hooked at its address).
+struct DivideSite {
+    MachineState* machine = nullptr;
+    std::uint8_t rn = 0, rm = 0;
+    bool is_signed = false;
+};
+
+/// A memory region with data wait states (hooked over its address range).
+struct WaitRegion {
+    MachineState* machine = nullptr;
+    std::uint32_t wait_states = 0;
+};
+
+void on_divide(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+bool on_wait_state_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
+
 }  // namespace detail
 
 struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarget {
@@ -77,13 +95,17 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void set_device_register(const std::string& device, const std::string& name, std::uint32_t value) override;
     void receive_bytes(const std::string& device, std::string_view data) override;
 
-    std::uint64_t cycles() const { return cycle_count; }
-    std::uint64_t instructions() const { return cycle_count - stall_cycles - sleep_cycles; }
-    /// Wait cycles (device latency) or sleep cycles: time that passes without instructions.
+    std::uint64_t cycles() const { return counters.cycles; }
+    /// Time that passes without instructions: wait states, sleep, exception overhead.
     void add_idle_cycles(std::uint64_t n, std::uint64_t& bucket) {
         bucket += n;
-        cycle_count += n;
+        counters.cycles += n;
     }
+    /// The cycle at which the current block's data access to `address` happens: the block's
+    /// cycles are all counted when it starts, so take back those still to come.
+    std::uint64_t access_cycle(std::uint32_t address);
+    /// Hooks every SDIV/UDIV in the image's executable segments (their cost depends on operands).
+    void hook_divides();
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
     void stop(StopReason why, std::string message);
     void stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start, std::string detail);
@@ -110,10 +132,12 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void process_timed_events(std::uint64_t now);
     std::uint64_t next_timed_event() const;
     /// Takes the pending exception that preempts, returning to `return_address`; false if none.
-    bool take_pending(std::uint32_t return_address);
+    /// `tail_chain`: straight from another handler's return, at the tail-chaining cost.
+    bool take_pending(std::uint32_t return_address, bool tail_chain = false);
     /// A synchronous exception (SVC, a fault): escalates to HardFault, or locks up, as the core does.
     bool take_synchronous(int exception, std::uint32_t return_address);
-    bool enter_exception(int exception, std::uint32_t return_address);
+    /// Stacks, vectors and charges `overhead` cycles (the core's entry or tail-chain latency).
+    bool enter_exception(int exception, std::uint32_t return_address, unsigned overhead);
     void return_from_exception(std::uint32_t exc_return);
     /// Turns a Unicorn memory or instruction error into the architectural fault (FaultPolicy::Handler).
     bool deliver_fault(uc_err err);
@@ -122,27 +146,39 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool interrupt_possible() const;
     void check_thread();
 
+    nvic::CycleCounters counters;  ///< first: the DWT in config.devices reads it
     MachineConfig config;
     const decode::ElfImage& image;
     nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
     UnicornCore uc;
     MemoryPlan plan;
+    std::optional<models::TimingModel> timing;  ///< none with TimingMode::None
     BlockCache blocks;
     trace::EventRecorder recorder;
     Semihosting semihosting;
     StimulusSchedule stimuli;
     std::vector<std::unique_ptr<DeviceSlot>> devices;  ///< sorted by base
     std::vector<std::unique_ptr<WindowSlot>> windows;
+    std::vector<std::unique_ptr<DivideSite>> divide_sites;
+    std::vector<std::unique_ptr<WaitRegion>> wait_regions;
     std::optional<std::uint32_t> stop_symbol;
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
 
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
-    /// Instructions + stall_cycles + sleep_cycles: the only counter the block hook updates.
-    std::uint64_t cycle_count = 0;
-    std::uint64_t stall_cycles = 0;
-    std::uint64_t sleep_cycles = 0;
     std::uint64_t next_check = 0;
+    /// The previous block's fall-through address and what its final conditional branch costs
+    /// when taken: settled when the next block starts.
+    std::uint32_t fallthrough = 1;
+    std::uint32_t taken_extra = 0;
+    /// While a device is being accessed: the cycle of that access (DeviceHost::now()).
+    std::optional<std::uint64_t> access_time;
+    /// Data accesses of the current block already matched: they happen in program order, so two
+    /// loads from one address in one block are told apart.
+    std::uint32_t access_cursor = 0;
+    /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
+    /// until a code hook (a divide) fires in it, so the machine keeps its own.
+    std::uint32_t block_pc = 1;
     std::uint64_t exceptions_taken = 0;
     std::uint64_t thread_switches = 0;
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none

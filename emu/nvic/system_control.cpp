@@ -10,7 +10,7 @@ enum Offset : std::uint32_t {
     ISER = 0x100, ICER = 0x180, ISPR = 0x200, ICPR = 0x280, IABR = 0x300, IPR = 0x400, IPR_END = 0x5F0,
     CPUID = 0xD00, ICSR = 0xD04, VTOR = 0xD08, AIRCR = 0xD0C, SCR = 0xD10, CCR = 0xD14,
     SHPR1 = 0xD18, SHPR3_END = 0xD24, SHCSR = 0xD24, CFSR = 0xD28, HFSR = 0xD2C, DFSR = 0xD30,
-    MMFAR = 0xD34, BFAR = 0xD38, AFSR = 0xD3C, CPACR = 0xD88, STIR = 0xF00,
+    MMFAR = 0xD34, BFAR = 0xD38, AFSR = 0xD3C, CPACR = 0xD88, DEMCR = 0xDFC, STIR = 0xF00,
 };
 enum Icsr : std::uint32_t {
     NMIPENDSET = 1u << 31, PENDSVSET = 1u << 28, PENDSVCLR = 1u << 27, PENDSTSET = 1u << 26,
@@ -49,6 +49,7 @@ void SystemControl::reset() {
     vtor_ = scr_ = actlr_ = cpacr_ = 0;
     ccr_ = 0x200;  // STKALIGN: 8-byte aligned exception frames
     cfsr_ = hfsr_ = mmfar_ = bfar_ = dfsr_ = 0;
+    demcr_ = 0;
 }
 
 void SystemControl::changed() {
@@ -154,6 +155,7 @@ std::uint32_t SystemControl::read_word(std::uint32_t off) {
         case BFAR: return bfar_;
         case AFSR: return 0;
         case CPACR: return cpacr_;
+        case DEMCR: return demcr_;
         default:
             host().warn_once(off, "read of an unimplemented System Control Space register; reads 0");
             return 0;
@@ -209,6 +211,7 @@ void SystemControl::write_word(std::uint32_t off, std::uint32_t value, std::uint
         case MMFAR: mmfar_ = value; return;
         case BFAR: bfar_ = value; return;
         case CPACR: cpacr_ = value; return;
+        case DEMCR: demcr_ = (demcr_ & ~mask) | (value & 0x010F07F1u); return;
         case STIR:
             state_.set_pending(kFirstIrq + static_cast<int>(value & 0x1FF), true);
             changed();

@@ -57,6 +57,9 @@ public:
     std::uint32_t vtor() const { return vtor_; }
     void set_vtor(std::uint32_t v) { vtor_ = v & 0xFFFFFF80u; }
 
+    /// DEMCR.TRCENA: the DWT and ITM are enabled.
+    bool trace_enabled() const { return demcr_ & (1u << 24); }
+
     /// Records a fault's status bits and address registers, as the core does before taking it.
     void record_fault(std::uint32_t cfsr_bits, std::uint32_t address);
     void record_hard_fault(std::uint32_t hfsr_bits) { hfsr_ |= hfsr_bits; }
@@ -76,6 +79,7 @@ private:
     ScsHost* scs_host_ = nullptr;
     std::uint32_t vtor_ = 0, scr_ = 0, ccr_ = 0x200, actlr_ = 0, cpacr_ = 0;
     std::uint32_t cfsr_ = 0, hfsr_ = 0, mmfar_ = 0, bfar_ = 0, dfsr_ = 0;
+    std::uint32_t demcr_ = 0;  ///< CoreDebug DEMCR at 0xE000EDFC
 };
 
 }  // namespace emutrace::emu::nvic

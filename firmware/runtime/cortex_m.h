@@ -141,6 +141,25 @@ static inline void nvic_set_priority(unsigned irq, uint8_t prio) { NVIC_IPR[irq]
 #define SCB_HFSR_FORCED (1u << 30)
 #define SCB_HFSR_DEBUGEVT (1u << 31)
 
+/* ---- Debug: DEMCR (C1.6.5) and the DWT cycle counter (C1.8) ---- */
+#define COREDEBUG_DEMCR REG32(0xE000EDFCu)
+#define COREDEBUG_DEMCR_TRCENA (1u << 24) /* enables DWT and ITM */
+
+#define DWT_BASE 0xE0001000u
+#define DWT_CTRL REG32(DWT_BASE + 0x000u)
+#define DWT_CYCCNT REG32(DWT_BASE + 0x004u)
+#define DWT_CYCCNT_OFFSET 4 /* for "ldr rX, [rDWT, #4]" in timing asm */
+
+#define DWT_CTRL_CYCCNTENA (1u << 0)
+
+/* TRCENA first: the DWT registers are inaccessible without it. */
+static inline void dwt_cyccnt_start(void)
+{
+    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
+    DWT_CYCCNT = 0;
+    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
+}
+
 /* EXC_RETURN bit 2: the exception frame is on PSP (1) or MSP (0). */
 #define EXC_RETURN_SPSEL (1u << 2)
 

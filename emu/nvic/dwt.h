@@ -1,0 +1,62 @@
+#pragma once
+// The Data Watchpoint and Trace unit's profiling counters at 0xE0001000 (ARMv7-M ARM C1.8):
+// CYCCNT and the 8-bit CPI, exception, sleep, LSU and fold counters, all read from the machine's
+// cycle accounting, so firmware that times itself with DWT_CYCCNT sees the timing model.
+
+#include <cstdint>
+
+#include "emu/peripherals/peripheral.h"
+
+namespace emutrace::emu::nvic {
+
+constexpr std::uint32_t kDwtBase = 0xE0001000;
+
+class SystemControl;
+
+/// The machine's cycle accounting; `cycles` = instructions' cycles + stall + sleep + exception.
+struct CycleCounters {
+    std::uint64_t cycles = 0;        ///< everything: what emulated time is made of
+    std::uint64_t instructions = 0;  ///< instructions executed (IT-skipped ones included)
+    std::uint64_t stall = 0;         ///< wait states of memory and devices
+    std::uint64_t sleep = 0;         ///< asleep in WFI/WFE
+    std::uint64_t exception = 0;     ///< exception entry, return and tail-chaining overhead
+};
+
+class Dwt final : public Peripheral {
+public:
+    Dwt(const CycleCounters& counters, const SystemControl& scs) : counters_(counters), scs_(scs) {}
+
+    std::uint32_t size() const override { return 0x1000; }
+    std::uint32_t read(std::uint32_t offset, unsigned width) override;
+    void write(std::uint32_t offset, unsigned width, std::uint32_t value) override;
+    void reset() override;
+
+private:
+    /// A counter that runs while enabled: its value is `base` plus what the source gained since.
+    struct Counter {
+        bool enabled = false;
+        std::uint64_t since = 0;
+        std::uint32_t base = 0;
+        std::uint32_t value(std::uint64_t source) const {
+            return enabled ? base + static_cast<std::uint32_t>(source - since) : base;
+        }
+        void set_enabled(bool on, std::uint64_t source) {
+            if (on == enabled) return;
+            base = value(source);
+            since = source;
+            enabled = on;
+        }
+        void write(std::uint32_t v, std::uint64_t source) {
+            base = v;
+            since = source;
+        }
+    };
+    std::uint64_t cpi_source() const;
+
+    const CycleCounters& counters_;
+    const SystemControl& scs_;
+    std::uint32_t ctrl_ = 0;
+    Counter cyccnt_, cpicnt_, exccnt_, sleepcnt_;
+};
+
+}  // namespace emutrace::emu::nvic

@@ -1,0 +1,186 @@
+#include "models/timing_model.h"
+
+#include <capstone/arm.h>
+
+#include <bit>
+
+namespace emutrace::models {
+namespace {
+
+using decode::Instruction;
+using decode::MemoryAccess;
+
+constexpr std::uint16_t kPc = 1u << 15;
+
+bool is_load_single(unsigned id) {
+    switch (id) {
+        case ARM_INS_LDR: case ARM_INS_LDRB: case ARM_INS_LDRH: case ARM_INS_LDRSB: case ARM_INS_LDRSH:
+        case ARM_INS_LDRT: case ARM_INS_LDRBT: case ARM_INS_LDRHT: case ARM_INS_LDRSBT: case ARM_INS_LDRSHT:
+        case ARM_INS_LDREX: case ARM_INS_LDREXB: case ARM_INS_LDREXH:
+            return true;
+        default: return false;
+    }
+}
+
+bool is_store_single(unsigned id) {
+    switch (id) {
+        case ARM_INS_STR: case ARM_INS_STRB: case ARM_INS_STRH: case ARM_INS_STRT: case ARM_INS_STRBT:
+        case ARM_INS_STRHT: case ARM_INS_STREX: case ARM_INS_STREXB: case ARM_INS_STREXH:
+            return true;
+        default: return false;
+    }
+}
+
+bool is_multiple(unsigned id) {
+    switch (id) {
+        case ARM_INS_LDM: case ARM_INS_LDMDB: case ARM_INS_STM: case ARM_INS_STMDB: case ARM_INS_PUSH: case ARM_INS_POP:
+            return true;
+        default: return false;
+    }
+}
+
+bool is_branch(unsigned id) {
+    switch (id) {
+        case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BX: case ARM_INS_BLX: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+            return true;
+        default: return false;
+    }
+}
+
+unsigned registers_in_list(const Instruction& insn) { return insn.memory.bytes / 4; }
+
+}  // namespace
+
+TimingModel::TimingModel(CoreKind core) : core_(core) {
+    if (core == CoreKind::CortexM0) {
+        refill_ = 2;  // B<cond> taken: 3 against 1 not taken
+        entry_ = 16;  // Cortex-M0 TRM: 16-cycle interrupt latency with zero wait states
+        return_ = 16;
+        tail_chain_ = 11;
+    } else {
+        refill_ = 2;  // P: 1-3 by target alignment and width; 2 is the typical figure
+        entry_ = 12;
+        return_ = 10;
+        tail_chain_ = 6;
+    }
+}
+
+unsigned TimingModel::divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const {
+    if (is_signed) {
+        dividend = static_cast<std::int32_t>(dividend) < 0 ? 0u - dividend : dividend;
+        divisor = static_cast<std::int32_t>(divisor) < 0 ? 0u - divisor : divisor;
+    }
+    if (divisor == 0 || dividend < divisor) return kDivideMinimum;
+    // The divider retires quotient bits in groups; the TRM gives only the 2-12 range, so the
+    // cycles grow linearly with the quotient's significant bits up to 12 for a 32-bit quotient.
+    unsigned quotient_bits = static_cast<unsigned>(std::countl_zero(divisor) - std::countl_zero(dividend)) + 1;
+    return kDivideMinimum + (quotient_bits * 10 + 31) / 32;
+}
+
+BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
+    BlockTiming t;
+    const Instruction* previous = nullptr;
+    for (const auto& insn : insns) {
+        t.cycles += instruction(insn, previous);
+        previous = &insn;
+    }
+    if (!insns.empty()) {
+        const Instruction& last = insns.back();
+        bool conditional_branch = (last.id == ARM_INS_B && last.conditional) || last.id == ARM_INS_CBZ || last.id == ARM_INS_CBNZ;
+        if (conditional_branch) t.taken_extra = refill_;
+    }
+    return t;
+}
+
+unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous) const {
+    if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
+    return core_ == CoreKind::CortexM0 ? v6m(insn) : v7m(insn, previous);
+}
+
+// Cortex-M0 TRM, "Instruction set summary": no pipelining of loads, 3-cycle taken branches.
+unsigned TimingModel::v6m(const Instruction& insn) const {
+    unsigned id = insn.id;
+    if (is_load_single(id) || is_store_single(id)) return 2;
+    if (id == ARM_INS_POP && (insn.writes & kPc)) return 3 + registers_in_list(insn);
+    if (is_multiple(id)) return 1 + registers_in_list(insn);
+    switch (id) {
+        case ARM_INS_B: return insn.conditional ? 1 : 3;  // taken conditional: +refill at run time
+        case ARM_INS_BL: return 4;
+        case ARM_INS_BX: case ARM_INS_BLX: return 3;
+        case ARM_INS_MRS: case ARM_INS_MSR: case ARM_INS_ISB: case ARM_INS_DSB: case ARM_INS_DMB: return 3;
+        case ARM_INS_WFI: case ARM_INS_WFE: return 2;
+        default: break;
+    }
+    if (insn.writes_pc) return 3;  // MOV pc / ADD pc
+    return 1;                      // data processing, MULS (fast multiplier), extend, reverse, CPS, NOP, SEV
+}
+
+// Cortex-M3 TRM "Instruction set summary" and "Load/store timings"; Cortex-M4 TRM "Processor
+// instructions" for the single-cycle MAC and DSP instructions.
+unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) const {
+    unsigned id = insn.id;
+    bool m4 = core_ != CoreKind::CortexM3;
+    // A load or store whose address register was just written by the previous instruction waits a
+    // cycle: there is no forwarding path to address generation.
+    auto address_stall = [&]() -> unsigned {
+        if (!previous || is_load_single(previous->id) || is_multiple(previous->id)) return 0;
+        std::uint16_t address_regs = 0;
+        if (insn.memory.base >= 0 && insn.memory.base < 15) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.base);
+        if (insn.memory.index >= 0) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.index);
+        return (previous->writes & address_regs) ? 1 : 0;
+    };
+    if (is_load_single(id)) {
+        if (insn.writes & kPc) return 2 + 3;  // LDR pc: the load, then a full pipeline reload
+        // Back-to-back loads pipeline: a load after a load costs one cycle unless its address
+        // needs the previous load's result.
+        bool pipelined = previous && is_load_single(previous->id) && !(previous->writes & insn.reads & 0x7FFF) &&
+                         !(previous->writes & kPc);
+        return (pipelined ? 1 : 2) + address_stall();
+    }
+    if (is_store_single(id)) {
+        bool register_offset = insn.memory.index >= 0;
+        bool after_load = previous && is_load_single(previous->id) && !(previous->writes & kPc);
+        // STR with an immediate offset completes in one cycle through the write buffer; a
+        // register offset costs two unless it pipelines behind a load.
+        unsigned base = register_offset && !after_load ? 2 : 1;
+        return base + address_stall();
+    }
+    switch (id) {
+        case ARM_INS_LDRD: case ARM_INS_STRD: return 3 + address_stall();  // 1 + N, N = 2; never pipelined
+        case ARM_INS_TBB: case ARM_INS_TBH: return 2 + 1 + 3;                // load, add, pipeline reload
+        default: break;
+    }
+    if (is_multiple(id)) return 1 + registers_in_list(insn) + ((insn.writes & kPc) ? refill_ : 0) + address_stall();
+    if (is_branch(id)) {
+        if ((id == ARM_INS_B && insn.conditional) || id == ARM_INS_CBZ || id == ARM_INS_CBNZ) return 1;  // +P if taken
+        return 1 + refill_;
+    }
+    switch (id) {
+        case ARM_INS_SDIV: case ARM_INS_UDIV: return kDivideMinimum;  // the rest is added by operand value
+        case ARM_INS_MLA: case ARM_INS_MLS: return m4 ? 1 : 2;
+        case ARM_INS_UMULL: case ARM_INS_SMULL: return m4 ? 1 : 3;    // M3: 3-5 by operand size (minimum)
+        case ARM_INS_UMLAL: case ARM_INS_SMLAL: return m4 ? 1 : 4;    // M3: 4-7 (minimum used)
+        case ARM_INS_ISB: return 1 + refill_;
+        case ARM_INS_DMB: case ARM_INS_DSB: return 1;                  // 1 + B, B at least 0
+        case ARM_INS_MRS: case ARM_INS_MSR: return 1;
+        default: break;
+    }
+    if (insn.writes_pc) return 1 + refill_;  // MOV pc / ADD pc
+    return 1;                                // data processing, MUL, bit field, saturate, DSP SIMD, IT, NOP, CPS
+}
+
+// Cortex-M4 TRM "FPU instruction set" (cortex-m4f).
+unsigned TimingModel::fpu(const Instruction& insn) const {
+    switch (insn.id) {
+        case ARM_INS_VDIV: case ARM_INS_VSQRT: return 14;
+        case ARM_INS_VMLA: case ARM_INS_VMLS: case ARM_INS_VNMLA: case ARM_INS_VNMLS:
+        case ARM_INS_VFMA: case ARM_INS_VFMS: case ARM_INS_VFNMA: case ARM_INS_VFNMS:
+            return 3;
+        case ARM_INS_VLDR: case ARM_INS_VSTR: return 2;
+        case ARM_INS_VPUSH: case ARM_INS_VPOP: case ARM_INS_VLDMIA: case ARM_INS_VSTMIA: case ARM_INS_VLDMDB: case ARM_INS_VSTMDB:
+            return 1 + insn.memory.bytes / 4;
+        default: return 1;  // VADD, VSUB, VMUL, VNEG, VABS, VCMP, VCVT, VMOV, VMRS
+    }
+}
+
+}  // namespace emutrace::models

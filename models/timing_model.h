@@ -1,0 +1,52 @@
+#pragma once
+// Instruction timing of the modelled cores, from the ARM Technical Reference Manuals: the
+// Cortex-M0 TRM's instruction summary, the Cortex-M3 TRM's instruction set summary and its
+// load/store timing rules, the Cortex-M4 TRM's processor instructions (DSP, FPU). A block's cost
+// is computed once from its decoded instructions; only the outcome of its final conditional
+// branch and the operands of divides are settled at run time.
+
+#include <cstdint>
+#include <span>
+
+#include "decode/thumb_decoder.h"
+#include "models/core.h"
+
+namespace emutrace::models {
+
+/// What a block costs, computed once when it is first seen.
+struct BlockTiming {
+    std::uint32_t cycles = 0;       ///< every instruction, the final branch as not taken (unconditional: taken)
+    std::uint32_t taken_extra = 0;  ///< added when the final conditional branch turns out taken
+};
+
+class TimingModel {
+public:
+    explicit TimingModel(CoreKind core);
+
+    /// The block's cost at zero wait states.
+    BlockTiming block(std::span<const decode::Instruction> insns) const;
+    /// One instruction's cycles after `previous` (nullptr at the block's start): the TRM figure
+    /// plus pipelining and address-dependency effects; a conditional branch counted as not taken.
+    unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
+    unsigned refill() const { return refill_; }
+
+    /// SDIV/UDIV take 2 to 12 cycles, ending early for small quotients (the block counts the minimum).
+    unsigned divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const;
+    static constexpr unsigned kDivideMinimum = 2;
+
+    unsigned exception_entry() const { return entry_; }        ///< stacking to the first handler instruction
+    unsigned exception_return() const { return return_; }      ///< unstacking to the resumed instruction
+    unsigned tail_chain() const { return tail_chain_; }        ///< one handler's return straight into the next
+
+private:
+    unsigned v6m(const decode::Instruction& insn) const;
+    unsigned v7m(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    unsigned fpu(const decode::Instruction& insn) const;
+
+    CoreKind core_;
+    unsigned refill_;
+    unsigned entry_, return_, tail_chain_;
+};
+
+}  // namespace emutrace::models

@@ -1,0 +1,188 @@
+/* Cycle counts of fixed instruction sequences, read from DWT_CYCCNT, for
+ * an exact comparison against emutrace's timing model.
+ *
+ * Each measurement is one asm block with fixed registers:
+ *   r6      DWT base (0xE0001000), set by the compiler before the block
+ *   r0      CYCCNT at the start: ldr r0, [r6, #4]
+ *   r1      CYCCNT at the end:   ldr r1, [r6, #4]
+ *   r2-r5   operands of the sequence under test
+ * Operand set-up comes before the first read and any clean-up after the
+ * second, so the measured region is the first read, the sequence and the
+ * second read, with no branch in it except in the b_* cases. The printed
+ * delta is r1 - r0.
+ *
+ * Output: one line "timing <name> <delta>" per measurement, in order. */
+#include <stdint.h>
+
+#include "cortex_m.h"
+#include "print.h"
+
+#define CLOBBERS "r2", "r3", "r4", "r5", "cc", "memory"
+
+/* SETUP, BODY and CLEANUP are asm string literals. ARG is passed in r1
+ * (which the end read overwrites), for sequences that need an address. */
+#define MEASURE(out, arg, SETUP, BODY, CLEANUP)                               \
+    do {                                                                      \
+        register uint32_t t0_ __asm__("r0");                                  \
+        register uint32_t t1_ __asm__("r1") = (uint32_t)(arg);                \
+        register uint32_t dwt_ __asm__("r6") = DWT_BASE;                      \
+        __asm__ volatile(".syntax unified\n\t"                                \
+                         SETUP                                                \
+                         "ldr r0, [r6, #4]\n\t"                               \
+                         BODY                                                 \
+                         "ldr r1, [r6, #4]\n\t"                               \
+                         CLEANUP                                              \
+                         : "=&r"(t0_), "+r"(t1_)                              \
+                         : "r"(dwt_)                                          \
+                         : CLOBBERS);                                         \
+        (out) = t1_ - t0_;                                                    \
+    } while (0)
+
+enum {
+    T_NOP8,
+    T_ALU8,
+    T_MUL4,
+    T_MLA2,
+    T_LDR1,
+    T_LDR4,
+    T_STR4,
+    T_LDM4,
+    T_PUSH_POP,
+    T_UDIV_SMALL,
+    T_UDIV_LARGE,
+    T_SDIV_ZERO,
+    T_B_TAKEN,
+    T_BNE_NOT_TAKEN,
+    T_BNE_TAKEN,
+    T_ISB,
+    T_COUNT
+};
+
+static const char *const names[T_COUNT] = {
+    "nop8",       "alu8",       "mul4",      "mla2",    "ldr1",          "ldr4",
+    "str4",       "ldm4",       "push_pop",  "udiv_small", "udiv_large", "sdiv_zero",
+    "b_taken",    "bne_not_taken", "bne_taken", "isb",
+};
+
+/* Word-aligned RAM source for ldm4. */
+static volatile uint32_t ldm_buf[4] = {1, 2, 3, 4};
+
+static uint32_t results[T_COUNT];
+
+/* noinline: one function, one copy of each block, easy to find in the
+ * disassembly. */
+__attribute__((noinline)) static void run_measurements(void)
+{
+    MEASURE(results[T_NOP8], 0, "",
+            "nop\n\t" "nop\n\t" "nop\n\t" "nop\n\t"
+            "nop\n\t" "nop\n\t" "nop\n\t" "nop\n\t",
+            "");
+
+    /* The 16-bit EOR is EORS (flag-setting outside an IT block); plain
+     * "eor" would assemble to the 32-bit encoding. */
+    MEASURE(results[T_ALU8], 0,
+            "movs r2, #0\n\t" "movs r3, #0x5a\n\t" "movs r4, #0x33\n\t",
+            "adds r2, r2, #1\n\t" "eors r3, r3, r4\n\t"
+            "adds r2, r2, #1\n\t" "eors r3, r3, r4\n\t"
+            "adds r2, r2, #1\n\t" "eors r3, r3, r4\n\t"
+            "adds r2, r2, #1\n\t" "eors r3, r3, r4\n\t",
+            "");
+
+    MEASURE(results[T_MUL4], 0,
+            "movs r2, #3\n\t" "movs r3, #5\n\t",
+            "muls r2, r3, r2\n\t" "muls r2, r3, r2\n\t"
+            "muls r2, r3, r2\n\t" "muls r2, r3, r2\n\t",
+            "");
+
+    MEASURE(results[T_MLA2], 0,
+            "movs r2, #1\n\t" "movs r3, #3\n\t" "movs r4, #5\n\t",
+            "mla r2, r3, r4, r2\n\t" "mla r2, r3, r4, r2\n\t",
+            "");
+
+    /* The sp-relative cases run on 16 bytes reserved below the
+     * compiler's frame, so the stores clobber nothing. */
+    MEASURE(results[T_LDR1], 0,
+            "sub sp, #16\n\t" "movs r2, #0\n\t" "str r2, [sp]\n\t",
+            "ldr r2, [sp]\n\t",
+            "add sp, #16\n\t");
+
+    MEASURE(results[T_LDR4], 0,
+            "sub sp, #16\n\t" "movs r2, #0\n\t"
+            "str r2, [sp]\n\t" "str r2, [sp, #4]\n\t"
+            "str r2, [sp, #8]\n\t" "str r2, [sp, #12]\n\t",
+            "ldr r2, [sp]\n\t" "ldr r3, [sp, #4]\n\t"
+            "ldr r4, [sp, #8]\n\t" "ldr r5, [sp, #12]\n\t",
+            "add sp, #16\n\t");
+
+    MEASURE(results[T_STR4], 0,
+            "sub sp, #16\n\t" "movs r2, #7\n\t",
+            "str r2, [sp]\n\t" "str r2, [sp, #4]\n\t"
+            "str r2, [sp, #8]\n\t" "str r2, [sp, #12]\n\t",
+            "add sp, #16\n\t");
+
+    /* Base in r1 (set by the compiler). The 16-bit LDM encoding always
+     * writes back when the base is not in the list, hence "r1!"; the
+     * end read overwrites r1 anyway. */
+    MEASURE(results[T_LDM4], ldm_buf, "",
+            "ldm r1!, {r2-r5}\n\t",
+            "");
+
+    MEASURE(results[T_PUSH_POP], 0, "",
+            "push {r2-r5}\n\t" "pop {r2-r5}\n\t",
+            "");
+
+    MEASURE(results[T_UDIV_SMALL], 0,
+            "movs r3, #100\n\t" "movs r4, #7\n\t",
+            "udiv r2, r3, r4\n\t",
+            "");
+
+    /* r3 = 0xFFFFFFF0 = ~15. */
+    MEASURE(results[T_UDIV_LARGE], 0,
+            "movs r3, #15\n\t" "mvns r3, r3\n\t" "movs r4, #3\n\t",
+            "udiv r2, r3, r4\n\t",
+            "");
+
+    /* CCR.DIV_0_TRP is clear out of reset: the result is 0, no fault. */
+    MEASURE(results[T_SDIV_ZERO], 0,
+            "movs r3, #100\n\t" "movs r4, #0\n\t",
+            "sdiv r2, r3, r4\n\t",
+            "");
+
+    MEASURE(results[T_B_TAKEN], 0, "",
+            "b 1f\n\t" "nop\n\t" "nop\n"
+            "1:\n\t",
+            "");
+
+    MEASURE(results[T_BNE_NOT_TAKEN], 0,
+            "movs r2, #1\n\t",
+            "cmp r2, r2\n\t" "bne 1f\n\t" "nop\n"
+            "1:\n\t",
+            "");
+
+    MEASURE(results[T_BNE_TAKEN], 0,
+            "movs r2, #1\n\t" "movs r3, #2\n\t",
+            "cmp r2, r3\n\t" "bne 1f\n\t" "nop\n"
+            "1:\n\t",
+            "");
+
+    MEASURE(results[T_ISB], 0, "",
+            "isb\n\t",
+            "");
+}
+
+int main(void)
+{
+    dwt_cyccnt_start();
+    run_measurements();
+
+    for (unsigned i = 0; i < T_COUNT; i++) {
+        char line[48];
+        char *p = fmt_str(line, "timing ");
+        p = fmt_str(p, names[i]);
+        p = fmt_str(p, " ");
+        p = fmt_dec(p, results[i]);
+        fmt_str(p, "\n");
+        print_to_semihosting(line);
+    }
+    return 0;
+}
