@@ -15,6 +15,7 @@ struct RunOptions {
     std::string scenario;                          ///< empty = built-in mps2-an385 layout
     std::optional<std::string> cpu;
     std::optional<std::string> clock;
+    std::optional<std::string> timing;             ///< "trm" or "none"
     std::optional<std::uint64_t> max_instructions;
     std::optional<double> wall_clock_seconds;
     std::optional<std::string> stop_at;

@@ -19,6 +19,7 @@ constexpr const char* kRunFooter = R"(
 Examples:
   emutrace run build/firmware/compute.elf
   emutrace run fw.elf --scenario scenarios/stub-sensor/stub-sensor.yaml --json result.json
+  emutrace run fw.elf --cpu cortex-m4 --clock 168MHz --json result.json
   emutrace run fw.elf --cpu cortex-m0 --max-instructions 1e6 --events events.jsonl
 
 Without --scenario the firmware runs on the built-in MPS2-AN385 layout: Cortex-M3 at 25 MHz,
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     run_cmd->add_option("--cpu", run.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
     run_cmd->add_option("--clock", run.clock, "Core clock, overriding the scenario, e.g. 168MHz");
+    run_cmd->add_option("--timing", run.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
     run_cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
     run_cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
     run_cmd->add_option("--stop-at", run.stop_at, "Stop when execution reaches this symbol");

@@ -27,6 +27,10 @@ void apply_flags(const RunOptions& o, Scenario& sc) {
         if (!hz) throw ConfigError("--clock: expected a frequency such as 168MHz, got '" + *o.clock + "'");
         m.clock_hz = *hz;
     }
+    if (o.timing) {
+        if (*o.timing != "trm" && *o.timing != "none") throw ConfigError("--timing: expected trm or none, got '" + *o.timing + "'");
+        m.timing = *o.timing == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+    }
     if (o.max_instructions) m.stop.max_instructions = *o.max_instructions;
     if (o.wall_clock_seconds) m.stop.wall_clock_seconds = *o.wall_clock_seconds;
     if (o.stop_at) m.stop.at_symbol = *o.stop_at;
@@ -62,6 +66,7 @@ int run_command(const RunOptions& o) {
     emu::RunResult result = machine->run();
     sc.machine.core = machine->config().core;
     sc.machine.clock_hz = machine->config().clock_hz;
+    sc.machine.timing = machine->config().timing;
 
     if (!sc.outputs.json.empty()) write_json(sc.outputs.json, to_json(sc, o.elf, result));
     if (o.verbosity != Verbosity::Quiet) std::fputs(format_summary(sc, o.elf, result).c_str(), stderr);

@@ -43,7 +43,10 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
     if (r.reason == emu::StopReason::Exited) stopped += " (code " + std::to_string(r.exit_code) + ")";
     out += "  stopped       " + stopped + ": " + r.message + "\n";
     out += "  instructions  " + grouped(r.instructions) + "\n";
-    out += "  cycles        " + grouped(r.cycles) + " (no timing model yet: 1 cycle per instruction plus device latency)\n";
+    double cpi = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0;
+    std::snprintf(line, sizeof line, "%.2f", cpi);
+    out += "  cycles        " + grouped(r.cycles) + " (CPI " + line + ", " +
+           (sc.machine.timing == emu::TimingMode::Trm ? std::string(sc.machine.core.name) + " TRM timing" : "timing model off") + ")\n";
     out += "  emulated time " + duration(r.emulated_seconds);
     if (r.sleep_cycles) {
         std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
@@ -66,6 +69,10 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["clock_hz"] = sc.machine.clock_hz;
     j["instructions"] = r.instructions;
     j["cycles"] = r.cycles;
+    j["cpi"] = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0.0;
+    j["timing"] = sc.machine.timing == emu::TimingMode::Trm ? "trm" : "none";
+    j["stall_cycles"] = r.stall_cycles;
+    j["exception_cycles"] = r.exception_cycles;
     j["emulated_seconds"] = r.emulated_seconds;
     j["host_seconds"] = r.host_seconds;
     j["mips"] = mips(r);

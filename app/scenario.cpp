@@ -9,7 +9,7 @@ namespace emutrace::app {
 namespace {
 
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access"});
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -26,6 +26,11 @@ emu::MemoryRegion parse_region(const config::Node& n) {
         std::string a = n["access"].choice({"r", "rw", "rx", "rwx"});
         r.access = emu::AccessRead | (a.find('w') != std::string::npos ? emu::AccessWrite : 0) |
                    (a.find('x') != std::string::npos ? emu::AccessExecute : 0);
+    }
+    if (n.has("wait_states")) {
+        if (r.mmio) n["wait_states"].fail("wait states of MMIO are the devices' read_latency");
+        r.wait_states = n["wait_states"].u32();
+        if (r.wait_states > 15) n["wait_states"].fail("must be between 0 and 15");
     }
     return r;
 }
@@ -138,7 +143,7 @@ void parse_nvic(const config::Node& n, emu::MachineConfig& m) {
 Scenario load_scenario(const config::Node& root) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs",
-                     "nvic", "faults", "stimuli", "seed", "rtos"});
+                     "nvic", "faults", "stimuli", "seed", "rtos", "timing"});
     Scenario sc;
     sc.file = root.file();
     emu::MachineConfig& m = sc.machine;
@@ -161,6 +166,8 @@ Scenario load_scenario(const config::Node& root) {
     if (root.has("stimuli"))
         for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
     if (root.has("seed")) m.seed = root["seed"].integer();
+    if (root.has("timing"))
+        m.timing = root["timing"].choice({"trm", "none"}) == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "app/scenario.h"
 #include "decode/elf_image.h"
@@ -73,15 +74,68 @@ double run_unicorn(const decode::ElfImage& image, bool hook) {
 }
 
 /// Runs the machine; `seconds` gets the CPU time of run() alone.
-emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds) {
+emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds,
+                           emu::TimingMode timing = emu::TimingMode::Trm) {
     app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
+    sc.machine.timing = timing;
     emu::Machine m(std::move(sc.machine), image);
     if (sink) m.add_sink(*sink);
     double t0 = cpu_now();
     emu::RunResult r = m.run();
     seconds = cpu_now() - t0;
     return r;
+}
+
+// Instructions between successive DWT_CYCCNT reads: the kernels firmware reads it before and
+// after each kernel.
+struct KernelCounter final : trace::TraceSink {
+    std::vector<std::uint64_t> instructions_between;
+    std::uint64_t running = 0;
+    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantMmio; }
+    void on_batch(const trace::EventBatch& b) override {
+        for (const auto& e : b.events) {
+            if (e.kind == trace::EventKind::Block) running += e.extra;
+            if (e.kind == trace::EventKind::MmioRead && e.address == 0xE0001004u) {
+                instructions_between.push_back(running);
+                running = 0;
+            }
+        }
+    }
+};
+
+void print_accuracy_table() {
+    decode::ElfImage image = decode::ElfImage::load(EMUTRACE_FIRMWARE_DIR "/kernels.elf");
+    app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    sc.machine.echo_output = false;
+    emu::Machine m(std::move(sc.machine), image);
+    KernelCounter counter;
+    struct Output final : trace::TraceSink {
+        std::string text;
+        std::uint32_t wants() const override { return trace::WantOutput; }
+        void on_batch(const trace::EventBatch& b) override {
+            for (const auto& e : b.events)
+                if (e.kind == trace::EventKind::Output) text += b.output_text(e);
+        }
+    } output;
+    m.add_sink(counter);
+    m.add_sink(output);
+    m.run();
+    std::printf("accuracy table: kernels.elf, cortex-m3 TRM model, zero wait states (cycles from the firmware's DWT_CYCCNT)\n");
+    std::printf("  %-8s %10s %13s %6s\n", "kernel", "cycles", "instructions", "CPI");
+    std::size_t k = 0, at = 0;
+    while ((at = output.text.find("kernel ", at)) != std::string::npos) {
+        char name[32] = {};
+        unsigned long cycles = 0;
+        if (std::sscanf(output.text.c_str() + at, "kernel %31s cycles=%lu", name, &cycles) == 2) {
+            std::size_t read = 2 * k + 1;  // [0] runs up to the first read; then each kernel, then the gap after it
+            std::uint64_t insns = read < counter.instructions_between.size() ? counter.instructions_between[read] : 0;
+            std::printf("  %-8s %10lu %13llu %6.2f\n", name, cycles, static_cast<unsigned long long>(insns),
+                        insns ? static_cast<double>(cycles) / static_cast<double>(insns) : 0.0);
+            ++k;
+        }
+        at += 7;
+    }
 }
 
 }  // namespace
@@ -95,12 +149,14 @@ int main(int argc, char** argv) {
     }
     decode::ElfImage image = decode::ElfImage::load(elf);
 
-    double base = 1e30, bare_hook = 1e30, plain = 1e30, stream = 1e30;
+    double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30;
     std::uint64_t instructions = 0, blocks = 0;
     for (int i = 0; i < repeat; ++i) {
         base = std::min(base, run_unicorn(image, false));
         bare_hook = std::min(bare_hook, run_unicorn(image, true));
         double t = 0;
+        run_machine(image, nullptr, t, emu::TimingMode::None);
+        untimed = std::min(untimed, t);
         emu::RunResult r = run_machine(image, nullptr, t);
         if (r.reason != emu::StopReason::Exited) {
             std::fprintf(stderr, "bench: firmware did not exit cleanly: %s\n", r.message.c_str());
@@ -121,10 +177,13 @@ int main(int argc, char** argv) {
     auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
     std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(),
                 static_cast<unsigned long long>(instructions), static_cast<unsigned long long>(blocks), repeat);
-    std::printf("  %-34s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
-    std::printf("  %-34s %8.1f MIPS  %6.1f%%\n", "unicorn + empty block hook", mips(bare_hook), 100.0 * base / bare_hook);
-    std::printf("  %-34s %8.1f MIPS  %6.1f%%\n", "machine, no sinks", mips(plain), 100.0 * base / plain);
-    std::printf("  %-34s %8.1f MIPS  %6.1f%%  (target >= 80%%)\n", "machine + block event stream", mips(stream), 100.0 * base / stream);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn + empty block hook", mips(bare_hook), 100.0 * base / bare_hook);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "machine, timing model off, no sinks", mips(untimed), 100.0 * base / untimed);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (model costs %.1f%%; limit 20%%)\n", "machine, no sinks", mips(plain),
+                100.0 * base / plain, 100.0 * (plain - untimed) / untimed);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (target >= 80%%)\n", "machine + block event stream", mips(stream), 100.0 * base / stream);
+    print_accuracy_table();
     std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n",
                 (bare_hook - base) / blocks * 1e9, (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);
     return 0;

@@ -290,7 +290,6 @@ void detail::MachineState::hook_divides() {
 }
 
 std::uint64_t detail::MachineState::access_cycle(std::uint32_t address) {
-    if (!timing) return cycles();
     auto reg = [this](int r) -> std::uint32_t {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
     };

@@ -36,26 +36,26 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
     auto insns = decoder_.decode(code, address);
+    // Per-instruction costs (one each with the timing model off), then the fetch wait states.
+    std::vector<std::uint32_t> cost(insns.size(), 1);
+    const decode::Instruction* previous = nullptr;
+    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
+        cost[i] = timing_->instruction(insns[i], previous);
+        previous = &insns[i];
+    }
     info.cycles = info.instructions;
     if (timing_) {
-        // Per-instruction costs, then the wait states of fetching the block's words.
-        std::vector<std::uint32_t> cost(insns.size());
-        const decode::Instruction* previous = nullptr;
-        for (std::size_t i = 0; i < insns.size(); ++i) {
-            cost[i] = timing_->instruction(insns[i], previous);
-            previous = &insns[i];
-        }
         models::BlockTiming t = timing_->block(insns);
         const MemoryRegion* region = region_at(plan_, address);
-        std::uint32_t fetch_wait = region ? region->wait_states * ((size + 3) / 4) : 0;
-        info.cycles = t.cycles + fetch_wait;
-        info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + (region ? region->wait_states : 0));
-        std::uint32_t before = 0;
-        for (std::size_t i = 0; i < insns.size(); ++i) {
-            if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
-                accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - before});
-            before += cost[i];
-        }
+        std::uint32_t wait = region ? region->wait_states : 0;
+        info.cycles = t.cycles + wait * ((size + 3) / 4);
+        info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
+    }
+    std::uint32_t before = 0;
+    for (std::size_t i = 0; i < insns.size(); ++i) {
+        if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
+            accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - before});
+        before += cost[i];
     }
     for (const auto& insn : insns) {
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;

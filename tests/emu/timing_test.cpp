@@ -1,0 +1,92 @@
+// The timing model end to end: firmware measures itself with DWT_CYCCNT and must see exactly what
+// the TRM tables predict (tests/firmware/dwt_timing.c; derivations below, P = 2).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <sstream>
+
+#include "support/run_firmware.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+std::map<std::string, unsigned long> timings(const std::string& text) {
+    std::map<std::string, unsigned long> out;
+    std::istringstream in(text);
+    std::string word, name;
+    unsigned long value = 0;
+    while (in >> word)
+        if (word == "timing" && in >> name >> value) out[name] = value;
+    return out;
+}
+}  // namespace
+
+TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
+    FirmwareRun r = run_firmware("dwt_timing");
+    REQUIRE(r.result.exit_code == 0);
+    // Each delta covers the first CYCCNT load (2: it follows a store, so it does not pipeline)
+    // and the sequence up to the second load.
+    const std::map<std::string, unsigned long> expected{
+        {"nop8", 2 + 8},                    // 8 x NOP 1
+        {"alu8", 2 + 8},                    // 8 x ADDS/EORS 1
+        {"mul4", 2 + 4},                    // MUL 1
+        {"mla2", 2 + 2 * 2},                // MLA 2 on Cortex-M3
+        {"ldr1", 2 + 1},                    // LDR after LDR pipelines: 1
+        {"ldr4", 2 + 4 * 1},                // four more pipelined loads
+        {"str4", 2 + 4 * 1},                // STR [Rn,#imm] 1
+        {"ldm4", 2 + (1 + 4)},              // LDM 1 + N
+        {"push_pop", 2 + (1 + 4) + (1 + 4)},
+        {"udiv_small", 2 + 4},              // 100 / 7: 5 quotient bits, 2 + ceil(50 / 32)
+        {"udiv_large", 2 + 12},             // 0xFFFFFFF0 / 3: 31 bits, the maximum 12
+        {"sdiv_zero", 2 + 2},               // division by zero: the minimum 2
+        {"b_taken", 2 + (1 + 2)},           // B: 1 + P
+        {"bne_not_taken", 2 + 1 + 1 + 1},   // CMP 1, BNE not taken 1, NOP 1
+        {"bne_taken", 2 + 1 + (1 + 2)},     // CMP 1, BNE taken 1 + P
+        {"isb", 2 + (1 + 2)},               // ISB 1 + B, B = P
+    };
+    CHECK(timings(r.sink.text) == expected);
+}
+
+TEST_CASE("timing: the same firmware with the model off sees one cycle per instruction") {
+    FirmwareRun r = run_firmware("dwt_timing", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::None; });
+    REQUIRE(r.result.exit_code == 0);
+    CHECK(r.result.cycles == r.result.instructions);
+    auto t = timings(r.sink.text);
+    CHECK(t.at("nop8") == 1 + 8);
+    CHECK(t.at("mla2") == 1 + 2);
+    CHECK(t.at("ldm4") == 1 + 1);
+    CHECK(t.at("udiv_large") == 1 + 1);
+}
+
+TEST_CASE("timing: the kernels compute the right results and cost more than one cycle per instruction") {
+    FirmwareRun r = run_firmware("kernels");
+    REQUIRE(r.result.exit_code == 0);
+    for (const char* line : {"kernel crc32 cycles=", "kernel matmul cycles=", "kernel sort cycles=", "kernel fir cycles="})
+        CHECK(r.sink.text.find(line) != std::string::npos);
+    CHECK(r.sink.text.find("result=0x66862b7f") != std::string::npos);  // CRC-32, checked against zlib
+    CHECK(r.sink.text.find("result=0x532cc843") != std::string::npos);
+    CHECK(r.sink.text.find("result=0xf98c851d") != std::string::npos);
+    CHECK(r.sink.text.find("result=0x71fe5a5f") != std::string::npos);
+    double cpi = static_cast<double>(r.result.cycles) / static_cast<double>(r.result.instructions);
+    CHECK(cpi > 1.1);
+    CHECK(cpi < 2.5);
+}
+
+TEST_CASE("timing: tail-chaining costs 6 cycles instead of a return and an entry") {
+    FirmwareRun r = run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline("tailchain"));
+    REQUIRE(r.result.exit_code == 0);
+    // IRQ1 entry 12; IRQ1 -> IRQ2 tail-chain 6; IRQ2 -> IRQ0 tail-chain 6; IRQ0 return 10.
+    CHECK(r.result.exception_cycles == 12 + 6 + 6 + 10);
+}
+
+TEST_CASE("timing: flash wait states slow instruction fetch and flash data accesses") {
+    FirmwareRun fast = run_firmware("compute");
+    FirmwareRun slow = run_firmware("compute", "tests/scenarios/flash_wait.yaml");
+    REQUIRE(slow.result.exit_code == 0);
+    CHECK(slow.result.instructions == fast.result.instructions);
+    CHECK(slow.result.stall_cycles > 0);  // literal-pool and constant loads from flash, 3 cycles each
+    CHECK(slow.result.stall_cycles % 3 == 0);
+    std::uint64_t fetch = slow.result.cycles - fast.result.cycles - slow.result.stall_cycles;
+    CHECK(fetch > fast.result.instructions);  // at least one waited fetch word per two 16-bit instructions
+}

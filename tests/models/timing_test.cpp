@@ -1,0 +1,126 @@
+// Each expected figure is derived by hand from the TRM tables named in models/timing_model.h;
+// the derivation is written next to it. P (pipeline refill) is 2 in the model.
+#include <doctest/doctest.h>
+
+#include <initializer_list>
+#include <vector>
+
+#include "decode/thumb_decoder.h"
+#include "models/timing_model.h"
+
+using namespace emutrace;
+
+namespace {
+
+// Assembles halfwords (in the order objdump prints them) into a block and costs it.
+models::BlockTiming cost(models::CoreKind core, std::initializer_list<std::uint16_t> halfwords) {
+    std::vector<std::uint8_t> bytes;
+    for (std::uint16_t h : halfwords) {
+        bytes.push_back(static_cast<std::uint8_t>(h));
+        bytes.push_back(static_cast<std::uint8_t>(h >> 8));
+    }
+    decode::ThumbDecoder d;
+    auto insns = d.decode(bytes, 0x1000);
+    REQUIRE(insns.size() > 0);
+    return models::TimingModel(core).block(insns);
+}
+
+constexpr auto M0 = models::CoreKind::CortexM0;
+constexpr auto M3 = models::CoreKind::CortexM3;
+constexpr auto M4 = models::CoreKind::CortexM4;
+constexpr auto M4F = models::CoreKind::CortexM4F;
+
+}  // namespace
+
+TEST_CASE("timing m3: data processing is one cycle each") {
+    // adds r0,#1 x3: 3 x 1
+    CHECK(cost(M3, {0x3001, 0x3001, 0x3001}).cycles == 3);
+    // muls r0,r1: MUL is one cycle
+    CHECK(cost(M3, {0x4348}).cycles == 1);
+}
+
+TEST_CASE("timing m3: neighbouring loads pipeline (TRM load/store timing examples)") {
+    // ldr r0,[r1]; ldr r2,[r3]: "normally three cycles total" = 2 + 1
+    CHECK(cost(M3, {0x6808, 0x681a}).cycles == 3);
+    // ldr r0,[r1,r2]; str r0,[r3,#20]: "normally three cycles total" = 2 + 1
+    CHECK(cost(M3, {0x5888, 0x6158}).cycles == 3);
+    // ldr r0,[r1,r5]; ldr r1,[r2]... here ldr r2,[r3,#4] twice after: "normally four cycles" = 2 + 1 + 1
+    CHECK(cost(M3, {0x5948, 0x681a, 0x685a}).cycles == 4);
+    // ldr r0,[r1]; ldr r2,[r0,...] would depend on r0: ldr r0,[r1]; ldr r0,[r0] = 2 + 2
+    CHECK(cost(M3, {0x6808, 0x6800}).cycles == 4);
+}
+
+TEST_CASE("timing m3: stores and address dependencies") {
+    // str r0,[r3,#20]: STR with an immediate offset is one cycle (write buffer)
+    CHECK(cost(M3, {0x6158}).cycles == 1);
+    // str r0,[r1,r2]: register offset, not after a load: 2
+    CHECK(cost(M3, {0x5088}).cycles == 2);
+    // adds r1,#4; ldr r0,[r1]: the address needs the previous result, no forwarding: 1 + (2 + 1)
+    CHECK(cost(M3, {0x3104, 0x6808}).cycles == 4);
+}
+
+TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the pc") {
+    CHECK(cost(M3, {0xb5f0}).cycles == 6);  // push {r4-r7,lr}: 1 + 5
+    CHECK(cost(M3, {0xbdf0}).cycles == 8);  // pop {r4-r7,pc}: 1 + 5 + P
+    CHECK(cost(M3, {0xe9d2, 0x0100}).cycles == 3);  // ldrd r0,r1,[r2]: 1 + N with N = 2
+    CHECK(cost(M3, {0xf85d, 0xfb04}).cycles == 5);  // ldr pc,[sp],#4: 2 for the load + 3 for the reload
+}
+
+TEST_CASE("timing m3: branches cost 1 + P when taken; conditional ones settle at run time") {
+    CHECK(cost(M3, {0xe7f2}).cycles == 3);          // b: 1 + P
+    CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 3);  // bl: 1 + P
+    CHECK(cost(M3, {0x4770}).cycles == 3);          // bx lr: 1 + P
+    auto bne = cost(M3, {0xd1f1});                  // bne: 1 not taken, + P taken
+    CHECK(bne.cycles == 1);
+    CHECK(bne.taken_extra == 2);
+    auto cbz = cost(M3, {0xb108});                  // cbz: as a conditional branch
+    CHECK(cbz.cycles == 1);
+    CHECK(cbz.taken_extra == 2);
+    CHECK(cost(M3, {0xe8df, 0xf000}).cycles == 6);  // tbb: 2 (load) + 1 (add) + 3 (reload)
+    CHECK(cost(M3, {0xf3bf, 0x8f6f}).cycles == 3);  // isb: 1 + B, B = a refill
+    CHECK(cost(M3, {0xf3bf, 0x8f5f}).cycles == 1);  // dmb: 1 + B, B at least 0
+}
+
+TEST_CASE("timing: multiply-accumulate is two cycles on M3, one on M4") {
+    CHECK(cost(M3, {0xfb01, 0x0002}).cycles == 2);  // mla (M3 table: 2)
+    CHECK(cost(M4, {0xfb01, 0x0002}).cycles == 1);  // mla (M4 table: 1)
+    CHECK(cost(M3, {0xfba2, 0x0103}).cycles == 3);  // umull: M3 3-5, the minimum
+    CHECK(cost(M4, {0xfba2, 0x0103}).cycles == 1);  // umull: M4 1
+}
+
+TEST_CASE("timing m0: no load pipelining, 3-cycle branches, 4-cycle BL") {
+    CHECK(cost(M0, {0x6808, 0x681a}).cycles == 4);  // ldr; ldr: 2 + 2
+    CHECK(cost(M0, {0xe7f2}).cycles == 3);          // b: 3
+    CHECK(cost(M0, {0xf7ff, 0xfff4}).cycles == 4);  // bl: 4
+    CHECK(cost(M0, {0x4770}).cycles == 3);          // bx: 3
+    auto bne = cost(M0, {0xd1f1});                  // b<cond>: 1 not taken, 3 taken
+    CHECK(bne.cycles == 1);
+    CHECK(bne.cycles + bne.taken_extra == 3);
+    CHECK(cost(M0, {0xbd10}).cycles == 5);          // pop {r4,pc}: 3 + N, N = 2
+    CHECK(cost(M0, {0xf3bf, 0x8f5f}).cycles == 3);  // dmb: 3
+    CHECK(cost(M0, {0x4348}).cycles == 1);          // muls: 1 (fast multiplier)
+}
+
+TEST_CASE("timing m4f: FPU instructions") {
+    CHECK(cost(M4F, {0xee30, 0x0a81}).cycles == 1);   // vadd.f32: 1
+    CHECK(cost(M4F, {0xee80, 0x0a81}).cycles == 14);  // vdiv.f32: 14
+    CHECK(cost(M4F, {0xee00, 0x0a81}).cycles == 3);   // vmla.f32: 3
+    CHECK(cost(M4F, {0xed90, 0x0a00}).cycles == 2);   // vldr: 2
+}
+
+TEST_CASE("timing: divides take 2 to 12 cycles by the size of the quotient") {
+    models::TimingModel m3(M3);
+    CHECK(m3.divide(5, 0, false) == 2);           // division by zero ends at once
+    CHECK(m3.divide(3, 7, false) == 2);           // quotient 0
+    CHECK(m3.divide(100, 7, false) == 4);         // 5 quotient bits: 2 + ceil(5 * 10 / 32)
+    CHECK(m3.divide(0xFFFFFFF0u, 3, false) == 12);  // 31 quotient bits: 2 + 10
+    CHECK(m3.divide(0xFFFFFF9Cu, 7, true) == 4);  // -100 / 7 counts magnitudes
+}
+
+TEST_CASE("timing: exception entry, return and tail-chaining") {
+    models::TimingModel m3(M3), m0(M0);
+    CHECK(m3.exception_entry() == 12);
+    CHECK(m3.exception_return() == 10);
+    CHECK(m3.tail_chain() == 6);
+    CHECK(m0.exception_entry() == 16);
+}
