@@ -50,7 +50,7 @@ namespace {
     m.counters.cycles = start + b.cycles;
     m.counters.instructions += b.instructions;
     if (b.flags) m.on_flagged_block(b);
-    if (m.want_blocks) m.recorder.push_block(start, address, size, b.instructions);
+    if (m.want_blocks) m.recorder.push_block(start, address, size, b.instructions, b.cycles);
 }
 
 }  // namespace
@@ -71,7 +71,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     m.block_pc = pc;
     m.counters.cycles = start + b.cycles;
     m.counters.instructions += b.instructions;
-    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions);
+    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles);
 }
 
 void on_divide(uc_engine*, std::uint64_t, std::uint32_t, void* user) {

@@ -44,8 +44,9 @@ struct Event {
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
     /// process stack (PSP), 0 for the main stack. Otherwise 0.
     std::uint8_t width;
-    /// Mmio: index of the device in RunInfo::devices. Output: OutputChannel, or for
-    /// OutputChannel::Device the device index + 0x100. ThreadSwitch: length of the name.
+    /// Block: the block's cost in cycles (saturating at 65535; divides and wait states add to the
+    /// next event's stamp). Mmio: index of the device in RunInfo::devices. Output: OutputChannel,
+    /// or for OutputChannel::Device the device index + 0x100. ThreadSwitch: length of the name.
     /// Otherwise 0.
     std::uint16_t channel;
 };

@@ -35,7 +35,8 @@ public:
 
     /// Appends a Block event; the hot path of every source, so it writes the slot in place and
     /// flushes last, where the call can be a tail call.
-    void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions) {
+    void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions,
+                    std::uint32_t cost) {
         Event& e = events_[count_++];
         e.cycle = cycle;
         e.address = address;
@@ -43,7 +44,7 @@ public:
         e.extra = instructions;
         e.kind = EventKind::Block;
         e.width = 0;
-        e.channel = 0;
+        e.channel = static_cast<std::uint16_t>(cost < 0xFFFF ? cost : 0xFFFF);
         if (count_ == kBatchSize) [[unlikely]] flush();
     }
 

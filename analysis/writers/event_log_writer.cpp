@@ -26,8 +26,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         switch (e.kind) {
             case EventKind::Block:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u}\n",
-                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u,\"cycles\":%u}\n",
+                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra, e.channel);
                 break;
             case EventKind::MmioRead:
             case EventKind::MmioWrite:

@@ -39,6 +39,9 @@ TEST_CASE("machine: compute firmware sorts, prints the reference CRC and exits 0
     CHECK(r.sink.block_instructions == r.result.instructions);
     CHECK(r.result.instructions > 50'000);
     CHECK(r.sink.cycles_monotonic);
+    CHECK(r.sink.block_costs_consistent);
+    CHECK(r.sink.block_cycles <= r.result.cycles);  // taken-branch refills come on top
+    CHECK(r.sink.block_cycles > r.result.instructions);
     REQUIRE(r.sink.stops.size() == 1);
     CHECK(r.sink.stops[0].value == static_cast<std::uint32_t>(emu::StopReason::Exited));
     CHECK(r.sink.ended);

@@ -1,5 +1,6 @@
 #pragma once
 // A sink that keeps what it is given, for tests to assert on.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct CollectingSink final : trace::TraceSink {
     std::vector<std::pair<std::uint32_t, std::string>> threads;  ///< (control block, name) at each switch
     std::uint64_t last_cycle = 0;
     bool cycles_monotonic = true;
+    /// Each block starts no earlier than the previous one plus its cost.
+    bool block_costs_consistent = true;
+    std::uint64_t block_cycles = 0;  ///< sum of the blocks' costs
+    std::optional<trace::Event> last_block;
     bool ended = false;
 
     std::uint32_t wants() const override { return mask; }
@@ -29,7 +34,13 @@ struct CollectingSink final : trace::TraceSink {
             cycles_monotonic = cycles_monotonic && e.cycle >= last_cycle;
             last_cycle = e.cycle;
             switch (e.kind) {
-                case trace::EventKind::Block: ++blocks; block_instructions += e.extra; break;
+                case trace::EventKind::Block:
+                    ++blocks;
+                    block_instructions += e.extra;
+                    block_cycles += e.channel;
+                    if (last_block) block_costs_consistent = block_costs_consistent && e.cycle >= last_block->cycle + last_block->channel;
+                    last_block = e;
+                    break;
                 case trace::EventKind::MmioRead: case trace::EventKind::MmioWrite: mmio.push_back(e); break;
                 case trace::EventKind::Output: text += b.output_text(e); break;
                 case trace::EventKind::Stop: stops.push_back(e); break;
