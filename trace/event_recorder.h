@@ -3,7 +3,10 @@
 // every sink in batches. Appending is a store and an increment; nothing allocates per event.
 
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +14,10 @@
 #include "trace/trace_sink.h"
 
 namespace emutrace::trace {
+
+static_assert(offsetof(Event, width) == offsetof(Event, kind) + 1 && offsetof(Event, channel) == offsetof(Event, kind) + 2,
+              "push_block writes kind, width and channel as one word");
+static_assert(std::endian::native == std::endian::little, "push_block's combined store assumes a little-endian host");
 
 class EventRecorder {
 public:
@@ -42,9 +49,9 @@ public:
         e.address = address;
         e.value = size;
         e.extra = instructions;
-        e.kind = EventKind::Block;
-        e.width = 0;
-        e.channel = static_cast<std::uint16_t>(cost < 0xFFFF ? cost : 0xFFFF);
+        // kind, width and channel in one 32-bit store (little-endian host layout, checked below)
+        std::uint32_t tail = static_cast<std::uint32_t>(EventKind::Block) | (cost < 0xFFFF ? cost : 0xFFFFu) << 16;
+        std::memcpy(reinterpret_cast<char*>(&e) + offsetof(Event, kind), &tail, sizeof tail);
         if (count_ == kBatchSize) [[unlikely]] flush();
     }
 

@@ -146,7 +146,6 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool interrupt_possible() const;
     void check_thread();
 
-    nvic::CycleCounters counters;  ///< first: the DWT in config.devices reads it
     MachineConfig config;
     const decode::ElfImage& image;
     nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
@@ -165,6 +164,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
 
+    // The block hook's state, kept together on one cache line.
+    nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
     std::uint64_t next_check = 0;
     /// The previous block's fall-through address and what its final conditional branch costs
