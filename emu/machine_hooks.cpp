@@ -36,21 +36,26 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
 
 namespace {
 
+// Counts a block that is about to run: the previous block's final branch was taken if this is not
+// its fall-through; then this block's cycles and instructions, and its event.
+inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra : 0);
+    m.fallthrough = pc + size;
+    m.taken_extra = b.taken_extra;
+    m.access_cursor = 0;
+    m.block_pc = pc;
+    m.counters.cycles = start + b.cycles;
+    m.counters.instructions += b.instructions;
+    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles);
+}
+
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.
-[[gnu::noinline]] void on_block_slow(detail::MachineState& m, std::uint32_t address, std::uint32_t size) {
+[[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
-    if (address != m.fallthrough) m.counters.cycles += m.taken_extra;  // the previous block's branch was taken
-    std::uint64_t start = m.counters.cycles;
-    m.fallthrough = address + size;
-    m.taken_extra = b.taken_extra;
-    m.access_cursor = 0;
-    m.block_pc = address;
-    m.counters.cycles = start + b.cycles;
-    m.counters.instructions += b.instructions;
+    account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
-    if (m.want_blocks) m.recorder.push_block(start, address, size, b.instructions, b.cycles);
 }
 
 }  // namespace
@@ -64,14 +69,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     const BlockInfo& b = m.blocks.slot(pc);
     if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || b.flags) [[unlikely]]
         return on_block_slow(m, pc, size);
-    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra : 0);
-    m.fallthrough = pc + size;
-    m.taken_extra = b.taken_extra;
-    m.access_cursor = 0;
-    m.block_pc = pc;
-    m.counters.cycles = start + b.cycles;
-    m.counters.instructions += b.instructions;
-    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles);
+    account_block(m, pc, size, b);
 }
 
 void on_divide(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
