@@ -22,6 +22,9 @@ struct RunOptions {
     std::optional<std::string> cmdline;
     std::optional<std::string> json;
     std::optional<std::string> events;
+    std::optional<std::string> junit;
+    std::optional<std::string> perfetto;
+    bool calltrace = false;                        ///< trace calls even without a calltrace: key
     Verbosity verbosity = Verbosity::Normal;
 };
 

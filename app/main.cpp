@@ -26,7 +26,8 @@ Without --scenario the firmware runs on the built-in MPS2-AN385 layout: Cortex-M
 flash at 0x0 (4 MiB), SRAM at 0x20000000 (4 MiB), CMSDK UART0 at 0x40004000.
 
 Exit status: the firmware's exit code when it exits through semihosting; 0 when it reaches
---stop-at; 2 for bad input or a firmware fault; 3 max instructions; 4 wall-clock limit; 5 hang.)";
+--stop-at; 1 when a timing constraint is violated; 2 for bad input or a firmware fault; 3 max
+instructions; 4 wall-clock limit; 5 hang; 6 reset requested.)";
 
 void set_up_logging(emutrace::app::Verbosity v) {
     auto logger = spdlog::stderr_color_st("emutrace");
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
     std::string max_instructions;
     std::string wall_clock;
     CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
-    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked)")->required()->check(CLI::ExistingFile);
+    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")
+        ->check(CLI::ExistingFile);
     run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")
         ->check(CLI::ExistingFile);
     run_cmd->add_option("--cpu", run.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
@@ -68,6 +70,9 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--cmdline", run.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
     run_cmd->add_option("--json", run.json, "Write the run summary as JSON to this file");
     run_cmd->add_option("--events", run.events, "Write the event stream (blocks, MMIO, output) as JSON Lines");
+    run_cmd->add_flag("--calltrace", run.calltrace, "Trace function entry/exit and print the profile");
+    run_cmd->add_option("--junit", run.junit, "Write the timing constraints as JUnit XML (one test case each)");
+    run_cmd->add_option("--perfetto", run.perfetto, "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
     run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());

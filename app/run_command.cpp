@@ -1,12 +1,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "analysis/writers/event_log_writer.h"
 #include "app/commands.h"
 #include "app/run_report.h"
+#include "app/trace_analysis.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -37,6 +39,9 @@ void apply_flags(const RunOptions& o, Scenario& sc) {
     if (o.cmdline) m.semihosting.cmdline = *o.cmdline;
     if (o.json) sc.outputs.json = *o.json;
     if (o.events) sc.outputs.events = *o.events;
+    if (o.junit) sc.outputs.junit = *o.junit;
+    if (o.perfetto) sc.outputs.perfetto = *o.perfetto;
+    if (o.calltrace || !sc.outputs.perfetto.empty()) sc.calltrace.enabled = true;
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
@@ -45,18 +50,40 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     out << j.dump(2) << "\n";
 }
 
+// The ELF to run: the command line's, else the one the scenario names (a path, or the name of
+// an ELF the build put next to the emutrace binary, in firmware/).
+std::string firmware_path(const RunOptions& o, const Scenario& sc) {
+    if (!o.elf.empty()) return o.elf;
+    if (sc.firmware.empty())
+        throw ConfigError("no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key");
+    if (sc.firmware.find('/') != std::string::npos) return sc.firmware;
+    std::error_code ec;
+    std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    std::filesystem::path elf = exe.parent_path() / "firmware" / (sc.firmware + ".elf");
+    if (!std::filesystem::exists(elf))
+        throw ConfigError(sc.file + ": firmware '" + sc.firmware + "' is not built (looked for " + elf.string() +
+                          "); build it with cmake --build, or give the ELF on the command line");
+    return elf.string();
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
     Scenario sc = o.scenario.empty() ? default_scenario() : load_scenario_file(o.scenario);
     apply_flags(o, sc);
-    decode::ElfImage image = decode::ElfImage::load(o.elf);
+    std::string elf = firmware_path(o, sc);
+    decode::ElfImage image = decode::ElfImage::load(elf);
 
     std::unique_ptr<emu::Machine> machine;
     try {
         machine = std::make_unique<emu::Machine>(std::move(sc.machine), image);
     } catch (const ConfigError& e) {
         throw ConfigError(sc.file + ": " + e.what());
+    }
+    std::unique_ptr<TraceAnalysis> analysis;
+    if (sc.calltrace.enabled) {
+        analysis = std::make_unique<TraceAnalysis>(sc, image, machine->config().clock_hz, !sc.outputs.perfetto.empty());
+        analysis->attach(*machine);
     }
     std::unique_ptr<analysis::EventLogWriter> event_log;
     if (!sc.outputs.events.empty()) {
@@ -68,11 +95,26 @@ int run_command(const RunOptions& o) {
     sc.machine.clock_hz = machine->config().clock_hz;
     sc.machine.timing = machine->config().timing;
 
-    if (!sc.outputs.json.empty()) write_json(sc.outputs.json, to_json(sc, o.elf, result));
-    if (o.verbosity != Verbosity::Quiet) std::fputs(format_summary(sc, o.elf, result).c_str(), stderr);
+    nlohmann::json j = to_json(sc, elf, result);
+    if (analysis) {
+        j["calltrace"] = analysis->to_json();
+        if (!sc.outputs.junit.empty()) analysis->write_junit(sc.outputs.junit, sc.file);
+        if (!sc.outputs.perfetto.empty()) analysis->write_perfetto(sc.outputs.perfetto);
+    }
+    if (!sc.outputs.json.empty()) write_json(sc.outputs.json, j);
+    if (o.verbosity != Verbosity::Quiet) {
+        std::fputs(format_summary(sc, elf, result).c_str(), stderr);
+        if (analysis) std::fputs(analysis->summary(result.cycles).c_str(), stderr);
+    }
     if (result.reason != emu::StopReason::Exited && result.reason != emu::StopReason::SymbolReached)
-        std::fprintf(stderr, "emutrace: error: %s: %s\n", o.elf.c_str(), result.message.c_str());
-    return emu::exit_status(result);
+        std::fprintf(stderr, "emutrace: error: %s: %s\n", elf.c_str(), result.message.c_str());
+    int status = emu::exit_status(result);
+    // A violated timing constraint fails the run (status 1) when nothing worse happened.
+    if (status == 0 && analysis && !analysis->constraints_passed()) {
+        std::fprintf(stderr, "emutrace: timing constraints violated\n");
+        return 1;
+    }
+    return status;
 }
 
 }  // namespace emutrace::app

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "app/builtin_scenarios.h"
+#include "config/units.h"
 #include "emu/peripherals/registry.h"
 
 namespace emutrace::app {
@@ -138,12 +139,58 @@ void parse_nvic(const config::Node& n, emu::MachineConfig& m) {
     }
 }
 
+TraceEventConfig parse_trace_event(const config::Node& n) {
+    n.allow_only({"enter", "exit", "marker", "exception"});
+    TraceEventConfig e;
+    e.where = n.where();
+    auto entries = n.entries();
+    if (entries.size() != 1) n.fail("name exactly one of: enter, exit, marker, exception");
+    e.kind = entries[0].first;
+    if (e.kind == "enter" || e.kind == "exit") e.function = entries[0].second.str();
+    else e.value = entries[0].second.u32();
+    return e;
+}
+
+ConstraintConfig parse_constraint(const config::Node& n) {
+    n.allow_only({"name", "start", "end", "deadline", "limit", "by_payload"});
+    n.require({"name", "start", "end"});
+    ConstraintConfig c;
+    c.name = n["name"].str();
+    c.start = parse_trace_event(n["start"]);
+    c.end = parse_trace_event(n["end"]);
+    if (n.has("deadline")) c.deadline = parse_trace_event(n["deadline"]);
+    if (n.has("limit")) {
+        std::string limit = n["limit"].str();
+        if (limit.size() > 6 && limit.ends_with("cycles")) {
+            auto v = config::parse_integer(limit.substr(0, limit.size() - 6));
+            if (!v) n["limit"].fail("expected a number of cycles such as '30000 cycles'");
+            c.limit_cycles = *v;
+        } else {
+            c.limit_seconds = n["limit"].seconds();
+        }
+    } else if (!c.deadline) {
+        n.fail("a constraint needs a limit, a deadline, or both");
+    }
+    if (n.has("by_payload")) c.by_payload = n["by_payload"].boolean();
+    return c;
+}
+
+void parse_calltrace(const config::Node& n, CalltraceConfig& c) {
+    n.allow_only({"phases", "top"});
+    if (!n.defined()) return;
+    c.enabled = true;
+    if (n.has("phases"))
+        for (const auto& p : n["phases"].items()) c.phases.push_back(p.str());
+    if (n.has("top")) c.top = n["top"].u32();
+}
+
 }  // namespace
 
 Scenario load_scenario(const config::Node& root) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs",
-                     "nvic", "faults", "stimuli", "seed", "rtos", "timing"});
+                     "nvic", "faults", "stimuli", "seed", "rtos", "timing", "firmware", "user_events", "calltrace",
+                     "constraints"});
     Scenario sc;
     sc.file = root.file();
     emu::MachineConfig& m = sc.machine;
@@ -171,9 +218,24 @@ Scenario load_scenario(const config::Node& root) {
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
-    out.allow_only({"json", "events"});
+    out.allow_only({"json", "events", "junit", "perfetto"});
     if (out.has("json")) sc.outputs.json = out["json"].str();
     if (out.has("events")) sc.outputs.events = out["events"].str();
+    if (out.has("junit")) sc.outputs.junit = out["junit"].str();
+    if (out.has("perfetto")) sc.outputs.perfetto = out["perfetto"].str();
+    if (root.has("firmware")) {
+        std::string fw = root["firmware"].str();
+        bool is_path = fw.find('/') != std::string::npos || fw.ends_with(".elf");
+        sc.firmware = is_path ? (std::filesystem::path(root.file()).parent_path() / fw).string() : fw;
+    }
+    const config::Node ue = root["user_events"];
+    ue.allow_only({"function"});
+    if (ue.has("function")) m.user_event_function = ue["function"].str();
+    parse_calltrace(root["calltrace"], sc.calltrace);
+    if (root.has("constraints")) {
+        for (const auto& n : root["constraints"].items()) sc.constraints.push_back(parse_constraint(n));
+        sc.calltrace.enabled = true;
+    }
     return sc;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // A scenario file: everything about a run that is not the firmware (docs/scenario.md).
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "config/node.h"
 #include "emu/machine_config.h"
@@ -9,14 +11,45 @@
 namespace emutrace::app {
 
 struct Outputs {
-    std::string json;    ///< run summary as JSON
-    std::string events;  ///< event stream as JSON Lines
+    std::string json;      ///< run summary as JSON
+    std::string events;    ///< event stream as JSON Lines
+    std::string junit;     ///< constraints as JUnit XML
+    std::string perfetto;  ///< Chrome/Perfetto trace-event JSON
+};
+
+/// An event of the call trace, as a scenario names it; resolved against the ELF when running.
+struct TraceEventConfig {
+    std::string kind;      ///< "enter", "exit", "marker", "exception"
+    std::string function;  ///< enter/exit
+    std::uint32_t value = 0;  ///< marker id or exception number
+    std::string where;     ///< file:line for errors
+    std::string text() const { return kind + " " + (function.empty() ? std::to_string(value) : function); }
+};
+
+struct ConstraintConfig {
+    std::string name;
+    TraceEventConfig start, end;
+    std::optional<TraceEventConfig> deadline;
+    double limit_seconds = 0;        ///< the limit as a time, or
+    std::uint64_t limit_cycles = 0;  ///< as cycles
+    bool by_payload = false;
+};
+
+struct CalltraceConfig {
+    bool enabled = false;               ///< a calltrace: key, or constraints, turn the tracer on
+    std::vector<std::string> phases;    ///< functions whose share of the run the summary shows
+    std::size_t top = 10;               ///< functions in the summary's profile table
 };
 
 struct Scenario {
     std::string file;  ///< where it came from ("built-in mps2-an385 scenario" for the default)
     emu::MachineConfig machine;
     Outputs outputs;
+    /// The firmware the scenario is for: an ELF path relative to the scenario file, or the name of
+    /// an ELF the build produced (build/firmware/<name>.elf). Empty: give it on the command line.
+    std::string firmware;
+    CalltraceConfig calltrace;
+    std::vector<ConstraintConfig> constraints;
 };
 
 /// Parses and validates a scenario; throws ConfigError naming file, line and key.

@@ -19,12 +19,19 @@ file(GLOB EMUTRACE_FW_RUNTIME_HEADERS CONFIGURE_DEPENDS "${EMUTRACE_FW_RUNTIME_D
 set(EMUTRACE_FW_RUNTIME_SOURCES "${EMUTRACE_FW_RUNTIME_SOURCES}" CACHE INTERNAL "")
 set(EMUTRACE_FW_RUNTIME_HEADERS "${EMUTRACE_FW_RUNTIME_HEADERS}" CACHE INTERNAL "")
 set(EMUTRACE_FW_MODULE "${CMAKE_CURRENT_LIST_FILE}" CACHE INTERNAL "")
+# The RTOS kernel shared by tests/firmware/rtos and scenarios/: list
+# ${EMUTRACE_FW_RTOS_DIR}/kernel.c in SOURCES and the dir in INCLUDE_DIRS.
+get_filename_component(EMUTRACE_FW_RTOS_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/rtos" ABSOLUTE)
+set(EMUTRACE_FW_RTOS_DIR "${EMUTRACE_FW_RTOS_DIR}" CACHE INTERNAL "")
 
 # emutrace_add_firmware(NAME <name> SOURCES <files...>
-#                       [CPU cortex-m3] [LAYOUT mps2_an385] [DEFINES A=1 ...])
+#                       [CPU cortex-m3] [LAYOUT mps2_an385] [DEFINES A=1 ...]
+#                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>])
 # Produces ${CMAKE_BINARY_DIR}/firmware/<name>.elf and target firmware_<name>.
+# INCLUDE_DIRS are added with -I and their *.h files rebuild the ELF when
+# they change; DEPENDS lists further files that should.
 function(emutrace_add_firmware)
-  cmake_parse_arguments(FW "" "NAME;CPU;LAYOUT" "SOURCES;DEFINES" ${ARGN})
+  cmake_parse_arguments(FW "" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_SOURCES)
     message(FATAL_ERROR "emutrace_add_firmware: NAME and SOURCES are required")
   endif()
@@ -54,6 +61,19 @@ function(emutrace_add_firmware)
     list(APPEND defines "-D${def}")
   endforeach()
 
+  set(includes "")
+  set(extra_depends "")
+  foreach(dir IN LISTS FW_INCLUDE_DIRS)
+    get_filename_component(abs "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND includes "-I${abs}")
+    file(GLOB headers CONFIGURE_DEPENDS "${abs}/*.h")
+    list(APPEND extra_depends ${headers})
+  endforeach()
+  foreach(dep IN LISTS FW_DEPENDS)
+    get_filename_component(abs "${dep}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND extra_depends "${abs}")
+  endforeach()
+
   set(outdir "${CMAKE_BINARY_DIR}/firmware")
   set(elf "${outdir}/${FW_NAME}.elf")
   file(MAKE_DIRECTORY "${outdir}")
@@ -69,6 +89,7 @@ function(emutrace_add_firmware)
             -ffreestanding -ffunction-sections -fdata-sections
             -nostdlib -nostartfiles
             "-I${EMUTRACE_FW_RUNTIME_DIR}"
+            ${includes}
             ${defines}
             ${sources} ${EMUTRACE_FW_RUNTIME_SOURCES}
             -T "${ld}"
@@ -79,7 +100,7 @@ function(emutrace_add_firmware)
             -lgcc
             -o "${elf}"
     DEPENDS ${sources} ${EMUTRACE_FW_RUNTIME_SOURCES} ${EMUTRACE_FW_RUNTIME_HEADERS}
-            "${ld}" "${EMUTRACE_FW_MODULE}"
+            ${extra_depends} "${ld}" "${EMUTRACE_FW_MODULE}"
     COMMENT "Building firmware ${FW_NAME}.elf (${FW_CPU})"
     VERBATIM
   )

@@ -123,6 +123,11 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
                         wait_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
     }
+    if (!config.user_event_function.empty()) {
+        auto at = image.symbols().address_of(config.user_event_function);
+        if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());
+        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_user_event_function), this, *at, *at);
+    }
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
@@ -319,6 +324,7 @@ RunResult Machine::run() {
     m.want_mmio = m.recorder.wants(trace::WantMmio);
     m.want_output = m.recorder.wants(trace::WantOutput);
     m.want_exceptions = m.recorder.wants(trace::WantExceptions);
+    m.want_markers = m.recorder.wants(trace::WantMarkers);
     trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};
     for (const auto& d : m.devices) info.devices.push_back(d->name);
     m.recorder.start(info);

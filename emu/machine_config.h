@@ -110,6 +110,8 @@ struct MachineConfig {
     std::vector<Stimulus> stimuli;
     std::uint64_t seed = 1;    ///< seeds stimulus jitter; same seed, same run
     RtosConfig rtos;
+    /// A function whose calls become user-defined events: r0 is the id, r1 the payload.
+    std::string user_event_function;
 };
 
 }  // namespace emutrace::emu

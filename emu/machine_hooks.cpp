@@ -29,6 +29,10 @@ void DeviceSlot::stall(std::uint32_t cycles) { machine->add_idle_cycles(cycles, 
 void DeviceSlot::output(std::string_view text) {
     if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
 }
+void DeviceSlot::user_event(std::uint32_t id, std::uint32_t payload) {
+    machine->push_marker(id, payload, false, now());
+}
+
 void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
     if (warned.insert(offset).second)
         spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
@@ -132,6 +136,11 @@ void on_stop_symbol(uc_engine*, std::uint64_t address, std::uint32_t, void* user
     m.stop(StopReason::SymbolReached, "reached " + m.config.stop.at_symbol + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
+void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+    MachineState& m = machine(user);
+    m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
+}
+
 std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
@@ -222,6 +231,18 @@ detail::DeviceSlot* detail::MachineState::device_named(const std::string& name) 
     for (auto& d : devices)
         if (d->name == name) return d.get();
     return nullptr;
+}
+
+void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when) {
+    if (!want_markers) return;
+    trace::Event e{};
+    e.cycle = when;
+    e.kind = trace::EventKind::Marker;
+    e.address = block_pc;
+    e.value = id;
+    e.extra = payload;
+    e.width = from_function ? 1 : 0;
+    recorder.push(e);
 }
 
 void detail::MachineState::raise_irq(int irq) {

@@ -18,6 +18,7 @@ enum class EventKind : std::uint8_t {
     ExceptionEntry,   ///< the core took an exception (stacked a frame, jumped to the handler)
     ExceptionReturn,  ///< a handler returned through EXC_RETURN
     ThreadSwitch,     ///< the firmware's current-thread pointer changed
+    Marker,           ///< a user-defined event: a marker device write or a call of the hook function
 };
 
 /// Where Output text came from (Event::channel for EventKind::Output).
@@ -34,15 +35,17 @@ struct Event {
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
     /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
+    /// Marker: the event id.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
-    /// thread's control block.
+    /// thread's control block. Marker: the payload.
     std::uint32_t extra;
     EventKind kind;
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
-    /// process stack (PSP), 0 for the main stack. Otherwise 0.
+    /// process stack (PSP), 0 for the main stack. Marker: 0 from a marker device, 1 from the hook
+    /// function. Otherwise 0.
     std::uint8_t width;
     /// Block: the block's cost in cycles (saturating at 65535; divides and wait states add to the
     /// next event's stamp). Mmio: index of the device in RunInfo::devices. Output: OutputChannel,

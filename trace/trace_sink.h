@@ -16,6 +16,7 @@ enum Capability : std::uint32_t {
     WantMmio = 1u << 1,
     WantOutput = 1u << 2,
     WantExceptions = 1u << 3,  ///< exception entry/return and thread switches
+    WantMarkers = 1u << 4,     ///< user-defined events
 };
 
 /// What a source tells its sinks before the first batch.

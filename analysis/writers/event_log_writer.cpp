@@ -61,6 +61,10 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                              static_cast<unsigned long long>(e.cycle), e.extra, e.address,
                              nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
+            case EventKind::Marker:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.value, e.extra, e.address, e.width ? "function" : "device");
+                break;
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

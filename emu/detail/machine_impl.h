@@ -41,6 +41,7 @@ struct DeviceSlot final : DeviceHost {
     void stall(std::uint32_t cycles) override;
     void set_irq(bool level) override;
     void output(std::string_view text) override;
+    void user_event(std::uint32_t id, std::uint32_t payload) override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
 };
 
@@ -54,6 +55,7 @@ void on_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* us
 void on_interrupt(uc_engine* uc, std::uint32_t intno, void* user);
 bool on_invalid_memory(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 void on_stop_symbol(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_user_event_function(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 std::uint64_t on_mmio_read(uc_engine* uc, std::uint64_t offset, unsigned size, void* user);
 void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* user);
 
@@ -145,6 +147,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool sleep(std::uint32_t pc);
     bool interrupt_possible() const;
     void check_thread();
+    /// A user-defined event; `from_function` when the hook function was called.
+    void push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when);
 
     MachineConfig config;
     const decode::ElfImage& image;
@@ -166,7 +170,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
 
     // The block hook's state, kept together on one cache line.
     nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running
-    bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false;
+    bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
     std::uint64_t next_check = 0;
     /// The previous block's fall-through address and what its final conditional branch costs
     /// when taken: settled when the next block starts.

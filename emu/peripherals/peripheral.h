@@ -20,6 +20,8 @@ public:
     virtual void set_irq(bool level) = 0;
     /// Text the device sends to the outside world (a UART's TX line); recorded in the trace.
     virtual void output(std::string_view text) = 0;
+    /// A user-defined event the firmware signalled through this device.
+    virtual void user_event(std::uint32_t id, std::uint32_t payload) = 0;
     /// Logs a guest misuse (unhandled offset, write to a read-only register) once per offset.
     virtual void warn_once(std::uint32_t offset, std::string_view what) = 0;
 };

@@ -5,9 +5,10 @@
 namespace emutrace::emu {
 namespace {
 
-constexpr std::array<PeripheralType, 2> kTypes{{
+constexpr std::array<PeripheralType, 3> kTypes{{
     {"cmsdk.uart", "Arm CMSDK APB UART (MPS2 boards): DATA, STATE, CTRL, INTSTATUS, BAUDDIV", &make_cmsdk_uart},
     {"stub", "scripted registers: reset values, access, read sequences, timed changes, latency", &make_stub},
+    {"marker", "user-defined events: write PAYLOAD (+0x0), then the event id to ID (+0x4)", &make_marker},
 }};
 
 }  // namespace

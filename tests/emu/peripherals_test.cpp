@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <vector>
 #include <string>
 
 #include "config/node.h"
@@ -21,6 +22,8 @@ struct FakeHost final : emu::DeviceHost {
     void stall(std::uint32_t c) override { stalled += c; }
     void set_irq(bool level) override { irq = level; }
     void output(std::string_view t) override { out += t; }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> events;
+    void user_event(std::uint32_t id, std::uint32_t payload) override { events.emplace_back(id, payload); }
     void warn_once(std::uint32_t off, std::string_view what) override { warnings[off] = what; }
 };
 
@@ -117,4 +120,14 @@ TEST_CASE("cmsdk uart: transmits only when enabled and raises its TX interrupt")
     uart->write(0x0C, 4, 1);  // INTCLEAR
     CHECK(uart->read(0x0C, 4) == 0);
     CHECK_FALSE(host.irq);
+}
+
+TEST_CASE("marker: a write to ID emits the event with the last payload") {
+    FakeHost host;
+    auto marker = make("marker", "{}", host);
+    marker->write(0x0, 4, 1234);
+    marker->write(0x4, 4, 7);
+    marker->write(0x4, 4, 8);
+    CHECK(host.events == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{7, 1234}, {8, 1234}});
+    CHECK(marker->read(0x8, 4) == 2);
 }

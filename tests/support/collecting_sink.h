@@ -9,7 +9,8 @@
 namespace emutrace::test {
 
 struct CollectingSink final : trace::TraceSink {
-    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions;
+    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers;
+    std::vector<trace::Event> markers;
     trace::RunInfo info;
     std::string text;
     std::uint64_t block_instructions = 0;
@@ -46,6 +47,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::Stop: stops.push_back(e); break;
                 case trace::EventKind::ExceptionEntry: case trace::EventKind::ExceptionReturn: exceptions.push_back(e); break;
                 case trace::EventKind::ThreadSwitch: threads.emplace_back(e.address, std::string(b.thread_name(e))); break;
+                case trace::EventKind::Marker: markers.push_back(e); break;
             }
         }
     }

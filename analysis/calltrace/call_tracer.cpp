@@ -1,0 +1,191 @@
+#include "analysis/calltrace/call_tracer.h"
+
+#include <capstone/arm.h>
+
+#include <span>
+
+namespace emutrace::analysis {
+namespace {
+constexpr std::uint16_t kLr = 1u << 14, kPc = 1u << 15;
+}
+
+CallTracer::CallTracer(const decode::ElfImage& image) : image_(image) {}
+
+std::uint32_t CallTracer::function_of(std::uint32_t address) const {
+    const decode::Symbol* f = image_.symbols().function_at(address);
+    return f ? f->address : address;
+}
+
+std::string CallTracer::function_name(std::uint32_t address) const { return image_.symbols().describe(address); }
+
+const CallTracer::BlockClass& CallTracer::classify(std::uint32_t address, std::uint32_t size) {
+    std::uint64_t key = static_cast<std::uint64_t>(address) << 32 | size;
+    if (auto it = classes_.find(key); it != classes_.end()) return it->second;
+    BlockClass c;
+    // The block's bytes from the image: where it runs (VMA) first, else where it is loaded.
+    for (const auto& seg : image_.segments()) {
+        for (std::uint32_t base : {seg.virtual_address, seg.load_address}) {
+            if (address < base || address - base + size > seg.bytes.size()) continue;
+            auto insns = decoder_.decode(std::span(seg.bytes).subspan(address - base, size), address);
+            if (insns.empty()) break;
+            const decode::Instruction& last = insns.back();
+            if (last.id == ARM_INS_BL || last.id == ARM_INS_BLX) c.exit = Exit::Call;
+            else if ((last.id == ARM_INS_BX && (last.reads & kLr)) ||
+                     ((last.writes & kPc) && last.memory.mode != decode::MemoryAccess::Mode::None) ||
+                     (last.id == ARM_INS_MOV && (last.writes & kPc) && (last.reads & kLr)))
+                c.exit = Exit::Return;
+            else if ((last.id == ARM_INS_B && !last.conditional) || last.id == ARM_INS_BX) c.exit = Exit::Jump;
+            return classes_[key] = c;
+        }
+    }
+    return classes_[key] = c;
+}
+
+CallTracer::Context& CallTracer::live() {
+    if (!exception_contexts_.empty()) return exception_contexts_.back();
+    Context& c = thread_contexts_[current_thread_];
+    c.id = c.thread = current_thread_;
+    return c;
+}
+
+void CallTracer::emit(const CallEvent& e) {
+    for (auto* l : listeners_) l->on_call_event(e);
+}
+
+void CallTracer::enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle) {
+    c.frames.push_back({function, return_address});
+    CallEvent e;
+    e.kind = CallEvent::Kind::Entry;
+    e.cycle = cycle;
+    e.function = function;
+    e.thread = c.thread;
+    e.context = c.id;
+    e.depth = static_cast<std::uint32_t>(c.frames.size() - 1);
+    emit(e);
+}
+
+void CallTracer::pop(Context& c, std::uint64_t cycle) {
+    Frame f = c.frames.back();
+    CallEvent e;
+    e.kind = CallEvent::Kind::Exit;
+    e.cycle = cycle;
+    e.function = f.function;
+    e.thread = c.thread;
+    e.context = c.id;
+    e.depth = static_cast<std::uint32_t>(c.frames.size() - 1);
+    c.frames.pop_back();
+    emit(e);
+}
+
+void CallTracer::leave_to(Context& c, std::uint32_t resume_at, std::uint64_t cycle) {
+    for (std::size_t i = c.frames.size(); i-- > 0;) {
+        if (c.frames[i].return_address != resume_at) continue;
+        while (c.frames.size() > i) pop(c, cycle);
+        return;
+    }
+    // A return to nowhere on the shadow stack: the outermost function returned (main to the
+    // start-up code), or code the tracer never saw called. Start over in the function reached.
+    if (c.frames.size() == 1) {
+        pop(c, cycle);
+        enter(c, function_of(resume_at), 0, cycle);
+        return;
+    }
+    ++unmatched_returns_;
+}
+
+void CallTracer::on_block(const trace::Event& e) {
+    Context& c = live();
+    std::uint32_t at = e.address;
+    if (!c.started) {
+        c.started = true;
+        enter(c, function_of(at), 0, e.cycle);
+    } else {
+        switch (c.pending) {
+            case Exit::Call:
+                if (at != c.fallthrough) enter(c, function_of(at), c.fallthrough, e.cycle);
+                break;
+            case Exit::Return: leave_to(c, at, e.cycle); break;
+            case Exit::Jump: {
+                // A branch to another function's first instruction is a tail call: the callee
+                // returns straight to our caller.
+                const decode::Symbol* f = image_.symbols().function_at(at);
+                if (f && f->address == at && !c.frames.empty() && c.frames.back().function != at) {
+                    std::uint32_t ret = c.frames.back().return_address;
+                    pop(c, e.cycle);
+                    enter(c, at, ret, e.cycle);
+                }
+                break;
+            }
+            case Exit::None: break;
+        }
+    }
+    c.pending = classify(at, e.value).exit;
+    c.fallthrough = at + e.value;
+}
+
+std::uint32_t CallTracer::thread_index(std::uint32_t tcb, const std::string& name) {
+    if (tcb == 0) return 0;
+    auto [it, fresh] = thread_by_tcb_.emplace(tcb, static_cast<std::uint32_t>(thread_names_.size()));
+    if (fresh) thread_names_.push_back(name.empty() ? function_name(tcb) : name);
+    return it->second;
+}
+
+void CallTracer::on_batch(const trace::EventBatch& batch) {
+    for (const auto& e : batch.events) {
+        last_cycle_ = e.cycle;
+        switch (e.kind) {
+            case trace::EventKind::Block: on_block(e); break;
+            case trace::EventKind::ExceptionEntry: {
+                std::uint32_t interrupted = exception_contexts_.empty() ? current_thread_
+                                                                         : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
+                exception_contexts_.push_back(
+                    Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, Exit::None, 1, false});
+                emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0});
+                break;
+            }
+            case trace::EventKind::ExceptionReturn: {
+                if (exception_contexts_.empty()) break;
+                Context& c = exception_contexts_.back();
+                while (!c.frames.empty()) pop(c, e.cycle);
+                exception_contexts_.pop_back();
+                std::uint32_t resumed = exception_contexts_.empty() ? current_thread_
+                                                                     : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
+                emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0});
+                break;
+            }
+            case trace::EventKind::ThreadSwitch:
+                current_thread_ = thread_index(e.address, std::string(batch.thread_name(e)));
+                emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0});
+                break;
+            case trace::EventKind::Marker:
+                emit({CallEvent::Kind::Marker, e.cycle, 0, exception_contexts_.empty() ? current_thread_ : 1u, 0, 0, e.value, e.extra});
+                break;
+            default: break;
+        }
+    }
+}
+
+void CallTracer::on_end() {
+    while (!exception_contexts_.empty()) {
+        Context& c = exception_contexts_.back();
+        while (!c.frames.empty()) pop(c, last_cycle_);
+        exception_contexts_.pop_back();
+    }
+    for (auto& [thread, c] : thread_contexts_) {
+        current_thread_ = thread;
+        while (!c.frames.empty()) pop(c, last_cycle_);
+    }
+    for (auto* l : listeners_) l->on_finish(last_cycle_);
+}
+
+std::vector<std::uint32_t> CallTracer::current_stack() const {
+    std::vector<std::uint32_t> out;
+    auto it = thread_contexts_.find(current_thread_);
+    if (it != thread_contexts_.end())
+        for (const auto& f : it->second.frames) out.push_back(f.function);
+    for (const auto& c : exception_contexts_)
+        for (const auto& f : c.frames) out.push_back(f.function);
+    return out;
+}
+
+}  // namespace emutrace::analysis

@@ -1,0 +1,105 @@
+#pragma once
+// Function entry and exit from the block stream, without touching the firmware: the block that
+// ends in BL/BLX calls the next block's function; a return (BX LR, POP/LDM with pc, LDR pc) pops
+// the shadow stack back to the frame whose return address it reached, which also resynchronises
+// after longjmp-style unwinds; a B to another function's start is a tail call. Exception handlers
+// run in their own context and thread switches change which shadow stack is live, as in the
+// entry/exit tracing paper's per-thread shadow stacks.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "decode/elf_image.h"
+#include "decode/thumb_decoder.h"
+#include "trace/trace_sink.h"
+
+namespace emutrace::analysis {
+
+/// A derived event: what the call tracer's listeners (profile, constraints, writers) consume.
+struct CallEvent {
+    enum class Kind : std::uint8_t { Entry, Exit, Marker, ExceptionEntry, ExceptionReturn, ThreadSwitch };
+    Kind kind = Kind::Entry;
+    std::uint64_t cycle = 0;
+    std::uint32_t function = 0;  ///< Entry/Exit: function start address. Exception*: exception number
+    std::uint32_t thread = 0;    ///< index into CallTracer::threads(); ThreadSwitch: the new thread
+    /// The shadow stack the event belongs to: a thread's index, or kExceptionContext + nesting
+    /// level for handlers. ExceptionEntry/Return: the context that was interrupted / resumes.
+    std::uint32_t context = 0;
+    std::uint32_t depth = 0;     ///< Entry/Exit: stack depth of the frame (0 = outermost)
+    std::uint32_t id = 0;        ///< Marker: the event id
+    std::uint32_t payload = 0;   ///< Marker: the payload
+};
+
+constexpr std::uint32_t kExceptionContext = 1u << 16;
+
+class CallListener {
+public:
+    virtual ~CallListener() = default;
+    virtual void on_call_event(const CallEvent& e) = 0;
+    virtual void on_finish(std::uint64_t end_cycle) { (void)end_cycle; }
+};
+
+class CallTracer final : public trace::TraceSink {
+public:
+    explicit CallTracer(const decode::ElfImage& image);
+
+    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::WantMarkers; }
+    void on_batch(const trace::EventBatch& batch) override;
+    void on_end() override;
+
+    void add_listener(CallListener& listener) { listeners_.push_back(&listener); }
+
+    /// Thread names by index; 0 is the code that runs before any thread ("main"), 1 the
+    /// exception handlers ("isr").
+    const std::vector<std::string>& threads() const { return thread_names_; }
+    /// The live call stack of the current context, outermost first, as function addresses.
+    std::vector<std::uint32_t> current_stack() const;
+    std::string function_name(std::uint32_t address) const;
+    std::uint64_t unmatched_returns() const { return unmatched_returns_; }
+
+private:
+    enum class Exit : std::uint8_t { None, Call, Return, Jump };
+    struct BlockClass {
+        Exit exit = Exit::None;
+    };
+    struct Frame {
+        std::uint32_t function;
+        std::uint32_t return_address;  ///< where the caller resumes; 0 for a context's base frame
+    };
+    struct Context {
+        std::uint32_t id = 0;  ///< CallEvent::context
+        std::uint32_t thread = 0;
+        std::vector<Frame> frames;
+        Exit pending = Exit::None;       ///< how the last block left
+        std::uint32_t fallthrough = 1;   ///< where that block would continue
+        bool started = false;
+    };
+
+    const BlockClass& classify(std::uint32_t address, std::uint32_t size);
+    void on_block(const trace::Event& e);
+    void enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle);
+    void leave_to(Context& c, std::uint32_t resume_at, std::uint64_t cycle);
+    void pop(Context& c, std::uint64_t cycle);
+    void emit(const CallEvent& e);
+    Context& live();
+    std::uint32_t function_of(std::uint32_t address) const;
+    std::uint32_t thread_index(std::uint32_t tcb, const std::string& name);
+
+    const decode::ElfImage& image_;
+    decode::ThumbDecoder decoder_;
+    std::unordered_map<std::uint64_t, BlockClass> classes_;
+    std::vector<CallListener*> listeners_;
+    std::vector<std::string> thread_names_{"main", "isr"};
+    std::unordered_map<std::uint32_t, std::uint32_t> thread_by_tcb_;
+    std::unordered_map<std::uint32_t, Context> thread_contexts_;  ///< by thread index
+    std::vector<Context> exception_contexts_;                     ///< one per active exception
+    std::uint32_t current_thread_ = 0;
+    std::uint64_t last_cycle_ = 0;
+    std::uint64_t unmatched_returns_ = 0;
+};
+
+}  // namespace emutrace::analysis

@@ -1,0 +1,29 @@
+#pragma once
+// Chrome trace-event JSON, which ui.perfetto.dev and chrome://tracing open: one track per thread
+// with nested slices per call, instants for user events, constraint windows as async slices
+// (named "VIOLATED" when they failed), and a counter track of interrupt nesting.
+
+#include <string>
+#include <vector>
+
+#include "analysis/calltrace/call_tracer.h"
+#include "analysis/constraints/constraint_checker.h"
+
+namespace emutrace::analysis {
+
+class PerfettoWriter final : public CallListener {
+public:
+    PerfettoWriter(const CallTracer& tracer, std::uint64_t clock_hz) : tracer_(tracer), clock_hz_(clock_hz) {}
+    void on_call_event(const CallEvent& e) override;
+    /// Writes the file; `constraints` adds their windows. Throws ConfigError when it cannot write.
+    void write(const std::string& path, const std::vector<ConstraintResult>& constraints) const;
+    static constexpr std::size_t kMaxEvents = 2'000'000;  ///< beyond this, calls are dropped (said in the file)
+
+private:
+    const CallTracer& tracer_;
+    std::uint64_t clock_hz_;
+    std::vector<CallEvent> events_;
+    std::size_t dropped_ = 0;
+};
+
+}  // namespace emutrace::analysis

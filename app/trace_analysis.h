@@ -1,0 +1,44 @@
+#pragma once
+// The call-trace analyses a scenario asks for, wired to a machine: tracer, profile, constraints
+// and their writers; and what they report after the run.
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/calltrace/call_tracer.h"
+#include "analysis/calltrace/profile.h"
+#include "analysis/constraints/constraint_checker.h"
+#include "analysis/writers/perfetto_writer.h"
+#include "app/scenario.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+
+namespace emutrace::app {
+
+class TraceAnalysis {
+public:
+    /// Resolves function names and limits against the image; throws ConfigError naming the
+    /// scenario line of a name the ELF does not have.
+    TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz, bool perfetto);
+    void attach(emu::Machine& machine);
+
+    bool constraints_passed() const { return checker_.all_passed(); }
+    /// Profile table, phases and constraint table, for the terminal.
+    std::string summary(std::uint64_t total_cycles) const;
+    nlohmann::json to_json() const;
+    void write_junit(const std::string& path, const std::string& suite) const;
+    void write_perfetto(const std::string& path) const;
+
+private:
+    const Scenario& scenario_;
+    const decode::ElfImage& image_;
+    std::uint64_t clock_hz_;
+    analysis::CallTracer tracer_;
+    analysis::Profile profile_;
+    analysis::ConstraintChecker checker_;
+    std::unique_ptr<analysis::PerfettoWriter> perfetto_;
+};
+
+}  // namespace emutrace::app
