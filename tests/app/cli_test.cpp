@@ -114,7 +114,7 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
              Case{"run " + firmware("compute") + " --cpu cortex-m7", "--cpu: unknown core 'cortex-m7'"},
              Case{"run " + firmware("compute") + " --clock fast", "--clock: expected a frequency"},
              Case{"run " + firmware("compute") + " --stop-at nowhere", "'nowhere' is not in the symbol table"},
-             Case{"run", "elf is required"},
+             Case{"run", "no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key"},
          }) {
         CAPTURE(c.args);
         Cli r = emutrace_cli(c.args);

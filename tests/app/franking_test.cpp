@@ -1,0 +1,139 @@
+// The main demo end to end: scenarios/franking, run through the emutrace command as a user would.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+    int status = -1;
+    std::string err;
+    json result;
+    std::string dir_path;
+};
+
+// Runs a franking variant with its ELF found through the scenario's firmware: key.
+Run franking(const std::string& variant, const TempDir& dir, const std::string& extra = "") {
+    std::string cmd = "cd " + dir.path().string() + " && " + std::string(EMUTRACE_BINARY) + " run --scenario " +
+                      source("scenarios/franking/" + variant + ".yaml") + " --json r.json --junit r.xml " + extra +
+                      " >out 2>err </dev/null";
+    int raw = std::system(cmd.c_str());
+    Run r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.err = read_file(dir.file("err"));
+    r.result = json::parse(read_file(dir.file("r.json")));
+    return r;
+}
+
+const json& constraint(const Run& r) { return r.result["calltrace"]["constraints"].at(0); }
+
+std::map<std::string, json> functions(const Run& r) {
+    std::map<std::string, json> out;
+    for (const auto& f : r.result["calltrace"]["functions"]) out[f["function"].get<std::string>()] = f;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("franking: every letter's print image is ready in time, with the phases traced") {
+    TempDir dir;
+    Run r = franking("franking", dir);
+    CHECK(r.status == 0);
+    const json& c = constraint(r);
+    CHECK(c["name"] == "print_image_in_time");
+    CHECK(c["occurrences"] == 8);
+    CHECK(c["passed"] == true);
+    CHECK(c["worst_slack_cycles"].get<std::int64_t>() > 0);
+    auto f = functions(r);
+    // One call per letter to each phase; the date element is the costly one, as in the paper.
+    for (const char* phase : {"compute_postage", "security_exchange", "build_print_image", "update_date_element", "render_indicia"})
+        CHECK(f.at(phase)["calls"] == 8);
+    CHECK(f.at("build_print_image")["inclusive_cycles"].get<std::uint64_t>() >
+          f.at("update_date_element")["inclusive_cycles"].get<std::uint64_t>() + f.at("render_indicia")["inclusive_cycles"].get<std::uint64_t>());
+    CHECK(f.at("update_date_element")["exclusive_cycles"].get<std::uint64_t>() > f.at("render_indicia")["exclusive_cycles"].get<std::uint64_t>());
+    // The security exchange waits 2.5 ms (120,000 cycles at 48 MHz) per letter on the device.
+    CHECK(f.at("security_exchange")["inclusive_min"].get<std::uint64_t>() >= 120'000);
+    // Exclusive time sums to the run, since every cycle belongs to exactly one function.
+    std::uint64_t exclusive = 0;
+    for (const auto& [name, fn] : f) exclusive += fn["exclusive_cycles"].get<std::uint64_t>();
+    CHECK(exclusive <= r.result["cycles"].get<std::uint64_t>());
+    CHECK(exclusive > r.result["cycles"].get<std::uint64_t>() * 99 / 100);
+    CHECK(r.err.find("phases (share of all cycles, inclusive)") != std::string::npos);
+    CHECK(r.err.find("print_image_in_time             8") != std::string::npos);
+    CHECK(read_file(dir.file("r.xml")).find("failures=\"0\"") != std::string::npos);
+}
+
+TEST_CASE("franking: caching the date element shows as more slack") {
+    TempDir a, b;
+    Run plain = franking("franking", a), cached = franking("franking-cached", b);
+    CHECK(cached.status == 0);
+    CHECK(constraint(cached)["worst_slack_cycles"].get<std::int64_t>() >= constraint(plain)["worst_slack_cycles"].get<std::int64_t>());
+    CHECK(constraint(cached)["mean_cycles"].get<double>() < constraint(plain)["mean_cycles"].get<double>() * 0.8);
+    CHECK(functions(cached).at("update_date_element")["inclusive_cycles"].get<std::uint64_t>() <
+          functions(plain).at("update_date_element")["inclusive_cycles"].get<std::uint64_t>() / 4);
+}
+
+TEST_CASE("franking: an extra delay misses the deadline and fails the run for CI") {
+    TempDir dir;
+    Run r = franking("franking-slow", dir);
+    CHECK(r.status == 1);
+    const json& c = constraint(r);
+    CHECK(c["passed"] == false);
+    REQUIRE(c["violations"].size() == 3);  // the three heavy letters
+    std::vector<int> keys;
+    for (const auto& v : c["violations"]) {
+        keys.push_back(v["key"].get<int>());
+        // The stack at the deadline: the franker thread inside render_indicia, interrupted by the
+        // envelope sensor's handler.
+        CHECK(v["stack"].back() == "IRQ5_Handler");
+        CHECK(std::find(v["stack"].begin(), v["stack"].end(), "render_indicia") != v["stack"].end());
+    }
+    CHECK(keys == std::vector<int>{3, 6, 8});
+    std::string junit = read_file(dir.file("r.xml"));
+    CHECK(junit.find("failures=\"1\"") != std::string::npos);
+    CHECK(junit.find("<failure message=\"3 of 8 occurrences violated") != std::string::npos);
+    CHECK(r.err.find("VIOLATED 3x") != std::string::npos);
+}
+
+TEST_CASE("franking: the Perfetto trace is valid and its slices nest per track") {
+    TempDir dir;
+    Run r = franking("franking", dir);
+    json trace = json::parse(read_file(dir.file("franking.perfetto.json")));
+    std::map<std::uint64_t, std::vector<std::string>> open;  // tid -> open slices
+    std::size_t slices = 0, instants = 0, windows = 0, counters = 0;
+    double last_ts = 0;
+    for (const auto& e : trace["traceEvents"]) {
+        std::string ph = e["ph"];
+        if (ph == "M") continue;
+        double ts = e["ts"].get<double>();
+        if (ph == "B" || ph == "E") {
+            CHECK(ts >= last_ts);  // call events are in time order
+            last_ts = ts;
+        }
+        if (ph == "B") open[e["tid"]].push_back(e["name"]);
+        if (ph == "E") {
+            auto& stack = open[e["tid"]];
+            REQUIRE(!stack.empty());
+            CHECK(stack.back() == e["name"].get<std::string>());  // E closes the innermost B
+            stack.pop_back();
+            ++slices;
+        }
+        instants += ph == "i";
+        windows += ph == "b";
+        counters += ph == "C";
+    }
+    for (const auto& [tid, stack] : open) CHECK(stack.empty());
+    CHECK(slices > 100);
+    CHECK(instants >= 8 * 5);  // five user events per letter
+    CHECK(windows == 8);
+    CHECK(counters > 0);
+}
