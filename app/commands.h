@@ -24,11 +24,14 @@ struct RunOptions {
     std::optional<std::string> events;
     std::optional<std::string> junit;
     std::optional<std::string> perfetto;
+    std::optional<std::string> trace;              ///< compact trace file
     bool calltrace = false;                        ///< trace calls even without a calltrace: key
     Verbosity verbosity = Verbosity::Normal;
 };
 
 int run_command(const RunOptions& options);
 int info_command(const std::string& elf);
+/// Prints a compact trace file, with function names when an ELF is given.
+int dump_command(const std::string& trace, const std::string& elf);
 
 }  // namespace emutrace::app

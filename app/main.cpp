@@ -73,9 +73,15 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--calltrace", run.calltrace, "Trace function entry/exit and print the profile");
     run_cmd->add_option("--junit", run.junit, "Write the timing constraints as JUnit XML (one test case each)");
     run_cmd->add_option("--perfetto", run.perfetto, "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+    run_cmd->add_option("--trace", run.trace, "Write the compact trace: the most recent 21-byte entry/exit/user records");
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
     run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());
+
+    std::string dump_file, dump_elf;
+    CLI::App* dump_cmd = cli.add_subcommand("dump", "Print a compact trace written by 'run --trace', with names from an ELF.");
+    dump_cmd->add_option("file", dump_file, "Compact trace file")->required()->check(CLI::ExistingFile);
+    dump_cmd->add_option("--elf", dump_elf, "The firmware the trace came from, for function names")->check(CLI::ExistingFile);
 
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
@@ -111,6 +117,7 @@ int main(int argc, char** argv) {
             }
             return run_command(run);
         }
+        if (*dump_cmd) return dump_command(dump_file, dump_elf);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

@@ -41,7 +41,8 @@ void apply_flags(const RunOptions& o, Scenario& sc) {
     if (o.events) sc.outputs.events = *o.events;
     if (o.junit) sc.outputs.junit = *o.junit;
     if (o.perfetto) sc.outputs.perfetto = *o.perfetto;
-    if (o.calltrace || !sc.outputs.perfetto.empty()) sc.calltrace.enabled = true;
+    if (o.trace) sc.outputs.trace = *o.trace;
+    if (o.calltrace || !sc.outputs.perfetto.empty() || !sc.outputs.trace.empty()) sc.calltrace.enabled = true;
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
@@ -82,7 +83,7 @@ int run_command(const RunOptions& o) {
     }
     std::unique_ptr<TraceAnalysis> analysis;
     if (sc.calltrace.enabled) {
-        analysis = std::make_unique<TraceAnalysis>(sc, image, machine->config().clock_hz, !sc.outputs.perfetto.empty());
+        analysis = std::make_unique<TraceAnalysis>(sc, image, machine->config().clock_hz);
         analysis->attach(*machine);
     }
     std::unique_ptr<analysis::EventLogWriter> event_log;
@@ -100,6 +101,7 @@ int run_command(const RunOptions& o) {
         j["calltrace"] = analysis->to_json();
         if (!sc.outputs.junit.empty()) analysis->write_junit(sc.outputs.junit, sc.file);
         if (!sc.outputs.perfetto.empty()) analysis->write_perfetto(sc.outputs.perfetto);
+        if (!sc.outputs.trace.empty()) analysis->write_compact_trace(sc.outputs.trace);
     }
     if (!sc.outputs.json.empty()) write_json(sc.outputs.json, j);
     if (o.verbosity != Verbosity::Quiet) {

@@ -176,11 +176,19 @@ ConstraintConfig parse_constraint(const config::Node& n) {
 }
 
 void parse_calltrace(const config::Node& n, CalltraceConfig& c) {
-    n.allow_only({"phases", "top"});
+    n.allow_only({"phases", "top", "include", "exclude", "buffer"});
     if (!n.defined()) return;
     c.enabled = true;
     if (n.has("phases"))
         for (const auto& p : n["phases"].items()) c.phases.push_back(p.str());
+    if (n.has("include"))
+        for (const auto& p : n["include"].items()) c.include.push_back(p.str());
+    if (n.has("exclude"))
+        for (const auto& p : n["exclude"].items()) c.exclude.push_back(p.str());
+    if (n.has("buffer")) {
+        c.buffer_bytes = n["buffer"].size();
+        if (c.buffer_bytes < 21 || c.buffer_bytes > (1ull << 30)) n["buffer"].fail("must be between 21 bytes and 1 GiB");
+    }
     if (n.has("top")) c.top = n["top"].u32();
 }
 
@@ -218,11 +226,12 @@ Scenario load_scenario(const config::Node& root) {
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
-    out.allow_only({"json", "events", "junit", "perfetto"});
+    out.allow_only({"json", "events", "junit", "perfetto", "trace"});
     if (out.has("json")) sc.outputs.json = out["json"].str();
     if (out.has("events")) sc.outputs.events = out["events"].str();
     if (out.has("junit")) sc.outputs.junit = out["junit"].str();
     if (out.has("perfetto")) sc.outputs.perfetto = out["perfetto"].str();
+    if (out.has("trace")) sc.outputs.trace = out["trace"].str();
     if (root.has("firmware")) {
         std::string fw = root["firmware"].str();
         bool is_path = fw.find('/') != std::string::npos || fw.ends_with(".elf");

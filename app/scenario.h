@@ -15,6 +15,7 @@ struct Outputs {
     std::string events;    ///< event stream as JSON Lines
     std::string junit;     ///< constraints as JUnit XML
     std::string perfetto;  ///< Chrome/Perfetto trace-event JSON
+    std::string trace;     ///< the compact 21-byte-record trace (emutrace dump prints it)
 };
 
 /// An event of the call trace, as a scenario names it; resolved against the ELF when running.
@@ -39,6 +40,9 @@ struct CalltraceConfig {
     bool enabled = false;               ///< a calltrace: key, or constraints, turn the tracer on
     std::vector<std::string> phases;    ///< functions whose share of the run the summary shows
     std::size_t top = 10;               ///< functions in the summary's profile table
+    std::vector<std::string> include;   ///< globs: only these functions go to the trace outputs (empty: all)
+    std::vector<std::string> exclude;   ///< globs: these never do
+    std::uint64_t buffer_bytes = 512 * 1024;  ///< the compact trace's ring buffer
 };
 
 struct Scenario {

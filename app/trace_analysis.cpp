@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fnmatch.h>
 
 #include "analysis/writers/junit_writer.h"
 #include "config/config_error.h"
@@ -53,16 +54,37 @@ std::string time_text(std::uint64_t cycles, std::uint64_t clock_hz) {
 
 }  // namespace
 
-TraceAnalysis::TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz, bool perfetto)
+TraceAnalysis::TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz)
     : scenario_(scenario), image_(image), clock_hz_(clock_hz), tracer_(image), checker_(resolve_all(scenario, image, clock_hz), tracer_) {
     for (const auto& p : scenario.calltrace.phases)
         if (!image.symbols().address_of(p)) throw ConfigError(scenario.file + ": calltrace.phases names '" + p + "', which is not in " + image.path());
     tracer_.add_listener(profile_);
     tracer_.add_listener(checker_);
-    if (perfetto) {
-        perfetto_ = std::make_unique<analysis::PerfettoWriter>(tracer_, clock_hz);
+    // Selection of the traced functions: decided once per function, by name.
+    for (const auto& f : image.symbols().functions()) {
+        bool in = scenario.calltrace.include.empty();
+        for (const auto& g : scenario.calltrace.include) in = in || fnmatch(g.c_str(), f.name.c_str(), 0) == 0;
+        for (const auto& g : scenario.calltrace.exclude) in = in && fnmatch(g.c_str(), f.name.c_str(), 0) != 0;
+        selection_[f.address] = in;
+    }
+    auto is_selected = [this](std::uint32_t address) { return selected(address); };
+    if (!scenario.outputs.perfetto.empty()) {
+        perfetto_ = std::make_unique<analysis::PerfettoWriter>(tracer_, clock_hz, is_selected);
         tracer_.add_listener(*perfetto_);
     }
+    if (!scenario.outputs.trace.empty()) {
+        compact_ = std::make_unique<analysis::CompactTraceWriter>(scenario.calltrace.buffer_bytes, is_selected);
+        tracer_.add_listener(*compact_);
+    }
+}
+
+bool TraceAnalysis::selected(std::uint32_t address) const {
+    auto it = selection_.find(address);
+    return it == selection_.end() ? scenario_.calltrace.include.empty() : it->second;
+}
+
+void TraceAnalysis::write_compact_trace(const std::string& path) const {
+    if (compact_) compact_->write(path, clock_hz_, tracer_.threads());
 }
 
 void TraceAnalysis::attach(emu::Machine& machine) { machine.add_sink(tracer_); }

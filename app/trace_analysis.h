@@ -4,10 +4,12 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/calltrace/call_tracer.h"
+#include "analysis/calltrace/compact_trace.h"
 #include "analysis/calltrace/profile.h"
 #include "analysis/constraints/constraint_checker.h"
 #include "analysis/writers/perfetto_writer.h"
@@ -21,7 +23,7 @@ class TraceAnalysis {
 public:
     /// Resolves function names and limits against the image; throws ConfigError naming the
     /// scenario line of a name the ELF does not have.
-    TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz, bool perfetto);
+    TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz);
     void attach(emu::Machine& machine);
 
     bool constraints_passed() const { return checker_.all_passed(); }
@@ -30,6 +32,9 @@ public:
     nlohmann::json to_json() const;
     void write_junit(const std::string& path, const std::string& suite) const;
     void write_perfetto(const std::string& path) const;
+    void write_compact_trace(const std::string& path) const;
+    /// Whether the scenario's include/exclude globs select the function at `address`.
+    bool selected(std::uint32_t address) const;
 
 private:
     const Scenario& scenario_;
@@ -39,6 +44,8 @@ private:
     analysis::Profile profile_;
     analysis::ConstraintChecker checker_;
     std::unique_ptr<analysis::PerfettoWriter> perfetto_;
+    std::unique_ptr<analysis::CompactTraceWriter> compact_;
+    std::unordered_map<std::uint32_t, bool> selection_;  ///< cache of selected()
 };
 
 }  // namespace emutrace::app

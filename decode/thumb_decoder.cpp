@@ -98,6 +98,16 @@ bool is_jump(const cs_insn& insn) {
 
 }  // namespace
 
+ControlFlow control_flow(const Instruction& insn) {
+    constexpr std::uint16_t kLr = 1u << 14, kPc = 1u << 15;
+    if (insn.id == ARM_INS_BL || insn.id == ARM_INS_BLX) return ControlFlow::Call;
+    if ((insn.id == ARM_INS_BX && (insn.reads & kLr)) || ((insn.writes & kPc) && insn.memory.mode != MemoryAccess::Mode::None) ||
+        (insn.id == ARM_INS_MOV && (insn.writes & kPc) && (insn.reads & kLr)))
+        return ControlFlow::Return;
+    if ((insn.id == ARM_INS_B && !insn.conditional) || insn.id == ARM_INS_BX) return ControlFlow::Jump;
+    return ControlFlow::None;
+}
+
 struct ThumbDecoder::Impl {
     csh handle = 0;
 };
@@ -135,6 +145,9 @@ std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code
                 if (int k = register_number(written[r]); k >= 0) ins.writes |= static_cast<std::uint16_t>(1u << k);
         }
         ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
+        if (ins.is_jump)
+            for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)
+                if (c.detail->arm.operands[k].type == ARM_OP_IMM) ins.target = static_cast<std::uint32_t>(c.detail->arm.operands[k].imm);
         out.push_back(std::move(ins));
     }
     cs_free(insns, n);

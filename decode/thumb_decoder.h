@@ -44,11 +44,21 @@ struct Instruction {
     std::string text;            ///< "ldr r0, [r2]"
     MemoryAccess memory{};       ///< the data access, if any
     bool is_jump = false;        ///< a branch: ends a translated block
+    std::uint32_t target = 0;    ///< a direct branch's destination (B, BL, CBZ), else 0
     bool conditional = false;    ///< has a condition other than AL (B<cc>, or inside an IT block)
     bool writes_pc = false;      ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
     std::uint16_t writes = 0;    ///< mask of r0-r15 written
     std::uint16_t reads = 0;     ///< mask of r0-r15 read
 };
+
+/// How an instruction leaves its block, for call tracing.
+enum class ControlFlow : std::uint8_t {
+    None,    ///< falls through or branches within the function
+    Call,    ///< BL, BLX
+    Return,  ///< BX LR, MOV pc,lr, or a load of pc (POP/LDM/LDR pc)
+    Jump,    ///< unconditional B or BX to another register: a tail call when it reaches a function start
+};
+ControlFlow control_flow(const Instruction& insn);
 
 /// The first address `access` touches, given the instruction's address and a register reader.
 template <typename ReadRegister>

@@ -143,8 +143,12 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     uc.set_reg(UC_ARM_REG_PC, vector | 1);
     scs->exceptions().activate(n);
     ++exceptions_taken;
+    // A call, return or jump whose target block the exception pre-empted still happened: the
+    // target is where execution resumes.
+    if (pending_branch) push_branch(frame[6], cycles());
     fallthrough = 1;  // the interrupted block's branch outcome no longer applies
     taken_extra = 0;
+    pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Vector) & branch_mask;
     if (want_exceptions) {
         trace::Event e{};
         e.cycle = cycles();
@@ -210,6 +214,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     check_thread();
     fallthrough = 1;
     taken_extra = 0;
+    pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & branch_mask;
     // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain
     // overhead instead of a return and an entry.
     if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return(), counters.exception);

@@ -71,7 +71,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
       uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
       timing(config.timing == TimingMode::Trm ? std::optional<models::TimingModel>(config.core.kind) : std::nullopt),
-      blocks(uc, config.core, timing ? &*timing : nullptr, plan),
+      blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols()),
       semihosting(config.semihosting, config.clock_hz, *this),
       stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
@@ -325,6 +325,9 @@ RunResult Machine::run() {
     m.want_output = m.recorder.wants(trace::WantOutput);
     m.want_exceptions = m.recorder.wants(trace::WantExceptions);
     m.want_markers = m.recorder.wants(trace::WantMarkers);
+    m.want_branches = m.recorder.wants(trace::WantBranches);
+    m.branch_mask = m.want_branches ? 0xFF : 0;
+    m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
     trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};
     for (const auto& d : m.devices) info.devices.push_back(d->name);
     m.recorder.start(info);

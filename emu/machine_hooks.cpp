@@ -44,6 +44,7 @@ namespace {
 // its fall-through; then this block's cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra : 0);
+    m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.taken_extra = b.taken_extra;
     m.access_cursor = 0;
@@ -58,20 +59,21 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
+    if (m.pending_branch) m.push_branch(address, m.counters.cycles + (address != m.fallthrough ? m.taken_extra : 0));
     account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
 }
 
 }  // namespace
 
-// The hot path: a known, unflagged block with no service due settles the previous block's branch,
-// adds this block's cycles and, when a sink wants blocks, appends one event. Free of calls but the
-// final flush, so it needs no frame.
+// The hot path: a known, unflagged block with no service due and no branch to report settles the
+// previous block's conditional branch, adds this block's cycles and, when a sink wants blocks,
+// appends one event. Free of calls but the final flush, so it needs no frame.
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || b.flags) [[unlikely]]
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || b.flags || m.pending_branch) [[unlikely]]
         return on_block_slow(m, pc, size);
     account_block(m, pc, size, b);
 }
@@ -242,6 +244,17 @@ void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, 
     e.value = id;
     e.extra = payload;
     e.width = from_function ? 1 : 0;
+    recorder.push(e);
+}
+
+void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {
+    if (!want_branches) return;
+    trace::Event e{};
+    e.cycle = when;
+    e.kind = trace::EventKind::Branch;
+    e.address = target;
+    e.value = pending_branch;
+    e.extra = fallthrough;
     recorder.push(e);
 }
 

@@ -19,6 +19,16 @@ enum class EventKind : std::uint8_t {
     ExceptionReturn,  ///< a handler returned through EXC_RETURN
     ThreadSwitch,     ///< the firmware's current-thread pointer changed
     Marker,           ///< a user-defined event: a marker device write or a call of the hook function
+    Branch,           ///< execution reached a block through a call, return, jump, exception vector or resume
+};
+
+/// How a Branch event's block was reached (Event::value).
+enum class BranchKind : std::uint32_t {
+    Call = 1,    ///< BL/BLX; Event::extra is the return address
+    Return = 2,  ///< BX LR, POP/LDM/LDR pc, MOV pc,lr
+    Jump = 3,    ///< unconditional B/BX: a tail call when it reaches a function's start
+    Vector = 4,  ///< the first block of an exception handler
+    Resume = 5,  ///< the first block after reset or after an exception return
 };
 
 /// Where Output text came from (Event::channel for EventKind::Output).
@@ -35,12 +45,13 @@ struct Event {
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
     /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
-    /// Marker: the event id.
+    /// Marker: the event id. Branch: the BranchKind.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
-    /// thread's control block. Marker: the payload.
+    /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
+    /// that branched (a call's return address).
     std::uint32_t extra;
     EventKind kind;
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the

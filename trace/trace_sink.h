@@ -17,6 +17,7 @@ enum Capability : std::uint32_t {
     WantOutput = 1u << 2,
     WantExceptions = 1u << 3,  ///< exception entry/return and thread switches
     WantMarkers = 1u << 4,     ///< user-defined events
+    WantBranches = 1u << 5,    ///< calls, returns, jumps, vectors and resumes
 };
 
 /// What a source tells its sinks before the first batch.

@@ -1,13 +1,6 @@
 #include "analysis/calltrace/call_tracer.h"
 
-#include <capstone/arm.h>
-
-#include <span>
-
 namespace emutrace::analysis {
-namespace {
-constexpr std::uint16_t kLr = 1u << 14, kPc = 1u << 15;
-}
 
 CallTracer::CallTracer(const decode::ElfImage& image) : image_(image) {}
 
@@ -18,34 +11,11 @@ std::uint32_t CallTracer::function_of(std::uint32_t address) const {
 
 std::string CallTracer::function_name(std::uint32_t address) const { return image_.symbols().describe(address); }
 
-const CallTracer::BlockClass& CallTracer::classify(std::uint32_t address, std::uint32_t size) {
-    std::uint64_t key = static_cast<std::uint64_t>(address) << 32 | size;
-    if (auto it = classes_.find(key); it != classes_.end()) return it->second;
-    BlockClass c;
-    // The block's bytes from the image: where it runs (VMA) first, else where it is loaded.
-    for (const auto& seg : image_.segments()) {
-        for (std::uint32_t base : {seg.virtual_address, seg.load_address}) {
-            if (address < base || address - base + size > seg.bytes.size()) continue;
-            auto insns = decoder_.decode(std::span(seg.bytes).subspan(address - base, size), address);
-            if (insns.empty()) break;
-            const decode::Instruction& last = insns.back();
-            if (last.id == ARM_INS_BL || last.id == ARM_INS_BLX) c.exit = Exit::Call;
-            else if ((last.id == ARM_INS_BX && (last.reads & kLr)) ||
-                     ((last.writes & kPc) && last.memory.mode != decode::MemoryAccess::Mode::None) ||
-                     (last.id == ARM_INS_MOV && (last.writes & kPc) && (last.reads & kLr)))
-                c.exit = Exit::Return;
-            else if ((last.id == ARM_INS_B && !last.conditional) || last.id == ARM_INS_BX) c.exit = Exit::Jump;
-            return classes_[key] = c;
-        }
-    }
-    return classes_[key] = c;
-}
-
-CallTracer::Context& CallTracer::live() {
-    if (!exception_contexts_.empty()) return exception_contexts_.back();
+CallTracer::Context& CallTracer::refresh_live() {
+    if (!exception_contexts_.empty()) return *(live_ = &exception_contexts_.back());
     Context& c = thread_contexts_[current_thread_];
     c.id = c.thread = current_thread_;
-    return c;
+    return *(live_ = &c);
 }
 
 void CallTracer::emit(const CallEvent& e) {
@@ -93,34 +63,33 @@ void CallTracer::leave_to(Context& c, std::uint32_t resume_at, std::uint64_t cyc
     ++unmatched_returns_;
 }
 
-void CallTracer::on_block(const trace::Event& e) {
+void CallTracer::on_branch(const trace::Event& e) {
     Context& c = live();
-    std::uint32_t at = e.address;
+    std::uint32_t to = e.address;
+    auto kind = static_cast<trace::BranchKind>(e.value);
     if (!c.started) {
+        // A context's first code: after reset, a thread's first run, a handler's vector; or,
+        // for a call seen first, the caller (the call instruction ends just before e.extra).
         c.started = true;
-        enter(c, function_of(at), 0, e.cycle);
-    } else {
-        switch (c.pending) {
-            case Exit::Call:
-                if (at != c.fallthrough) enter(c, function_of(at), c.fallthrough, e.cycle);
-                break;
-            case Exit::Return: leave_to(c, at, e.cycle); break;
-            case Exit::Jump: {
-                // A branch to another function's first instruction is a tail call: the callee
-                // returns straight to our caller.
-                const decode::Symbol* f = image_.symbols().function_at(at);
-                if (f && f->address == at && !c.frames.empty() && c.frames.back().function != at) {
-                    std::uint32_t ret = c.frames.back().return_address;
-                    pop(c, e.cycle);
-                    enter(c, at, ret, e.cycle);
-                }
-                break;
-            }
-            case Exit::None: break;
-        }
+        enter(c, function_of(kind == trace::BranchKind::Call ? e.extra - 2 : to), 0, e.cycle);
+        if (kind != trace::BranchKind::Call) return;
     }
-    c.pending = classify(at, e.value).exit;
-    c.fallthrough = at + e.value;
+    switch (kind) {
+        case trace::BranchKind::Call: enter(c, function_of(to), e.extra, e.cycle); break;
+        case trace::BranchKind::Return: leave_to(c, to, e.cycle); break;
+        case trace::BranchKind::Jump: {
+            // A jump to another function's first instruction is a tail call: the callee returns
+            // straight to our caller.
+            const decode::Symbol* f = image_.symbols().function_at(to);
+            if (f && f->address == to && !c.frames.empty() && c.frames.back().function != to) {
+                std::uint32_t ret = c.frames.back().return_address;
+                pop(c, e.cycle);
+                enter(c, to, ret, e.cycle);
+            }
+            break;
+        }
+        case trace::BranchKind::Vector: case trace::BranchKind::Resume: break;
+    }
 }
 
 std::uint32_t CallTracer::thread_index(std::uint32_t tcb, const std::string& name) {
@@ -134,12 +103,12 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         last_cycle_ = e.cycle;
         switch (e.kind) {
-            case trace::EventKind::Block: on_block(e); break;
+            case trace::EventKind::Branch: on_branch(e); break;
             case trace::EventKind::ExceptionEntry: {
                 std::uint32_t interrupted = exception_contexts_.empty() ? current_thread_
                                                                          : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
-                exception_contexts_.push_back(
-                    Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, Exit::None, 1, false});
+                exception_contexts_.push_back(Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, false});
+                live_ = nullptr;  // the vector may have moved its contexts
                 emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0});
                 break;
             }
@@ -148,6 +117,7 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                 Context& c = exception_contexts_.back();
                 while (!c.frames.empty()) pop(c, e.cycle);
                 exception_contexts_.pop_back();
+                live_ = nullptr;
                 std::uint32_t resumed = exception_contexts_.empty() ? current_thread_
                                                                      : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
                 emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0});
@@ -155,6 +125,7 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
             }
             case trace::EventKind::ThreadSwitch:
                 current_thread_ = thread_index(e.address, std::string(batch.thread_name(e)));
+                live_ = nullptr;
                 emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0});
                 break;
             case trace::EventKind::Marker:
@@ -171,6 +142,7 @@ void CallTracer::on_end() {
         while (!c.frames.empty()) pop(c, last_cycle_);
         exception_contexts_.pop_back();
     }
+    live_ = nullptr;
     for (auto& [thread, c] : thread_contexts_) {
         current_thread_ = thread;
         while (!c.frames.empty()) pop(c, last_cycle_);

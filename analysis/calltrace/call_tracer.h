@@ -1,10 +1,10 @@
 #pragma once
-// Function entry and exit from the block stream, without touching the firmware: the block that
-// ends in BL/BLX calls the next block's function; a return (BX LR, POP/LDM with pc, LDR pc) pops
-// the shadow stack back to the frame whose return address it reached, which also resynchronises
-// after longjmp-style unwinds; a B to another function's start is a tail call. Exception handlers
-// run in their own context and thread switches change which shadow stack is live, as in the
-// entry/exit tracing paper's per-thread shadow stacks.
+// Function entry and exit from the stream's Branch events, without touching the firmware: a call
+// (BL/BLX) enters the function reached; a return (BX LR, POP/LDM with pc, LDR pc) pops the shadow
+// stack back to the frame whose return address it reached, which also resynchronises after
+// longjmp-style unwinds; a jump to another function's first instruction is a tail call.
+// Exception handlers run in their own context and thread switches change which shadow stack is
+// live, as in the entry/exit tracing paper's per-thread shadow stacks.
 
 #include <cstdint>
 #include <functional>
@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "decode/elf_image.h"
-#include "decode/thumb_decoder.h"
 #include "trace/trace_sink.h"
 
 namespace emutrace::analysis {
@@ -47,7 +46,7 @@ class CallTracer final : public trace::TraceSink {
 public:
     explicit CallTracer(const decode::ElfImage& image);
 
-    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::WantMarkers; }
+    std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions | trace::WantMarkers; }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;
 
@@ -62,10 +61,6 @@ public:
     std::uint64_t unmatched_returns() const { return unmatched_returns_; }
 
 private:
-    enum class Exit : std::uint8_t { None, Call, Return, Jump };
-    struct BlockClass {
-        Exit exit = Exit::None;
-    };
     struct Frame {
         std::uint32_t function;
         std::uint32_t return_address;  ///< where the caller resumes; 0 for a context's base frame
@@ -74,30 +69,27 @@ private:
         std::uint32_t id = 0;  ///< CallEvent::context
         std::uint32_t thread = 0;
         std::vector<Frame> frames;
-        Exit pending = Exit::None;       ///< how the last block left
-        std::uint32_t fallthrough = 1;   ///< where that block would continue
         bool started = false;
     };
 
-    const BlockClass& classify(std::uint32_t address, std::uint32_t size);
-    void on_block(const trace::Event& e);
+    void on_branch(const trace::Event& e);
     void enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle);
     void leave_to(Context& c, std::uint32_t resume_at, std::uint64_t cycle);
     void pop(Context& c, std::uint64_t cycle);
     void emit(const CallEvent& e);
-    Context& live();
+    Context& live() { return live_ ? *live_ : refresh_live(); }
+    Context& refresh_live();
     std::uint32_t function_of(std::uint32_t address) const;
     std::uint32_t thread_index(std::uint32_t tcb, const std::string& name);
 
     const decode::ElfImage& image_;
-    decode::ThumbDecoder decoder_;
-    std::unordered_map<std::uint64_t, BlockClass> classes_;
     std::vector<CallListener*> listeners_;
     std::vector<std::string> thread_names_{"main", "isr"};
     std::unordered_map<std::uint32_t, std::uint32_t> thread_by_tcb_;
     std::unordered_map<std::uint32_t, Context> thread_contexts_;  ///< by thread index
     std::vector<Context> exception_contexts_;                     ///< one per active exception
     std::uint32_t current_thread_ = 0;
+    Context* live_ = nullptr;  ///< cache of live(); node addresses in thread_contexts_ are stable
     std::uint64_t last_cycle_ = 0;
     std::uint64_t unmatched_returns_ = 0;
 };

@@ -65,6 +65,12 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.extra, e.address, e.width ? "function" : "device");
                 break;
+            case EventKind::Branch: {
+                static constexpr const char* kKinds[] = {"?", "call", "return", "jump", "vector", "resume"};
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"branch\",\"branch\":\"%s\",\"to\":\"0x%08x\",\"fallthrough\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), kKinds[e.value < 6 ? e.value : 0], e.address, e.extra);
+                break;
+            }
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

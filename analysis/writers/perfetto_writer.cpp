@@ -9,6 +9,8 @@
 namespace emutrace::analysis {
 
 void PerfettoWriter::on_call_event(const CallEvent& e) {
+    bool call = e.kind == CallEvent::Kind::Entry || e.kind == CallEvent::Kind::Exit;
+    if (call && !selected_(e.function)) return;
     if (events_.size() >= kMaxEvents) {
         ++dropped_;
         return;

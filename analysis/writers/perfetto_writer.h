@@ -3,6 +3,7 @@
 // with nested slices per call, instants for user events, constraint windows as async slices
 // (named "VIOLATED" when they failed), and a counter track of interrupt nesting.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@ namespace emutrace::analysis {
 
 class PerfettoWriter final : public CallListener {
 public:
-    PerfettoWriter(const CallTracer& tracer, std::uint64_t clock_hz) : tracer_(tracer), clock_hz_(clock_hz) {}
+    /// `selected` says which functions' calls become slices (user events and windows always do).
+    PerfettoWriter(const CallTracer& tracer, std::uint64_t clock_hz, std::function<bool(std::uint32_t)> selected)
+        : tracer_(tracer), clock_hz_(clock_hz), selected_(std::move(selected)) {}
     void on_call_event(const CallEvent& e) override;
     /// Writes the file; `constraints` adds their windows. Throws ConfigError when it cannot write.
     void write(const std::string& path, const std::vector<ConstraintResult>& constraints) const;
@@ -22,6 +25,7 @@ public:
 private:
     const CallTracer& tracer_;
     std::uint64_t clock_hz_;
+    std::function<bool(std::uint32_t)> selected_;
     std::vector<CallEvent> events_;
     std::size_t dropped_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <capstone/arm.h>
 
+#include "trace/event.h"
+
 #include <vector>
 
 namespace emutrace::emu::detail {
@@ -65,6 +67,21 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         }
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
+    if (!insns.empty()) {
+        switch (decode::control_flow(insns.back())) {
+            case decode::ControlFlow::Call: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Call); break;
+            case decode::ControlFlow::Return: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Return); break;
+            case decode::ControlFlow::Jump: {
+                // Only a jump that can be a tail call matters: to a function's first instruction,
+                // or indirect. Loop back-edges are not reported.
+                const decode::Instruction& j = insns.back();
+                const decode::Symbol* f = j.target ? symbols_.function_at(j.target) : nullptr;
+                if (!j.target || (f && f->address == j.target)) info.exit = static_cast<std::uint8_t>(trace::BranchKind::Jump);
+                break;
+            }
+            case decode::ControlFlow::None: break;
+        }
+    }
     return blocks_[key] = info;
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "decode/symbol_table.h"
 #include "decode/thumb_decoder.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
@@ -30,6 +31,7 @@ struct BlockInfo {
     std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
     std::uint16_t taken_extra = 0;  ///< added when the final conditional branch is taken
     std::uint8_t flags = 0;
+    std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
 };
 
 /// A data access inside a block and how many of the block's cycles remain when it happens, so
@@ -49,8 +51,9 @@ struct Violation {
 class BlockCache {
 public:
     /// `timing` null means one cycle per instruction (timing model off).
-    BlockCache(const UnicornCore& core, const models::CoreSpec& spec, const models::TimingModel* timing, const MemoryPlan& plan)
-        : uc_(core), spec_(spec), timing_(timing), plan_(plan) {}
+    BlockCache(const UnicornCore& core, const models::CoreSpec& spec, const models::TimingModel* timing, const MemoryPlan& plan,
+               const decode::SymbolTable& symbols)
+        : uc_(core), spec_(spec), timing_(timing), plan_(plan), symbols_(symbols) {}
 
     const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
         BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
@@ -76,6 +79,7 @@ private:
     models::CoreSpec spec_;
     const models::TimingModel* timing_;
     const MemoryPlan& plan_;
+    const decode::SymbolTable& symbols_;
     std::unordered_map<std::uint32_t, std::vector<BlockAccess>> accesses_;
     decode::ThumbDecoder decoder_;
     std::array<BlockInfo, kFrontSlots> front_{};

@@ -149,6 +149,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void check_thread();
     /// A user-defined event; `from_function` when the hook function was called.
     void push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when);
+    /// The Branch event for reaching the block at `target`.
+    void push_branch(std::uint32_t target, std::uint64_t when);
 
     MachineConfig config;
     const decode::ElfImage& image;
@@ -171,6 +173,11 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     // The block hook's state, kept together on one cache line.
     nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
+    bool want_branches = false;
+    /// How the previous block left (trace::BranchKind), reported when the next block starts;
+    /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
+    std::uint8_t pending_branch = 0;
+    std::uint8_t branch_mask = 0;
     std::uint64_t next_check = 0;
     /// The previous block's fall-through address and what its final conditional branch costs
     /// when taken: settled when the next block starts.

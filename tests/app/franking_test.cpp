@@ -137,3 +137,21 @@ TEST_CASE("franking: the Perfetto trace is valid and its slices nest per track")
     CHECK(windows == 8);
     CHECK(counters > 0);
 }
+
+TEST_CASE("franking: the compact trace is written and dumped with names") {
+    TempDir dir;
+    Run r = franking("franking", dir, "--trace t.bin");
+    REQUIRE(r.status == 0);
+    std::string cmd = std::string(EMUTRACE_BINARY) + " dump " + dir.file("t.bin") + " --elf " + firmware("franking") + " >" +
+                      dir.file("dump") + " 2>&1";
+    CHECK(std::system(cmd.c_str()) == 0);
+    std::string dump = read_file(dir.file("dump"));
+    CHECK(dump.find("> update_date_element") != std::string::npos);
+    CHECK(dump.find("< build_print_image") != std::string::npos);
+    CHECK(dump.find("franker") != std::string::npos);
+    CHECK(dump.find("* user event 2 payload 8") != std::string::npos);  // the last letter's image ready
+    std::string bad = std::string(EMUTRACE_BINARY) + " dump " + source("README.md") + " >" + dir.file("bad") + " 2>&1";
+    int raw = std::system(bad.c_str());
+    CHECK(WEXITSTATUS(raw) == 2);
+    CHECK(read_file(dir.file("bad")).find("not an emutrace compact trace") != std::string::npos);
+}

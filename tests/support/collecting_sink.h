@@ -9,8 +9,10 @@
 namespace emutrace::test {
 
 struct CollectingSink final : trace::TraceSink {
-    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers;
+    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers |
+                         trace::WantBranches;
     std::vector<trace::Event> markers;
+    std::size_t branches = 0;
     trace::RunInfo info;
     std::string text;
     std::uint64_t block_instructions = 0;
@@ -48,6 +50,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::ExceptionEntry: case trace::EventKind::ExceptionReturn: exceptions.push_back(e); break;
                 case trace::EventKind::ThreadSwitch: threads.emplace_back(e.address, std::string(b.thread_name(e))); break;
                 case trace::EventKind::Marker: markers.push_back(e); break;
+                case trace::EventKind::Branch: ++branches; break;
             }
         }
     }
