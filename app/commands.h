@@ -26,6 +26,8 @@ struct RunOptions {
     std::optional<std::string> perfetto;
     std::optional<std::string> trace;              ///< compact trace file
     bool calltrace = false;                        ///< trace calls even without a calltrace: key
+    std::optional<std::string> baseline;           ///< an earlier --json result to compare constraints with
+    double regression_threshold = 0.05;            ///< a max duration this much longer is a regression
     Verbosity verbosity = Verbosity::Normal;
 };
 

@@ -73,6 +73,10 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--calltrace", run.calltrace, "Trace function entry/exit and print the profile");
     run_cmd->add_option("--junit", run.junit, "Write the timing constraints as JUnit XML (one test case each)");
     run_cmd->add_option("--perfetto", run.perfetto, "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+    run_cmd->add_option("--baseline", run.baseline, "Earlier --json result: a constraint whose max duration grew fails the run")
+        ->check(CLI::ExistingFile);
+    run_cmd->add_option("--regression-threshold", run.regression_threshold, "Growth that counts as a regression (default 0.05 = 5%)")
+        ->check(CLI::Range(0.0, 100.0));
     run_cmd->add_option("--trace", run.trace, "Write the compact trace: the most recent 21-byte entry/exit/user records");
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");

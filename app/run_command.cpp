@@ -97,8 +97,16 @@ int run_command(const RunOptions& o) {
     sc.machine.timing = machine->config().timing;
 
     nlohmann::json j = to_json(sc, elf, result);
+    nlohmann::json regressions = nlohmann::json::array();
     if (analysis) {
         j["calltrace"] = analysis->to_json();
+        if (o.baseline) {
+            std::ifstream in(*o.baseline);
+            nlohmann::json base = nlohmann::json::parse(in, nullptr, false);
+            if (!in || base.is_discarded()) throw ConfigError(*o.baseline + ": not a JSON result of emutrace run --json");
+            regressions = analysis->regressions(base, o.regression_threshold);
+            j["regressions"] = regressions;
+        }
         if (!sc.outputs.junit.empty()) analysis->write_junit(sc.outputs.junit, sc.file);
         if (!sc.outputs.perfetto.empty()) analysis->write_perfetto(sc.outputs.perfetto);
         if (!sc.outputs.trace.empty()) analysis->write_compact_trace(sc.outputs.trace);
@@ -110,7 +118,12 @@ int run_command(const RunOptions& o) {
     }
     if (result.reason != emu::StopReason::Exited && result.reason != emu::StopReason::SymbolReached)
         std::fprintf(stderr, "emutrace: error: %s: %s\n", elf.c_str(), result.message.c_str());
+    for (const auto& r : regressions)
+        std::fprintf(stderr, "emutrace: regression: %s %s %.0f cycles, %+.1f%% against the baseline's %.0f (threshold %+.1f%%)\n",
+                     r["name"].get<std::string>().c_str(), r["measure"].get<std::string>().c_str(), r["now"].get<double>(),
+                     100 * r["change"].get<double>(), r["baseline"].get<double>(), 100 * o.regression_threshold);
     int status = emu::exit_status(result);
+    if (status == 0 && !regressions.empty()) return 1;
     // A violated timing constraint fails the run (status 1) when nothing worse happened.
     if (status == 0 && analysis && !analysis->constraints_passed()) {
         std::fprintf(stderr, "emutrace: timing constraints violated\n");

@@ -178,6 +178,25 @@ nlohmann::json TraceAnalysis::to_json() const {
             {"unmatched_returns", tracer_.unmatched_returns()}};
 }
 
+nlohmann::json TraceAnalysis::regressions(const nlohmann::json& baseline, double threshold) const {
+    nlohmann::json out = nlohmann::json::array();
+    if (!baseline.contains("calltrace") || !baseline["calltrace"].contains("constraints")) return out;
+    for (const auto& r : checker_.results()) {
+        for (const auto& b : baseline["calltrace"]["constraints"]) {
+            if (b.value("name", "") != r.spec->name) continue;
+            // The worst case and the typical case both count: a cache lost on most jobs moves
+            // the mean long before it moves the max.
+            for (auto [key, now] : {std::pair<const char*, double>{"max_cycles", static_cast<double>(r.max)},
+                                    std::pair<const char*, double>{"mean_cycles", r.mean()}}) {
+                double before = b.value(key, 0.0);
+                if (before > 0 && now > before * (1 + threshold))
+                    out.push_back({{"name", r.spec->name}, {"measure", key}, {"baseline", before}, {"now", now}, {"change", now / before - 1}});
+            }
+        }
+    }
+    return out;
+}
+
 void TraceAnalysis::write_junit(const std::string& path, const std::string& suite) const {
     analysis::write_junit(path, suite, checker_.results(), clock_hz_);
 }

@@ -30,6 +30,9 @@ public:
     /// Profile table, phases and constraint table, for the terminal.
     std::string summary(std::uint64_t total_cycles) const;
     nlohmann::json to_json() const;
+    /// Constraints whose max or mean duration grew by more than `threshold` (0.05 = 5%) over the
+    /// same constraint in `baseline` (an earlier --json result): {name, measure, baseline, now, change}.
+    nlohmann::json regressions(const nlohmann::json& baseline, double threshold) const;
     void write_junit(const std::string& path, const std::string& suite) const;
     void write_perfetto(const std::string& path) const;
     void write_compact_trace(const std::string& path) const;

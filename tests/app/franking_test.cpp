@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "support/paths.h"
@@ -154,4 +155,21 @@ TEST_CASE("franking: the compact trace is written and dumped with names") {
     int raw = std::system(bad.c_str());
     CHECK(WEXITSTATUS(raw) == 2);
     CHECK(read_file(dir.file("bad")).find("not an emutrace compact trace") != std::string::npos);
+}
+
+TEST_CASE("franking: --baseline catches losing the date cache even though the limit still holds") {
+    TempDir dir;
+    Run cached = franking("franking-cached", dir);
+    REQUIRE(cached.status == 0);
+    std::string base = dir.file("base.json");
+    std::filesystem::rename(dir.file("r.json"), base);
+    Run same = franking("franking-cached", dir, "--baseline " + base);
+    CHECK(same.status == 0);  // the same firmware is no regression
+    CHECK(same.result["regressions"].empty());
+    Run plain = franking("franking", dir, "--baseline " + base);
+    CHECK(plain.status == 1);
+    REQUIRE(plain.result["regressions"].size() == 1);
+    CHECK(plain.result["regressions"][0]["measure"] == "mean_cycles");
+    CHECK(plain.result["regressions"][0]["change"].get<double>() > 0.3);
+    CHECK(plain.err.find("emutrace: regression: print_image_in_time mean_cycles") != std::string::npos);
 }
