@@ -96,6 +96,7 @@ int run_command(const RunOptions& o) {
     sc.machine.clock_hz = machine->config().clock_hz;
     sc.machine.timing = machine->config().timing;
 
+    if (analysis) analysis->apply_event_budget(result.emulated_seconds);
     nlohmann::json j = to_json(sc, elf, result);
     nlohmann::json regressions = nlohmann::json::array();
     if (analysis) {

@@ -176,7 +176,7 @@ ConstraintConfig parse_constraint(const config::Node& n) {
 }
 
 void parse_calltrace(const config::Node& n, CalltraceConfig& c) {
-    n.allow_only({"phases", "top", "include", "exclude", "buffer"});
+    n.allow_only({"phases", "top", "include", "exclude", "buffer", "event_budget"});
     if (!n.defined()) return;
     c.enabled = true;
     if (n.has("phases"))
@@ -185,6 +185,10 @@ void parse_calltrace(const config::Node& n, CalltraceConfig& c) {
         for (const auto& p : n["include"].items()) c.include.push_back(p.str());
     if (n.has("exclude"))
         for (const auto& p : n["exclude"].items()) c.exclude.push_back(p.str());
+    if (n.has("event_budget")) {
+        c.event_budget = static_cast<double>(n["event_budget"].integer());
+        if (c.event_budget <= 0) n["event_budget"].fail("must be a positive number of events per second");
+    }
     if (n.has("buffer")) {
         c.buffer_bytes = n["buffer"].size();
         if (c.buffer_bytes < 21 || c.buffer_bytes > (1ull << 30)) n["buffer"].fail("must be between 21 bytes and 1 GiB");

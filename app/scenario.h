@@ -43,6 +43,9 @@ struct CalltraceConfig {
     std::vector<std::string> include;   ///< globs: only these functions go to the trace outputs (empty: all)
     std::vector<std::string> exclude;   ///< globs: these never do
     std::uint64_t buffer_bytes = 512 * 1024;  ///< the compact trace's ring buffer
+    /// Automatic selection: the most frequently called small functions are left out of the trace
+    /// outputs until entry/exit events per emulated second fall under this budget; 0 = off.
+    double event_budget = 0;
 };
 
 struct Scenario {

@@ -83,6 +83,38 @@ bool TraceAnalysis::selected(std::uint32_t address) const {
     return it == selection_.end() ? scenario_.calltrace.include.empty() : it->second;
 }
 
+void TraceAnalysis::apply_event_budget(double emulated_seconds) {
+    double budget = scenario_.calltrace.event_budget;
+    if (budget <= 0 || emulated_seconds <= 0) return;
+    struct Candidate {
+        std::uint32_t function;
+        std::uint64_t calls;
+        double mean;
+    };
+    std::vector<Candidate> all;
+    double events = 0;
+    for (const auto& [fn, s] : profile_.overall()) {
+        if (!selected(fn)) continue;
+        all.push_back({fn, s.calls, static_cast<double>(s.inclusive) / static_cast<double>(s.calls)});
+        events += 2.0 * static_cast<double>(s.calls);
+    }
+    if (all.empty()) return;
+    // "Small": cheaper than the median call or than 1,000 cycles, whichever is more; among those
+    // the most frequently called go first, as they cost the most trace bandwidth for the least insight.
+    std::vector<double> means;
+    for (const auto& c : all) means.push_back(c.mean);
+    std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(means.size() / 2), means.end());
+    double small = std::max(means[means.size() / 2], 1000.0);
+    std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.calls > b.calls; });
+    for (const auto& c : all) {
+        if (events / emulated_seconds <= budget) break;
+        if (c.mean > small) continue;
+        selection_[c.function] = false;
+        events -= 2.0 * static_cast<double>(c.calls);
+        auto_dropped_.push_back(tracer_.function_name(c.function));
+    }
+}
+
 void TraceAnalysis::write_compact_trace(const std::string& path) const {
     if (compact_) compact_->write(path, clock_hz_, tracer_.threads());
 }
@@ -147,6 +179,12 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
             }
         }
     }
+    if (!auto_dropped_.empty()) {
+        out += "trace selection: left out to meet " + std::to_string(static_cast<long long>(scenario_.calltrace.event_budget)) +
+               " events/s:";
+        for (const auto& f : auto_dropped_) out += " " + f;
+        out += "\n";
+    }
     if (tracer_.unmatched_returns())
         out += "  (" + std::to_string(tracer_.unmatched_returns()) + " returns matched no call on the shadow stack)\n";
     return out;
@@ -175,7 +213,7 @@ nlohmann::json TraceAnalysis::to_json() const {
                                {"open_at_end", r.open_at_end}});
     }
     return {{"functions", functions}, {"per_thread", per_thread}, {"threads", tracer_.threads()}, {"constraints", constraints},
-            {"unmatched_returns", tracer_.unmatched_returns()}};
+            {"unmatched_returns", tracer_.unmatched_returns()}, {"auto_dropped", auto_dropped_}};
 }
 
 nlohmann::json TraceAnalysis::regressions(const nlohmann::json& baseline, double threshold) const {

@@ -38,6 +38,9 @@ public:
     void write_compact_trace(const std::string& path) const;
     /// Whether the scenario's include/exclude globs select the function at `address`.
     bool selected(std::uint32_t address) const;
+    /// With calltrace.event_budget: leaves the most frequently called small functions out of the
+    /// trace outputs until entry/exit events per emulated second fit the budget.
+    void apply_event_budget(double emulated_seconds);
 
 private:
     const Scenario& scenario_;
@@ -49,6 +52,7 @@ private:
     std::unique_ptr<analysis::PerfettoWriter> perfetto_;
     std::unique_ptr<analysis::CompactTraceWriter> compact_;
     std::unordered_map<std::uint32_t, bool> selection_;  ///< cache of selected()
+    std::vector<std::string> auto_dropped_;
 };
 
 }  // namespace emutrace::app

@@ -70,10 +70,15 @@ void CompactTraceWriter::write(const std::string& path, std::uint64_t clock_hz, 
     put<std::uint32_t>(out, static_cast<std::uint32_t>(ring_.size()));
     put<std::uint64_t>(out, seen_);
     std::size_t first = ring_.size() < capacity_ ? 0 : next_;  // oldest record
+    std::uint32_t kept = 0;
     for (std::size_t i = 0; i < ring_.size(); ++i) {
         const auto& r = ring_[(first + i) % ring_.size()];
+        // Selection is applied again here: an automatic selection is only decided after the run.
+        if (r[0] <= 1 && !selected_(get<std::uint32_t>(&r[1]))) continue;
         out.insert(out.end(), r.begin(), r.end());
+        ++kept;
     }
+    for (int k = 0; k < 4; ++k) out[24 + k] = static_cast<std::uint8_t>(kept >> (8 * k));
     put<std::uint16_t>(out, static_cast<std::uint16_t>(threads.size()));
     for (const auto& t : threads) {
         put<std::uint16_t>(out, static_cast<std::uint16_t>(t.size()));

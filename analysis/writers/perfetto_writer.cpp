@@ -9,8 +9,6 @@
 namespace emutrace::analysis {
 
 void PerfettoWriter::on_call_event(const CallEvent& e) {
-    bool call = e.kind == CallEvent::Kind::Entry || e.kind == CallEvent::Kind::Exit;
-    if (call && !selected_(e.function)) return;
     if (events_.size() >= kMaxEvents) {
         ++dropped_;
         return;
@@ -33,6 +31,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         switch (e.kind) {
             case CallEvent::Kind::Entry:
             case CallEvent::Kind::Exit:
+                if (!selected_(e.function)) break;  // decided after the run, so the automatic selection applies
                 events.push_back({{"ph", e.kind == CallEvent::Kind::Entry ? "B" : "E"}, {"pid", 1}, {"tid", tid}, {"ts", us(e.cycle)},
                                   {"name", tracer_.function_name(e.function)}, {"cat", "call"}});
                 break;

@@ -165,3 +165,29 @@ TEST_CASE("cli: --help teaches the commands and the exit statuses") {
     CHECK(r.out.find("Exit status") != std::string::npos);
     CHECK(r.out.find("cmsdk.uart") != std::string::npos);
 }
+
+TEST_CASE("cli: trace selection by glob and by event budget") {
+    TempDir dir;
+    auto dump = [&](const std::string& scenario) {
+        Cli run = emutrace_cli("run " + firmware("compute") + " -s " + source(scenario) + " -q --trace " + dir.file("t.bin") +
+                               " --json " + dir.file("r.json"));
+        REQUIRE(run.status == 0);
+        Cli d = emutrace_cli("dump " + dir.file("t.bin") + " --elf " + firmware("compute"));
+        REQUIRE(d.status == 0);
+        return d.out;
+    };
+    std::string globs = dump("tests/scenarios/calltrace_globs.yaml");
+    CHECK(globs.find("> main") != std::string::npos);
+    CHECK(globs.find("> sift_down") != std::string::npos);
+    CHECK(globs.find("> fmt_str") != std::string::npos);
+    CHECK(globs.find("fmt_hex32") == std::string::npos);      // excluded
+    CHECK(globs.find("Reset_Handler") == std::string::npos);  // not included
+    std::string budget = dump("tests/scenarios/calltrace_budget.yaml");
+    CHECK(budget.find("sift_down") == std::string::npos);  // 766 events in 5 ms: the first to go
+    CHECK(budget.find("> main") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    auto dropped = j["calltrace"]["auto_dropped"];
+    REQUIRE(!dropped.empty());
+    CHECK(dropped[0] == "sift_down.constprop.0");
+    CHECK(j["calltrace"]["functions"].size() > 5);  // the profile still has every function
+}
