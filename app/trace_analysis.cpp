@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 
 #include "analysis/writers/junit_writer.h"
+#include "decode/source_lines.h"
 #include "config/config_error.h"
 
 namespace emutrace::app {
@@ -127,17 +128,19 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
     // Profile: the functions with the most exclusive time.
     std::vector<std::pair<std::uint32_t, analysis::FunctionStats>> rows(profile_.overall().begin(), profile_.overall().end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.exclusive > b.second.exclusive; });
+    decode::SourceLines lines(image_.path());
     out += "profile (cycles; exclusive leaves out callees, interrupts and time switched out)\n";
-    std::snprintf(line, sizeof line, "  %-28s %8s %12s %12s %10s %10s %6s\n", "function", "calls", "inclusive", "exclusive", "excl min",
-                  "excl max", "share");
+    std::snprintf(line, sizeof line, "  %-28s %8s %12s %12s %10s %10s %6s  %s\n", "function", "calls", "inclusive", "exclusive", "excl min",
+                  "excl max", "share", "source");
     out += line;
     for (std::size_t i = 0; i < rows.size() && i < scenario_.calltrace.top; ++i) {
         const auto& [fn, s] = rows[i];
-        std::snprintf(line, sizeof line, "  %-28s %8llu %12llu %12llu %10llu %10llu %5.1f%%\n", tracer_.function_name(fn).substr(0, 28).c_str(),
+        std::snprintf(line, sizeof line, "  %-28s %8llu %12llu %12llu %10llu %10llu %5.1f%%  %s\n", tracer_.function_name(fn).substr(0, 28).c_str(),
                       static_cast<unsigned long long>(s.calls), static_cast<unsigned long long>(s.inclusive),
                       static_cast<unsigned long long>(s.exclusive), static_cast<unsigned long long>(s.exclusive_min),
                       static_cast<unsigned long long>(s.exclusive_max),
-                      total_cycles ? 100.0 * static_cast<double>(s.exclusive) / static_cast<double>(total_cycles) : 0.0);
+                      total_cycles ? 100.0 * static_cast<double>(s.exclusive) / static_cast<double>(total_cycles) : 0.0,
+                      lines.at(fn).value_or("").c_str());
         out += line;
     }
     if (!scenario_.calltrace.phases.empty()) {
@@ -193,8 +196,10 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
 nlohmann::json TraceAnalysis::to_json() const {
     using nlohmann::json;
     json functions = json::array();
+    decode::SourceLines lines(image_.path());
     for (const auto& [fn, s] : profile_.overall())
-        functions.push_back({{"function", tracer_.function_name(fn)}, {"address", fn}, {"calls", s.calls}, {"inclusive_cycles", s.inclusive},
+        functions.push_back({{"function", tracer_.function_name(fn)}, {"address", fn}, {"source", lines.at(fn).value_or("")},
+                             {"calls", s.calls}, {"inclusive_cycles", s.inclusive},
                              {"exclusive_cycles", s.exclusive}, {"exclusive_min", s.exclusive_min}, {"exclusive_max", s.exclusive_max},
                              {"inclusive_min", s.inclusive_min}, {"inclusive_max", s.inclusive_max}});
     json per_thread = json::array();

@@ -61,6 +61,8 @@ TEST_CASE("franking: every letter's print image is ready in time, with the phase
     CHECK(f.at("build_print_image")["inclusive_cycles"].get<std::uint64_t>() >
           f.at("update_date_element")["inclusive_cycles"].get<std::uint64_t>() + f.at("render_indicia")["inclusive_cycles"].get<std::uint64_t>());
     CHECK(f.at("update_date_element")["exclusive_cycles"].get<std::uint64_t>() > f.at("render_indicia")["exclusive_cycles"].get<std::uint64_t>());
+    // Source positions come from the firmware's DWARF line tables.
+    CHECK(f.at("update_date_element")["source"].get<std::string>().rfind("franking.c:", 0) == 0);
     // The security exchange waits 2.5 ms (120,000 cycles at 48 MHz) per letter on the device.
     CHECK(f.at("security_exchange")["inclusive_min"].get<std::uint64_t>() >= 120'000);
     // Exclusive time sums to the run, since every cycle belongs to exactly one function.
