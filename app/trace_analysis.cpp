@@ -1,6 +1,7 @@
 #include "app/trace_analysis.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <fnmatch.h>
@@ -61,6 +62,7 @@ TraceAnalysis::TraceAnalysis(const Scenario& scenario, const decode::ElfImage& i
         if (!image.symbols().address_of(p)) throw ConfigError(scenario.file + ": calltrace.phases names '" + p + "', which is not in " + image.path());
     tracer_.add_listener(profile_);
     tracer_.add_listener(checker_);
+    tracer_.add_listener(user_events_);
     // Selection of the traced functions: decided once per function, by name.
     for (const auto& f : image.symbols().functions()) {
         bool in = scenario.calltrace.include.empty();
@@ -155,6 +157,13 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
             out += line;
         }
     }
+    if (!user_events_.events.empty()) {
+        std::map<std::uint32_t, std::size_t> by_id;
+        for (const auto& e : user_events_.events) ++by_id[e.id];
+        out += "user events  ";
+        for (const auto& [id, n] : by_id) out += " id " + std::to_string(id) + ": " + std::to_string(n) + "x";
+        out += "\n";
+    }
     if (!checker_.results().empty()) {
         out += "constraints\n";
         std::snprintf(line, sizeof line, "  %-26s %6s %12s %12s %12s %12s %12s  %s\n", "name", "count", "min", "mean", "max", "limit",
@@ -217,7 +226,11 @@ nlohmann::json TraceAnalysis::to_json() const {
                                {"worst_slack_cycles", r.worst_slack()}, {"passed", r.passed()}, {"violations", violations},
                                {"open_at_end", r.open_at_end}});
     }
+    json user_events = json::array();
+    for (const auto& e : user_events_.events)
+        user_events.push_back({{"cycle", e.cycle}, {"id", e.id}, {"payload", e.payload}, {"thread", tracer_.threads().at(e.thread)}});
     return {{"functions", functions}, {"per_thread", per_thread}, {"threads", tracer_.threads()}, {"constraints", constraints},
+            {"user_events", user_events},
             {"unmatched_returns", tracer_.unmatched_returns()}, {"auto_dropped", auto_dropped_}};
 }
 

@@ -19,6 +19,16 @@
 
 namespace emutrace::app {
 
+/// Keeps the user events (markers) of a run for the reports.
+class UserEventLog final : public analysis::CallListener {
+public:
+    static constexpr std::size_t kMax = 100'000;
+    void on_call_event(const analysis::CallEvent& e) override {
+        if (e.kind == analysis::CallEvent::Kind::Marker && events.size() < kMax) events.push_back(e);
+    }
+    std::vector<analysis::CallEvent> events;
+};
+
 class TraceAnalysis {
 public:
     /// Resolves function names and limits against the image; throws ConfigError naming the
@@ -49,6 +59,7 @@ private:
     analysis::CallTracer tracer_;
     analysis::Profile profile_;
     analysis::ConstraintChecker checker_;
+    UserEventLog user_events_;
     std::unique_ptr<analysis::PerfettoWriter> perfetto_;
     std::unique_ptr<analysis::CompactTraceWriter> compact_;
     std::unordered_map<std::uint32_t, bool> selection_;  ///< cache of selected()

@@ -53,6 +53,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         for (const auto& w : r.windows) {
             std::string name = r.spec->name + (w.violated ? " VIOLATED" : "");
             json common = {{"pid", 1}, {"cat", "constraint"}, {"name", name}, {"id", id++}};
+            if (w.violated) common["cname"] = "terrible";  // the trace viewers' red
             json b = common, e = common;
             b["ph"] = "b";
             b["ts"] = us(w.start_cycle);

@@ -71,6 +71,11 @@ TEST_CASE("franking: every letter's print image is ready in time, with the phase
     CHECK(exclusive <= r.result["cycles"].get<std::uint64_t>());
     CHECK(exclusive > r.result["cycles"].get<std::uint64_t>() * 99 / 100);
     CHECK(r.err.find("phases (share of all cycles, inclusive)") != std::string::npos);
+    // User events from the marker device (ids 1-4) and the trace_event hook (id 5), 8 letters each.
+    std::map<int, int> ids;
+    for (const auto& e : r.result["calltrace"]["user_events"]) ++ids[e["id"].get<int>()];
+    CHECK(ids == std::map<int, int>{{1, 8}, {2, 8}, {3, 8}, {4, 8}, {5, 8}});
+    CHECK(r.err.find("user events   id 1: 8x id 2: 8x id 3: 8x id 4: 8x id 5: 8x") != std::string::npos);
     CHECK(r.err.find("print_image_in_time             8") != std::string::npos);
     CHECK(read_file(dir.file("r.xml")).find("failures=\"0\"") != std::string::npos);
 }
@@ -138,6 +143,8 @@ TEST_CASE("franking: the Perfetto trace is valid and its slices nest per track")
     CHECK(slices > 100);
     CHECK(instants >= 8 * 5);  // five user events per letter
     CHECK(windows == 8);
+    for (const auto& e : trace["traceEvents"])
+        if (e["ph"] == "b") CHECK_FALSE(e.contains("cname"));  // none violated in this variant
     CHECK(counters > 0);
 }
 
