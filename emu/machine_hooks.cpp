@@ -236,26 +236,12 @@ detail::DeviceSlot* detail::MachineState::device_named(const std::string& name) 
 }
 
 void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when) {
-    if (!want_markers) return;
-    trace::Event e{};
-    e.cycle = when;
-    e.kind = trace::EventKind::Marker;
-    e.address = block_pc;
-    e.value = id;
-    e.extra = payload;
-    e.width = from_function ? 1 : 0;
-    recorder.push(e);
+    if (want_markers)
+        recorder.push({when, block_pc, id, payload, trace::EventKind::Marker, static_cast<std::uint8_t>(from_function ? 1 : 0), 0});
 }
 
 void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {
-    if (!want_branches) return;
-    trace::Event e{};
-    e.cycle = when;
-    e.kind = trace::EventKind::Branch;
-    e.address = target;
-    e.value = pending_branch;
-    e.extra = fallthrough;
-    recorder.push(e);
+    if (want_branches) recorder.push({when, target, pending_branch, fallthrough, trace::EventKind::Branch, 0, 0});
 }
 
 void detail::MachineState::raise_irq(int irq) {
