@@ -31,7 +31,16 @@ struct RunOptions {
     Verbosity verbosity = Verbosity::Normal;
 };
 
+struct CfgOptions {
+    std::string elf;
+    std::string function;  ///< empty: all functions
+    std::string dot;       ///< Graphviz output
+    std::string json;
+};
+
 int run_command(const RunOptions& options);
+/// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
+int cfg_command(const CfgOptions& options);
 int info_command(const std::string& elf);
 /// Prints a compact trace file, with function names when an ELF is given.
 int dump_command(const std::string& trace, const std::string& elf);

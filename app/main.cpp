@@ -87,6 +87,13 @@ int main(int argc, char** argv) {
     dump_cmd->add_option("file", dump_file, "Compact trace file")->required()->check(CLI::ExistingFile);
     dump_cmd->add_option("--elf", dump_elf, "The firmware the trace came from, for function names")->check(CLI::ExistingFile);
 
+    emutrace::app::CfgOptions cfg;
+    CLI::App* cfg_cmd = cli.add_subcommand("cfg", "Print the control-flow graphs: basic blocks, edges, jump tables, loops, calls.");
+    cfg_cmd->add_option("elf", cfg.elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
+    cfg_cmd->add_option("--function", cfg.function, "Only this function");
+    cfg_cmd->add_option("--dot", cfg.dot, "Write Graphviz DOT (dot -Tsvg FILE > cfg.svg)");
+    cfg_cmd->add_option("--json", cfg.json, "Write the graphs as JSON");
+
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
     info_cmd->add_option("elf", info_elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
@@ -122,6 +129,7 @@ int main(int argc, char** argv) {
             return run_command(run);
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
+        if (*cfg_cmd) return cfg_command(cfg);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

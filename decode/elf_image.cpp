@@ -82,7 +82,7 @@ std::vector<Segment> read_segments(const ElfFile& file) {
     return segments;
 }
 
-std::vector<Symbol> read_symbols(const ElfFile& file) {
+std::vector<Symbol> read_symbols(const ElfFile& file, std::vector<MappingSymbol>& mapping) {
     std::vector<Symbol> out;
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(file.get(), scn)) != nullptr) {
@@ -98,7 +98,12 @@ std::vector<Symbol> read_symbols(const ElfFile& file) {
             if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE) continue;
             if (sym.st_shndx == SHN_UNDEF) continue;
             const char* name = elf_strptr(file.get(), sh.sh_link, sym.st_name);
-            if (!name || !*name || name[0] == '$') continue;  // $t/$a/$d are mapping symbols, not names
+            if (!name || !*name) continue;
+            if (name[0] == '$') {  // $t/$a/$d mark code and data, they are not names
+                if ((name[1] == 't' || name[1] == 'a' || name[1] == 'd') && (name[2] == 0 || name[2] == '.'))
+                    mapping.push_back({static_cast<std::uint32_t>(sym.st_value), name[1]});
+                continue;
+            }
             Symbol s;
             s.name = name;
             s.is_function = type == STT_FUNC;
@@ -123,8 +128,23 @@ ElfImage ElfImage::load(const std::string& path) {
     image.path_ = path;
     image.entry_ = static_cast<std::uint32_t>(eh.e_entry);
     image.segments_ = read_segments(file);
-    image.symbols_ = SymbolTable(read_symbols(file));
+    image.symbols_ = SymbolTable(read_symbols(file, image.mapping_));
+    std::sort(image.mapping_.begin(), image.mapping_.end(), [](const MappingSymbol& a, const MappingSymbol& b) { return a.address < b.address; });
     return image;
+}
+
+bool ElfImage::is_data(std::uint32_t address) const {
+    auto it = std::upper_bound(mapping_.begin(), mapping_.end(), address,
+                               [](std::uint32_t a, const MappingSymbol& m) { return a < m.address; });
+    return it != mapping_.begin() && std::prev(it)->kind == 'd';
+}
+
+std::vector<std::uint8_t> ElfImage::bytes_at(std::uint32_t address, std::uint32_t size) const {
+    for (const auto& s : segments_)
+        for (std::uint32_t base : {s.virtual_address, s.load_address})
+            if (address >= base && static_cast<std::uint64_t>(address - base) + size <= s.bytes.size())
+                return std::vector<std::uint8_t>(s.bytes.begin() + (address - base), s.bytes.begin() + (address - base) + size);
+    return {};
 }
 
 std::uint32_t ElfImage::lowest_load_address() const {

@@ -18,6 +18,13 @@ struct Segment {
     std::vector<std::uint8_t> bytes;    ///< the p_filesz bytes from the file
 };
 
+/// An ARM ELF mapping symbol: where code ($t Thumb, $a ARM) or data ($d, e.g. literal pools and
+/// jump tables inside code) starts.
+struct MappingSymbol {
+    std::uint32_t address = 0;
+    char kind = 't';  ///< 't', 'a' or 'd'
+};
+
 class ElfImage {
 public:
     /// Reads and validates an ELF; any problem throws ConfigError naming the file.
@@ -27,6 +34,12 @@ public:
     std::uint32_t entry() const { return entry_; }
     const std::vector<Segment>& segments() const { return segments_; }
     const SymbolTable& symbols() const { return symbols_; }
+    /// Mapping symbols sorted by address.
+    const std::vector<MappingSymbol>& mapping_symbols() const { return mapping_; }
+    /// True when `address` lies in data ($d) by the mapping symbols.
+    bool is_data(std::uint32_t address) const;
+    /// `size` bytes at `address` from a segment's file image (run address first), or empty.
+    std::vector<std::uint8_t> bytes_at(std::uint32_t address, std::uint32_t size) const;
     /// Lowest load address of any segment: where a Cortex-M image keeps its vector table.
     std::uint32_t lowest_load_address() const;
 
@@ -35,6 +48,7 @@ private:
     std::uint32_t entry_ = 0;
     std::vector<Segment> segments_;
     SymbolTable symbols_;
+    std::vector<MappingSymbol> mapping_;
 };
 
 }  // namespace emutrace::decode

@@ -191,3 +191,22 @@ TEST_CASE("cli: trace selection by glob and by event budget") {
     CHECK(dropped[0] == "sift_down.constprop.0");
     CHECK(j["calltrace"]["functions"].size() > 5);  // the profile still has every function
 }
+
+TEST_CASE("cli: cfg prints blocks and loops, writes JSON and DOT that Graphviz renders") {
+    TempDir dir;
+    Cli r = emutrace_cli("cfg " + firmware("cfg_shapes") + " --function shape_nested_loops --json " + dir.file("c.json") + " --dot " +
+                         dir.file("c.dot"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("shape_nested_loops 0x") != std::string::npos);
+    CHECK(r.out.find("7 blocks") != std::string::npos);
+    CHECK(r.out.find("depth 2, inside loop") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    REQUIRE(j["functions"].size() == 1);
+    CHECK(j["functions"][0]["loops"].size() == 2);
+    std::string render = "dot -Tsvg " + dir.file("c.dot") + " -o " + dir.file("c.svg") + " 2>" + dir.file("dot.err");
+    CHECK(std::system(render.c_str()) == 0);
+    CHECK(read_file(dir.file("c.svg")).find("<svg") != std::string::npos);
+    Cli missing = emutrace_cli("cfg " + firmware("cfg_shapes") + " --function no_such_function");
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("no function named 'no_such_function'") != std::string::npos);
+}

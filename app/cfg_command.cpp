@@ -1,0 +1,97 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "app/commands.h"
+#include "config/config_error.h"
+#include "decode/program.h"
+
+namespace emutrace::app {
+namespace {
+
+std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+void print_function(const decode::Function& f, const decode::SymbolTable& symbols) {
+    std::printf("%s %s-%s: %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), hex(f.start).c_str(), hex(f.end).c_str(),
+                f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(), f.has_unknown_indirect ? ", unknown indirect branches" : "");
+    for (std::size_t b = 0; b < f.blocks.size(); ++b) {
+        const auto& block = f.blocks[b];
+        std::string succ;
+        for (const auto& e : f.edges)
+            if (e.from == b) succ += " " + std::to_string(e.to) + "(" + decode::to_string(e.kind) + ")";
+        std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, hex(block.start).c_str(), hex(block.end).c_str(), block.instructions,
+                    decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
+                    block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : "");
+    }
+    for (std::size_t l = 0; l < f.loops.size(); ++l) {
+        const auto& loop = f.loops[l];
+        std::string blocks;
+        for (std::size_t b : loop.blocks) blocks += " b" + std::to_string(b);
+        std::printf("  loop %zu: header b%zu, depth %d%s, blocks%s\n", l, loop.header, loop.depth,
+                    loop.parent >= 0 ? (", inside loop " + std::to_string(loop.parent)).c_str() : "", blocks.c_str());
+    }
+    for (const auto& c : f.calls)
+        std::printf("  %s at %s -> %s\n", c.tail ? "tail call" : "call", hex(c.at).c_str(), c.target ? symbols.describe(c.target).c_str() : "(indirect)");
+}
+
+nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& symbols) {
+    using nlohmann::json;
+    json blocks = json::array(), edges = json::array(), loops = json::array(), calls = json::array();
+    for (const auto& b : f.blocks)
+        blocks.push_back({{"start", b.start}, {"end", b.end}, {"instructions", b.instructions}, {"exit", decode::to_string(b.exit)}, {"loop", b.loop}});
+    for (const auto& e : f.edges) edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", decode::to_string(e.kind)}});
+    for (const auto& l : f.loops)
+        loops.push_back({{"header", l.header}, {"blocks", l.blocks}, {"latches", l.back_edges_from}, {"parent", l.parent}, {"depth", l.depth}});
+    for (const auto& c : f.calls)
+        calls.push_back({{"at", c.at}, {"target", c.target}, {"callee", c.target ? symbols.describe(c.target) : ""}, {"tail", c.tail}});
+    return {{"name", f.name}, {"start", f.start}, {"end", f.end}, {"blocks", blocks}, {"edges", edges}, {"loops", loops},
+            {"calls", calls}, {"unknown_indirect", f.has_unknown_indirect}};
+}
+
+void write_dot(const std::string& path, const std::vector<const decode::Function*>& functions) {
+    std::ofstream out(path);
+    if (!out) throw ConfigError(path + ": cannot write the DOT file");
+    out << "digraph cfg {\n  node [shape=box, fontname=monospace];\n";
+    for (std::size_t k = 0; k < functions.size(); ++k) {
+        const auto& f = *functions[k];
+        out << "  subgraph cluster_" << k << " {\n    label=\"" << f.name << "\";\n";
+        for (std::size_t b = 0; b < f.blocks.size(); ++b) {
+            bool header = false;
+            for (const auto& l : f.loops) header = header || l.header == b;
+            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << hex(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
+                << " insns\"" << (header ? ", style=bold" : "") << "];\n";
+        }
+        for (const auto& e : f.edges)
+            out << "    f" << k << "b" << e.from << " -> f" << k << "b" << e.to << " [label=\"" << decode::to_string(e.kind) << "\"];\n";
+        out << "  }\n";
+    }
+    out << "}\n";
+}
+
+}  // namespace
+
+int cfg_command(const CfgOptions& o) {
+    decode::ElfImage image = decode::ElfImage::load(o.elf);
+    decode::Program program = decode::Program::build(image);
+    std::vector<const decode::Function*> chosen;
+    for (const auto& f : program.functions())
+        if (o.function.empty() || f.name == o.function) chosen.push_back(&f);
+    if (chosen.empty()) throw ConfigError(o.elf + ": no function named '" + o.function + "'");
+    for (const auto* f : chosen) print_function(*f, image.symbols());
+    if (!o.dot.empty()) write_dot(o.dot, chosen);
+    if (!o.json.empty()) {
+        nlohmann::json all = nlohmann::json::array();
+        for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));
+        std::ofstream out(o.json);
+        if (!out) throw ConfigError(o.json + ": cannot write the JSON file");
+        out << nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2) << "\n";
+    }
+    return 0;
+}
+
+}  // namespace emutrace::app

@@ -1,0 +1,268 @@
+#include "decode/program.h"
+
+#include <capstone/arm.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "decode/thumb_decoder.h"
+
+namespace emutrace::decode {
+namespace {
+
+constexpr std::uint16_t kPc = 1u << 15;
+
+bool is_conditional_branch(const Instruction& i) {
+    return (i.id == ARM_INS_B && i.conditional) || i.id == ARM_INS_CBZ || i.id == ARM_INS_CBNZ;
+}
+
+// The number of TBB/TBH entries, from the bounds check GCC puts before the table:
+// `cmp rN, #k` then a branch to the default when above: k + 1 entries.
+unsigned table_entries(const std::vector<Instruction>& insns, std::size_t tb) {
+    for (std::size_t back = 1; back <= 4 && back <= tb; ++back) {
+        const Instruction& i = insns[tb - back];
+        if (i.id != ARM_INS_CMP) continue;
+        auto pos = i.text.find('#');
+        if (pos == std::string::npos) return 0;
+        return static_cast<unsigned>(std::stoul(i.text.substr(pos + 1), nullptr, 0)) + 1;
+    }
+    return 0;
+}
+
+struct Decoded {
+    std::vector<Instruction> insns;
+    std::map<std::uint32_t, std::vector<std::uint32_t>> tables;  ///< TBB/TBH address -> targets
+};
+
+Decoded decode_function(const ElfImage& image, const ThumbDecoder& decoder, std::uint32_t start, std::uint32_t end) {
+    Decoded d;
+    std::vector<std::uint8_t> bytes = image.bytes_at(start, end - start);
+    if (bytes.empty()) return d;
+    std::uint32_t at = start;
+    while (at + 1 < end) {
+        if (image.is_data(at)) {  // literal pools and jump tables between instructions
+            at += 2;
+            continue;
+        }
+        std::span<const std::uint8_t> rest(bytes.data() + (at - start), end - at);
+        Instruction i = decoder.decode_one(rest, at);
+        if (i.size == 0) {
+            at += 2;
+            continue;
+        }
+        at += i.size;
+        if (i.id == ARM_INS_NOP && image.is_data(at)) continue;  // alignment padding before a literal pool
+        d.insns.push_back(i);
+        if (i.id == ARM_INS_TBB || i.id == ARM_INS_TBH) {
+            unsigned n = table_entries(d.insns, d.insns.size() - 1);
+            std::uint32_t base = i.address + 4;
+            unsigned width = i.id == ARM_INS_TBB ? 1 : 2;
+            std::vector<std::uint32_t> targets;
+            for (unsigned k = 0; k < n && base + (k + 1) * width <= end; ++k) {
+                std::uint32_t off = base - start + k * width;
+                std::uint32_t entry = width == 1 ? bytes[off] : static_cast<std::uint32_t>(bytes[off] | bytes[off + 1] << 8);
+                targets.push_back(base + 2 * entry);
+            }
+            d.tables[i.address] = targets;
+            if (!targets.empty()) at = std::max(at, (base + n * width + 1) & ~1u);  // code resumes after the table
+        }
+    }
+    return d;
+}
+
+// Iterative dominators over block indices (entry 0): dom[b] = set of blocks dominating b.
+std::vector<std::vector<bool>> dominators(const Function& f) {
+    std::size_t n = f.blocks.size();
+    std::vector<std::vector<std::size_t>> preds(n);
+    for (const auto& e : f.edges) preds[e.to].push_back(e.from);
+    std::vector<std::vector<bool>> dom(n, std::vector<bool>(n, true));
+    dom[0].assign(n, false);
+    dom[0][0] = true;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t b = 1; b < n; ++b) {
+            std::vector<bool> next(n, !preds[b].empty());
+            for (std::size_t p : preds[b])
+                for (std::size_t k = 0; k < n; ++k) next[k] = next[k] && dom[p][k];
+            next[b] = true;
+            if (next != dom[b]) {
+                dom[b] = next;
+                changed = true;
+            }
+        }
+    }
+    return dom;
+}
+
+void find_loops(Function& f) {
+    auto dom = dominators(f);
+    std::vector<std::vector<std::size_t>> preds(f.blocks.size());
+    for (const auto& e : f.edges) preds[e.to].push_back(e.from);
+    std::map<std::size_t, Loop> by_header;
+    for (const auto& e : f.edges) {
+        if (!dom[e.from][e.to]) continue;  // a back edge: its target dominates its source
+        Loop& loop = by_header[e.to];
+        loop.header = e.to;
+        loop.back_edges_from.push_back(e.from);
+        std::set<std::size_t> body(loop.blocks.begin(), loop.blocks.end());
+        body.insert(e.to);
+        std::vector<std::size_t> work{e.from};
+        while (!work.empty()) {
+            std::size_t b = work.back();
+            work.pop_back();
+            if (!body.insert(b).second) continue;
+            for (std::size_t p : preds[b]) work.push_back(p);
+        }
+        loop.blocks.assign(body.begin(), body.end());
+    }
+    for (auto& [h, loop] : by_header) f.loops.push_back(loop);
+    // Nesting: a loop's parent is the smallest other loop containing its header.
+    for (std::size_t i = 0; i < f.loops.size(); ++i) {
+        std::size_t best = SIZE_MAX;
+        for (std::size_t j = 0; j < f.loops.size(); ++j) {
+            if (i == j || f.loops[j].blocks.size() <= f.loops[i].blocks.size()) continue;
+            if (!std::binary_search(f.loops[j].blocks.begin(), f.loops[j].blocks.end(), f.loops[i].header)) continue;
+            if (best == SIZE_MAX || f.loops[j].blocks.size() < f.loops[best].blocks.size()) best = j;
+        }
+        f.loops[i].parent = best == SIZE_MAX ? -1 : static_cast<int>(best);
+    }
+    for (auto& loop : f.loops) {
+        loop.depth = 1;
+        for (int p = loop.parent; p >= 0; p = f.loops[static_cast<std::size_t>(p)].parent) ++loop.depth;
+    }
+    for (std::size_t b = 0; b < f.blocks.size(); ++b) {
+        int best = -1;
+        for (std::size_t l = 0; l < f.loops.size(); ++l)
+            if (std::binary_search(f.loops[l].blocks.begin(), f.loops[l].blocks.end(), b) &&
+                (best < 0 || f.loops[l].depth > f.loops[static_cast<std::size_t>(best)].depth))
+                best = static_cast<int>(l);
+        f.blocks[b].loop = best;
+    }
+}
+
+Function build_function(const ElfImage& image, const ThumbDecoder& decoder, const Symbol& sym) {
+    Function f;
+    f.name = sym.name;
+    f.start = sym.address;
+    f.end = sym.address + sym.size;
+    Decoded d = decode_function(image, decoder, f.start, f.end);
+    if (d.insns.empty()) return f;
+    auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };
+
+    // Leaders: the entry, targets of branches inside the function, instructions after a branch.
+    std::set<std::uint32_t> leaders{d.insns.front().address};
+    for (std::size_t k = 0; k < d.insns.size(); ++k) {
+        const Instruction& i = d.insns[k];
+        bool ends = (i.is_jump && i.id != ARM_INS_BL && i.id != ARM_INS_BLX) || (i.writes & kPc);
+        if (!ends) continue;
+        if (i.target && inside(i.target)) leaders.insert(i.target);
+        if (auto t = d.tables.find(i.address); t != d.tables.end())
+            for (std::uint32_t target : t->second) leaders.insert(target);
+        if (k + 1 < d.insns.size()) leaders.insert(d.insns[k + 1].address);
+    }
+    // Blocks from the leaders.
+    std::map<std::uint32_t, std::size_t> index;
+    for (std::size_t k = 0; k < d.insns.size(); ++k) {
+        const Instruction& i = d.insns[k];
+        if (leaders.count(i.address) || f.blocks.empty()) {
+            index[i.address] = f.blocks.size();
+            f.blocks.push_back({i.address, i.address, 0});
+        }
+        f.blocks.back().end = i.address + i.size;
+        ++f.blocks.back().instructions;
+    }
+    // Edges and exits from each block's last instruction.
+    for (std::size_t b = 0; b < f.blocks.size(); ++b) {
+        BasicBlock& block = f.blocks[b];
+        auto last = std::find_if(d.insns.rbegin(), d.insns.rend(), [&](const Instruction& i) { return i.address < block.end; });
+        const Instruction& i = *last;
+        bool has_next = b + 1 < f.blocks.size();
+        auto add = [&](std::uint32_t to, EdgeKind kind) {
+            if (auto it = index.find(to); it != index.end()) f.edges.push_back({b, it->second, kind});
+        };
+        if (i.id == ARM_INS_BL || i.id == ARM_INS_BLX) {
+            // A call ends the block (as the emulator's translated blocks do) and returns to the next.
+            f.calls.push_back({i.address, i.target, false});
+            if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+            continue;
+        }
+        if (auto t = d.tables.find(i.address); t != d.tables.end()) {
+            block.exit = BlockExit::Table;
+            std::set<std::uint32_t> seen;
+            for (std::uint32_t target : t->second)
+                if (seen.insert(target).second) add(target, EdgeKind::Table);
+            if (t->second.empty()) f.has_unknown_indirect = true;
+        } else if (is_conditional_branch(i)) {
+            block.exit = BlockExit::Branch;
+            if (i.target && inside(i.target)) add(i.target, EdgeKind::Taken);
+            if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+        } else if (control_flow(i) == ControlFlow::Return) {
+            block.exit = BlockExit::Return;
+        } else if (i.id == ARM_INS_B || (i.id == ARM_INS_BX)) {
+            if (i.target && inside(i.target)) {
+                block.exit = BlockExit::Branch;
+                add(i.target, EdgeKind::Jump);
+            } else if (i.target) {
+                block.exit = BlockExit::TailCall;
+                f.calls.push_back({i.address, i.target, true});
+            } else {
+                block.exit = BlockExit::Indirect;
+                f.has_unknown_indirect = true;
+            }
+        } else if (i.writes & kPc) {
+            block.exit = BlockExit::Indirect;
+            f.has_unknown_indirect = true;
+        } else if (has_next) {
+            f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+        }
+    }
+    find_loops(f);
+    return f;
+}
+
+}  // namespace
+
+int Function::block_at(std::uint32_t address) const {
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+        if (address >= blocks[b].start && address < blocks[b].end) return static_cast<int>(b);
+    return -1;
+}
+
+Program Program::build(const ElfImage& image) {
+    Program p;
+    ThumbDecoder decoder;
+    for (const auto& sym : image.symbols().functions())
+        if (sym.size > 0) p.functions_.push_back(build_function(image, decoder, sym));
+    return p;
+}
+
+const Function* Program::function(const std::string& name) const {
+    for (const auto& f : functions_)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+std::string to_string(EdgeKind kind) {
+    switch (kind) {
+        case EdgeKind::FallThrough: return "fallthrough";
+        case EdgeKind::Taken: return "taken";
+        case EdgeKind::Jump: return "jump";
+        case EdgeKind::Table: return "table";
+    }
+    return "?";
+}
+
+std::string to_string(BlockExit exit) {
+    switch (exit) {
+        case BlockExit::FallThrough: return "fallthrough";
+        case BlockExit::Branch: return "branch";
+        case BlockExit::Return: return "return";
+        case BlockExit::TailCall: return "tail-call";
+        case BlockExit::Indirect: return "indirect";
+        case BlockExit::Table: return "table";
+    }
+    return "?";
+}
+
+}  // namespace emutrace::decode

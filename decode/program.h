@@ -1,0 +1,76 @@
+#pragma once
+// The firmware's static structure, read from its ELF: per function the basic blocks, the
+// intra-procedural edges (TBB/TBH jump tables decoded, other indirect branches marked), call
+// sites, and natural loops found from dominators, with nesting and each block's innermost loop.
+// The one view the WCET and sampling analyses use.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decode/elf_image.h"
+
+namespace emutrace::decode {
+
+enum class EdgeKind : std::uint8_t {
+    FallThrough,  ///< to the next block
+    Taken,        ///< a conditional branch taken (B<cc>, CBZ/CBNZ)
+    Jump,         ///< an unconditional branch inside the function
+    Table,        ///< one target of a TBB/TBH jump table
+};
+
+struct Edge {
+    std::size_t from = 0, to = 0;  ///< block indices
+    EdgeKind kind = EdgeKind::FallThrough;
+};
+
+enum class BlockExit : std::uint8_t { FallThrough, Branch, Return, TailCall, Indirect, Table };
+
+struct BasicBlock {
+    std::uint32_t start = 0, end = 0;  ///< [start, end)
+    std::uint32_t instructions = 0;
+    BlockExit exit = BlockExit::FallThrough;
+    int loop = -1;                     ///< innermost loop holding the block, or -1
+};
+
+struct Loop {
+    std::size_t header = 0;            ///< block index
+    std::vector<std::size_t> blocks;   ///< all blocks of the loop, header included, sorted
+    std::vector<std::size_t> back_edges_from;  ///< the latch blocks
+    int parent = -1;                   ///< enclosing loop, or -1
+    int depth = 1;                     ///< nesting level: 1 for an outermost loop
+};
+
+struct CallSite {
+    std::uint32_t at = 0;              ///< address of the call instruction
+    std::uint32_t target = 0;          ///< callee start, 0 when indirect (BLX rN)
+    bool tail = false;                 ///< a tail call (B to another function)
+};
+
+struct Function {
+    std::string name;
+    std::uint32_t start = 0, end = 0;
+    std::vector<BasicBlock> blocks;    ///< sorted by address; blocks[0] is the entry
+    std::vector<Edge> edges;
+    std::vector<Loop> loops;
+    std::vector<CallSite> calls;
+    bool has_unknown_indirect = false; ///< an indirect branch that is not a return or a decoded table
+    /// Index of the block holding `address`, or -1.
+    int block_at(std::uint32_t address) const;
+};
+
+class Program {
+public:
+    /// Reconstructs every sized function symbol of the image (Thumb code).
+    static Program build(const ElfImage& image);
+    const std::vector<Function>& functions() const { return functions_; }
+    const Function* function(const std::string& name) const;
+
+private:
+    std::vector<Function> functions_;
+};
+
+std::string to_string(EdgeKind kind);
+std::string to_string(BlockExit exit);
+
+}  // namespace emutrace::decode
