@@ -39,6 +39,8 @@ struct CfgOptions {
 };
 
 int run_command(const RunOptions& options);
+/// Decodes a real trace capture (OpenCSD snapshot directory) and prints what it holds.
+int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
 int cfg_command(const CfgOptions& options);
 int info_command(const std::string& elf);

@@ -39,3 +39,12 @@ endif()
 add_library(emutrace_dep::glpk UNKNOWN IMPORTED GLOBAL)
 set_target_properties(emutrace_dep::glpk PROPERTIES IMPORTED_LOCATION ${GLPK_LIBRARY}
                       INTERFACE_INCLUDE_DIRECTORIES ${GLPK_INCLUDE_DIR})
+
+# OpenCSD's C API sits in a library of its own beside libopencsd.
+find_library(OPENCSD_C_API_LIBRARY opencsd_c_api)
+if(NOT OPENCSD_C_API_LIBRARY)
+    message(FATAL_ERROR "emutrace needs OpenCSD's C API: install the Debian package libopencsd-dev (or run scripts/install-deps)")
+endif()
+add_library(emutrace_dep::opencsd_c_api UNKNOWN IMPORTED GLOBAL)
+set_target_properties(emutrace_dep::opencsd_c_api PROPERTIES IMPORTED_LOCATION ${OPENCSD_C_API_LIBRARY}
+                      INTERFACE_LINK_LIBRARIES emutrace_dep::opencsd)

@@ -210,3 +210,15 @@ TEST_CASE("cli: cfg prints blocks and loops, writes JSON and DOT that Graphviz r
     CHECK(missing.status == 2);
     CHECK(missing.err.find("no function named 'no_such_function'") != std::string::npos);
 }
+
+TEST_CASE("cli: crosscheck decodes a real capture and writes its totals") {
+    TempDir dir;
+    Cli r = emutrace_cli("crosscheck --snapshot " + source("../shared/captures/TC2") + " --id 19 --json " + dir.file("c.json"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("instructions    9548") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["ranges"] == 1554);
+    Cli bad = emutrace_cli("crosscheck --snapshot " + dir.path().string());
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("snapshot.ini") != std::string::npos);
+}

@@ -1,0 +1,170 @@
+#include "decode/capture_decoder.h"
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config/config_error.h"
+#include "config/units.h"
+
+namespace emutrace::decode {
+namespace {
+
+namespace fs = std::filesystem;
+using Ini = std::map<std::string, std::map<std::string, std::string>>;
+
+// The snapshot's .ini files: [section] and key=value, ';' comments; register keys carry an
+// "(id:0x..)" or "(size:64)" suffix, which is dropped.
+Ini read_ini(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError(path.string() + ": cannot open the snapshot file");
+    Ini ini;
+    std::string line, section;
+    auto trim = [](std::string s) {
+        auto a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+        return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+    };
+    while (std::getline(in, line)) {
+        line = trim(line);
+        if (line.empty() || line[0] == ';' || line[0] == '#') continue;
+        if (line.front() == '[' && line.back() == ']') {
+            section = line.substr(1, line.size() - 2);
+            continue;
+        }
+        auto eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        std::string key = trim(line.substr(0, eq));
+        if (auto paren = key.find('('); paren != std::string::npos) key = key.substr(0, paren);
+        ini[section][key] = trim(line.substr(eq + 1));
+    }
+    return ini;
+}
+
+std::uint32_t reg(const Ini& dev, const std::string& name, const fs::path& file) {
+    auto s = dev.find("regs");
+    if (s != dev.end())
+        if (auto it = s->second.find(name); it != s->second.end())
+            if (auto v = config::parse_integer(it->second)) return static_cast<std::uint32_t>(*v);
+    throw ConfigError(file.string() + ": register " + name + " is missing or not a number");
+}
+
+struct Context {
+    CaptureSummary* summary;
+};
+
+ocsd_datapath_resp_t on_element(const void* ctx, const ocsd_trc_index_t, const uint8_t id, const ocsd_generic_trace_elem* e) {
+    auto& s = *static_cast<const Context*>(ctx)->summary;
+    switch (e->elem_type) {
+        case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+            ++s.ranges;
+            s.instructions += e->num_instr_range;
+            if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
+            break;
+        case OCSD_GEN_TRC_ELEM_EXCEPTION: ++s.exceptions; break;
+        case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: ++s.exception_returns; break;
+        case OCSD_GEN_TRC_ELEM_TRACE_ON: ++s.trace_on; break;
+        case OCSD_GEN_TRC_ELEM_NO_SYNC: case OCSD_GEN_TRC_ELEM_ADDR_NACC: ++s.gaps; break;
+        case OCSD_GEN_TRC_ELEM_CYCLE_COUNT: s.cycles += e->cycle_count; break;
+        default: break;
+    }
+    if (e->has_cc) s.cycles += e->cycle_count;
+    return OCSD_RESP_CONT;
+}
+
+}  // namespace
+
+CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
+    fs::path root(dir);
+    Ini snapshot = read_ini(root / "snapshot.ini");
+    std::map<std::string, Ini> devices;  // by device name
+    std::map<std::string, fs::path> device_files;
+    for (const auto& [key, file] : snapshot["device_list"]) {
+        Ini d = read_ini(root / file);
+        std::string name = d["device"]["name"];
+        devices[name] = d;
+        device_files[name] = root / file;
+    }
+    Ini trace = read_ini(root / snapshot["trace"]["metadata"]);
+
+    CaptureSummary summary;
+    summary.snapshot = dir;
+    for (const auto& [buffer_key, unused] : trace["trace_buffers"]) (void)unused;
+    std::string buffers = trace["trace_buffers"]["buffers"];
+    // Which trace source is which core's.
+    std::map<std::string, std::string> core_of_source;
+    for (const auto& [core, source] : trace["core_trace_sources"]) core_of_source[source] = core;
+
+    std::size_t at = 0;
+    while (at <= buffers.size()) {
+        std::size_t comma = buffers.find(',', at);
+        std::string buffer = buffers.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        at = comma == std::string::npos ? buffers.size() + 1 : comma + 1;
+        if (buffer.empty()) continue;
+        const auto& b = trace[buffer];
+        if (!b.count("file")) throw ConfigError((root / snapshot["trace"]["metadata"]).string() + ": buffer " + buffer + " names no file");
+        bool formatted = b.count("format") && b.at("format") == "coresight";
+        dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
+                                                      formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+        if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
+        Context ctx{&summary};
+
+        // Every PTM source that writes into this buffer.
+        for (const auto& [source, target] : trace["source_buffers"]) {
+            std::string buffer_name = b.count("name") ? b.at("name") : buffer;
+            if (target != buffer_name || !devices.count(source)) continue;
+            const Ini& dev = devices[source];
+            std::string type = dev.at("device").count("type") ? dev.at("device").at("type") : "";
+            if (type.rfind("PFT", 0) != 0 && type.rfind("PTM", 0) != 0) continue;
+            const fs::path& file = device_files[source];
+            ocsd_ptm_cfg cfg{};
+            cfg.reg_idr = reg(dev, "ETMIDR", file);
+            cfg.reg_ctrl = reg(dev, "ETMCR", file);
+            cfg.reg_ccer = reg(dev, "ETMCCER", file);
+            cfg.reg_trc_id = reg(dev, "ETMTRACEIDR", file);
+            cfg.arch_ver = ARCH_V7;
+            cfg.core_prof = profile_CortexA;
+            std::uint8_t id = static_cast<std::uint8_t>(cfg.reg_trc_id & 0x7F);
+            if (only_id && id != only_id) continue;
+            unsigned char csid = 0;
+            if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) != OCSD_OK)
+                throw ConfigError(file.string() + ": OpenCSD rejected the PTM configuration");
+            summary.trace_ids.push_back(id);
+            // The memory images of the traced core, for following the program.
+            if (auto core = core_of_source.find(source); core != core_of_source.end() && devices.count(core->second)) {
+                for (const auto& [section, kv] : devices[core->second]) {
+                    if (section.rfind("dump", 0) != 0 || !kv.count("file") || !kv.count("address")) continue;
+                    auto address = config::parse_integer(kv.at("address"));
+                    fs::path mem = root / kv.at("file");
+                    if (!address || !fs::exists(mem)) throw ConfigError(device_files[core->second].string() + ": bad memory dump " + section);
+                    ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str());
+                }
+            }
+        }
+        // After the decoders exist: OpenCSD attaches the output to the decoders it has.
+        ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
+        std::ifstream in(root / b.at("file"), std::ios::binary);
+        if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
+        std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+        std::uint32_t done = 0;
+        while (done < data.size()) {
+            std::uint32_t used = 0;
+            ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(data.size() - done),
+                                                          data.data() + done, &used);
+            done += used;
+            if (OCSD_DATA_RESP_IS_FATAL(r)) {
+                std::uint32_t ignored = 0;
+                ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored);  // resynchronise at the next sync
+                if (used == 0) ++done;
+            }
+        }
+        std::uint32_t ignored = 0;
+        ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &ignored);
+        summary.bytes += data.size();
+        ocsd_destroy_dcd_tree(tree);
+    }
+    return summary;
+}
+
+}  // namespace emutrace::decode

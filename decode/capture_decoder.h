@@ -1,0 +1,36 @@
+#pragma once
+// Real CoreSight PTM/PFT captures in the OpenCSD/DS-5 snapshot format (snapshot.ini, device
+// .ini files with registers and memory dumps, trace.ini naming the buffers), decoded with
+// OpenCSD, the field's reference decoder, into instruction ranges, exceptions and gaps.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace emutrace::decode {
+
+struct DecodedRange {
+    std::uint64_t start = 0, end = 0;  ///< [start, end) of the executed instructions
+    std::uint32_t instructions = 0;
+    std::uint8_t trace_id = 0;
+};
+
+struct CaptureSummary {
+    std::string snapshot;
+    std::vector<std::uint8_t> trace_ids;  ///< the PTM sources decoded
+    std::uint64_t ranges = 0;
+    std::uint64_t instructions = 0;
+    std::uint64_t exceptions = 0;
+    std::uint64_t exception_returns = 0;
+    std::uint64_t trace_on = 0;          ///< trace (re)starts
+    std::uint64_t gaps = 0;              ///< no-sync and address-not-in-memory stretches
+    std::uint64_t cycles = 0;            ///< cycle counts, when the capture is cycle-accurate
+    std::uint64_t bytes = 0;             ///< trace bytes processed
+    std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
+};
+
+/// Decodes every PTM/PFT source of the snapshot directory `dir`; a missing or malformed file
+/// throws ConfigError naming it. `only_id` restricts decoding to one trace ID (0 = all).
+CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id = 0);
+
+}  // namespace emutrace::decode

@@ -1,0 +1,71 @@
+// Real CoreSight PTM/PFT captures from ../shared/captures, decoded with OpenCSD; the expected
+// totals are the ones the captures' README gives from the reference decoder and Arm DS-5.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "config/config_error.h"
+#include "decode/capture_decoder.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace;
+using namespace emutrace::decode;
+namespace fs = std::filesystem;
+
+namespace {
+std::string capture(const std::string& name) { return test::source("../shared/captures/" + name); }
+
+// A copy of a snapshot whose trace buffer `file` is replaced by `bytes`.
+std::string with_buffer(const test::TempDir& dir, const std::string& name, const std::string& file, const std::string& bytes) {
+    fs::path to = dir.path() / name;
+    fs::copy(capture(name), to, fs::copy_options::recursive);
+    std::ofstream(to / file, std::ios::binary | std::ios::trunc) << bytes;
+    return to.string();
+}
+}  // namespace
+
+TEST_CASE("capture: the small Cortex-A15 PFT capture decodes to its 57 instructions") {
+    CaptureSummary s = decode_snapshot(capture("trace_cov_a15"));
+    CHECK(s.trace_ids == std::vector<std::uint8_t>{2});
+    CHECK(s.instructions == 57);
+    CHECK(s.ranges == 20);
+    CHECK(s.bytes == 36);
+}
+
+TEST_CASE("capture: TC2's PTM trace ID 0x13, in a formatted ETB buffer, gives 1,554 ranges and 9,548 instructions") {
+    CaptureSummary s = decode_snapshot(capture("TC2"), 0x13);
+    CHECK(s.trace_ids == std::vector<std::uint8_t>{0x13});
+    CHECK(s.ranges == 1554);
+    CHECK(s.instructions == 9548);
+    CHECK(s.cycles > 0);  // captured cycle-accurate
+    CaptureSummary other = decode_snapshot(capture("TC2"), 0x14);
+    CHECK(other.instructions == 0);  // the second A15's PTM traced nothing
+}
+
+TEST_CASE("capture: the bare-metal sort program decodes to about 192,000 instructions") {
+    CaptureSummary s = decode_snapshot(capture("tc2-ptm-rstk-t32"));
+    CHECK(s.instructions > 190'000);
+    CHECK(s.instructions < 194'000);
+}
+
+TEST_CASE("capture: corrupt and truncated buffers decode what they can without crashing") {
+    test::TempDir dir;
+    std::string bytes = test::read_file(capture("tc2-ptm-rstk-t32") + "/PTM_0_2.bin");
+    std::string cut = with_buffer(dir, "tc2-ptm-rstk-t32", "PTM_0_2.bin", bytes.substr(0, bytes.size() / 2));
+    CaptureSummary half = decode_snapshot(cut);
+    CHECK(half.instructions > 50'000);
+    CHECK(half.instructions < 192'073);
+
+    std::string flipped = bytes;
+    for (std::size_t i = 1000; i < flipped.size(); i += 997) flipped[i] = static_cast<char>(flipped[i] ^ 0x5A);
+    test::TempDir dir2;
+    CaptureSummary damaged = decode_snapshot(with_buffer(dir2, "tc2-ptm-rstk-t32", "PTM_0_2.bin", flipped));
+    CHECK(damaged.instructions > 0);
+    CHECK(damaged.gaps >= 1);
+}
+
+TEST_CASE("capture: a broken snapshot directory is an error naming the file") {
+    test::TempDir dir;
+    CHECK_THROWS_WITH_AS(decode_snapshot(dir.path().string()), doctest::Contains("snapshot.ini: cannot open"), ConfigError);
+}
