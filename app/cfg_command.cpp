@@ -23,7 +23,13 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
         const auto& block = f.blocks[b];
         std::string succ;
         for (const auto& e : f.edges)
-            if (e.from == b) succ += " " + std::to_string(e.to) + "(" + decode::to_string(e.kind) + ")";
+            if (e.from == b) {
+                succ += ' ';
+                succ += std::to_string(e.to);
+                succ += '(';
+                succ += decode::to_string(e.kind);
+                succ += ')';
+            }
         std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, hex(block.start).c_str(), hex(block.end).c_str(), block.instructions,
                     decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
                     block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : "");

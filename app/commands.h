@@ -40,7 +40,8 @@ struct CfgOptions {
 
 int run_command(const RunOptions& options);
 /// Decodes a real trace capture (OpenCSD snapshot directory) and prints what it holds.
-int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json);
+/// `events`: also write the decoded capture as the event stream (JSON Lines), as `run --events` does.
+int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json, const std::string& events);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
 int cfg_command(const CfgOptions& options);
 int info_command(const std::string& elf);

@@ -2,15 +2,23 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
+#include "analysis/writers/event_log_writer.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "decode/capture_decoder.h"
 
 namespace emutrace::app {
 
-int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json_path) {
-    decode::CaptureSummary s = decode::decode_snapshot(snapshot, static_cast<std::uint8_t>(trace_id));
+int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json_path, const std::string& events) {
+    std::unique_ptr<analysis::EventLogWriter> log;
+    std::vector<trace::TraceSink*> sinks;
+    if (!events.empty()) {
+        log = std::make_unique<analysis::EventLogWriter>(events);
+        sinks.push_back(log.get());
+    }
+    decode::CaptureSummary s = decode::decode_snapshot(snapshot, static_cast<std::uint8_t>(trace_id), sinks);
     std::printf("%s: %llu trace bytes decoded with OpenCSD\n", snapshot.c_str(), static_cast<unsigned long long>(s.bytes));
     std::string ids;
     for (auto id : s.trace_ids) {

@@ -94,13 +94,14 @@ int main(int argc, char** argv) {
     cfg_cmd->add_option("--dot", cfg.dot, "Write Graphviz DOT (dot -Tsvg FILE > cfg.svg)");
     cfg_cmd->add_option("--json", cfg.json, "Write the graphs as JSON");
 
-    std::string cc_snapshot, cc_json;
+    std::string cc_snapshot, cc_json, cc_events;
     unsigned cc_id = 0;
     CLI::App* cc_cmd = cli.add_subcommand("crosscheck", "Decode a real PTM/PFT capture (OpenCSD snapshot directory) with OpenCSD.");
     cc_cmd->add_option("--snapshot", cc_snapshot, "Snapshot directory (snapshot.ini, trace.ini, device .ini files)")->required()
         ->check(CLI::ExistingDirectory);
     cc_cmd->add_option("--id", cc_id, "Only this trace ID")->check(CLI::Range(0, 127));
     cc_cmd->add_option("--json", cc_json, "Write the totals as JSON");
+    cc_cmd->add_option("--events", cc_events, "Write the decoded capture as the event stream (JSON Lines), like run --events");
 
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
         if (*cfg_cmd) return cfg_command(cfg);
-        if (*cc_cmd) return crosscheck_command(cc_snapshot, cc_id, cc_json);
+        if (*cc_cmd) return crosscheck_command(cc_snapshot, cc_id, cc_json, cc_events);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

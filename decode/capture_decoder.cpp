@@ -8,6 +8,7 @@
 
 #include "config/config_error.h"
 #include "config/units.h"
+#include "trace/event_recorder.h"
 
 namespace emutrace::decode {
 namespace {
@@ -50,32 +51,57 @@ std::uint32_t reg(const Ini& dev, const std::string& name, const fs::path& file)
     throw ConfigError(file.string() + ": register " + name + " is missing or not a number");
 }
 
+// What OpenCSD's element callback writes into: the totals and the event stream.
 struct Context {
     CaptureSummary* summary;
+    trace::EventRecorder* recorder;
+    std::uint64_t clock = 0;  ///< cycles when cycle-accurate, else instructions so far
+    bool cycle_accurate = false;
+
+    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id) {
+        recorder->push({clock, address, value, extra, kind, 0, id});
+    }
 };
 
-ocsd_datapath_resp_t on_element(const void* ctx, const ocsd_trc_index_t, const uint8_t id, const ocsd_generic_trace_elem* e) {
-    auto& s = *static_cast<const Context*>(ctx)->summary;
+ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, const uint8_t id, const ocsd_generic_trace_elem* e) {
+    auto& c = *const_cast<Context*>(static_cast<const Context*>(p));
+    auto& s = *c.summary;
+    auto at = static_cast<std::uint32_t>(index);
     switch (e->elem_type) {
         case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
             ++s.ranges;
             s.instructions += e->num_instr_range;
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
+            c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
+                   e->num_instr_range, 0);  // the channel of a Block is its cost, which a capture does not give
+            if (!c.cycle_accurate) c.clock += e->num_instr_range;
             break;
-        case OCSD_GEN_TRC_ELEM_EXCEPTION: ++s.exceptions; break;
-        case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: ++s.exception_returns; break;
-        case OCSD_GEN_TRC_ELEM_TRACE_ON: ++s.trace_on; break;
-        case OCSD_GEN_TRC_ELEM_NO_SYNC: case OCSD_GEN_TRC_ELEM_ADDR_NACC: ++s.gaps; break;
-        case OCSD_GEN_TRC_ELEM_CYCLE_COUNT: s.cycles += e->cycle_count; break;
+        case OCSD_GEN_TRC_ELEM_EXCEPTION:
+            ++s.exceptions;
+            c.push(trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
+            break;
+        case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
+            ++s.exception_returns;
+            c.push(trace::EventKind::ExceptionReturn, 0, 0, 0, id);
+            break;
+        case OCSD_GEN_TRC_ELEM_TRACE_ON:
+            ++s.trace_on;
+            c.push(trace::EventKind::Gap, 0, 1, at, id);
+            break;
+        case OCSD_GEN_TRC_ELEM_NO_SYNC: ++s.gaps; c.push(trace::EventKind::Gap, 0, 2, at, id); break;
+        case OCSD_GEN_TRC_ELEM_ADDR_NACC: ++s.gaps; c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id); break;
         default: break;
     }
-    if (e->has_cc) s.cycles += e->cycle_count;
+    if (e->has_cc || e->elem_type == OCSD_GEN_TRC_ELEM_CYCLE_COUNT) {
+        s.cycles += e->cycle_count;
+        if (c.cycle_accurate) c.clock += e->cycle_count;
+    }
     return OCSD_RESP_CONT;
 }
 
 }  // namespace
 
-CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
+CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
     fs::path root(dir);
     Ini snapshot = read_ini(root / "snapshot.ini");
     std::map<std::string, Ini> devices;  // by device name
@@ -90,6 +116,9 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
 
     CaptureSummary summary;
     summary.snapshot = dir;
+    trace::EventRecorder recorder;
+    for (auto* sink : sinks) recorder.add_sink(*sink);
+    recorder.start(trace::RunInfo{"capture", dir, "", 0, {}});
     for (const auto& [buffer_key, unused] : trace["trace_buffers"]) (void)unused;
     std::string buffers = trace["trace_buffers"]["buffers"];
     // Which trace source is which core's.
@@ -108,7 +137,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
         dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
                                                       formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
         if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
-        Context ctx{&summary};
+        Context ctx{&summary, &recorder};
 
         // Every PTM source that writes into this buffer.
         for (const auto& [source, target] : trace["source_buffers"]) {
@@ -126,6 +155,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
             cfg.arch_ver = ARCH_V7;
             cfg.core_prof = profile_CortexA;
             std::uint8_t id = static_cast<std::uint8_t>(cfg.reg_trc_id & 0x7F);
+            ctx.cycle_accurate = ctx.cycle_accurate || (cfg.reg_ctrl & (1u << 12));  // ETMCR.CycleAccurate
             if (only_id && id != only_id) continue;
             unsigned char csid = 0;
             if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) != OCSD_OK)
@@ -164,6 +194,8 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id) {
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
     }
+    recorder.push({summary.cycles ? summary.cycles : summary.instructions, 0, 0, 0, trace::EventKind::Stop, 0, 0});
+    recorder.end();
     return summary;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/trace_sink.h"
+
 namespace emutrace::decode {
 
 struct DecodedRange {
@@ -31,6 +33,10 @@ struct CaptureSummary {
 
 /// Decodes every PTM/PFT source of the snapshot directory `dir`; a missing or malformed file
 /// throws ConfigError naming it. `only_id` restricts decoding to one trace ID (0 = all).
-CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id = 0);
+/// `sinks` receive the capture as the common event model, as if it were an emulated run:
+/// instruction ranges as Block events (cycle stamps from the capture's cycle counts when it is
+/// cycle-accurate, else the instruction count so far), exceptions as ExceptionEntry and
+/// ExceptionReturn, trace-on and lost sync as Gap, and a final Stop.
+CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id = 0, const std::vector<trace::TraceSink*>& sinks = {});
 
 }  // namespace emutrace::decode

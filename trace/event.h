@@ -20,6 +20,7 @@ enum class EventKind : std::uint8_t {
     ThreadSwitch,     ///< the firmware's current-thread pointer changed
     Marker,           ///< a user-defined event: a marker device write or a call of the hook function
     Branch,           ///< execution reached a block through a call, return, jump, exception vector or resume
+    Gap,              ///< a decoded capture lost or restarted the trace here (no sync, trace on)
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -45,13 +46,13 @@ struct Event {
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
     /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
-    /// Marker: the event id. Branch: the BranchKind.
+    /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
     /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
-    /// that branched (a call's return address).
+    /// that branched (a call's return address). Gap: the trace byte index where it happened.
     std::uint32_t extra;
     EventKind kind;
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the

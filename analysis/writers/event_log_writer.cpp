@@ -71,6 +71,12 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                              static_cast<unsigned long long>(e.cycle), kKinds[e.value < 6 ? e.value : 0], e.address, e.extra);
                 break;
             }
+            case EventKind::Gap: {
+                static constexpr const char* kWhy[] = {"?", "trace_on", "no_sync", "not_in_memory"};
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"gap\",\"why\":\"%s\",\"trace_index\":%u,\"address\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), kWhy[e.value < 4 ? e.value : 0], e.extra, e.address);
+                break;
+            }
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

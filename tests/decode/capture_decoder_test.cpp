@@ -6,6 +6,7 @@
 
 #include "config/config_error.h"
 #include "decode/capture_decoder.h"
+#include "support/collecting_sink.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -41,6 +42,18 @@ TEST_CASE("capture: TC2's PTM trace ID 0x13, in a formatted ETB buffer, gives 1,
     CHECK(s.cycles > 0);  // captured cycle-accurate
     CaptureSummary other = decode_snapshot(capture("TC2"), 0x14);
     CHECK(other.instructions == 0);  // the second A15's PTM traced nothing
+}
+
+TEST_CASE("capture: a decoded capture is the same event model as an emulated run") {
+    test::CollectingSink sink;
+    CaptureSummary s = decode_snapshot(capture("TC2"), 0x13, {&sink});
+    CHECK(sink.blocks == 1554);
+    CHECK(sink.block_instructions == 9548);
+    CHECK(sink.gaps == s.trace_on + s.gaps);
+    CHECK(sink.exceptions.size() == s.exceptions + s.exception_returns);
+    CHECK(sink.cycles_monotonic);  // stamped from the capture's cycle counts
+    REQUIRE(sink.stops.size() == 1);
+    CHECK(sink.ended);
 }
 
 TEST_CASE("capture: the bare-metal sort program decodes to about 192,000 instructions") {

@@ -13,6 +13,7 @@ struct CollectingSink final : trace::TraceSink {
                          trace::WantBranches;
     std::vector<trace::Event> markers;
     std::size_t branches = 0;
+    std::size_t gaps = 0;
     trace::RunInfo info;
     std::string text;
     std::uint64_t block_instructions = 0;
@@ -51,6 +52,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::ThreadSwitch: threads.emplace_back(e.address, std::string(b.thread_name(e))); break;
                 case trace::EventKind::Marker: markers.push_back(e); break;
                 case trace::EventKind::Branch: ++branches; break;
+                case trace::EventKind::Gap: ++gaps; break;
             }
         }
     }
