@@ -99,7 +99,42 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
     return OCSD_RESP_CONT;
 }
 
+// Feeds a buffer to a tree; a fatal response resets the decoders, which then look for the next
+// sync, so a damaged stretch costs only itself.
+void feed(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size) {
+    std::uint32_t done = 0;
+    while (done < size) {
+        std::uint32_t used = 0;
+        ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(size - done), data + done, &used);
+        done += used;
+        if (OCSD_DATA_RESP_IS_FATAL(r)) {
+            std::uint32_t ignored = 0;
+            ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored);
+            if (used == 0) ++done;
+        }
+    }
+    std::uint32_t ignored = 0;
+    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &ignored);
+}
+
 }  // namespace
+
+CaptureSummary decode_ptm_bytes(const std::uint8_t* data, std::size_t size, const PtmRegisters& regs) {
+    CaptureSummary summary;
+    trace::EventRecorder recorder;
+    dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+    if (tree == C_API_INVALID_TREE_HANDLE) return summary;
+    ocsd_ptm_cfg cfg{regs.idr, regs.ctrl, regs.ccer, regs.trace_id, ARCH_V7, profile_CortexA};
+    unsigned char csid = 0;
+    Context ctx{&summary, &recorder};
+    if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) == OCSD_OK) {
+        ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
+        feed(tree, data, size);
+        summary.bytes = size;
+    }
+    ocsd_destroy_dcd_tree(tree);
+    return summary;
+}
 
 CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
     fs::path root(dir);
@@ -177,20 +212,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         std::ifstream in(root / b.at("file"), std::ios::binary);
         if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
         std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
-        std::uint32_t done = 0;
-        while (done < data.size()) {
-            std::uint32_t used = 0;
-            ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(data.size() - done),
-                                                          data.data() + done, &used);
-            done += used;
-            if (OCSD_DATA_RESP_IS_FATAL(r)) {
-                std::uint32_t ignored = 0;
-                ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored);  // resynchronise at the next sync
-                if (used == 0) ++done;
-            }
-        }
-        std::uint32_t ignored = 0;
-        ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &ignored);
+        feed(tree, data.data(), data.size());
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
     }

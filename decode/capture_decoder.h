@@ -31,6 +31,18 @@ struct CaptureSummary {
     std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
 };
 
+/// The registers a PTM decoder is configured from (a trace_source device's .ini).
+struct PtmRegisters {
+    std::uint32_t idr = 0x411CF312;    ///< ETMIDR: PTM 1.1
+    std::uint32_t ctrl = 0x20000400;   ///< ETMCR
+    std::uint32_t ccer = 0x34C01AC2;   ///< ETMCCER
+    std::uint32_t trace_id = 2;        ///< ETMTRACEIDR
+};
+
+/// Decodes raw, unformatted PTM bytes with no memory image (so ranges stop where code is
+/// needed): the entry point the fuzzer drives. Never throws on any input.
+CaptureSummary decode_ptm_bytes(const std::uint8_t* data, std::size_t size, const PtmRegisters& regs = {});
+
 /// Decodes every PTM/PFT source of the snapshot directory `dir`; a missing or malformed file
 /// throws ConfigError naming it. `only_id` restricts decoding to one trace ID (0 = all).
 /// `sinks` receive the capture as the common event model, as if it were an emulated run:
