@@ -4,20 +4,16 @@
 #include <fstream>
 
 #include "app/commands.h"
+#include "config/units.h"
 #include "config/config_error.h"
 #include "decode/program.h"
 
 namespace emutrace::app {
 namespace {
 
-std::string hex(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
 
 void print_function(const decode::Function& f, const decode::SymbolTable& symbols) {
-    std::printf("%s %s-%s: %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), hex(f.start).c_str(), hex(f.end).c_str(),
+    std::printf("%s %s-%s: %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), config::hex32(f.start).c_str(), config::hex32(f.end).c_str(),
                 f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(), f.has_unknown_indirect ? ", unknown indirect branches" : "");
     for (std::size_t b = 0; b < f.blocks.size(); ++b) {
         const auto& block = f.blocks[b];
@@ -30,7 +26,7 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
                 succ += decode::to_string(e.kind);
                 succ += ')';
             }
-        std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, hex(block.start).c_str(), hex(block.end).c_str(), block.instructions,
+        std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, config::hex32(block.start).c_str(), config::hex32(block.end).c_str(), block.instructions,
                     decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
                     block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : "");
     }
@@ -42,7 +38,7 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
                     loop.parent >= 0 ? (", inside loop " + std::to_string(loop.parent)).c_str() : "", blocks.c_str());
     }
     for (const auto& c : f.calls)
-        std::printf("  %s at %s -> %s\n", c.tail ? "tail call" : "call", hex(c.at).c_str(), c.target ? symbols.describe(c.target).c_str() : "(indirect)");
+        std::printf("  %s at %s -> %s\n", c.tail ? "tail call" : "call", config::hex32(c.at).c_str(), c.target ? symbols.describe(c.target).c_str() : "(indirect)");
 }
 
 nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& symbols) {
@@ -69,7 +65,7 @@ void write_dot(const std::string& path, const std::vector<const decode::Function
         for (std::size_t b = 0; b < f.blocks.size(); ++b) {
             bool header = false;
             for (const auto& l : f.loops) header = header || l.header == b;
-            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << hex(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
+            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << config::hex32(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
                 << " insns\"" << (header ? ", style=bold" : "") << "];\n";
         }
         for (const auto& e : f.edges)

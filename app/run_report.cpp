@@ -1,15 +1,12 @@
 #include "app/run_report.h"
 
+#include "config/units.h"
+
 #include <cstdio>
 
 namespace emutrace::app {
 namespace {
 
-std::string hex(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
 
 // 1234567 -> "1,234,567"
 std::string grouped(std::uint64_t v) {
@@ -80,13 +77,13 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["stop_message"] = r.message;
     j["exit_code"] = r.reason == emu::StopReason::Exited ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
     j["status"] = emu::exit_status(r);
-    j["pc"] = hex(r.pc);
+    j["pc"] = config::hex32(r.pc);
     j["exceptions"] = r.exceptions;
     j["thread_switches"] = r.thread_switches;
     j["sleep_cycles"] = r.sleep_cycles;
     if (r.fault) {
         const emu::Fault& f = *r.fault;
-        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", hex(f.address)}, {"pc", hex(f.pc)},
+        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)}, {"pc", config::hex32(f.pc)},
                       {"pc_is_block_start", f.pc_is_block_start}, {"function", f.function}, {"detail", f.detail}};
     } else {
         j["fault"] = nullptr;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -95,6 +96,12 @@ std::optional<double> parse_seconds(std::string_view text) {
     auto v = parse_real(number);
     if (!v || *v < 0) return std::nullopt;
     return *v * factor;
+}
+
+std::string hex32(std::uint32_t value) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", value);
+    return buf;
 }
 
 }  // namespace emutrace::config

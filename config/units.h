@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace emutrace::config {
@@ -16,5 +17,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text);
 std::optional<std::uint64_t> parse_frequency(std::string_view text);
 /// A number with an s/ms/us/ns suffix (plain numbers are seconds).
 std::optional<double> parse_seconds(std::string_view text);
+/// An address as messages write it: "0x0000abcd".
+std::string hex32(std::uint32_t value);
 
 }  // namespace emutrace::config

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "config/config_error.h"
+#include "config/units.h"
 #include "emu/detail/machine_impl.h"
 
 namespace emutrace::emu {
@@ -22,11 +23,6 @@ int unicorn_model(models::CoreKind kind) {
     return UC_CPU_ARM_CORTEX_M3;
 }
 
-std::string hex(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
 
 // Every machine has the System Control Space (NVIC, SCB, SysTick, DEMCR) and the DWT at their
 // architectural addresses.
@@ -149,7 +145,7 @@ void detail::MachineState::output(trace::OutputChannel channel, std::string_view
     if (want_output) recorder.push_output(cycles(), static_cast<std::uint16_t>(channel), text);
 }
 
-std::string detail::MachineState::where(std::uint32_t pc) const { return hex(pc) + " (" + image.symbols().describe(pc) + ")"; }
+std::string detail::MachineState::where(std::uint32_t pc) const { return config::hex32(pc) + " (" + image.symbols().describe(pc) + ")"; }
 
 std::string detail::MachineState::quoted_instruction(std::uint32_t pc) const {
     std::array<std::uint8_t, 4> code{};
@@ -174,7 +170,7 @@ void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std
     if (reason) return;
     Fault f{kind, address, pc, pc_is_block_start, image.symbols().describe(pc), std::move(detail)};
     std::string text(describe(kind));
-    if (has_access_address(kind)) text += " at " + hex(address);
+    if (has_access_address(kind)) text += " at " + config::hex32(address);
     text += pc_is_block_start ? ", in the block starting at " : ", pc ";
     text += where(pc);
     if (!f.detail.empty()) text += ": " + f.detail;
@@ -194,12 +190,12 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
     const MemoryRegion* code = region_at(plan, pc & ~1u);
     if (!(pc & 1) || !code || !(code->access & AccessExecute)) {
         stop_fault(FaultKind::BadVectorTable, vtor + 4, pc & ~1u, false,
-                   "reset vector " + hex(pc) + (!(pc & 1) ? " lacks the Thumb bit" : " is not in executable memory"));
+                   "reset vector " + config::hex32(pc) + (!(pc & 1) ? " lacks the Thumb bit" : " is not in executable memory"));
         return false;
     }
     const MemoryRegion* stack = region_at(plan, sp - 4);
     if ((sp & 3) || !stack || !(stack->access & AccessWrite)) {
-        stop_fault(FaultKind::BadVectorTable, vtor, pc & ~1u, false, "initial stack pointer " + hex(sp) + " is not in writable memory");
+        stop_fault(FaultKind::BadVectorTable, vtor, pc & ~1u, false, "initial stack pointer " + config::hex32(sp) + " is not in writable memory");
         return false;
     }
     uc.set_reg(UC_ARM_REG_SP, sp);
