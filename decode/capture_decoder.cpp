@@ -154,7 +154,6 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
     recorder.start(trace::RunInfo{"capture", dir, "", 0, {}});
-    for (const auto& [buffer_key, unused] : trace["trace_buffers"]) (void)unused;
     std::string buffers = trace["trace_buffers"]["buffers"];
     // Which trace source is which core's.
     std::map<std::string, std::string> core_of_source;
