@@ -13,10 +13,6 @@ namespace {
 
 constexpr std::uint16_t kPc = 1u << 15;
 
-bool is_conditional_branch(const Instruction& i) {
-    return (i.id == ARM_INS_B && i.conditional) || i.id == ARM_INS_CBZ || i.id == ARM_INS_CBNZ;
-}
-
 // The number of TBB/TBH entries, from the bounds check GCC puts before the table:
 // `cmp rN, #k` then a branch to the default when above: k + 1 entries.
 unsigned table_entries(const std::vector<Instruction>& insns, std::size_t tb) {

@@ -108,6 +108,10 @@ ControlFlow control_flow(const Instruction& insn) {
     return ControlFlow::None;
 }
 
+bool is_conditional_branch(const Instruction& insn) {
+    return (insn.id == ARM_INS_B && insn.conditional) || insn.id == ARM_INS_CBZ || insn.id == ARM_INS_CBNZ;
+}
+
 struct ThumbDecoder::Impl {
     csh handle = 0;
 };

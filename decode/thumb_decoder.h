@@ -59,6 +59,8 @@ enum class ControlFlow : std::uint8_t {
     Jump,    ///< unconditional B or BX to another register: a tail call when it reaches a function start
 };
 ControlFlow control_flow(const Instruction& insn);
+/// B<cc> or CBZ/CBNZ: a branch that may or may not be taken.
+bool is_conditional_branch(const Instruction& insn);
 
 /// The first address `access` touches, given the instruction's address and a register reader.
 template <typename ReadRegister>

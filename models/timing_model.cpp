@@ -86,8 +86,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
     }
     if (!insns.empty()) {
         const Instruction& last = insns.back();
-        bool conditional_branch = (last.id == ARM_INS_B && last.conditional) || last.id == ARM_INS_CBZ || last.id == ARM_INS_CBNZ;
-        if (conditional_branch) t.taken_extra = refill_;
+        if (decode::is_conditional_branch(last)) t.taken_extra = refill_;
     }
     return t;
 }
@@ -152,7 +151,7 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     }
     if (is_multiple(id)) return 1 + registers_in_list(insn) + ((insn.writes & kPc) ? refill_ : 0) + address_stall();
     if (is_branch(id)) {
-        if ((id == ARM_INS_B && insn.conditional) || id == ARM_INS_CBZ || id == ARM_INS_CBNZ) return 1;  // +P if taken
+        if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
         return 1 + refill_;
     }
     switch (id) {
