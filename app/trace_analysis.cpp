@@ -57,7 +57,7 @@ std::string time_text(std::uint64_t cycles, std::uint64_t clock_hz) {
 }  // namespace
 
 TraceAnalysis::TraceAnalysis(const Scenario& scenario, const decode::ElfImage& image, std::uint64_t clock_hz)
-    : scenario_(scenario), image_(image), clock_hz_(clock_hz), tracer_(image), checker_(resolve_all(scenario, image, clock_hz), tracer_) {
+    : scenario_(scenario), image_(image), lines_(image.path()), clock_hz_(clock_hz), tracer_(image), checker_(resolve_all(scenario, image, clock_hz), tracer_) {
     for (const auto& p : scenario.calltrace.phases)
         if (!image.symbols().address_of(p)) throw ConfigError(scenario.file + ": calltrace.phases names '" + p + "', which is not in " + image.path());
     tracer_.add_listener(profile_);
@@ -130,7 +130,6 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
     // Profile: the functions with the most exclusive time.
     std::vector<std::pair<std::uint32_t, analysis::FunctionStats>> rows(profile_.overall().begin(), profile_.overall().end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.exclusive > b.second.exclusive; });
-    decode::SourceLines lines(image_.path());
     out += "profile (cycles; exclusive leaves out callees, interrupts and time switched out)\n";
     std::snprintf(line, sizeof line, "  %-28s %8s %12s %12s %10s %10s %6s  %s\n", "function", "calls", "inclusive", "exclusive", "excl min",
                   "excl max", "share", "source");
@@ -142,7 +141,7 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
                       static_cast<unsigned long long>(s.exclusive), static_cast<unsigned long long>(s.exclusive_min),
                       static_cast<unsigned long long>(s.exclusive_max),
                       total_cycles ? 100.0 * static_cast<double>(s.exclusive) / static_cast<double>(total_cycles) : 0.0,
-                      lines.at(fn).value_or("").c_str());
+                      lines_.at(fn).value_or("").c_str());
         out += line;
     }
     if (!scenario_.calltrace.phases.empty()) {
@@ -205,9 +204,8 @@ std::string TraceAnalysis::summary(std::uint64_t total_cycles) const {
 nlohmann::json TraceAnalysis::to_json() const {
     using nlohmann::json;
     json functions = json::array();
-    decode::SourceLines lines(image_.path());
     for (const auto& [fn, s] : profile_.overall())
-        functions.push_back({{"function", tracer_.function_name(fn)}, {"address", fn}, {"source", lines.at(fn).value_or("")},
+        functions.push_back({{"function", tracer_.function_name(fn)}, {"address", fn}, {"source", lines_.at(fn).value_or("")},
                              {"calls", s.calls}, {"inclusive_cycles", s.inclusive},
                              {"exclusive_cycles", s.exclusive}, {"exclusive_min", s.exclusive_min}, {"exclusive_max", s.exclusive_max},
                              {"inclusive_min", s.inclusive_min}, {"inclusive_max", s.inclusive_max}});

@@ -15,6 +15,7 @@
 #include "analysis/writers/perfetto_writer.h"
 #include "app/scenario.h"
 #include "decode/elf_image.h"
+#include "decode/source_lines.h"
 #include "emu/machine.h"
 
 namespace emutrace::app {
@@ -55,6 +56,7 @@ public:
 private:
     const Scenario& scenario_;
     const decode::ElfImage& image_;
+    decode::SourceLines lines_;  ///< the image's DWARF, opened once for the reports
     std::uint64_t clock_hz_;
     analysis::CallTracer tracer_;
     analysis::Profile profile_;
