@@ -112,6 +112,16 @@ bool is_conditional_branch(const Instruction& insn) {
     return (insn.id == ARM_INS_B && insn.conditional) || insn.id == ARM_INS_CBZ || insn.id == ARM_INS_CBNZ;
 }
 
+trace::BlockEnd waypoint(const Instruction& insn) {
+    constexpr std::uint16_t kPc = 1u << 15;
+    switch (insn.id) {
+        case ARM_INS_B: case ARM_INS_BL: case ARM_INS_CBZ: case ARM_INS_CBNZ: return trace::BlockEnd::Direct;
+        case ARM_INS_BX: case ARM_INS_BLX: case ARM_INS_TBB: case ARM_INS_TBH: return trace::BlockEnd::Indirect;
+        case ARM_INS_ISB: return trace::BlockEnd::Barrier;
+        default: return (insn.writes & kPc) ? trace::BlockEnd::Indirect : trace::BlockEnd::Fallthrough;
+    }
+}
+
 struct ThumbDecoder::Impl {
     csh handle = 0;
 };

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/event.h"
+
 namespace emutrace::decode {
 
 /// Architecture features an instruction needs beyond ARMv6-M (bit mask).
@@ -61,6 +63,9 @@ enum class ControlFlow : std::uint8_t {
 ControlFlow control_flow(const Instruction& insn);
 /// B<cc> or CBZ/CBNZ: a branch that may or may not be taken.
 bool is_conditional_branch(const Instruction& insn);
+
+/// The PFT 1.1 waypoint class of an instruction, as a PTM traces it and OpenCSD decodes it.
+trace::BlockEnd waypoint(const Instruction& insn);
 
 /// The first address `access` touches, given the instruction's address and a register reader.
 template <typename ReadRegister>

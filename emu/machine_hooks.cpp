@@ -51,7 +51,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     m.block_pc = pc;
     m.counters.cycles = start + b.cycles;
     m.counters.instructions += b.instructions;
-    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles);
+    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles, b.end);
 }
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.

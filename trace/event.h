@@ -32,6 +32,15 @@ enum class BranchKind : std::uint32_t {
     Resume = 5,  ///< the first block after reset or after an exception return
 };
 
+/// How a Block's last instruction leaves it, as a PTM/PFT trace unit sees it (Event::width of a
+/// Block): the waypoints of PFT 1.1, classified as OpenCSD's instruction decoder does.
+enum class BlockEnd : std::uint8_t {
+    Fallthrough = 0,  ///< not a waypoint: the block ended for another reason
+    Direct = 1,       ///< B, B<cc>, BL, CBZ/CBNZ: an atom says taken or not
+    Indirect = 2,     ///< BX, BLX reg, POP/LDM/LDR pc, MOV/ADD pc, TBB/TBH: an address when taken
+    Barrier = 3,      ///< ISB: a waypoint that is always executed and does not branch
+};
+
 /// Where Output text came from (Event::channel for EventKind::Output).
 enum class OutputChannel : std::uint16_t { Stdout = 1, Stderr = 2, Device = 3 };
 
@@ -55,7 +64,7 @@ struct Event {
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
     std::uint32_t extra;
     EventKind kind;
-    /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
+    /// Block: BlockEnd. Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
     /// process stack (PSP), 0 for the main stack. Marker: 0 from a marker device, 1 from the hook
     /// function. Otherwise 0.
     std::uint8_t width;

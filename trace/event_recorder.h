@@ -43,14 +43,14 @@ public:
     /// Appends a Block event; the hot path of every source, so it writes the slot in place and
     /// flushes last, where the call can be a tail call.
     void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions,
-                    std::uint32_t cost) {
+                    std::uint32_t cost, std::uint8_t end = 0) {
         Event& e = events_[count_++];
         e.cycle = cycle;
         e.address = address;
         e.value = size;
         e.extra = instructions;
         // kind, width and channel in one 32-bit store (little-endian host layout, checked below)
-        std::uint32_t tail = static_cast<std::uint32_t>(EventKind::Block) | (cost < 0xFFFF ? cost : 0xFFFFu) << 16;
+        std::uint32_t tail = static_cast<std::uint32_t>(EventKind::Block) | std::uint32_t{end} << 8 | (cost < 0xFFFF ? cost : 0xFFFFu) << 16;
         std::memcpy(reinterpret_cast<char*>(&e) + offsetof(Event, kind), &tail, sizeof tail);
         if (count_ == kBatchSize) [[unlikely]] flush();
     }

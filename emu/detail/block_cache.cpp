@@ -68,6 +68,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
     if (!insns.empty()) {
+        info.end = static_cast<std::uint8_t>(decode::waypoint(insns.back()));
         switch (decode::control_flow(insns.back())) {
             case decode::ControlFlow::Call: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Call); break;
             case decode::ControlFlow::Return: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Return); break;

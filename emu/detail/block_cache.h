@@ -32,6 +32,7 @@ struct BlockInfo {
     std::uint16_t taken_extra = 0;  ///< added when the final conditional branch is taken
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
+    std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
 };
 
 /// A data access inside a block and how many of the block's cycles remain when it happens, so
