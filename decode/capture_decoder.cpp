@@ -57,11 +57,29 @@ struct Context {
     trace::EventRecorder* recorder;
     std::uint64_t clock = 0;  ///< cycles when cycle-accurate, else instructions so far
     bool cycle_accurate = false;
+    bool decoded = false;     ///< a range was decoded: later trace-on and lost sync are gaps in it
+    std::int64_t lost_from = -1;  ///< byte index where sync was lost, until the next sync
 
-    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id) {
-        recorder->push({clock, address, value, extra, kind, 0, id});
+    void resynchronised(std::uint32_t at) {
+        if (lost_from < 0) return;
+        summary->lost_bytes += at - static_cast<std::uint64_t>(lost_from);
+        lost_from = -1;
+    }
+
+    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id,
+              trace::BlockEnd end = trace::BlockEnd::Fallthrough) {
+        recorder->push({clock, address, value, extra, kind, static_cast<std::uint8_t>(end), id});
     }
 };
+
+trace::BlockEnd block_end(ocsd_instr_type type) {
+    switch (type) {
+        case OCSD_INSTR_BR: return trace::BlockEnd::Direct;
+        case OCSD_INSTR_BR_INDIRECT: return trace::BlockEnd::Indirect;
+        case OCSD_INSTR_ISB: return trace::BlockEnd::Barrier;
+        default: return trace::BlockEnd::Fallthrough;
+    }
+}
 
 ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, const uint8_t id, const ocsd_generic_trace_elem* e) {
     auto& c = *const_cast<Context*>(static_cast<const Context*>(p));
@@ -70,10 +88,12 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
     switch (e->elem_type) {
         case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
             ++s.ranges;
+            c.decoded = true;
+            c.resynchronised(at);
             s.instructions += e->num_instr_range;
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
             c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
-                   e->num_instr_range, 0);  // the channel of a Block is its cost, which a capture does not give
+                   e->num_instr_range, 0, block_end(e->last_i_type));  // a capture gives no per-block cost
             if (!c.cycle_accurate) c.clock += e->num_instr_range;
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION:
@@ -86,9 +106,16 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             break;
         case OCSD_GEN_TRC_ELEM_TRACE_ON:
             ++s.trace_on;
-            c.push(trace::EventKind::Gap, 0, 1, at, id);
+            c.resynchronised(at);
+            if (c.decoded) c.push(trace::EventKind::Gap, 0, 1, at, id);
             break;
-        case OCSD_GEN_TRC_ELEM_NO_SYNC: ++s.gaps; c.push(trace::EventKind::Gap, 0, 2, at, id); break;
+        case OCSD_GEN_TRC_ELEM_NO_SYNC:  // also where every stream starts, before its first sync
+            if (!c.decoded) break;
+            ++s.gaps;
+            if (c.lost_from < 0) c.lost_from = at;
+            if (s.first_loss_at < 0) s.first_loss_at = at;
+            c.push(trace::EventKind::Gap, 0, 2, at, id);
+            break;
         case OCSD_GEN_TRC_ELEM_ADDR_NACC: ++s.gaps; c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id); break;
         default: break;
     }
@@ -120,19 +147,35 @@ void feed(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 CaptureSummary decode_ptm_bytes(const std::uint8_t* data, std::size_t size, const PtmRegisters& regs) {
+    return decode_pft({data, size}, regs, {}, {});
+}
+
+CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters& regs, std::span<const MemoryImage> memory,
+                          const std::vector<trace::TraceSink*>& sinks, bool formatted) {
     CaptureSummary summary;
     trace::EventRecorder recorder;
-    dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-    if (tree == C_API_INVALID_TREE_HANDLE) return summary;
-    ocsd_ptm_cfg cfg{regs.idr, regs.ctrl, regs.ccer, regs.trace_id, ARCH_V7, profile_CortexA};
-    unsigned char csid = 0;
-    Context ctx{&summary, &recorder};
-    if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) == OCSD_OK) {
-        ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
-        feed(tree, data, size);
-        summary.bytes = size;
+    for (auto* sink : sinks) recorder.add_sink(*sink);
+    recorder.start(trace::RunInfo{"pft", "", "", 0, {}});
+    dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
+                                                  formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+    if (tree != C_API_INVALID_TREE_HANDLE) {
+        ocsd_ptm_cfg cfg{regs.idr, regs.ctrl, regs.ccer, regs.trace_id, ARCH_V7, profile_CortexA};
+        unsigned char csid = 0;
+        Context ctx{&summary, &recorder};
+        ctx.cycle_accurate = (regs.ctrl & (1u << 12)) != 0;  // ETMCR.CycleAccurate
+        if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) == OCSD_OK) {
+            summary.trace_ids.push_back(static_cast<std::uint8_t>(regs.trace_id & 0x7F));
+            for (const auto& m : memory)
+                ocsd_dt_add_buffer_mem_acc(tree, m.address, OCSD_MEM_SPACE_ANY, m.bytes.data(), static_cast<std::uint32_t>(m.bytes.size()));
+            ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
+            feed(tree, data.data(), data.size());
+            ctx.resynchronised(static_cast<std::uint32_t>(data.size()));  // lost to the end
+            summary.bytes = data.size();
+        }
+        ocsd_destroy_dcd_tree(tree);
     }
-    ocsd_destroy_dcd_tree(tree);
+    recorder.push({summary.cycles ? summary.cycles : summary.instructions, 0, 0, 0, trace::EventKind::Stop, 0, 0});
+    recorder.end();
     return summary;
 }
 
@@ -212,6 +255,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
         std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
         feed(tree, data.data(), data.size());
+        ctx.resynchronised(static_cast<std::uint32_t>(data.size()));
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
     }

@@ -4,6 +4,7 @@
 // OpenCSD, the field's reference decoder, into instruction ranges, exceptions and gaps.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct CaptureSummary {
     std::uint64_t exception_returns = 0;
     std::uint64_t trace_on = 0;          ///< trace (re)starts
     std::uint64_t gaps = 0;              ///< no-sync and address-not-in-memory stretches
+    std::uint64_t lost_bytes = 0;        ///< trace bytes skipped while resynchronising after damage
+    std::int64_t first_loss_at = -1;     ///< byte index where sync was first lost, or -1
     std::uint64_t cycles = 0;            ///< cycle counts, when the capture is cycle-accurate
     std::uint64_t bytes = 0;             ///< trace bytes processed
     std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
@@ -39,9 +42,21 @@ struct PtmRegisters {
     std::uint32_t trace_id = 2;        ///< ETMTRACEIDR
 };
 
+/// Code the traced core executed, for the decoder to follow the program through.
+struct MemoryImage {
+    std::uint32_t address = 0;
+    std::span<const std::uint8_t> bytes;
+};
+
 /// Decodes raw, unformatted PTM bytes with no memory image (so ranges stop where code is
 /// needed): the entry point the fuzzer drives. Never throws on any input.
 CaptureSummary decode_ptm_bytes(const std::uint8_t* data, std::size_t size, const PtmRegisters& regs = {});
+
+/// Decodes one PTM source's stream, raw or in CoreSight formatter frames (`formatted`), following
+/// the program through `memory`; `sinks` receive it as the event model (see decode_snapshot).
+/// Damaged stretches are skipped up to the next sync and counted in CaptureSummary::gaps.
+CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters& regs, std::span<const MemoryImage> memory,
+                          const std::vector<trace::TraceSink*>& sinks, bool formatted = false);
 
 /// Decodes every PTM/PFT source of the snapshot directory `dir`; a missing or malformed file
 /// throws ConfigError naming it. `only_id` restricts decoding to one trace ID (0 = all).

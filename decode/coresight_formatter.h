@@ -1,0 +1,17 @@
+#pragma once
+// The CoreSight trace formatter's 16-byte frames (CoreSight Architecture Specification, "Trace
+// Formatter"), for one trace source: what an ETB or ETR stores when it captures a PTM's bytes.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace emutrace::decode {
+
+/// Wraps one source's raw trace bytes into 16-byte CoreSight formatter frames (memory-aligned,
+/// no frame syncs), as an ETB/ETR would store them. Every frame starts with the source's ID, so a
+/// decoder can resynchronise on any frame; the last frame is padded with the null ID (0) and zero
+/// data. No data gives no frames. `trace_id` outside 0x01..0x6F throws std::invalid_argument.
+std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std::uint8_t trace_id);
+
+}  // namespace emutrace::decode
