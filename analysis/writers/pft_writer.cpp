@@ -1,0 +1,76 @@
+#include "analysis/writers/pft_writer.h"
+
+#include <filesystem>
+
+#include "config/config_error.h"
+#include "decode/coresight_formatter.h"
+#include "decode/elf_image.h"
+#include "decode/snapshot_writer.h"
+
+namespace emutrace::analysis {
+namespace {
+
+constexpr std::size_t kDrainBytes = 1u << 16;
+
+}  // namespace
+
+PftWriter::PftWriter(PftOutput output, const decode::ElfImage& image)
+    : output_(std::move(output)), image_(image), encoder_(output_.options, &image) {
+    if (!output_.snapshot.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(output_.snapshot, ec);
+        if (ec) throw ConfigError(output_.snapshot + ": cannot create the snapshot directory (" + ec.message() + ")");
+    }
+    if (!output_.file.empty()) {
+        file_ = std::fopen(output_.file.c_str(), "wb");
+        if (!file_) throw ConfigError(output_.file + ": cannot write the PFT trace file");
+    }
+}
+
+PftWriter::~PftWriter() {
+    if (file_) std::fclose(file_);
+}
+
+decode::PtmRegisters PftWriter::registers() const {
+    decode::PtmRegisters r;
+    r.ctrl = encoder_.etmcr();
+    r.trace_id = encoder_.options().trace_id;
+    return r;
+}
+
+void PftWriter::on_start(const trace::RunInfo& info) { cpu_ = info.cpu; }
+
+void PftWriter::on_batch(const trace::EventBatch& batch) {
+    for (const auto& e : batch.events) encoder_.on_event(e);
+    if (encoder_.pending_bytes() >= kDrainBytes) drain();
+}
+
+void PftWriter::drain() {
+    std::vector<std::uint8_t> bytes = encoder_.take();
+    if (file_ && !bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+        throw ConfigError(output_.file + ": writing the PFT trace failed");
+    if (output_.keep || !output_.snapshot.empty()) stream_.insert(stream_.end(), bytes.begin(), bytes.end());
+}
+
+void PftWriter::on_end() {
+    encoder_.finish();
+    drain();
+    if (file_) {
+        std::fclose(file_);
+        file_ = nullptr;
+    }
+    if (output_.snapshot.empty()) return;
+    decode::SnapshotSpec spec;
+    if (!cpu_.empty()) spec.core_name = cpu_;
+    spec.ptm = registers();
+    spec.trace = decode::format_frames(stream_, encoder_.options().trace_id);
+    spec.formatted = true;
+    for (const auto& s : image_.segments())
+        if (s.executable && !s.bytes.empty()) {
+            spec.memory.push_back({s.virtual_address, s.bytes});
+            spec.memory.back().bytes.resize(s.bytes.size() + 2);  // OpenCSD reads 4 bytes for the last Thumb instruction too
+        }
+    decode::write_snapshot(output_.snapshot, spec);
+}
+
+}  // namespace emutrace::analysis
