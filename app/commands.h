@@ -25,6 +25,8 @@ struct RunOptions {
     std::optional<std::string> junit;
     std::optional<std::string> perfetto;
     std::optional<std::string> trace;              ///< compact trace file
+    std::optional<std::string> pft;                ///< CoreSight PFT byte stream
+    std::optional<std::string> snapshot;           ///< OpenCSD snapshot directory
     bool calltrace = false;                        ///< trace calls even without a calltrace: key
     std::optional<std::string> baseline;           ///< an earlier --json result to compare constraints with
     double regression_threshold = 0.05;            ///< a max duration this much longer is a regression
@@ -39,9 +41,20 @@ struct CfgOptions {
 };
 
 int run_command(const RunOptions& options);
-/// Decodes a real trace capture (OpenCSD snapshot directory) and prints what it holds.
-/// `events`: also write the decoded capture as the event stream (JSON Lines), as `run --events` does.
-int crosscheck_command(const std::string& snapshot, unsigned trace_id, const std::string& json, const std::string& events);
+struct CrosscheckOptions {
+    std::string snapshot;  ///< OpenCSD snapshot directory
+    unsigned trace_id = 0;  ///< 0: every PTM source
+    std::string json;
+    std::string events;    ///< the decoded capture as JSON Lines, as `run --events` writes
+    std::string elf;       ///< symbols for coverage and the profile, and the firmware to emulate
+    std::string scenario;  ///< emulate the ELF on this scenario and compare with the capture
+    std::string cmdline;   ///< the emulated firmware's semihosting command line
+};
+
+/// Decodes a trace capture (OpenCSD snapshot directory) and prints what it holds; with an ELF,
+/// coverage and a per-function profile; with a scenario too, the comparison with an emulated
+/// run. Returns 1 when the paths differ.
+int crosscheck_command(const CrosscheckOptions& options);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
 int cfg_command(const CfgOptions& options);
 int info_command(const std::string& elf);

@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--regression-threshold", run.regression_threshold, "Growth that counts as a regression (default 0.05 = 5%)")
         ->check(CLI::Range(0.0, 100.0));
     run_cmd->add_option("--trace", run.trace, "Write the compact trace: the most recent 21-byte entry/exit/user records");
+    run_cmd->add_option("--pft", run.pft, "Write the CoreSight PTM/PFT 1.1 trace bytes a PTM would produce (decodable with OpenCSD)");
+    run_cmd->add_option("--snapshot", run.snapshot,
+                        "Write an OpenCSD/DS-5 snapshot directory (formatted PFT trace, PTM registers, code dumps)");
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
     run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());
@@ -94,14 +97,20 @@ int main(int argc, char** argv) {
     cfg_cmd->add_option("--dot", cfg.dot, "Write Graphviz DOT (dot -Tsvg FILE > cfg.svg)");
     cfg_cmd->add_option("--json", cfg.json, "Write the graphs as JSON");
 
-    std::string cc_snapshot, cc_json, cc_events;
-    unsigned cc_id = 0;
-    CLI::App* cc_cmd = cli.add_subcommand("crosscheck", "Decode a real PTM/PFT capture (OpenCSD snapshot directory) with OpenCSD.");
-    cc_cmd->add_option("--snapshot", cc_snapshot, "Snapshot directory (snapshot.ini, trace.ini, device .ini files)")->required()
+    emutrace::app::CrosscheckOptions cc;
+    CLI::App* cc_cmd = cli.add_subcommand(
+        "crosscheck", "Decode a PTM/PFT capture (OpenCSD snapshot directory) with OpenCSD; compare it with an emulated run.");
+    cc_cmd->add_option("--snapshot", cc.snapshot, "Snapshot directory (snapshot.ini, trace.ini, device .ini files)")->required()
         ->check(CLI::ExistingDirectory);
-    cc_cmd->add_option("--id", cc_id, "Only this trace ID")->check(CLI::Range(0, 127));
-    cc_cmd->add_option("--json", cc_json, "Write the totals as JSON");
-    cc_cmd->add_option("--events", cc_events, "Write the decoded capture as the event stream (JSON Lines), like run --events");
+    cc_cmd->add_option("--id", cc.trace_id, "Only this trace ID")->check(CLI::Range(0, 127));
+    cc_cmd->add_option("--elf", cc.elf, "The traced firmware: function coverage and profile by its symbols")->check(CLI::ExistingFile);
+    cc_cmd->add_option("-s,--scenario", cc.scenario, "Also run --elf on this scenario and compare paths with the capture")
+        ->check(CLI::ExistingFile);
+    cc_cmd->add_option("--cmdline", cc.cmdline, "Semihosting command line of the emulated run");
+    cc_cmd->add_option("--json", cc.json, "Write totals, profile and comparison as JSON");
+    cc_cmd->add_option("--events", cc.events, "Write the decoded capture as the event stream (JSON Lines), like run --events");
+    cc_cmd->footer("Exit status: 0 decoded (and, with --scenario, the paths match), 1 paths differ, 2 bad input.\n"
+                   "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf -s board.yaml");
 
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
@@ -139,7 +148,7 @@ int main(int argc, char** argv) {
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
         if (*cfg_cmd) return cfg_command(cfg);
-        if (*cc_cmd) return crosscheck_command(cc_snapshot, cc_id, cc_json, cc_events);
+        if (*cc_cmd) return crosscheck_command(cc);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "analysis/writers/event_log_writer.h"
+#include "analysis/writers/pft_writer.h"
 #include "app/commands.h"
 #include "app/run_report.h"
 #include "app/trace_analysis.h"
@@ -42,6 +43,8 @@ void apply_flags(const RunOptions& o, Scenario& sc) {
     if (o.junit) sc.outputs.junit = *o.junit;
     if (o.perfetto) sc.outputs.perfetto = *o.perfetto;
     if (o.trace) sc.outputs.trace = *o.trace;
+    if (o.pft) sc.outputs.pft = *o.pft;
+    if (o.snapshot) sc.outputs.snapshot = *o.snapshot;
     if (o.calltrace || !sc.outputs.perfetto.empty() || !sc.outputs.trace.empty()) sc.calltrace.enabled = true;
 }
 
@@ -91,6 +94,11 @@ int run_command(const RunOptions& o) {
         event_log = std::make_unique<analysis::EventLogWriter>(sc.outputs.events);
         machine->add_sink(*event_log);
     }
+    std::unique_ptr<analysis::PftWriter> pft;
+    if (!sc.outputs.pft.empty() || !sc.outputs.snapshot.empty()) {
+        pft = std::make_unique<analysis::PftWriter>(analysis::PftOutput{sc.outputs.pft, sc.outputs.snapshot, false, sc.pft}, image);
+        machine->add_sink(*pft);
+    }
     emu::RunResult result = machine->run();
     sc.machine.core = machine->config().core;
     sc.machine.clock_hz = machine->config().clock_hz;
@@ -112,10 +120,25 @@ int run_command(const RunOptions& o) {
         if (!sc.outputs.perfetto.empty()) analysis->write_perfetto(sc.outputs.perfetto);
         if (!sc.outputs.trace.empty()) analysis->write_compact_trace(sc.outputs.trace);
     }
+    if (pft) {
+        const decode::PftStats& p = pft->stats();
+        j["pft"] = {{"bytes", p.bytes},       {"atoms", p.atoms}, {"branch_addresses", p.branch_addresses}, {"exceptions", p.exceptions},
+                    {"exception_returns", p.exception_returns}, {"waypoint_updates", p.waypoint_updates}, {"syncs", p.syncs},
+                    {"cycle_accurate", sc.pft.cycle_accurate}, {"trace_id", sc.pft.trace_id}};
+    }
     if (!sc.outputs.json.empty()) write_json(sc.outputs.json, j);
     if (o.verbosity != Verbosity::Quiet) {
         std::fputs(format_summary(sc, elf, result).c_str(), stderr);
         if (analysis) std::fputs(analysis->summary(result.cycles).c_str(), stderr);
+        if (pft) {
+            const decode::PftStats& p = pft->stats();
+            std::fprintf(stderr, "PFT trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s\n",
+                         static_cast<unsigned long long>(p.bytes),
+                         result.instructions ? 8.0 * static_cast<double>(p.bytes) / static_cast<double>(result.instructions) : 0.0,
+                         static_cast<unsigned long long>(p.atoms), static_cast<unsigned long long>(p.branch_addresses),
+                         static_cast<unsigned long long>(p.exceptions), sc.outputs.pft.empty() ? "" : " -> ", sc.outputs.pft.c_str(),
+                         sc.outputs.snapshot.empty() ? "" : ", snapshot ", sc.outputs.snapshot.c_str());
+        }
     }
     if (result.reason != emu::StopReason::Exited && result.reason != emu::StopReason::SymbolReached)
         std::fprintf(stderr, "emutrace: error: %s: %s\n", elf.c_str(), result.message.c_str());

@@ -196,13 +196,28 @@ void parse_calltrace(const config::Node& n, CalltraceConfig& c) {
     if (n.has("top")) c.top = n["top"].u32();
 }
 
+void parse_pft(const config::Node& n, decode::PftOptions& p) {
+    n.allow_only({"cycle_accurate", "trace_id", "sync_period"});
+    if (n.has("cycle_accurate")) p.cycle_accurate = n["cycle_accurate"].boolean();
+    if (n.has("trace_id")) {
+        std::uint64_t id = n["trace_id"].integer();
+        if (id < 1 || id > 0x6F) n["trace_id"].fail("a CoreSight trace ID is 1..0x6F (0x00 and 0x70-0x7F are reserved)");
+        p.trace_id = static_cast<std::uint8_t>(id);
+    }
+    if (n.has("sync_period")) {
+        std::uint64_t period = n["sync_period"].size();
+        if (period < 16 || period > (1u << 24)) n["sync_period"].fail("a sync period is 16 bytes .. 16MiB");
+        p.sync_period = static_cast<std::uint32_t>(period);
+    }
+}
+
 }  // namespace
 
 Scenario load_scenario(const config::Node& root) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs",
                      "nvic", "faults", "stimuli", "seed", "rtos", "timing", "firmware", "user_events", "calltrace",
-                     "constraints"});
+                     "constraints", "pft"});
     Scenario sc;
     sc.file = root.file();
     emu::MachineConfig& m = sc.machine;
@@ -230,12 +245,15 @@ Scenario load_scenario(const config::Node& root) {
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
-    out.allow_only({"json", "events", "junit", "perfetto", "trace"});
+    out.allow_only({"json", "events", "junit", "perfetto", "trace", "pft", "snapshot"});
     if (out.has("json")) sc.outputs.json = out["json"].str();
     if (out.has("events")) sc.outputs.events = out["events"].str();
     if (out.has("junit")) sc.outputs.junit = out["junit"].str();
     if (out.has("perfetto")) sc.outputs.perfetto = out["perfetto"].str();
     if (out.has("trace")) sc.outputs.trace = out["trace"].str();
+    if (out.has("pft")) sc.outputs.pft = out["pft"].str();
+    if (out.has("snapshot")) sc.outputs.snapshot = out["snapshot"].str();
+    parse_pft(root["pft"], sc.pft);
     if (root.has("firmware")) {
         std::string fw = root["firmware"].str();
         bool is_path = fw.find('/') != std::string::npos || fw.ends_with(".elf");

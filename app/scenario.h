@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/node.h"
+#include "decode/pft_encoder.h"
 #include "emu/machine_config.h"
 
 namespace emutrace::app {
@@ -16,6 +17,8 @@ struct Outputs {
     std::string junit;     ///< constraints as JUnit XML
     std::string perfetto;  ///< Chrome/Perfetto trace-event JSON
     std::string trace;     ///< the compact 21-byte-record trace (emutrace dump prints it)
+    std::string pft;       ///< CoreSight PTM/PFT byte stream
+    std::string snapshot;  ///< OpenCSD/DS-5 snapshot directory holding the PFT trace
 };
 
 /// An event of the call trace, as a scenario names it; resolved against the ELF when running.
@@ -57,6 +60,7 @@ struct Scenario {
     std::string firmware;
     CalltraceConfig calltrace;
     std::vector<ConstraintConfig> constraints;
+    decode::PftOptions pft;  ///< how the PFT output is encoded
 };
 
 /// Parses and validates a scenario; throws ConfigError naming file, line and key.

@@ -222,3 +222,49 @@ TEST_CASE("cli: crosscheck decodes a real capture and writes its totals") {
     CHECK(bad.status == 2);
     CHECK(bad.err.find("snapshot.ini") != std::string::npos);
 }
+
+TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run, and a different run diverges") {
+    TempDir dir;
+    std::string elf = firmware("irq_tests"), scenario = source("tests/scenarios/irq.yaml");
+    Cli run = emutrace_cli("run " + elf + " -s " + scenario + " --cmdline nested --pft " + dir.file("t.pft") + " --snapshot " +
+                           dir.file("snap") + " --json " + dir.file("run.json"));
+    REQUIRE(run.status == 0);
+    CHECK(run.err.find("PFT trace: ") != std::string::npos);
+    auto rj = nlohmann::json::parse(read_file(dir.file("run.json")));
+    CHECK(rj["pft"]["exceptions"] == 2);
+    CHECK(rj["pft"]["bytes"] == read_file(dir.file("t.pft")).size());
+
+    Cli same = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario +
+                            " --cmdline nested --json " + dir.file("c.json"));
+    CHECK(same.status == 0);
+    CHECK(same.out.find("paths: identical") != std::string::npos);
+    CHECK(same.out.find("IRQ1_Handler") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["comparison"]["identical"] == true);
+    CHECK(j["exceptions"] == 2);
+
+    Cli other = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario +
+                             " --cmdline tailchain --json " + dir.file("d.json"));
+    CHECK(other.status == 1);
+    CHECK(other.out.find("first divergence at step") != std::string::npos);
+    auto d = nlohmann::json::parse(read_file(dir.file("d.json")));
+    CHECK(d["comparison"]["identical"] == false);
+    CHECK(d["comparison"]["first_divergence"]["step"].get<int>() > 0);
+    CHECK(d["comparison"]["first_divergence"]["emulated"].get<std::string>().find(" in main") != std::string::npos);
+}
+
+TEST_CASE("cli: a damaged snapshot trace decodes what it can and says how many bytes were lost") {
+    TempDir dir;
+    std::string elf = firmware("compute");
+    REQUIRE(emutrace_cli("run " + elf + " --snapshot " + dir.file("snap")).status == 0);
+    std::string trace = read_file(dir.file("snap") + "/cstrace.bin");
+    for (std::size_t i = 200; i + 16 < trace.size(); i += 1601) trace[i + 1] = static_cast<char>(trace[i + 1] ^ 0xFF);
+    write_file(dir.file("snap") + "/cstrace.bin", trace);
+    Cli r = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --json " + dir.file("c.json"));
+    CHECK(r.status == 0);
+    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["instructions"].get<int>() > 50'000);
+    CHECK(j["lost_bytes"].get<int>() > 0);
+    CHECK(j["first_loss_at"].get<int>() >= 200);
+    CHECK(r.out.find("lost ") != std::string::npos);
+}
