@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
+#include "analysis/writers/pft_writer.h"
 #include "analysis/calltrace/compact_trace.h"
 #include "app/scenario.h"
 #include "decode/elf_image.h"
@@ -151,7 +152,8 @@ int main(int argc, char** argv) {
     }
     decode::ElfImage image = decode::ElfImage::load(elf);
 
-    double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30, traced = 1e30;
+    double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30, traced = 1e30, pft = 1e30;
+    std::uint64_t pft_bytes = 0;
     std::uint64_t records = 0;
     std::uint64_t instructions = 0, blocks = 0;
     for (int i = 0; i < repeat; ++i) {
@@ -183,6 +185,13 @@ int main(int argc, char** argv) {
         run_machine(image, &tracer, t);
         traced = std::min(traced, t);
         records = compact.seen();
+        // The emulator as a PTM: cycle-accurate PFT bytes, written to a file.
+        analysis::PftOutput out;
+        out.file = "/dev/null";
+        analysis::PftWriter writer(out, image);
+        run_machine(image, &writer, t);
+        pft = std::min(pft, t);
+        pft_bytes = writer.stats().bytes;
     }
     auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
     std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(),
@@ -196,6 +205,9 @@ int main(int argc, char** argv) {
     std::printf("  %-36s %8.1f MIPS  %6.1f%%  (tracing costs %.1f%% of the machine's speed; limit 15%%; %llu records)\n",
                 "machine + call tracer + compact trace", mips(traced), 100.0 * base / traced, 100.0 * (traced - plain) / traced,
                 static_cast<unsigned long long>(records));
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (PFT costs %.1f%% of the machine's speed; limit 15%%; %.1f MB/s of trace, %.2f bits/instr)\n",
+                "machine + cycle-accurate PFT encoder", mips(pft), 100.0 * base / pft, 100.0 * (pft - plain) / pft,
+                static_cast<double>(pft_bytes) / pft / 1e6, 8.0 * static_cast<double>(pft_bytes) / static_cast<double>(instructions));
     print_accuracy_table();
     std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n",
                 (bare_hook - base) / blocks * 1e9, (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);

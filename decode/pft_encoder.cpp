@@ -29,12 +29,20 @@ PftEncoder::PftEncoder(PftOptions options, const ElfImage* code) : options_(opti
     if (options_.sync_period < 16) options_.sync_period = 16;
 }
 
-std::vector<std::uint8_t> PftEncoder::take() {
-    stats_.bytes += out_.size();
-    return std::exchange(out_, {});
+void PftEncoder::reserve() {
+    constexpr std::size_t kMostPerEvent = 64;  // a waypoint update, a sync pair and a branch with exception and count
+    if (out_.size() < used_ + kMostPerEvent) out_.resize(std::max<std::size_t>(2 * out_.size(), 4096));
 }
 
-void PftEncoder::on_block(const trace::Event& e) {
+void PftEncoder::encode(std::span<const trace::Event> events) {
+    for (const auto& e : events) {
+        if (used_ + 64 > out_.size()) [[unlikely]] reserve();
+        if (e.kind == trace::EventKind::Block) on_block(e);
+        else on_other(e);
+    }
+}
+
+[[gnu::always_inline]] inline void PftEncoder::on_block(const trace::Event& e) {
     std::uint32_t pc = e.address;
     if (!started_) {
         start(pc, e.cycle);
@@ -49,7 +57,7 @@ void PftEncoder::on_block(const trace::Event& e) {
         }
     }
     // Periodic A-sync + I-sync at a range start, where the decoder's address is this block's.
-    if (decoder_at_ == pc && stats_.bytes + out_.size() >= next_sync_at_) {
+    if (decoder_at_ == pc && stats_.bytes + used_ >= next_sync_at_) [[unlikely]] {
         flush_atoms();
         for (int i = 0; i < 5; ++i) byte(0);
         byte(0x80);
@@ -97,6 +105,7 @@ void PftEncoder::settle_return(std::uint64_t cycle) {
 
 void PftEncoder::finish() {
     if (!started_) return;
+    reserve();
     if (pending_return_ >= 0) settle_return(last_count_cycle_);
     pending_ = trace::BlockEnd::Fallthrough;
     trace_up_to(block_end_);
@@ -146,24 +155,26 @@ void PftEncoder::trace_up_to(std::uint32_t address) {
     decoder_at_ = address;
 }
 
-std::uint32_t PftEncoder::cycles_since(std::uint64_t cycle) {
+[[gnu::always_inline]] inline std::uint32_t PftEncoder::cycles_since(std::uint64_t cycle) {
     std::uint64_t delta = cycle > last_count_cycle_ ? cycle - last_count_cycle_ : 0;
     last_count_cycle_ = cycle > last_count_cycle_ ? cycle : last_count_cycle_;
     return delta > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<std::uint32_t>(delta);
 }
 
-void PftEncoder::cycle_count(std::uint32_t count, std::uint8_t first_byte_flags) {
-    std::uint8_t first = static_cast<std::uint8_t>(first_byte_flags | (count & 0xF) << 2);
-    count >>= 4;
-    byte(count ? first | 0x40 : first);
-    for (int i = 1; i <= 4 && count; ++i) {
-        auto b = static_cast<std::uint8_t>(count & 0x7F);
-        count >>= 7;
-        byte(count && i < 4 ? b | 0x80 : b);
-    }
+// Branch-free: the count's bytes are all stored, then as many kept as it needs (reserve() leaves
+// the room); deltas of a few cycles would otherwise mispredict on every waypoint.
+[[gnu::always_inline]] inline void PftEncoder::cycle_count(std::uint32_t count, std::uint8_t first_byte_flags) {
+    std::uint8_t* p = out_.data() + used_;
+    std::uint32_t rest = count >> 4;
+    p[0] = static_cast<std::uint8_t>(first_byte_flags | (count & 0xF) << 2 | (rest ? 0x40 : 0));
+    p[1] = static_cast<std::uint8_t>((rest & 0x7F) | (rest >> 7 ? 0x80 : 0));
+    p[2] = static_cast<std::uint8_t>(((rest >> 7) & 0x7F) | (rest >> 14 ? 0x80 : 0));
+    p[3] = static_cast<std::uint8_t>(((rest >> 14) & 0x7F) | (rest >> 21 ? 0x80 : 0));
+    p[4] = static_cast<std::uint8_t>((rest >> 21) & 0x7F);
+    used_ += 1u + (rest != 0) + (rest >> 7 != 0) + (rest >> 14 != 0) + (rest >> 21 != 0);
 }
 
-void PftEncoder::atom(bool executed, std::uint64_t cycle) {
+[[gnu::always_inline]] inline void PftEncoder::atom(bool executed, std::uint64_t cycle) {
     ++stats_.atoms;
     if (options_.cycle_accurate) {
         cycle_count(cycles_since(cycle), static_cast<std::uint8_t>(0x80 | (executed ? 0 : 2)));
@@ -245,7 +256,7 @@ void PftEncoder::isync(std::uint32_t address, unsigned reason, std::uint64_t cyc
     last_address_ = address;
     decoder_at_ = address;
     ++stats_.syncs;
-    next_sync_at_ = stats_.bytes + out_.size() + options_.sync_period;
+    next_sync_at_ = stats_.bytes + used_ + options_.sync_period;
 }
 
 }  // namespace emutrace::decode

@@ -10,6 +10,7 @@
 // (for instance the oldest atom of a multi-atom packet is its highest atom bit).
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "trace/event.h"
@@ -41,16 +42,17 @@ public:
     const PftOptions& options() const { return options_; }
 
     /// Feeds the events of a run in order; Block, ExceptionEntry, ExceptionReturn and Stop matter.
-    void on_event(const trace::Event& e) {
-        if (e.kind == trace::EventKind::Block) on_block(e);
-        else on_other(e);
-    }
+    void encode(std::span<const trace::Event> events);
     /// Ends the stream: completes the last range. Further events start a new trace session.
     void finish();
 
-    /// The bytes written since the last take(); the encoder keeps no copy.
-    std::vector<std::uint8_t> take();
-    std::size_t pending_bytes() const { return out_.size(); }
+    /// The bytes written since the last clear().
+    std::span<const std::uint8_t> bytes() const { return {out_.data(), used_}; }
+    void clear() {
+        stats_.bytes += used_;
+        used_ = 0;
+    }
+    std::size_t pending_bytes() const { return used_; }
     const PftStats& stats() const { return stats_; }
 
 private:
@@ -73,11 +75,13 @@ private:
     void address_bytes(std::uint32_t address, unsigned count, bool more_follows);
     void cycle_count(std::uint32_t count, std::uint8_t first_byte_flags);
     std::uint32_t cycles_since(std::uint64_t cycle);
-    void byte(std::uint8_t b) { out_.push_back(b); }
+    void byte(std::uint8_t b) { out_[used_++] = b; }
+    void reserve();
 
     PftOptions options_;
     const ElfImage* code_;
-    std::vector<std::uint8_t> out_;
+    std::vector<std::uint8_t> out_;  ///< written up to used_; reserve() keeps room for one event's packets
+    std::size_t used_ = 0;
     PftStats stats_;
     bool started_ = false;
     std::uint32_t decoder_at_ = 0;       ///< where a decoder of the stream so far resumes walking

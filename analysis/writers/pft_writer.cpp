@@ -41,15 +41,16 @@ decode::PtmRegisters PftWriter::registers() const {
 void PftWriter::on_start(const trace::RunInfo& info) { cpu_ = info.cpu; }
 
 void PftWriter::on_batch(const trace::EventBatch& batch) {
-    for (const auto& e : batch.events) encoder_.on_event(e);
+    encoder_.encode(batch.events);
     if (encoder_.pending_bytes() >= kDrainBytes) drain();
 }
 
 void PftWriter::drain() {
-    std::vector<std::uint8_t> bytes = encoder_.take();
+    std::span<const std::uint8_t> bytes = encoder_.bytes();
     if (file_ && !bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
         throw ConfigError(output_.file + ": writing the PFT trace failed");
     if (output_.keep || !output_.snapshot.empty()) stream_.insert(stream_.end(), bytes.begin(), bytes.end());
+    encoder_.clear();
 }
 
 void PftWriter::on_end() {
