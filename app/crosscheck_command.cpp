@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/calltrace/call_tracer.h"
+#include "analysis/calltrace/profile.h"
 #include "analysis/crosscheck/function_profile.h"
 #include "analysis/crosscheck/program_flow.h"
 #include "analysis/writers/event_log_writer.h"
@@ -27,12 +29,29 @@ using nlohmann::json;
 struct Side {
     std::unique_ptr<analysis::FlowRecorder> flow;
     std::unique_ptr<analysis::FunctionProfile> profile;
+    std::unique_ptr<analysis::CallTracer> tracer;  ///< calls and returns, from BL and BX LR/POP pc
+    analysis::Profile calls;
+
+    std::vector<trace::TraceSink*> sinks() const {
+        std::vector<trace::TraceSink*> out{flow.get()};
+        if (profile) out.push_back(profile.get());
+        if (tracer) out.push_back(tracer.get());
+        return out;
+    }
+    std::uint64_t calls_of(std::uint32_t function) const {
+        auto it = calls.overall().find(function);
+        return it == calls.overall().end() ? 0 : it->second.calls;
+    }
 };
 
 Side make_side(const decode::ElfImage* image) {
     Side s;
     s.flow = std::make_unique<analysis::FlowRecorder>(image);
-    if (image) s.profile = std::make_unique<analysis::FunctionProfile>(image->symbols());
+    if (image) {
+        s.profile = std::make_unique<analysis::FunctionProfile>(image->symbols());
+        s.tracer = std::make_unique<analysis::CallTracer>(*image);
+        s.tracer->add_listener(s.calls);
+    }
     return s;
 }
 
@@ -58,27 +77,29 @@ void print_totals(const std::string& snapshot, const decode::CaptureSummary& s) 
                     static_cast<unsigned long long>(s.lost_bytes), static_cast<long long>(s.first_loss_at));
 }
 
-json profile_json(const std::vector<analysis::FunctionCounts>& functions) {
+json profile_json(const Side& side) {
     json out = json::array();
-    for (const auto& f : functions)
+    for (const auto& f : side.profile->functions())
         out.push_back({{"function", f.name}, {"address", f.address}, {"instructions", f.instructions}, {"ranges", f.ranges},
-                       {"cycles", f.cycles}, {"size", f.size}, {"covered_bytes", f.covered_bytes}});
+                       {"cycles", f.cycles}, {"size", f.size}, {"covered_bytes", f.covered_bytes}, {"calls", side.calls_of(f.address)}});
     return out;
 }
 
-void print_coverage(const decode::ElfImage& image, const std::vector<analysis::FunctionCounts>& functions, unsigned top) {
+void print_coverage(const decode::ElfImage& image, const Side& side, unsigned top) {
+    const std::vector<analysis::FunctionCounts> functions = side.profile->functions();
     std::size_t defined = 0;
     for (const auto& s : image.symbols().all()) defined += s.is_function ? 1 : 0;
     std::size_t executed = std::count_if(functions.begin(), functions.end(), [](const auto& f) { return f.size > 0; });
     std::printf("\ncoverage: %zu of %zu functions executed\n", executed, defined);
     std::vector<analysis::FunctionCounts> sorted = functions;
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.instructions > b.instructions; });
-    std::printf("  %-28s %12s %9s %9s\n", "function", "instructions", "ranges", "covered");
+    std::printf("  %-28s %12s %9s %7s %9s\n", "function", "instructions", "ranges", "calls", "covered");
     for (std::size_t i = 0; i < sorted.size() && i < top; ++i) {
         const auto& f = sorted[i];
         std::string covered = f.size ? std::to_string(100 * f.covered_bytes / f.size) + "%" : "-";
-        std::printf("  %-28s %12llu %9llu %9s\n", f.name.c_str(), static_cast<unsigned long long>(f.instructions),
-                    static_cast<unsigned long long>(f.ranges), covered.c_str());
+        std::printf("  %-28s %12llu %9llu %7llu %9s\n", f.name.c_str(), static_cast<unsigned long long>(f.instructions),
+                    static_cast<unsigned long long>(f.ranges), static_cast<unsigned long long>(side.calls_of(f.address)),
+                    covered.c_str());
     }
 }
 
@@ -92,8 +113,7 @@ int crosscheck_command(const CrosscheckOptions& o) {
 
     Side capture = make_side(elf);
     std::unique_ptr<analysis::EventLogWriter> log;
-    std::vector<trace::TraceSink*> sinks{capture.flow.get()};
-    if (capture.profile) sinks.push_back(capture.profile.get());
+    std::vector<trace::TraceSink*> sinks = capture.sinks();
     if (!o.events.empty()) {
         log = std::make_unique<analysis::EventLogWriter>(o.events);
         sinks.push_back(log.get());
@@ -105,8 +125,8 @@ int crosscheck_command(const CrosscheckOptions& o) {
            {"gaps", s.gaps}, {"cycles", s.cycles}, {"bytes", s.bytes},
            {"lost_bytes", s.lost_bytes}, {"first_loss_at", s.first_loss_at}};
     if (elf) {
-        print_coverage(*elf, capture.profile->functions(), 15);
-        j["functions"] = profile_json(capture.profile->functions());
+        print_coverage(*elf, capture, 15);
+        j["functions"] = profile_json(capture);
     }
 
     int status = 0;
@@ -116,8 +136,7 @@ int crosscheck_command(const CrosscheckOptions& o) {
         if (!o.cmdline.empty()) sc.machine.semihosting.cmdline = o.cmdline;
         emu::Machine machine(std::move(sc.machine), *elf);
         Side emulated = make_side(elf);
-        machine.add_sink(*emulated.flow);
-        machine.add_sink(*emulated.profile);
+        for (auto* sink : emulated.sinks()) machine.add_sink(*sink);
         emu::RunResult result = machine.run();
 
         const auto& a = capture.flow->steps();
@@ -144,15 +163,27 @@ int crosscheck_command(const CrosscheckOptions& o) {
                                        {"before", i > 0 ? text(a, i - 1) : ""}};
         }
         // Per-function counts side by side.
-        std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> side_by_side;
-        for (const auto& f : capture.profile->functions()) side_by_side[f.name].first = f.instructions;
-        for (const auto& f : emulated.profile->functions()) side_by_side[f.name].second = f.instructions;
-        std::printf("  %-28s %14s %14s\n", "function", "capture", "emulated");
+        struct Counts {
+            std::uint64_t instructions[2] = {0, 0}, calls[2] = {0, 0};
+        };
+        std::map<std::string, Counts> side_by_side;
+        for (const auto& f : capture.profile->functions()) {
+            side_by_side[f.name].instructions[0] = f.instructions;
+            side_by_side[f.name].calls[0] = capture.calls_of(f.address);
+        }
+        for (const auto& f : emulated.profile->functions()) {
+            side_by_side[f.name].instructions[1] = f.instructions;
+            side_by_side[f.name].calls[1] = emulated.calls_of(f.address);
+        }
+        std::printf("  %-28s %26s %26s\n", "function", "capture instr (calls)", "emulated instr (calls)");
         json per_function = json::array();
-        for (const auto& [name, counts] : side_by_side) {
-            std::printf("  %-28s %14llu %14llu%s\n", name.c_str(), static_cast<unsigned long long>(counts.first),
-                        static_cast<unsigned long long>(counts.second), counts.first == counts.second ? "" : "  <- differs");
-            per_function.push_back({{"function", name}, {"capture", counts.first}, {"emulated", counts.second}});
+        for (const auto& [name, n] : side_by_side) {
+            bool same = n.instructions[0] == n.instructions[1] && n.calls[0] == n.calls[1];
+            std::printf("  %-28s %18llu (%5llu) %18llu (%5llu)%s\n", name.c_str(), static_cast<unsigned long long>(n.instructions[0]),
+                        static_cast<unsigned long long>(n.calls[0]), static_cast<unsigned long long>(n.instructions[1]),
+                        static_cast<unsigned long long>(n.calls[1]), same ? "" : "  <- differs");
+            per_function.push_back({{"function", name}, {"capture", n.instructions[0]}, {"emulated", n.instructions[1]},
+                                    {"capture_calls", n.calls[0]}, {"emulated_calls", n.calls[1]}});
         }
         cmp["functions"] = per_function;
         j["comparison"] = cmp;

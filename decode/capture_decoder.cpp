@@ -59,6 +59,8 @@ struct Context {
     bool cycle_accurate = false;
     bool decoded = false;     ///< a range was decoded: later trace-on and lost sync are gaps in it
     std::int64_t lost_from = -1;  ///< byte index where sync was lost, until the next sync
+    trace::BranchKind next_branch{};  ///< how the next range is reached (a call, a return, a vector), or 0
+    std::uint32_t branch_from = 0;    ///< the end of the range that branched: a call's return address
 
     void resynchronised(std::uint32_t at) {
         if (lost_from < 0) return;
@@ -92,16 +94,28 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             c.resynchronised(at);
             s.instructions += e->num_instr_range;
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
+            if (c.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
+                c.push(trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(c.next_branch),
+                       c.branch_from, 0);
             c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
                    e->num_instr_range, 0, block_end(e->last_i_type));  // a capture gives no per-block cost
+            // An unconditional jump may be a tail call; the call tracer checks for a function start.
+            c.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER ? trace::BranchKind{}
+                            : e->last_i_subtype == OCSD_S_INSTR_BR_LINK               ? trace::BranchKind::Call
+                            : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET        ? trace::BranchKind::Return
+                            : !e->last_instr_cond                                     ? trace::BranchKind::Jump
+                                                                                      : trace::BranchKind{};
+            c.branch_from = static_cast<std::uint32_t>(e->en_addr);
             if (!c.cycle_accurate) c.clock += e->num_instr_range;
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION:
             ++s.exceptions;
+            c.next_branch = trace::BranchKind::Vector;
             c.push(trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
             ++s.exception_returns;
+            c.next_branch = trace::BranchKind::Resume;
             c.push(trace::EventKind::ExceptionReturn, 0, 0, 0, id);
             break;
         case OCSD_GEN_TRC_ELEM_TRACE_ON:

@@ -242,6 +242,15 @@ TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run,
     auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
     CHECK(j["comparison"]["identical"] == true);
     CHECK(j["exceptions"] == 2);
+    // Calls seen in the capture (BL ranges, returns) equal the emulated call tracer's, function by function.
+    std::size_t compared = 0;
+    for (const auto& f : j["comparison"]["functions"]) {
+        CAPTURE(f["function"].get<std::string>());
+        CHECK(f["capture_calls"] == f["emulated_calls"]);
+        CHECK(f["capture"] == f["emulated"]);
+        compared += f["capture_calls"].get<int>() > 0;
+    }
+    CHECK(compared >= 8);
 
     Cli other = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario +
                              " --cmdline tailchain --json " + dir.file("d.json"));
