@@ -106,9 +106,12 @@ void PftEncoder::settle_return(std::uint64_t cycle) {
 void PftEncoder::finish() {
     if (!started_) return;
     reserve();
-    if (pending_return_ >= 0) settle_return(last_count_cycle_);
-    pending_ = trace::BlockEnd::Fallthrough;
-    trace_up_to(block_end_);
+    if (pending_return_ >= 0) {
+        settle_return(last_count_cycle_);  // the trace ends where execution would resume
+    } else {
+        pending_ = trace::BlockEnd::Fallthrough;
+        trace_up_to(block_end_);
+    }
     flush_atoms();
     started_ = false;
     pending_exception_ = -1;
