@@ -30,13 +30,12 @@ PftEncoder::PftEncoder(PftOptions options, const ElfImage* code) : options_(opti
 }
 
 void PftEncoder::reserve() {
-    constexpr std::size_t kMostPerEvent = 64;  // a waypoint update, a sync pair and a branch with exception and count
     if (out_.size() < used_ + kMostPerEvent) out_.resize(std::max<std::size_t>(2 * out_.size(), 4096));
 }
 
 void PftEncoder::encode(std::span<const trace::Event> events) {
     for (const auto& e : events) {
-        if (used_ + 64 > out_.size()) [[unlikely]] reserve();
+        if (used_ + kMostPerEvent > out_.size()) [[unlikely]] reserve();
         if (e.kind == trace::EventKind::Block) on_block(e);
         else on_other(e);
     }
@@ -58,9 +57,7 @@ void PftEncoder::encode(std::span<const trace::Event> events) {
     }
     // Periodic A-sync + I-sync at a range start, where the decoder's address is this block's.
     if (decoder_at_ == pc && stats_.bytes + used_ >= next_sync_at_) [[unlikely]] {
-        flush_atoms();
-        for (int i = 0; i < 5; ++i) byte(0);
-        byte(0x80);
+        async();
         isync(pc, kReasonPeriodic, e.cycle);
     }
     block_start_ = pc;
@@ -120,8 +117,7 @@ void PftEncoder::finish() {
 void PftEncoder::start(std::uint32_t address, std::uint64_t cycle) {
     started_ = true;
     last_count_cycle_ = 0;
-    for (int i = 0; i < 5; ++i) byte(0);
-    byte(0x80);
+    async();
     isync(address, kReasonTraceEnable, cycle);
 }
 
@@ -245,6 +241,12 @@ void PftEncoder::waypoint_update(std::uint32_t end) {
     address_bytes(address, address_byte_count(address, last_address_, 1), false);
     last_address_ = address;
     ++stats_.waypoint_updates;
+}
+
+void PftEncoder::async() {
+    flush_atoms();
+    for (int i = 0; i < 5; ++i) byte(0);
+    byte(0x80);
 }
 
 void PftEncoder::isync(std::uint32_t address, unsigned reason, std::uint64_t cycle) {

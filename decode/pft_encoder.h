@@ -71,12 +71,14 @@ private:
     void branch(std::uint32_t address, int exception, std::uint64_t cycle);
     void waypoint_update(std::uint32_t address);
     std::uint32_t last_instruction_before(std::uint32_t address) const;
+    void async();
     void isync(std::uint32_t address, unsigned reason, std::uint64_t cycle);
     void address_bytes(std::uint32_t address, unsigned count, bool more_follows);
     void cycle_count(std::uint32_t count, std::uint8_t first_byte_flags);
     std::uint32_t cycles_since(std::uint64_t cycle);
     void byte(std::uint8_t b) { out_[used_++] = b; }
     void reserve();
+    static constexpr std::size_t kMostPerEvent = 64;  ///< a waypoint update, a sync pair and a branch with exception and count
 
     PftOptions options_;
     const ElfImage* code_;

@@ -105,4 +105,12 @@ constexpr unsigned thumb_instruction_size(std::uint16_t hw1) {
     return ((hw1 >> 11) == 0x1D || (hw1 >> 11) == 0x1E || (hw1 >> 11) == 0x1F) ? 4 : 2;
 }
 
+/// Thumb instructions in `code` by their encodings alone (IT-skipped ones included).
+inline std::uint32_t thumb_instruction_count(std::span<const std::uint8_t> code) {
+    std::uint32_t n = 0;
+    for (std::size_t off = 0; off + 1 < code.size(); ++n)
+        off += thumb_instruction_size(static_cast<std::uint16_t>(code[off] | code[off + 1] << 8));
+    return n;
+}
+
 }  // namespace emutrace::decode

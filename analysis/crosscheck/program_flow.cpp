@@ -32,12 +32,7 @@ void FlowRecorder::cut_at(std::uint32_t address) {
     if (address > r.start && address < r.end) {
         r.end = address;
         r.last = trace::BlockEnd::Fallthrough;
-        if (image_) {
-            std::vector<std::uint8_t> code = image_->bytes_at(r.start, address - r.start);
-            r.instructions = 0;
-            for (std::size_t off = 0; off + 1 < code.size(); ++r.instructions)
-                off += decode::thumb_instruction_size(static_cast<std::uint16_t>(code[off] | code[off + 1] << 8));
-        }
+        if (image_) r.instructions = decode::thumb_instruction_count(image_->bytes_at(r.start, address - r.start));
     }
     close();
 }

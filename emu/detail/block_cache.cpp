@@ -31,11 +31,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         return blocks_[key] = info;
     }
     // Count from the encodings (exact, IT-skipped instructions included); Capstone only checks ISA.
-    for (std::uint32_t off = 0; off + 1 < size;) {
-        std::uint16_t hw = static_cast<std::uint16_t>(code[off] | code[off + 1] << 8);
-        off += decode::thumb_instruction_size(hw);
-        ++info.instructions;
-    }
+    info.instructions = decode::thumb_instruction_count(code);
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
     auto insns = decoder_.decode(code, address);
     // Per-instruction costs (one each with the timing model off), then the fetch wait states.
