@@ -13,6 +13,7 @@
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
+#include "trace/background_sink.h"
 
 namespace emutrace::app {
 namespace {
@@ -95,9 +96,11 @@ int run_command(const RunOptions& o) {
         machine->add_sink(*event_log);
     }
     std::unique_ptr<analysis::PftWriter> pft;
+    std::unique_ptr<trace::BackgroundSink> pft_thread;  // the encoder overlaps the emulation
     if (!sc.outputs.pft.empty() || !sc.outputs.snapshot.empty()) {
         pft = std::make_unique<analysis::PftWriter>(analysis::PftOutput{sc.outputs.pft, sc.outputs.snapshot, false, sc.pft}, image);
-        machine->add_sink(*pft);
+        pft_thread = std::make_unique<trace::BackgroundSink>(*pft);
+        machine->add_sink(*pft_thread);
     }
     emu::RunResult result = machine->run();
     sc.machine.core = machine->config().core;

@@ -6,6 +6,7 @@
 #include "analysis/writers/pft_writer.h"
 #include "models/core.h"
 #include "support/run_firmware.h"
+#include "trace/background_sink.h"
 
 using namespace emutrace;
 using namespace emutrace::test;
@@ -122,4 +123,21 @@ TEST_CASE("pft round trip: exceptions become exception packets with their number
     CHECK(r.summary.exceptions == 2);
     CHECK(r.summary.exception_returns == 2);
     CHECK(r.stats.exceptions == 2);
+}
+
+TEST_CASE("pft writer on its own thread (as emutrace run uses it) writes the same bytes as inline") {
+    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/rtos.yaml"));
+    sc.machine.echo_output = false;
+    decode::ElfImage image = decode::ElfImage::load(firmware("rtos"));
+    emu::Machine m(std::move(sc.machine), image);
+    analysis::PftOutput out;
+    out.keep = true;
+    analysis::PftWriter inline_writer(out, image), threaded_writer(out, image);
+    trace::BackgroundSink background(threaded_writer, 512, 2);
+    m.add_sink(inline_writer);
+    m.add_sink(background);
+    m.run();
+    REQUIRE(inline_writer.stream().size() > 1000);
+    CHECK(threaded_writer.stream() == inline_writer.stream());
+    CHECK(threaded_writer.stats().exceptions == inline_writer.stats().exceptions);
 }
