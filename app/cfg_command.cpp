@@ -11,10 +11,9 @@
 namespace emutrace::app {
 namespace {
 
-
 void print_function(const decode::Function& f, const decode::SymbolTable& symbols) {
-    std::printf("%s %s-%s: %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), config::hex32(f.start).c_str(), config::hex32(f.end).c_str(),
-                f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(), f.has_unknown_indirect ? ", unknown indirect branches" : "");
+    std::printf("%s %s-%s (%s): %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), config::hex32(f.start).c_str(),
+                config::hex32(f.end).c_str(), decode::to_string(f.isa).c_str(), f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(), f.has_unknown_indirect ? ", unknown indirect branches" : "");
     for (std::size_t b = 0; b < f.blocks.size(); ++b) {
         const auto& block = f.blocks[b];
         std::string succ;
@@ -51,7 +50,7 @@ nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& sym
         loops.push_back({{"header", l.header}, {"blocks", l.blocks}, {"latches", l.back_edges_from}, {"parent", l.parent}, {"depth", l.depth}});
     for (const auto& c : f.calls)
         calls.push_back({{"at", c.at}, {"target", c.target}, {"callee", c.target ? symbols.describe(c.target) : ""}, {"tail", c.tail}});
-    return {{"name", f.name}, {"start", f.start}, {"end", f.end}, {"blocks", blocks}, {"edges", edges}, {"loops", loops},
+    return {{"name", f.name}, {"start", f.start}, {"end", f.end}, {"isa", decode::to_string(f.isa)}, {"blocks", blocks}, {"edges", edges}, {"loops", loops},
             {"calls", calls}, {"unknown_indirect", f.has_unknown_indirect}};
 }
 

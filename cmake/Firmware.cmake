@@ -26,12 +26,15 @@ set(EMUTRACE_FW_RTOS_DIR "${EMUTRACE_FW_RTOS_DIR}" CACHE INTERNAL "")
 
 # emutrace_add_firmware(NAME <name> SOURCES <files...>
 #                       [CPU cortex-m3] [LAYOUT mps2_an385] [DEFINES A=1 ...]
-#                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>])
+#                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>]
+#                       [ARM] [NO_RUNTIME])
 # Produces ${CMAKE_BINARY_DIR}/firmware/<name>.elf and target firmware_<name>.
+# ARM compiles to the ARM instruction set instead of Thumb (A-profile CPUs);
+# NO_RUNTIME leaves out firmware/runtime (startup, semihosting, printing).
 # INCLUDE_DIRS are added with -I and their *.h files rebuild the ELF when
 # they change; DEPENDS lists further files that should.
 function(emutrace_add_firmware)
-  cmake_parse_arguments(FW "" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(FW "ARM;NO_RUNTIME" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_SOURCES)
     message(FATAL_ERROR "emutrace_add_firmware: NAME and SOURCES are required")
   endif()
@@ -74,6 +77,15 @@ function(emutrace_add_firmware)
     list(APPEND extra_depends "${abs}")
   endforeach()
 
+  set(isa -mthumb)
+  if(FW_ARM)
+    set(isa -marm)
+  endif()
+  set(runtime ${EMUTRACE_FW_RUNTIME_SOURCES})
+  if(FW_NO_RUNTIME)
+    set(runtime "")
+  endif()
+
   set(outdir "${CMAKE_BINARY_DIR}/firmware")
   set(elf "${outdir}/${FW_NAME}.elf")
   file(MAKE_DIRECTORY "${outdir}")
@@ -84,14 +96,14 @@ function(emutrace_add_firmware)
     # Soft float everywhere: the emulated cores need no FPU set-up, and
     # the result is identical across M0/M3/M4 builds.
     COMMAND "${EMUTRACE_ARM_GCC}"
-            -mthumb "-mcpu=${FW_CPU}" -mfloat-abi=soft
+            ${isa} "-mcpu=${FW_CPU}" -mfloat-abi=soft
             -O2 -g -std=c11 -Wall -Wextra
             -ffreestanding -ffunction-sections -fdata-sections
             -nostdlib -nostartfiles
             "-I${EMUTRACE_FW_RUNTIME_DIR}"
             ${includes}
             ${defines}
-            ${sources} ${EMUTRACE_FW_RUNTIME_SOURCES}
+            ${sources} ${runtime}
             -T "${ld}"
             -Wl,--gc-sections
             # .ramfunc code sits in writable .data on purpose.
@@ -99,7 +111,7 @@ function(emutrace_add_firmware)
             "-Wl,-Map=${outdir}/${FW_NAME}.map"
             -lgcc
             -o "${elf}"
-    DEPENDS ${sources} ${EMUTRACE_FW_RUNTIME_SOURCES} ${EMUTRACE_FW_RUNTIME_HEADERS}
+    DEPENDS ${sources} ${runtime} ${EMUTRACE_FW_RUNTIME_HEADERS}
             ${extra_depends} "${ld}" "${EMUTRACE_FW_MODULE}"
     COMMENT "Building firmware ${FW_NAME}.elf (${FW_CPU})"
     VERBATIM

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include "config/config_error.h"
 
@@ -108,11 +109,69 @@ std::vector<Symbol> read_symbols(const ElfFile& file, std::vector<MappingSymbol>
             s.name = name;
             s.is_function = type == STT_FUNC;
             s.address = static_cast<std::uint32_t>(s.is_function ? sym.st_value & ~1ull : sym.st_value);
+            s.thumb = s.is_function && (sym.st_value & 1) != 0;
             s.size = static_cast<std::uint32_t>(sym.st_size);
             out.push_back(std::move(s));
         }
     }
     return out;
+}
+
+std::uint32_t read_uleb(const std::uint8_t*& p, const std::uint8_t* end) {
+    std::uint32_t v = 0;
+    for (unsigned shift = 0; p < end; shift += 7) {
+        std::uint8_t b = *p++;
+        if (shift < 32) v |= static_cast<std::uint32_t>(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+    }
+    return v;
+}
+
+// Tag_CPU_arch_profile from the "aeabi" build attributes (ARM IHI 0045, section 2.2): 'A', 'R',
+// 'M', or 0 when the file does not say. Malformed attributes count as not saying.
+char read_profile(const ElfFile& file) {
+    constexpr unsigned kShtArmAttributes = 0x70000003, kTagFile = 1, kTagProfile = 7;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(file.get(), scn)) != nullptr) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != kShtArmAttributes) continue;
+        Elf_Data* data = elf_rawdata(scn, nullptr);
+        if (!data || !data->d_buf || data->d_size < 1) return 0;
+        const auto* p = static_cast<const std::uint8_t*>(data->d_buf);
+        const std::uint8_t* end = p + data->d_size;
+        if (*p++ != 'A') return 0;
+        auto u32 = [](const std::uint8_t* q) { return static_cast<std::uint32_t>(q[0] | q[1] << 8 | q[2] << 16 | q[3] << 24); };
+        while (end - p >= 4) {
+            std::uint32_t length = u32(p);
+            if (length < 4 || length > static_cast<std::size_t>(end - p)) return 0;
+            const std::uint8_t* section_end = p + length;
+            const std::uint8_t* q = p + 4;
+            std::string_view vendor(reinterpret_cast<const char*>(q), strnlen(reinterpret_cast<const char*>(q), section_end - q));
+            q += vendor.size() + 1;
+            while (vendor == "aeabi" && section_end - q >= 5) {
+                std::uint8_t tag = *q;
+                std::uint32_t size = u32(q + 1);
+                if (size < 5 || size > static_cast<std::size_t>(section_end - q)) return 0;
+                const std::uint8_t* sub_end = q + size;
+                const std::uint8_t* a = q + 5;
+                while (tag == kTagFile && a < sub_end) {
+                    std::uint32_t attr = read_uleb(a, sub_end);
+                    // Strings: CPU_raw_name, CPU_name, odd tags above 32, and Tag_compatibility's name after its flag.
+                    if (attr == 32) read_uleb(a, sub_end);
+                    if (attr == 4 || attr == 5 || attr == 32 || (attr > 32 && attr % 2 == 1)) {
+                        while (a < sub_end && *a) ++a;
+                        ++a;
+                        continue;
+                    }
+                    std::uint32_t value = read_uleb(a, sub_end);
+                    if (attr == kTagProfile) return value == 'A' || value == 'R' || value == 'M' ? static_cast<char>(value) : 0;
+                }
+                q = sub_end;
+            }
+            p = section_end;
+        }
+    }
+    return 0;
 }
 
 }  // namespace
@@ -129,6 +188,7 @@ ElfImage ElfImage::load(const std::string& path) {
     image.entry_ = static_cast<std::uint32_t>(eh.e_entry);
     image.segments_ = read_segments(file);
     image.symbols_ = SymbolTable(read_symbols(file, image.mapping_));
+    image.profile_ = read_profile(file);
     std::sort(image.mapping_.begin(), image.mapping_.end(), [](const MappingSymbol& a, const MappingSymbol& b) { return a.address < b.address; });
     return image;
 }

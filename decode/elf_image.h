@@ -36,6 +36,9 @@ public:
     const SymbolTable& symbols() const { return symbols_; }
     /// Mapping symbols sorted by address.
     const std::vector<MappingSymbol>& mapping_symbols() const { return mapping_; }
+    /// The architecture profile the image was built for ('M', 'A' or 'R', from its build
+    /// attributes), or 0 when it does not say.
+    char profile() const { return profile_; }
     /// True when `address` lies in data ($d) by the mapping symbols.
     bool is_data(std::uint32_t address) const;
     /// `size` bytes at `address` from a segment's file image (run address first), or empty.
@@ -49,6 +52,7 @@ private:
     std::vector<Segment> segments_;
     SymbolTable symbols_;
     std::vector<MappingSymbol> mapping_;
+    char profile_ = 0;
 };
 
 }  // namespace emutrace::decode

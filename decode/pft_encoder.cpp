@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "decode/elf_image.h"
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 namespace emutrace::decode {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 namespace emutrace::decode {
 namespace {
@@ -31,20 +31,37 @@ struct Decoded {
     std::map<std::uint32_t, std::vector<std::uint32_t>> tables;  ///< TBB/TBH address -> targets
 };
 
-Decoded decode_function(const ElfImage& image, const ThumbDecoder& decoder, std::uint32_t start, std::uint32_t end) {
+// ARM code's jump table: `ldr<cc> pc, [pc, rN, lsl #2]` followed by the table of addresses.
+bool is_arm_table_load(const Instruction& i) {
+    return i.id == ARM_INS_LDR && (i.writes & kPc) && i.memory.mode == MemoryAccess::Mode::Offset && i.memory.base == 15 &&
+           i.memory.index >= 0 && i.memory.shift == 2 && i.memory.disp == 0 && !i.memory.subtract;
+}
+
+std::uint32_t little_endian(const std::vector<std::uint8_t>& bytes, std::uint32_t off, unsigned width) {
+    std::uint32_t v = 0;
+    for (unsigned k = 0; k < width; ++k) v |= static_cast<std::uint32_t>(bytes[off + k]) << (8 * k);
+    return v;
+}
+
+Decoded decode_function(const ElfImage& image, const InstructionDecoder& decoder, std::uint32_t start, std::uint32_t end) {
     Decoded d;
     std::vector<std::uint8_t> bytes = image.bytes_at(start, end - start);
     if (bytes.empty()) return d;
+    const bool arm = decoder.instruction_set() == InstructionSet::Arm;
+    const std::uint32_t step = arm ? 4 : 2;
     std::uint32_t at = start;
-    while (at + 1 < end) {
+    std::uint32_t table_from = 0, table_to = 0;  // an ARM jump table, after the instruction that follows its load
+    while (at + step <= end) {
+        if (at >= table_from && at < table_to) at = table_to;
+        if (at + step > end) break;
         if (image.is_data(at)) {  // literal pools and jump tables between instructions
-            at += 2;
+            at += step;
             continue;
         }
         std::span<const std::uint8_t> rest(bytes.data() + (at - start), end - at);
         Instruction i = decoder.decode_one(rest, at);
         if (i.size == 0) {
-            at += 2;
+            at += step;
             continue;
         }
         at += i.size;
@@ -57,11 +74,18 @@ Decoded decode_function(const ElfImage& image, const ThumbDecoder& decoder, std:
             std::vector<std::uint32_t> targets;
             for (unsigned k = 0; k < n && base + (k + 1) * width <= end; ++k) {
                 std::uint32_t off = base - start + k * width;
-                std::uint32_t entry = width == 1 ? bytes[off] : static_cast<std::uint32_t>(bytes[off] | bytes[off + 1] << 8);
-                targets.push_back(base + 2 * entry);
+                targets.push_back(base + 2 * little_endian(bytes, off, width));
             }
             d.tables[i.address] = targets;
             if (!targets.empty()) at = std::max(at, (base + n * width + 1) & ~1u);  // code resumes after the table
+        } else if (arm && is_arm_table_load(i)) {
+            unsigned n = table_entries(d.insns, d.insns.size() - 1);
+            std::uint32_t base = i.address + 8;  // the pc an ARM instruction reads
+            std::vector<std::uint32_t> targets;
+            for (unsigned k = 0; k < n && base + (k + 1) * 4 <= end; ++k) targets.push_back(little_endian(bytes, base - start + 4 * k, 4) & ~1u);
+            d.tables[i.address] = targets;
+            table_from = base;
+            table_to = base + static_cast<std::uint32_t>(targets.size()) * 4;
         }
     }
     return d;
@@ -137,8 +161,9 @@ void find_loops(Function& f) {
     }
 }
 
-Function build_function(const ElfImage& image, const ThumbDecoder& decoder, const Symbol& sym) {
+Function build_function(const ElfImage& image, const InstructionDecoder& decoder, const Symbol& sym) {
     Function f;
+    f.isa = decoder.instruction_set();
     f.name = sym.name;
     f.start = sym.address;
     f.end = sym.address + sym.size;
@@ -212,9 +237,21 @@ Function build_function(const ElfImage& image, const ThumbDecoder& decoder, cons
         } else if (has_next) {
             f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
         }
+        // A conditional return, table load or jump (ARM's bxeq lr or ldrls pc, Thumb's inside an
+        // IT block) may also not happen: execution then goes on with the next block.
+        bool may_skip = i.conditional && !is_conditional_branch(i) && block.exit != BlockExit::FallThrough;
+        if (may_skip && has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
     }
     find_loops(f);
     return f;
+}
+
+InstructionSet instruction_set_of(const ElfImage& image, const Symbol& function) {
+    bool has_arm_code = std::any_of(image.mapping_symbols().begin(), image.mapping_symbols().end(),
+                                    [](const MappingSymbol& m) { return m.kind == 'a'; });
+    bool m_profile = image.profile() == 'M' || (image.profile() == 0 && !has_arm_code);
+    if (m_profile) return InstructionSet::ThumbM;
+    return function.thumb ? InstructionSet::Thumb : InstructionSet::Arm;
 }
 
 }  // namespace
@@ -227,9 +264,14 @@ int Function::block_at(std::uint32_t address) const {
 
 Program Program::build(const ElfImage& image) {
     Program p;
-    ThumbDecoder decoder;
-    for (const auto& sym : image.symbols().functions())
-        if (sym.size > 0) p.functions_.push_back(build_function(image, decoder, sym));
+    // One Capstone handle per instruction set, opened when a function first needs it.
+    std::map<InstructionSet, InstructionDecoder> decoders;
+    for (const auto& sym : image.symbols().functions()) {
+        if (sym.size == 0) continue;
+        InstructionSet set = instruction_set_of(image, sym);
+        auto it = decoders.try_emplace(set, set).first;
+        p.functions_.push_back(build_function(image, it->second, sym));
+    }
     return p;
 }
 

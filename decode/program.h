@@ -1,6 +1,6 @@
 #pragma once
 // The firmware's static structure, read from its ELF: per function the basic blocks, the
-// intra-procedural edges (TBB/TBH jump tables decoded, other indirect branches marked), call
+// intra-procedural edges (TBB/TBH and ARM ldr-pc jump tables decoded, other indirect branches marked), call
 // sites, and natural loops found from dominators, with nesting and each block's innermost loop.
 // The one view the WCET and sampling analyses use.
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decode/elf_image.h"
+#include "decode/instruction_decoder.h"
 
 namespace emutrace::decode {
 
@@ -49,6 +50,7 @@ struct CallSite {
 
 struct Function {
     std::string name;
+    InstructionSet isa = InstructionSet::ThumbM;
     std::uint32_t start = 0, end = 0;
     std::vector<BasicBlock> blocks;    ///< sorted by address; blocks[0] is the entry
     std::vector<Edge> edges;
@@ -61,7 +63,8 @@ struct Function {
 
 class Program {
 public:
-    /// Reconstructs every sized function symbol of the image (Thumb code).
+    /// Reconstructs every sized function symbol of the image: Thumb code of M-profile images, ARM
+    /// and Thumb code (by each function symbol's Thumb bit) of A- and R-profile ones.
     static Program build(const ElfImage& image);
     const std::vector<Function>& functions() const { return functions_; }
     const Function* function(const std::string& name) const;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 namespace emutrace::models {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 #include "models/core.h"
 
 namespace emutrace::models {

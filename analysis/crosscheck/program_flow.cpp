@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "decode/elf_image.h"
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 namespace emutrace::analysis {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "decode/symbol_table.h"
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
 #include "models/core.h"
@@ -69,7 +69,7 @@ public:
     Violation violation(std::uint32_t address) const;
     /// The data accesses of the block starting at `address` (empty if it has none or is unknown).
     std::span<const BlockAccess> accesses(std::uint32_t address) const;
-    const decode::ThumbDecoder& decoder() const { return decoder_; }
+    const decode::InstructionDecoder& decoder() const { return decoder_; }
     std::size_t distinct_blocks() const { return blocks_.size(); }
 
 private:
@@ -82,7 +82,7 @@ private:
     const MemoryPlan& plan_;
     const decode::SymbolTable& symbols_;
     std::unordered_map<std::uint32_t, std::vector<BlockAccess>> accesses_;
-    decode::ThumbDecoder decoder_;
+    decode::InstructionDecoder decoder_;
     std::array<BlockInfo, kFrontSlots> front_{};
     std::unordered_map<std::uint64_t, BlockInfo> blocks_;
     std::unordered_map<std::uint32_t, Violation> violations_;

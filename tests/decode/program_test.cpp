@@ -115,3 +115,96 @@ TEST_CASE("cfg: literal pools are data, not code") {
     CHECK(f.blocks[0].instructions == 4);  // ldr, ldr, mla, bx lr
     CHECK(f.block_at(f.start + 0x0c) == -1);  // the pool
 }
+
+// A-profile: tests/firmware/cfg_shapes_arm.c built for a Cortex-A9 in the ARM instruction set, with
+// one Thumb function.
+namespace {
+
+const Program& a9_program() {
+    static const ElfImage image = ElfImage::load(firmware("cfg_shapes_a9"));
+    static const Program p = Program::build(image);
+    return p;
+}
+
+const Function& a9(const char* name) {
+    const Function* f = a9_program().function(name);
+    REQUIRE(f);
+    return *f;
+}
+
+}  // namespace
+
+TEST_CASE("cfg, A-profile: the build attributes say A, and functions are ARM or Thumb by their symbol") {
+    ElfImage image = ElfImage::load(firmware("cfg_shapes_a9"));
+    CHECK(image.profile() == 'A');
+    CHECK(ElfImage::load(firmware("cfg_shapes")).profile() == 'M');
+    CHECK(a9("arm_switch").isa == InstructionSet::Arm);
+    CHECK(a9("thumb_helper").isa == InstructionSet::Thumb);
+    CHECK(fn("shape_switch").isa == InstructionSet::ThumbM);
+    for (const auto& f : a9_program().functions())
+        for (const auto& b : f.blocks) {
+            CAPTURE(f.name);
+            if (f.isa == InstructionSet::Arm) CHECK((b.end - b.start) == 4 * b.instructions);  // ARM instructions are all 4 bytes
+        }
+}
+
+TEST_CASE("cfg, A-profile: an ARM switch is a decoded ldr-pc jump table, its words are not code") {
+    const Function& f = a9("arm_switch");
+    CHECK(f.blocks.size() == 11);  // bounds check + table load, branch to default, eight cases (one shared), default
+    CHECK(edges(f, EdgeKind::Table) == 8);
+    CHECK(exits(f, BlockExit::Table) == 1);
+    CHECK(exits(f, BlockExit::Return) == 9);
+    CHECK_FALSE(f.has_unknown_indirect);
+    // ldrls: when x > 7 the load does not happen and the next instruction branches to the default.
+    const Edge* skip = nullptr;
+    for (const auto& e : f.edges)
+        if (e.from == 0 && e.kind == EdgeKind::FallThrough) skip = &e;
+    REQUIRE(skip);
+    CHECK(f.blocks[skip->to].start == f.start + 8);
+    for (std::uint32_t word = 0; word < 8; ++word) CHECK(f.block_at(f.start + 0x0c + 4 * word) == -1);
+}
+
+TEST_CASE("cfg, A-profile: nested loops in ARM code") {
+    const Function& f = a9("arm_nested_loops");
+    REQUIRE(f.loops.size() == 2);
+    const Loop& outer = f.loops[0].depth == 1 ? f.loops[0] : f.loops[1];
+    const Loop& inner = f.loops[0].depth == 2 ? f.loops[0] : f.loops[1];
+    CHECK(inner.blocks.size() == 1);
+    CHECK(outer.blocks.size() == 3);
+    CHECK(&f.loops[static_cast<std::size_t>(inner.parent)] == &outer);
+    CHECK(exits(f, BlockExit::Return) == 2);  // pop {r4, pc} on both paths
+}
+
+TEST_CASE("cfg, A-profile: a conditional return falls through when not taken, then a tail call") {
+    const Function& f = a9("arm_early_return");
+    REQUIRE(f.blocks.size() == 2);
+    CHECK(f.blocks[0].exit == BlockExit::Return);  // bxhi lr
+    REQUIRE(f.edges.size() == 1);
+    CHECK(f.edges[0].from == 0);
+    CHECK(f.edges[0].to == 1);
+    CHECK(f.blocks[1].exit == BlockExit::TailCall);
+    REQUIRE(f.calls.size() == 1);
+    CHECK(f.calls[0].tail);
+    CHECK(f.calls[0].target == a9("arm_literal").start);
+}
+
+TEST_CASE("cfg, A-profile: a literal pool inside ARM code is branched over and not decoded") {
+    const Function& f = a9("arm_literal");
+    REQUIRE(f.blocks.size() == 2);
+    CHECK(f.blocks[0].end + 4 == f.blocks[1].start);  // the pool word between them
+    CHECK(f.blocks[0].exit == BlockExit::Branch);
+    CHECK(f.blocks[1].exit == BlockExit::Return);
+    CHECK_FALSE(f.has_unknown_indirect);
+}
+
+TEST_CASE("cfg, A-profile: Thumb code between ARM functions, and interworking calls into it") {
+    const Function& t = a9("thumb_helper");
+    REQUIRE(t.loops.size() == 1);
+    CHECK(exits(t, BlockExit::Return) == 2);
+    const Function& start = a9("_start");
+    std::vector<std::uint32_t> targets;
+    for (const auto& c : start.calls) targets.push_back(c.target);
+    CHECK(std::count(targets.begin(), targets.end(), t.start) == 1);  // blx to the Thumb function
+    CHECK(start.calls.size() == 5);
+    REQUIRE(start.loops.size() == 1);
+}

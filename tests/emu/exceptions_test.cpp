@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
@@ -104,7 +104,7 @@ TEST_CASE("exceptions: the HardFault frame holds the faulting load as its return
     decode::ElfImage image = decode::ElfImage::load(firmware("irq_tests"));
     const auto& text = image.segments().front();
     REQUIRE(entry->address + 4 <= text.bytes.size());
-    decode::ThumbDecoder decoder;
+    decode::InstructionDecoder decoder;
     decode::Instruction insn = decoder.decode_one(std::span(text.bytes).subspan(entry->address, 4), entry->address);
     CHECK(insn.text.rfind("ldr", 0) == 0);
     CHECK(insn.memory.mode == decode::MemoryAccess::Mode::Offset);

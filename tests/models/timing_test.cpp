@@ -5,7 +5,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 #include "models/timing_model.h"
 
 using namespace emutrace;
@@ -19,7 +19,7 @@ models::BlockTiming cost(models::CoreKind core, std::initializer_list<std::uint1
         bytes.push_back(static_cast<std::uint8_t>(h));
         bytes.push_back(static_cast<std::uint8_t>(h >> 8));
     }
-    decode::ThumbDecoder d;
+    decode::InstructionDecoder d;
     auto insns = d.decode(bytes, 0x1000);
     REQUIRE(insns.size() > 0);
     return models::TimingModel(core).block(insns);

@@ -1,4 +1,4 @@
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 #include <capstone/capstone.h>
 
@@ -81,7 +81,9 @@ MemoryAccess memory_of(const cs_insn& insn) {
         m.base = static_cast<std::int8_t>(register_number(op.mem.base));
         m.index = static_cast<std::int8_t>(op.mem.index == ARM_REG_INVALID ? -1 : register_number(op.mem.index));
         m.subtract = op.subtracted || op.mem.scale < 0;
-        m.shift = static_cast<std::uint8_t>(op.mem.lshift > 0 ? op.mem.lshift : 0);
+        // Thumb encodings report the index shift in mem.lshift, ARM ones as the operand's shift.
+        if (op.mem.lshift > 0) m.shift = static_cast<std::uint8_t>(op.mem.lshift);
+        else if (op.shift.type == ARM_SFT_LSL) m.shift = static_cast<std::uint8_t>(op.shift.value);
         m.disp = op.mem.disp;
         m.bytes = single_access_bytes(insn.id);
         if (m.base < 0) m.mode = MemoryAccess::Mode::None;
@@ -122,19 +124,31 @@ trace::BlockEnd waypoint(const Instruction& insn) {
     }
 }
 
-struct ThumbDecoder::Impl {
+struct InstructionDecoder::Impl {
     csh handle = 0;
 };
 
-ThumbDecoder::ThumbDecoder() : impl_(std::make_unique<Impl>()) {
-    if (cs_open(CS_ARCH_ARM, static_cast<cs_mode>(CS_MODE_THUMB | CS_MODE_MCLASS), &impl_->handle) != CS_ERR_OK)
-        throw std::runtime_error("Capstone cannot open an ARM Thumb M-class decoder");
+std::string to_string(InstructionSet set) {
+    switch (set) {
+        case InstructionSet::ThumbM: return "thumb (M-profile)";
+        case InstructionSet::Thumb: return "thumb";
+        case InstructionSet::Arm: return "arm";
+    }
+    return "?";
+}
+
+InstructionDecoder::InstructionDecoder(InstructionSet set) : impl_(std::make_unique<Impl>()), set_(set) {
+    cs_mode mode = set == InstructionSet::Arm     ? CS_MODE_ARM
+                   : set == InstructionSet::Thumb ? CS_MODE_THUMB
+                                                  : static_cast<cs_mode>(CS_MODE_THUMB | CS_MODE_MCLASS);
+    if (cs_open(CS_ARCH_ARM, mode, &impl_->handle) != CS_ERR_OK)
+        throw std::runtime_error("Capstone cannot open an ARM " + to_string(set) + " decoder");
     cs_option(impl_->handle, CS_OPT_DETAIL, CS_OPT_ON);
 }
 
-ThumbDecoder::~ThumbDecoder() { cs_close(&impl_->handle); }
+InstructionDecoder::~InstructionDecoder() { cs_close(&impl_->handle); }
 
-std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code, std::uint32_t address) const {
+std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t> code, std::uint32_t address) const {
     std::vector<Instruction> out;
     cs_insn* insns = nullptr;
     std::size_t n = cs_disasm(impl_->handle, code.data(), code.size(), address, 0, &insns);
@@ -158,6 +172,9 @@ std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code
             for (std::uint8_t r = 0; r < n_written; ++r)
                 if (int k = register_number(written[r]); k >= 0) ins.writes |= static_cast<std::uint16_t>(1u << k);
         }
+        // Capstone lists no registers read for ARM-state BX/BLX rN: the operand is.
+        if ((c.id == ARM_INS_BX || c.id == ARM_INS_BLX) && c.detail->arm.op_count == 1 && c.detail->arm.operands[0].type == ARM_OP_REG)
+            if (int k = register_number(c.detail->arm.operands[0].reg); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
         ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
         if (ins.is_jump)
             for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)
@@ -168,7 +185,7 @@ std::vector<Instruction> ThumbDecoder::decode(std::span<const std::uint8_t> code
     return out;
 }
 
-Instruction ThumbDecoder::decode_one(std::span<const std::uint8_t> code, std::uint32_t address) const {
+Instruction InstructionDecoder::decode_one(std::span<const std::uint8_t> code, std::uint32_t address) const {
     std::size_t limit = code.size() >= 4 ? 4 : code.size();
     auto v = decode(code.first(limit), address);
     if (!v.empty() && v.front().address == address) return v.front();

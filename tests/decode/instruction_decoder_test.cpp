@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "decode/thumb_decoder.h"
+#include "decode/instruction_decoder.h"
 
 using namespace emutrace::decode;
 
@@ -14,7 +14,7 @@ TEST_CASE("thumb: instruction size from the first halfword") {
 }
 
 TEST_CASE("thumb: decoding marks the features beyond ARMv6-M") {
-    ThumbDecoder d;
+    InstructionDecoder d;
     std::vector<std::uint8_t> code{
         0x00, 0xbf,              // nop
         0x90, 0xfb, 0xf1, 0xf0,  // sdiv r0, r0, r1
@@ -34,7 +34,7 @@ TEST_CASE("thumb: decoding marks the features beyond ARMv6-M") {
 }
 
 TEST_CASE("thumb: memory operands evaluate to the address the instruction touches") {
-    ThumbDecoder d;
+    InstructionDecoder d;
     std::vector<std::uint8_t> code{
         0x1b, 0x68,              // ldr r3, [r3]
         0x08, 0x5c,              // ldrb r0, [r1, r0]

@@ -1,6 +1,7 @@
 #pragma once
-// Decodes M-profile Thumb code with Capstone. Used when a block is first seen (never per
-// executed instruction) and for fault reports.
+// Decodes ARM code with Capstone: M-profile Thumb for the emulator (when a block is first seen,
+// never per executed instruction, and for fault reports), and A/R-profile ARM and Thumb for the
+// program structure of images that run on application cores.
 
 #include <cstdint>
 #include <memory>
@@ -40,7 +41,7 @@ struct MemoryAccess {
 
 struct Instruction {
     std::uint32_t address = 0;
-    std::uint8_t size = 0;       ///< 2 or 4 bytes
+    std::uint8_t size = 0;       ///< 2 or 4 bytes (always 4 in the ARM instruction set)
     std::uint8_t isa = 0;        ///< IsaFeature bits
     unsigned id = 0;             ///< Capstone instruction id (ARM_INS_*)
     std::string text;            ///< "ldr r0, [r2]"
@@ -83,12 +84,21 @@ std::uint32_t effective_address(const MemoryAccess& access, std::uint32_t insn_a
     return 0;
 }
 
-class ThumbDecoder {
+/// The instruction set a decoder reads.
+enum class InstructionSet : std::uint8_t {
+    ThumbM,  ///< Thumb on an M-profile core (Cortex-M)
+    Thumb,   ///< Thumb-2 on an A/R-profile core
+    Arm,     ///< the 32-bit ARM instruction set (A32)
+};
+std::string to_string(InstructionSet set);
+
+class InstructionDecoder {
 public:
-    ThumbDecoder();
-    ~ThumbDecoder();
-    ThumbDecoder(const ThumbDecoder&) = delete;
-    ThumbDecoder& operator=(const ThumbDecoder&) = delete;
+    explicit InstructionDecoder(InstructionSet set = InstructionSet::ThumbM);
+    InstructionSet instruction_set() const { return set_; }
+    ~InstructionDecoder();
+    InstructionDecoder(const InstructionDecoder&) = delete;
+    InstructionDecoder& operator=(const InstructionDecoder&) = delete;
 
     /// Decodes as many instructions of `code` (placed at `address`) as are valid, in order.
     std::vector<Instruction> decode(std::span<const std::uint8_t> code, std::uint32_t address) const;
@@ -98,6 +108,7 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+    InstructionSet set_;
 };
 
 /// Bytes of the Thumb instruction whose first halfword is `hw1`: 4 for 32-bit encodings.
