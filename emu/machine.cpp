@@ -67,7 +67,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
       uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
       timing(config.timing == TimingMode::Trm ? std::optional<models::TimingModel>(config.core.kind) : std::nullopt),
-      blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols()),
+      blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols(), config.trace_points),
       semihosting(config.semihosting, config.clock_hz, *this),
       stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);

@@ -112,6 +112,10 @@ struct MachineConfig {
     RtosConfig rtos;
     /// A function whose calls become user-defined events: r0 is the id, r1 the payload.
     std::string user_event_function;
+    /// Addresses where a Block event starts even inside a translated block (an analysis's basic
+    /// block leaders, e.g. a loop header reached by falling through), sorted. The event's cost is
+    /// then divided between the parts; stamps and totals stay the same.
+    std::vector<std::uint32_t> trace_points;
 };
 
 }  // namespace emutrace::emu

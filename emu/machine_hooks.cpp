@@ -51,7 +51,16 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     m.block_pc = pc;
     m.counters.cycles = start + b.cycles;
     m.counters.instructions += b.instructions;
-    if (m.want_blocks) m.recorder.push_block(start, pc, size, b.instructions, b.cycles, b.end);
+    if (!m.want_blocks) return;
+    if (b.flags & BlockInfo::Split) [[unlikely]] {
+        const BlockPiece* piece = m.blocks.pieces(b);
+        for (std::uint32_t end = pc + size;; ++piece) {
+            m.recorder.push_block(start, piece->address, piece->size, piece->instructions, piece->cycles, piece->end);
+            start += piece->cycles;
+            if (piece->address + piece->size >= end) return;
+        }
+    }
+    m.recorder.push_block(start, pc, size, b.instructions, b.cycles, b.end);
 }
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.

@@ -4,6 +4,7 @@
 
 #include "trace/event.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace emutrace::emu::detail {
@@ -49,6 +50,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         info.cycles = t.cycles + wait * ((size + 3) / 4);
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
     }
+    split_at_trace_points(info, insns, cost);
     std::uint32_t before = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
@@ -80,6 +82,39 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         }
     }
     return blocks_[key] = info;
+}
+
+void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const decode::Instruction> insns, std::span<const std::uint32_t> cost) {
+    auto first = std::upper_bound(trace_points_.begin(), trace_points_.end(), info.address);
+    if (first == trace_points_.end() || *first >= info.address + info.size) return;
+    std::vector<BlockPiece> pieces;
+    std::uint32_t spent = 0;
+    auto close = [&](std::uint32_t end, std::uint32_t cycles, std::uint8_t waypoint) {
+        std::uint32_t from = pieces.empty() ? info.address : pieces.back().address + pieces.back().size;
+        std::vector<std::uint8_t> code(end - from);
+        std::uint32_t count = uc_.read_memory(from, code) ? decode::thumb_instruction_count(code) : (end - from) / 2;
+        pieces.push_back({from, end - from, count, cycles, waypoint});
+        spent += cycles;
+    };
+    // Each part but the last costs its instructions as the block model counted them, plus its
+    // share of fetch wait states; the last part takes what remains (final branch, refill).
+    const MemoryRegion* region = region_at(plan_, info.address);
+    std::uint32_t wait = timing_ && region ? region->wait_states : 0;
+    std::uint32_t part = 0;
+    for (std::size_t i = 0; i < insns.size(); ++i) {
+        std::uint32_t end = insns[i].address + insns[i].size;
+        part += cost[i];
+        while (first != trace_points_.end() && *first < end) ++first;  // one inside an instruction is ignored
+        if (first == trace_points_.end() || *first != end || end >= info.address + info.size) continue;
+        std::uint32_t from = pieces.empty() ? info.address : pieces.back().address + pieces.back().size;
+        close(end, std::min(part + wait * ((end - from + 3) / 4), info.cycles - spent), 0);
+        part = 0;
+    }
+    if (pieces.empty()) return;  // the trace points fell inside instructions
+    close(info.address + info.size, info.cycles - spent, info.end);
+    info.flags |= BlockInfo::Split;
+    info.first_piece = static_cast<std::uint32_t>(piece_store_.size());
+    piece_store_.insert(piece_store_.end(), pieces.begin(), pieces.end());
 }
 
 std::span<const BlockAccess> BlockCache::accesses(std::uint32_t address) const {

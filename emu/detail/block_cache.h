@@ -24,6 +24,7 @@ struct BlockInfo {
         Unsupported = 2,  ///< holds an instruction the core lacks
         Sleep = 4,        ///< ends with WFI or WFE
         MaskChange = 8,   ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
+        Split = 16,       ///< a trace point lies inside: its event is delivered as pieces()
     };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
     std::uint32_t size = 0;
@@ -33,6 +34,14 @@ struct BlockInfo {
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
+    std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
+};
+
+/// One part of a translated block that holds trace points: the event a sink sees for it.
+struct BlockPiece {
+    std::uint32_t address = 0, size = 0, instructions = 0;
+    std::uint32_t cycles = 0;  ///< this part's share of BlockInfo::cycles; the parts add up to it
+    std::uint8_t end = 0;      ///< trace::BlockEnd; Fallthrough but for the last part
 };
 
 /// A data access inside a block and how many of the block's cycles remain when it happens, so
@@ -51,10 +60,11 @@ struct Violation {
 
 class BlockCache {
 public:
-    /// `timing` null means one cycle per instruction (timing model off).
+    /// `timing` null means one cycle per instruction (timing model off). `trace_points` (sorted)
+    /// are addresses where a block event must start even inside a translated block.
     BlockCache(const UnicornCore& core, const models::CoreSpec& spec, const models::TimingModel* timing, const MemoryPlan& plan,
-               const decode::SymbolTable& symbols)
-        : uc_(core), spec_(spec), timing_(timing), plan_(plan), symbols_(symbols) {}
+               const decode::SymbolTable& symbols, std::vector<std::uint32_t> trace_points = {})
+        : uc_(core), spec_(spec), timing_(timing), plan_(plan), symbols_(symbols), trace_points_(std::move(trace_points)) {}
 
     const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
         BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
@@ -67,6 +77,9 @@ public:
 
     /// Why the block at `address` cannot run on this core (valid after lookup flagged it).
     Violation violation(std::uint32_t address) const;
+    /// The parts of a block flagged Split, in order: from its first_piece to the part that ends
+    /// where the block does.
+    const BlockPiece* pieces(const BlockInfo& block) const { return piece_store_.data() + block.first_piece; }
     /// The data accesses of the block starting at `address` (empty if it has none or is unknown).
     std::span<const BlockAccess> accesses(std::uint32_t address) const;
     const decode::InstructionDecoder& decoder() const { return decoder_; }
@@ -75,6 +88,8 @@ public:
 private:
     static constexpr std::size_t kFrontSlots = 8192;
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
+    // Flags the block Split and keeps its pieces when a trace point lies inside it.
+    void split_at_trace_points(BlockInfo& info, std::span<const decode::Instruction> insns, std::span<const std::uint32_t> cost);
 
     const UnicornCore& uc_;
     models::CoreSpec spec_;
@@ -86,6 +101,8 @@ private:
     std::array<BlockInfo, kFrontSlots> front_{};
     std::unordered_map<std::uint64_t, BlockInfo> blocks_;
     std::unordered_map<std::uint32_t, Violation> violations_;
+    std::vector<std::uint32_t> trace_points_;
+    std::vector<BlockPiece> piece_store_;
 };
 
 }  // namespace emutrace::emu::detail
