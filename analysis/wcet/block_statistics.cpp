@@ -1,0 +1,85 @@
+#include "analysis/wcet/block_statistics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "config/config_error.h"
+
+namespace emutrace::analysis::wcet {
+namespace {
+
+constexpr const char* kFormat = "emutrace-wcet-statistics";
+constexpr int kVersion = 1;
+
+nlohmann::json to_json(const TimeStat& s) {
+    if (!s.seen()) return nullptr;
+    return {{"min", s.min}, {"max", s.max}, {"total", s.total}, {"count", s.count}};
+}
+
+TimeStat stat_from(const nlohmann::json& j) {
+    TimeStat s;
+    if (j.is_null()) return s;
+    s.min = j.at("min").get<std::uint64_t>();
+    s.max = j.at("max").get<std::uint64_t>();
+    s.total = j.at("total").get<std::uint64_t>();
+    s.count = j.at("count").get<std::uint64_t>();
+    if (s.count == 0 || s.min > s.max) throw std::invalid_argument("a statistic with min > max or no count");
+    return s;
+}
+
+}  // namespace
+
+void StatisticsTable::merge(const StatisticsTable& other) {
+    if (!code_id.empty() && !other.code_id.empty() && code_id != other.code_id)
+        throw ConfigError("WCET statistics of " + (other.firmware.empty() ? "another firmware" : other.firmware) +
+                          " come from different code than " + (firmware.empty() ? "this firmware" : firmware) +
+                          " (a rebuild moves blocks): they cannot be merged");
+    if (firmware.empty()) firmware = other.firmware;
+    if (code_id.empty()) code_id = other.code_id;
+    runs += other.runs;
+    for (const auto& [address, r] : other.blocks)
+        for (int k = 0; k < 2; ++k) blocks[address].context[k].merge(r.context[k]);
+    for (const auto& [header, bound] : other.loop_bounds) loop_bounds[header] = std::max(loop_bounds[header], bound);
+    for (const auto& [address, f] : other.functions) functions[address].time.merge(f.time);
+}
+
+void StatisticsTable::save(const std::string& path) const {
+    nlohmann::json blocks_j = nlohmann::json::array(), loops_j = nlohmann::json::array(), functions_j = nlohmann::json::array();
+    for (const auto& [address, r] : blocks) blocks_j.push_back({{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}});
+    for (const auto& [header, bound] : loop_bounds) loops_j.push_back({{"header", header}, {"max_iterations", bound}});
+    for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
+    nlohmann::json j = {{"format", kFormat}, {"version", kVersion}, {"firmware", firmware}, {"code_id", code_id}, {"runs", runs},
+                        {"blocks", blocks_j},   {"loops", loops_j},  {"functions", functions_j}};
+    std::ofstream out(path);
+    if (!out) throw ConfigError(path + ": cannot write the WCET statistics");
+    out << j.dump(1) << '\n';
+    if (!out) throw ConfigError(path + ": writing the WCET statistics failed");
+}
+
+StatisticsTable StatisticsTable::load(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError(path + ": cannot read the WCET statistics");
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) throw ConfigError(path + ": not JSON (expected statistics written by --stats-out)");
+    try {
+        if (j.value("format", "") != kFormat) throw std::invalid_argument("not an emutrace WCET statistics file (format is not \"" + std::string(kFormat) + "\")");
+        if (j.at("version").get<int>() != kVersion) throw std::invalid_argument("version " + j.at("version").dump() + " is not supported");
+        StatisticsTable t;
+        t.firmware = j.at("firmware").get<std::string>();
+        t.code_id = j.value("code_id", "");
+        t.runs = j.at("runs").get<std::uint64_t>();
+        for (const auto& b : j.at("blocks")) {
+            BlockRecord& r = t.blocks[b.at("address").get<std::uint32_t>()];
+            r.context[0] = stat_from(b.at("first"));
+            r.context[1] = stat_from(b.at("later"));
+        }
+        for (const auto& l : j.at("loops")) t.loop_bounds[l.at("header").get<std::uint32_t>()] = l.at("max_iterations").get<std::uint64_t>();
+        for (const auto& f : j.at("functions")) t.functions[f.at("address").get<std::uint32_t>()].time = stat_from(f.at("time"));
+        return t;
+    } catch (const std::exception& e) {
+        throw ConfigError(path + ": bad WCET statistics: " + e.what());
+    }
+}
+
+}  // namespace emutrace::analysis::wcet

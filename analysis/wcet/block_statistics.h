@@ -1,0 +1,62 @@
+#pragma once
+// The statistics module of Dreyer et al. (WCET 2015, section 3.3): per basic block, the minimum,
+// maximum, total and count of its measured execution times, kept separately for the first and the
+// later iterations of its innermost loop. Updating is O(1) and the table's size depends on the
+// program, not on the run. Tables of the same firmware merge associatively (min of mins, max of
+// maxes, sums), so many runs, or a long soak, aggregate into one.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace emutrace::analysis::wcet {
+
+struct TimeStat {
+    std::uint64_t min = UINT64_MAX, max = 0, total = 0, count = 0;
+    void add(std::uint64_t t) {
+        // Branches, not conditional moves: a block's time rarely sets a new extreme, and a cmov
+        // would chain every update to the previous one through memory.
+        if (t < min) [[unlikely]] min = t;
+        if (t > max) [[unlikely]] max = t;
+        total += t;
+        ++count;
+    }
+    void merge(const TimeStat& o) {
+        min = o.min < min ? o.min : min;
+        max = o.max > max ? o.max : max;
+        total += o.total;
+        count += o.count;
+    }
+    bool seen() const { return count > 0; }
+};
+
+/// What one block measured; [0] first iterations (and blocks outside loops), [1] later iterations.
+struct BlockRecord {
+    TimeStat context[2];
+};
+
+/// End-to-end times of a function, from its entry to its return, exceptions excluded.
+struct FunctionRecord {
+    TimeStat time;
+};
+
+/// The aggregate of runs of one firmware, keyed by addresses so that it outlives a rebuild of the
+/// analysis (and merges across processes).
+struct StatisticsTable {
+    std::string firmware;                                  ///< the ELF the runs executed
+    std::string code_id;                                   ///< identifies its code bytes: tables of other builds do not merge
+    std::uint64_t runs = 0;
+    std::map<std::uint32_t, BlockRecord> blocks;           ///< by block start address
+    std::map<std::uint32_t, std::uint64_t> loop_bounds;    ///< most iterations per entry, by header address
+    std::map<std::uint32_t, FunctionRecord> functions;     ///< by function start address
+
+    /// Throws ConfigError when the tables come from different code (code_id).
+    void merge(const StatisticsTable& other);
+    /// Writes the table as JSON; throws ConfigError when the file cannot be written.
+    void save(const std::string& path) const;
+    /// Reads a table written by save(); throws ConfigError naming the file and what is wrong.
+    static StatisticsTable load(const std::string& path);
+};
+
+}  // namespace emutrace::analysis::wcet

@@ -1,0 +1,344 @@
+#include "analysis/wcet/ipet.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// The integer program (maximised):
+//   columns  x_e per edge; x1_b per block (executions outside loops or in a first iteration of the
+//            block's innermost loop); x2_b per block inside a loop (later iterations); exit_b per
+//            block that may leave the graph. All are integers >= 0; a context in which a block was
+//            never measured gets the upper bound 0.
+//   rows     per block: inflow = x1_b + x2_b and x1_b + x2_b = outflow;
+//            per loop L entered E_L times: x1_h = E_L, x1_b <= E_L for the other blocks whose
+//            innermost loop is L, and x1_h + x2_h <= bound * E_L.
+//   objective  sum of first_cost * x1_b + later_cost * x2_b.
+
+namespace emutrace::analysis::wcet {
+
+namespace {
+
+struct Term {
+    int col = 0;
+    double coef = 0;
+};
+
+struct Row {
+    std::vector<Term> terms;
+    int type = GLP_FX;  ///< GLP_FX (terms = rhs) or GLP_UP (terms <= rhs)
+    double rhs = 0;
+};
+
+/// A block as the chosen mode sees it: what each execution costs and where it may execute.
+struct Effective {
+    double first_cost = 0, later_cost = 0;
+    bool first_allowed = false, later_allowed = false;
+};
+
+/// Column numbers (1-based, as GLPK counts them); 0 where a block has no such column.
+struct Columns {
+    int count = 0;
+    int first_edge = 1;  ///< edge i is column first_edge + i
+    std::vector<int> x1, x2, exit;
+
+    int edge(std::size_t i) const { return first_edge + static_cast<int>(i); }
+};
+
+struct ProbDeleter {
+    void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+using ProbPtr = std::unique_ptr<glp_prob, ProbDeleter>;
+
+std::string loop_label(const IpetProblem& problem, std::size_t l) {
+    const std::string& name = problem.loops[l].name;
+    return name.empty() ? "loop " + std::to_string(l) + " (header block " + std::to_string(problem.loops[l].header) + ")"
+                        : name;
+}
+
+// GLPK aborts the process on out-of-range indices, so malformed input is rejected here instead.
+void validate(const IpetProblem& problem) {
+    const std::size_t n = problem.blocks.size();
+    auto check = [](bool ok, const std::string& what) {
+        if (!ok) throw std::invalid_argument("IPET: " + what);
+    };
+    check(n > 0, "the problem has no blocks");
+    check(problem.entry < n, "the entry block is out of range");
+    for (std::size_t b = 0; b < n; ++b) {
+        const IpetBlock& blk = problem.blocks[b];
+        check(std::isfinite(blk.first_cost) && std::isfinite(blk.later_cost), "block " + std::to_string(b) + " has a non-finite cost");
+        check(blk.loop < static_cast<int>(problem.loops.size()), "block " + std::to_string(b) + " names a loop out of range");
+    }
+    for (const IpetEdge& e : problem.edges) check(e.from < n && e.to < n, "an edge names a block out of range");
+    for (const IpetCall& c : problem.calls) check(c.caller < n && c.callee < n, "a call names a block out of range");
+    for (std::size_t l = 0; l < problem.loops.size(); ++l) {
+        const IpetLoop& loop = problem.loops[l];
+        // The header belongs to the loop it heads; otherwise it would have no later-iteration count.
+        check(loop.header < n && problem.blocks[loop.header].loop == static_cast<int>(l),
+              loop_label(problem, l) + ": the header's innermost loop is not this loop");
+        for (std::size_t e : loop.entries)
+            check(e < problem.edges.size() && problem.edges[e].to == loop.header,
+                  loop_label(problem, l) + ": an entry is not an edge into the header");
+    }
+    // GLPK counts rows and columns in int; stay far from the limit.
+    check(n < INT_MAX / 8 && problem.edges.size() < INT_MAX / 8, "the problem is too large for GLPK");
+}
+
+std::vector<Effective> effective_blocks(const IpetProblem& problem, bool context_sensitive) {
+    std::vector<Effective> out(problem.blocks.size());
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
+        const IpetBlock& blk = problem.blocks[b];
+        Effective& e = out[b];
+        if (blk.loop < 0) {
+            // Outside loops there is no later iteration: later_cost and later_seen carry no meaning
+            // (and later_seen defaults to true, which must not let an unseen block in).
+            e.first_cost = e.later_cost = blk.first_cost;
+            e.first_allowed = blk.first_seen;
+        } else if (context_sensitive) {
+            e = {blk.first_cost, blk.later_cost, blk.first_seen, blk.later_seen};
+        } else {
+            const double cost = std::max(blk.first_cost, blk.later_cost);
+            const bool seen = blk.first_seen || blk.later_seen;
+            e = {cost, cost, seen, seen};
+        }
+    }
+    return out;
+}
+
+// A loop without a bound would make the longest path infinite; only a header that can never
+// execute (it was not measured in any allowed context) may go without one.
+void require_loop_bounds(const IpetProblem& problem, const std::vector<Effective>& eff) {
+    for (std::size_t l = 0; l < problem.loops.size(); ++l) {
+        const IpetLoop& loop = problem.loops[l];
+        const Effective& h = eff[loop.header];
+        if (loop.bound == 0 && (h.first_allowed || h.later_allowed))
+            throw std::runtime_error(loop_label(problem, l) + ": no loop bound (never observed iterating and no flow fact)");
+    }
+}
+
+Columns lay_out_columns(const IpetProblem& problem) {
+    Columns c;
+    const std::size_t n = problem.blocks.size();
+    c.x1.assign(n, 0);
+    c.x2.assign(n, 0);
+    c.exit.assign(n, 0);
+    int next = c.first_edge + static_cast<int>(problem.edges.size());
+    for (std::size_t b = 0; b < n; ++b) {
+        c.x1[b] = next++;
+        if (problem.blocks[b].loop >= 0) c.x2[b] = next++;
+        if (problem.blocks[b].may_exit) c.exit[b] = next++;
+    }
+    c.count = next - 1;
+    return c;
+}
+
+/// Adds coef * (all executions of block b) to `terms`.
+void add_executions(std::vector<Term>& terms, const Columns& c, std::size_t b, double coef) {
+    terms.push_back({c.x1[b], coef});
+    if (c.x2[b] != 0) terms.push_back({c.x2[b], coef});
+}
+
+/// Two rows per block: inflow = executions = outflow.
+void add_flow_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
+    const std::size_t n = problem.blocks.size();
+    std::vector<Row> in(n), out(n);
+    for (std::size_t b = 0; b < n; ++b) {
+        add_executions(in[b].terms, c, b, 1);
+        add_executions(out[b].terms, c, b, 1);
+        if (c.exit[b] != 0) out[b].terms.push_back({c.exit[b], -1});
+    }
+    in[problem.entry].rhs = 1;  // the entry is entered once from outside
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
+        in[problem.edges[i].to].terms.push_back({c.edge(i), -1});
+        out[problem.edges[i].from].terms.push_back({c.edge(i), -1});
+    }
+    // Every execution of a calling block enters the callee once more.
+    for (const IpetCall& call : problem.calls) add_executions(in[call.callee].terms, c, call.caller, -1);
+    for (std::size_t b = 0; b < n; ++b) {
+        rows.push_back(std::move(in[b]));
+        rows.push_back(std::move(out[b]));
+    }
+}
+
+/// The times loop `l` is entered, as terms (coefficient 1) plus a constant. Besides the entry
+/// edges this counts entries from outside the graph: a header that is the graph's entry or a
+/// callee's entry block (a function that begins with its loop) has no entry edge at all.
+struct EntryFlow {
+    std::vector<Term> terms;
+    double constant = 0;
+};
+
+EntryFlow entry_flow(const IpetProblem& problem, const Columns& c, const std::vector<std::vector<std::size_t>>& callers_of,
+                     std::size_t l) {
+    const IpetLoop& loop = problem.loops[l];
+    EntryFlow f;
+    for (std::size_t e : loop.entries) f.terms.push_back({c.edge(e), 1});
+    for (std::size_t caller : callers_of[loop.header]) add_executions(f.terms, c, caller, 1);
+    if (loop.header == problem.entry) f.constant = 1;
+    return f;
+}
+
+/// The row lhs - scale * E_L (= or <=) scale * constant.
+Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) {
+    Row r{std::move(lhs), type, scale * f.constant};
+    for (const Term& t : f.terms) r.terms.push_back({t.col, -scale * t.coef});
+    return r;
+}
+
+void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
+    std::vector<std::vector<std::size_t>> callers_of(problem.blocks.size());
+    for (const IpetCall& call : problem.calls) callers_of[call.callee].push_back(call.caller);
+    std::vector<std::vector<std::size_t>> members(problem.loops.size());
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b)
+        if (problem.blocks[b].loop >= 0) members[static_cast<std::size_t>(problem.blocks[b].loop)].push_back(b);
+
+    for (std::size_t l = 0; l < problem.loops.size(); ++l) {
+        const std::size_t h = problem.loops[l].header;
+        const EntryFlow f = entry_flow(problem, c, callers_of, l);
+        // Each entry starts exactly one first iteration, which runs the header once...
+        rows.push_back(loop_row({{c.x1[h], 1}}, f, 1, GLP_FX));
+        // ...and every other block of the loop (not of a loop nested in it) at most once.
+        for (std::size_t b : members[l])
+            if (b != h) rows.push_back(loop_row({{c.x1[b], 1}}, f, 1, GLP_UP));
+        const double bound = static_cast<double>(problem.loops[l].bound);
+        rows.push_back(loop_row({{c.x1[h], 1}, {c.x2[h], 1}}, f, bound, GLP_UP));
+    }
+}
+
+// glp_load_matrix rejects a repeated (row, column) pair, which a call from a block into its own
+// graph or a repeated entry edge would produce; such terms are summed.
+void merge_terms(std::vector<Term>& terms) {
+    std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.col < b.col; });
+    std::vector<Term> merged;
+    for (const Term& t : terms) {
+        if (!merged.empty() && merged.back().col == t.col)
+            merged.back().coef += t.coef;
+        else
+            merged.push_back(t);
+    }
+    std::erase_if(merged, [](const Term& t) { return t.coef == 0; });
+    terms = std::move(merged);
+}
+
+void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff) {
+    glp_add_cols(p, c.count);
+    for (int j = 1; j <= c.count; ++j) {
+        glp_set_col_kind(p, j, GLP_IV);
+        glp_set_col_bnds(p, j, GLP_LO, 0, 0);
+    }
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
+        glp_set_obj_coef(p, c.x1[b], eff[b].first_cost);
+        if (!eff[b].first_allowed) glp_set_col_bnds(p, c.x1[b], GLP_FX, 0, 0);
+        if (c.x2[b] == 0) continue;
+        glp_set_obj_coef(p, c.x2[b], eff[b].later_cost);
+        if (!eff[b].later_allowed) glp_set_col_bnds(p, c.x2[b], GLP_FX, 0, 0);
+    }
+}
+
+void set_rows(glp_prob* p, std::vector<Row>& rows) {
+    glp_add_rows(p, static_cast<int>(rows.size()));
+    // Triplets, 1-based: GLPK ignores element 0.
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        Row& r = rows[i];
+        const int row = static_cast<int>(i) + 1;
+        glp_set_row_bnds(p, row, r.type, r.rhs, r.rhs);
+        merge_terms(r.terms);
+        for (const Term& t : r.terms) {
+            ia.push_back(row);
+            ja.push_back(t.col);
+            ar.push_back(t.coef);
+        }
+    }
+    glp_load_matrix(p, static_cast<int>(ar.size()) - 1, ia.data(), ja.data(), ar.data());
+}
+
+[[noreturn]] void fail_infeasible() {
+    throw std::runtime_error("IPET: the measured blocks admit no path from the entry to an exit (the integer program is infeasible)");
+}
+[[noreturn]] void fail_unbounded() {
+    throw std::runtime_error(
+        "IPET: the longest path is unbounded (a cycle that is not a bounded loop, or unbounded recursion)");
+}
+[[noreturn]] void fail_glpk(const char* step, int code) {
+    throw std::runtime_error(std::string("IPET: GLPK ") + step + " failed (code " + std::to_string(code) + ")");
+}
+
+// The LP relaxation first, so that an infeasible or unbounded problem is told apart from a solver
+// failure; then branch and bound from its optimal basis.
+void solve(glp_prob* p) {
+    glp_smcp smcp;
+    glp_init_smcp(&smcp);
+    smcp.msg_lev = GLP_MSG_OFF;
+    smcp.presolve = GLP_ON;
+    const int lp = glp_simplex(p, &smcp);
+    if (lp == GLP_ENOPFS) fail_infeasible();
+    if (lp == GLP_ENODFS) fail_unbounded();
+    if (lp != 0) fail_glpk("simplex", lp);
+    switch (glp_get_status(p)) {
+        case GLP_OPT: break;
+        case GLP_NOFEAS: fail_infeasible();
+        case GLP_UNBND: fail_unbounded();
+        default: fail_glpk("simplex status", glp_get_status(p));
+    }
+
+    glp_iocp iocp;
+    glp_init_iocp(&iocp);
+    iocp.msg_lev = GLP_MSG_OFF;
+    const int mip = glp_intopt(p, &iocp);
+    if (mip != 0) fail_glpk("intopt", mip);
+    switch (glp_mip_status(p)) {
+        case GLP_OPT: break;
+        case GLP_NOFEAS: fail_infeasible();
+        default: fail_glpk("intopt status", glp_mip_status(p));
+    }
+}
+
+std::uint64_t count_of(glp_prob* p, int col) {
+    if (col == 0) return 0;
+    const long long v = std::llround(glp_mip_col_val(p, col));
+    return v > 0 ? static_cast<std::uint64_t>(v) : 0;
+}
+
+IpetSolution read_solution(glp_prob* p, const IpetProblem& problem, const Columns& c) {
+    IpetSolution s;
+    s.bound = glp_mip_obj_val(p);
+    s.first.resize(problem.blocks.size());
+    s.later.resize(problem.blocks.size());
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
+        s.first[b] = count_of(p, c.x1[b]);
+        s.later[b] = count_of(p, c.x2[b]);
+    }
+    s.edges.resize(problem.edges.size());
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) s.edges[i] = count_of(p, c.edge(i));
+    return s;
+}
+
+}  // namespace
+
+IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
+    validate(problem);
+    const std::vector<Effective> eff = effective_blocks(problem, context_sensitive);
+    require_loop_bounds(problem, eff);
+
+    const Columns columns = lay_out_columns(problem);
+    std::vector<Row> rows;
+    rows.reserve(2 * problem.blocks.size() + 2 * problem.loops.size());
+    add_flow_rows(problem, columns, rows);
+    add_loop_rows(problem, columns, rows);
+
+    ProbPtr prob(glp_create_prob());
+    glp_set_obj_dir(prob.get(), GLP_MAX);
+    set_columns(prob.get(), problem, columns, eff);
+    set_rows(prob.get(), rows);
+    solve(prob.get());
+    return read_solution(prob.get(), problem, columns);
+}
+
+}  // namespace emutrace::analysis::wcet

@@ -1,0 +1,61 @@
+#pragma once
+// Implicit path enumeration (IPET): the longest path through a graph of measured basic blocks, as
+// an integer linear program solved with GLPK. Blocks inside loops are virtually unrolled once
+// (Dreyer et al., WCET 2015): a block has a cost in the first iteration of its innermost loop and
+// another in the later ones, with separate execution counts, so a first iteration that is slower
+// (a cold cache, a one-off path) is not charged to every iteration.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace emutrace::analysis::wcet {
+
+struct IpetBlock {
+    double first_cost = 0;          ///< cycles per execution outside loops or in a first iteration
+    double later_cost = 0;          ///< cycles per execution in a later iteration (loop >= 0 only)
+    bool first_seen = true;         ///< false: never measured in that context, so it executes 0 times there
+    bool later_seen = true;
+    int loop = -1;                  ///< innermost loop (index into IpetProblem::loops), or -1
+    bool may_exit = false;          ///< control can leave the graph here (return, tail call)
+};
+
+struct IpetEdge {
+    std::size_t from = 0, to = 0;   ///< block indices
+};
+
+struct IpetLoop {
+    std::size_t header = 0;             ///< block index
+    std::vector<std::size_t> entries;   ///< indices of the edges entering the header from outside the loop
+    std::uint64_t bound = 0;            ///< most header executions per entry into the loop; 0: unknown
+    std::string name;                   ///< for error messages, e.g. "main loop 0 at 0x00000124"
+};
+
+/// A call (or tail call) site: each execution of `caller` enters the graph once more at `callee`.
+struct IpetCall {
+    std::size_t caller = 0, callee = 0;  ///< block indices: the calling block, the callee's entry block
+};
+
+struct IpetProblem {
+    std::vector<IpetBlock> blocks;
+    std::vector<IpetEdge> edges;
+    std::vector<IpetLoop> loops;
+    std::vector<IpetCall> calls;
+    std::size_t entry = 0;              ///< executed exactly once
+};
+
+struct IpetSolution {
+    double bound = 0;                   ///< the objective: cycles on the longest path
+    std::vector<std::uint64_t> first;   ///< per block: executions outside loops or in first iterations
+    std::vector<std::uint64_t> later;   ///< per block: executions in later iterations
+    std::vector<std::uint64_t> edges;   ///< per edge: times taken on the longest path
+};
+
+/// Solves for the longest path. With `context_sensitive` false every block costs the larger of its
+/// two costs in every execution and is allowed in both contexts if it was seen in either: the
+/// classic one-maximum-per-block bound. Throws std::runtime_error naming the loop when a loop whose
+/// header was seen has no bound (bound 0), and when GLPK finds no integer optimum.
+IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive = true);
+
+}  // namespace emutrace::analysis::wcet

@@ -1,0 +1,92 @@
+#pragma once
+// The loop module of Dreyer et al. (WCET 2015, section 3.3): a stack of rows, one per loop level
+// and routine, moved by "up" and "down" operations as trace point events arrive. It decides for
+// each executed block whether it runs in the first iteration of its innermost loop (index 0) or a
+// later one (index 1). Beyond the paper, calls remember the caller's row, so a return goes back
+// to it even after a tail call, and exceptions save and restore the whole context.
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/wcet/trace_points.h"
+
+namespace emutrace::analysis::wcet {
+
+struct LoopRow {
+    bool valid = false;
+    std::uint32_t id = 0;          ///< trace point that opened the row (a loop header or routine entry)
+    std::uint8_t index = 0;        ///< 0: first iteration, 1: a later one
+    std::uint32_t iterations = 0;  ///< header executions since the row opened
+};
+
+/// Which case of the transition relation the last step took.
+enum class Transition : std::uint8_t { Start, Call, Return, Up, Down, Sibling, NextIteration, Stay };
+
+class LoopContextTracker {
+public:
+    /// `rows` bounds the nesting of loops and calls it follows; deeper recursion saturates.
+    explicit LoopContextTracker(const TracePoints& points, std::size_t rows = 1024);
+
+    /// The transition S[▷, e_i, e_i+1] for the next trace point; returns its index (0 or 1).
+    unsigned step(std::uint32_t next) {
+        // The common cases inline: the same loop body at the same level, no call or return.
+        if (previous_ >= 0) [[likely]] {
+            std::uint32_t c = shape_[static_cast<std::size_t>(previous_)], n = shape_[next];
+            bool call = (c & kCall) && (n & kEntry), ret = (c & kExit) && (n & kRet);
+            if (((c ^ n) & kPlace) == 0 && !call && !ret) [[likely]] {
+                LoopRow& r = rows_[p_];
+                if (r.valid && r.id == next) {
+                    r.index = 1;
+                    ++r.iterations;
+                    last_ = Transition::NextIteration;
+                } else {
+                    last_ = Transition::Stay;
+                }
+                previous_ = next;
+                return r.index;
+            }
+        }
+        return step_slow(next);
+    }
+    /// An exception interrupts the flow: the handler starts a fresh context above this one.
+    void exception_entry();
+    /// The handler returned: the interrupted context is back as it was.
+    void exception_return();
+
+    /// Most header executions seen per entry into each loop (TracePoints::loops()), rows still open included.
+    std::vector<std::uint32_t> max_iterations() const;
+    Transition last() const { return last_; }
+    std::size_t pointer() const { return p_; }
+    const LoopRow& row(std::size_t k) const { return rows_[k]; }
+    /// How often the stack was full or a return found no call (recursion deeper than the rows).
+    std::uint64_t saturations() const { return saturations_; }
+
+private:
+    unsigned step_slow(std::uint32_t next);
+    void up(std::size_t m, LoopRow r);
+
+    // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
+    static constexpr std::uint32_t kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26, kRet = 1u << 27;
+    static constexpr std::size_t kMostFrames = 1u << 16;  ///< open calls remembered; deeper recursion saturates
+    void down(std::size_t m, LoopRow r);
+    void retire(const LoopRow& r);
+
+    struct Saved {
+        std::size_t p;
+        std::int64_t previous;
+        std::size_t frames;
+    };
+
+    const TracePoints& points_;
+    std::vector<std::uint32_t> shape_;
+    std::vector<LoopRow> rows_;
+    std::size_t p_ = 0;
+    std::int64_t previous_ = -1;       ///< the last trace point, or -1 at a context's start
+    std::vector<std::size_t> frames_;  ///< the caller's row at each open call
+    std::vector<Saved> saved_;         ///< one per exception being handled
+    std::vector<std::uint32_t> max_iterations_;
+    std::uint64_t saturations_ = 0;
+    Transition last_ = Transition::Start;
+};
+
+}  // namespace emutrace::analysis::wcet

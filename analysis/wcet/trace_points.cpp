@@ -1,0 +1,72 @@
+#include "analysis/wcet/trace_points.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace emutrace::analysis::wcet {
+
+TracePoints::TracePoints(const decode::Program& program) {
+    const auto& functions = program.functions();
+    for (std::uint32_t f = 0; f < functions.size(); ++f) {
+        const decode::Function& fn = functions[f];
+        std::vector<std::uint32_t> loop_base(fn.loops.size());
+        for (std::uint32_t l = 0; l < fn.loops.size(); ++l) loop_base[l] = static_cast<std::uint32_t>(loops_.size()) + l;
+        auto first_point = static_cast<std::uint32_t>(points_.size());
+        function_entry_.push_back(first_point);
+        for (std::uint32_t b = 0; b < fn.blocks.size(); ++b) {
+            const decode::BasicBlock& block = fn.blocks[b];
+            TracePoint p;
+            p.first = block.start;
+            p.function = f;
+            p.block = b;
+            if (block.loop >= 0) {
+                const decode::Loop& loop = fn.loops[static_cast<std::size_t>(block.loop)];
+                p.level = static_cast<std::uint8_t>(std::min(loop.depth, 255));
+                p.distinctor = static_cast<std::uint16_t>(block.loop + 1);
+                p.loop = static_cast<int>(loop_base[static_cast<std::size_t>(block.loop)]);
+            }
+            p.entry = b == 0;
+            p.exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
+                     block.exit == decode::BlockExit::Indirect;
+            for (const auto& c : fn.calls)
+                if (!c.tail && c.at >= block.start && c.at < block.end) p.call = true;
+            p.ret = b > 0 && points_.back().call && points_.back().function == f;
+            points_.push_back(p);
+        }
+        for (std::uint32_t l = 0; l < fn.loops.size(); ++l)
+            loops_.push_back({f, l, first_point + static_cast<std::uint32_t>(fn.loops[l].header)});
+    }
+    index_addresses();
+}
+
+TracePoints::TracePoints(std::vector<TracePoint> points, std::vector<LoopRef> loops) : points_(std::move(points)), loops_(std::move(loops)) {
+    std::uint32_t functions = 0;
+    for (const auto& p : points_) functions = std::max(functions, p.function + 1);
+    function_entry_.assign(functions, 0);
+    for (std::size_t id = points_.size(); id-- > 0;)
+        if (points_[id].entry) function_entry_[points_[id].function] = static_cast<std::uint32_t>(id);
+    index_addresses();
+}
+
+void TracePoints::index_addresses() {
+    if (points_.empty()) return;
+    std::uint32_t low = UINT32_MAX, high = 0;
+    for (const auto& p : points_) {
+        low = std::min(low, p.first);
+        high = std::max(high, p.first);
+    }
+    low_ = low & ~1u;
+    slots_.assign((high - low_) / 2 + 1, -1);
+    for (std::size_t id = 0; id < points_.size(); ++id) slots_[(points_[id].first - low_) >> 1] = static_cast<int>(id);
+}
+
+std::vector<std::uint32_t> TracePoints::addresses() const {
+    std::vector<std::uint32_t> out;
+    out.reserve(points_.size());
+    for (const auto& p : points_) out.push_back(p.first);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+}  // namespace emutrace::analysis::wcet

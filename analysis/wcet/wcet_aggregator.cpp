@@ -1,0 +1,92 @@
+#include "analysis/wcet/wcet_aggregator.h"
+
+namespace emutrace::analysis::wcet {
+
+WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points)
+    : program_(program),
+      points_(points),
+      tracker_(points),
+      records_(points.points().size()),
+      function_times_(program.functions().size()) {}
+
+void WcetAggregator::on_start(const trace::RunInfo& info) { firmware_ = info.firmware; }
+
+inline void WcetAggregator::close(std::uint64_t cycle) {
+    if (current_ < 0) return;
+    records_[static_cast<std::size_t>(current_)].context[current_index_].add(cycle >= current_start_ ? cycle - current_start_ : 0);
+    current_ = -1;
+}
+
+inline void WcetAggregator::on_block(const trace::Event& e) {
+    close(e.cycle);
+    if (resuming_) [[unlikely]] {  // handler time runs from the exception's entry to the resumed block
+        exception_cycles_ += e.cycle - exception_start_;
+        resuming_ = false;
+    }
+    int id = points_.id_at(e.address);
+    if (id < 0) [[unlikely]] return;  // code outside the program's sized functions: not measured
+    auto next = static_cast<std::uint32_t>(id);
+    current_index_ = tracker_.step(next);
+    current_ = id;
+    current_start_ = e.cycle;
+    switch (tracker_.last()) {
+        case Transition::Call: calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_}); break;
+        case Transition::Return:
+            if (!calls_.empty()) {
+                const Call& c = calls_.back();
+                function_times_[c.function].add(e.cycle - c.start - (exception_cycles_ - c.excluded_at_start));
+                calls_.pop_back();
+            }
+            break;
+        default: break;
+    }
+}
+
+void WcetAggregator::on_batch(const trace::EventBatch& batch) {
+    for (const auto& e : batch.events) {
+        if (e.kind == trace::EventKind::Block) [[likely]] {
+            on_block(e);
+            continue;
+        }
+        switch (e.kind) {
+            case trace::EventKind::ExceptionEntry:
+                close(e.cycle);
+                if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
+                resuming_ = false;  // a tail-chained handler: still one stretch of handler time
+                calls_at_exception_.push_back(calls_.size());
+                tracker_.exception_entry();
+                break;
+            case trace::EventKind::ExceptionReturn:
+                close(e.cycle);
+                tracker_.exception_return();
+                if (!calls_at_exception_.empty()) {
+                    calls_.resize(std::min(calls_.size(), calls_at_exception_.back()));
+                    calls_at_exception_.pop_back();
+                }
+                if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
+                break;
+            case trace::EventKind::Stop: close(e.cycle); break;
+            default: break;
+        }
+    }
+}
+
+void WcetAggregator::on_end() {}
+
+StatisticsTable WcetAggregator::table() const {
+    StatisticsTable t;
+    t.firmware = firmware_;
+    t.runs = 1;
+    const auto& points = points_.points();
+    for (std::size_t id = 0; id < points.size(); ++id)
+        if (records_[id].context[0].seen() || records_[id].context[1].seen()) t.blocks[points[id].first] = records_[id];
+    std::vector<std::uint32_t> iterations = tracker_.max_iterations();
+    for (std::size_t l = 0; l < iterations.size(); ++l)
+        if (iterations[l] > 0) t.loop_bounds[points[points_.loops()[l].header].first] = iterations[l];
+    const auto& functions = program_.functions();
+    for (std::size_t f = 0; f < functions.size(); ++f)
+        if (function_times_[f].seen()) t.functions[functions[f].start].time = function_times_[f];
+    return t;
+}
+
+}  // namespace emutrace::analysis::wcet

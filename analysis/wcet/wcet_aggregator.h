@@ -1,0 +1,61 @@
+#pragma once
+// The continuous aggregation of Dreyer et al. as a sink: the measurement module (a block's time is
+// the next trace point's stamp minus its own), the loop module (LoopContextTracker) and the
+// statistics module (BlockRecord per trace point), all O(1) per block event. Exception handlers are
+// measured as their own routines and their time is kept out of the interrupted block's and out of
+// the end-to-end times of the functions they interrupt.
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/wcet/block_statistics.h"
+#include "analysis/wcet/loop_context.h"
+#include "analysis/wcet/trace_points.h"
+#include "trace/trace_sink.h"
+
+namespace emutrace::analysis::wcet {
+
+class WcetAggregator final : public trace::TraceSink {
+public:
+    /// Both must outlive the aggregator. For exact per-block times the source should start a block
+    /// event at every trace point (emu::MachineConfig::trace_points = points.addresses()).
+    WcetAggregator(const decode::Program& program, const TracePoints& points);
+
+    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions; }
+    void on_start(const trace::RunInfo& info) override;
+    void on_batch(const trace::EventBatch& batch) override;
+    void on_end() override;
+
+    /// What this run measured, keyed by address (mergeable with saved tables).
+    StatisticsTable table() const;
+    const std::vector<BlockRecord>& records() const { return records_; }
+    const LoopContextTracker& tracker() const { return tracker_; }
+
+private:
+    void on_block(const trace::Event& e);
+    void close(std::uint64_t cycle);
+
+    struct Call {
+        std::uint32_t function;
+        std::uint64_t start;
+        std::uint64_t excluded_at_start;  ///< exception cycles so far when the call began
+    };
+
+    const decode::Program& program_;
+    const TracePoints& points_;
+    LoopContextTracker tracker_;
+    std::vector<BlockRecord> records_;
+    std::vector<TimeStat> function_times_;
+    std::vector<Call> calls_;
+    std::vector<std::size_t> calls_at_exception_;
+    std::string firmware_;
+    std::int64_t current_ = -1;  ///< the trace point being measured
+    unsigned current_index_ = 0;
+    std::uint64_t current_start_ = 0;
+    std::uint64_t exception_cycles_ = 0;  ///< time spent in exception handlers, entry to resume
+    std::uint64_t exception_start_ = 0;
+    unsigned exception_depth_ = 0;
+    bool resuming_ = false;
+};
+
+}  // namespace emutrace::analysis::wcet

@@ -1,0 +1,76 @@
+#pragma once
+// The post-processing of Dreyer et al. (section 3.4): the CFG of a function and its callees,
+// annotated with the aggregated block statistics, becomes an IPET problem whose optimum is the WCET
+// estimate and its worst path. Solved twice: with the loop context (first and later iterations
+// costed apart) and without it (one maximum per block), so the gain of the context shows.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/wcet/block_statistics.h"
+#include "analysis/wcet/trace_points.h"
+#include "decode/program.h"
+
+namespace emutrace::analysis::wcet {
+
+/// A loop bound given by the user; it overrides the observed one.
+struct FlowFact {
+    std::string function;                ///< with `loop`: the loop's function
+    int loop = -1;                       ///< the loop's index as `emutrace cfg` prints it
+    std::optional<std::uint32_t> header; ///< or the loop's header address
+    std::uint64_t bound = 0;             ///< most header executions per entry into the loop
+};
+
+struct WcetQuery {
+    std::string function;
+    std::vector<FlowFact> flow_facts;
+};
+
+struct PathBlock {
+    std::string function;
+    std::uint32_t start = 0, end = 0;
+    std::uint64_t first_count = 0, later_count = 0;  ///< executions on the worst path, by context
+    std::uint64_t first_cost = 0, later_cost = 0;    ///< the measured maxima used
+    std::uint64_t cycles = 0;                        ///< the block's share of the bound
+};
+
+struct FunctionShare {
+    std::string name;
+    std::uint64_t cycles = 0;     ///< of the bound, in the function's own blocks
+    std::uint64_t entries = 0;    ///< times entered on the worst path
+};
+
+struct UnexecutedBlock {
+    std::string function;
+    std::uint32_t start = 0, end = 0;
+    bool reachable = true;        ///< reachable in the CFG: an untested path; otherwise dead code
+};
+
+struct LoopBoundUsed {
+    std::string function;
+    int loop = 0;
+    std::uint32_t header = 0;
+    std::uint64_t bound = 0;
+    std::string source;           ///< "observed", "flow fact" or "never entered"
+};
+
+struct WcetResult {
+    std::string function;
+    std::uint64_t bound_cycles = 0;
+    std::uint64_t insensitive_bound_cycles = 0;
+    std::uint64_t observed_max_cycles = 0;
+    std::uint64_t observed_runs = 0;
+    std::vector<PathBlock> path;             ///< blocks executed on the worst path
+    std::vector<FunctionShare> functions;    ///< per function, worst path
+    std::vector<UnexecutedBlock> never_executed;
+    std::vector<LoopBoundUsed> loops;
+    std::vector<std::string> warnings;       ///< indirect calls not followed, and the like
+    std::size_t blocks = 0;                  ///< in the ILP
+};
+
+/// Throws ConfigError when the function is unknown, recursive, or a loop it runs has no bound.
+WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query);
+
+}  // namespace emutrace::analysis::wcet
