@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "config/units.h"
 #include "config/config_error.h"
+#include "app/cfg_dot.h"
 #include "decode/program.h"
 
 namespace emutrace::app {
@@ -54,26 +55,6 @@ nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& sym
             {"calls", calls}, {"unknown_indirect", f.has_unknown_indirect}};
 }
 
-void write_dot(const std::string& path, const std::vector<const decode::Function*>& functions) {
-    std::ofstream out(path);
-    if (!out) throw ConfigError(path + ": cannot write the DOT file");
-    out << "digraph cfg {\n  node [shape=box, fontname=monospace];\n";
-    for (std::size_t k = 0; k < functions.size(); ++k) {
-        const auto& f = *functions[k];
-        out << "  subgraph cluster_" << k << " {\n    label=\"" << f.name << "\";\n";
-        for (std::size_t b = 0; b < f.blocks.size(); ++b) {
-            bool header = false;
-            for (const auto& l : f.loops) header = header || l.header == b;
-            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << config::hex32(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
-                << " insns\"" << (header ? ", style=bold" : "") << "];\n";
-        }
-        for (const auto& e : f.edges)
-            out << "    f" << k << "b" << e.from << " -> f" << k << "b" << e.to << " [label=\"" << decode::to_string(e.kind) << "\"];\n";
-        out << "  }\n";
-    }
-    out << "}\n";
-}
-
 }  // namespace
 
 int cfg_command(const CfgOptions& o) {
@@ -84,7 +65,7 @@ int cfg_command(const CfgOptions& o) {
         if (o.function.empty() || f.name == o.function) chosen.push_back(&f);
     if (chosen.empty()) throw ConfigError(o.elf + ": no function named '" + o.function + "'");
     for (const auto* f : chosen) print_function(*f, image.symbols());
-    if (!o.dot.empty()) write_dot(o.dot, chosen);
+    if (!o.dot.empty()) write_cfg_dot(o.dot, chosen);
     if (!o.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));

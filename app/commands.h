@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace emutrace::app {
 
@@ -57,6 +58,18 @@ struct CrosscheckOptions {
 int crosscheck_command(const CrosscheckOptions& options);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
 int cfg_command(const CfgOptions& options);
+
+struct WcetOptions {
+    std::string elf;
+    std::string scenario;                 ///< empty: the built-in board
+    std::string function;                 ///< overrides the scenario's wcet.function
+    std::string cmdline;                  ///< semihosting command line of the run
+    std::vector<std::string> stats_in;    ///< statistics of earlier runs to merge
+    std::string stats_out;                ///< where to save the merged statistics
+    bool no_run = false;                  ///< only merge and solve
+    std::string json, dot;
+};
+int wcet_command(const WcetOptions& options);
 int info_command(const std::string& elf);
 /// Prints a compact trace file, with function names when an ELF is given.
 int dump_command(const std::string& trace, const std::string& elf);

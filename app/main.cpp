@@ -112,6 +112,25 @@ int main(int argc, char** argv) {
     cc_cmd->footer("Exit status: 0 decoded (and, with --scenario, the paths match), 1 paths differ, 2 bad input.\n"
                    "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf -s board.yaml");
 
+    emutrace::app::WcetOptions wcet;
+    CLI::App* wcet_cmd = cli.add_subcommand(
+        "wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
+    wcet_cmd->add_option("elf", wcet.elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
+    wcet_cmd->add_option("-s,--scenario", wcet.scenario, "Scenario YAML (board, stimuli, wcet: {function, flow_facts, max_cycles})")
+        ->check(CLI::ExistingFile);
+    wcet_cmd->add_option("-f,--function", wcet.function, "The function to bound (overrides the scenario's)");
+    wcet_cmd->add_option("--cmdline", wcet.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+    wcet_cmd->add_option("--stats-in", wcet.stats_in, "Statistics of earlier runs (--stats-out files) to merge; repeatable")
+        ->check(CLI::ExistingFile);
+    wcet_cmd->add_option("--stats-out", wcet.stats_out, "Save the merged statistics (JSON) for later runs");
+    wcet_cmd->add_flag("--no-run", wcet.no_run, "Do not run the firmware: bound from --stats-in alone");
+    wcet_cmd->add_option("--json", wcet.json, "Write bound, observed time, worst path and never-executed blocks as JSON");
+    wcet_cmd->add_option("--dot", wcet.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
+    wcet_cmd->footer("The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
+                     "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
+                     "Exit status: 0, 1 when the bound exceeds the scenario's max_cycles, 2 bad input or a firmware fault.\n"
+                     "Example: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json");
+
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
     info_cmd->add_option("elf", info_elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
@@ -149,6 +168,7 @@ int main(int argc, char** argv) {
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
         if (*cfg_cmd) return cfg_command(cfg);
         if (*cc_cmd) return crosscheck_command(cc);
+        if (*wcet_cmd) return wcet_command(wcet);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

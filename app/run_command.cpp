@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "analysis/writers/event_log_writer.h"
 #include "analysis/writers/pft_writer.h"
 #include "app/commands.h"
 #include "app/run_report.h"
 #include "app/trace_analysis.h"
+#include "app/wcet_report.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -79,6 +81,11 @@ int run_command(const RunOptions& o) {
     std::string elf = firmware_path(o, sc);
     decode::ElfImage image = decode::ElfImage::load(elf);
 
+    std::unique_ptr<WcetSession> wcet;
+    if (sc.wcet.enabled) {
+        wcet = std::make_unique<WcetSession>(image);
+        wcet->configure(sc.machine);
+    }
     std::unique_ptr<emu::Machine> machine;
     try {
         machine = std::make_unique<emu::Machine>(std::move(sc.machine), image);
@@ -102,6 +109,7 @@ int run_command(const RunOptions& o) {
         pft_thread = std::make_unique<trace::BackgroundSink>(*pft);
         machine->add_sink(*pft_thread);
     }
+    if (wcet) wcet->attach(*machine);
     emu::RunResult result = machine->run();
     sc.machine.core = machine->config().core;
     sc.machine.clock_hz = machine->config().clock_hz;
@@ -129,10 +137,17 @@ int run_command(const RunOptions& o) {
                     {"exception_returns", p.exception_returns}, {"waypoint_updates", p.waypoint_updates}, {"syncs", p.syncs},
                     {"cycle_accurate", sc.pft.cycle_accurate}, {"trace_id", sc.pft.trace_id}};
     }
+    std::optional<analysis::wcet::WcetResult> bound;
+    if (wcet) {
+        bound = analysis::wcet::compute_wcet(wcet->program(), wcet->statistics({}, true), {sc.wcet.function, sc.wcet.flow_facts});
+        j["wcet"] = wcet_json(*bound, sc.machine.clock_hz);
+        if (sc.wcet.max_cycles) j["wcet"]["max_cycles"] = sc.wcet.max_cycles;
+    }
     if (!sc.outputs.json.empty()) write_json(sc.outputs.json, j);
     if (o.verbosity != Verbosity::Quiet) {
         std::fputs(format_summary(sc, elf, result).c_str(), stderr);
         if (analysis) std::fputs(analysis->summary(result.cycles).c_str(), stderr);
+        if (bound) std::fputs(format_wcet(*bound, sc.machine.clock_hz).c_str(), stderr);
         if (pft) {
             const decode::PftStats& p = pft->stats();
             std::fprintf(stderr, "PFT trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s\n",
@@ -151,6 +166,11 @@ int run_command(const RunOptions& o) {
                      100 * r["change"].get<double>(), r["baseline"].get<double>(), 100 * o.regression_threshold);
     int status = emu::exit_status(result);
     if (status == 0 && !regressions.empty()) return 1;
+    if (status == 0 && bound && sc.wcet.max_cycles && bound->bound_cycles > sc.wcet.max_cycles) {
+        std::fprintf(stderr, "emutrace: WCET bound of %s is %llu cycles, above max_cycles %llu\n", bound->function.c_str(),
+                     static_cast<unsigned long long>(bound->bound_cycles), static_cast<unsigned long long>(sc.wcet.max_cycles));
+        return 1;
+    }
     // A violated timing constraint fails the run (status 1) when nothing worse happened.
     if (status == 0 && analysis && !analysis->constraints_passed()) {
         std::fprintf(stderr, "emutrace: timing constraints violated\n");

@@ -211,13 +211,39 @@ void parse_pft(const config::Node& n, decode::PftOptions& p) {
     }
 }
 
+void parse_wcet(const config::Node& n, WcetConfig& w) {
+    if (!n.defined()) return;
+    n.allow_only({"function", "flow_facts", "max_cycles"});
+    n.require({"function"});
+    w.enabled = true;
+    w.function = n["function"].str();
+    if (n.has("max_cycles")) w.max_cycles = n["max_cycles"].integer();
+    if (!n.has("flow_facts")) return;
+    for (const auto& f : n["flow_facts"].items()) {
+        f.allow_only({"function", "loop", "header", "bound"});
+        f.require({"bound"});
+        analysis::wcet::FlowFact fact;
+        fact.bound = f["bound"].integer();
+        if (fact.bound == 0) f["bound"].fail("a loop bound counts header executions per entry: at least 1");
+        if (f.has("header")) {
+            if (f.has("function") || f.has("loop")) f.fail("a flow fact names its loop by header, or by function and loop, not both");
+            fact.header = f["header"].u32();
+        } else {
+            f.require({"function", "loop"});
+            fact.function = f["function"].str();
+            fact.loop = static_cast<int>(f["loop"].u32());
+        }
+        w.flow_facts.push_back(fact);
+    }
+}
+
 }  // namespace
 
 Scenario load_scenario(const config::Node& root) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     root.allow_only({"cpu", "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop", "semihosting", "outputs",
                      "nvic", "faults", "stimuli", "seed", "rtos", "timing", "firmware", "user_events", "calltrace",
-                     "constraints", "pft"});
+                     "constraints", "pft", "wcet"});
     Scenario sc;
     sc.file = root.file();
     emu::MachineConfig& m = sc.machine;
@@ -254,6 +280,7 @@ Scenario load_scenario(const config::Node& root) {
     if (out.has("pft")) sc.outputs.pft = out["pft"].str();
     if (out.has("snapshot")) sc.outputs.snapshot = out["snapshot"].str();
     parse_pft(root["pft"], sc.pft);
+    parse_wcet(root["wcet"], sc.wcet);
     if (root.has("firmware")) {
         std::string fw = root["firmware"].str();
         bool is_path = fw.find('/') != std::string::npos || fw.ends_with(".elf");

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/wcet/wcet_bound.h"
 #include "config/node.h"
 #include "decode/pft_encoder.h"
 #include "emu/machine_config.h"
@@ -51,6 +52,14 @@ struct CalltraceConfig {
     double event_budget = 0;
 };
 
+/// The loop-context WCET analysis (docs/wcet.md).
+struct WcetConfig {
+    bool enabled = false;
+    std::string function;                           ///< whose bound is computed
+    std::vector<analysis::wcet::FlowFact> flow_facts;
+    std::uint64_t max_cycles = 0;                   ///< a bound above this fails the run (exit 1); 0: none
+};
+
 struct Scenario {
     std::string file;  ///< where it came from ("built-in mps2-an385 scenario" for the default)
     emu::MachineConfig machine;
@@ -61,6 +70,7 @@ struct Scenario {
     CalltraceConfig calltrace;
     std::vector<ConstraintConfig> constraints;
     decode::PftOptions pft;  ///< how the PFT output is encoded
+    WcetConfig wcet;
 };
 
 /// Parses and validates a scenario; throws ConfigError naming file, line and key.

@@ -277,3 +277,72 @@ TEST_CASE("cli: a damaged snapshot trace decodes what it can and says how many b
     CHECK(j["first_loss_at"].get<int>() >= 200);
     CHECK(r.out.find("lost ") != std::string::npos);
 }
+
+TEST_CASE("cli: wcet bounds a function, writes JSON and DOT, and merges saved statistics") {
+    TempDir dir;
+    Cli r = emutrace_cli("wcet " + firmware("wcet") + " --function wcet_nested --json " + dir.file("w.json") + " --dot " + dir.file("w.dot") +
+                         " --stats-out " + dir.file("s.json"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("WCET of wcet_nested") != std::string::npos);
+    CHECK(r.out.find("the context saves") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("w.json")));
+    std::uint64_t bound = j["bound_cycles"].get<std::uint64_t>();
+    CHECK(bound >= j["observed_max_cycles"].get<std::uint64_t>());
+    CHECK(bound < j["insensitive_bound_cycles"].get<std::uint64_t>());
+    CHECK(j["observed_runs"] == 3);
+    CHECK(!j["path"].empty());
+    CHECK(j["never_executed"].size() == 2);
+    CHECK(j["never_executed"][0]["reason"] == "untested");
+    std::string render = "dot -Tsvg " + dir.file("w.dot") + " -o " + dir.file("w.svg") + " 2>" + dir.file("dot.err");
+    CHECK(std::system(render.c_str()) == 0);
+    CHECK(read_file(dir.file("w.dot")).find("never executed") != std::string::npos);
+
+    // Two saved runs merge into one table: twice the counts, the same maxima, so the same bound.
+    Cli merged = emutrace_cli("wcet " + firmware("wcet") + " -f wcet_nested --no-run --stats-in " + dir.file("s.json") + " --stats-in " +
+                              dir.file("s.json") + " --json " + dir.file("m.json"));
+    CHECK(merged.status == 0);
+    auto m = nlohmann::json::parse(read_file(dir.file("m.json")));
+    CHECK(m["statistics_runs"] == 2);
+    CHECK(m["observed_runs"] == 6);
+    CHECK(m["bound_cycles"] == bound);
+
+    Cli other = emutrace_cli("wcet " + firmware("cfg_shapes") + " -f main --no-run --stats-in " + dir.file("s.json"));
+    CHECK(other.status == 2);
+    CHECK(other.err.find("come from different code") != std::string::npos);
+    Cli unknown = emutrace_cli("wcet " + firmware("wcet") + " -f no_such_function");
+    CHECK(unknown.status == 2);
+    CHECK(unknown.err.find("no function named 'no_such_function'") != std::string::npos);
+}
+
+TEST_CASE("cli: a scenario's wcet analysis fails the run when the bound exceeds max_cycles") {
+    TempDir dir;
+    auto scenario = [&](const std::string& name, const std::string& wcet) {
+        write_file(dir.file(name), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
+                                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\nwcet:\n" + wcet);
+        return dir.file(name);
+    };
+    Cli pass = emutrace_cli("run " + firmware("wcet") + " -s " + scenario("ok.yaml", "  function: wcet_scan\n  max_cycles: 100000\n") +
+                            " --json " + dir.file("r.json"));
+    CHECK(pass.status == 0);
+    CHECK(pass.err.find("WCET of wcet_scan") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["wcet"]["bound_cycles"].get<std::uint64_t>() >= j["wcet"]["observed_max_cycles"].get<std::uint64_t>());
+
+    Cli fail = emutrace_cli("run " + firmware("wcet") + " -s " + scenario("tight.yaml", "  function: wcet_scan\n  max_cycles: 100\n"));
+    CHECK(fail.status == 1);
+    CHECK(fail.err.find("above max_cycles 100") != std::string::npos);
+
+    // A flow fact raises the loop's bound above what was observed.
+    Cli fact = emutrace_cli("run " + firmware("wcet") + " -s " +
+                            scenario("fact.yaml", "  function: wcet_scan\n  flow_facts:\n    - {function: wcet_scan, loop: 0, bound: 40}\n") +
+                            " --json " + dir.file("f.json"));
+    CHECK(fact.status == 0);
+    auto f = nlohmann::json::parse(read_file(dir.file("f.json")));
+    CHECK(f["wcet"]["loops"][0]["source"] == "flow fact");
+    CHECK(f["wcet"]["bound_cycles"].get<std::uint64_t>() > j["wcet"]["bound_cycles"].get<std::uint64_t>());
+
+    Cli bad = emutrace_cli("run " + firmware("wcet") + " -s " + scenario("bad.yaml", "  function: wcet_scan\n  flow_fact: []\n"));
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("bad.yaml:6") != std::string::npos);
+    CHECK(bad.err.find("flow_fact") != std::string::npos);
+}

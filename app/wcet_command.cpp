@@ -1,0 +1,59 @@
+#include <cstdio>
+#include <fstream>
+
+#include "app/commands.h"
+#include "app/scenario.h"
+#include "app/wcet_report.h"
+#include "config/config_error.h"
+#include "decode/elf_image.h"
+
+namespace emutrace::app {
+
+int wcet_command(const WcetOptions& o) {
+    Scenario sc = o.scenario.empty() ? default_scenario() : load_scenario_file(o.scenario);
+    sc.machine.echo_output = false;
+    if (!o.cmdline.empty()) sc.machine.semihosting.cmdline = o.cmdline;
+    std::string function = !o.function.empty() ? o.function : sc.wcet.function;
+    if (function.empty()) throw ConfigError("wcet: which function? give --function NAME (or wcet: {function: NAME} in the scenario)");
+    if (o.no_run && o.stats_in.empty()) throw ConfigError("wcet: --no-run needs statistics to read (--stats-in FILE)");
+
+    decode::ElfImage image = decode::ElfImage::load(o.elf);
+    WcetSession session(image);
+    if (!session.program().function(function))
+        throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");
+    int status = 0;
+    if (!o.no_run) {
+        session.configure(sc.machine);
+        emu::Machine machine(std::move(sc.machine), image);
+        session.attach(machine);
+        emu::RunResult result = machine.run();
+        sc.machine.clock_hz = machine.config().clock_hz;
+        if (result.reason != emu::StopReason::Exited && result.reason != emu::StopReason::SymbolReached) {
+            // What ran before the stop is still measured and written; the exit status says it stopped early.
+            std::fprintf(stderr, "emutrace: error: %s: %s\n", o.elf.c_str(), result.message.c_str());
+            status = emu::exit_status(result);
+        }
+    }
+    analysis::wcet::StatisticsTable stats = session.statistics(o.stats_in, !o.no_run);
+    if (!o.stats_out.empty()) stats.save(o.stats_out);
+
+    analysis::wcet::WcetResult r = analysis::wcet::compute_wcet(session.program(), stats, {function, sc.wcet.flow_facts});
+    std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
+    if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
+    if (!o.json.empty()) {
+        std::ofstream out(o.json);
+        if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
+        nlohmann::json j = wcet_json(r, sc.machine.clock_hz);
+        j["statistics_runs"] = stats.runs;
+        out << j.dump(2) << "\n";
+    }
+    if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
+    if (status == 0 && sc.wcet.max_cycles && r.bound_cycles > sc.wcet.max_cycles) {
+        std::fprintf(stderr, "emutrace: WCET bound of %s is %llu cycles, above max_cycles %llu\n", r.function.c_str(),
+                     static_cast<unsigned long long>(r.bound_cycles), static_cast<unsigned long long>(sc.wcet.max_cycles));
+        return 1;
+    }
+    return status;
+}
+
+}  // namespace emutrace::app

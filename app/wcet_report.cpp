@@ -1,0 +1,154 @@
+#include "app/wcet_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "app/cfg_dot.h"
+#include "config/config_error.h"
+#include "config/units.h"
+
+namespace emutrace::app {
+
+namespace {
+
+// FNV-1a over the executable segments: the same code, the same block addresses.
+std::string code_id_of(const decode::ElfImage& image) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const auto& s : image.segments()) {
+        if (!s.executable) continue;
+        for (std::uint8_t b : s.bytes) h = (h ^ b) * 0x100000001b3ull;
+    }
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+}  // namespace
+
+WcetSession::WcetSession(const decode::ElfImage& image)
+    : program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), code_id_(code_id_of(image)),
+      firmware_(image.path()) {}
+
+analysis::wcet::StatisticsTable WcetSession::statistics(const std::vector<std::string>& stats_in, bool include_run) const {
+    analysis::wcet::StatisticsTable t;
+    if (include_run) t = aggregator_.table();
+    t.firmware = firmware_;
+    t.code_id = code_id_;
+    for (const auto& path : stats_in) {
+        analysis::wcet::StatisticsTable in = analysis::wcet::StatisticsTable::load(path);
+        if (in.code_id.empty()) in.code_id = code_id_;  // written without one: trust the user
+        try {
+            t.merge(in);
+        } catch (const ConfigError& e) {
+            throw ConfigError(path + ": " + e.what());
+        }
+    }
+    return t;
+}
+
+namespace {
+
+std::string cycles_and_time(std::uint64_t cycles, std::uint64_t clock_hz) {
+    char buf[96];
+    double us = clock_hz ? static_cast<double>(cycles) * 1e6 / static_cast<double>(clock_hz) : 0;
+    std::snprintf(buf, sizeof buf, "%10llu cycles  %10.2f us", static_cast<unsigned long long>(cycles), us);
+    return buf;
+}
+
+std::string line(const char* fmt, auto... args) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+}
+
+}  // namespace
+
+std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz) {
+    std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP):\n";
+    s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
+    double gain = r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
+    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) +
+         line("  (the context saves %.1f%%)\n", gain);
+    if (r.observed_runs)
+        s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
+             line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),
+                  r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
+    else
+        s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
+    for (const auto& l : r.loops)
+        s += line("  loop: %s loop %d at %s: %s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
+                  l.source == "never entered" ? "never entered"
+                                              : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str());
+    s += "  worst path by function:\n";
+    for (const auto& f : r.functions)
+        s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times\n", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
+                  r.bound_cycles ? 100.0 * static_cast<double>(f.cycles) / static_cast<double>(r.bound_cycles) : 0.0,
+                  static_cast<unsigned long long>(f.entries));
+    std::vector<analysis::wcet::PathBlock> heavy = r.path;
+    std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
+    if (heavy.size() > 8) heavy.resize(8);
+    s += "  heaviest blocks on the worst path (first iteration count x cost + later x cost):\n";
+    for (const auto& b : heavy)
+        s += line("    %s-%s %-20s %5llu x %-5llu + %5llu x %-5llu = %llu\n", config::hex32(b.start).c_str(), config::hex32(b.end).c_str(),
+                  b.function.c_str(), static_cast<unsigned long long>(b.first_count), static_cast<unsigned long long>(b.first_cost),
+                  static_cast<unsigned long long>(b.later_count), static_cast<unsigned long long>(b.later_cost),
+                  static_cast<unsigned long long>(b.cycles));
+    if (!r.never_executed.empty()) {
+        s += "  never executed (" + std::to_string(r.never_executed.size()) + " blocks, not in the bound):\n";
+        for (const auto& b : r.never_executed)
+            s += line("    %s-%s %-20s %s\n", config::hex32(b.start).c_str(), config::hex32(b.end).c_str(), b.function.c_str(),
+                      b.reachable ? "untested path (reachable in the CFG): add an input that runs it"
+                                  : "dead code (no CFG path from the function's entry)");
+    }
+    for (const auto& w : r.warnings) s += "  warning: " + w + "\n";
+    return s;
+}
+
+nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz) {
+    using nlohmann::json;
+    json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();
+    for (const auto& b : r.path)
+        path.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"first_count", b.first_count},
+                        {"later_count", b.later_count}, {"first_cost", b.first_cost}, {"later_cost", b.later_cost}, {"cycles", b.cycles}});
+    for (const auto& f : r.functions) functions.push_back({{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}});
+    for (const auto& b : r.never_executed)
+        never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
+    for (const auto& l : r.loops)
+        loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"bound", l.bound}, {"source", l.source}});
+    double hz = static_cast<double>(clock_hz ? clock_hz : 1);
+    return {{"function", r.function},
+            {"bound_cycles", r.bound_cycles},
+            {"bound_seconds", static_cast<double>(r.bound_cycles) / hz},
+            {"insensitive_bound_cycles", r.insensitive_bound_cycles},
+            {"observed_max_cycles", r.observed_max_cycles},
+            {"observed_runs", r.observed_runs},
+            {"ilp_blocks", r.blocks},
+            {"path", path},
+            {"functions", functions},
+            {"never_executed", never},
+            {"loops", loops},
+            {"warnings", r.warnings}};
+}
+
+void write_wcet_dot(const std::string& path, const decode::Program& program, const analysis::wcet::WcetResult& r) {
+    std::vector<const decode::Function*> chosen;
+    for (const auto& share : r.functions)
+        if (const decode::Function* f = program.function(share.name)) chosen.push_back(f);
+    std::map<std::uint32_t, const analysis::wcet::PathBlock*> on_path;
+    for (const auto& b : r.path) on_path[b.start] = &b;
+    std::map<std::uint32_t, bool> never;
+    for (const auto& b : r.never_executed) never[b.start] = true;
+    write_cfg_dot(path, chosen, [&](std::size_t k, std::size_t b) {
+        std::uint32_t start = chosen[k]->blocks[b].start;
+        if (never.count(start)) return DotBlockStyle{"\\nnever executed", "style=dashed, color=gray"};
+        auto it = on_path.find(start);
+        if (it == on_path.end()) return DotBlockStyle{"\\nnot on the worst path", "color=gray"};
+        const auto& p = *it->second;
+        return DotBlockStyle{"\\n" + std::to_string(p.first_count) + " x " + std::to_string(p.first_cost) + " + " + std::to_string(p.later_count) +
+                                 " x " + std::to_string(p.later_cost) + " = " + std::to_string(p.cycles) + " cycles",
+                             "color=red"};
+    });
+}
+
+}  // namespace emutrace::app
