@@ -3,7 +3,8 @@
 //   bare hook  Unicorn with an empty block hook: what any per-block hook costs before doing anything
 //   machine    emutrace's Machine, no sinks (block hook for counting, limits, hang and ISA checks)
 //   stream     Machine with a sink consuming every block event
-//   tracing    the call tracer; the PFT encoder inline and, as `emutrace run` runs it, on its own thread
+//   tracing    the call tracer; the PFT encoder inline and, as `emutrace run` runs it, on its own thread;
+//              the loop-context WCET aggregation
 // Each is run --repeat times (default 5), interleaved, and the least CPU time is kept. Target: stream >= 80% of baseline.
 
 #include <unicorn/unicorn.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
+#include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/writers/pft_writer.h"
 #include "analysis/calltrace/compact_trace.h"
 #include "app/scenario.h"
@@ -87,10 +89,12 @@ struct ThreadTimes {
 
 /// Runs the machine; `seconds` gets the CPU time of run() alone.
 emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds,
-                           emu::TimingMode timing = emu::TimingMode::Trm, ThreadTimes* times = nullptr) {
+                           emu::TimingMode timing = emu::TimingMode::Trm, ThreadTimes* times = nullptr,
+                           std::vector<std::uint32_t> trace_points = {}) {
     app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
     sc.machine.timing = timing;
+    sc.machine.trace_points = std::move(trace_points);
     emu::Machine m(std::move(sc.machine), image);
     if (sink) m.add_sink(*sink);
     double t0 = cpu_now(), thread0 = clock_now(CLOCK_THREAD_CPUTIME_ID), wall0 = clock_now(CLOCK_MONOTONIC);
@@ -166,6 +170,11 @@ int main(int argc, char** argv) {
     decode::ElfImage image = decode::ElfImage::load(elf);
 
     double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30, traced = 1e30, pft = 1e30;
+    decode::Program program = decode::Program::build(image);
+    analysis::wcet::TracePoints points(program);
+    double wcet = 1e30, split_stream = 1e30, wcet_thread = 1e30, wcet_wall = 1e30;
+    std::uint64_t split_blocks = 0;
+    std::size_t wcet_blocks = 0;
     double plain_thread = 1e30, plain_wall = 1e30, pft_threaded_cpu = 1e30, pft_threaded_thread = 1e30, pft_threaded_wall = 1e30;
     std::uint64_t pft_bytes = 0;
     std::uint64_t records = 0;
@@ -209,6 +218,25 @@ int main(int argc, char** argv) {
         run_machine(image, &writer, t);
         pft = std::min(pft, t);
         pft_bytes = writer.stats().bytes;
+        // Loop-context WCET aggregation over every function: block events split at the CFG's
+        // leaders, each measured and filed by its loop context.
+        {
+            BlockCounter split_counter;
+            run_machine(image, &split_counter, t, emu::TimingMode::Trm, nullptr, points.addresses());
+            split_stream = std::min(split_stream, t);
+            split_blocks = split_counter.blocks;
+            analysis::wcet::WcetAggregator aggregator(program, points);
+            run_machine(image, &aggregator, t, emu::TimingMode::Trm, nullptr, points.addresses());
+            wcet = std::min(wcet, t);
+            wcet_blocks = aggregator.table().blocks.size();
+            // As emutrace runs it: the aggregation on its own thread.
+            analysis::wcet::WcetAggregator behind(program, points);
+            trace::BackgroundSink background(behind);
+            ThreadTimes times;
+            run_machine(image, &background, t, emu::TimingMode::Trm, &times, points.addresses());
+            wcet_thread = std::min(wcet_thread, times.emulation_thread);
+            wcet_wall = std::min(wcet_wall, times.wall);
+        }
         // As emutrace run does it: the encoder on its own thread, overlapping the emulation.
         analysis::PftWriter behind(out, image);
         trace::BackgroundSink background(behind);
@@ -244,6 +272,18 @@ int main(int argc, char** argv) {
                 100.0 * (pft_threaded_thread - plain_thread) / pft_threaded_thread, 100.0 * (pft_threaded_wall - plain_wall) / pft_threaded_wall,
                 100.0 * (pft_threaded_cpu - plain) / plain);
     std::printf("  %-36s %8.1f MIPS wall clock, machine alone %.1f MIPS wall clock\n", "", mips(pft_threaded_wall), mips(plain_wall));
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (%llu block events: %.1f%% more than translated blocks)\n", "machine + stream split at CFG leaders",
+                mips(split_stream), 100.0 * base / split_stream, static_cast<unsigned long long>(split_blocks),
+                100.0 * (static_cast<double>(split_blocks) / static_cast<double>(blocks) - 1.0));
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% of the machine's speed, %.1f%% over the split stream;"
+                " target <= 10%%; %zu blocks measured)\n",
+                "machine + loop-context WCET stats", mips(wcet), 100.0 * base / wcet, 100.0 * (wcet - plain) / wcet,
+                100.0 * (wcet - split_stream) / wcet, wcet_blocks);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% of the emulation thread's speed, %.1f%% of wall-clock speed;"
+                " %.1f%% against the plain block stream)\n",
+                "machine + WCET stats, own thread", mips(wcet_thread), 100.0 * base / wcet_thread,
+                100.0 * (wcet_thread - plain_thread) / wcet_thread, 100.0 * (wcet_wall - plain_wall) / wcet_wall,
+                100.0 * (wcet_thread - stream) / wcet_thread);
     print_accuracy_table();
     std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n",
                 (bare_hook - base) / blocks * 1e9, (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);
