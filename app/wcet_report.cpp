@@ -19,7 +19,7 @@ std::string code_id_of(const decode::ElfImage& image) {
         if (!s.executable) continue;
         for (std::uint8_t b : s.bytes) h = (h ^ b) * 0x100000001b3ull;
     }
-    char buf[24];
+    char buf[32];
     std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
     return buf;
 }

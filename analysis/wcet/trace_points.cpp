@@ -12,7 +12,6 @@ TracePoints::TracePoints(const decode::Program& program) {
         std::vector<std::uint32_t> loop_base(fn.loops.size());
         for (std::uint32_t l = 0; l < fn.loops.size(); ++l) loop_base[l] = static_cast<std::uint32_t>(loops_.size()) + l;
         auto first_point = static_cast<std::uint32_t>(points_.size());
-        function_entry_.push_back(first_point);
         for (std::uint32_t b = 0; b < fn.blocks.size(); ++b) {
             const decode::BasicBlock& block = fn.blocks[b];
             TracePoint p;
@@ -40,11 +39,6 @@ TracePoints::TracePoints(const decode::Program& program) {
 }
 
 TracePoints::TracePoints(std::vector<TracePoint> points, std::vector<LoopRef> loops) : points_(std::move(points)), loops_(std::move(loops)) {
-    std::uint32_t functions = 0;
-    for (const auto& p : points_) functions = std::max(functions, p.function + 1);
-    function_entry_.assign(functions, 0);
-    for (std::size_t id = points_.size(); id-- > 0;)
-        if (points_[id].entry) function_entry_[points_[id].function] = static_cast<std::uint32_t>(id);
     index_addresses();
 }
 

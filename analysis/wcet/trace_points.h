@@ -44,8 +44,6 @@ public:
         std::uint32_t slot = (address - low_) >> 1;
         return address >= low_ && slot < slots_.size() ? slots_[slot] : -1;
     }
-    /// The id of the first block of a function (index into Program::functions()).
-    std::uint32_t entry_of(std::uint32_t function) const { return function_entry_[function]; }
     /// Every block start, sorted: what the emulator splits its block events at (MachineConfig::trace_points).
     std::vector<std::uint32_t> addresses() const;
 
@@ -54,7 +52,6 @@ private:
 
     std::vector<TracePoint> points_;
     std::vector<LoopRef> loops_;
-    std::vector<std::uint32_t> function_entry_;
     std::uint32_t low_ = 0;
     std::vector<int> slots_;  ///< by (address - low_) / 2
 };

@@ -71,8 +71,6 @@ void WcetAggregator::on_batch(const trace::EventBatch& batch) {
     }
 }
 
-void WcetAggregator::on_end() {}
-
 StatisticsTable WcetAggregator::table() const {
     StatisticsTable t;
     t.firmware = firmware_;

@@ -24,11 +24,9 @@ public:
     std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions; }
     void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
-    void on_end() override;
 
     /// What this run measured, keyed by address (mergeable with saved tables).
     StatisticsTable table() const;
-    const std::vector<BlockRecord>& records() const { return records_; }
     const LoopContextTracker& tracker() const { return tracker_; }
 
 private:
