@@ -216,7 +216,12 @@ Function build_function(const ElfImage& image, const InstructionDecoder& decoder
             if (t->second.empty()) f.has_unknown_indirect = true;
         } else if (is_conditional_branch(i)) {
             block.exit = BlockExit::Branch;
-            if (i.target && inside(i.target)) add(i.target, EdgeKind::Taken);
+            if (i.target && inside(i.target)) {
+                add(i.target, EdgeKind::Taken);
+            } else if (i.target) {  // a conditional tail call (beq.w other_function)
+                block.exit = BlockExit::TailCall;
+                f.calls.push_back({i.address, i.target, true});
+            }
             if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
         } else if (control_flow(i) == ControlFlow::Return) {
             block.exit = BlockExit::Return;

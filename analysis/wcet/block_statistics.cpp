@@ -17,13 +17,28 @@ nlohmann::json to_json(const TimeStat& s) {
     return {{"min", s.min}, {"max", s.max}, {"total", s.total}, {"count", s.count}};
 }
 
+// Counts and cycles as written by save(): unsigned integers, small enough that sums and the ILP's
+// doubles stay exact.
+std::uint64_t count_at(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = j.at(key);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= (1ull << 53))
+        throw std::invalid_argument(std::string("'") + key + "' is " + v.dump() + ", not an unsigned integer below 2^53");
+    return v.get<std::uint64_t>();
+}
+
+std::uint32_t address_at(const nlohmann::json& j, const char* key) {
+    std::uint64_t v = count_at(j, key);
+    if (v > 0xFFFFFFFFu) throw std::invalid_argument(std::string("'") + key + "' is not a 32-bit address");
+    return static_cast<std::uint32_t>(v);
+}
+
 TimeStat stat_from(const nlohmann::json& j) {
     TimeStat s;
     if (j.is_null()) return s;
-    s.min = j.at("min").get<std::uint64_t>();
-    s.max = j.at("max").get<std::uint64_t>();
-    s.total = j.at("total").get<std::uint64_t>();
-    s.count = j.at("count").get<std::uint64_t>();
+    s.min = count_at(j, "min");
+    s.max = count_at(j, "max");
+    s.total = count_at(j, "total");
+    s.count = count_at(j, "count");
     if (s.count == 0 || s.min > s.max) throw std::invalid_argument("a statistic with min > max or no count");
     return s;
 }
@@ -68,14 +83,14 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();
         t.code_id = j.value("code_id", "");
-        t.runs = j.at("runs").get<std::uint64_t>();
+        t.runs = count_at(j, "runs");
         for (const auto& b : j.at("blocks")) {
-            BlockRecord& r = t.blocks[b.at("address").get<std::uint32_t>()];
+            BlockRecord& r = t.blocks[address_at(b, "address")];
             r.context[0] = stat_from(b.at("first"));
             r.context[1] = stat_from(b.at("later"));
         }
-        for (const auto& l : j.at("loops")) t.loop_bounds[l.at("header").get<std::uint32_t>()] = l.at("max_iterations").get<std::uint64_t>();
-        for (const auto& f : j.at("functions")) t.functions[f.at("address").get<std::uint32_t>()].time = stat_from(f.at("time"));
+        for (const auto& l : j.at("loops")) t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
+        for (const auto& f : j.at("functions")) t.functions[address_at(f, "address")].time = stat_from(f.at("time"));
         return t;
     } catch (const std::exception& e) {
         throw ConfigError(path + ": bad WCET statistics: " + e.what());

@@ -33,62 +33,86 @@ void LoopContextTracker::up(std::size_t m, LoopRow r) {
     rows_[p_] = r;
 }
 
-void LoopContextTracker::down(std::size_t m, LoopRow r) {
+void LoopContextTracker::down(std::size_t m) {
     m = std::min(m, p_);
     for (std::size_t k = p_ - m + 1; k <= p_; ++k) {
         retire(rows_[k]);
         rows_[k] = LoopRow{};
     }
     p_ -= m;
-    if (!rows_[p_].valid) {
-        retire(rows_[p_]);
-        r.iterations = 1;
-        rows_[p_] = r;
+}
+
+// After moving down onto a row: the paper keeps it when valid (f(r_old, r_new)). Beyond the
+// paper, a row of another loop (an inner loop left straight into a sibling's header) gives way
+// to a fresh one, and arriving at the row's own header is its next iteration.
+void LoopContextTracker::land(std::uint32_t next) {
+    LoopRow& r = rows_[p_];
+    if (r.valid && (shape_[r.id] & kDistinctor) == (shape_[next] & kDistinctor)) {
+        if (r.id == next) {
+            r.index = 1;
+            ++r.iterations;
+        }
+        return;
+    }
+    retire(r);
+    r = LoopRow{true, next, 0, 1};
+}
+
+// The transitions without a call or return, from `from` to `next`.
+void LoopContextTracker::move(std::uint32_t from, std::uint32_t next) {
+    std::uint32_t c = shape_[from], n = shape_[next];
+    unsigned from_level = (c >> 16) & 0xFF, next_level = (n >> 16) & 0xFF;
+    LoopRow fresh{true, next, 0, 1};
+    if (next_level > from_level) {
+        up(next_level - from_level, fresh);
+        last_ = Transition::Up;
+    } else if (next_level < from_level) {
+        down(from_level - next_level);
+        land(next);
+        last_ = Transition::Down;
+    } else if ((c & kDistinctor) != (n & kDistinctor)) {
+        up(0, fresh);
+        last_ = Transition::Sibling;
+    } else if (rows_[p_].valid && rows_[p_].id == next) {
+        rows_[p_].index = 1;
+        ++rows_[p_].iterations;
+        last_ = Transition::NextIteration;
+    } else {
+        last_ = Transition::Stay;
     }
 }
 
 unsigned LoopContextTracker::step_slow(std::uint32_t next) {
     const TracePoint& n = points_.points()[next];
-    LoopRow fresh{true, next, 0, 1};
     if (previous_ < 0) {
         // A context's first block (reset, or an exception handler): a routine entered from nowhere.
-        up(rows_[p_].valid ? n.level + 1u : n.level, fresh);
+        up(rows_[p_].valid ? n.level + 1u : n.level, LoopRow{true, next, 0, 1});
         last_ = Transition::Start;
     } else {
-        const TracePoint& c = points_.points()[static_cast<std::size_t>(previous_)];
-        bool alpha = c.call && n.entry;
-        bool beta = c.exit && n.ret;
-        bool gamma = n.distinctor != c.distinctor;
-        if (alpha) {
-            if (frames_.size() < kMostFrames) frames_.push_back(p_);
+        auto from = static_cast<std::uint32_t>(previous_);
+        std::uint32_t c = shape_[from], shape = shape_[next];
+        if ((c & kCall) && (shape & kEntry)) {  // alpha
+            if (frames_.size() < kMostFrames) frames_.push_back({p_, from});
             else ++saturations_;
-            up(n.level + 1u, fresh);
+            up(n.level + 1u, LoopRow{true, next, 0, 1});
             last_ = Transition::Call;
-        } else if (beta) {
-            std::size_t m = c.level + 1u;
+        } else if ((c & kExit) && (shape & kRet)) {  // beta
             if (!frames_.empty()) {
-                m = p_ >= frames_.back() ? p_ - frames_.back() : 0;
+                // Back to the caller's row, then on from the call block as if the call had been one
+                // instruction: the return block may be a loop header, or in another loop.
+                Frame f = frames_.back();
                 frames_.pop_back();
+                down(p_ >= f.p ? p_ - f.p : 0);
+                if (!rows_[p_].valid) rows_[p_] = LoopRow{true, f.caller, 0, 1};
+                move(f.caller, next);
             } else {
                 ++saturations_;
+                down(((c >> 16) & 0xFF) + 1u);
+                land(next);
             }
-            down(m, fresh);
             last_ = Transition::Return;
-        } else if (n.level > c.level) {
-            up(n.level - c.level, fresh);
-            last_ = Transition::Up;
-        } else if (n.level < c.level) {
-            down(c.level - n.level, fresh);
-            last_ = Transition::Down;
-        } else if (gamma) {
-            up(0, fresh);
-            last_ = Transition::Sibling;
-        } else if (rows_[p_].valid && rows_[p_].id == next) {
-            std::uint32_t iterations = rows_[p_].iterations + 1;
-            rows_[p_] = LoopRow{true, next, 1, iterations};
-            last_ = Transition::NextIteration;
         } else {
-            last_ = Transition::Stay;
+            move(from, next);
         }
     }
     previous_ = next;

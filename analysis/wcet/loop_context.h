@@ -63,13 +63,16 @@ public:
 
 private:
     unsigned step_slow(std::uint32_t next);
+    void move(std::uint32_t from, std::uint32_t next);
     void up(std::size_t m, LoopRow r);
+    void down(std::size_t m);
+    void land(std::uint32_t next);
+    void retire(const LoopRow& r);
 
     // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
-    static constexpr std::uint32_t kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26, kRet = 1u << 27;
+    static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25,
+                                   kExit = 1u << 26, kRet = 1u << 27;
     static constexpr std::size_t kMostFrames = 1u << 16;  ///< open calls remembered; deeper recursion saturates
-    void down(std::size_t m, LoopRow r);
-    void retire(const LoopRow& r);
 
     struct Saved {
         std::size_t p;
@@ -82,7 +85,11 @@ private:
     std::vector<LoopRow> rows_;
     std::size_t p_ = 0;
     std::int64_t previous_ = -1;       ///< the last trace point, or -1 at a context's start
-    std::vector<std::size_t> frames_;  ///< the caller's row at each open call
+    struct Frame {
+        std::size_t p;         ///< the caller's row
+        std::uint32_t caller;  ///< the block that called
+    };
+    std::vector<Frame> frames_;        ///< one per open call
     std::vector<Saved> saved_;         ///< one per exception being handled
     std::vector<std::uint32_t> max_iterations_;
     std::uint64_t saturations_ = 0;

@@ -16,6 +16,7 @@ TracePoints::TracePoints(const decode::Program& program) {
             const decode::BasicBlock& block = fn.blocks[b];
             TracePoint p;
             p.first = block.start;
+            p.end = block.end;
             p.function = f;
             p.block = b;
             if (block.loop >= 0) {
@@ -43,15 +44,20 @@ TracePoints::TracePoints(std::vector<TracePoint> points, std::vector<LoopRef> lo
 }
 
 void TracePoints::index_addresses() {
-    if (points_.empty()) return;
-    std::uint32_t low = UINT32_MAX, high = 0;
-    for (const auto& p : points_) {
-        low = std::min(low, p.first);
-        high = std::max(high, p.first);
+    std::size_t size = 16;
+    unsigned bits = 4;
+    while (size < 2 * points_.size()) {
+        size *= 2;
+        ++bits;
     }
-    low_ = low & ~1u;
-    slots_.assign((high - low_) / 2 + 1, -1);
-    for (std::size_t id = 0; id < points_.size(); ++id) slots_[(points_[id].first - low_) >> 1] = static_cast<int>(id);
+    slots_.assign(size, Slot{});
+    mask_ = size - 1;
+    shift_ = 32 - bits;  // the multiplicative hash's top bits
+    for (std::size_t id = 0; id < points_.size(); ++id) {
+        std::size_t k = slot_of(points_[id].first);
+        while (slots_[k].id >= 0 && slots_[k].address != points_[id].first) k = (k + 1) & mask_;
+        if (slots_[k].id < 0) slots_[k] = {points_[id].first, static_cast<int>(id)};
+    }
 }
 
 std::vector<std::uint32_t> TracePoints::addresses() const {

@@ -13,6 +13,7 @@ namespace emutrace::analysis::wcet {
 
 struct TracePoint {
     std::uint32_t first = 0;       ///< address of the block's first instruction
+    std::uint32_t end = 0;         ///< the address after its last instruction
     std::uint32_t function = 0;    ///< index into Program::functions()
     std::uint32_t block = 0;       ///< index into that function's blocks
     std::uint8_t level = 0;        ///< nesting depth of the innermost loop holding the block; 0 outside loops
@@ -41,8 +42,12 @@ public:
     const std::vector<LoopRef>& loops() const { return loops_; }
     /// The id of the trace point whose block starts at `address`, or -1; constant time.
     int id_at(std::uint32_t address) const {
-        std::uint32_t slot = (address - low_) >> 1;
-        return address >= low_ && slot < slots_.size() ? slots_[slot] : -1;
+        // Open addressing, linear probing, at most half full: memory follows the number of blocks,
+        // not how far apart the code lies (flash and RAM functions, or hostile symbols).
+        for (std::size_t k = slot_of(address);; k = (k + 1) & mask_) {
+            const Slot& s = slots_[k];
+            if (s.id < 0 || s.address == address) return s.id;
+        }
     }
     /// Every block start, sorted: what the emulator splits its block events at (MachineConfig::trace_points).
     std::vector<std::uint32_t> addresses() const;
@@ -52,8 +57,14 @@ private:
 
     std::vector<TracePoint> points_;
     std::vector<LoopRef> loops_;
-    std::uint32_t low_ = 0;
-    std::vector<int> slots_;  ///< by (address - low_) / 2
+    struct Slot {
+        std::uint32_t address = 0;
+        int id = -1;
+    };
+    std::size_t slot_of(std::uint32_t address) const { return (address * 0x9E3779B1u) >> shift_ & mask_; }
+    std::vector<Slot> slots_;
+    std::size_t mask_ = 0;
+    unsigned shift_ = 0;
 };
 
 }  // namespace emutrace::analysis::wcet

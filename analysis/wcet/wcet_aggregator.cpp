@@ -1,5 +1,7 @@
 #include "analysis/wcet/wcet_aggregator.h"
 
+#include <algorithm>
+
 namespace emutrace::analysis::wcet {
 
 WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points)
@@ -18,13 +20,27 @@ inline void WcetAggregator::close(std::uint64_t cycle) {
 }
 
 inline void WcetAggregator::on_block(const trace::Event& e) {
-    close(e.cycle);
+    if (resume_) [[unlikely]] {
+        // Back from an exception: the interrupted block goes on, without the handler's time.
+        current_ = resume_->block;
+        current_index_ = resume_->index;
+        current_start_ = e.cycle - resume_->elapsed;
+        resume_.reset();
+    }
     if (resuming_) [[unlikely]] {  // handler time runs from the exception's entry to the resumed block
         exception_cycles_ += e.cycle - exception_start_;
         resuming_ = false;
     }
     int id = points_.id_at(e.address);
-    if (id < 0) [[unlikely]] return;  // code outside the program's sized functions: not measured
+    if (id < 0) [[unlikely]] {
+        // The rest of the block being measured (a translated block cut at a page boundary or at
+        // Unicorn's instruction limit) goes on; other code outside the program is not measured.
+        const TracePoint* c = current_ >= 0 ? &points_.points()[static_cast<std::size_t>(current_)] : nullptr;
+        if (c && e.address > c->first && e.address < c->end) return;
+        close(e.cycle);
+        return;
+    }
+    close(e.cycle);
     auto next = static_cast<std::uint32_t>(id);
     current_index_ = tracker_.step(next);
     current_ = id;
@@ -42,6 +58,32 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     }
 }
 
+void WcetAggregator::on_exception_entry(const trace::Event& e) {
+    Suspended s;
+    if (resume_) {
+        s = *resume_;  // tail-chained: the interrupted block still waits, the previous handler is closed
+        resume_.reset();
+    } else {
+        s = {current_, current_index_, current_ >= 0 && e.cycle > current_start_ ? e.cycle - current_start_ : 0, calls_.size()};
+    }
+    current_ = -1;
+    suspended_.push_back(s);
+    if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
+    resuming_ = false;  // a tail-chained handler: still one stretch of handler time
+    tracker_.exception_entry();
+}
+
+void WcetAggregator::on_exception_return(const trace::Event& e) {
+    close(e.cycle);
+    tracker_.exception_return();
+    if (!suspended_.empty()) {
+        resume_ = suspended_.back();
+        suspended_.pop_back();
+        calls_.resize(std::min(calls_.size(), resume_->calls));
+    }
+    if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
+}
+
 void WcetAggregator::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         if (e.kind == trace::EventKind::Block) [[likely]] {
@@ -49,22 +91,8 @@ void WcetAggregator::on_batch(const trace::EventBatch& batch) {
             continue;
         }
         switch (e.kind) {
-            case trace::EventKind::ExceptionEntry:
-                close(e.cycle);
-                if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
-                resuming_ = false;  // a tail-chained handler: still one stretch of handler time
-                calls_at_exception_.push_back(calls_.size());
-                tracker_.exception_entry();
-                break;
-            case trace::EventKind::ExceptionReturn:
-                close(e.cycle);
-                tracker_.exception_return();
-                if (!calls_at_exception_.empty()) {
-                    calls_.resize(std::min(calls_.size(), calls_at_exception_.back()));
-                    calls_at_exception_.pop_back();
-                }
-                if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
-                break;
+            case trace::EventKind::ExceptionEntry: on_exception_entry(e); break;
+            case trace::EventKind::ExceptionReturn: on_exception_return(e); break;
             case trace::EventKind::Stop: close(e.cycle); break;
             default: break;
         }

@@ -2,10 +2,11 @@
 // The continuous aggregation of Dreyer et al. as a sink: the measurement module (a block's time is
 // the next trace point's stamp minus its own), the loop module (LoopContextTracker) and the
 // statistics module (BlockRecord per trace point), all O(1) per block event. Exception handlers are
-// measured as their own routines and their time is kept out of the interrupted block's and out of
-// the end-to-end times of the functions they interrupt.
+// measured as their own routines; the interrupted block is suspended meanwhile, so the handler's
+// time is kept out of it and out of the end-to-end times of the functions it interrupts.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "analysis/wcet/block_statistics.h"
@@ -31,12 +32,21 @@ public:
 
 private:
     void on_block(const trace::Event& e);
+    void on_exception_entry(const trace::Event& e);
+    void on_exception_return(const trace::Event& e);
     void close(std::uint64_t cycle);
 
     struct Call {
         std::uint32_t function;
         std::uint64_t start;
         std::uint64_t excluded_at_start;  ///< exception cycles so far when the call began
+    };
+    /// A block an exception interrupted, and how long it had run.
+    struct Suspended {
+        std::int64_t block = -1;
+        unsigned index = 0;
+        std::uint64_t elapsed = 0;
+        std::size_t calls = 0;  ///< open calls at the exception
     };
 
     const decode::Program& program_;
@@ -45,7 +55,8 @@ private:
     std::vector<BlockRecord> records_;
     std::vector<TimeStat> function_times_;
     std::vector<Call> calls_;
-    std::vector<std::size_t> calls_at_exception_;
+    std::vector<Suspended> suspended_;    ///< one per exception being handled
+    std::optional<Suspended> resume_;     ///< set at an exception return, taken up by the next block
     std::string firmware_;
     std::int64_t current_ = -1;  ///< the trace point being measured
     unsigned current_index_ = 0;

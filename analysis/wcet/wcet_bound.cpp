@@ -1,7 +1,6 @@
 #include "analysis/wcet/wcet_bound.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -47,6 +46,10 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, std
         state[f] = 2;
     };
     visit(visit, root);
+    for (std::size_t f : order)
+        if (fns[f].has_unknown_indirect)
+            warnings.push_back(fns[f].name + ": an indirect branch that is neither a return nor a decoded jump table: "
+                               "the paths through it are taken as leaving the function");
     return order;
 }
 
@@ -73,6 +76,11 @@ const FlowFact* fact_for(const WcetQuery& q, const decode::Function& f, std::siz
         if (!fact.header && fact.function == f.name && fact.loop == static_cast<int>(loop)) return &fact;
     }
     return nullptr;
+}
+
+std::uint64_t to_cycles(double bound) {
+    if (!(bound >= 0) || bound >= 9.2e18) throw ConfigError("wcet: the bound does not fit 64 bits of cycles (corrupt statistics?)");
+    return static_cast<std::uint64_t>(bound + 0.5);
 }
 
 }  // namespace
@@ -171,16 +179,17 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     } catch (const std::runtime_error& e) {
         throw ConfigError(std::string("wcet: ") + e.what());
     }
-    r.bound_cycles = static_cast<std::uint64_t>(std::llround(best.bound));
-    r.insensitive_bound_cycles = static_cast<std::uint64_t>(std::llround(flat.bound));
+    r.bound_cycles = to_cycles(best.bound);
+    r.insensitive_bound_cycles = to_cycles(flat.bound);
 
     std::map<std::size_t, FunctionShare> shares;
+    for (const auto& c : problem.calls) shares[origin[c.callee].function].entries += best.first[c.caller] + best.later[c.caller];
+    shares[order.front()].entries = 1;
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const decode::Function& fn = fns[origin[i].function];
         const decode::BasicBlock& block = fn.blocks[origin[i].block];
         FunctionShare& share = shares[origin[i].function];
         share.name = fn.name;
-        if (origin[i].block == 0) share.entries = best.first[i] + best.later[i];
         if (best.first[i] + best.later[i] == 0) continue;
         PathBlock pb{fn.name, block.start, block.end, best.first[i], best.later[i],
                      static_cast<std::uint64_t>(problem.blocks[i].first_cost), static_cast<std::uint64_t>(problem.blocks[i].later_cost), 0};
@@ -193,6 +202,10 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         r.observed_max_cycles = it->second.time.max;
         r.observed_runs = it->second.time.count;
     }
+    // The bound combines measured paths, so it cannot be below a run unless the model lost one.
+    if (r.observed_runs && r.bound_cycles < r.observed_max_cycles)
+        r.warnings.push_back("the bound is below the longest observed run (" + std::to_string(r.observed_max_cycles) +
+                             " cycles): a path or loop was not modelled; do not trust this bound");
     return r;
 }
 

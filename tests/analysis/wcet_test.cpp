@@ -93,6 +93,31 @@ TEST_CASE("wcet loop module: an exception saves the context and its return resto
     CHECK(t.max_iterations()[3] == 3);
 }
 
+TEST_CASE("wcet loop module: an inner loop left straight into a sibling loop's header opens the sibling's row") {
+    // L1 (level 1: H1, B1) holds L2 (level 2: H2); L2's exit goes straight to L3's header (level 1).
+    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0), point(0x108, 2, 2, 1), point(0x10c, 1, 3, 2),
+                              point(0x110, 0, 0, -1)};
+    p[0].entry = true;
+    TracePoints points(p, {{0, 0, 1}, {0, 1, 2}, {0, 2, 3}});
+    LoopContextTracker t(points);
+    run_steps(t, {{0, 0, 0}, {1, 0, 1}, {2, 0, 2}, {2, 1, 2},
+                  {3, 0, 1}, {3, 1, 1}, {3, 1, 1},  // L3 runs in a row of its own: first, then later iterations
+                  {4, 0, 0}});
+    CHECK(t.max_iterations() == std::vector<std::uint32_t>{1, 2, 3});
+}
+
+TEST_CASE("wcet loop module: a call's return into a loop header enters the loop") {
+    // main: M0 (entry, call) -> f -> H (return point, loop header at level 1) -> X
+    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0), point(0x108, 0, 0, -1), point(0x200, 0, 0, -1, 1)};
+    p[0].entry = p[0].call = true;
+    p[1].ret = true;
+    p[3].entry = p[3].exit = true;
+    TracePoints points(p, {{0, 0, 1}});
+    LoopContextTracker t(points);
+    run_steps(t, {{0, 0, 0}, {3, 0, 1}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1}, {2, 0, 0}});
+    CHECK(t.max_iterations() == std::vector<std::uint32_t>{3});
+}
+
 TEST_CASE("wcet loop module: recursion deeper than the rows saturates and recovers") {
     // g calls itself: G0 (entry, call) -> G0 ... then GR (return point, exit) unwinds.
     std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 0, 0, -1)};
@@ -140,6 +165,9 @@ TEST_CASE("wcet statistics: merging is associative and survives a save and a loa
     CHECK(loaded.loop_bounds.at(0x200) == 8);
     CHECK(loaded.functions.at(0x300).time.max == 14);
 
+    write_file(dir.file("negative.json"), "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": -1, "
+                                          "\"blocks\": [], \"loops\": [], \"functions\": []}");
+    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("negative.json")), doctest::Contains("'runs' is -1"), ConfigError);
     write_file(dir.file("bad.json"), "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, \"blocks\": [{\"address\": 4}]}");
     CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("bad.json: bad WCET statistics"), ConfigError);
 }
@@ -226,6 +254,47 @@ TEST_CASE("wcet: in nested loops the loop context gives a strictly lower bound t
     // m == 0 and n == 0 never happen in main's calls: reported, as untested paths.
     CHECK(!r.never_executed.empty());
     for (const auto& b : r.never_executed) CHECK(b.reachable);
+}
+
+TEST_CASE("wcet: a loop entered straight from a call's return is counted and bounded") {
+    WcetResult r = wcet_run().bound("wcet_after_call");
+    CHECK(r.observed_runs == 2);
+    REQUIRE(r.loops.size() == 1);
+    CHECK(r.loops[0].bound == 9);
+    CHECK(r.loops[0].source == "observed");
+    CHECK(r.bound_cycles >= r.observed_max_cycles);
+    CHECK(static_cast<double>(r.bound_cycles) <= 1.10 * static_cast<double>(r.observed_max_cycles));
+    CHECK(r.warnings.empty());
+    REQUIRE(r.functions.size() == 2);
+    CHECK(r.functions[1].name == "wcet_seed");
+    CHECK(r.functions[1].entries == 1);
+}
+
+TEST_CASE("wcet: a block longer than a translated block is measured whole") {
+    // The emulator does report the block in parts, the second starting inside it.
+    const decode::Function* f = wcet_run().program.function("wcet_long_block");
+    REQUIRE(f);
+    struct InsideBlocks final : trace::TraceSink {
+        std::uint32_t from = 0, to = 0;
+        int count = 0;
+        std::uint32_t wants() const override { return trace::WantBlocks; }
+        void on_batch(const trace::EventBatch& b) override {
+            for (const auto& e : b.events) count += e.kind == trace::EventKind::Block && e.address > from && e.address < to;
+        }
+    } inside;
+    inside.from = f->start;
+    inside.to = f->blocks[0].end;
+    app::Scenario sc = app::default_scenario();
+    sc.machine.echo_output = false;
+    emu::Machine m(std::move(sc.machine), wcet_run().image);
+    m.add_sink(inside);
+    m.run();
+    CHECK(inside.count == 2);
+
+    WcetResult r = wcet_run().bound("wcet_long_block");
+    CHECK(r.observed_runs == 2);
+    CHECK(r.observed_max_cycles >= 600);
+    CHECK(r.bound_cycles == r.observed_max_cycles);
 }
 
 TEST_CASE("wcet: callees are part of the bound, and errors name what is wrong") {

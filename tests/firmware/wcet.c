@@ -10,6 +10,8 @@
  *                     in the inner loop's first iteration: the loop
  *                     context gives a lower bound than one maximum per
  *                     block
+ *   wcet_after_call   a loop entered straight from a call's return
+ *   wcet_long_block   one block longer than a translated block can be
  *
  * Output: one line "wcet: <sum>". */
 #include <stdint.h>
@@ -67,6 +69,29 @@ MEASURED uint32_t wcet_nested(uint32_t m, uint32_t n, uint32_t seed)
     return acc;
 }
 
+MEASURED uint32_t wcet_seed(uint32_t x)
+{
+    return (x * 2654435761u) ^ (x >> 3);
+}
+
+/* A loop whose header directly follows a call: the call returns into the loop. */
+MEASURED uint32_t wcet_after_call(uint32_t n, uint32_t x)
+{
+    uint32_t s = wcet_seed(x);
+    do {
+        s = (s << 5) + (s >> 3) + n;
+    } while (--n);
+    return s;
+}
+
+/* One basic block of 600 instructions: longer than Unicorn lets a translated block be, so the
+ * emulator reports it in two parts. */
+MEASURED uint32_t wcet_long_block(uint32_t x)
+{
+    __asm__ volatile(".rept 600\n\tadds %0, %0, #3\n\t.endr" : "+l"(x) : : "cc");
+    return x;
+}
+
 static const uint32_t scan_short[] = {2, 4, 6};
 static const uint32_t scan_mixed[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 static const uint32_t scan_worst[] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
@@ -85,6 +110,10 @@ int main(void)
     sum += wcet_nested(4, 6, 12345u);
     sum += wcet_nested(3, 6, 999u);
     sum += wcet_nested(1, 2, 7u);
+    sum += wcet_after_call(5, 3);
+    sum += wcet_after_call(9, 4);
+    sum += wcet_long_block(sum);
+    sum += wcet_long_block(1);
     char line[32];
     char *p = fmt_str(line, "wcet: ");
     p = fmt_dec(p, sum);
