@@ -25,7 +25,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
 
     BlockInfo info;
     info.address = address;
-    info.size = size;
+    info.size = static_cast<std::uint16_t>(size);
     std::vector<std::uint8_t> code(size);
     if (!uc_.read_memory(address, code)) {
         info.instructions = size / 2;  // unreadable code faults before it matters

@@ -27,15 +27,16 @@ struct BlockInfo {
         Split = 16,       ///< a trace point lies inside: its event is delivered as pieces()
     };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
-    std::uint32_t size = 0;
     std::uint32_t instructions = 0;
     std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
+    std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
+    std::uint16_t size = 0;         ///< bytes; a translated block holds at most 512 instructions
     std::uint16_t taken_extra = 0;  ///< added when the final conditional branch is taken
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
-    std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
 };
+static_assert(sizeof(BlockInfo) == 24, "the direct-mapped cache keeps its slots small");
 
 /// One part of a translated block that holds trace points: the event a sink sees for it.
 struct BlockPiece {
