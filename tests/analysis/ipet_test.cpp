@@ -48,6 +48,21 @@ IpetProblem bottom_tested_loop(std::uint64_t bound) {
     return p;
 }
 
+// 0 -> header 1 -> {2, 3} -> latch 4 -> (1 | exit 5): a bounded loop around a diamond.
+IpetProblem loop_around_diamond(IpetBlock left, IpetBlock right, std::uint64_t bound) {
+    IpetProblem p;
+    p.blocks = {block(1), loop_block(0, 2, 2), left, right, loop_block(0, 1, 1), block(1, true)};
+    const std::size_t enter = edge(p, 0, 1);
+    edge(p, 1, 2);
+    edge(p, 1, 3);
+    edge(p, 2, 4);
+    edge(p, 3, 4);
+    edge(p, 4, 1);
+    edge(p, 4, 5);
+    p.loops.push_back({1, {enter}, bound, "loop"});
+    return p;
+}
+
 }  // namespace
 
 TEST_CASE("ipet: a straight line runs every block once") {
@@ -113,18 +128,9 @@ TEST_CASE("ipet: a loop runs its bound, with the first iteration charged separat
 TEST_CASE("ipet: virtual unrolling keeps a first-iteration-only arm out of later iterations") {
     // 0 -> header 1 -> {then 2 (50 cycles, seen only in the first iteration), else 3 (5 cycles)}
     //   -> latch 4 -> (1 | exit 5); bound 10.
-    IpetProblem p;
     IpetBlock then_arm = loop_block(0, 50, 50);
     then_arm.later_seen = false;
-    p.blocks = {block(1), loop_block(0, 2, 2), then_arm, loop_block(0, 5, 5), loop_block(0, 1, 1), block(1, true)};
-    const std::size_t enter = edge(p, 0, 1);
-    edge(p, 1, 2);
-    edge(p, 1, 3);
-    edge(p, 2, 4);
-    edge(p, 3, 4);
-    edge(p, 4, 1);
-    edge(p, 4, 5);
-    p.loops.push_back({1, {enter}, 10, "loop"});
+    IpetProblem p = loop_around_diamond(then_arm, loop_block(0, 5, 5), 10);
 
     const IpetSolution sensitive = solve_ipet(p, true);
     // 1 + 10*2 + 1*50 + 9*5 + 10*1 + 1
@@ -143,19 +149,10 @@ TEST_CASE("ipet: virtual unrolling keeps a first-iteration-only arm out of later
 TEST_CASE("ipet: a block seen only in later iterations is allowed everywhere by the insensitive bound") {
     // 0 -> header 1 -> {2 (5 cycles, seen only in first iterations), 3 (50 cycles first, 30 later,
     // seen only in later iterations)} -> latch 4 -> (1 | exit 5); bound 10.
-    IpetProblem p;
     IpetBlock first_only = loop_block(0, 5, 5), later_only = loop_block(0, 50, 30);
     first_only.later_seen = false;
     later_only.first_seen = false;
-    p.blocks = {block(1), loop_block(0, 2, 2), first_only, later_only, loop_block(0, 1, 1), block(1, true)};
-    const std::size_t enter = edge(p, 0, 1);
-    edge(p, 1, 2);
-    edge(p, 1, 3);
-    edge(p, 2, 4);
-    edge(p, 3, 4);
-    edge(p, 4, 1);
-    edge(p, 4, 5);
-    p.loops.push_back({1, {enter}, 10, "loop"});
+    IpetProblem p = loop_around_diamond(first_only, later_only, 10);
 
     const IpetSolution sensitive = solve_ipet(p, true);
     // First-iteration counts are only bounded from above, so the later-only arm may stand in for the
