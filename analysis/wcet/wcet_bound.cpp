@@ -176,7 +176,7 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     try {
         best = solve_ipet(problem, true);
         flat = solve_ipet(problem, false);
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {  // GLPK's verdicts and malformed problems alike
         throw ConfigError(std::string("wcet: ") + e.what());
     }
     r.bound_cycles = to_cycles(best.bound);
