@@ -193,6 +193,25 @@ ElfImage ElfImage::load(const std::string& path) {
     return image;
 }
 
+ElfImage ElfImage::raw(const std::string& name, const std::vector<std::uint32_t>& addresses, const std::vector<std::uint8_t>& bytes,
+                       std::vector<Symbol> symbols) {
+    ElfImage image;
+    image.path_ = name;
+    image.profile_ = 'M';
+    for (std::uint32_t address : addresses) {
+        if (static_cast<std::uint64_t>(address) + bytes.size() > 0x1'0000'0000ull) throw ConfigError(name + ": the image wraps past 4 GiB");
+        Segment s;
+        s.load_address = s.virtual_address = address;
+        s.memory_size = static_cast<std::uint32_t>(bytes.size());
+        s.executable = true;
+        s.bytes = bytes;
+        image.segments_.push_back(std::move(s));
+    }
+    if (!addresses.empty()) image.entry_ = addresses.front();
+    image.symbols_ = SymbolTable(std::move(symbols));
+    return image;
+}
+
 bool ElfImage::is_data(std::uint32_t address) const {
     auto it = std::upper_bound(mapping_.begin(), mapping_.end(), address,
                                [](std::uint32_t a, const MappingSymbol& m) { return a < m.address; });

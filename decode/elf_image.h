@@ -29,6 +29,10 @@ class ElfImage {
 public:
     /// Reads and validates an ELF; any problem throws ConfigError naming the file.
     static ElfImage load(const std::string& path);
+    /// A raw M-profile image (a flash dump), executable, loaded at each of `addresses` (a flash
+    /// and its alias at 0, say); `name` stands for the path in messages.
+    static ElfImage raw(const std::string& name, const std::vector<std::uint32_t>& addresses, const std::vector<std::uint8_t>& bytes,
+                        std::vector<Symbol> symbols = {});
 
     const std::string& path() const { return path_; }
     std::uint32_t entry() const { return entry_; }

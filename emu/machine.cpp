@@ -103,6 +103,8 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         stop_symbol = image.symbols().address_of(config.stop.at_symbol);
         if (!stop_symbol)
             throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
+    } else if (config.stop.at_address) {
+        stop_symbol = *config.stop.at_address & ~1u;
     }
     if (!config.rtos.current_thread.empty()) {
         thread_variable = image.symbols().address_of(config.rtos.current_thread);
@@ -187,6 +189,7 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
     }
     std::uint32_t sp = v[0] | v[1] << 8 | v[2] << 16 | static_cast<std::uint32_t>(v[3]) << 24;
     pc = v[4] | v[5] << 8 | v[6] << 16 | static_cast<std::uint32_t>(v[7]) << 24;
+    if (config.entry) pc = *config.entry | 1u;
     const MemoryRegion* code = region_at(plan, pc & ~1u);
     if (!(pc & 1) || !code || !(code->access & AccessExecute)) {
         stop_fault(FaultKind::BadVectorTable, vtor + 4, pc & ~1u, false,
@@ -200,6 +203,7 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
     }
     uc.set_reg(UC_ARM_REG_SP, sp);
     scs->set_vtor(vtor);  // where this image's vector table is, also when it is not at 0
+    scs->set_trace_enabled(config.trace_enabled);
     return true;
 }
 
@@ -311,6 +315,12 @@ Machine::Machine(MachineConfig config, const decode::ElfImage& image)
 Machine::~Machine() = default;
 
 const MachineConfig& Machine::config() const { return impl_->config; }
+
+std::vector<std::uint8_t> Machine::read_memory(std::uint32_t address, std::uint32_t size) const {
+    std::vector<std::uint8_t> bytes(size);
+    if (!impl_->uc.read_memory(address, bytes)) return {};
+    return bytes;
+}
 
 void Machine::add_sink(trace::TraceSink& sink) { impl_->recorder.add_sink(sink); }
 

@@ -3,6 +3,7 @@
 // MachineConfig and an ELF image, attach sinks, run once.
 
 #include <memory>
+#include <vector>
 
 #include "decode/elf_image.h"
 #include "emu/machine_config.h"
@@ -32,6 +33,9 @@ public:
     RunResult run();
 
     const MachineConfig& config() const;
+    /// `size` bytes of emulated memory at `address`, as the last run left them; empty when any of
+    /// it is unmapped.
+    std::vector<std::uint8_t> read_memory(std::uint32_t address, std::uint32_t size) const;
 
 private:
     std::unique_ptr<detail::MachineState> impl_;

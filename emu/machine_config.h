@@ -46,6 +46,7 @@ struct StopConfig {
     std::uint64_t max_instructions = 0;  ///< 0 = no limit
     double wall_clock_seconds = 60;      ///< host time limit; 0 = no limit
     std::string at_symbol;               ///< stop when execution reaches this symbol; empty = never
+    std::optional<std::uint32_t> at_address;  ///< or this address
     bool on_hang = true;                 ///< stop on a branch-to-self no interrupt can leave
 };
 
@@ -96,6 +97,12 @@ struct MachineConfig {
     std::uint64_t clock_hz = 25'000'000;   ///< converts cycles to emulated time
     /// Where the vector table is at reset; default: the ELF's lowest load address.
     std::optional<std::uint32_t> vector_table;
+    /// Where execution starts instead of the reset vector (the stack pointer still comes from the
+    /// vector table), e.g. past a board's start-up code that touches vendor peripherals.
+    std::optional<std::uint32_t> entry;
+    /// DEMCR.TRCENA set at reset, as an attached debugger (or start-up code that `entry` skips)
+    /// leaves it, so the DWT counters can be enabled.
+    bool trace_enabled = false;
     std::vector<MemoryRegion> memory;
     std::vector<DeviceConfig> devices;
     UnclaimedMmio unclaimed_mmio = UnclaimedMmio::Fault;

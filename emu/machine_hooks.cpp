@@ -144,7 +144,8 @@ bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int,
 
 void on_stop_symbol(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     detail::MachineState& m = machine(user);
-    m.stop(StopReason::SymbolReached, "reached " + m.config.stop.at_symbol + " at " + m.where(static_cast<std::uint32_t>(address)));
+    std::string what = m.config.stop.at_symbol.empty() ? "the stop address" : m.config.stop.at_symbol;
+    m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
 void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {

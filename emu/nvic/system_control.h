@@ -59,6 +59,7 @@ public:
 
     /// DEMCR.TRCENA: the DWT and ITM are enabled.
     bool trace_enabled() const { return demcr_ & (1u << 24); }
+    void set_trace_enabled(bool on) { demcr_ = on ? demcr_ | (1u << 24) : demcr_ & ~(1u << 24); }
 
     /// Records a fault's status bits and address registers, as the core does before taking it.
     void record_fault(std::uint32_t cfsr_bits, std::uint32_t address);
