@@ -70,6 +70,14 @@ struct WcetOptions {
     std::string json, dot;
 };
 int wcet_command(const WcetOptions& options);
+
+struct SiliconOptions {
+    std::string dir;           ///< <category>/<test>.tzst measurements
+    std::string json;
+    std::size_t show = 0;      ///< print this many mismatching configurations in detail
+    double min_rate = 0;       ///< exit 1 below this exact-match rate (0..1)
+};
+int silicon_command(const SiliconOptions& options);
 int info_command(const std::string& elf);
 /// Prints a compact trace file, with function names when an ELF is given.
 int dump_command(const std::string& trace, const std::string& elf);

@@ -131,6 +131,18 @@ int main(int argc, char** argv) {
                      "Exit status: 0, 1 when the bound exceeds the scenario's max_cycles, 2 bad input or a firmware fault.\n"
                      "Example: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json");
 
+    emutrace::app::SiliconOptions silicon;
+    CLI::App* silicon_cmd = cli.add_subcommand(
+        "silicon", "Run real-silicon cycle measurements (shared/silicon format) and compare every dumped region with the emulation.");
+    silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. ../shared/silicon/stm32f100")->required()
+        ->check(CLI::ExistingDirectory);
+    silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code");
+    silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");
+    silicon_cmd->add_option("--min-rate", silicon.min_rate, "Exit 1 when the exact-match rate is below this fraction (0-1)")
+        ->check(CLI::Range(0.0, 1.0));
+    silicon_cmd->footer("Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
+                        "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
+
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
     info_cmd->add_option("elf", info_elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
@@ -169,6 +181,7 @@ int main(int argc, char** argv) {
         if (*cfg_cmd) return cfg_command(cfg);
         if (*cc_cmd) return crosscheck_command(cc);
         if (*wcet_cmd) return wcet_command(wcet);
+        if (*silicon_cmd) return silicon_command(silicon);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());
