@@ -93,7 +93,21 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
 
 unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
-    return core_ == CoreKind::CortexM0 ? v6m(insn) : v7m(insn, previous);
+    if (core_ == CoreKind::CortexM0) return v6m(insn);
+    return v7m(insn, previous) + system_bus_fetch(insn, previous);
+}
+
+// Cortex-M3/M4 fetch code above 0x1FFFFFFF (SRAM) over the System bus, which data accesses share.
+// Measured on an STM32F100 (docs/silicon.md): a 32-bit instruction straddling a word boundary
+// waits for a second fetch, and a load or store cannot overlap a load or store just before it.
+unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instruction* previous) const {
+    constexpr std::uint32_t kSystemBusCode = 0x20000000;
+    if (insn.address < kSystemBusCode) return 0;
+    unsigned extra = insn.size == 4 && (insn.address & 2) ? 1 : 0;
+    bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
+    bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
+    if (data && after_data && v7m(insn, previous) == 1) ++extra;
+    return extra;
 }
 
 // Cortex-M0 TRM, "Instruction set summary": no pipelining of loads, 3-cycle taken branches.

@@ -42,6 +42,7 @@ public:
 private:
     unsigned v6m(const decode::Instruction& insn) const;
     unsigned v7m(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
     unsigned fpu(const decode::Instruction& insn) const;
 
     CoreKind core_;

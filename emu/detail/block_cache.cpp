@@ -51,11 +51,13 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
     }
     split_at_trace_points(info, insns, cost);
+    // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
+    // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1).
     std::uint32_t before = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
-        if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
-            accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - before});
         before += cost[i];
+        if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
+            accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - std::min(info.cycles, before - 1)});
     }
     for (const auto& insn : insns) {
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;

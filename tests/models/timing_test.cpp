@@ -13,14 +13,14 @@ using namespace emutrace;
 namespace {
 
 // Assembles halfwords (in the order objdump prints them) into a block and costs it.
-models::BlockTiming cost(models::CoreKind core, std::initializer_list<std::uint16_t> halfwords) {
+models::BlockTiming cost(models::CoreKind core, std::initializer_list<std::uint16_t> halfwords, std::uint32_t address = 0x1000) {
     std::vector<std::uint8_t> bytes;
     for (std::uint16_t h : halfwords) {
         bytes.push_back(static_cast<std::uint8_t>(h));
         bytes.push_back(static_cast<std::uint8_t>(h >> 8));
     }
     decode::InstructionDecoder d;
-    auto insns = d.decode(bytes, 0x1000);
+    auto insns = d.decode(bytes, address);
     REQUIRE(insns.size() > 0);
     return models::TimingModel(core).block(insns);
 }
@@ -123,4 +123,18 @@ TEST_CASE("timing: exception entry, return and tail-chaining") {
     CHECK(m3.exception_return() == 10);
     CHECK(m3.tail_chain() == 6);
     CHECK(m0.exception_entry() == 16);
+}
+
+TEST_CASE("timing m3: code in SRAM is fetched over the System bus (measured on an STM32F100)") {
+    // ldr r2,[r0,#4]; ldr r3,[r0,#4]: pipelined from flash (2 + 1), not from SRAM (2 + 2): the
+    // loads share the System bus with instruction fetch. Silicon: shared/silicon data_processing,
+    // times[0] of every code: sram configuration.
+    CHECK(cost(M3, {0x6842, 0x6843}).cycles == 3);
+    CHECK(cost(M3, {0x6842, 0x6843}, 0x20000000).cycles == 4);
+    // adds r0,#1; add.w r0,r0,#1 (32-bit, at an address 2 mod 4): one more cycle from SRAM to fetch
+    // its second word; silicon: add_adc_sub_sbc_rsb_reg with an odd number of 16-bit adds.
+    CHECK(cost(M3, {0x3001, 0xF100, 0x0001}).cycles == 2);
+    CHECK(cost(M3, {0x3001, 0xF100, 0x0001}, 0x20000000).cycles == 3);
+    // The same 32-bit instruction word-aligned costs nothing extra.
+    CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000).cycles == 2);
 }
