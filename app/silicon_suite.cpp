@@ -22,6 +22,11 @@ namespace {
 constexpr std::size_t kMismatchesKept = 4;
 constexpr std::size_t kMostCodeLines = 64;
 
+std::string archive_error(archive* a) {
+    const char* e = archive_error_string(a);
+    return e ? e : "unknown error";
+}
+
 struct Entry {
     std::vector<std::uint8_t> flash, dump;
 };
@@ -32,16 +37,18 @@ std::map<std::uint32_t, Entry> read_archive(const std::string& path) {
     archive_read_support_filter_all(a.get());
     archive_read_support_format_tar(a.get());
     if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-        throw ConfigError(path + ": cannot read the archive (" + archive_error_string(a.get()) + ")");
+        throw ConfigError(path + ": cannot read the archive (" + archive_error(a.get()) + ")");
     std::map<std::uint32_t, Entry> entries;
     archive_entry* e = nullptr;
     for (;;) {
         int rc = archive_read_next_header(a.get(), &e);
         if (rc == ARCHIVE_EOF) break;
-        if (rc != ARCHIVE_OK) throw ConfigError(path + ": corrupt archive (" + std::string(archive_error_string(a.get())) + ")");
+        if (rc != ARCHIVE_OK) throw ConfigError(path + ": corrupt archive (" + archive_error(a.get()) + ")");
         std::filesystem::path member(archive_entry_pathname(e));
         std::string stem = member.stem().string(), ext = member.extension().string();
-        if ((ext != ".flash" && ext != ".dump") || stem.empty() || !std::all_of(stem.begin(), stem.end(), ::isdigit)) continue;
+        bool numbered = !stem.empty() && stem.size() <= 6 &&
+                        std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
         la_int64_t size = archive_entry_size(e);
         if (size < 0 || size > (64 << 20)) throw ConfigError(path + ": " + member.string() + " has an implausible size");
         std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
@@ -129,7 +136,9 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
     for (const auto& region : dump.value("mem_dump", nlohmann::json::array())) {
         std::string name = region.value("symbol_name", "?");
         std::uint32_t addr = address_field(region, "addr", file + " mem_dump " + name);
-        std::vector<std::uint8_t> measured = region.at("content").get<std::vector<std::uint8_t>>();
+        const nlohmann::json& content = region.at("content");
+        std::vector<std::uint8_t> measured = content.is_binary() ? std::vector<std::uint8_t>(content.get_binary())
+                                                                 : content.get<std::vector<std::uint8_t>>();
         std::vector<std::uint8_t> emulated = m.read_memory(addr, static_cast<std::uint32_t>(measured.size()));
         if (emulated.size() != measured.size()) {
             c.exact = false;
