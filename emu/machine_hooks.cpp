@@ -43,7 +43,7 @@ namespace {
 // Counts a block that is about to run: the previous block's final branch was taken if this is not
 // its fall-through; then this block's cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
-    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra : 0);
+    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra + b.branch_in_extra : 0);
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.taken_extra = b.taken_extra;

@@ -77,6 +77,13 @@ unsigned TimingModel::divide(std::uint32_t dividend, std::uint32_t divisor, bool
     return kDivideMinimum + (quotient_bits * 10 + 31) / 32;
 }
 
+// Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): the refill fetches the
+// word holding the target, so a 32-bit target at an address 2 mod 4 waits for the next word.
+unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
+    if (core_ == CoreKind::CortexM0) return 0;
+    return first.size == 4 && (first.address & 2) ? 1 : 0;
+}
+
 BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
     BlockTiming t;
     const Instruction* previous = nullptr;

@@ -28,6 +28,9 @@ public:
     /// One instruction's cycles after `previous` (nullptr at the block's start): the TRM figure
     /// plus pipelining and address-dependency effects; a conditional branch counted as not taken.
     unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
+    /// instruction at a halfword-aligned target needs a second fetch after the refill.
+    unsigned branch_target_fetch(const decode::Instruction& first) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
 

@@ -35,6 +35,7 @@ struct BlockInfo {
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
+    std::uint8_t branch_in_extra = 0;  ///< added when entered by a branch, not by falling through
 };
 static_assert(sizeof(BlockInfo) == 24, "the direct-mapped cache keeps its slots small");
 

@@ -138,3 +138,16 @@ TEST_CASE("timing m3: code in SRAM is fetched over the System bus (measured on a
     // The same 32-bit instruction word-aligned costs nothing extra.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000).cycles == 2);
 }
+
+TEST_CASE("timing m3: a branch to a 32-bit instruction at a halfword address waits a second fetch") {
+    // add.w r5,r5,#1 as a branch target: word-aligned, nothing extra; at 2 mod 4, one cycle
+    // (silicon: piq_narrow_b_to_unaligned). The M0 fetches differently and is not affected.
+    decode::InstructionDecoder d;
+    const std::vector<std::uint8_t> add_w{0x05, 0xF1, 0x01, 0x05};
+    models::TimingModel m3(M3), m0(M0);
+    CHECK(m3.branch_target_fetch(d.decode_one(add_w, 0x1000)) == 0);
+    CHECK(m3.branch_target_fetch(d.decode_one(add_w, 0x1002)) == 1);
+    const std::vector<std::uint8_t> adds{0x01, 0x30};
+    CHECK(m3.branch_target_fetch(d.decode_one(adds, 0x1002)) == 0);
+    CHECK(m0.branch_target_fetch(d.decode_one(add_w, 0x1002)) == 0);
+}
