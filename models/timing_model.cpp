@@ -105,15 +105,20 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
 }
 
 // Cortex-M3/M4 fetch code above 0x1FFFFFFF (SRAM) over the System bus, which data accesses share.
-// Measured on an STM32F100 (docs/silicon.md): a 32-bit instruction straddling a word boundary
-// waits for a second fetch, and a load or store cannot overlap a load or store just before it.
+// Measured on an STM32F100 (docs/silicon.md): a word takes 2 cycles to fetch there, so a 32-bit
+// instruction takes at least 2 (mul.w, add.w: 1 from flash, 2 from SRAM); one straddling a word
+// boundary waits for a second fetch; and a load or store cannot overlap a load or store just
+// before it.
 unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instruction* previous) const {
     constexpr std::uint32_t kSystemBusCode = 0x20000000;
+    constexpr unsigned kWordFetch = 2;
     if (insn.address < kSystemBusCode) return 0;
     unsigned extra = insn.size == 4 && (insn.address & 2) ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
-    if (data && after_data && v7m(insn, previous) == 1) ++extra;
+    unsigned own = v7m(insn, previous);
+    if (data && after_data && own == 1) ++extra;
+    if (insn.size == 4 && own + extra < kWordFetch) extra = kWordFetch - own;
     return extra;
 }
 
