@@ -10,7 +10,7 @@ namespace emutrace::app {
 namespace {
 
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access", "wait_states"});
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -32,6 +32,12 @@ emu::MemoryRegion parse_region(const config::Node& n) {
         if (r.mmio) n["wait_states"].fail("wait states of MMIO are the devices' read_latency");
         r.wait_states = n["wait_states"].u32();
         if (r.wait_states > 15) n["wait_states"].fail("must be between 0 and 15");
+    }
+    if (n.has("fetch_word_cycles")) {
+        if (r.mmio) n["fetch_word_cycles"].fail("code does not run from MMIO");
+        std::uint32_t c = n["fetch_word_cycles"].u32();
+        if (c > 15) n["fetch_word_cycles"].fail("must be between 0 and 15");
+        r.fetch_word_cycles = static_cast<std::uint8_t>(c);
     }
     return r;
 }

@@ -26,6 +26,9 @@ struct MemoryRegion {
     bool mmio = false;
     /// Extra cycles per instruction-fetch word and per data access (flash at high clock: 1-5).
     std::uint32_t wait_states = 0;
+    /// Code here is fetched over the System bus at this many cycles per 32-bit word, shared with
+    /// data accesses (SRAM on an STM32F100: 2); 0 for a code bus that keeps up with execution.
+    std::uint8_t fetch_word_cycles = 0;
 };
 
 struct DeviceConfig {

@@ -84,11 +84,11 @@ unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
     return first.size == 4 && (first.address & 2) ? 1 : 0;
 }
 
-BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
+BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
     BlockTiming t;
     const Instruction* previous = nullptr;
     for (const auto& insn : insns) {
-        t.cycles += instruction(insn, previous);
+        t.cycles += instruction(insn, previous, word_fetch);
         previous = &insn;
     }
     if (!insns.empty()) {
@@ -98,27 +98,25 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns) const {
     return t;
 }
 
-unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous) const {
+unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
-    return v7m(insn, previous) + system_bus_fetch(insn, previous);
+    return v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch);
 }
 
-// Cortex-M3/M4 fetch code above 0x1FFFFFFF (SRAM) over the System bus, which data accesses share.
-// Measured on an STM32F100 (docs/silicon.md): a word takes 2 cycles to fetch there, so a 32-bit
-// instruction takes at least 2 (mul.w, add.w: 1 from flash, 2 from SRAM); one straddling a word
-// boundary waits for a second fetch; and a load or store cannot overlap a load or store just
-// before it.
-unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instruction* previous) const {
-    constexpr std::uint32_t kSystemBusCode = 0x20000000;
-    constexpr unsigned kWordFetch = 2;
-    if (insn.address < kSystemBusCode) return 0;
+// Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at
+// `word_fetch` cycles per word. Measured on an STM32F100, where a word takes 2 (docs/silicon.md):
+// a 32-bit instruction takes at least a word's fetch (mul.w, add.w: 1 from flash, 2 from SRAM);
+// one straddling a word boundary waits for a second fetch; and a load or store cannot overlap a
+// load or store just before it.
+unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (word_fetch == 0) return 0;
     unsigned extra = insn.size == 4 && (insn.address & 2) ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
     unsigned own = v7m(insn, previous);
     if (data && after_data && own == 1) ++extra;
-    if (insn.size == 4 && own + extra < kWordFetch) extra = kWordFetch - own;
+    if (insn.size == 4 && own + extra < word_fetch) extra = word_fetch - own;
     return extra;
 }
 

@@ -23,11 +23,12 @@ class TimingModel {
 public:
     explicit TimingModel(CoreKind core);
 
-    /// The block's cost at zero wait states.
-    BlockTiming block(std::span<const decode::Instruction> insns) const;
+    /// The block's cost at zero wait states. `word_fetch` > 0: the code is fetched over the
+    /// System bus at that many cycles per 32-bit word (SRAM on an STM32F100: 2).
+    BlockTiming block(std::span<const decode::Instruction> insns, unsigned word_fetch = 0) const;
     /// One instruction's cycles after `previous` (nullptr at the block's start): the TRM figure
     /// plus pipelining and address-dependency effects; a conditional branch counted as not taken.
-    unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first) const;
@@ -45,7 +46,7 @@ public:
 private:
     unsigned v6m(const decode::Instruction& insn) const;
     unsigned v7m(const decode::Instruction& insn, const decode::Instruction* previous) const;
-    unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
 
     CoreKind core_;

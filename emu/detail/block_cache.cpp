@@ -36,16 +36,17 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
     auto insns = decoder_.decode(code, address);
     // Per-instruction costs (one each with the timing model off), then the fetch wait states.
+    const MemoryRegion* region = region_at(plan_, address);
+    unsigned word_fetch = region ? region->fetch_word_cycles : 0;
     std::vector<std::uint32_t> cost(insns.size(), 1);
     const decode::Instruction* previous = nullptr;
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
-        cost[i] = timing_->instruction(insns[i], previous);
+        cost[i] = timing_->instruction(insns[i], previous, word_fetch);
         previous = &insns[i];
     }
     info.cycles = info.instructions;
     if (timing_) {
-        models::BlockTiming t = timing_->block(insns);
-        const MemoryRegion* region = region_at(plan_, address);
+        models::BlockTiming t = timing_->block(insns, word_fetch);
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = t.cycles + wait * ((size + 3) / 4);
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
