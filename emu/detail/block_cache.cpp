@@ -52,7 +52,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
         if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front()));
     }
-    split_at_trace_points(info, insns, cost);
+    split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1).
     std::uint32_t before = 0;
@@ -88,17 +88,17 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     return blocks_[key] = info;
 }
 
-void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const decode::Instruction> insns, std::span<const std::uint32_t> cost) {
+void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
+                                       std::span<const std::uint32_t> cost) {
     auto first = std::upper_bound(trace_points_.begin(), trace_points_.end(), info.address);
     if (first == trace_points_.end() || *first >= info.address + info.size) return;
     std::vector<BlockPiece> pieces;
-    std::uint32_t spent = 0;
+    std::uint32_t from = info.address, spent = 0;
     auto close = [&](std::uint32_t end, std::uint32_t cycles, std::uint8_t waypoint) {
-        std::uint32_t from = pieces.empty() ? info.address : pieces.back().address + pieces.back().size;
-        std::vector<std::uint8_t> code(end - from);
-        std::uint32_t count = uc_.read_memory(from, code) ? decode::thumb_instruction_count(code) : (end - from) / 2;
+        std::uint32_t count = decode::thumb_instruction_count(code.subspan(from - info.address, end - from));
         pieces.push_back({from, end - from, count, cycles, waypoint});
         spent += cycles;
+        from = end;
     };
     // Each part but the last costs its instructions as the block model counted them, plus its
     // share of fetch wait states; the last part takes what remains (final branch, refill).
@@ -110,7 +110,6 @@ void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const decode::
         part += cost[i];
         while (first != trace_points_.end() && *first < end) ++first;  // one inside an instruction is ignored
         if (first == trace_points_.end() || *first != end || end >= info.address + info.size) continue;
-        std::uint32_t from = pieces.empty() ? info.address : pieces.back().address + pieces.back().size;
         close(end, std::min(part + wait * ((end - from + 3) / 4), info.cycles - spent), 0);
         part = 0;
     }
