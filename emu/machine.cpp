@@ -100,11 +100,11 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     for (const auto& s : image.segments()) uc.write_memory(s.load_address, s.bytes);
 
     if (!config.stop.at_symbol.empty()) {
-        stop_symbol = image.symbols().address_of(config.stop.at_symbol);
-        if (!stop_symbol)
+        stop_address = image.symbols().address_of(config.stop.at_symbol);
+        if (!stop_address)
             throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
     } else if (config.stop.at_address) {
-        stop_symbol = *config.stop.at_address & ~1u;
+        stop_address = *config.stop.at_address & ~1u;
     }
     if (!config.rtos.current_thread.empty()) {
         thread_variable = image.symbols().address_of(config.rtos.current_thread);
@@ -129,7 +129,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
-    if (stop_symbol) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_stop_symbol), this, *stop_symbol, *stop_symbol);
+    if (stop_address) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_stop_address), this, *stop_address, *stop_address);
 }
 
 bool detail::MachineState::write_guest(std::uint32_t address, std::span<const std::uint8_t> bytes) {

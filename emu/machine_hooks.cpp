@@ -142,7 +142,7 @@ bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int,
     return false;
 }
 
-void on_stop_symbol(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     detail::MachineState& m = machine(user);
     std::string what = m.config.stop.at_symbol.empty() ? "the stop address" : m.config.stop.at_symbol;
     m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));

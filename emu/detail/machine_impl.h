@@ -54,7 +54,7 @@ struct WindowSlot {
 void on_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 void on_interrupt(uc_engine* uc, std::uint32_t intno, void* user);
 bool on_invalid_memory(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
-void on_stop_symbol(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_stop_address(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 void on_user_event_function(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 std::uint64_t on_mmio_read(uc_engine* uc, std::uint64_t offset, unsigned size, void* user);
 void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* user);
@@ -166,7 +166,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::vector<std::unique_ptr<WindowSlot>> windows;
     std::vector<std::unique_ptr<DivideSite>> divide_sites;
     std::vector<std::unique_ptr<WaitRegion>> wait_regions;
-    std::optional<std::uint32_t> stop_symbol;
+    std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
 
