@@ -166,11 +166,7 @@ int run_command(const RunOptions& o) {
                      100 * r["change"].get<double>(), r["baseline"].get<double>(), 100 * o.regression_threshold);
     int status = emu::exit_status(result);
     if (status == 0 && !regressions.empty()) return 1;
-    if (status == 0 && bound && sc.wcet.max_cycles && bound->bound_cycles > sc.wcet.max_cycles) {
-        std::fprintf(stderr, "emutrace: WCET bound of %s is %llu cycles, above max_cycles %llu\n", bound->function.c_str(),
-                     static_cast<unsigned long long>(bound->bound_cycles), static_cast<unsigned long long>(sc.wcet.max_cycles));
-        return 1;
-    }
+    if (status == 0 && bound && wcet_limit_exceeded(*bound, sc.wcet.max_cycles)) return 1;
     // A violated timing constraint fails the run (status 1) when nothing worse happened.
     if (status == 0 && analysis && !analysis->constraints_passed()) {
         std::fprintf(stderr, "emutrace: timing constraints violated\n");

@@ -48,11 +48,7 @@ int wcet_command(const WcetOptions& o) {
         out << j.dump(2) << "\n";
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
-    if (status == 0 && sc.wcet.max_cycles && r.bound_cycles > sc.wcet.max_cycles) {
-        std::fprintf(stderr, "emutrace: WCET bound of %s is %llu cycles, above max_cycles %llu\n", r.function.c_str(),
-                     static_cast<unsigned long long>(r.bound_cycles), static_cast<unsigned long long>(sc.wcet.max_cycles));
-        return 1;
-    }
+    if (status == 0 && wcet_limit_exceeded(r, sc.wcet.max_cycles)) return 1;
     return status;
 }
 

@@ -105,6 +105,13 @@ std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock
     return s;
 }
 
+bool wcet_limit_exceeded(const analysis::wcet::WcetResult& r, std::uint64_t max_cycles) {
+    if (!max_cycles || r.bound_cycles <= max_cycles) return false;
+    std::fprintf(stderr, "emutrace: WCET bound of %s is %llu cycles, above max_cycles %llu\n", r.function.c_str(),
+                 static_cast<unsigned long long>(r.bound_cycles), static_cast<unsigned long long>(max_cycles));
+    return true;
+}
+
 nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz) {
     using nlohmann::json;
     json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();

@@ -36,6 +36,8 @@ private:
 };
 
 std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz);
+/// True (and says so on stderr) when the bound exceeds `max_cycles`, a scenario's limit; 0 is none.
+bool wcet_limit_exceeded(const analysis::wcet::WcetResult& r, std::uint64_t max_cycles);
 nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz);
 /// The analysed functions' CFGs with the worst path's counts; unexecuted blocks dashed.
 void write_wcet_dot(const std::string& path, const decode::Program& program, const analysis::wcet::WcetResult& r);
