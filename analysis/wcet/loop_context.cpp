@@ -73,12 +73,8 @@ void LoopContextTracker::move(std::uint32_t from, std::uint32_t next) {
     } else if ((c & kDistinctor) != (n & kDistinctor)) {
         up(0, fresh);
         last_ = Transition::Sibling;
-    } else if (rows_[p_].valid && rows_[p_].id == next) {
-        rows_[p_].index = 1;
-        ++rows_[p_].iterations;
-        last_ = Transition::NextIteration;
     } else {
-        last_ = Transition::Stay;
+        stay_in_row(next);
     }
 }
 

@@ -34,16 +34,9 @@ public:
             std::uint32_t c = shape_[static_cast<std::size_t>(previous_)], n = shape_[next];
             bool call = (c & kCall) && (n & kEntry), ret = (c & kExit) && (n & kRet);
             if (((c ^ n) & kPlace) == 0 && !call && !ret) [[likely]] {
-                LoopRow& r = rows_[p_];
-                if (r.valid && r.id == next) {
-                    r.index = 1;
-                    ++r.iterations;
-                    last_ = Transition::NextIteration;
-                } else {
-                    last_ = Transition::Stay;
-                }
+                stay_in_row(next);
                 previous_ = next;
-                return r.index;
+                return rows_[p_].index;
             }
         }
         return step_slow(next);
@@ -62,6 +55,17 @@ public:
     std::uint64_t saturations() const { return saturations_; }
 
 private:
+    // Same level, same loop body: the row's own header again is its next iteration.
+    void stay_in_row(std::uint32_t next) {
+        LoopRow& r = rows_[p_];
+        if (r.valid && r.id == next) {
+            r.index = 1;
+            ++r.iterations;
+            last_ = Transition::NextIteration;
+        } else {
+            last_ = Transition::Stay;
+        }
+    }
     unsigned step_slow(std::uint32_t next);
     void move(std::uint32_t from, std::uint32_t next);
     void up(std::size_t m, LoopRow r);
