@@ -75,14 +75,15 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 }  // namespace
 
-// The hot path: a known, unflagged block with no service due and no branch to report settles the
-// previous block's conditional branch, adds this block's cycles and, when a sink wants blocks,
-// appends one event. Free of calls but the final flush, so it needs no frame.
+// The hot path: a known block flagged at most Split, with no service due and no branch to report,
+// settles the previous block's conditional branch, adds this block's cycles and, when a sink wants
+// blocks, appends its event (or its parts' events). Free of calls but the final flush, so it needs no frame.
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || b.flags || m.pending_branch) [[unlikely]]
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::Split) || m.pending_branch)
+        [[unlikely]]
         return on_block_slow(m, pc, size);
     account_block(m, pc, size, b);
 }

@@ -1,15 +1,22 @@
 #include "trace/background_sink.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace emutrace::trace {
+
+namespace {
+// How often an idle worker looks for chunks: well below the time the emulation needs to fill all
+// of them (8 chunks of 16k events are about 3 ms of emulation), so it rarely waits for the worker.
+constexpr auto kPollInterval = std::chrono::microseconds(500);
+}  // namespace
 
 BackgroundSink::BackgroundSink(TraceSink& inner, std::size_t chunk_events, std::size_t chunks)
     : inner_(inner), chunk_events_(std::max<std::size_t>(chunk_events, 1)) {
     for (std::size_t i = 0; i < std::max<std::size_t>(chunks, 2); ++i) {
         auto c = std::make_unique<Chunk>();
-        c->events.reserve(chunk_events_ + 1024);
+        c->events.resize(chunk_events_);
         free_.push_back(std::move(c));
     }
     filling_ = std::move(free_.back());
@@ -28,17 +35,34 @@ void BackgroundSink::on_batch(const EventBatch& batch) {
         inner_.on_batch(batch);
         return;
     }
+    if (batch.events.data() != filling_->events.data() + filling_->used) {  // not written in place: copy
+        if (filling_->used + batch.events.size() > filling_->events.size() && !filling_->ends.empty()) hand_over();
+        Chunk& c = *filling_;
+        if (c.used + batch.events.size() > c.events.size()) c.events.resize(c.used + batch.events.size());
+        std::copy(batch.events.begin(), batch.events.end(), c.events.begin() + static_cast<std::ptrdiff_t>(c.used));
+    }
     Chunk& c = *filling_;
-    c.events.insert(c.events.end(), batch.events.begin(), batch.events.end());
+    c.used += batch.events.size();
     c.text.append(batch.text);
-    c.ends.emplace_back(c.events.size(), c.text.size());
-    if (c.events.size() >= chunk_events_) hand_over();
+    c.ends.emplace_back(c.used, c.text.size());
+    if (c.used >= chunk_events_) hand_over();
+}
+
+Event* BackgroundSink::next_batch(std::size_t events) {
+    if (filling_->used + events > filling_->events.size()) {
+        if (!filling_->ends.empty() && worker_.joinable()) hand_over();
+        Chunk& c = *filling_;
+        if (c.used + events > c.events.size()) c.events.resize(c.used + events);
+    }
+    return filling_->events.data() + filling_->used;
 }
 
 void BackgroundSink::hand_over() {
     std::unique_lock lock(mutex_);
     ready_.push_back(std::move(filling_));
-    if (worker_waiting_) ready_cv_.notify_one();
+    // The worker polls: waking it per chunk costs the emulation thread a system call each time.
+    // Only when the emulation would wait for a free chunk is the worker woken at once.
+    if (free_.empty() && worker_waiting_) ready_cv_.notify_one();
     free_cv_.wait(lock, [this] { return !free_.empty(); });
     filling_ = std::move(free_.back());
     free_.pop_back();
@@ -50,7 +74,7 @@ void BackgroundSink::replay_loop() {
         {
             std::unique_lock lock(mutex_);
             worker_waiting_ = true;
-            ready_cv_.wait(lock, [this] { return !ready_.empty() || closing_; });
+            while (ready_.empty() && !closing_) ready_cv_.wait_for(lock, kPollInterval);
             worker_waiting_ = false;
             if (ready_.empty()) return;
             c = std::move(ready_.front());
@@ -76,7 +100,7 @@ void BackgroundSink::replay_loop() {
                 failure_ = std::current_exception();
             }
         }
-        c->events.clear();
+        c->used = 0;
         c->text.clear();
         c->ends.clear();
         std::lock_guard lock(mutex_);

@@ -23,9 +23,15 @@ class EventRecorder {
 public:
     static constexpr std::size_t kBatchSize = 256;  // 6 KiB: still in L1 when the sinks read it back
 
+    EventRecorder() = default;
+    EventRecorder(const EventRecorder&) = delete;  // events_ may point into own_
+    EventRecorder& operator=(const EventRecorder&) = delete;
+
+    /// The first sink that lends storage gets the batches written into it; the others read them there.
     void add_sink(TraceSink& sink) {
         sinks_.push_back(&sink);
         wants_ |= sink.wants();
+        if (!storage_ && (storage_ = sink.batch_storage())) events_ = storage_->next_batch(kBatchSize);
     }
     /// The union of what the sinks want: sources skip events nobody asked for.
     std::uint32_t wants() const { return wants_; }
@@ -33,6 +39,7 @@ public:
 
     void start(const RunInfo& info) {
         for (auto* s : sinks_) s->on_start(info);
+        if (storage_ && count_ == 0) events_ = storage_->next_batch(kBatchSize);  // the sink may have started afresh
     }
 
     void push(const Event& e) {
@@ -75,10 +82,11 @@ public:
 
     [[gnu::noinline]] void flush() {
         if (count_ == 0) return;
-        EventBatch batch{std::span<const Event>(events_.data(), count_), text_};
+        EventBatch batch{std::span<const Event>(events_, count_), text_};
         for (auto* s : sinks_) s->on_batch(batch);
         count_ = 0;
         text_.clear();
+        if (storage_) events_ = storage_->next_batch(kBatchSize);
     }
 
     /// Flushes what is left and tells every sink the run is over.
@@ -90,7 +98,9 @@ public:
 private:
     std::vector<TraceSink*> sinks_;
     std::uint32_t wants_ = 0;
-    std::array<Event, kBatchSize> events_{};
+    std::array<Event, kBatchSize> own_{};
+    Event* events_ = own_.data();  ///< own_, or the lending sink's storage
+    BatchStorage* storage_ = nullptr;
     std::size_t count_ = 0;
     std::string text_;
 };

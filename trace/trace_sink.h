@@ -2,6 +2,7 @@
 // The consumer side of the event model. A sink says which event kinds it needs so that a source
 // installs only the hooks some sink asks for.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,15 @@ struct RunInfo {
     std::vector<std::string> devices;  ///< device names, indexed by Event::channel
 };
 
+/// Memory a sink lends a source to write batches into, so that a sink which keeps every batch
+/// anyway (BackgroundSink) gets it without a copy. One source writes into it at a time.
+class BatchStorage {
+public:
+    virtual ~BatchStorage() = default;
+    /// Room for `events` events; the source fills it and delivers it as its next batch.
+    virtual Event* next_batch(std::size_t events) = 0;
+};
+
 class TraceSink {
 public:
     virtual ~TraceSink() = default;
@@ -39,6 +49,8 @@ public:
     virtual void on_batch(const EventBatch& batch) = 0;
     /// Called once after the last batch, also when the run faulted.
     virtual void on_end() {}
+    /// Storage this sink lends the source, or null: the source then writes into its own buffer.
+    virtual BatchStorage* batch_storage() { return nullptr; }
 };
 
 }  // namespace emutrace::trace
