@@ -65,16 +65,19 @@ TimingModel::TimingModel(CoreKind core) : core_(core) {
     }
 }
 
+// Measured on an STM32F100 (docs/silicon.md, sdiv_udiv_timing: all 9,512 operand pairs): a zero
+// dividend or divisor ends in 2 cycles; a dividend with fewer significant bits than the divisor in
+// 3; otherwise 5 plus one per 4 bits the dividend is longer than the divisor (up to 12). SDIV
+// measures the dividend's magnitude but a negative divisor's one's complement (~d, not -d).
 unsigned TimingModel::divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const {
+    if (divisor == 0 || dividend == 0) return kDivideMinimum;
     if (is_signed) {
-        dividend = static_cast<std::int32_t>(dividend) < 0 ? 0u - dividend : dividend;
-        divisor = static_cast<std::int32_t>(divisor) < 0 ? 0u - divisor : divisor;
+        if (static_cast<std::int32_t>(dividend) < 0) dividend = 0u - dividend;
+        if (static_cast<std::int32_t>(divisor) < 0) divisor = ~divisor;
     }
-    if (divisor == 0 || dividend < divisor) return kDivideMinimum;
-    // The divider retires quotient bits in groups; the TRM gives only the 2-12 range, so the
-    // cycles grow linearly with the quotient's significant bits up to 12 for a 32-bit quotient.
-    unsigned quotient_bits = static_cast<unsigned>(std::countl_zero(divisor) - std::countl_zero(dividend)) + 1;
-    return kDivideMinimum + (quotient_bits * 10 + 31) / 32;
+    int longer = std::countl_zero(divisor) - std::countl_zero(dividend);
+    if (longer < 0) return kDivideMinimum + 1;
+    return kDivideMinimum + 3 + static_cast<unsigned>(longer) / 4;
 }
 
 // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): the refill fetches the

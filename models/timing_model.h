@@ -35,7 +35,8 @@ public:
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
 
-    /// SDIV/UDIV take 2 to 12 cycles, ending early for small quotients (the block counts the minimum).
+    /// SDIV/UDIV take 2 to 12 cycles by how much longer the dividend is than the divisor (the block
+    /// counts the minimum).
     unsigned divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const;
     static constexpr unsigned kDivideMinimum = 2;
 
