@@ -113,7 +113,6 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
                               image.path());
     }
     if (timing) {
-        hook_divides();
         for (const auto& r : plan.memory) {
             if (!r.wait_states) continue;
             wait_regions.push_back(std::make_unique<detail::WaitRegion>(detail::WaitRegion{this, r.wait_states}));
@@ -212,9 +211,7 @@ std::optional<std::uint32_t> detail::MachineState::faulting_instruction(std::uin
     std::size_t n = code.size();
     while (n >= 2 && !uc.read_memory(block_start, std::span(code.data(), n))) n /= 2;
     if (n < 2) return std::nullopt;
-    auto reg = [this](int r) -> std::uint32_t {
-        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
-    };
+    auto reg = [this](int r) { return core_register(r); };
     for (const auto& insn : blocks.decoder().decode(std::span(code.data(), n), block_start)) {
         if (insn.memory.mode != decode::MemoryAccess::Mode::None &&
             address - decode::effective_address(insn.memory, insn.address, reg) < insn.memory.bytes)
@@ -276,28 +273,28 @@ RunResult detail::MachineState::finish() {
     return r;
 }
 
-void detail::MachineState::hook_divides() {
-    // SDIV/UDIV T1 encodings (ARMv7-M ARM A7.7.127, A7.7.195): 1111 1011 1001/1011 nnnn, 1111 dddd 1111 mmmm.
-    // Every halfword of executable code is checked: a match inside data only adds a hook never hit.
-    for (const auto& seg : image.segments()) {
-        if (!seg.executable) continue;
-        for (std::size_t i = 0; i + 4 <= seg.bytes.size(); i += 2) {
-            auto hw1 = static_cast<std::uint16_t>(seg.bytes[i] | seg.bytes[i + 1] << 8);
-            auto hw2 = static_cast<std::uint16_t>(seg.bytes[i + 2] | seg.bytes[i + 3] << 8);
-            bool sdiv = (hw1 & 0xFFF0) == 0xFB90, udiv = (hw1 & 0xFFF0) == 0xFBB0;
-            if ((!sdiv && !udiv) || (hw2 & 0xF0F0) != 0xF0F0) continue;
-            std::uint32_t at = seg.load_address + static_cast<std::uint32_t>(i);
-            divide_sites.push_back(std::make_unique<detail::DivideSite>(detail::DivideSite{
-                this, static_cast<std::uint8_t>(hw1 & 0xF), static_cast<std::uint8_t>(hw2 & 0xF), sdiv}));
-            uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_divide), divide_sites.back().get(), at, at);
-        }
+void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32_t size) {
+    // T1 encodings (ARMv7-M ARM A7.7): first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
+    //   SDIV/UDIV o = 001/011; SMULL/UMULL o = 000/010; SMLAL/UMLAL o = 100/110
+    using Op = detail::OperandSite::Op;
+    for (const auto& code : blocks.operand_sites(address)) {
+        if (!hooked_sites.insert(code.address).second) continue;  // also in a block translated before
+        unsigned o = (code.first >> 4) & 7;
+        detail::OperandSite site{this, static_cast<std::uint8_t>(code.first & 0xF), static_cast<std::uint8_t>(code.second & 0xF)};
+        site.op = o == 1 || o == 3 ? Op::Divide : o < 4 ? Op::MultiplyLong : Op::MultiplyAccumulateLong;
+        site.is_signed = o == 0 || o == 1 || o == 4;
+        operand_sites.push_back(std::make_unique<detail::OperandSite>(site));
+        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_operand_site), operand_sites.back().get(), code.address,
+                    code.address);
     }
+    blocks.operand_sites_hooked(address, size);
+    // This block was translated before the hooks existed: translate it again and start it over.
+    uc.remove_cache(address, address + size);
+    uc.set_reg(UC_ARM_REG_PC, address | 1);
 }
 
 std::uint64_t detail::MachineState::access_cycle(std::uint32_t address) {
-    auto reg = [this](int r) -> std::uint32_t {
-        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
-    };
+    auto reg = [this](int r) { return core_register(r); };
     auto list = blocks.accesses(block_pc);
     for (std::size_t i = access_cursor; i < list.size(); ++i) {
         const auto& a = list[i];

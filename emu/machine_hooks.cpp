@@ -68,6 +68,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
+    if (b.flags & BlockInfo::OperandSites) [[unlikely]] return m.hook_operand_sites(address, size);  // runs it again
     if (m.pending_branch) m.push_branch(address, m.counters.cycles + (address != m.fallthrough ? m.taken_extra : 0));
     account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
@@ -88,11 +89,15 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     account_block(m, pc, size, b);
 }
 
-void on_divide(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
-    auto& site = *static_cast<DivideSite*>(user);
+void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+    auto& site = *static_cast<OperandSite*>(user);
     MachineState& m = *site.machine;
-    std::uint32_t n = m.uc.reg(UC_ARM_REG_R0 + site.rn), d = m.uc.reg(UC_ARM_REG_R0 + site.rm);
-    unsigned extra = m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum;
+    std::uint32_t n = m.core_register(site.rn), d = m.core_register(site.rm);
+    using Op = OperandSite::Op;
+    unsigned extra = site.op == Op::Divide
+                         ? m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum
+                         : m.timing->multiply_long(n, d, site.is_signed, site.op == Op::MultiplyAccumulateLong) -
+                               models::TimingModel::kMultiplyLongMinimum;
     m.counters.cycles += extra;  // part of the instruction's own cost, as the block's minimum is
 }
 

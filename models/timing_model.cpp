@@ -80,6 +80,43 @@ unsigned TimingModel::divide(std::uint32_t dividend, std::uint32_t divisor, bool
     return kDivideMinimum + 3 + static_cast<unsigned>(longer) / 4;
 }
 
+// Measured on an STM32F100 (docs/silicon.md, smull_umull_regression and
+// smull_umull_smlal_umlal_dependencies), with CMEmu's rule for the cases those tests leave open:
+// the multiplier skips 16-bit halves of Rn and Rm that are zero. Each operand is L (bits 15:0 only
+// non-zero), H (31:16 only; a negative value always has H) or B (both):
+//   Rn,Rm   L,L  H,H  B,B  B,H  H,B  one of them L
+//   UMULL    3    3    5    4    4    4
+//   SMULL    3    3    5    4    4    4     +1 for H,H and B,H when either is negative, and
+//                                          for one-L when Rm is negative
+//   xMLAL    3    +2   +2   +2   +2   +1   on the multiply's count
+// A zero operand ends it in 3.
+unsigned TimingModel::multiply_long(std::uint32_t rn, std::uint32_t rm, bool is_signed, bool accumulate) const {
+    if (rn == 0 || rm == 0) return kMultiplyLongMinimum;
+    auto halves = [](std::uint32_t v) { return (v >> 16 ? 2u : 0u) | (v & 0xFFFFu ? 1u : 0u); };  // 1 L, 2 H, 3 B
+    unsigned n = halves(rn), m = halves(rm);
+    if (n == 1 && m == 1) return kMultiplyLongMinimum;
+    bool n_negative = is_signed && static_cast<std::int32_t>(rn) < 0, m_negative = is_signed && static_cast<std::int32_t>(rm) < 0;
+    bool negative = n_negative || m_negative;
+    unsigned cycles = 0, accumulate_extra = 2;
+    if (n == 3 && m == 3) cycles = 5;
+    else if (n == m) cycles = negative ? 4 : 3;  // both H-only
+    else if (n == 3 && m == 2) cycles = negative ? 5 : 4;
+    else if (n == 2 && m == 3) cycles = 4;
+    else {  // one operand L-only
+        cycles = m_negative ? 5 : 4;
+        accumulate_extra = 1;
+    }
+    return accumulate ? cycles + accumulate_extra : cycles;
+}
+
+bool TimingModel::by_operands(const Instruction& insn) const {
+    switch (insn.id) {
+        case ARM_INS_SDIV: case ARM_INS_UDIV: return true;
+        case ARM_INS_SMULL: case ARM_INS_UMULL: case ARM_INS_SMLAL: case ARM_INS_UMLAL: return multiply_long_by_operands();
+        default: return false;
+    }
+}
+
 // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): the refill fetches the
 // word holding the target, so a 32-bit target at an address 2 mod 4 waits for the next word.
 unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
@@ -184,8 +221,8 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     switch (id) {
         case ARM_INS_SDIV: case ARM_INS_UDIV: return kDivideMinimum;  // the rest is added by operand value
         case ARM_INS_MLA: case ARM_INS_MLS: return m4 ? 1 : 2;
-        case ARM_INS_UMULL: case ARM_INS_SMULL: return m4 ? 1 : 3;    // M3: 3-5 by operand size (minimum)
-        case ARM_INS_UMLAL: case ARM_INS_SMLAL: return m4 ? 1 : 4;    // M3: 4-7 (minimum used)
+        case ARM_INS_UMULL: case ARM_INS_SMULL:
+        case ARM_INS_UMLAL: case ARM_INS_SMLAL: return m4 ? 1 : kMultiplyLongMinimum;  // M3: the rest by operand value
         case ARM_INS_ISB: return 1 + refill_;
         case ARM_INS_DMB: case ARM_INS_DSB: return 1;                  // 1 + B, B at least 0
         case ARM_INS_MRS: case ARM_INS_MSR: return 1;

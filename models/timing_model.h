@@ -39,6 +39,13 @@ public:
     /// counts the minimum).
     unsigned divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const;
     static constexpr unsigned kDivideMinimum = 2;
+    /// Whether SMULL/UMULL/SMLAL/UMLAL take longer for larger operands (Cortex-M3: an iterative
+    /// multiplier); when true the block counts kMultiplyLongMinimum and multiply_long() the rest.
+    bool multiply_long_by_operands() const { return core_ == CoreKind::CortexM3; }
+    unsigned multiply_long(std::uint32_t rn, std::uint32_t rm, bool is_signed, bool accumulate) const;
+    /// Whether `insn`'s cycles depend on its operands' values: divide(), or multiply_long().
+    bool by_operands(const decode::Instruction& insn) const;
+    static constexpr unsigned kMultiplyLongMinimum = 3;
 
     unsigned exception_entry() const { return entry_; }        ///< stacking to the first handler instruction
     unsigned exception_return() const { return return_; }      ///< unstacking to the resumed instruction

@@ -61,12 +61,22 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
             accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - std::min(info.cycles, before - 1)});
     }
+    std::vector<OperandSiteCode> sites;
     for (const auto& insn : insns) {
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;
+        if (timing_ && insn.size == 4 && timing_->by_operands(insn)) {
+            std::size_t at = insn.address - address;
+            sites.push_back({insn.address, static_cast<std::uint16_t>(code[at] | code[at + 1] << 8),
+                             static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8)});
+        }
         if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
             info.flags |= BlockInfo::Unsupported;
             violations_[address] = {insn.address, *why};
         }
+    }
+    if (!sites.empty()) {
+        info.flags |= BlockInfo::OperandSites;
+        operand_sites_[address] = std::move(sites);
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
     if (!insns.empty()) {
@@ -118,6 +128,19 @@ void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uin
     info.flags |= BlockInfo::Split;
     info.first_piece = static_cast<std::uint32_t>(piece_store_.size());
     piece_store_.insert(piece_store_.end(), pieces.begin(), pieces.end());
+}
+
+std::span<const OperandSiteCode> BlockCache::operand_sites(std::uint32_t address) const {
+    auto it = operand_sites_.find(address);
+    if (it == operand_sites_.end()) return {};
+    return it->second;
+}
+
+void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size) {
+    auto clear = [](BlockInfo& b) { b.flags = static_cast<std::uint8_t>(b.flags & ~BlockInfo::OperandSites); };
+    if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
+    BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
+    if (slot.address == address && slot.size == size) clear(slot);
 }
 
 std::span<const BlockAccess> BlockCache::accesses(std::uint32_t address) const {

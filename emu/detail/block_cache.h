@@ -25,6 +25,7 @@ struct BlockInfo {
         Sleep = 4,        ///< ends with WFI or WFE
         MaskChange = 8,   ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
         Split = 16,       ///< a trace point lies inside: its event is delivered as pieces()
+        OperandSites = 32,  ///< holds operand_sites() not yet hooked: the machine hooks them, then clears it
     };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
     std::uint32_t instructions = 0;
@@ -52,6 +53,13 @@ struct BlockAccess {
     std::uint32_t address = 0;  ///< of the instruction
     decode::MemoryAccess access;
     std::uint32_t remaining = 0;
+};
+
+/// An instruction whose cycles depend on its operands' values (a divide, or on a core with an
+/// iterative multiplier a long multiply), by its two encoding halfwords.
+struct OperandSiteCode {
+    std::uint32_t address = 0;
+    std::uint16_t first = 0, second = 0;
 };
 
 /// The first instruction of a block the core cannot execute.
@@ -85,6 +93,10 @@ public:
     /// The data accesses of the block starting at `address` (empty if it has none or is unknown).
     std::span<const BlockAccess> accesses(std::uint32_t address) const;
     const decode::InstructionDecoder& decoder() const { return decoder_; }
+    /// The operand-timed instructions of the block flagged OperandSites at `address`.
+    std::span<const OperandSiteCode> operand_sites(std::uint32_t address) const;
+    /// Clears OperandSites on the block once its sites are hooked, so it runs on the fast path.
+    void operand_sites_hooked(std::uint32_t address, std::uint32_t size);
     std::size_t distinct_blocks() const { return blocks_.size(); }
 
 private:
@@ -104,6 +116,7 @@ private:
     std::array<BlockInfo, kFrontSlots> front_{};
     std::unordered_map<std::uint64_t, BlockInfo> blocks_;
     std::unordered_map<std::uint32_t, Violation> violations_;
+    std::unordered_map<std::uint32_t, std::vector<OperandSiteCode>> operand_sites_;
     std::vector<std::uint32_t> trace_points_;
     std::vector<BlockPiece> piece_store_;
 };

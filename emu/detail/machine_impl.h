@@ -62,10 +62,13 @@ void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint
 /// What service() did at a block boundary.
 enum class Service { Continue, Redirected, Stopping };
 
-/// A divide instruction whose cycles depend on its operands (hooked at its address).
-struct DivideSite {
+/// An instruction whose cycles depend on its operands' values (hooked at its address): a divide,
+/// or on cores with an iterative multiplier a long multiply.
+struct OperandSite {
+    enum class Op : std::uint8_t { Divide, MultiplyLong, MultiplyAccumulateLong };
     MachineState* machine = nullptr;
     std::uint8_t rn = 0, rm = 0;
+    Op op = Op::Divide;
     bool is_signed = false;
 };
 
@@ -75,7 +78,7 @@ struct WaitRegion {
     std::uint32_t wait_states = 0;
 };
 
-void on_divide(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 bool on_wait_state_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 
 }  // namespace detail
@@ -106,8 +109,13 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// The cycle at which the current block's data access to `address` happens: the block's
     /// cycles are all counted when it starts, so take back those still to come.
     std::uint64_t access_cycle(std::uint32_t address);
+    /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
+    std::uint32_t core_register(int r) const {
+        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
+    }
     /// Hooks every SDIV/UDIV in the image's executable segments (their cost depends on operands).
-    void hook_divides();
+    /// First sight of a block flagged OperandSites: hooks its sites and runs the block again.
+    void hook_operand_sites(std::uint32_t address, std::uint32_t size);
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
     void stop(StopReason why, std::string message);
     void stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start, std::string detail);
@@ -164,7 +172,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     StimulusSchedule stimuli;
     std::vector<std::unique_ptr<DeviceSlot>> devices;  ///< sorted by base
     std::vector<std::unique_ptr<WindowSlot>> windows;
-    std::vector<std::unique_ptr<DivideSite>> divide_sites;
+    std::vector<std::unique_ptr<OperandSite>> operand_sites;
+    std::unordered_set<std::uint32_t> hooked_sites;
     std::vector<std::unique_ptr<WaitRegion>> wait_regions;
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;

@@ -60,6 +60,10 @@ void UnicornCore::add_hook(int type, void* callback, void* user, std::uint64_t b
     hooks_.push_back(h);
 }
 
+void UnicornCore::remove_cache(std::uint32_t begin, std::uint32_t end) {
+    CHECKED(uc_ctl_remove_cache(uc_, begin, end), "dropping translated code");
+}
+
 uc_err UnicornCore::start(std::uint32_t begin, std::uint32_t until) { return uc_emu_start(uc_, begin, until, 0, 0); }
 
 void UnicornCore::stop() { uc_emu_stop(uc_); }

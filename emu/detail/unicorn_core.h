@@ -45,6 +45,9 @@ public:
     /// Adds a hook owned by this object; `begin > end` means all addresses.
     void add_hook(int type, void* callback, void* user, std::uint64_t begin = 1, std::uint64_t end = 0);
 
+    /// Drops the translated code of [begin, end): it is translated again, with the hooks added since.
+    void remove_cache(std::uint32_t begin, std::uint32_t end);
+
     uc_err start(std::uint32_t begin, std::uint32_t until);
     void stop();
 

@@ -123,6 +123,22 @@ TEST_CASE("timing: divides take 2 to 12 cycles by how much longer the dividend i
     CHECK(m3.divide(0x0000FFFFu, 0xFFFF0000u, true) == 5);   // / -65536: ~d = 0xFFFF, as long
 }
 
+// The TRM gives "3-5" and "4-7"; the values are measured on an STM32F100 (smull_umull_*).
+TEST_CASE("timing: long multiplies on the Cortex-M3 skip zero 16-bit halves of their operands") {
+    models::TimingModel m3(M3), m4(M4F);
+    CHECK(m3.multiply_long_by_operands());
+    CHECK(!m4.multiply_long_by_operands());  // single-cycle multiplier
+    CHECK(m3.multiply_long(0x2DA0, 0x480, true, false) == 3);                 // low halves only
+    CHECK(m3.multiply_long(0x402DF0A0, 0x480, true, false) == 4);             // one operand wide
+    CHECK(m3.multiply_long(0x98395B39, 0x824704EA, true, false) == 5);        // all four halves
+    CHECK(m3.multiply_long(0x80EFC9F4, 0x1A00, false, false) == 4);           // UMULL alike
+    CHECK(m3.multiply_long(0x2DA0, 0x480, true, true) == 3);                  // SMLAL: 3/5/6/7
+    CHECK(m3.multiply_long(0x402DF0A0, 0x480, true, true) == 5);
+    CHECK(m3.multiply_long(0x402DF0A0, 0x04800000, false, true) == 6);        // Rm high half only
+    CHECK(m3.multiply_long(0x98395B39, 0x824704EA, false, true) == 7);
+    CHECK(m3.multiply_long(0, 0x824704EA, true, true) == 3);                  // a zero operand ends at once
+}
+
 TEST_CASE("timing: exception entry, return and tail-chaining") {
     models::TimingModel m3(M3), m0(M0);
     CHECK(m3.exception_entry() == 12);
