@@ -216,6 +216,12 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     if (is_multiple(id)) return 1 + registers_in_list(insn) + ((insn.writes & kPc) ? refill_ : 0) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
+        // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): a B decoded while
+        // a multi-cycle instruction executes starts its target fetch early, hiding a refill cycle.
+        // Not behind a load or store (b_after_ldr): its data phase holds the bus the fetch needs.
+        if (id == ARM_INS_B && previous && !previous->writes_pc && previous->memory.mode == decode::MemoryAccess::Mode::None &&
+            v7m(*previous, nullptr) > 1)
+            return refill_;
         return 1 + refill_;
     }
     switch (id) {

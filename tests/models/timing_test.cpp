@@ -139,6 +139,16 @@ TEST_CASE("timing: long multiplies on the Cortex-M3 skip zero 16-bit halves of t
     CHECK(m3.multiply_long(0, 0x824704EA, true, true) == 3);                  // a zero operand ends at once
 }
 
+// Silicon (piq_narrow_b_to_unaligned): not in the TRM's table, which gives B as 1 + P throughout.
+TEST_CASE("timing m3: a B after a multi-cycle instruction hides one refill cycle") {
+    // nop; b.n: 1 + (1 + P)
+    CHECK(cost(M3, {0xbf00, 0xe004}).cycles == 1 + 3);
+    // udiv r3,r3,r4; b.n: the divide's minimum 2, then B's target fetch started early: P
+    CHECK(cost(M3, {0xfbb3, 0xf3f4, 0xe004}).cycles == 2 + 2);
+    // mla r0,r1,r2,r3; b.n: MLA 2, then P
+    CHECK(cost(M3, {0xfb01, 0x3002, 0xe004}).cycles == 2 + 2);
+}
+
 TEST_CASE("timing: exception entry, return and tail-chaining") {
     models::TimingModel m3(M3), m0(M0);
     CHECK(m3.exception_entry() == 12);
