@@ -10,55 +10,55 @@
 using namespace emutrace;
 using namespace emutrace::test;
 
-TEST_CASE("background sink: the rtos firmware's events, texts and thread names arrive unchanged and in order") {
+namespace {
+
+// The rtos firmware through `sinks` added in order, on a fresh machine.
+void run_rtos(std::initializer_list<trace::TraceSink*> sinks) {
     app::Scenario sc = app::load_scenario_file(source("tests/scenarios/rtos.yaml"));
     sc.machine.echo_output = false;
     decode::ElfImage image = decode::ElfImage::load(firmware("rtos"));
     emu::Machine m(std::move(sc.machine), image);
+    for (auto* s : sinks) m.add_sink(*s);
+    m.run();
+}
+
+// `seen` got the same batches, blocks, cycles, texts, threads, exceptions and stop as `expected`.
+void check_same_events(const CollectingSink& seen, const CollectingSink& expected) {
+    REQUIRE(expected.blocks > 1000);
+    CHECK(seen.ended);
+    CHECK(seen.batches == expected.batches);
+    CHECK(seen.blocks == expected.blocks);
+    CHECK(seen.block_instructions == expected.block_instructions);
+    CHECK(seen.block_cycles == expected.block_cycles);
+    CHECK(seen.last_cycle == expected.last_cycle);
+    CHECK(seen.cycles_monotonic);
+    CHECK(!seen.text.empty());
+    CHECK(seen.text == expected.text);
+    REQUIRE(!expected.threads.empty());
+    CHECK(seen.threads == expected.threads);
+    CHECK(seen.exceptions.size() == expected.exceptions.size());
+    CHECK(seen.mmio.size() == expected.mmio.size());
+    REQUIRE(seen.stops.size() == 1);
+    CHECK(seen.stops[0].address == expected.stops[0].address);
+}
+
+}  // namespace
+
+TEST_CASE("background sink: the rtos firmware's events, texts and thread names arrive unchanged and in order") {
     CollectingSink direct, behind;
     // Small chunks and only two of them: many hand-overs, and the emulation waits on the sink.
     trace::BackgroundSink background(behind, 300, 2);
-    m.add_sink(direct);
-    m.add_sink(background);
-    m.run();
-
-    REQUIRE(direct.blocks > 1000);
-    CHECK(behind.ended);
-    CHECK(behind.batches == direct.batches);
-    CHECK(behind.blocks == direct.blocks);
-    CHECK(behind.block_instructions == direct.block_instructions);
-    CHECK(behind.block_cycles == direct.block_cycles);
-    CHECK(behind.last_cycle == direct.last_cycle);
-    CHECK(behind.cycles_monotonic);
-    CHECK(!behind.text.empty());
-    CHECK(behind.text == direct.text);
-    REQUIRE(!direct.threads.empty());
-    CHECK(behind.threads == direct.threads);
-    CHECK(behind.exceptions.size() == direct.exceptions.size());
-    CHECK(behind.mmio.size() == direct.mmio.size());
-    REQUIRE(behind.stops.size() == 1);
-    CHECK(behind.stops[0].address == direct.stops[0].address);
+    run_rtos({&direct, &background});
+    check_same_events(behind, direct);
 }
 
 TEST_CASE("background sink: two on one machine, one written into in place and one copied into, see the same events") {
-    decode::ElfImage image = decode::ElfImage::load(firmware("rtos"));
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/rtos.yaml"));
-    sc.machine.echo_output = false;
-    emu::Machine m(std::move(sc.machine), image);
-    CollectingSink first, second;
-    trace::BackgroundSink in_place(first, 1000, 3), copied(second, 700, 2);  // chunk sizes no batch divides
-    m.add_sink(in_place);  // the machine writes its batches into this one's chunks
-    m.add_sink(copied);
-    m.run();
-
-    REQUIRE(first.blocks > 1000);
-    CHECK(second.batches == first.batches);
-    CHECK(second.blocks == first.blocks);
-    CHECK(second.block_cycles == first.block_cycles);
-    CHECK(second.last_cycle == first.last_cycle);
-    CHECK(second.text == first.text);
-    CHECK(second.threads == first.threads);
-    CHECK(first.cycles_monotonic);
+    CollectingSink direct, first, second;
+    // The machine writes its batches into the first one's chunks; chunk sizes no batch divides.
+    trace::BackgroundSink in_place(first, 1000, 3), copied(second, 700, 2);
+    run_rtos({&in_place, &copied, &direct});
+    check_same_events(first, direct);
+    check_same_events(second, direct);
 }
 
 TEST_CASE("event recorder: a sink that lends storage gets every batch written where it lent it, and lends again after each") {
