@@ -113,7 +113,6 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
     }
-    /// Hooks every SDIV/UDIV in the image's executable segments (their cost depends on operands).
     /// First sight of a block flagged OperandSites: hooks its sites and runs the block again.
     void hook_operand_sites(std::uint32_t address, std::uint32_t size);
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
