@@ -35,12 +35,8 @@ void BackgroundSink::on_batch(const EventBatch& batch) {
         inner_.on_batch(batch);
         return;
     }
-    if (batch.events.data() != filling_->events.data() + filling_->used) {  // not written in place: copy
-        if (filling_->used + batch.events.size() > filling_->events.size() && !filling_->ends.empty()) hand_over();
-        Chunk& c = *filling_;
-        if (c.used + batch.events.size() > c.events.size()) c.events.resize(c.used + batch.events.size());
-        std::copy(batch.events.begin(), batch.events.end(), c.events.begin() + static_cast<std::ptrdiff_t>(c.used));
-    }
+    if (batch.events.data() != filling_->events.data() + filling_->used)  // not written in place: copy
+        std::copy(batch.events.begin(), batch.events.end(), next_batch(batch.events.size()));
     Chunk& c = *filling_;
     c.used += batch.events.size();
     c.text.append(batch.text);
