@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -11,6 +12,8 @@
 
 namespace emutrace::app {
 namespace {
+
+constexpr std::size_t kMismatchesShown = 4;  // per configuration in the text report; --json has them all
 
 struct Tally {
     std::size_t configurations = 0, exact = 0;
@@ -28,10 +31,10 @@ nlohmann::json to_json(const std::vector<SiliconTest>& tests, const std::map<std
         json configs = json::array();
         for (const auto& c : t.configurations) {
             json mismatches = json::array();
-            for (const auto& m : c.first_mismatches)
+            for (const auto& m : c.mismatches)
                 mismatches.push_back({{"region", m.region}, {"index", m.index}, {"measured", m.measured}, {"emulated", m.emulated}});
             configs.push_back({{"number", c.number}, {"configuration", c.name}, {"exact", c.exact}, {"error", c.error},
-                               {"mismatched_words", c.mismatched_words}, {"first_mismatches", mismatches}, {"code", c.code}});
+                               {"mismatches", mismatches}, {"code", c.code}});
         }
         j_tests.push_back({{"category", t.category}, {"test", t.name}, {"configurations", t.configurations.size()}, {"exact", t.exact()},
                            {"results", configs}});
@@ -62,11 +65,13 @@ int silicon_command(const SiliconOptions& o) {
             ++details;
             std::printf("    #%u %s\n", config.number, config.name.substr(0, 100).c_str());
             if (!config.error.empty()) std::printf("      did not finish: %s\n", config.error.c_str());
-            for (const auto& m : config.first_mismatches)
+            for (std::size_t i = 0; i < std::min(config.mismatches.size(), kMismatchesShown); ++i) {
+                const auto& m = config.mismatches[i];
                 std::printf("      %s[%u]: measured %u, emulated %u (%+lld)\n", m.region.c_str(), m.index, m.measured, m.emulated,
                             static_cast<long long>(m.emulated) - static_cast<long long>(m.measured));
-            if (config.mismatched_words > config.first_mismatches.size())
-                std::printf("      ... %u words differ in all\n", config.mismatched_words);
+            }
+            if (config.mismatches.size() > kMismatchesShown)
+                std::printf("      ... %zu words differ in all\n", config.mismatches.size());
             for (const auto& line : config.code) std::printf("        %s\n", line.c_str());
         }
     });

@@ -19,7 +19,6 @@
 namespace emutrace::app {
 namespace {
 
-constexpr std::size_t kMismatchesKept = 4;
 constexpr std::size_t kMostCodeLines = 64;
 
 std::string archive_error(archive* a) {
@@ -152,9 +151,7 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
             };
             if (word(measured) == word(emulated)) continue;
             c.exact = false;
-            ++c.mismatched_words;
-            if (c.first_mismatches.size() < kMismatchesKept)
-                c.first_mismatches.push_back({name, static_cast<std::uint32_t>(i / 4), word(measured), word(emulated)});
+            c.mismatches.push_back({name, static_cast<std::uint32_t>(i / 4), word(measured), word(emulated)});
         }
         if (measured.size() % 4 && !std::equal(measured.end() - measured.size() % 4, measured.end(), emulated.end() - measured.size() % 4))
             c.exact = false;

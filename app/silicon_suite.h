@@ -22,8 +22,7 @@ struct SiliconConfiguration {
     std::string name;            ///< the dump's configuration_name
     bool exact = false;          ///< every dumped region matched byte for byte
     std::string error;           ///< the emulated run did not reach the exit address: why
-    std::uint32_t mismatched_words = 0;
-    std::vector<WordMismatch> first_mismatches;  ///< the first few
+    std::vector<WordMismatch> mismatches;  ///< every differing word, in dump order
     std::vector<std::string> code;               ///< the measured instruction sequence, disassembled
 };
 

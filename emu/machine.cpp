@@ -26,10 +26,11 @@ int unicorn_model(models::CoreKind kind) {
 
 // Every machine has the System Control Space (NVIC, SCB, SysTick, DEMCR) and the DWT at their
 // architectural addresses.
-MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters) {
+MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters,
+                                  const std::optional<nvic::CycleCounters>& at_access) {
     unsigned bits = c.priority_bits ? c.priority_bits : c.core.priority_bits;
     auto scs = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
-    auto dwt = std::make_unique<nvic::Dwt>(counters, *scs);
+    auto dwt = std::make_unique<nvic::Dwt>(counters, at_access, *scs);
     c.devices.push_back(DeviceConfig{"scs", "system", nvic::kScsBase, -1, std::move(scs)});
     c.devices.push_back(DeviceConfig{"dwt", "system", nvic::kDwtBase, -1, std::move(dwt)});
     return c;
@@ -61,7 +62,7 @@ void check_stimuli(const MachineConfig& c) {
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
-    : config(with_system_devices(std::move(cfg), counters)),
+    : config(with_system_devices(std::move(cfg), counters, access_counters)),
       image(img),
       scs(find_scs(config)),
       uc(unicorn_model(config.core.kind)),
@@ -293,17 +294,22 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
     uc.set_reg(UC_ARM_REG_PC, address | 1);
 }
 
-std::uint64_t detail::MachineState::access_cycle(std::uint32_t address) {
+nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address) {
     auto reg = [this](int r) { return core_register(r); };
     auto list = blocks.accesses(block_pc);
+    nvic::CycleCounters at = counters;
     for (std::size_t i = access_cursor; i < list.size(); ++i) {
         const auto& a = list[i];
         if (address - decode::effective_address(a.access, a.address, reg) < a.access.bytes) {
             access_cursor = static_cast<std::uint32_t>(i + 1);
-            return cycles() - a.remaining;
+            at.cycles -= a.remaining.cycles;
+            at.instructions -= a.remaining.instructions;
+            at.lsu -= a.remaining.lsu;
+            at.fold -= a.remaining.fold;
+            break;
         }
     }
-    return cycles();
+    return at;
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image)

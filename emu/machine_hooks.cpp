@@ -19,7 +19,7 @@ detail::MachineState& machine(void* user) { return *static_cast<detail::MachineS
 
 }  // namespace
 
-std::uint64_t DeviceSlot::now() const { return machine->access_time.value_or(machine->cycles()); }
+std::uint64_t DeviceSlot::now() const { return machine->access_counters ? machine->access_counters->cycles : machine->cycles(); }
 void DeviceSlot::set_irq(bool level) {
     if (irq < 0) return;
     machine->scs->exceptions().set_line(irq, level);
@@ -51,6 +51,8 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     m.block_pc = pc;
     m.counters.cycles = start + b.cycles;
     m.counters.instructions += b.instructions;
+    m.counters.lsu += b.lsu;
+    m.counters.fold += b.fold;
     if (!m.want_blocks) return;
     if (b.flags & BlockInfo::Split) [[unlikely]] {
         const BlockPiece* piece = m.blocks.pieces(b);
@@ -165,10 +167,10 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
-    std::uint64_t when = m.access_cycle(address);
-    m.access_time = when;
+    m.access_counters = m.counters_at_access(address);
+    std::uint64_t when = m.access_counters->cycles;
     std::uint32_t value = d->model->read(address - d->base, size);
-    m.access_time.reset();
+    m.access_counters.reset();
     if (m.want_mmio)
         m.recorder.push({when, address, value, address - d->base, trace::EventKind::MmioRead, static_cast<std::uint8_t>(size), d->index});
     return value;
@@ -183,13 +185,12 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
         m.unclaimed_mmio(address, true);
         return;
     }
-    std::uint64_t when = m.access_cycle(address);
+    m.access_counters = m.counters_at_access(address);
     if (m.want_mmio)
-        m.recorder.push({when, address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
-                         static_cast<std::uint8_t>(size), d->index});
-    m.access_time = when;
+        m.recorder.push({m.access_counters->cycles, address, static_cast<std::uint32_t>(value), address - d->base,
+                         trace::EventKind::MmioWrite, static_cast<std::uint8_t>(size), d->index});
     d->model->write(address - d->base, size, static_cast<std::uint32_t>(value));
-    m.access_time.reset();
+    m.access_counters.reset();
 }
 
 }  // namespace detail

@@ -124,6 +124,13 @@ unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
     return first.size == 4 && (first.address & 2) ? 1 : 0;
 }
 
+// Measured on an STM32F100 (docs/silicon.md, cbz): cbz taken then ldr counts CPI 2 (the refill)
+// and LSU 1 (the load's second cycle).
+unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles) const {
+    if (insn.memory.mode == MemoryAccess::Mode::None || cycles == 0) return 0;
+    return cycles - 1;
+}
+
 BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
     BlockTiming t;
     const Instruction* previous = nullptr;

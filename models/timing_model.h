@@ -29,6 +29,9 @@ public:
     /// One instruction's cycles after `previous` (nullptr at the block's start): the TRM figure
     /// plus pipelining and address-dependency effects; a conditional branch counted as not taken.
     unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
+    /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
+    /// beyond its first. The other extra cycles are CPI cycles.
+    unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first) const;

@@ -54,12 +54,22 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
-    // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1).
-    std::uint32_t before = 0;
+    // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
+    // DWT's event counters have counted the accessing instruction whole by then.
+    std::vector<std::uint32_t> lsu(insns.size(), 0);
+    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
+        lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
+        info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
+    }
+    std::uint32_t before = 0, lsu_before = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
-        if (insns[i].memory.mode != decode::MemoryAccess::Mode::None)
-            accesses_[address].push_back({insns[i].address, insns[i].memory, info.cycles - std::min(info.cycles, before - 1)});
+        lsu_before += lsu[i];
+        if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
+        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, before - 1),
+                                    info.instructions - std::min<std::uint32_t>(info.instructions, static_cast<std::uint32_t>(i + 1)),
+                                    info.lsu - lsu_before, 0};
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left});
     }
     std::vector<OperandSiteCode> sites;
     for (const auto& insn : insns) {

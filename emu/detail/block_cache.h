@@ -37,8 +37,11 @@ struct BlockInfo {
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
     std::uint8_t branch_in_extra = 0;  ///< added when entered by a branch, not by falling through
+    std::uint16_t lsu = 0;             ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
+    std::uint16_t fold = 0;            ///< instructions that take no cycle (DWT FOLDCNT)
+    std::uint32_t reserved = 0;        ///< keeps the slot a power of two
 };
-static_assert(sizeof(BlockInfo) == 24, "the direct-mapped cache keeps its slots small");
+static_assert(sizeof(BlockInfo) == 32, "the direct-mapped cache keeps its slots small");
 
 /// One part of a translated block that holds trace points: the event a sink sees for it.
 struct BlockPiece {
@@ -47,12 +50,16 @@ struct BlockPiece {
     std::uint8_t end = 0;      ///< trace::BlockEnd; Fallthrough but for the last part
 };
 
-/// A data access inside a block and how many of the block's cycles remain when it happens, so
-/// that a device sees the cycle of the access, not of the block's start.
+/// A data access inside a block and how much of the block's counts remain when it happens, so
+/// that a device sees the cycle of the access, not of the block's start, and the DWT the counts.
 struct BlockAccess {
     std::uint32_t address = 0;  ///< of the instruction
     decode::MemoryAccess access;
-    std::uint32_t remaining = 0;
+    struct Remaining {
+        std::uint32_t cycles = 0;        ///< after the access: the instruction's last cycle is its data phase
+        std::uint32_t instructions = 0;  ///< after the accessing instruction, and so lsu and fold
+        std::uint32_t lsu = 0, fold = 0;
+    } remaining;
 };
 
 /// An instruction whose cycles depend on its operands' values (a divide, or on a core with an

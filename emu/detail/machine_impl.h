@@ -106,9 +106,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         bucket += n;
         counters.cycles += n;
     }
-    /// The cycle at which the current block's data access to `address` happens: the block's
-    /// cycles are all counted when it starts, so take back those still to come.
-    std::uint64_t access_cycle(std::uint32_t address);
+    /// The counters as of the current block's data access to `address`: the block's cycles are all
+    /// counted when it starts, so take back those still to come.
+    nvic::CycleCounters counters_at_access(std::uint32_t address);
     /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
@@ -191,8 +191,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// when taken: settled when the next block starts.
     std::uint32_t fallthrough = 1;
     std::uint32_t taken_extra = 0;
-    /// While a device is being accessed: the cycle of that access (DeviceHost::now()).
-    std::optional<std::uint64_t> access_time;
+    /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
+    std::optional<nvic::CycleCounters> access_counters;
     /// Data accesses of the current block already matched: they happen in program order, so two
     /// loads from one address in one block are told apart.
     std::uint32_t access_cursor = 0;

@@ -5,30 +5,34 @@
 namespace emutrace::emu::nvic {
 namespace {
 enum Offset : std::uint32_t { CTRL = 0x00, CYCCNT = 0x04, CPICNT = 0x08, EXCCNT = 0x0C, SLEEPCNT = 0x10, LSUCNT = 0x14, FOLDCNT = 0x18, PCSR = 0x1C };
-constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19;
+constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19,
+                        LSUEVTENA = 1u << 20, FOLDEVTENA = 1u << 21;
 constexpr std::uint32_t kNumComparators = 4u << 28;  // CTRL.NUMCOMP on Cortex-M3/M4
 }  // namespace
 
 void Dwt::reset() {
     ctrl_ = 0;
-    cyccnt_ = cpicnt_ = exccnt_ = sleepcnt_ = Counter{};
+    cyccnt_ = cpicnt_ = exccnt_ = sleepcnt_ = lsucnt_ = foldcnt_ = Counter{};
 }
 
-// CPICNT counts the extra cycles of multi-cycle instructions: neither sleep nor exception overhead.
-std::uint64_t Dwt::cpi_source() const {
-    return counters_.cycles - counters_.instructions - counters_.sleep - counters_.exception;
+// CPICNT counts what the other counters do not (ARMv7-M ARM C1.8.10): cycles = instructions + CPI
+// + LSU + exception + sleep - fold. So refills, fetch stalls and multi-cycle data processing.
+std::uint64_t Dwt::cpi_source(const CycleCounters& c) {
+    return c.cycles + c.fold - c.instructions - lsu_source(c) - c.sleep - c.exception;
 }
 
 std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
-    std::uint64_t now = host().now();
+    std::uint64_t cycle = host().now();
+    const CycleCounters& c = now();
     std::uint32_t v = 0;
     switch (offset & ~3u) {
         case CTRL: v = ctrl_ | kNumComparators; break;
-        case CYCCNT: v = cyccnt_.value(now); break;
-        case CPICNT: v = cpicnt_.value(cpi_source()) & 0xFF; break;
-        case EXCCNT: v = exccnt_.value(counters_.exception) & 0xFF; break;
-        case SLEEPCNT: v = sleepcnt_.value(counters_.sleep) & 0xFF; break;
-        case LSUCNT: case FOLDCNT: v = 0; break;  // not modelled: the load/store and folding rules are not tracked per cycle
+        case CYCCNT: v = cyccnt_.value(cycle); break;
+        case CPICNT: v = cpicnt_.value(cpi_source(c)) & 0xFF; break;
+        case EXCCNT: v = exccnt_.value(c.exception) & 0xFF; break;
+        case SLEEPCNT: v = sleepcnt_.value(c.sleep) & 0xFF; break;
+        case LSUCNT: v = lsucnt_.value(lsu_source(c)) & 0xFF; break;
+        case FOLDCNT: v = foldcnt_.value(c.fold) & 0xFF; break;
         case PCSR: v = 0; break;
         default: host().warn_once(offset, "read of an unimplemented DWT register; reads 0"); return 0;
     }
@@ -37,7 +41,8 @@ std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
 }
 
 void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
-    std::uint64_t now = host().now();
+    std::uint64_t cycle = host().now();
+    const CycleCounters& c = now();
     if (!scs_.trace_enabled()) {
         host().warn_once(offset, "DWT write while DEMCR.TRCENA is 0; ignored as on silicon");
         return;
@@ -45,16 +50,19 @@ void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
     switch (offset & ~3u) {
         case CTRL:
             ctrl_ = value & 0x0FFFFFFFu;
-            cyccnt_.set_enabled(value & CYCCNTENA, now);
-            cpicnt_.set_enabled(value & CPIEVTENA, cpi_source());
-            exccnt_.set_enabled(value & EXCEVTENA, counters_.exception);
-            sleepcnt_.set_enabled(value & SLEEPEVTENA, counters_.sleep);
+            cyccnt_.set_enabled(value & CYCCNTENA, cycle);
+            cpicnt_.set_enabled(value & CPIEVTENA, cpi_source(c));
+            exccnt_.set_enabled(value & EXCEVTENA, c.exception);
+            sleepcnt_.set_enabled(value & SLEEPEVTENA, c.sleep);
+            lsucnt_.set_enabled(value & LSUEVTENA, lsu_source(c));
+            foldcnt_.set_enabled(value & FOLDEVTENA, c.fold);
             return;
-        case CYCCNT: cyccnt_.write(value, now); return;
-        case CPICNT: cpicnt_.write(value & 0xFF, cpi_source()); return;
-        case EXCCNT: exccnt_.write(value & 0xFF, counters_.exception); return;
-        case SLEEPCNT: sleepcnt_.write(value & 0xFF, counters_.sleep); return;
-        case LSUCNT: case FOLDCNT: return;
+        case CYCCNT: cyccnt_.write(value, cycle); return;
+        case CPICNT: cpicnt_.write(value & 0xFF, cpi_source(c)); return;
+        case EXCCNT: exccnt_.write(value & 0xFF, c.exception); return;
+        case SLEEPCNT: sleepcnt_.write(value & 0xFF, c.sleep); return;
+        case LSUCNT: lsucnt_.write(value & 0xFF, lsu_source(c)); return;
+        case FOLDCNT: foldcnt_.write(value & 0xFF, c.fold); return;
         default: host().warn_once(offset, "write to an unimplemented DWT register; ignored"); return;
     }
 }

@@ -4,6 +4,7 @@
 // cycle accounting, so firmware that times itself with DWT_CYCCNT sees the timing model.
 
 #include <cstdint>
+#include <optional>
 
 #include "emu/peripherals/peripheral.h"
 
@@ -14,9 +15,13 @@ constexpr std::uint32_t kDwtBase = 0xE0001000;
 class SystemControl;
 
 /// The machine's cycle accounting; `cycles` = instructions' cycles + stall + sleep + exception.
+/// Of the instructions' cycles, those beyond one per instruction are load/store cycles (`lsu`) or
+/// CPI cycles (the rest: multi-cycle instructions, refills, fetch stalls), less `fold`ed ones.
 struct CycleCounters {
     std::uint64_t cycles = 0;        ///< everything: what emulated time is made of
     std::uint64_t instructions = 0;  ///< instructions executed (IT-skipped ones included)
+    std::uint64_t lsu = 0;           ///< load/store cycles beyond each one's first
+    std::uint64_t fold = 0;          ///< instructions that took no cycle (an IT folded into its neighbour)
     std::uint64_t stall = 0;         ///< wait states of memory and devices
     std::uint64_t sleep = 0;         ///< asleep in WFI/WFE
     std::uint64_t exception = 0;     ///< exception entry, return and tail-chaining overhead
@@ -24,7 +29,10 @@ struct CycleCounters {
 
 class Dwt final : public Peripheral {
 public:
-    Dwt(const CycleCounters& counters, const SystemControl& scs) : counters_(counters), scs_(scs) {}
+    /// `at_access`: while the machine is inside a device access, the counters as of that access's
+    /// cycle (the machine counts a block's cycles when it starts).
+    Dwt(const CycleCounters& counters, const std::optional<CycleCounters>& at_access, const SystemControl& scs)
+        : counters_(counters), at_access_(at_access), scs_(scs) {}
 
     std::uint32_t size() const override { return 0x1000; }
     std::uint32_t read(std::uint32_t offset, unsigned width) override;
@@ -51,12 +59,15 @@ private:
             since = source;
         }
     };
-    std::uint64_t cpi_source() const;
+    const CycleCounters& now() const { return at_access_ ? *at_access_ : counters_; }
+    static std::uint64_t cpi_source(const CycleCounters& c);
+    static std::uint64_t lsu_source(const CycleCounters& c) { return c.lsu + c.stall; }
 
     const CycleCounters& counters_;
+    const std::optional<CycleCounters>& at_access_;
     const SystemControl& scs_;
     std::uint32_t ctrl_ = 0;
-    Counter cyccnt_, cpicnt_, exccnt_, sleepcnt_;
+    Counter cyccnt_, cpicnt_, exccnt_, sleepcnt_, lsucnt_, foldcnt_;
 };
 
 }  // namespace emutrace::emu::nvic

@@ -151,6 +151,9 @@ static inline void nvic_set_priority(unsigned irq, uint8_t prio) { NVIC_IPR[irq]
 #define DWT_CYCCNT_OFFSET 4 /* for "ldr rX, [rDWT, #4]" in timing asm */
 
 #define DWT_CTRL_CYCCNTENA (1u << 0)
+#define DWT_CTRL_CPIEVTENA (1u << 17)
+#define DWT_CTRL_LSUEVTENA (1u << 20)
+#define DWT_CTRL_FOLDEVTENA (1u << 21)
 
 /* TRCENA first: the DWT registers are inaccessible without it. */
 static inline void dwt_cyccnt_start(void)

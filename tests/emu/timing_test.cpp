@@ -11,13 +11,14 @@ using namespace emutrace;
 using namespace emutrace::test;
 
 namespace {
-std::map<std::string, unsigned long> timings(const std::string& text) {
+// The "<kind> <name> <value>" lines of the firmware's output.
+std::map<std::string, unsigned long> timings(const std::string& text, const std::string& kind = "timing") {
     std::map<std::string, unsigned long> out;
     std::istringstream in(text);
     std::string word, name;
     unsigned long value = 0;
     while (in >> word)
-        if (word == "timing" && in >> name >> value) out[name] = value;
+        if (word == kind && in >> name >> value) out[name] = value;
     return out;
 }
 }  // namespace
@@ -50,6 +51,21 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         {"isb", 2 + (1 + 2)},               // ISB 1 + B, B = P
     };
     CHECK(timings(r.sink.text) == expected);
+}
+
+TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the extra cycles") {
+    FirmwareRun r = run_firmware("dwt_timing");
+    REQUIRE(r.result.exit_code == 0);
+    // Each delta covers the sequence and the closing read (a load). Silicon (shared/silicon
+    // control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
+    const std::map<std::string, unsigned long> expected{
+        {"cpi_b", 2},        // B's refill P; the read's second cycle is LSU's
+        {"lsu_b", 1},        // the closing read, not pipelined behind B
+        {"cpi_udiv", 5},     // 100 / 7 takes 6
+        {"lsu_ldr_nop", 2},  // the load and the closing read, 2 cycles each
+        {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
+    };
+    CHECK(timings(r.sink.text, "counter") == expected);
 }
 
 TEST_CASE("timing: the same firmware with the model off sees one cycle per instruction") {

@@ -11,7 +11,11 @@
  * second read, with no branch in it except in the b_* cases. The printed
  * delta is r1 - r0.
  *
- * Output: one line "timing <name> <delta>" per measurement, in order. */
+ * The event counters (CPICNT, LSUCNT, FOLDCNT) are measured the same way,
+ * reading the counter's offset instead of CYCCNT's.
+ *
+ * Output: one line "timing <name> <delta>" per measurement, in order, then
+ * one line "counter <name> <delta>" per event-counter measurement. */
 #include <stdint.h>
 
 #include "cortex_m.h"
@@ -21,16 +25,21 @@
 
 /* SETUP, BODY and CLEANUP are asm string literals. ARG is passed in r1
  * (which the end read overwrites), for sequences that need an address. */
-#define MEASURE(out, arg, SETUP, BODY, CLEANUP)                               \
+#define MEASURE(out, arg, SETUP, BODY, CLEANUP) \
+    MEASURE_AT(out, arg, "#4", SETUP, BODY, CLEANUP)
+
+/* OFFSET: the DWT register read, "#4" CYCCNT, "#8" CPICNT, "#20" LSUCNT,
+ * "#24" FOLDCNT. */
+#define MEASURE_AT(out, arg, OFFSET, SETUP, BODY, CLEANUP)                    \
     do {                                                                      \
         register uint32_t t0_ __asm__("r0");                                  \
         register uint32_t t1_ __asm__("r1") = (uint32_t)(arg);                \
         register uint32_t dwt_ __asm__("r6") = DWT_BASE;                      \
         __asm__ volatile(".syntax unified\n\t"                                \
                          SETUP                                                \
-                         "ldr r0, [r6, #4]\n\t"                               \
+                         "ldr r0, [r6, " OFFSET "]\n\t"                       \
                          BODY                                                 \
-                         "ldr r1, [r6, #4]\n\t"                               \
+                         "ldr r1, [r6, " OFFSET "]\n\t"                       \
                          CLEANUP                                              \
                          : "=&r"(t0_), "+r"(t1_)                              \
                          : "r"(dwt_)                                          \
@@ -64,10 +73,17 @@ static const char *const names[T_COUNT] = {
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
 };
 
+enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_COUNT };
+
+static const char *const counter_names[C_COUNT] = {
+    "cpi_b", "lsu_b", "cpi_udiv", "lsu_ldr_nop", "cpi_ldr_nop",
+};
+
 /* Word-aligned RAM source for ldm4. */
 static volatile uint32_t ldm_buf[4] = {1, 2, 3, 4};
 
 static uint32_t results[T_COUNT];
+static uint32_t counters[C_COUNT];
 
 /* noinline: one function, one copy of each block, easy to find in the
  * disassembly. */
@@ -170,19 +186,43 @@ __attribute__((noinline)) static void run_measurements(void)
             "");
 }
 
+/* Each read is a load in the middle of a translated block, so the counts
+ * must be those at the read, not at the block's start or end. */
+__attribute__((noinline)) static void run_counter_measurements(void)
+{
+    /* B: 1 + P, the refill P counted by CPICNT; the closing read is not
+     * pipelined behind a branch, so its second cycle is a load's: LSUCNT. */
+    MEASURE_AT(counters[C_CPI_B], 0, "#8", "", "b 1f\n\t" "nop\n" "1:\n\t", "");
+    MEASURE_AT(counters[C_LSU_B], 0, "#20", "", "b 1f\n\t" "nop\n" "1:\n\t", "");
+    /* 100 / 7: 6 cycles, 5 beyond the first. */
+    MEASURE_AT(counters[C_CPI_UDIV], 0, "#8", "movs r3, #100\n\t" "movs r4, #7\n\t", "udiv r2, r3, r4\n\t", "");
+    /* nop; ldr; nop: the load takes 2 (not pipelined), and so does the
+     * closing read behind the nop: 2 load/store cycles, no CPI cycle. */
+    MEASURE_AT(counters[C_LSU_LDR_NOP], 0, "#20", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
+    MEASURE_AT(counters[C_CPI_LDR_NOP], 0, "#8", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
+}
+
+static void print_line(const char *kind, const char *name, uint32_t value)
+{
+    char line[48];
+    char *p = fmt_str(line, kind);
+    p = fmt_str(p, " ");
+    p = fmt_str(p, name);
+    p = fmt_str(p, " ");
+    p = fmt_dec(p, value);
+    fmt_str(p, "\n");
+    print_to_semihosting(line);
+}
+
 int main(void)
 {
     dwt_cyccnt_start();
+    DWT_CTRL |= DWT_CTRL_CPIEVTENA | DWT_CTRL_LSUEVTENA | DWT_CTRL_FOLDEVTENA;
     run_measurements();
+    run_counter_measurements();
 
-    for (unsigned i = 0; i < T_COUNT; i++) {
-        char line[48];
-        char *p = fmt_str(line, "timing ");
-        p = fmt_str(p, names[i]);
-        p = fmt_str(p, " ");
-        p = fmt_dec(p, results[i]);
-        fmt_str(p, "\n");
-        print_to_semihosting(line);
-    }
+    for (unsigned i = 0; i < T_COUNT; i++) print_line("timing", names[i], results[i]);
+    /* The event counters are 8 bits wide. */
+    for (unsigned i = 0; i < C_COUNT; i++) print_line("counter", counter_names[i], counters[i] & 0xFF);
     return 0;
 }
