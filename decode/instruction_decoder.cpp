@@ -175,6 +175,8 @@ std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t
         // Capstone lists no registers read for ARM-state BX/BLX rN: the operand is.
         if ((c.id == ARM_INS_BX || c.id == ARM_INS_BLX) && c.detail->arm.op_count == 1 && c.detail->arm.operands[0].type == ARM_OP_REG)
             if (int k = register_number(c.detail->arm.operands[0].reg); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
+        if (c.detail->arm.op_count > 0 && c.detail->arm.operands[0].type == ARM_OP_REG)
+            ins.first_register = static_cast<std::int8_t>(register_number(c.detail->arm.operands[0].reg));
         ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
         if (ins.is_jump)
             for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)

@@ -52,6 +52,7 @@ struct Instruction {
     bool writes_pc = false;      ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
     std::uint16_t writes = 0;    ///< mask of r0-r15 written
     std::uint16_t reads = 0;     ///< mask of r0-r15 read
+    std::int8_t first_register = -1;  ///< the first operand's register (Rd; RdLo of a long multiply), or -1
 };
 
 /// How an instruction leaves its block, for call tracing.

@@ -294,22 +294,32 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
     uc.set_reg(UC_ARM_REG_PC, address | 1);
 }
 
-nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address) {
+// Loads pipeline only within one memory or device; only device accesses come here, so a break is
+// seen from the device's side: a load behind a load that did not reach a device (the previous
+// instruction's access, had it been a device's, would have come here first), or a load ahead of
+// one that will go elsewhere (its address is known now: pipelining means this load writes none of
+// its registers).
+nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
     auto reg = [this](int r) { return core_register(r); };
     auto list = blocks.accesses(block_pc);
-    nvic::CycleCounters at = counters;
     for (std::size_t i = access_cursor; i < list.size(); ++i) {
         const auto& a = list[i];
-        if (address - decode::effective_address(a.access, a.address, reg) < a.access.bytes) {
-            access_cursor = static_cast<std::uint32_t>(i + 1);
-            at.cycles -= a.remaining.cycles;
-            at.instructions -= a.remaining.instructions;
-            at.lsu -= a.remaining.lsu;
-            at.fold -= a.remaining.fold;
-            break;
+        if (address - decode::effective_address(a.access, a.address, reg) >= a.access.bytes) continue;
+        auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
+        if (a.pipelined && access_cursor != i) pipeline_break();
+        access_cursor = static_cast<std::uint32_t>(i + 1);
+        nvic::CycleCounters at = counters;
+        at.cycles -= a.remaining.cycles;
+        at.instructions -= a.remaining.instructions;
+        at.lsu -= a.remaining.lsu;
+        at.fold -= a.remaining.fold;
+        if (a.next_pipelined && i + 1 < list.size()) {
+            const auto& next = list[i + 1];
+            if (decode::effective_address(next.access, next.address, reg) - device.base >= device.size) pipeline_break();
         }
+        return at;
     }
-    return at;
+    return counters;
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image)

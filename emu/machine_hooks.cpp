@@ -167,7 +167,7 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
-    m.access_counters = m.counters_at_access(address);
+    m.access_counters = m.counters_at_access(address, *d);
     std::uint64_t when = m.access_counters->cycles;
     std::uint32_t value = d->model->read(address - d->base, size);
     m.access_counters.reset();
@@ -185,7 +185,7 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
         m.unclaimed_mmio(address, true);
         return;
     }
-    m.access_counters = m.counters_at_access(address);
+    m.access_counters = m.counters_at_access(address, *d);
     if (m.want_mmio)
         m.recorder.push({m.access_counters->cycles, address, static_cast<std::uint32_t>(value), address - d->base,
                          trace::EventKind::MmioWrite, static_cast<std::uint8_t>(size), d->index});

@@ -47,6 +47,10 @@ bool is_branch(unsigned id) {
     }
 }
 
+bool is_multiply_long(unsigned id) {
+    return id == ARM_INS_SMULL || id == ARM_INS_UMULL || id == ARM_INS_SMLAL || id == ARM_INS_UMLAL;
+}
+
 unsigned registers_in_list(const Instruction& insn) { return insn.memory.bytes / 4; }
 
 }  // namespace
@@ -131,6 +135,11 @@ unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles) const
     return cycles - 1;
 }
 
+bool TimingModel::pipelined_load(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch || !previous || !is_load_single(insn.id) || (insn.writes & kPc)) return false;
+    return is_load_single(previous->id) && !(previous->writes & insn.reads & 0x7FFF) && !(previous->writes & kPc);
+}
+
 BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
     BlockTiming t;
     const Instruction* previous = nullptr;
@@ -192,20 +201,23 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     bool m4 = core_ != CoreKind::CortexM3;
     // A load or store whose address register was just written by the previous instruction waits a
     // cycle: there is no forwarding path to address generation.
+    // Measured on an STM32F100 (smull_umull_smlal_umlal_dependencies): a long multiply forwards
+    // RdLo in time, and only an address in RdHi, written in its last cycle, waits.
     auto address_stall = [&]() -> unsigned {
         if (!previous || is_load_single(previous->id) || is_multiple(previous->id)) return 0;
         std::uint16_t address_regs = 0;
         if (insn.memory.base >= 0 && insn.memory.base < 15) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.base);
         if (insn.memory.index >= 0) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.index);
-        return (previous->writes & address_regs) ? 1 : 0;
+        std::uint16_t late = previous->writes;
+        if (is_multiply_long(previous->id) && previous->first_register >= 0)
+            late = static_cast<std::uint16_t>(late & ~(1u << previous->first_register));
+        return (late & address_regs) ? 1 : 0;
     };
     if (is_load_single(id)) {
         if (insn.writes & kPc) return 2 + 3;  // LDR pc: the load, then a full pipeline reload
         // Back-to-back loads pipeline: a load after a load costs one cycle unless its address
         // needs the previous load's result.
-        bool pipelined = previous && is_load_single(previous->id) && !(previous->writes & insn.reads & 0x7FFF) &&
-                         !(previous->writes & kPc);
-        return (pipelined ? 1 : 2) + address_stall();
+        return (pipelined_load(insn, previous) ? 1 : 2) + address_stall();
     }
     if (is_store_single(id)) {
         bool register_offset = insn.memory.index >= 0;

@@ -32,6 +32,11 @@ public:
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
     /// beyond its first. The other extra cycles are CPI cycles.
     unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles) const;
+    /// Whether load `insn` overlaps the load before it (its address phase in that load's data
+    /// phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
+    /// measurement) shows this only when both go to the same memory or device: the machine adds
+    /// the cycle back when they do not (see pipeline_break()).
+    bool pipelined_load(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first) const;

@@ -69,7 +69,10 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, before - 1),
                                     info.instructions - std::min<std::uint32_t>(info.instructions, static_cast<std::uint32_t>(i + 1)),
                                     info.lsu - lsu_before, 0};
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left});
+        const decode::Instruction* previous = i ? &insns[i - 1] : nullptr;
+        bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
+        bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined});
     }
     std::vector<OperandSiteCode> sites;
     for (const auto& insn : insns) {

@@ -60,6 +60,8 @@ struct BlockAccess {
         std::uint32_t instructions = 0;  ///< after the accessing instruction, and so lsu and fold
         std::uint32_t lsu = 0, fold = 0;
     } remaining;
+    bool pipelined = false;       ///< a load counted as overlapping the load just before it
+    bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
 };
 
 /// An instruction whose cycles depend on its operands' values (a divide, or on a core with an

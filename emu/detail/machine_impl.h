@@ -106,9 +106,10 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         bucket += n;
         counters.cycles += n;
     }
-    /// The counters as of the current block's data access to `address`: the block's cycles are all
-    /// counted when it starts, so take back those still to come.
-    nvic::CycleCounters counters_at_access(std::uint32_t address);
+    /// The counters as of the current block's data access to `device` at `address`: the block's
+    /// cycles are all counted when it starts, so take back those still to come. A load the block
+    /// counted as pipelined with a load to other memory costs its cycle back (silicon: ldr_reg).
+    nvic::CycleCounters counters_at_access(std::uint32_t address, const DeviceSlot& device);
     /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
