@@ -282,8 +282,12 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
         if (!hooked_sites.insert(code.address).second) continue;  // also in a block translated before
         unsigned o = (code.first >> 4) & 7;
         detail::OperandSite site{this, static_cast<std::uint8_t>(code.first & 0xF), static_cast<std::uint8_t>(code.second & 0xF)};
-        site.op = o == 1 || o == 3 ? Op::Divide : o < 4 ? Op::MultiplyLong : Op::MultiplyAccumulateLong;
-        site.is_signed = o == 0 || o == 1 || o == 4;
+        if (code.first) {
+            site.op = o == 1 || o == 3 ? Op::Divide : o < 4 ? Op::MultiplyLong : Op::MultiplyAccumulateLong;
+            site.is_signed = o == 0 || o == 1 || o == 4;
+        }
+        site.executed_extra = code.executed_extra;
+        site.executed_extra_lsu = code.executed_extra_lsu;
         operand_sites.push_back(std::make_unique<detail::OperandSite>(site));
         uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_operand_site), operand_sites.back().get(), code.address,
                     code.address);

@@ -94,6 +94,9 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     auto& site = *static_cast<OperandSite*>(user);
     MachineState& m = *site.machine;
+    m.counters.cycles += site.executed_extra;
+    m.counters.lsu += site.executed_extra_lsu;
+    if (site.op == OperandSite::Op::None) return;
     std::uint32_t n = m.core_register(site.rn), d = m.core_register(site.rm);
     using Op = OperandSite::Op;
     unsigned extra = site.op == Op::Divide

@@ -32,6 +32,9 @@ public:
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
     /// beyond its first. The other extra cycles are CPI cycles.
     unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles) const;
+    /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
+    /// the DWT counts it in FOLDCNT.
+    bool folded(const decode::Instruction& insn, const decode::Instruction* previous) const;
     /// Whether load `insn` overlaps the load before it (its address phase in that load's data
     /// phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
     /// measurement) shows this only when both go to the same memory or device: the machine adds

@@ -5,6 +5,7 @@
 #include "trace/event.h"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 namespace emutrace::emu::detail {
@@ -40,15 +41,22 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     unsigned word_fetch = region ? region->fetch_word_cycles : 0;
     std::vector<std::uint32_t> cost(insns.size(), 1);
     const decode::Instruction* previous = nullptr;
+    // An instruction in an IT block that fails its condition takes 1 cycle, whatever it is
+    // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
+    std::vector<std::uint32_t> executed_extra(insns.size(), 0);
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch);
+        if (insns[i].conditional && !decode::is_conditional_branch(insns[i]) && cost[i] > 1) {
+            executed_extra[i] = cost[i] - 1;
+            cost[i] = 1;
+        }
         previous = &insns[i];
     }
     info.cycles = info.instructions;
     if (timing_) {
         models::BlockTiming t = timing_->block(insns, word_fetch);
         std::uint32_t wait = region ? region->wait_states : 0;
-        info.cycles = t.cycles + wait * ((size + 3) / 4);
+        info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
         if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front()));
     }
@@ -56,32 +64,42 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
     // DWT's event counters have counted the accessing instruction whole by then.
-    std::vector<std::uint32_t> lsu(insns.size(), 0);
+    std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
+        fold[i] = timing_->folded(insns[i], i ? &insns[i - 1] : nullptr);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
+        info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
     }
-    std::uint32_t before = 0, lsu_before = 0;
+    std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
         lsu_before += lsu[i];
+        fold_before += fold[i];
         if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, before - 1),
                                     info.instructions - std::min<std::uint32_t>(info.instructions, static_cast<std::uint32_t>(i + 1)),
-                                    info.lsu - lsu_before, 0};
+                                    info.lsu - lsu_before, info.fold - fold_before};
         const decode::Instruction* previous = i ? &insns[i - 1] : nullptr;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
         accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined});
     }
     std::vector<OperandSiteCode> sites;
-    for (const auto& insn : insns) {
+    for (std::size_t i = 0; i < insns.size(); ++i) {
+        const decode::Instruction& insn = insns[i];
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;
+        OperandSiteCode site{insn.address};
         if (timing_ && insn.size == 4 && timing_->by_operands(insn)) {
             std::size_t at = insn.address - address;
-            sites.push_back({insn.address, static_cast<std::uint16_t>(code[at] | code[at + 1] << 8),
-                             static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8)});
+            site.first = static_cast<std::uint16_t>(code[at] | code[at + 1] << 8);
+            site.second = static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8);
         }
+        if (executed_extra[i]) {
+            site.executed_extra = static_cast<std::uint8_t>(std::min<std::uint32_t>(executed_extra[i], 255));
+            site.executed_extra_lsu = static_cast<std::uint8_t>(timing_->lsu_cycles(insn, executed_extra[i] + 1));
+        }
+        if (site.first || site.executed_extra) sites.push_back(site);
         if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
             info.flags |= BlockInfo::Unsupported;
             violations_[address] = {insn.address, *why};

@@ -64,11 +64,15 @@ struct BlockAccess {
     bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
 };
 
-/// An instruction whose cycles depend on its operands' values (a divide, or on a core with an
-/// iterative multiplier a long multiply), by its two encoding halfwords.
+/// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on
+/// a core with an iterative multiplier a long multiply), by its two encoding halfwords; or, in an
+/// IT block, by whether it runs at all (the block counts the 1 cycle of a skipped one, and
+/// Unicorn calls a code hook only for an instruction whose condition passes).
 struct OperandSiteCode {
     std::uint32_t address = 0;
-    std::uint16_t first = 0, second = 0;
+    std::uint16_t first = 0, second = 0;  ///< 0, 0: not timed by operands
+    std::uint8_t executed_extra = 0;      ///< cycles it takes beyond the block's count when it runs
+    std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
 /// The first instruction of a block the core cannot execute.

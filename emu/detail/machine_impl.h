@@ -62,14 +62,16 @@ void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint
 /// What service() did at a block boundary.
 enum class Service { Continue, Redirected, Stopping };
 
-/// An instruction whose cycles depend on its operands' values (hooked at its address): a divide,
-/// or on cores with an iterative multiplier a long multiply.
+/// An instruction whose cycles are settled when it runs (hooked at its address): by its operands'
+/// values (a divide, or on cores with an iterative multiplier a long multiply), or in an IT block
+/// by whether it runs (the hook is called only when it does).
 struct OperandSite {
-    enum class Op : std::uint8_t { Divide, MultiplyLong, MultiplyAccumulateLong };
+    enum class Op : std::uint8_t { None, Divide, MultiplyLong, MultiplyAccumulateLong };
     MachineState* machine = nullptr;
     std::uint8_t rn = 0, rm = 0;
-    Op op = Op::Divide;
+    Op op = Op::None;
     bool is_signed = false;
+    std::uint8_t executed_extra = 0, executed_extra_lsu = 0;  ///< an IT-block instruction's when it runs
 };
 
 /// A memory region with data wait states (hooked over its address range).

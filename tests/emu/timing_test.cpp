@@ -52,6 +52,11 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         {"bne_not_taken", 2 + 1 + 1 + 1},   // CMP 1, BNE not taken 1, NOP 1
         {"bne_taken", 2 + 1 + (1 + 2)},     // CMP 1, BNE taken 1 + P
         {"isb", 2 + (1 + 2)},               // ISB 1 + B, B = P
+        // Silicon (control_flow/it): an IT behind a 16-bit instruction folds into it and takes no
+        // cycle; an instruction in an IT block that fails its condition takes 1, whatever it is.
+        {"it_fold", 2 + 1 + 0 + 1},         // CMP 1, IT 0, ADD 1
+        {"it_mla_run", 2 + 1 + 0 + 2},      // CMP 1, IT 0, MLA 2
+        {"it_mla_skipped", 2 + 1 + 0 + 1},  // CMP 1, IT 0, MLA skipped 1
     };
     CHECK(timings(r.sink.text) == expected);
 }
@@ -67,6 +72,7 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
         {"cpi_udiv", 5},     // 100 / 7 takes 6
         {"lsu_ldr_nop", 2},  // the load and the closing read, 2 cycles each
         {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
+        {"fold_it", 1},      // the IT folded behind CMP
     };
     CHECK(timings(r.sink.text, "counter") == expected);
 }

@@ -64,6 +64,9 @@ enum {
     T_BNE_NOT_TAKEN,
     T_BNE_TAKEN,
     T_ISB,
+    T_IT_FOLD,
+    T_IT_MLA_RUN,
+    T_IT_MLA_SKIPPED,
     T_COUNT
 };
 
@@ -71,12 +74,13 @@ static const char *const names[T_COUNT] = {
     "nop8",       "alu8",       "mul4",      "mla2",    "ldr1",          "ldr4",
     "str4",       "ldm4",       "push_pop",  "udiv_small", "udiv_large", "sdiv_zero",
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
+    "it_fold",    "it_mla_run", "it_mla_skipped",
 };
 
-enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_COUNT };
+enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
 
 static const char *const counter_names[C_COUNT] = {
-    "cpi_b", "lsu_b", "cpi_udiv", "lsu_ldr_nop", "cpi_ldr_nop",
+    "cpi_b", "lsu_b", "cpi_udiv", "lsu_ldr_nop", "cpi_ldr_nop", "fold_it",
 };
 
 /* Word-aligned RAM source for ldm4. */
@@ -184,6 +188,22 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE(results[T_ISB], 0, "",
             "isb\n\t",
             "");
+
+    /* cmp sets Z = 0, so NE passes and EQ fails. */
+    MEASURE(results[T_IT_FOLD], 0,
+            "movs r2, #1\n\t",
+            "cmp r2, #2\n\t" "it ne\n\t" "addne r3, r3, r2\n\t",
+            "");
+
+    MEASURE(results[T_IT_MLA_RUN], 0,
+            "movs r2, #1\n\t" "movs r3, #3\n\t",
+            "cmp r2, #2\n\t" "it ne\n\t" "mlane r3, r3, r3, r3\n\t",
+            "");
+
+    MEASURE(results[T_IT_MLA_SKIPPED], 0,
+            "movs r2, #1\n\t" "movs r3, #3\n\t",
+            "cmp r2, #2\n\t" "it eq\n\t" "mlaeq r3, r3, r3, r3\n\t",
+            "");
 }
 
 /* Each read is a load in the middle of a translated block, so the counts
@@ -200,6 +220,8 @@ __attribute__((noinline)) static void run_counter_measurements(void)
      * closing read behind the nop: 2 load/store cycles, no CPI cycle. */
     MEASURE_AT(counters[C_LSU_LDR_NOP], 0, "#20", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
     MEASURE_AT(counters[C_CPI_LDR_NOP], 0, "#8", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
+    /* An IT behind a 16-bit instruction folds: FOLDCNT counts it. */
+    MEASURE_AT(counters[C_FOLD_IT], 0, "#24", "movs r2, #1\n\t", "cmp r2, #2\n\t" "it ne\n\t" "addne r3, r3, r2\n\t", "");
 }
 
 static void print_line(const char *kind, const char *name, uint32_t value)
