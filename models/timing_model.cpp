@@ -143,8 +143,9 @@ bool TimingModel::folded(const Instruction& insn, const Instruction* previous) c
 }
 
 bool TimingModel::pipelined_load(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
-    if (core_ == CoreKind::CortexM0 || word_fetch || !previous || !is_load_single(insn.id) || (insn.writes & kPc)) return false;
-    return is_load_single(previous->id) && !(previous->writes & insn.reads & 0x7FFF) && !(previous->writes & kPc);
+    if (core_ == CoreKind::CortexM0 || word_fetch || !previous || !is_load_single(previous->id) || (previous->writes & kPc)) return false;
+    if (is_store_single(insn.id)) return insn.memory.index >= 0;  // a register-offset store
+    return is_load_single(insn.id) && !(insn.writes & kPc) && !(previous->writes & insn.reads & 0x7FFF);
 }
 
 BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
@@ -230,11 +231,9 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         return (pipelined_load(insn, previous) ? 1 : 2) + address_stall();
     }
     if (is_store_single(id)) {
-        bool register_offset = insn.memory.index >= 0;
-        bool after_load = previous && is_load_single(previous->id) && !(previous->writes & kPc);
         // STR with an immediate offset completes in one cycle through the write buffer; a
         // register offset costs two unless it pipelines behind a load.
-        unsigned base = register_offset && !after_load ? 2 : 1;
+        unsigned base = insn.memory.index >= 0 && !pipelined_load(insn, previous) ? 2 : 1;
         return base + address_stall();
     }
     switch (id) {

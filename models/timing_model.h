@@ -35,8 +35,8 @@ public:
     /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
     /// the DWT counts it in FOLDCNT.
     bool folded(const decode::Instruction& insn, const decode::Instruction* previous) const;
-    /// Whether load `insn` overlaps the load before it (its address phase in that load's data
-    /// phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
+    /// Whether load (or register-offset store) `insn` overlaps the load before it (its address
+    /// phase in that load's data phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
     /// measurement) shows this only when both go to the same memory or device: the machine adds
     /// the cycle back when they do not (see pipeline_break()).
     bool pipelined_load(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
