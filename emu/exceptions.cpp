@@ -146,7 +146,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     // A call, return or jump whose target block the exception pre-empted still happened: the
     // target is where execution resumes.
     if (pending_branch) push_branch(frame[6], cycles());
-    fallthrough = 1;  // the interrupted block's branch outcome no longer applies
+    fallthrough = sequential = 1;  // the interrupted block's branch outcome no longer applies
     taken_extra = 0;
     pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Vector) & branch_mask;
     if (want_exceptions) {
@@ -212,7 +212,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
         recorder.push(e);
     }
     check_thread();
-    fallthrough = 1;
+    fallthrough = sequential = 1;
     taken_extra = 0;
     pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & branch_mask;
     // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain

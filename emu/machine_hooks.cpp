@@ -43,9 +43,10 @@ namespace {
 // Counts a block that is about to run: the previous block's final branch was taken if this is not
 // its fall-through; then this block's cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
-    std::uint64_t start = m.counters.cycles + (pc != m.fallthrough ? m.taken_extra + b.branch_in_extra : 0);
+    std::uint64_t start = m.counters.cycles + (pc != m.sequential ? m.taken_extra + b.branch_in_extra : 0);
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
+    m.sequential = b.sequential;
     m.taken_extra = b.taken_extra;
     m.access_cursor = 0;
     m.block_pc = pc;
@@ -71,7 +72,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]] return m.hook_operand_sites(address, size);  // runs it again
-    if (m.pending_branch) m.push_branch(address, m.counters.cycles + (address != m.fallthrough ? m.taken_extra : 0));
+    if (m.pending_branch) m.push_branch(address, m.counters.cycles + (address != m.sequential ? m.taken_extra : 0));
     account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
 }

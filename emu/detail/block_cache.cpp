@@ -110,6 +110,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         operand_sites_[address] = std::move(sites);
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
+    info.sequential = address + size;
+    if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional)
+        info.sequential = 1;
     if (!insns.empty()) {
         info.end = static_cast<std::uint8_t>(decode::waypoint(insns.back()));
         switch (decode::control_flow(insns.back())) {

@@ -39,7 +39,10 @@ struct BlockInfo {
     std::uint8_t branch_in_extra = 0;  ///< added when entered by a branch, not by falling through
     std::uint16_t lsu = 0;             ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
     std::uint16_t fold = 0;            ///< instructions that take no cycle (DWT FOLDCNT)
-    std::uint32_t reserved = 0;        ///< keeps the slot a power of two
+    /// Where the next block starts when it is reached by falling through: address + size, or 1
+    /// (no block) when the final instruction always branches, so that even a branch to the next
+    /// instruction is entered as a branch target (silicon: bx to the next instruction refills).
+    std::uint32_t sequential = 1;
 };
 static_assert(sizeof(BlockInfo) == 32, "the direct-mapped cache keeps its slots small");
 

@@ -193,6 +193,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// The previous block's fall-through address and what its final conditional branch costs
     /// when taken: settled when the next block starts.
     std::uint32_t fallthrough = 1;
+    std::uint32_t sequential = 1;  ///< the previous block's BlockInfo::sequential
     std::uint32_t taken_extra = 0;
     /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
     std::optional<nvic::CycleCounters> access_counters;
