@@ -2,6 +2,7 @@
 
 #include <capstone/arm.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace emutrace::models {
@@ -130,9 +131,17 @@ unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
 
 // Measured on an STM32F100 (docs/silicon.md, cbz): cbz taken then ldr counts CPI 2 (the refill)
 // and LSU 1 (the load's second cycle).
+// A load that writes the pc counts its refill as CPI cycles (tbb_tbh: TBB counts LSU 2, CPI 3).
 unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles) const {
     if (insn.memory.mode == MemoryAccess::Mode::None || cycles == 0) return 0;
-    return cycles - 1;
+    return cycles - 1 - std::min(cycles - 1, pc_load_refill(insn));
+}
+
+// The pipeline reload after a load of the pc, counted as CPI cycles: TBB/TBH 3, LDR pc and
+// LDM/POP {pc} P (ldr_pc: LDR pc counts LSU 2, CPI 2).
+unsigned TimingModel::pc_load_refill(const Instruction& insn) const {
+    if (insn.id == ARM_INS_TBB || insn.id == ARM_INS_TBH) return 3;
+    return (insn.writes & kPc) ? refill_ : 0;
 }
 
 // Measured on an STM32F100 (control_flow/it): movs.n; it pl; addpl; ldr takes 4 after a DWT read,
@@ -225,7 +234,7 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         return (late & address_regs) ? 1 : 0;
     };
     if (is_load_single(id)) {
-        if (insn.writes & kPc) return 2 + 3;  // LDR pc: the load, then a full pipeline reload
+        if (insn.writes & kPc) return 3 + pc_load_refill(insn);  // LDR pc: 3 load cycles (ldr_pc: LSU 2), then the refill
         // Back-to-back loads pipeline: a load after a load costs one cycle unless its address
         // needs the previous load's result.
         return (pipelined_load(insn, previous) ? 1 : 2) + address_stall();
@@ -238,10 +247,10 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     }
     switch (id) {
         case ARM_INS_LDRD: case ARM_INS_STRD: return 3 + address_stall();  // 1 + N, N = 2; never pipelined
-        case ARM_INS_TBB: case ARM_INS_TBH: return 2 + 1 + 3;                // load, add, pipeline reload
+        case ARM_INS_TBB: case ARM_INS_TBH: return 2 + 1 + pc_load_refill(insn);  // load, add, pipeline reload
         default: break;
     }
-    if (is_multiple(id)) return 1 + registers_in_list(insn) + ((insn.writes & kPc) ? refill_ : 0) + address_stall();
+    if (is_multiple(id)) return 1 + registers_in_list(insn) + pc_load_refill(insn) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
         // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): a B decoded while

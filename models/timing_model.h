@@ -67,6 +67,7 @@ private:
     unsigned v7m(const decode::Instruction& insn, const decode::Instruction* previous) const;
     unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
+    unsigned pc_load_refill(const decode::Instruction& insn) const;
 
     CoreKind core_;
     unsigned refill_;
