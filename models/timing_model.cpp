@@ -124,9 +124,10 @@ bool TimingModel::by_operands(const Instruction& insn) const {
 
 // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): the refill fetches the
 // word holding the target, so a 32-bit target at an address 2 mod 4 waits for the next word.
-unsigned TimingModel::branch_target_fetch(const Instruction& first) const {
+unsigned TimingModel::branch_target_fetch(const Instruction& first, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0) return 0;
-    return first.size == 4 && (first.address & 2) ? 1 : 0;
+    unsigned word = word_fetch > 1 ? word_fetch : 1;  // SRAM: the refill's fetch takes a System bus word
+    return (word - 1) + (first.size == 4 && (first.address & 2) ? word : 0);
 }
 
 // Measured on an STM32F100 (docs/silicon.md, cbz): cbz taken then ldr counts CPI 2 (the refill)
@@ -174,7 +175,16 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
 unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
-    return v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch);
+    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch);
+    // From SRAM the early fetch also hides the slower first word of the target (mla_mls_b), which
+    // branch_target_fetch() charges to the target.
+    if (word_fetch > 1 && early_target_fetch(insn, previous)) cycles -= std::min(cycles - 1, word_fetch - 1);
+    return cycles;
+}
+
+bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
+    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc &&
+           previous->memory.mode == decode::MemoryAccess::Mode::None && v7m(*previous, nullptr) > 1;
 }
 
 // Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at
@@ -256,9 +266,7 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): a B decoded while
         // a multi-cycle instruction executes starts its target fetch early, hiding a refill cycle.
         // Not behind a load or store (b_after_ldr): its data phase holds the bus the fetch needs.
-        if (id == ARM_INS_B && previous && !previous->writes_pc && previous->memory.mode == decode::MemoryAccess::Mode::None &&
-            v7m(*previous, nullptr) > 1)
-            return refill_;
+        if (early_target_fetch(insn, previous)) return refill_;
         return 1 + refill_;
     }
     switch (id) {

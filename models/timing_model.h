@@ -42,7 +42,7 @@ public:
     bool pipelined_load(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
-    unsigned branch_target_fetch(const decode::Instruction& first) const;
+    unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
 
@@ -68,6 +68,8 @@ private:
     unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
     unsigned pc_load_refill(const decode::Instruction& insn) const;
+    // A B decoded while a multi-cycle instruction executes starts its target fetch early.
+    bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
 
     CoreKind core_;
     unsigned refill_;

@@ -58,7 +58,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
         info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
-        if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front()));
+        if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front(), word_fetch));
     }
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
