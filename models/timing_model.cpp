@@ -183,8 +183,7 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
-    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc &&
-           previous->memory.mode == decode::MemoryAccess::Mode::None && v7m(*previous, nullptr) > 1;
+    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && v7m(*previous, nullptr) > 1;
 }
 
 // Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at
@@ -263,9 +262,9 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     if (is_multiple(id)) return 1 + registers_in_list(insn) + pc_load_refill(insn) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
-        // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned): a B decoded while
-        // a multi-cycle instruction executes starts its target fetch early, hiding a refill cycle.
-        // Not behind a load or store (b_after_ldr): its data phase holds the bus the fetch needs.
+        // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned, b_after_ldr): a B
+        // decoded while a multi-cycle instruction (a load too) executes starts its target fetch
+        // early, hiding a refill cycle.
         if (early_target_fetch(insn, previous)) return refill_;
         return 1 + refill_;
     }

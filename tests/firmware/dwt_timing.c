@@ -210,8 +210,9 @@ __attribute__((noinline)) static void run_measurements(void)
  * must be those at the read, not at the block's start or end. */
 __attribute__((noinline)) static void run_counter_measurements(void)
 {
-    /* B: 1 + P, the refill P counted by CPICNT; the closing read is not
-     * pipelined behind a branch, so its second cycle is a load's: LSUCNT. */
+    /* B: 1 + P, less a cycle its early target fetch hides behind the 2-cycle
+     * read; the refill counted by CPICNT. The closing read is not pipelined
+     * behind a branch, so its second cycle is a load's: LSUCNT. */
     MEASURE_AT(counters[C_CPI_B], 0, "#8", "", "b 1f\n\t" "nop\n" "1:\n\t", "");
     MEASURE_AT(counters[C_LSU_B], 0, "#20", "", "b 1f\n\t" "nop\n" "1:\n\t", "");
     /* 100 / 7: 6 cycles, 5 beyond the first. */
