@@ -165,10 +165,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
         t.cycles += instruction(insn, previous, word_fetch);
         previous = &insn;
     }
-    if (!insns.empty()) {
-        const Instruction& last = insns.back();
-        if (decode::is_conditional_branch(last)) t.taken_extra = refill_;
-    }
+    if (!insns.empty()) t.taken_extra = taken_extra(insns.back());
     return t;
 }
 

@@ -45,6 +45,9 @@ public:
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
+    /// What a block ending in `last` adds when its final branch is taken: P for a conditional
+    /// branch (B<cc>, CBZ/CBNZ), else 0 (an unconditional branch counts its refill itself).
+    unsigned taken_extra(const decode::Instruction& last) const { return decode::is_conditional_branch(last) ? refill_ : 0; }
 
     /// SDIV/UDIV take 2 to 12 cycles by how much longer the dividend is than the divisor (the block
     /// counts the minimum).

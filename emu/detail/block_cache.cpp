@@ -43,34 +43,31 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     const decode::Instruction* previous = nullptr;
     // An instruction in an IT block that fails its condition takes 1 cycle, whatever it is
     // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
-    std::vector<std::uint32_t> executed_extra(insns.size(), 0);
+    // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
+    std::vector<std::uint32_t> executed_extra(insns.size(), 0), lsu(insns.size(), 0), fold(insns.size(), 0);
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch);
         if (insns[i].conditional && !decode::is_conditional_branch(insns[i]) && cost[i] > 1) {
             executed_extra[i] = cost[i] - 1;
             cost[i] = 1;
         }
+        lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
+        fold[i] = timing_->folded(insns[i], previous);
+        info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
+        info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
         previous = &insns[i];
     }
     info.cycles = info.instructions;
     if (timing_) {
-        models::BlockTiming t = timing_->block(insns, word_fetch);
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        info.taken_extra = static_cast<std::uint16_t>(t.taken_extra + wait);
+        info.taken_extra = static_cast<std::uint16_t>((insns.empty() ? 0 : timing_->taken_extra(insns.back())) + wait);
         if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front(), word_fetch));
     }
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
     // DWT's event counters have counted the accessing instruction whole by then.
-    std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
-    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
-        lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
-        fold[i] = timing_->folded(insns[i], i ? &insns[i - 1] : nullptr);
-        info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
-        info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
-    }
     std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];

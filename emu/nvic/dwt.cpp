@@ -22,12 +22,11 @@ std::uint64_t Dwt::cpi_source(const CycleCounters& c) {
 }
 
 std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
-    std::uint64_t cycle = host().now();
-    const CycleCounters& c = now();
+    const CycleCounters& c = current();
     std::uint32_t v = 0;
     switch (offset & ~3u) {
         case CTRL: v = ctrl_ | kNumComparators; break;
-        case CYCCNT: v = cyccnt_.value(cycle); break;
+        case CYCCNT: v = cyccnt_.value(c.cycles); break;
         case CPICNT: v = cpicnt_.value(cpi_source(c)) & 0xFF; break;
         case EXCCNT: v = exccnt_.value(c.exception) & 0xFF; break;
         case SLEEPCNT: v = sleepcnt_.value(c.sleep) & 0xFF; break;
@@ -41,8 +40,7 @@ std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
 }
 
 void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
-    std::uint64_t cycle = host().now();
-    const CycleCounters& c = now();
+    const CycleCounters& c = current();
     if (!scs_.trace_enabled()) {
         host().warn_once(offset, "DWT write while DEMCR.TRCENA is 0; ignored as on silicon");
         return;
@@ -50,14 +48,14 @@ void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
     switch (offset & ~3u) {
         case CTRL:
             ctrl_ = value & 0x0FFFFFFFu;
-            cyccnt_.set_enabled(value & CYCCNTENA, cycle);
+            cyccnt_.set_enabled(value & CYCCNTENA, c.cycles);
             cpicnt_.set_enabled(value & CPIEVTENA, cpi_source(c));
             exccnt_.set_enabled(value & EXCEVTENA, c.exception);
             sleepcnt_.set_enabled(value & SLEEPEVTENA, c.sleep);
             lsucnt_.set_enabled(value & LSUEVTENA, lsu_source(c));
             foldcnt_.set_enabled(value & FOLDEVTENA, c.fold);
             return;
-        case CYCCNT: cyccnt_.write(value, cycle); return;
+        case CYCCNT: cyccnt_.write(value, c.cycles); return;
         case CPICNT: cpicnt_.write(value & 0xFF, cpi_source(c)); return;
         case EXCCNT: exccnt_.write(value & 0xFF, c.exception); return;
         case SLEEPCNT: sleepcnt_.write(value & 0xFF, c.sleep); return;

@@ -59,7 +59,8 @@ private:
             since = source;
         }
     };
-    const CycleCounters& now() const { return at_access_ ? *at_access_ : counters_; }
+    /// The counters now: as of the access in progress (DeviceHost::now() is its `cycles`).
+    const CycleCounters& current() const { return at_access_ ? *at_access_ : counters_; }
     static std::uint64_t cpi_source(const CycleCounters& c);
     static std::uint64_t lsu_source(const CycleCounters& c) { return c.lsu + c.stall; }
 
