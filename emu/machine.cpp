@@ -310,11 +310,15 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
         const auto& a = list[i];
         if (address - decode::effective_address(a.access, a.address, reg) >= a.access.bytes) continue;
         auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
-        if (a.pipelined && access_cursor != i) pipeline_break();
+        // The load before may be the previous block's last instruction (a block Unicorn ended at
+        // a page boundary), so it is found by instruction count rather than in this block's list.
+        std::uint64_t instruction = counters.instructions - a.remaining.instructions;
+        if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
+        device_access_at = instruction;
         access_cursor = static_cast<std::uint32_t>(i + 1);
         nvic::CycleCounters at = counters;
         at.cycles -= a.remaining.cycles;
-        at.instructions -= a.remaining.instructions;
+        at.instructions = instruction;
         at.lsu -= a.remaining.lsu;
         at.fold -= a.remaining.fold;
         if (a.next_pipelined && i + 1 < list.size()) {

@@ -43,7 +43,8 @@ namespace {
 // Counts a block that is about to run: the previous block's final branch was taken if this is not
 // its fall-through; then this block's cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
-    std::uint64_t start = m.counters.cycles + (pc != m.sequential ? m.taken_extra + b.branch_in_extra : 0);
+    std::uint64_t start = m.counters.cycles;
+    if (pc != m.sequential) start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra);
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.sequential = b.sequential;

@@ -180,7 +180,8 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
-    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && v7m(*previous, nullptr) > 1;
+    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && previous->id != ARM_INS_ISB &&
+           v7m(*previous, nullptr) > 1;
 }
 
 // Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at

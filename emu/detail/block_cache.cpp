@@ -40,16 +40,26 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     const MemoryRegion* region = region_at(plan_, address);
     unsigned word_fetch = region ? region->fetch_word_cycles : 0;
     std::vector<std::uint32_t> cost(insns.size(), 1);
-    const decode::Instruction* previous = nullptr;
+    // A block that continues one Unicorn ended without a branch costs its first instruction after
+    // that one (silicon: piq_narrow_b_to_unaligned, a udiv straddling a 1 KiB page, then b.n).
+    auto continued = continued_from_.find(address);
+    const decode::Instruction* previous = continued == continued_from_.end() ? nullptr : &continued->second;
+    const decode::Instruction* const first_previous = previous;
+    int entry_delta = 0;  // the first instruction's cost when entered by a branch, less its cost here
     // An instruction in an IT block that fails its condition takes 1 cycle, whatever it is
     // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
     std::vector<std::uint32_t> executed_extra(insns.size(), 0), lsu(insns.size(), 0), fold(insns.size(), 0);
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch);
-        if (insns[i].conditional && !decode::is_conditional_branch(insns[i]) && cost[i] > 1) {
+        bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
+        if (skippable && cost[i] > 1) {
             executed_extra[i] = cost[i] - 1;
             cost[i] = 1;
+        }
+        if (i == 0 && previous) {
+            unsigned alone = timing_->instruction(insns[0], nullptr, word_fetch);
+            entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
         }
         lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
         fold[i] = timing_->folded(insns[i], previous);
@@ -62,7 +72,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
         info.taken_extra = static_cast<std::uint16_t>((insns.empty() ? 0 : timing_->taken_extra(insns.back())) + wait);
-        if (!insns.empty()) info.branch_in_extra = static_cast<std::uint8_t>(timing_->branch_target_fetch(insns.front(), word_fetch));
+        if (!insns.empty())
+            info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta);
     }
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
@@ -77,7 +88,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, before - 1),
                                     info.instructions - std::min<std::uint32_t>(info.instructions, static_cast<std::uint32_t>(i + 1)),
                                     info.lsu - lsu_before, info.fold - fold_before};
-        const decode::Instruction* previous = i ? &insns[i - 1] : nullptr;
+        const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
         accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined});
@@ -108,6 +119,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
     info.sequential = address + size;
+    if (!insns.empty() && !insns.back().writes_pc) continued_from_.insert_or_assign(address + size, insns.back());
     if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional)
         info.sequential = 1;
     if (!insns.empty()) {

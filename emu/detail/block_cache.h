@@ -36,7 +36,9 @@ struct BlockInfo {
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
-    std::uint8_t branch_in_extra = 0;  ///< added when entered by a branch, not by falling through
+    /// Added when entered by a branch, not by falling through: the target's fetch, and the first
+    /// instruction's cost without the predecessor it has when the block only continues one.
+    std::int8_t branch_in_extra = 0;
     std::uint16_t lsu = 0;             ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
     std::uint16_t fold = 0;            ///< instructions that take no cycle (DWT FOLDCNT)
     /// Where the next block starts when it is reached by falling through: address + size, or 1
@@ -135,6 +137,9 @@ private:
     std::unordered_map<std::uint32_t, std::vector<OperandSiteCode>> operand_sites_;
     std::vector<std::uint32_t> trace_points_;
     std::vector<BlockPiece> piece_store_;
+    /// The last instruction of each block that ends without branching (Unicorn ends a block at a
+    /// page boundary, after ISB, MSR and the like), by the address that continues it.
+    std::unordered_map<std::uint32_t, decode::Instruction> continued_from_;
 };
 
 }  // namespace emutrace::emu::detail

@@ -200,6 +200,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// Data accesses of the current block already matched: they happen in program order, so two
     /// loads from one address in one block are told apart.
     std::uint32_t access_cursor = 0;
+    /// Instructions counted up to the last device access's: whether the one before an access was one.
+    std::uint64_t device_access_at = 0;
     /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
     /// until a code hook (a divide) fires in it, so the machine keeps its own.
     std::uint32_t block_pc = 1;

@@ -67,6 +67,7 @@ enum {
     T_IT_FOLD,
     T_IT_MLA_RUN,
     T_IT_MLA_SKIPPED,
+    T_UDIV_B_PAGE,
     T_COUNT
 };
 
@@ -74,7 +75,7 @@ static const char *const names[T_COUNT] = {
     "nop8",       "alu8",       "mul4",      "mla2",    "ldr1",          "ldr4",
     "str4",       "ldm4",       "push_pop",  "udiv_small", "udiv_large", "sdiv_zero",
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
-    "it_fold",    "it_mla_run", "it_mla_skipped",
+    "it_fold",    "it_mla_run", "it_mla_skipped", "udiv_b_page",
 };
 
 enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
@@ -203,6 +204,16 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE(results[T_IT_MLA_SKIPPED], 0,
             "movs r2, #1\n\t" "movs r3, #3\n\t",
             "cmp r2, #2\n\t" "it eq\n\t" "mlaeq r3, r3, r3, r3\n\t",
+            "");
+
+    /* The udiv straddles a 1 KiB page, where Unicorn ends a translated
+     * block: the b behind it still starts its target fetch early. The
+     * set-up jumps over the padding that puts the read at 1020 mod 1024. */
+    MEASURE(results[T_UDIV_B_PAGE], 0,
+            "b 3f\n\t" ".balign 1024\n\t" ".space 1016\n"
+            "3:\n\t" "movs r3, #100\n\t" "movs r4, #7\n\t",
+            "udiv r2, r3, r4\n\t" "b 1f\n\t" "nop\n"
+            "1:\n\t",
             "");
 }
 
