@@ -147,8 +147,10 @@ unsigned TimingModel::pc_load_refill(const Instruction& insn) const {
 
 // Measured on an STM32F100 (control_flow/it): movs.n; it pl; addpl; ldr takes 4 after a DWT read,
 // the IT taking no cycle of its own, and FOLDCNT counts it.
-bool TimingModel::folded(const Instruction& insn, const Instruction* previous) const {
+bool TimingModel::folded(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || insn.id != ARM_INS_IT || insn.size != 2 || !previous) return false;
+    // From SRAM only an IT sharing its word with the instruction before it folds.
+    if (word_fetch > 1 && !(insn.address & 2)) return false;
     return previous->size == 2 && previous->memory.mode == MemoryAccess::Mode::None && !previous->writes_pc;
 }
 
@@ -176,7 +178,30 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
     // From SRAM the early fetch also hides the slower first word of the target (mla_mls_b), which
     // branch_target_fetch() charges to the target.
     if (word_fetch > 1 && early_target_fetch(insn, previous)) cycles -= std::min(cycles - 1, word_fetch - 1);
+    else if (word_fetch <= 1 && target_at_decode(insn, previous) && !early_target_fetch(insn, previous)) --cycles;
     return cycles;
+}
+
+// Measured on an STM32F100 (bl_blx_bx_mov_pc_lr, it_and_blx_bx_mov_pc_lr): from flash, BL and a
+// BX, BLX or MOV pc from LR take P, not 1 + P, whatever runs before them, unless the instruction
+// just before wrote LR (mov.w lr, r5; bx lr: 1 + P). From SRAM, where fetch is the bottleneck,
+// each takes 1 + P.
+bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* previous) const {
+    if (core_ == CoreKind::CortexM0 || decode::is_conditional_branch(insn)) return false;
+    if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && insn.size == 4 && !insn.conditional)) return true;
+    constexpr std::uint16_t kLr = 1u << 14;
+    bool from_lr = (insn.id == ARM_INS_BX || insn.id == ARM_INS_BLX || insn.id == ARM_INS_MOV) && insn.writes_pc &&
+                   (insn.reads & kLr) && insn.target == 0;
+    return from_lr && !(previous && (previous->writes & kLr));
+}
+
+// Measured on an STM32F100 (it_and_blx_bx_mov_pc_lr, flash): a branch skipped by its IT
+// condition had its target fetched at decode, so the next instruction is fetched again, as after a
+// branch to it: a 32-bit one at 2 mod 4 costs a cycle more.
+unsigned TimingModel::skipped_branch_refetch(const Instruction& insn, const Instruction* previous, const Instruction& next,
+                                             unsigned word_fetch) const {
+    if (word_fetch > 1 || !insn.conditional || !target_at_decode(insn, previous)) return 0;
+    return branch_target_fetch(next, word_fetch);
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {

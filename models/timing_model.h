@@ -33,8 +33,9 @@ public:
     /// beyond its first. The other extra cycles are CPI cycles.
     unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles) const;
     /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
-    /// the DWT counts it in FOLDCNT.
-    bool folded(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    /// the DWT counts it in FOLDCNT. Not from SRAM (`word_fetch` > 1), where fetch leaves no cycle
+    /// to fold into (it_and_blx_bx_mov_pc_lr: FOLDCNT stays 0).
+    bool folded(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Whether load (or register-offset store) `insn` overlaps the load before it (its address
     /// phase in that load's data phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
     /// measurement) shows this only when both go to the same memory or device: the machine adds
@@ -43,6 +44,10 @@ public:
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
+    /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of
+    /// `next`, the instruction after it, when the branch had started fetching its target.
+    unsigned skipped_branch_refetch(const decode::Instruction& insn, const decode::Instruction* previous,
+                                    const decode::Instruction& next, unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
     /// What a block ending in `last` adds when its final branch is taken: P for a conditional
@@ -73,6 +78,8 @@ private:
     unsigned pc_load_refill(const decode::Instruction& insn) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.
     bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    // A BL, or a branch to LR not just written, has its target in decode: one refill cycle less.
+    bool target_at_decode(const decode::Instruction& insn, const decode::Instruction* previous) const;
 
     CoreKind core_;
     unsigned refill_;

@@ -62,10 +62,22 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
         }
         lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
-        fold[i] = timing_->folded(insns[i], previous);
+        fold[i] = timing_->folded(insns[i], previous, word_fetch);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
         info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
         previous = &insns[i];
+    }
+    if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc &&
+        !decode::is_conditional_branch(insns.back())) {
+        // The instruction after a branch in an IT block, which the branch may fetch again when skipped.
+        std::array<std::uint8_t, 4> next_code{};
+        if (uc_.read_memory(address + size, next_code)) {
+            auto next = decoder_.decode(next_code, address + size);
+            const decode::Instruction* before = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
+            unsigned refetch = next.empty() ? 0 : timing_->skipped_branch_refetch(insns.back(), before, next.front(), word_fetch);
+            cost.back() += refetch;
+            executed_extra.back() -= std::min(refetch, executed_extra.back());
+        }
     }
     info.cycles = info.instructions;
     if (timing_) {

@@ -69,8 +69,16 @@ TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the p
 
 TEST_CASE("timing m3: branches cost 1 + P when taken; conditional ones settle at run time") {
     CHECK(cost(M3, {0xe7f2}).cycles == 3);          // b: 1 + P
-    CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 3);  // bl: 1 + P
-    CHECK(cost(M3, {0x4770}).cycles == 3);          // bx lr: 1 + P
+    // The TRM gives BL and BX 1 + P. Silicon (STM32F100, bl_blx_bx_mov_pc_lr) corrects it from
+    // flash: BL, and a branch to LR that the instruction before did not write, take P; from SRAM
+    // (2 cycles a word) each takes 1 + P.
+    CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 2);                 // bl: P
+    CHECK(cost(M3, {0xf7ff, 0xfff4}, 0x1000, 2).cycles == 3);      // bl from SRAM: 1 + P
+    CHECK(cost(M3, {0x4770}).cycles == 2);                         // bx lr: P
+    CHECK(cost(M3, {0x46f7}).cycles == 2);                         // mov pc, lr: P
+    CHECK(cost(M3, {0xea4f, 0x0e05, 0x4770}).cycles == 1 + 3);     // mov.w lr, r5; bx lr: 1 + P
+    CHECK(cost(M3, {0x4740}).cycles == 3);                         // bx r8: 1 + P
+    CHECK(cost(M3, {0xf000, 0xb800}).cycles == 2);                 // b.w: P, its target decoded with it
     auto bne = cost(M3, {0xd1f1});                  // bne: 1 not taken, + P taken
     CHECK(bne.cycles == 1);
     CHECK(bne.taken_extra == 2);
