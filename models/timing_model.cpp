@@ -132,10 +132,13 @@ unsigned TimingModel::branch_target_fetch(const Instruction& first, unsigned wor
 
 // Measured on an STM32F100 (docs/silicon.md, cbz): cbz taken then ldr counts CPI 2 (the refill)
 // and LSU 1 (the load's second cycle).
-// A load that writes the pc counts its refill as CPI cycles (tbb_tbh: TBB counts LSU 2, CPI 3).
-unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles) const {
+// A load that writes the pc counts its refill as CPI cycles (tbb_tbh: TBB counts LSU 2, CPI 3), and
+// so does a wait for the address register (str: adds r1, r1, r7; ldr r3, [r0, r1] counts CPI 1,
+// LSU 1).
+unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles, const Instruction* previous) const {
     if (insn.memory.mode == MemoryAccess::Mode::None || cycles == 0) return 0;
-    return cycles - 1 - std::min(cycles - 1, pc_load_refill(insn));
+    unsigned not_lsu = pc_load_refill(insn) + address_stall(insn, previous);
+    return cycles - 1 - std::min(cycles - 1, not_lsu);
 }
 
 // The pipeline reload after a load of the pc, counted as CPI cycles: TBB/TBH 3, LDR pc and
@@ -246,30 +249,39 @@ unsigned TimingModel::v6m(const Instruction& insn) const {
     return 1;                      // data processing, MULS (fast multiplier), extend, reverse, CPS, NOP, SEV
 }
 
+// A load or store whose address register was just written by the previous instruction waits a
+// cycle: there is no forwarding path to address generation.
+// Measured on an STM32F100 (smull_umull_smlal_umlal_dependencies): a long multiply forwards
+// RdLo in time, and only an address in RdHi, written in its last cycle, waits.
+unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* previous) const {
+    // Behind a load or a multiple transfer the address is in time, written back included
+    // (ldrd_imm_index: ldrd r4, r5, [r6, #8]! twice takes 3 + 3).
+    if (insn.memory.mode == MemoryAccess::Mode::None || !previous || is_load_single(previous->id) || is_multiple(previous->id) ||
+        previous->id == ARM_INS_LDRD)
+        return 0;
+    std::uint16_t address_regs = 0;
+    if (insn.memory.base >= 0 && insn.memory.base < 15) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.base);
+    if (insn.memory.index >= 0) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.index);
+    std::uint16_t late = previous->writes;
+    if (is_multiply_long(previous->id) && previous->first_register >= 0)
+        late = static_cast<std::uint16_t>(late & ~(1u << previous->first_register));
+    return (late & address_regs) ? 1 : 0;
+}
+
 // Cortex-M3 TRM "Instruction set summary" and "Load/store timings"; Cortex-M4 TRM "Processor
 // instructions" for the single-cycle MAC and DSP instructions.
 unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) const {
     unsigned id = insn.id;
     bool m4 = core_ != CoreKind::CortexM3;
-    // A load or store whose address register was just written by the previous instruction waits a
-    // cycle: there is no forwarding path to address generation.
-    // Measured on an STM32F100 (smull_umull_smlal_umlal_dependencies): a long multiply forwards
-    // RdLo in time, and only an address in RdHi, written in its last cycle, waits.
-    auto address_stall = [&]() -> unsigned {
-        if (!previous || is_load_single(previous->id) || is_multiple(previous->id)) return 0;
-        std::uint16_t address_regs = 0;
-        if (insn.memory.base >= 0 && insn.memory.base < 15) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.base);
-        if (insn.memory.index >= 0) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.index);
-        std::uint16_t late = previous->writes;
-        if (is_multiply_long(previous->id) && previous->first_register >= 0)
-            late = static_cast<std::uint16_t>(late & ~(1u << previous->first_register));
-        return (late & address_regs) ? 1 : 0;
-    };
+    auto address_stall = [&] { return this->address_stall(insn, previous); };
     if (is_load_single(id)) {
         if (insn.writes & kPc) return 3 + pc_load_refill(insn);  // LDR pc: 3 load cycles (ldr_pc: LSU 2), then the refill
         // Back-to-back loads pipeline: a load after a load costs one cycle unless its address
         // needs the previous load's result.
-        return (pipelined_load(insn, previous) ? 1 : 2) + address_stall();
+        // Measured on an STM32F100 (mov_str_imm_deps, str_imm_index): a load right behind a
+        // one-cycle store waits for the store's data phase.
+        bool behind_store = previous && is_store_single(previous->id) && previous->memory.index < 0;
+        return (pipelined_load(insn, previous) ? 1 : 2) + (behind_store ? 1 : 0) + address_stall();
     }
     if (is_store_single(id)) {
         // STR with an immediate offset completes in one cycle through the write buffer; a

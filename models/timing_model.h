@@ -31,7 +31,7 @@ public:
     unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
     /// beyond its first. The other extra cycles are CPI cycles.
-    unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles) const;
+    unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles, const decode::Instruction* previous = nullptr) const;
     /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
     /// the DWT counts it in FOLDCNT. Not from SRAM (`word_fetch` > 1), where fetch leaves no cycle
     /// to fold into (it_and_blx_bx_mov_pc_lr: FOLDCNT stays 0).
@@ -78,6 +78,8 @@ private:
     unsigned pc_load_refill(const decode::Instruction& insn) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.
     bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    // 1 when `insn` waits for an address register the instruction before it writes.
+    unsigned address_stall(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // A BL, or a branch to LR not just written, has its target in decode: one refill cycle less.
     bool target_at_decode(const decode::Instruction& insn, const decode::Instruction* previous) const;
 

@@ -61,7 +61,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             unsigned alone = timing_->instruction(insns[0], nullptr, word_fetch);
             entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
         }
-        lsu[i] = timing_->lsu_cycles(insns[i], cost[i]);
+        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous);
         fold[i] = timing_->folded(insns[i], previous, word_fetch);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
         info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
