@@ -54,6 +54,12 @@ bool is_multiply_long(unsigned id) {
 
 unsigned registers_in_list(const Instruction& insn) { return insn.memory.bytes / 4; }
 
+// A single or dual load or store with pre- or post-indexed writeback: it writes its base too.
+bool writes_back(const Instruction& insn) {
+    if (insn.memory.base < 0 || insn.memory.base > 14 || insn.memory.mode != MemoryAccess::Mode::Offset) return false;
+    return (insn.writes >> insn.memory.base) & 1u && insn.memory.base != insn.first_register;
+}
+
 }  // namespace
 
 TimingModel::TimingModel(CoreKind core) : core_(core) {
@@ -157,8 +163,12 @@ bool TimingModel::folded(const Instruction& insn, const Instruction* previous, u
     return previous->size == 2 && previous->memory.mode == MemoryAccess::Mode::None && !previous->writes_pc;
 }
 
+// Measured on an STM32F100 (ldr_ldm_ldmdb_ldrd_same_args_and_rings): a load that writes its base
+// back does not pipeline behind a load (ldr r5, [r6]; ldr.w r6, [r7, #4]!: 2 + 2), though a load
+// behind it does.
 bool TimingModel::pipelined_load(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || word_fetch || !previous || !is_load_single(previous->id) || (previous->writes & kPc)) return false;
+    if (is_load_single(insn.id) && writes_back(insn)) return false;
     if (is_store_single(insn.id)) return insn.memory.index >= 0;  // a register-offset store
     return is_load_single(insn.id) && !(insn.writes & kPc) && !(previous->writes & insn.reads & 0x7FFF);
 }
@@ -249,19 +259,40 @@ unsigned TimingModel::v6m(const Instruction& insn) const {
     return 1;                      // data processing, MULS (fast multiplier), extend, reverse, CPS, NOP, SEV
 }
 
+// Measured on an STM32F100 (ldr_ldm_ldmdb_ldrd_same_args_and_rings): the register a load writes
+// last is a cycle late for the next instruction's address when the load also writes its base back
+// (ldr.w r6, [r5, #4]!; ldr.w r5, [r6, #4]!: 1 + 2 + 1 + 2; ldmia.w r5!, {r4, r6}), and always
+// behind a 16-bit LDM or POP (ldmia r5, {r4, r5}; ldr r5, [r5]). Its other registers are in
+// time (ldmia r5, {r5, r7}), as are those of LDR, LDRD and LDM.W without writeback.
+int TimingModel::late_loaded_register(const Instruction& load) const {
+    if (load.writes & kPc) return -1;
+    std::uint16_t written = static_cast<std::uint16_t>(load.writes & 0x7FFF);
+    if (is_load_single(load.id)) return writes_back(load) ? load.first_register : -1;
+    if (load.id == ARM_INS_LDRD) {  // the second register, Rt2, comes last
+        if (!writes_back(load)) return -1;
+        std::uint16_t rt2 = static_cast<std::uint16_t>(written & ~(1u << load.memory.base) & ~(1u << load.first_register));
+        return rt2 ? 15 - std::countl_zero(rt2) : -1;
+    }
+    if (load.id != ARM_INS_LDM && load.id != ARM_INS_LDMDB && load.id != ARM_INS_POP) return -1;
+    bool writeback = static_cast<unsigned>(std::popcount(written)) > registers_in_list(load) && load.memory.base >= 0;
+    if (!writeback && load.size == 4) return -1;
+    std::uint16_t list = writeback ? static_cast<std::uint16_t>(written & ~(1u << load.memory.base)) : written;
+    return list ? 15 - std::countl_zero(list) : -1;
+}
+
 // A load or store whose address register was just written by the previous instruction waits a
 // cycle: there is no forwarding path to address generation.
 // Measured on an STM32F100 (smull_umull_smlal_umlal_dependencies): a long multiply forwards
 // RdLo in time, and only an address in RdHi, written in its last cycle, waits.
 unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* previous) const {
-    // Behind a load or a multiple transfer the address is in time, written back included
-    // (ldrd_imm_index: ldrd r4, r5, [r6, #8]! twice takes 3 + 3).
-    if (insn.memory.mode == MemoryAccess::Mode::None || !previous || is_load_single(previous->id) || is_multiple(previous->id) ||
-        previous->id == ARM_INS_LDRD)
-        return 0;
+    if (insn.memory.mode == MemoryAccess::Mode::None || !previous) return 0;
     std::uint16_t address_regs = 0;
     if (insn.memory.base >= 0 && insn.memory.base < 15) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.base);
     if (insn.memory.index >= 0) address_regs |= static_cast<std::uint16_t>(1u << insn.memory.index);
+    if (int late = late_loaded_register(*previous); late >= 0) return (address_regs >> late) & 1u;
+    // Behind any other load or multiple transfer the address is in time, written back included
+    // (ldrd_imm_index: ldrd r4, r5, [r6, #8]! twice takes 3 + 3).
+    if (is_load_single(previous->id) || is_multiple(previous->id) || previous->id == ARM_INS_LDRD) return 0;
     std::uint16_t late = previous->writes;
     if (is_multiply_long(previous->id) && previous->first_register >= 0)
         late = static_cast<std::uint16_t>(late & ~(1u << previous->first_register));

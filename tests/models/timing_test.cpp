@@ -60,6 +60,24 @@ TEST_CASE("timing m3: stores and address dependencies") {
     CHECK(cost(M3, {0x3104, 0x6808}).cycles == 4);
 }
 
+// Not in the TRM; measured on an STM32F100 (docs/silicon.md, rules 20-23).
+TEST_CASE("timing m3: writeback, stores and multiple loads as silicon shows them") {
+    // str r5,[r6]; ldr r5,[r5]: the load waits for the store's data phase: 1 + (2 + 1)
+    CHECK(cost(M3, {0x6035, 0x682d}).cycles == 4);
+    // str.w r7,[r6,#4]! twice: a store's written-back base is a cycle late: 1 + (1 + 1)
+    CHECK(cost(M3, {0xf846, 0x7f04, 0xf846, 0x7f04}).cycles == 3);
+    // ldmia r5,{r5} twice: a 16-bit LDM's last register is a cycle late for an address: 2 + (2 + 1)
+    CHECK(cost(M3, {0xcd20, 0xcd20}).cycles == 5);
+    // ldmia r5,{r5,r7}; ldr r5,[r5]: r5 is not the last register, so in time: 3 + 2
+    CHECK(cost(M3, {0xcda0, 0x682d}).cycles == 5);
+    // ldmia r5,{r4,r5}; ldr r5,[r5]: 3 + (2 + 1)
+    CHECK(cost(M3, {0xcd30, 0x682d}).cycles == 6);
+    // ldr.w r6,[r5,#4]!; ldr.w r5,[r6,#4]!: with writeback the loaded register is late: 2 + (2 + 1)
+    CHECK(cost(M3, {0xf855, 0x6f04, 0xf856, 0x5f04}).cycles == 5);
+    // ldr r5,[r6]; ldr.w r6,[r7,#4]!: a load with writeback does not pipeline: 2 + 2
+    CHECK(cost(M3, {0x6835, 0xf857, 0x6f04}).cycles == 4);
+}
+
 TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the pc") {
     CHECK(cost(M3, {0xb5f0}).cycles == 6);  // push {r4-r7,lr}: 1 + 5
     CHECK(cost(M3, {0xbdf0}).cycles == 8);  // pop {r4-r7,pc}: 1 + 5 + P
