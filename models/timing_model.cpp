@@ -178,6 +178,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
     const Instruction* previous = nullptr;
     for (const auto& insn : insns) {
         t.cycles += instruction(insn, previous, word_fetch);
+        if (overlaps_load(insn, previous)) --t.cycles;  // the load before, never pipelined, takes 1
         previous = &insn;
     }
     if (!insns.empty()) t.taken_extra = taken_extra(insns.back());
@@ -187,7 +188,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
 unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
-    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch);
+    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous);
     // From SRAM the early fetch also hides the slower first word of the target (mla_mls_b), which
     // branch_target_fetch() charges to the target.
     if (word_fetch > 1 && early_target_fetch(insn, previous)) cycles -= std::min(cycles - 1, word_fetch - 1);
@@ -215,6 +216,23 @@ unsigned TimingModel::skipped_branch_refetch(const Instruction& insn, const Inst
                                              unsigned word_fetch) const {
     if (word_fetch > 1 || !insn.conditional || !target_at_decode(insn, previous)) return 0;
     return branch_target_fetch(next, word_fetch);
+}
+
+// Measured on an STM32F100 (ldr_writeback_pipelining): a NOP or a store without writeback after a
+// load that writes its base back runs in the load's data phase, so the load takes 1 (ldr.w r7,
+// [r6, #4]!; nop: 1 + 1, LSUCNT 0; ldr.w r7, [r6, #4]!; str.w r8, [r4]: 1 + 1). Data processing
+// there, dependent or not, does not (cmn, cmp, add.w), nor a store with writeback.
+bool TimingModel::overlaps_load(const Instruction& insn, const Instruction* previous) const {
+    if (core_ == CoreKind::CortexM0 || !previous || !is_load_single(previous->id) || !writes_back(*previous) || (previous->writes & kPc))
+        return false;
+    return insn.id == ARM_INS_NOP || (is_store_single(insn.id) && insn.memory.index < 0 && !writes_back(insn));
+}
+
+// Measured on an STM32F100 (mov_str_imm_deps, str_imm_index, stm_stmdb): a load right behind a
+// one-cycle store waits a cycle for the store's data phase (mov; str; ldr: 1 + 1 + 3).
+unsigned TimingModel::waits_for_store(const Instruction& insn, const Instruction* previous) const {
+    bool after_store = previous && is_store_single(previous->id) && previous->memory.index < 0;
+    return core_ != CoreKind::CortexM0 && is_load_single(insn.id) && after_store ? 1 : 0;
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
@@ -309,10 +327,7 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         if (insn.writes & kPc) return 3 + pc_load_refill(insn);  // LDR pc: 3 load cycles (ldr_pc: LSU 2), then the refill
         // Back-to-back loads pipeline: a load after a load costs one cycle unless its address
         // needs the previous load's result.
-        // Measured on an STM32F100 (mov_str_imm_deps, str_imm_index): a load right behind a
-        // one-cycle store waits for the store's data phase.
-        bool behind_store = previous && is_store_single(previous->id) && previous->memory.index < 0;
-        return (pipelined_load(insn, previous) ? 1 : 2) + (behind_store ? 1 : 0) + address_stall();
+        return (pipelined_load(insn, previous) ? 1 : 2) + address_stall();
     }
     if (is_store_single(id)) {
         // STR with an immediate offset completes in one cycle through the write buffer; a

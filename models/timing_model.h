@@ -41,6 +41,9 @@ public:
     /// measurement) shows this only when both go to the same memory or device: the machine adds
     /// the cycle back when they do not (see pipeline_break()).
     bool pipelined_load(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
+    /// Whether `insn` runs in the data phase of `previous`, a load that writes its base back,
+    /// which then takes one cycle less.
+    bool overlaps_load(const decode::Instruction& insn, const decode::Instruction* previous) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
@@ -76,6 +79,8 @@ private:
     unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
     unsigned pc_load_refill(const decode::Instruction& insn) const;
+    // 1 when load `insn` waits for the data phase of the store just before it.
+    unsigned waits_for_store(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.
     bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // 1 when `insn` waits for an address register the instruction before it writes.

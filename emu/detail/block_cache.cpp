@@ -61,6 +61,13 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             unsigned alone = timing_->instruction(insns[0], nullptr, word_fetch);
             entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
         }
+        if (i > 0 && cost[i - 1] > 1 && !executed_extra[i - 1] && timing_->overlaps_load(insns[i], &insns[i - 1])) {
+            --cost[i - 1];  // this instruction runs in that load's data phase
+            const decode::Instruction* before = i > 1 ? &insns[i - 2] : first_previous;
+            info.lsu = static_cast<std::uint16_t>(info.lsu - lsu[i - 1]);
+            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before);
+            info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i - 1]);
+        }
         lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous);
         fold[i] = timing_->folded(insns[i], previous, word_fetch);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
