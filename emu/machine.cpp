@@ -321,7 +321,9 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
         at.instructions = instruction;
         at.lsu -= a.remaining.lsu;
         at.fold -= a.remaining.fold;
-        if (a.next_pipelined && i + 1 < list.size()) {
+        // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
+        // after it waits for its data phase (silicon: stm_stmdb).
+        if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
             const auto& next = list[i + 1];
             if (decode::effective_address(next.access, next.address, reg) - device.base >= device.size) pipeline_break();
         }

@@ -175,20 +175,22 @@ bool TimingModel::pipelined_load(const Instruction& insn, const Instruction* pre
 
 BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
     BlockTiming t;
-    const Instruction* previous = nullptr;
+    const Instruction *previous = nullptr, *before = nullptr;
     for (const auto& insn : insns) {
-        t.cycles += instruction(insn, previous, word_fetch);
+        t.cycles += instruction(insn, previous, word_fetch, before);
         if (overlaps_load(insn, previous)) --t.cycles;  // the load before, never pipelined, takes 1
+        before = previous;
         previous = &insn;
     }
     if (!insns.empty()) t.taken_extra = taken_extra(insns.back());
     return t;
 }
 
-unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch,
+                                  const Instruction* before) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
-    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous);
+    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous, before);
     // From SRAM the early fetch also hides the slower first word of the target (mla_mls_b), which
     // branch_target_fetch() charges to the target.
     if (word_fetch > 1 && early_target_fetch(insn, previous)) cycles -= std::min(cycles - 1, word_fetch - 1);
@@ -229,10 +231,19 @@ bool TimingModel::overlaps_load(const Instruction& insn, const Instruction* prev
 }
 
 // Measured on an STM32F100 (mov_str_imm_deps, str_imm_index, stm_stmdb): a load right behind a
-// one-cycle store waits a cycle for the store's data phase (mov; str; ldr: 1 + 1 + 3).
-unsigned TimingModel::waits_for_store(const Instruction& insn, const Instruction* previous) const {
+// one-cycle store waits a cycle for the store's data phase (mov; str; ldr: 1 + 1 + 3), unless the
+// store pipelined behind a load to the same memory (ldr_str_unaligned: ldr.w r0, [r5]; str.w r1,
+// [r6]; ldr: 2 + 1 + 2). A store that writes its base back does not pipeline so.
+unsigned TimingModel::waits_for_store(const Instruction& insn, const Instruction* previous, const Instruction* before) const {
     bool after_store = previous && is_store_single(previous->id) && previous->memory.index < 0;
-    return core_ != CoreKind::CortexM0 && is_load_single(insn.id) && after_store ? 1 : 0;
+    if (core_ == CoreKind::CortexM0 || !is_load_single(insn.id) || !after_store) return 0;
+    return store_pipelined(*previous, before) ? 0 : 1;
+}
+
+bool TimingModel::store_pipelined(const Instruction& store, const Instruction* before) const {
+    if (!before || !is_load_single(before->id) || (before->writes & kPc) || writes_back(*before) || writes_back(store)) return false;
+    bool base_loaded = store.memory.base >= 0 && store.memory.base < 15 && ((before->writes >> store.memory.base) & 1u);
+    return !base_loaded;
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {

@@ -28,7 +28,15 @@ public:
     BlockTiming block(std::span<const decode::Instruction> insns, unsigned word_fetch = 0) const;
     /// One instruction's cycles after `previous` (nullptr at the block's start): the TRM figure
     /// plus pipelining and address-dependency effects; a conditional branch counted as not taken.
-    unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
+    /// `before` is the instruction before `previous`, where known.
+    unsigned instruction(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0,
+                         const decode::Instruction* before = nullptr) const;
+    /// Whether one-cycle `store` pipelined behind load `before`, so that a load after it need not
+    /// wait for its data phase. Silicon shows this only within one memory: the machine adds the
+    /// wait back when a device access shows otherwise.
+    bool store_pipelined(const decode::Instruction& store, const decode::Instruction* before) const;
+    /// 1 when load `insn` waits for the data phase of `previous`, a store (`before` precedes it).
+    unsigned waits_for_store(const decode::Instruction& insn, const decode::Instruction* previous, const decode::Instruction* before) const;
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
     /// beyond its first. The other extra cycles are CPI cycles.
     unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles, const decode::Instruction* previous = nullptr) const;
@@ -79,8 +87,6 @@ private:
     unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
     unsigned pc_load_refill(const decode::Instruction& insn) const;
-    // 1 when load `insn` waits for the data phase of the store just before it.
-    unsigned waits_for_store(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.
     bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // 1 when `insn` waits for an address register the instruction before it writes.

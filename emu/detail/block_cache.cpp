@@ -51,7 +51,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
     std::vector<std::uint32_t> executed_extra(insns.size(), 0), lsu(insns.size(), 0), fold(insns.size(), 0);
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
-        cost[i] = timing_->instruction(insns[i], previous, word_fetch);
+        cost[i] = timing_->instruction(insns[i], previous, word_fetch, i > 1 ? &insns[i - 2] : i == 1 ? first_previous : nullptr);
         bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
         if (skippable && cost[i] > 1) {
             executed_extra[i] = cost[i] - 1;
@@ -110,7 +110,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined});
+        bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
+                                    !timing_->waits_for_store(insns[i + 2], &insns[i + 1], &insns[i]);
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined});
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {

@@ -67,6 +67,9 @@ struct BlockAccess {
     } remaining;
     bool pipelined = false;       ///< a load counted as overlapping the load just before it
     bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
+    /// A load followed by a store counted as pipelined behind it, so that the load after the
+    /// store does not wait for its data phase (the three are this block's next accesses).
+    bool next_store_pipelined = false;
 };
 
 /// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on

@@ -64,6 +64,11 @@ TEST_CASE("timing m3: stores and address dependencies") {
 TEST_CASE("timing m3: writeback, stores and multiple loads as silicon shows them") {
     // str r5,[r6]; ldr r5,[r5]: the load waits for the store's data phase: 1 + (2 + 1)
     CHECK(cost(M3, {0x6035, 0x682d}).cycles == 4);
+    // mov.w r7,r0; str.w r8,[r5]; ldr.w r3,[r8]: 1 + 1 + (2 + 1)
+    CHECK(cost(M3, {0xea4f, 0x0700, 0xf8c5, 0x8000, 0xf8d8, 0x3000}).cycles == 5);
+    // ldr.w r0,[r5]; str.w r1,[r6]; ldr.w r3,[r8]: the store pipelines behind the load, and the
+    // load after it need not wait: 2 + 1 + 2
+    CHECK(cost(M3, {0xf8d5, 0x0000, 0xf8c6, 0x1000, 0xf8d8, 0x3000}).cycles == 5);
     // str.w r7,[r6,#4]! twice: a store's written-back base is a cycle late: 1 + (1 + 1)
     CHECK(cost(M3, {0xf846, 0x7f04, 0xf846, 0x7f04}).cycles == 3);
     // ldmia r5,{r5} twice: a 16-bit LDM's last register is a cycle late for an address: 2 + (2 + 1)
