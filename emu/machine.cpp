@@ -312,13 +312,13 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
         auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
         // The load before may be the previous block's last instruction (a block Unicorn ended at
         // a page boundary), so it is found by instruction count rather than in this block's list.
-        std::uint64_t instruction = counters.instructions - a.remaining.instructions;
+        std::uint64_t instruction = counters.instructions - a.remaining.instructions - (a.overlapped ? 1 : 0);
         if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
         device_access_at = instruction;
         access_cursor = static_cast<std::uint32_t>(i + 1);
         nvic::CycleCounters at = counters;
         at.cycles -= a.remaining.cycles;
-        at.instructions = instruction;
+        at.instructions = counters.instructions - a.remaining.instructions;
         at.lsu -= a.remaining.lsu;
         at.fold -= a.remaining.fold;
         // Likewise a store behind this load that goes elsewhere does not pipeline, and the load

@@ -176,9 +176,12 @@ bool TimingModel::pipelined_load(const Instruction& insn, const Instruction* pre
 BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word_fetch) const {
     BlockTiming t;
     const Instruction *previous = nullptr, *before = nullptr;
+    unsigned previous_cost = 0;
     for (const auto& insn : insns) {
-        t.cycles += instruction(insn, previous, word_fetch, before);
-        if (overlaps_load(insn, previous)) --t.cycles;  // the load before, never pipelined, takes 1
+        unsigned cost = instruction(insn, previous, word_fetch, before);
+        if (previous_cost > 1 && overlaps_load(insn, previous)) --t.cycles;  // the load before takes 1 less
+        t.cycles += cost;
+        previous_cost = cost;
         before = previous;
         previous = &insn;
     }
@@ -220,14 +223,16 @@ unsigned TimingModel::skipped_branch_refetch(const Instruction& insn, const Inst
     return branch_target_fetch(next, word_fetch);
 }
 
-// Measured on an STM32F100 (ldr_writeback_pipelining): a NOP or a store without writeback after a
-// load that writes its base back runs in the load's data phase, so the load takes 1 (ldr.w r7,
-// [r6, #4]!; nop: 1 + 1, LSUCNT 0; ldr.w r7, [r6, #4]!; str.w r8, [r4]: 1 + 1). Data processing
+// Measured on an STM32F100: a NOP after a load runs in the load's data phase, so the load takes 1
+// (ldr_writeback_pipelining: ldr.w r7, [r6, #4]!; nop: 1 + 1, LSUCNT 0; cbz_deps: a DWT read;
+// nop; cbz measures 1 less than with adds for the nop). After a load that writes its base back a
+// store without writeback does too (ldr.w r7, [r6, #4]!; str.w r8, [r4]: 1 + 1). Data processing
 // there, dependent or not, does not (cmn, cmp, add.w), nor a store with writeback.
 bool TimingModel::overlaps_load(const Instruction& insn, const Instruction* previous) const {
-    if (core_ == CoreKind::CortexM0 || !previous || !is_load_single(previous->id) || !writes_back(*previous) || (previous->writes & kPc))
+    if (core_ == CoreKind::CortexM0 || !previous || !is_load_single(previous->id) || (previous->writes & kPc))
         return false;
-    return insn.id == ARM_INS_NOP || (is_store_single(insn.id) && insn.memory.index < 0 && !writes_back(insn));
+    if (insn.id == ARM_INS_NOP) return true;
+    return writes_back(*previous) && (is_store_single(insn.id) && insn.memory.index < 0 && !writes_back(insn));
 }
 
 // Measured on an STM32F100 (mov_str_imm_deps, str_imm_index, stm_stmdb): a load right behind a

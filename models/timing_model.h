@@ -49,8 +49,8 @@ public:
     /// measurement) shows this only when both go to the same memory or device: the machine adds
     /// the cycle back when they do not (see pipeline_break()).
     bool pipelined_load(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
-    /// Whether `insn` runs in the data phase of `previous`, a load that writes its base back,
-    /// which then takes one cycle less.
+    /// Whether `insn` runs in the data phase of `previous`, a load (a NOP behind any, a plain store
+    /// behind one that writes its base back), which then takes one cycle less if it took two.
     bool overlaps_load(const decode::Instruction& insn, const decode::Instruction* previous) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.

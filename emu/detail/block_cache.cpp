@@ -104,15 +104,19 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         lsu_before += lsu[i];
         fold_before += fold[i];
         if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
-        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, before - 1),
-                                    info.instructions - std::min<std::uint32_t>(info.instructions, static_cast<std::uint32_t>(i + 1)),
+        // A load whose data phase the next instruction overlaps reads when it would have alone.
+        bool overlapped = timing_ && i + 1 < insns.size() && !executed_extra[i] && timing_->overlaps_load(insns[i + 1], &insns[i]);
+        std::uint32_t data_phase = before - (overlapped ? 0 : 1);
+        // The overlapping instruction is under way then: counting it keeps CPICNT from stepping back.
+        auto done = static_cast<std::uint32_t>(i + 1 + (overlapped ? 1 : 0));
+        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - std::min(info.instructions, done),
                                     info.lsu - lsu_before, info.fold - fold_before};
         const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     !timing_->waits_for_store(insns[i + 2], &insns[i + 1], &insns[i]);
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined});
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined, overlapped});
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {

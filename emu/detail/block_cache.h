@@ -70,6 +70,9 @@ struct BlockAccess {
     /// A load followed by a store counted as pipelined behind it, so that the load after the
     /// store does not wait for its data phase (the three are this block's next accesses).
     bool next_store_pipelined = false;
+    /// The next instruction runs in this load's data phase (TimingModel::overlaps_load): the
+    /// remaining counts leave it out.
+    bool overlapped = false;
 };
 
 /// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on

@@ -228,8 +228,8 @@ __attribute__((noinline)) static void run_counter_measurements(void)
     MEASURE_AT(counters[C_LSU_B], 0, "#20", "", "b 1f\n\t" "nop\n" "1:\n\t", "");
     /* 100 / 7: 6 cycles, 5 beyond the first. */
     MEASURE_AT(counters[C_CPI_UDIV], 0, "#8", "movs r3, #100\n\t" "movs r4, #7\n\t", "udiv r2, r3, r4\n\t", "");
-    /* nop; ldr; nop: the load takes 2 (not pipelined), and so does the
-     * closing read behind the nop: 2 load/store cycles, no CPI cycle. */
+    /* nop; ldr; nop: the second nop runs in the load's data phase, so only
+     * the closing read counts a load/store cycle; no CPI cycle. */
     MEASURE_AT(counters[C_LSU_LDR_NOP], 0, "#20", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
     MEASURE_AT(counters[C_CPI_LDR_NOP], 0, "#8", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
     /* An IT behind a 16-bit instruction folds: FOLDCNT counts it. */

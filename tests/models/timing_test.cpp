@@ -81,7 +81,9 @@ TEST_CASE("timing m3: writeback, stores and multiple loads as silicon shows them
     CHECK(cost(M3, {0xf855, 0x6f04, 0xf856, 0x5f04}).cycles == 5);
     // ldr r5,[r6]; ldr.w r6,[r7,#4]!: a load with writeback does not pipeline: 2 + 2
     CHECK(cost(M3, {0x6835, 0xf857, 0x6f04}).cycles == 4);
-    // ldr.w r7,[r6,#4]!; nop: the NOP runs in the load's data phase: 1 + 1
+    // ldr r0,[r1]; nop: a NOP runs in any load's data phase: 1 + 1
+    CHECK(cost(M3, {0x6808, 0xbf00}).cycles == 2);
+    // ldr.w r7,[r6,#4]!; nop: 1 + 1
     CHECK(cost(M3, {0xf856, 0x7f04, 0xbf00}).cycles == 2);
     // ldr.w r7,[r6,#4]!; str.w r8,[r4]: so does a store without writeback: 1 + 1
     CHECK(cost(M3, {0xf856, 0x7f04, 0xf8c4, 0x8000}).cycles == 2);
