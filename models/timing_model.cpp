@@ -185,7 +185,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
         before = previous;
         previous = &insn;
     }
-    if (!insns.empty()) t.taken_extra = taken_extra(insns.back());
+    if (!insns.empty()) t.taken_extra = taken_extra(insns.back(), word_fetch);
     return t;
 }
 
@@ -207,7 +207,7 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
 // each takes 1 + P.
 bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* previous) const {
     if (core_ == CoreKind::CortexM0 || decode::is_conditional_branch(insn)) return false;
-    if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && insn.size == 4 && !insn.conditional)) return true;
+    if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && !insn.conditional)) return true;
     constexpr std::uint16_t kLr = 1u << 14;
     bool from_lr = (insn.id == ARM_INS_BX || insn.id == ARM_INS_BLX || insn.id == ARM_INS_MOV) && insn.writes_pc &&
                    (insn.reads & kLr) && insn.target == 0;
@@ -249,6 +249,12 @@ bool TimingModel::store_pipelined(const Instruction& store, const Instruction* b
     if (!before || !is_load_single(before->id) || (before->writes & kPc) || writes_back(*before) || writes_back(store)) return false;
     bool base_loaded = store.memory.base >= 0 && store.memory.base < 15 && ((before->writes >> store.memory.base) & 1u);
     return !base_loaded;
+}
+
+unsigned TimingModel::taken_extra(const Instruction& last, unsigned word_fetch) const {
+    if (!decode::is_conditional_branch(last)) return 0;
+    bool at_decode = core_ != CoreKind::CortexM0 && last.id == ARM_INS_B && word_fetch <= 1;
+    return at_decode ? refill_ - 1 : refill_;
 }
 
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {

@@ -90,7 +90,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     if (timing_) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        info.taken_extra = static_cast<std::uint16_t>((insns.empty() ? 0 : timing_->taken_extra(insns.back())) + wait);
+        info.taken_extra = static_cast<std::uint16_t>((insns.empty() ? 0 : timing_->taken_extra(insns.back(), word_fetch)) + wait);
         if (!insns.empty())
             info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta);
     }

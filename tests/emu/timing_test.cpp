@@ -56,7 +56,8 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
                                             // fetch hides behind the 2-cycle read (silicon:
                                             // control_flow/b_after_ldr; the TRM gives 1 + P)
         {"bne_not_taken", 2 + 1 + 1 + 1},   // CMP 1, BNE not taken 1, NOP 1
-        {"bne_taken", 2 + 1 + (1 + 2)},     // CMP 1, BNE taken 1 + P
+        {"bne_taken", 2 + 1 + 2},           // CMP 1, BNE taken P: its target is known at decode
+                                            // (silicon: control_flow/bcond; the TRM gives 1 + P)
         {"isb", 2 + (1 + 2)},               // ISB 1 + B, B = P
         // Silicon (control_flow/it): an IT behind a 16-bit instruction folds into it and takes no
         // cycle; an instruction in an IT block that fails its condition takes 1, whatever it is.
