@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -160,10 +161,27 @@ void print_accuracy_table() {
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_mips: %s\n", e.what());
+        return 2;
+    }
+}
+
+int run(int argc, char** argv) {
     int repeat = 5;
     std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/bench_compute.elf";
     for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::printf("usage: bench_mips [--repeat N] [firmware.elf]\n"
+                        "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
+                        "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n");
+            return 0;
+        }
         if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
         else elf = argv[i];
     }
