@@ -201,10 +201,10 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
     return cycles;
 }
 
-// Measured on an STM32F100 (bl_blx_bx_mov_pc_lr, it_and_blx_bx_mov_pc_lr): from flash, BL and a
-// BX, BLX or MOV pc from LR take P, not 1 + P, whatever runs before them, unless the instruction
-// just before wrote LR (mov.w lr, r5; bx lr: 1 + P). From SRAM, where fetch is the bottleneck,
-// each takes 1 + P.
+// Measured on an STM32F100 (bl_blx_bx_mov_pc_lr, it_and_blx_bx_mov_pc_lr, bcond): from flash, B,
+// BL and a BX, BLX or MOV pc from LR take P, not 1 + P, whatever runs before them, unless the
+// instruction just before wrote LR (mov.w lr, r5; bx lr: 1 + P). From SRAM, where fetch is the
+// bottleneck, each takes 1 + P. (A taken B<cc> likewise: taken_extra().)
 bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* previous) const {
     if (core_ == CoreKind::CortexM0 || decode::is_conditional_branch(insn)) return false;
     if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && !insn.conditional)) return true;

@@ -38,11 +38,12 @@ public:
     /// 1 when load `insn` waits for the data phase of `previous`, a store (`before` precedes it).
     unsigned waits_for_store(const decode::Instruction& insn, const decode::Instruction* previous, const decode::Instruction* before) const;
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
-    /// beyond its first. The other extra cycles are CPI cycles.
+    /// beyond its first, less a pc load's refill and a wait for the address register (`previous`
+    /// wrote it). The other extra cycles are CPI cycles.
     unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles, const decode::Instruction* previous = nullptr) const;
     /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
-    /// the DWT counts it in FOLDCNT. Not from SRAM (`word_fetch` > 1), where fetch leaves no cycle
-    /// to fold into (it_and_blx_bx_mov_pc_lr: FOLDCNT stays 0).
+    /// the DWT counts it in FOLDCNT. From SRAM (`word_fetch` > 1) only an IT that shares its word
+    /// with the instruction before it counts (it_and_blx_bx_mov_pc_lr), and it saves no cycle.
     bool folded(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// Whether load (or register-offset store) `insn` overlaps the load before it (its address
     /// phase in that load's data phase) and so takes one cycle. Silicon (STM32F100, ldr_reg and the DWT reads around every
@@ -61,10 +62,9 @@ public:
                                     const decode::Instruction& next, unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
-    /// What a block ending in `last` adds when its final branch is taken: P for a conditional
-    /// branch (B<cc>, CBZ/CBNZ), else 0 (an unconditional branch counts its refill itself).
-    /// Measured on an STM32F100 (bcond): from flash a taken B<cc> has its target at decode and
-    /// adds P - 1; CBZ/CBNZ, which wait for their register, add P.
+    /// What a block ending in `last` adds when its final branch is taken: for CBZ/CBNZ, and for a
+    /// B<cc> from SRAM, P; for a B<cc> from flash, which has its target at decode, P - 1 (silicon:
+    /// bcond); else 0 (an unconditional branch counts its refill itself).
     unsigned taken_extra(const decode::Instruction& last, unsigned word_fetch = 0) const;
 
     /// SDIV/UDIV take 2 to 12 cycles by how much longer the dividend is than the divisor (the block
@@ -95,7 +95,7 @@ private:
     unsigned address_stall(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // The register `load` writes a cycle too late for the next address, or -1.
     int late_loaded_register(const decode::Instruction& load) const;
-    // A BL, or a branch to LR not just written, has its target in decode: one refill cycle less.
+    // A B, a BL, or a branch to LR not just written, has its target in decode: one refill cycle less.
     bool target_at_decode(const decode::Instruction& insn, const decode::Instruction* previous) const;
 
     CoreKind core_;
