@@ -382,7 +382,9 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         case ARM_INS_MRS: case ARM_INS_MSR: return 1;
         default: break;
     }
-    if (insn.writes_pc) return 1 + refill_;  // MOV pc / ADD pc
+    // Measured on an STM32F100 (add_pc): ADD pc, Rm takes 1 + P + 1, its target coming from the
+    // adder a cycle after a register read would have it (MOV pc, r8 takes 1 + P: bl_blx_bx_mov_pc_lr).
+    if (insn.writes_pc) return id == ARM_INS_ADD ? 2 + refill_ : 1 + refill_;
     return 1;                                // data processing, MUL, bit field, saturate, DSP SIMD, IT, NOP, CPS
 }
 

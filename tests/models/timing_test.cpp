@@ -110,6 +110,7 @@ TEST_CASE("timing m3: branches cost 1 + P when taken; conditional ones settle at
     CHECK(cost(M3, {0x46f7}).cycles == 2);                         // mov pc, lr: P
     CHECK(cost(M3, {0xea4f, 0x0e05, 0x4770}).cycles == 1 + 3);     // mov.w lr, r5; bx lr: 1 + P
     CHECK(cost(M3, {0x4740}).cycles == 3);                         // bx r8: 1 + P
+    CHECK(cost(M3, {0x44af}).cycles == 4);                         // add pc, r5: 1 + P + 1 (silicon, add_pc)
     CHECK(cost(M3, {0xf000, 0xb800}).cycles == 2);                 // b.w: P, its target decoded with it
     auto bne = cost(M3, {0xd1f1});                  // bne: 1 not taken, + P - 1 taken (silicon, bcond)
     CHECK(bne.cycles == 1);
