@@ -194,10 +194,13 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
     unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous, before);
-    // From SRAM the early fetch also hides the slower first word of the target (mla_mls_b), which
+    // A branch whose target fetch starts early saves a refill cycle: a B behind a multi-cycle
+    // instruction, and from flash any branch with its target known at decode. From SRAM the early
+    // fetch also hides the slower first word of the target (mla_mls_b), which
     // branch_target_fetch() charges to the target.
-    if (word_fetch > 1 && early_target_fetch(insn, previous)) cycles -= std::min(cycles - 1, word_fetch - 1);
-    else if (word_fetch <= 1 && target_at_decode(insn, previous) && !early_target_fetch(insn, previous)) --cycles;
+    bool early = early_target_fetch(insn, previous);
+    if (early || (word_fetch <= 1 && target_at_decode(insn, previous))) --cycles;
+    if (early && word_fetch > 1) cycles -= std::min(cycles - 1, word_fetch - 1);
     return cycles;
 }
 
@@ -257,6 +260,8 @@ unsigned TimingModel::taken_extra(const Instruction& last, unsigned word_fetch) 
     return at_decode ? refill_ - 1 : refill_;
 }
 
+// Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned, b_after_ldr): a B decoded
+// while a multi-cycle instruction (a load too) executes starts its target fetch early.
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
     return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && previous->id != ARM_INS_ISB &&
            v7m(*previous, nullptr) > 1;
@@ -365,11 +370,7 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
     if (is_multiple(id)) return 1 + registers_in_list(insn) + pc_load_refill(insn) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
-        // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned, b_after_ldr): a B
-        // decoded while a multi-cycle instruction (a load too) executes starts its target fetch
-        // early, hiding a refill cycle.
-        if (early_target_fetch(insn, previous)) return refill_;
-        return 1 + refill_;
+        return 1 + refill_;  // instruction() takes off a refill cycle its early target fetch hides
     }
     switch (id) {
         case ARM_INS_IT: return folded(insn, previous) ? 0 : 1;

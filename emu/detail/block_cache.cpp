@@ -50,6 +50,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
     std::vector<std::uint32_t> executed_extra(insns.size(), 0), lsu(insns.size(), 0), fold(insns.size(), 0);
+    std::vector<bool> overlapped(insns.size(), false);  // the next instruction runs in this load's data phase
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch, i > 1 ? &insns[i - 2] : i == 1 ? first_previous : nullptr);
         bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
@@ -62,7 +63,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
         }
         if (i > 0 && cost[i - 1] > 1 && !executed_extra[i - 1] && timing_->overlaps_load(insns[i], &insns[i - 1])) {
-            --cost[i - 1];  // this instruction runs in that load's data phase
+            overlapped[i - 1] = true;
+            --cost[i - 1];
             const decode::Instruction* before = i > 1 ? &insns[i - 2] : first_previous;
             info.lsu = static_cast<std::uint16_t>(info.lsu - lsu[i - 1]);
             lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before);
@@ -105,18 +107,17 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         fold_before += fold[i];
         if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
         // A load whose data phase the next instruction overlaps reads when it would have alone.
-        bool overlapped = timing_ && i + 1 < insns.size() && !executed_extra[i] && timing_->overlaps_load(insns[i + 1], &insns[i]);
-        std::uint32_t data_phase = before - (overlapped ? 0 : 1);
+        std::uint32_t data_phase = before - (overlapped[i] ? 0 : 1);
         // The overlapping instruction is under way then: counting it keeps CPICNT from stepping back.
-        auto done = static_cast<std::uint32_t>(i + 1 + (overlapped ? 1 : 0));
+        auto done = static_cast<std::uint32_t>(i + 1 + (overlapped[i] ? 1 : 0));
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - std::min(info.instructions, done),
                                     info.lsu - lsu_before, info.fold - fold_before};
         const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
-                                    !timing_->waits_for_store(insns[i + 2], &insns[i + 1], &insns[i]);
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined, overlapped});
+                                    timing_->store_pipelined(insns[i + 1], &insns[i]);
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined, overlapped[i]});
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
