@@ -2,6 +2,7 @@
 
 #include <capstone/capstone.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace emutrace::decode {
@@ -112,6 +113,14 @@ ControlFlow control_flow(const Instruction& insn) {
 
 bool is_conditional_branch(const Instruction& insn) {
     return (insn.id == ARM_INS_B && insn.conditional) || insn.id == ARM_INS_CBZ || insn.id == ARM_INS_CBNZ;
+}
+
+unsigned it_block_length(const Instruction& insn) {
+    if (insn.id != ARM_INS_IT) return 0;
+    // The mnemonic spells it: "it", "itt", "ite", ... "itete": one t or e per instruction.
+    std::size_t mnemonic = insn.text.find(' ');
+    if (mnemonic == std::string::npos) mnemonic = insn.text.size();
+    return mnemonic > 1 ? static_cast<unsigned>(std::min<std::size_t>(mnemonic - 1, 4)) : 1;
 }
 
 trace::BlockEnd waypoint(const Instruction& insn) {

@@ -65,6 +65,8 @@ enum class ControlFlow : std::uint8_t {
 ControlFlow control_flow(const Instruction& insn);
 /// B<cc> or CBZ/CBNZ: a branch that may or may not be taken.
 bool is_conditional_branch(const Instruction& insn);
+/// How many instructions an IT instruction makes conditional (1-4); 0 for any other instruction.
+unsigned it_block_length(const Instruction& insn);
 
 /// The PFT 1.1 waypoint class of an instruction, as a PTM traces it and OpenCSD decodes it.
 trace::BlockEnd waypoint(const Instruction& insn);

@@ -73,7 +73,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]] return m.hook_operand_sites(address, size);  // runs it again
-    if (m.pending_branch) m.push_branch(address, m.counters.cycles + (address != m.sequential ? m.taken_extra : 0));
+    if (m.pending_branch) m.push_branch(address, m.counters.cycles + static_cast<std::uint64_t>(address != m.sequential ? m.taken_extra : 0));
     account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
 }
@@ -96,7 +96,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     auto& site = *static_cast<OperandSite*>(user);
     MachineState& m = *site.machine;
-    m.counters.cycles += site.executed_extra;
+    m.counters.cycles += static_cast<std::uint64_t>(static_cast<std::int64_t>(site.executed_extra));
     m.counters.lsu += site.executed_extra_lsu;
     if (site.op == OperandSite::Op::None) return;
     std::uint32_t n = m.core_register(site.rn), d = m.core_register(site.rm);

@@ -185,7 +185,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
         before = previous;
         previous = &insn;
     }
-    if (!insns.empty()) t.taken_extra = taken_extra(insns.back(), word_fetch);
+    if (!insns.empty()) t.taken_extra = taken_extra(insns.back(), insns.size() > 1 ? &insns[insns.size() - 2] : nullptr, word_fetch);
     return t;
 }
 
@@ -195,19 +195,23 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
     if (core_ == CoreKind::CortexM0) return v6m(insn);
     unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous, before);
     // A branch whose target fetch starts early saves a refill cycle: a B behind a multi-cycle
-    // instruction, and from flash any branch with its target known at decode. From SRAM the early
-    // fetch also hides the slower first word of the target (mla_mls_b), which
-    // branch_target_fetch() charges to the target.
-    bool early = early_target_fetch(insn, previous);
-    if (early || (word_fetch <= 1 && target_at_decode(insn, previous))) --cycles;
-    if (early && word_fetch > 1) cycles -= std::min(cycles - 1, word_fetch - 1);
+    // instruction, and any branch with its target known at decode, while the fetch bus is free.
+    // From SRAM a load keeps the B behind it from fetching early (b_after_ldr: 2 more than from
+    // flash), a multiply does not (mla_mls_b: mla; b.w saves the refill cycle, not the slower word
+    // of the target, which branch_target_fetch() charges to the target).
+    bool at_decode = decode_fetch(previous, word_fetch);
+    bool early = early_target_fetch(insn, previous) && (word_fetch <= 1 || previous->memory.mode == MemoryAccess::Mode::None);
+    if (early || (at_decode && target_at_decode(insn, previous))) --cycles;
+    // From SRAM a B<cc> fetches its target at decode too, and when it is not taken that fetch has
+    // held the System bus for a word (bcond: movs; beq not taken; 4 x add.w takes 2 more).
+    if (word_fetch > 1 && at_decode && speculates(insn)) cycles += word_fetch;
     return cycles;
 }
 
 // Measured on an STM32F100 (bl_blx_bx_mov_pc_lr, it_and_blx_bx_mov_pc_lr, bcond): from flash, B,
 // BL and a BX, BLX or MOV pc from LR take P, not 1 + P, whatever runs before them, unless the
-// instruction just before wrote LR (mov.w lr, r5; bx lr: 1 + P). From SRAM, where fetch is the
-// bottleneck, each takes 1 + P. (A taken B<cc> likewise: taken_extra().)
+// instruction just before wrote LR (mov.w lr, r5; bx lr: 1 + P). From SRAM only while the System
+// bus is free (decode_fetch()). (A taken B<cc> likewise: taken_extra().)
 bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* previous) const {
     if (core_ == CoreKind::CortexM0 || decode::is_conditional_branch(insn)) return false;
     if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && !insn.conditional)) return true;
@@ -217,12 +221,18 @@ bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* p
     return from_lr && !(previous && (previous->writes & kLr));
 }
 
-// Measured on an STM32F100 (it_and_blx_bx_mov_pc_lr, flash): a branch skipped by its IT
-// condition had its target fetched at decode, so the next instruction is fetched again, as after a
-// branch to it: a 32-bit one at 2 mod 4 costs a cycle more.
+// Measured on an STM32F100 (it_and_blx_bx_mov_pc_lr from flash, it_fold_after_skipped_branch from
+// SRAM): a branch skipped by its IT condition had its target fetched at decode, so the next
+// instruction is fetched again, as after a branch to it: from flash a 32-bit one at 2 mod 4 costs
+// a cycle more.
 unsigned TimingModel::skipped_branch_refetch(const Instruction& insn, const Instruction* previous, const Instruction& next,
                                              unsigned word_fetch) const {
-    if (word_fetch > 1 || !insn.conditional || !target_at_decode(insn, previous)) return 0;
+    if (!insn.conditional || !target_at_decode(insn, previous) || !decode_fetch(previous, word_fetch)) return 0;
+    // From SRAM the target's fetch has held the System bus for a word, as for a B<cc> not taken
+    // (it_fold_after_skipped_branch: it ne; bxne lr skipped takes 2 more than it ne; bxne r8).
+    // A next instruction that straddles a word waits for its second word anyway, which hides it
+    // (it_and_blx_bx_mov_pc_lr: it ne; blxne lr at 0 mod 4, then nop.w).
+    if (word_fetch > 1) return next.size == 4 && (next.address & 2) ? 0 : word_fetch;
     return branch_target_fetch(next, word_fetch);
 }
 
@@ -254,14 +264,33 @@ bool TimingModel::store_pipelined(const Instruction& store, const Instruction* b
     return !base_loaded;
 }
 
-unsigned TimingModel::taken_extra(const Instruction& last, unsigned word_fetch) const {
+int TimingModel::taken_extra(const Instruction& last, const Instruction* previous, unsigned word_fetch) const {
     if (!decode::is_conditional_branch(last)) return 0;
-    bool at_decode = core_ != CoreKind::CortexM0 && last.id == ARM_INS_B && word_fetch <= 1;
-    return at_decode ? refill_ - 1 : refill_;
+    // From SRAM a taken 32-bit B<cc> does not wait for the next word's fetch, which the block
+    // counted as its second cycle (bcond: ldr; bne.w taken costs what ldr; bne.n does).
+    int next_word = speculates(last) && word_fetch > 1 && last.size == 4 && !(last.address & 2) ? 1 : 0;
+    if (!speculates(last) || !decode_fetch(previous, word_fetch)) return static_cast<int>(refill_) - next_word;
+    // The target was fetched at decode: a refill cycle less, and from SRAM the word the block
+    // counted for the not-taken case is the target's.
+    return static_cast<int>(refill_) - 1 - static_cast<int>(word_fetch > 1 ? word_fetch : 0) - next_word;
+}
+
+// Measured on an STM32F100 (bcond, b_after_ldr, bl_blx_bx_mov_pc_lr from SRAM): fetching a target
+// at decode needs the fetch bus. From SRAM it is free only behind a 16-bit instruction that does
+// not access memory: behind a load (ldr; b) or a 32-bit instruction (mov.w lr, r5; bl), whose
+// fetch holds the System bus, a branch takes 1 + P.
+bool TimingModel::decode_fetch(const Instruction* previous, unsigned word_fetch) const {
+    return word_fetch <= 1 || (previous && previous->size == 2 && previous->memory.mode == MemoryAccess::Mode::None);
+}
+
+// A B<cc>, whose target fetch starts at decode whether or not it will be taken (not CBZ/CBNZ,
+// which wait for their register: cbz_deps).
+bool TimingModel::speculates(const Instruction& insn) const {
+    return core_ != CoreKind::CortexM0 && insn.id == ARM_INS_B && decode::is_conditional_branch(insn);
 }
 
 // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned, b_after_ldr): a B decoded
-// while a multi-cycle instruction (a load too) executes starts its target fetch early.
+// while a multi-cycle instruction (a load too, from flash) executes starts its target fetch early.
 bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
     return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && previous->id != ARM_INS_ISB &&
            v7m(*previous, nullptr) > 1;

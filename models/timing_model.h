@@ -16,7 +16,7 @@ namespace emutrace::models {
 /// What a block costs, computed once when it is first seen.
 struct BlockTiming {
     std::uint32_t cycles = 0;       ///< every instruction, the final branch as not taken (unconditional: taken)
-    std::uint32_t taken_extra = 0;  ///< added when the final conditional branch turns out taken
+    std::int32_t taken_extra = 0;   ///< added when the final conditional branch turns out taken (may be negative)
 };
 
 class TimingModel {
@@ -62,11 +62,11 @@ public:
                                     const decode::Instruction& next, unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
-    /// What a block ending in `last` adds when its final branch is taken: for CBZ/CBNZ, and for a
-    /// B<cc> from SRAM, P; for a B<cc> from flash, which has its target at decode, P - 1 (silicon:
-    /// bcond); else 0 (an unconditional branch counts its refill itself).
-    unsigned taken_extra(const decode::Instruction& last, unsigned word_fetch = 0) const;
-
+    /// What a block ending in `last` adds when its final branch is taken (may be negative): for
+    /// CBZ/CBNZ P; for a B<cc>, which fetches its target at decode when the fetch bus is free
+    /// (`previous` decides that from SRAM), P - 1, less from SRAM the word the block counted
+    /// for that fetch; else P (an unconditional branch counts its refill itself).
+    int taken_extra(const decode::Instruction& last, const decode::Instruction* previous, unsigned word_fetch = 0) const;
     /// SDIV/UDIV take 2 to 12 cycles by how much longer the dividend is than the divisor (the block
     /// counts the minimum).
     unsigned divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const;
@@ -97,6 +97,10 @@ private:
     int late_loaded_register(const decode::Instruction& load) const;
     // A B, a BL, or a branch to LR not just written, has its target in decode: one refill cycle less.
     bool target_at_decode(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    // Whether a target fetch can start at decode behind `previous`: the fetch bus is free.
+    bool decode_fetch(const decode::Instruction* previous, unsigned word_fetch) const;
+    // A B<cc>: its target fetch starts at decode, taken or not.
+    bool speculates(const decode::Instruction& insn) const;
 
     CoreKind core_;
     unsigned refill_;

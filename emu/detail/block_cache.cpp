@@ -36,6 +36,15 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     info.instructions = decode::thumb_instruction_count(code);
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
     auto insns = decoder_.decode(code, address);
+    // Unicorn may end a block inside an IT block (at a page boundary): decode this one from its
+    // IT instruction, so that the instructions it governs are conditional here too.
+    if (auto open = open_it_.find(address); open != open_it_.end()) {
+        std::vector<std::uint8_t> from_it(address - open->second + size);
+        if (uc_.read_memory(open->second, from_it)) {
+            insns = decoder_.decode(from_it, open->second);
+            std::erase_if(insns, [address](const decode::Instruction& i) { return i.address < address; });
+        }
+    }
     // Per-instruction costs (one each with the timing model off), then the fetch wait states.
     const MemoryRegion* region = region_at(plan_, address);
     unsigned word_fetch = region ? region->fetch_word_cycles : 0;
@@ -49,13 +58,14 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // An instruction in an IT block that fails its condition takes 1 cycle, whatever it is
     // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
-    std::vector<std::uint32_t> executed_extra(insns.size(), 0), lsu(insns.size(), 0), fold(insns.size(), 0);
+    std::vector<int> executed_extra(insns.size(), 0);
+    std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
     std::vector<bool> overlapped(insns.size(), false);  // the next instruction runs in this load's data phase
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch, i > 1 ? &insns[i - 2] : i == 1 ? first_previous : nullptr);
         bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
         if (skippable && cost[i] > 1) {
-            executed_extra[i] = cost[i] - 1;
+            executed_extra[i] = static_cast<int>(cost[i]) - 1;
             cost[i] = 1;
         }
         if (i == 0 && previous) {
@@ -84,15 +94,17 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             auto next = decoder_.decode(next_code, address + size);
             const decode::Instruction* before = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
             unsigned refetch = next.empty() ? 0 : timing_->skipped_branch_refetch(insns.back(), before, next.front(), word_fetch);
-            cost.back() += refetch;
-            executed_extra.back() -= std::min(refetch, executed_extra.back());
+            cost.back() += refetch;  // only when skipped: taken, it costs what it did
+            executed_extra.back() -= static_cast<int>(refetch);
         }
     }
     info.cycles = info.instructions;
     if (timing_) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        info.taken_extra = static_cast<std::uint16_t>((insns.empty() ? 0 : timing_->taken_extra(insns.back(), word_fetch)) + wait);
+        const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
+        int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back(), before_last, word_fetch);
+        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
         if (!insns.empty())
             info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta);
     }
@@ -130,8 +142,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             site.second = static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8);
         }
         if (executed_extra[i]) {
-            site.executed_extra = static_cast<std::uint8_t>(std::min<std::uint32_t>(executed_extra[i], 255));
-            site.executed_extra_lsu = static_cast<std::uint8_t>(timing_->lsu_cycles(insn, executed_extra[i] + 1));
+            site.executed_extra = static_cast<std::int8_t>(std::clamp(executed_extra[i], -128, 127));
+            if (executed_extra[i] > 0)
+                site.executed_extra_lsu = static_cast<std::uint8_t>(timing_->lsu_cycles(insn, static_cast<unsigned>(executed_extra[i]) + 1));
         }
         if (site.first || site.executed_extra) sites.push_back(site);
         if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
@@ -145,7 +158,12 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
     info.sequential = address + size;
-    if (!insns.empty() && !insns.back().writes_pc) continued_from_.insert_or_assign(address + size, insns.back());
+    if (!insns.empty() && !insns.back().writes_pc) {
+        continued_from_.insert_or_assign(address + size, insns.back());
+        for (std::size_t i = 0; i < insns.size(); ++i)
+            if (insns[i].id == ARM_INS_IT && i + decode::it_block_length(insns[i]) >= insns.size())
+                open_it_.insert_or_assign(address + size, insns[i].address);
+    }
     if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional)
         info.sequential = 1;
     if (!insns.empty()) {

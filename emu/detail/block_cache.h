@@ -32,7 +32,7 @@ struct BlockInfo {
     std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
     std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
     std::uint16_t size = 0;         ///< bytes; a translated block holds at most 512 instructions
-    std::uint16_t taken_extra = 0;  ///< added when the final conditional branch is taken
+    std::int16_t taken_extra = 0;   ///< added when the final conditional branch is taken (may be negative)
     std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
@@ -82,7 +82,7 @@ struct BlockAccess {
 struct OperandSiteCode {
     std::uint32_t address = 0;
     std::uint16_t first = 0, second = 0;  ///< 0, 0: not timed by operands
-    std::uint8_t executed_extra = 0;      ///< cycles it takes beyond the block's count when it runs
+    std::int8_t executed_extra = 0;       ///< cycles it takes beyond the block's count when it runs (may be negative)
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
@@ -146,6 +146,9 @@ private:
     /// The last instruction of each block that ends without branching (Unicorn ends a block at a
     /// page boundary, after ISB, MSR and the like), by the address that continues it.
     std::unordered_map<std::uint32_t, decode::Instruction> continued_from_;
+    /// The IT instruction of an IT block that runs past the end of such a block, by the address
+    /// that continues it.
+    std::unordered_map<std::uint32_t, std::uint32_t> open_it_;
 };
 
 }  // namespace emutrace::emu::detail

@@ -71,7 +71,8 @@ struct OperandSite {
     std::uint8_t rn = 0, rm = 0;
     Op op = Op::None;
     bool is_signed = false;
-    std::uint8_t executed_extra = 0, executed_extra_lsu = 0;  ///< an IT-block instruction's when it runs
+    std::int8_t executed_extra = 0;        ///< an IT-block instruction's when it runs (may be negative)
+    std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
 /// A memory region with data wait states (hooked over its address range).
@@ -194,7 +195,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// when taken: settled when the next block starts.
     std::uint32_t fallthrough = 1;
     std::uint32_t sequential = 1;  ///< the previous block's BlockInfo::sequential
-    std::uint32_t taken_extra = 0;
+    std::int32_t taken_extra = 0;
     /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
     std::optional<nvic::CycleCounters> access_counters;
     /// Data accesses of the current block already matched: they happen in program order, so two

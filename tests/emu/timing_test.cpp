@@ -67,6 +67,8 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         // A block Unicorn ends at a page boundary, inside a straight line of code, changes
         // nothing (silicon: piq_narrow_b_to_unaligned, udiv straddling 1 KiB, then b.n).
         {"udiv_b_page", 2 + 6 + 2},         // 100 / 7 6, B behind it P
+        // An IT block split by a page boundary: the bxeq after it is still conditional.
+        {"it_page", 2 + 1 + 0 + 1},         // CMP 1, IT 0 (folded), BXEQ skipped 1
     };
     CHECK(timings(r.sink.text) == expected);
 }

@@ -101,7 +101,8 @@ TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the p
 TEST_CASE("timing m3: branches cost 1 + P when taken; conditional ones settle at run time") {
     // The TRM gives B, BL and BX 1 + P. Silicon (STM32F100, bcond, bl_blx_bx_mov_pc_lr) corrects
     // it from flash: B, BL, and a branch to LR that the instruction before did not write, take P,
-    // as does a taken B<cc>; from SRAM (2 cycles a word) each takes 1 + P.
+    // as does a taken B<cc>; from SRAM (2 cycles a word) each takes 1 + P at the start of a block
+    // (and behind a load or a 32-bit instruction: the next test case).
     CHECK(cost(M3, {0xe7f2}).cycles == 2);                         // b: P
     CHECK(cost(M3, {0xe7f2}, 0x1000, 2).cycles == 3);              // b from SRAM: 1 + P (the target pays its word)
     CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 2);                 // bl: P
@@ -215,6 +216,27 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 2).cycles == 3);
     // SRAM on a code bus that keeps up (the generic zero-wait board) costs nothing extra.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 0).cycles == 2);
+}
+
+TEST_CASE("timing m3: from SRAM a branch fetches its target at decode only while the System bus is free") {
+    // Silicon (STM32F100, bcond and b_after_ldr from SRAM). movs r7,#1; b: 1 + P, the b taking P
+    // as from flash (the target then pays its slower word); ldr r2,[r0,#4]; b: 2 + (1 + P), the
+    // load holding the bus; the b in b_after_ldr measures 2 more from SRAM than from flash.
+    CHECK(cost(M3, {0x2701, 0xe7f2}, 0x20000000, 2).cycles == 1 + 2);
+    CHECK(cost(M3, {0x6842, 0xe7f2}, 0x20000000, 2).cycles == 2 + 3);
+    // movs r7,#1; bne: the target fetch starts at decode, taken or not. Not taken it has held the
+    // bus for a word: 1 + (1 + 2) (bcond: movs; beq not taken; 4 x add.w measures 2 more than
+    // without the movs). Taken, the bne costs 1 + P - 1 (+1 for the target's word, counted by
+    // the target), so the block's not-taken word comes off again: taken_extra = P - 1 - 2.
+    auto bne = cost(M3, {0x2701, 0xd1f1}, 0x20000000, 2);
+    CHECK(bne.cycles == 1 + 3);
+    CHECK(bne.taken_extra == -1);
+    CHECK(cost(M3, {0x2701, 0xd1f1}).taken_extra == 1);  // from flash: P - 1 whatever precedes it
+    // ldr.w r2,[r0,#4]; bne.w (aligned): the load holds the bus, so no early fetch; taken, the bne.w
+    // does not wait for its next word's fetch, so it costs what a bne.n does: 2 + 1 + P.
+    auto bne_w = cost(M3, {0xf8d0, 0x2004, 0xf040, 0x800a}, 0x20000000, 2);
+    CHECK(bne_w.cycles == 2 + 2);
+    CHECK(bne_w.cycles + bne_w.taken_extra == 2 + 1 + 2);
 }
 
 TEST_CASE("timing m3: a branch to a 32-bit instruction at a halfword address waits a second fetch") {
