@@ -133,7 +133,15 @@ bool TimingModel::by_operands(const Instruction& insn) const {
 unsigned TimingModel::branch_target_fetch(const Instruction& first, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0) return 0;
     unsigned word = word_fetch > 1 ? word_fetch : 1;  // SRAM: the refill's fetch takes a System bus word
-    return (word - 1) + (first.size == 4 && (first.address & 2) ? word : 0);
+    if (!(first.address & 2)) return word - 1;
+    // The first word holds only the target's first halfword: a 32-bit target waits for the next
+    // word; from SRAM a 16-bit one that takes a single cycle leaves the next instruction a cycle
+    // short (tbb_tbh: a tbb to adds at 2 mod 4 takes as long as to one more adds at 0 mod 4). A
+    // 2-cycle load there gives the fetch that cycle, and a branch has no next instruction
+    // (bx_seq: bx r4 to ldr r3, [r0, r1] or to bx r5 at 2 mod 4 cost nothing more).
+    if (first.size == 4) return (word - 1) + word;
+    bool next_waits = v7m(first, nullptr) == 1 && first.memory.mode == MemoryAccess::Mode::None && !first.writes_pc;
+    return (word - 1) + (next_waits ? word - 1 : 0);
 }
 
 // Measured on an STM32F100 (docs/silicon.md, cbz): cbz taken then ldr counts CPI 2 (the refill)

@@ -250,4 +250,14 @@ TEST_CASE("timing m3: a branch to a 32-bit instruction at a halfword address wai
     const std::vector<std::uint8_t> adds{0x01, 0x30};
     CHECK(m3.branch_target_fetch(d.decode_one(adds, 0x1002)) == 0);
     CHECK(m0.branch_target_fetch(d.decode_one(add_w, 0x1002)) == 0);
+    // From SRAM (2 cycles a word) the refill's word costs 1 more; at 2 mod 4 a 32-bit target waits
+    // for a second word, and a single-cycle 16-bit one leaves the next instruction a cycle short
+    // (silicon: tbb_tbh), unlike a 2-cycle load or a branch (bx_seq).
+    CHECK(m3.branch_target_fetch(d.decode_one(add_w, 0x20000000), 2) == 1);
+    CHECK(m3.branch_target_fetch(d.decode_one(add_w, 0x20000002), 2) == 1 + 2);
+    CHECK(m3.branch_target_fetch(d.decode_one(adds, 0x20000000), 2) == 1);
+    CHECK(m3.branch_target_fetch(d.decode_one(adds, 0x20000002), 2) == 1 + 1);
+    const std::vector<std::uint8_t> ldr{0x43, 0x58}, bx{0x20, 0x47};  // ldr r3, [r0, r1]; bx r4
+    CHECK(m3.branch_target_fetch(d.decode_one(ldr, 0x20000002), 2) == 1);
+    CHECK(m3.branch_target_fetch(d.decode_one(bx, 0x20000002), 2) == 1);
 }
