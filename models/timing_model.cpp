@@ -314,7 +314,9 @@ unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instructio
     // Fetching a halfword a cycle, the core has no spare cycle for an IT to fold into (it: a
     // folding sequence measures 1 more from SRAM than from flash).
     if (folded(insn, previous)) return 1;
-    unsigned extra = insn.size == 4 && (insn.address & 2) ? 1 : 0;
+    // A load of the pc fetches its second word during its load cycles (tbb_tbh_seq: a tbb at 2
+    // mod 4 costs no more, and no more LSU cycles, than one at 0 mod 4 besides its target's fetch).
+    unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
     unsigned own = v7m(insn, previous);

@@ -214,6 +214,9 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     // word-aligned; silicon: add_adc_sub_sbc_rsb_reg, N x add.w measures 2N + 2 from SRAM.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}).cycles == 2);
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 2).cycles == 3);
+    // A TBB at 2 mod 4 fetches its second word during its load (tbb_tbh_seq): nop; tbb [r5, r6]
+    // takes 1 + 6 from SRAM as from flash.
+    CHECK(cost(M3, {0xbf00, 0xe8d5, 0xf006}, 0x20000000, 2).cycles == 1 + 6);
     // SRAM on a code bus that keeps up (the generic zero-wait board) costs nothing extra.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 0).cycles == 2);
 }
