@@ -229,6 +229,13 @@ bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* p
     return from_lr && !(previous && (previous->writes & kLr));
 }
 
+// Measured on an STM32F100 (control_flow/it): an instruction in an IT block that fails its
+// condition takes 1 cycle, whatever it is; from SRAM a 32-bit one still takes its word's fetch
+// (it, code in SRAM: a skipped mla{cond}.w measures a cycle more than that).
+unsigned TimingModel::skipped(const Instruction& insn, unsigned word_fetch) const {
+    return word_fetch > 1 && insn.size == 4 ? word_fetch : 1;
+}
+
 // Measured on an STM32F100 (it_and_blx_bx_mov_pc_lr from flash, it_fold_after_skipped_branch from
 // SRAM): a branch skipped by its IT condition had its target fetched at decode, so the next
 // instruction is fetched again, as after a branch to it: from flash a 32-bit one at 2 mod 4 costs
@@ -314,8 +321,9 @@ unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instructio
     // Fetching a halfword a cycle, the core has no spare cycle for an IT to fold into (it: a
     // folding sequence measures 1 more from SRAM than from flash).
     if (folded(insn, previous)) return 1;
-    // A load of the pc fetches its second word during its load cycles (tbb_tbh_seq: a tbb at 2
-    // mod 4 costs no more, and no more LSU cycles, than one at 0 mod 4 besides its target's fetch).
+    // A 32-bit instruction at 2 mod 4 waits for its second word, but a load of the pc fetches it
+    // during its load cycles (tbb_tbh_seq: a tbb at 2 mod 4 costs no more, and no more LSU
+    // cycles, than one at 0 mod 4 besides its target's fetch).
     unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;

@@ -56,6 +56,8 @@ public:
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
     /// instruction at a halfword-aligned target needs a second fetch after the refill.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
+    /// The cycles of `insn`, in an IT block, when its condition fails.
+    unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
     /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of
     /// `next`, the instruction after it, when the branch had started fetching its target.
     unsigned skipped_branch_refetch(const decode::Instruction& insn, const decode::Instruction* previous,

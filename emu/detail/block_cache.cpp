@@ -64,13 +64,13 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
         cost[i] = timing_->instruction(insns[i], previous, word_fetch, i > 1 ? &insns[i - 2] : i == 1 ? first_previous : nullptr);
         bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
-        if (skippable && cost[i] > 1) {
-            executed_extra[i] = static_cast<int>(cost[i]) - 1;
-            cost[i] = 1;
+        if (unsigned skip = skippable ? timing_->skipped(insns[i], word_fetch) : 0; skippable && cost[i] != skip) {
+            executed_extra[i] = static_cast<int>(cost[i]) - static_cast<int>(skip);
+            cost[i] = skip;
         }
         if (i == 0 && previous) {
             unsigned alone = timing_->instruction(insns[0], nullptr, word_fetch);
-            entry_delta = static_cast<int>(skippable ? std::min(alone, 1u) : alone) - static_cast<int>(cost[0]);
+            entry_delta = static_cast<int>(skippable ? std::min(alone, timing_->skipped(insns[0], word_fetch)) : alone) - static_cast<int>(cost[0]);
         }
         if (i > 0 && cost[i - 1] > 1 && !executed_extra[i - 1] && timing_->overlaps_load(insns[i], &insns[i - 1])) {
             overlapped[i - 1] = true;

@@ -214,6 +214,13 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     // word-aligned; silicon: add_adc_sub_sbc_rsb_reg, N x add.w measures 2N + 2 from SRAM.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}).cycles == 2);
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 2).cycles == 3);
+    // An instruction skipped in an IT block takes 1 (control_flow/it), but from SRAM a 32-bit one
+    // still takes its word's fetch: mla.w skipped takes 2 there.
+    decode::InstructionDecoder d;
+    const std::vector<std::uint8_t> mla_w{0x00, 0xfb, 0x00, 0x00};
+    models::TimingModel m3(M3);
+    CHECK(m3.skipped(d.decode_one(mla_w, 0x1000)) == 1);
+    CHECK(m3.skipped(d.decode_one(mla_w, 0x20000000), 2) == 2);
     // A TBB at 2 mod 4 fetches its second word during its load (tbb_tbh_seq): nop; tbb [r5, r6]
     // takes 1 + 6 from SRAM as from flash.
     CHECK(cost(M3, {0xbf00, 0xe8d5, 0xf006}, 0x20000000, 2).cycles == 1 + 6);
