@@ -54,7 +54,8 @@ public:
     /// behind one that writes its base back), which then takes one cycle less if it took two.
     bool overlaps_load(const decode::Instruction& insn, const decode::Instruction* previous) const;
     /// Extra cycles when `first` is reached by a branch rather than by falling through: a 32-bit
-    /// instruction at a halfword-aligned target needs a second fetch after the refill.
+    /// instruction at a halfword-aligned target needs a second fetch after the refill; from SRAM
+    /// the refill's word takes longer, and a single-cycle 16-bit target there delays the next.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
     /// The cycles of `insn`, in an IT block, when its condition fails.
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
@@ -67,8 +68,9 @@ public:
     /// What a block ending in `last` adds when its final branch is taken (may be negative): for
     /// CBZ/CBNZ P; for a B<cc>, which fetches its target at decode when the fetch bus is free
     /// (`previous` decides that from SRAM), P - 1, less from SRAM the word the block counted
-    /// for that fetch; else P (an unconditional branch counts its refill itself).
+    /// for that fetch; else 0 (an unconditional branch counts its refill itself).
     int taken_extra(const decode::Instruction& last, const decode::Instruction* previous, unsigned word_fetch = 0) const;
+
     /// SDIV/UDIV take 2 to 12 cycles by how much longer the dividend is than the divisor (the block
     /// counts the minimum).
     unsigned divide(std::uint32_t dividend, std::uint32_t divisor, bool is_signed) const;

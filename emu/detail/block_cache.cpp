@@ -55,8 +55,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     const decode::Instruction* previous = continued == continued_from_.end() ? nullptr : &continued->second;
     const decode::Instruction* const first_previous = previous;
     int entry_delta = 0;  // the first instruction's cost when entered by a branch, less its cost here
-    // An instruction in an IT block that fails its condition takes 1 cycle, whatever it is
-    // (silicon: control_flow/it). The block counts that; a hook adds the rest when it runs.
+    // An instruction in an IT block that fails its condition takes TimingModel::skipped() (silicon:
+    // control_flow/it). The block counts that; a hook adds the difference when it runs.
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
     std::vector<int> executed_extra(insns.size(), 0);
     std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
