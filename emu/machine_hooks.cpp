@@ -44,7 +44,11 @@ namespace {
 // its fall-through; then this block's cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles;
-    if (pc != m.sequential) start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra);
+    if (pc != m.sequential) {
+        int straddle = (b.flags & BlockInfo::StraddleTarget) && m.decode_fetch ? 1 : 0;
+        start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra + straddle);
+    }
+    m.decode_fetch = b.flags & BlockInfo::DecodeFetch;
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.sequential = b.sequential;
@@ -80,14 +84,14 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 }  // namespace
 
-// The hot path: a known block flagged at most Split, with no service due and no branch to report,
+// The hot path: a known block flagged at most HotPath, with no service due and no branch to report,
 // settles the previous block's conditional branch, adds this block's cycles and, when a sink wants
 // blocks, appends its event (or its parts' events). Free of calls but the final flush, so it needs no frame.
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::Split) || m.pending_branch)
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch)
         [[unlikely]]
         return on_block_slow(m, pc, size);
     account_block(m, pc, size, b);

@@ -229,6 +229,20 @@ bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* p
     return from_lr && !(previous && (previous->writes & kLr));
 }
 
+// Measured on an STM32F100 (bx_seq from SRAM): bx r4 to ldr.w at 2 mod 4 takes 1 + P, then 3
+// for the target's two words, then 2 for the load: the refill fetched the load's second word, so
+// its straddle wait (system_bus_fetch()) is not paid again. Behind a branch that fetched its
+// target at decode it is (it_and_blx_bx_mov_pc_lr: blxeq lr to ldr.w at 2 mod 4 saves nothing).
+unsigned TimingModel::refill_covers_straddle(const Instruction& first, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || first.size != 4 || !(first.address & 2) || pc_load_refill(first)) return 0;
+    return v7m(first, nullptr) >= word_fetch ? 1 : 0;
+}
+
+bool TimingModel::fetches_at_decode(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !insn.writes_pc || !decode_fetch(previous, word_fetch)) return false;
+    return target_at_decode(insn, previous) || speculates(insn);
+}
+
 // Measured on an STM32F100 (control_flow/it): an instruction in an IT block that fails its
 // condition takes 1 cycle, whatever it is; from SRAM a 32-bit one still takes its word's fetch
 // (it, code in SRAM: a skipped mla{cond}.w measures a cycle more than that).
@@ -324,7 +338,10 @@ unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instructio
     // A 32-bit instruction at 2 mod 4 waits for its second word, but a load of the pc fetches it
     // during its load cycles (tbb_tbh_seq: a tbb at 2 mod 4 costs no more, and no more LSU
     // cycles, than one at 0 mod 4 besides its target's fetch).
-    unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) ? 1 : 0;
+    // A previous instruction that took a word's fetch or longer gave the fetch its spare cycle
+    // (bx_seq: ldr.w; ldr.w, both at 2 mod 4, takes 2 + 2).
+    bool fetched_ahead = previous && !previous->writes_pc && v7m(*previous, nullptr) >= word_fetch;
+    unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) && !fetched_ahead ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
     unsigned own = v7m(insn, previous);

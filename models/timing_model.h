@@ -57,6 +57,11 @@ public:
     /// instruction at a halfword-aligned target needs a second fetch after the refill; from SRAM
     /// the refill's word takes longer, and a single-cycle 16-bit target there delays the next.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
+    /// 1 when `first`, from SRAM, counts a wait for its second word that a branch's refill
+    /// fetches anyway: a branch there takes it back, unless it fetched its target at decode.
+    unsigned refill_covers_straddle(const decode::Instruction& first, unsigned word_fetch) const;
+    /// Whether branch `insn` fetched its target at decode from SRAM (behind `previous`).
+    bool fetches_at_decode(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     /// The cycles of `insn`, in an IT block, when its condition fails.
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
     /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of

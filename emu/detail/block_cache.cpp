@@ -105,8 +105,12 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
         int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back(), before_last, word_fetch);
         info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
-        if (!insns.empty())
-            info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta);
+        if (!insns.empty()) {
+            int covered = static_cast<int>(timing_->refill_covers_straddle(insns.front(), word_fetch));
+            info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
+            if (covered) info.flags |= BlockInfo::StraddleTarget;
+            if (timing_->fetches_at_decode(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::DecodeFetch;
+        }
     }
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined

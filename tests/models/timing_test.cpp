@@ -221,6 +221,20 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     models::TimingModel m3(M3);
     CHECK(m3.skipped(d.decode_one(mla_w, 0x1000)) == 1);
     CHECK(m3.skipped(d.decode_one(mla_w, 0x20000000), 2) == 2);
+    // ldr.w r2,[r0,r1]; ldr.w r3,[r0,r1], both at 2 mod 4: the first waits for its second word
+    // (2 + 1), the second does not, the first's two cycles having let the fetch run ahead (bx_seq).
+    CHECK(cost(M3, {0xf850, 0x2001, 0xf850, 0x3001}, 0x20000002, 2).cycles == 3 + 2);
+    // A branch's refill fetches the second word of a 32-bit target at 2 mod 4 that waits for it
+    // (bx r4 to ldr.w: bx_seq), unless the branch fetched its target at decode (it_and_blx...).
+    const std::vector<std::uint8_t> ldr_w{0x50, 0xf8, 0x01, 0x30}, add_w{0x05, 0xF1, 0x01, 0x05};
+    CHECK(m3.refill_covers_straddle(d.decode_one(ldr_w, 0x20000002), 2) == 1);
+    CHECK(m3.refill_covers_straddle(d.decode_one(ldr_w, 0x20000000), 2) == 0);
+    CHECK(m3.refill_covers_straddle(d.decode_one(add_w, 0x20000002), 2) == 0);  // 2 cycles either way
+    CHECK(m3.refill_covers_straddle(d.decode_one(ldr_w, 0x08000002), 0) == 0);  // flash
+    const std::vector<std::uint8_t> movs_bx_lr{0x00, 0x27, 0x70, 0x47}, ldr_bx_lr{0x42, 0x68, 0x70, 0x47};
+    auto movs_bx = d.decode(movs_bx_lr, 0x20000000), ldr_bx = d.decode(ldr_bx_lr, 0x20000000);
+    CHECK(m3.fetches_at_decode(movs_bx[1], &movs_bx[0], 2));
+    CHECK_FALSE(m3.fetches_at_decode(ldr_bx[1], &ldr_bx[0], 2));
     // A TBB at 2 mod 4 fetches its second word during its load (tbb_tbh_seq): nop; tbb [r5, r6]
     // takes 1 + 6 from SRAM as from flash.
     CHECK(cost(M3, {0xbf00, 0xe8d5, 0xf006}, 0x20000000, 2).cycles == 1 + 6);
