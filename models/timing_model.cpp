@@ -239,8 +239,20 @@ unsigned TimingModel::refill_covers_straddle(const Instruction& first, unsigned 
 }
 
 bool TimingModel::fetches_at_decode(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
-    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !insn.writes_pc || !decode_fetch(previous, word_fetch)) return false;
-    return target_at_decode(insn, previous) || speculates(insn);
+    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !insn.writes_pc) return false;
+    if (early_target_fetch(insn, previous) && previous->memory.mode == MemoryAccess::Mode::None) return true;
+    return decode_fetch(previous, word_fetch) && (target_at_decode(insn, previous) || speculates(insn));
+}
+
+// Measured on an STM32F100 (bx_seq from SRAM, bxPadded): after a refill the fetch reads a word
+// every 2 cycles, and a branch's own refill starts only when the word in flight is in. ldr.w r2,
+// [r0, r1]; adds; bx r4 to the next word takes 1 more than ldr.w r2, [r0, r1]; bx r4: its bx
+// executes an even number of cycles after the block's first word came in, mid-fetch.
+unsigned TimingModel::refill_waits_for_fetch(const Instruction& branch, const Instruction* previous, unsigned since_refill,
+                                             unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !branch.writes_pc || branch.conditional) return 0;
+    if (branch.memory.mode != MemoryAccess::Mode::None || fetches_at_decode(branch, previous, word_fetch)) return 0;
+    return since_refill % word_fetch == 0 ? 1 : 0;
 }
 
 // Measured on an STM32F100 (control_flow/it): an instruction in an IT block that fails its

@@ -60,7 +60,12 @@ public:
     /// 1 when `first`, from SRAM, counts a wait for its second word that a branch's refill
     /// fetches anyway: a branch there takes it back, unless it fetched its target at decode.
     unsigned refill_covers_straddle(const decode::Instruction& first, unsigned word_fetch) const;
-    /// Whether branch `insn` fetched its target at decode from SRAM (behind `previous`).
+    /// Cycles branch `branch` (behind `previous`), executing `since_refill` cycles after its
+    /// block's first word arrived from SRAM, waits for the word the fetch has in flight.
+    unsigned refill_waits_for_fetch(const decode::Instruction& branch, const decode::Instruction* previous, unsigned since_refill,
+                                    unsigned word_fetch) const;
+    /// Whether branch `insn` fetched its target early from SRAM, at decode or behind a
+    /// multi-cycle instruction (behind `previous`).
     bool fetches_at_decode(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     /// The cycles of `insn`, in an IT block, when its condition fails.
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;

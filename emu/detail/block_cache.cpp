@@ -98,6 +98,14 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             executed_extra.back() -= static_cast<int>(refetch);
         }
     }
+    // A block that starts with a refill (a branch target, or behind an ISB) knows the fetch's
+    // phase at its final branch.
+    if (timing_ && !insns.empty() && (!first_previous || first_previous->id == ARM_INS_ISB)) {
+        unsigned since_refill = timing_->branch_target_fetch(insns.front(), word_fetch);
+        for (std::size_t i = 0; i + 1 < insns.size(); ++i) since_refill += cost[i];
+        const decode::Instruction* before_branch = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
+        cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_branch, since_refill, word_fetch);
+    }
     info.cycles = info.instructions;
     if (timing_) {
         std::uint32_t wait = region ? region->wait_states : 0;

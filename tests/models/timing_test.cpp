@@ -235,6 +235,15 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     auto movs_bx = d.decode(movs_bx_lr, 0x20000000), ldr_bx = d.decode(ldr_bx_lr, 0x20000000);
     CHECK(m3.fetches_at_decode(movs_bx[1], &movs_bx[0], 2));
     CHECK_FALSE(m3.fetches_at_decode(ldr_bx[1], &ldr_bx[0], 2));
+    // From SRAM a word comes in every 2 cycles after a refill, and a branch's own refill waits
+    // for the word in flight (bx_seq, bxPadded): bx r4 an even number of cycles after the
+    // block's first word waits 1; a bx lr that fetched its target at decode does not.
+    const std::vector<std::uint8_t> adds_bx_r4{0x5b, 0x18, 0x20, 0x47};
+    auto adds_bx = d.decode(adds_bx_r4, 0x20000000);
+    CHECK(m3.refill_waits_for_fetch(adds_bx[1], &adds_bx[0], 4, 2) == 1);
+    CHECK(m3.refill_waits_for_fetch(adds_bx[1], &adds_bx[0], 3, 2) == 0);
+    CHECK(m3.refill_waits_for_fetch(adds_bx[1], &adds_bx[0], 4, 0) == 0);  // flash
+    CHECK(m3.refill_waits_for_fetch(movs_bx[1], &movs_bx[0], 4, 2) == 0);
     // A TBB at 2 mod 4 fetches its second word during its load (tbb_tbh_seq): nop; tbb [r5, r6]
     // takes 1 + 6 from SRAM as from flash.
     CHECK(cost(M3, {0xbf00, 0xe8d5, 0xf006}, 0x20000000, 2).cycles == 1 + 6);
