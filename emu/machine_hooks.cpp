@@ -45,10 +45,10 @@ namespace {
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles;
     if (pc != m.sequential) {
-        int straddle = (b.flags & BlockInfo::StraddleTarget) && m.decode_fetch ? 1 : 0;
+        int straddle = (b.flags & BlockInfo::StraddleTarget) && m.early_fetch ? 1 : 0;
         start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra + straddle);
     }
-    m.decode_fetch = b.flags & BlockInfo::DecodeFetch;
+    m.early_fetch = b.flags & BlockInfo::EarlyFetch;
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.sequential = b.sequential;

@@ -232,13 +232,15 @@ bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* p
 // Measured on an STM32F100 (bx_seq from SRAM): bx r4 to ldr.w at 2 mod 4 takes 1 + P, then 3
 // for the target's two words, then 2 for the load: the refill fetched the load's second word, so
 // its straddle wait (system_bus_fetch()) is not paid again. Behind a branch that fetched its
-// target at decode it is (it_and_blx_bx_mov_pc_lr: blxeq lr to ldr.w at 2 mod 4 saves nothing).
+// target early it is (it_and_blx_bx_mov_pc_lr: blxeq lr to ldr.w at 2 mod 4 saves nothing).
 unsigned TimingModel::refill_covers_straddle(const Instruction& first, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || first.size != 4 || !(first.address & 2) || pc_load_refill(first)) return 0;
     return v7m(first, nullptr) >= word_fetch ? 1 : 0;
 }
 
-bool TimingModel::fetches_at_decode(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+// From SRAM: at decode (decode_fetch()), or behind a multi-cycle instruction without a data access
+// (early_target_fetch()).
+bool TimingModel::fetches_target_early(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !insn.writes_pc) return false;
     if (early_target_fetch(insn, previous) && previous->memory.mode == MemoryAccess::Mode::None) return true;
     return decode_fetch(previous, word_fetch) && (target_at_decode(insn, previous) || speculates(insn));
@@ -251,7 +253,7 @@ bool TimingModel::fetches_at_decode(const Instruction& insn, const Instruction* 
 unsigned TimingModel::refill_waits_for_fetch(const Instruction& branch, const Instruction* previous, unsigned since_refill,
                                              unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !branch.writes_pc || branch.conditional) return 0;
-    if (branch.memory.mode != MemoryAccess::Mode::None || fetches_at_decode(branch, previous, word_fetch)) return 0;
+    if (branch.memory.mode != MemoryAccess::Mode::None || fetches_target_early(branch, previous, word_fetch)) return 0;
     return since_refill % word_fetch == 0 ? 1 : 0;
 }
 

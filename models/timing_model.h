@@ -58,7 +58,7 @@ public:
     /// the refill's word takes longer, and a single-cycle 16-bit target there delays the next.
     unsigned branch_target_fetch(const decode::Instruction& first, unsigned word_fetch = 0) const;
     /// 1 when `first`, from SRAM, counts a wait for its second word that a branch's refill
-    /// fetches anyway: a branch there takes it back, unless it fetched its target at decode.
+    /// fetches anyway: a branch there takes it back, unless it fetched its target early.
     unsigned refill_covers_straddle(const decode::Instruction& first, unsigned word_fetch) const;
     /// Cycles branch `branch` (behind `previous`), executing `since_refill` cycles after its
     /// block's first word arrived from SRAM, waits for the word the fetch has in flight.
@@ -66,7 +66,7 @@ public:
                                     unsigned word_fetch) const;
     /// Whether branch `insn` fetched its target early from SRAM, at decode or behind a
     /// multi-cycle instruction (behind `previous`).
-    bool fetches_at_decode(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    bool fetches_target_early(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     /// The cycles of `insn`, in an IT block, when its condition fails.
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
     /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of

@@ -86,14 +86,14 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
         previous = &insns[i];
     }
+    const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
     if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc &&
         !decode::is_conditional_branch(insns.back())) {
         // The instruction after a branch in an IT block, which the branch may fetch again when skipped.
         std::array<std::uint8_t, 4> next_code{};
         if (uc_.read_memory(address + size, next_code)) {
             auto next = decoder_.decode(next_code, address + size);
-            const decode::Instruction* before = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
-            unsigned refetch = next.empty() ? 0 : timing_->skipped_branch_refetch(insns.back(), before, next.front(), word_fetch);
+            unsigned refetch = next.empty() ? 0 : timing_->skipped_branch_refetch(insns.back(), before_last, next.front(), word_fetch);
             cost.back() += refetch;  // only when skipped: taken, it costs what it did
             executed_extra.back() -= static_cast<int>(refetch);
         }
@@ -103,21 +103,19 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     if (timing_ && !insns.empty() && (!first_previous || first_previous->id == ARM_INS_ISB)) {
         unsigned since_refill = timing_->branch_target_fetch(insns.front(), word_fetch);
         for (std::size_t i = 0; i + 1 < insns.size(); ++i) since_refill += cost[i];
-        const decode::Instruction* before_branch = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
-        cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_branch, since_refill, word_fetch);
+        cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_last, since_refill, word_fetch);
     }
     info.cycles = info.instructions;
     if (timing_) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
         int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back(), before_last, word_fetch);
         info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
         if (!insns.empty()) {
             int covered = static_cast<int>(timing_->refill_covers_straddle(insns.front(), word_fetch));
             info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
             if (covered) info.flags |= BlockInfo::StraddleTarget;
-            if (timing_->fetches_at_decode(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::DecodeFetch;
+            if (timing_->fetches_target_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::EarlyFetch;
         }
     }
     split_at_trace_points(info, code, insns, cost);

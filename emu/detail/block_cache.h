@@ -26,14 +26,14 @@ struct BlockInfo {
         MaskChange = 8,   ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
         Split = 16,       ///< a trace point lies inside: its event is delivered as pieces()
         OperandSites = 32,  ///< holds operand_sites() not yet hooked: the machine hooks them, then clears it
-        /// Its final branch fetched its target at decode from SRAM (TimingModel::fetches_at_decode).
-        DecodeFetch = 64,
+        /// Its final branch fetched its target early from SRAM (TimingModel::fetches_target_early).
+        EarlyFetch = 64,
         /// Its first instruction waits for a second word that the refill fetches anyway, unless
-        /// the branch there fetched at decode (TimingModel::refill_covers_straddle): branch_in_extra
-        /// leaves that cycle out, and a DecodeFetch branch adds it back.
+        /// the branch there fetched early (TimingModel::refill_covers_straddle): branch_in_extra
+        /// leaves that cycle out, and an EarlyFetch branch adds it back.
         StraddleTarget = 128,
         /// Flags the hot path handles itself.
-        HotPath = Split | DecodeFetch | StraddleTarget,
+        HotPath = Split | EarlyFetch | StraddleTarget,
     };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
     std::uint32_t instructions = 0;

@@ -196,7 +196,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t fallthrough = 1;
     std::uint32_t sequential = 1;  ///< the previous block's BlockInfo::sequential
     std::int32_t taken_extra = 0;
-    bool decode_fetch = false;  ///< the previous block's BlockInfo::DecodeFetch
+    bool early_fetch = false;  ///< the previous block's BlockInfo::EarlyFetch
     /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
     std::optional<nvic::CycleCounters> access_counters;
     /// Data accesses of the current block already matched: they happen in program order, so two

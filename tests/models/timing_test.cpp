@@ -233,8 +233,8 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     CHECK(m3.refill_covers_straddle(d.decode_one(ldr_w, 0x08000002), 0) == 0);  // flash
     const std::vector<std::uint8_t> movs_bx_lr{0x00, 0x27, 0x70, 0x47}, ldr_bx_lr{0x42, 0x68, 0x70, 0x47};
     auto movs_bx = d.decode(movs_bx_lr, 0x20000000), ldr_bx = d.decode(ldr_bx_lr, 0x20000000);
-    CHECK(m3.fetches_at_decode(movs_bx[1], &movs_bx[0], 2));
-    CHECK_FALSE(m3.fetches_at_decode(ldr_bx[1], &ldr_bx[0], 2));
+    CHECK(m3.fetches_target_early(movs_bx[1], &movs_bx[0], 2));
+    CHECK_FALSE(m3.fetches_target_early(ldr_bx[1], &ldr_bx[0], 2));
     // From SRAM a word comes in every 2 cycles after a refill, and a branch's own refill waits
     // for the word in flight (bx_seq, bxPadded): bx r4 an even number of cycles after the
     // block's first word waits 1; a bx lr that fetched its target at decode does not.
