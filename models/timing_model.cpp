@@ -149,9 +149,9 @@ unsigned TimingModel::branch_target_fetch(const Instruction& first, unsigned wor
 // A load that writes the pc counts its refill as CPI cycles (tbb_tbh: TBB counts LSU 2, CPI 3), and
 // so does a wait for the address register (str: adds r1, r1, r7; ldr r3, [r0, r1] counts CPI 1,
 // LSU 1).
-unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles, const Instruction* previous) const {
+unsigned TimingModel::lsu_cycles(const Instruction& insn, unsigned cycles, const Instruction* previous, unsigned word_fetch) const {
     if (insn.memory.mode == MemoryAccess::Mode::None || cycles == 0) return 0;
-    unsigned not_lsu = pc_load_refill(insn) + address_stall(insn, previous);
+    unsigned not_lsu = pc_load_refill(insn) + address_stall(insn, previous) + fetch_wait(insn, previous, word_fetch);
     return cycles - 1 - std::min(cycles - 1, not_lsu);
 }
 
@@ -339,6 +339,53 @@ bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction*
            v7m(*previous, nullptr) > 1;
 }
 
+// Measured on an STM32F100 (str from SRAM to SRAM): N register-offset stores take 2.5N cycles as
+// str.n and 3N as str.w (2 LSU cycles each). The fetch reads words of `word_fetch` cycles back to
+// back while it holds fewer than 3 words beyond the one executing, and a store's data phase (its
+// last cycle) waits while a fetch holds the System bus. Stores are taken to go to SRAM; the block
+// does not know their address.
+void TimingModel::store_bus_waits(std::span<const Instruction> insns, std::span<std::uint32_t> cost, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || insns.empty()) return;
+    constexpr std::uint32_t kPrefetchWords = 3;
+    // The block's first word came in the cycle before it decoded, and the next word's fetch
+    // started then: it holds the bus through the first instruction's first cycle.
+    std::uint32_t bus_free = word_fetch - 1, next_word = (insns.front().address & ~3u) + 8, t = 0;
+    auto fetch_until = [&](std::uint32_t cycle, std::uint32_t executing_word) {
+        while (bus_free < cycle && (next_word - executing_word) / 4 < kPrefetchWords) {
+            bus_free += word_fetch;
+            next_word += 4;
+        }
+    };
+    for (std::size_t i = 0; i < insns.size(); ++i) {
+        const Instruction& insn = insns[i];
+        std::uint32_t word = insn.address & ~3u;
+        if (next_word <= word) next_word = word + 4;  // its word is in
+        fetch_until(t, word);
+        if (is_store_single(insn.id) && cost[i] > 0) {
+            std::uint32_t data = t + cost[i] - 1;
+            fetch_until(data, word);
+            if (bus_free > data) {
+                cost[i] += bus_free - data;
+                data = bus_free;
+            }
+            bus_free = data + 1;
+        }
+        t += cost[i];
+        fetch_until(t, word);
+    }
+}
+
+// Of system_bus_fetch(), the cycles `insn` waits for its own fetch (its second word, a word's
+// fetch time), not for a data access: CPI cycles (str: adds; str.w at 2 mod 4 from SRAM counts
+// CPI 1 and no more LSU than at 0 mod 4).
+unsigned TimingModel::fetch_wait(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (word_fetch <= 1) return 0;
+    bool after_data = previous && previous->memory.mode != MemoryAccess::Mode::None;
+    unsigned data_wait = insn.memory.mode != MemoryAccess::Mode::None && after_data && v7m(insn, previous) == 1 ? 1 : 0;
+    unsigned extra = system_bus_fetch(insn, previous, word_fetch);
+    return extra - std::min(extra, data_wait);
+}
+
 // Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at
 // `word_fetch` cycles per word. Measured on an STM32F100, where a word takes 2 (docs/silicon.md):
 // a 32-bit instruction takes at least a word's fetch (mul.w, add.w: 1 from flash, 2 from SRAM);
@@ -354,8 +401,11 @@ unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instructio
     // cycles, than one at 0 mod 4 besides its target's fetch).
     // A previous instruction that took a word's fetch or longer gave the fetch its spare cycle
     // (bx_seq: ldr.w; ldr.w, both at 2 mod 4, takes 2 + 2).
+    // And a wait for an address register overlaps the wait for the second word (str: adds r1, r1,
+    // r7; ldr.w r3, [r0, r1] at 2 mod 4 takes 1 + 3, not 1 + 4).
     bool fetched_ahead = previous && !previous->writes_pc && v7m(*previous, nullptr) >= word_fetch;
-    unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) && !fetched_ahead ? 1 : 0;
+    bool waits_anyway = address_stall(insn, previous) > 0;
+    unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) && !fetched_ahead && !waits_anyway ? 1 : 0;
     bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
     bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
     unsigned own = v7m(insn, previous);

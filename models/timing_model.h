@@ -38,9 +38,11 @@ public:
     /// 1 when load `insn` waits for the data phase of `previous`, a store (`before` precedes it).
     unsigned waits_for_store(const decode::Instruction& insn, const decode::Instruction* previous, const decode::Instruction* before) const;
     /// Of `insn`'s `cycles`, those the DWT counts as load/store cycles (LSUCNT): a load or store's
-    /// beyond its first, less a pc load's refill and a wait for the address register (`previous`
-    /// wrote it). The other extra cycles are CPI cycles.
-    unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles, const decode::Instruction* previous = nullptr) const;
+    /// beyond its first, less a pc load's refill, a wait for the address register (`previous`
+    /// wrote it) and, fetched over the System bus, a wait for its own fetch. The other extra
+    /// cycles are CPI cycles.
+    unsigned lsu_cycles(const decode::Instruction& insn, unsigned cycles, const decode::Instruction* previous = nullptr,
+                        unsigned word_fetch = 0) const;
     /// Whether `insn` is an IT folded into the 16-bit instruction before it: it takes no cycle and
     /// the DWT counts it in FOLDCNT. From SRAM (`word_fetch` > 1) only an IT that shares its word
     /// with the instruction before it counts (it_and_blx_bx_mov_pc_lr), and it saves no cycle.
@@ -67,6 +69,9 @@ public:
     /// Whether branch `insn` fetched its target early from SRAM, at decode or behind a
     /// multi-cycle instruction (behind `previous`).
     bool fetches_target_early(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    /// Adds to the `cost` of each store in `insns`, a block fetched over the System bus, the
+    /// cycles its data phase waits for the fetch to free the bus.
+    void store_bus_waits(std::span<const decode::Instruction> insns, std::span<std::uint32_t> cost, unsigned word_fetch) const;
     /// The cycles of `insn`, in an IT block, when its condition fails.
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
     /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of
@@ -101,6 +106,8 @@ private:
     unsigned v6m(const decode::Instruction& insn) const;
     unsigned v7m(const decode::Instruction& insn, const decode::Instruction* previous) const;
     unsigned system_bus_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    // Of system_bus_fetch(), the wait for `insn`'s own fetch rather than for a data access.
+    unsigned fetch_wait(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
     unsigned fpu(const decode::Instruction& insn) const;
     unsigned pc_load_refill(const decode::Instruction& insn) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.

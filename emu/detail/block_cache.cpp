@@ -77,14 +77,22 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             --cost[i - 1];
             const decode::Instruction* before = i > 1 ? &insns[i - 2] : first_previous;
             info.lsu = static_cast<std::uint16_t>(info.lsu - lsu[i - 1]);
-            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before);
+            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before, word_fetch);
             info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i - 1]);
         }
-        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous);
+        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous, word_fetch);
         fold[i] = timing_->folded(insns[i], previous, word_fetch);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
         info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
         previous = &insns[i];
+    }
+    if (timing_) {
+        std::vector<std::uint32_t> before_waits(cost);
+        timing_->store_bus_waits(insns, cost, word_fetch);
+        for (std::size_t i = 0; i < insns.size(); ++i) {  // the waits are load/store cycles
+            info.lsu = static_cast<std::uint16_t>(info.lsu + cost[i] - before_waits[i]);
+            lsu[i] += cost[i] - before_waits[i];
+        }
     }
     const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
     if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc &&

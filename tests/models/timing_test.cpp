@@ -272,6 +272,45 @@ TEST_CASE("timing m3: from SRAM a branch fetches its target at decode only while
     CHECK(bne_w.cycles + bne_w.taken_extra == 2 + 1 + 2);
 }
 
+TEST_CASE("timing m3: from SRAM a store's data phase waits while the fetch holds the System bus") {
+    // Silicon (STM32F100, str, code and data in SRAM): between two DWT reads, N register-offset
+    // stores take 2, 4, 7, 10, 12 ... cycles as str.n (2.5 a store) and 2, 4, 7, 10, 13 ... as
+    // str.w (3 a store). The fetch reads 2-cycle words while it holds fewer than 3 beyond the one
+    // executing, and each store's data phase waits for the bus.
+    auto between_reads = [](std::uint16_t store_lo, std::uint16_t store_hi, unsigned stores) {
+        std::vector<std::uint8_t> bytes;
+        auto put = [&](std::uint16_t h) { bytes.push_back(static_cast<std::uint8_t>(h)); bytes.push_back(static_cast<std::uint8_t>(h >> 8)); };
+        put(0xf850), put(0x2001);  // ldr.w r2, [r0, r1]
+        for (unsigned i = 0; i < stores; ++i) {
+            put(store_lo);
+            if (store_hi) put(store_hi);
+        }
+        put(0xf850), put(0x3001);  // ldr.w r3, [r0, r1]
+        decode::InstructionDecoder d;
+        auto insns = d.decode(bytes, 0x20000054);
+        models::TimingModel m3(M3);
+        std::vector<std::uint32_t> cost;
+        for (std::size_t i = 0; i < insns.size(); ++i) cost.push_back(m3.instruction(insns[i], i ? &insns[i - 1] : nullptr, 2));
+        m3.store_bus_waits(insns, cost, 2);
+        std::uint32_t after_first = 0;
+        for (std::size_t i = 1; i < cost.size(); ++i) after_first += cost[i];
+        return after_first;  // the first read's sample to the second's
+    };
+    CHECK(between_reads(0x51f5, 0, 2) == 7);           // str r5, [r6, r7] x 2
+    CHECK(between_reads(0x51f5, 0, 4) == 12);
+    CHECK(between_reads(0xf846, 0x5007, 2) == 7);      // str.w r5, [r6, r7] x 2
+    CHECK(between_reads(0xf846, 0x5007, 4) == 13);
+    decode::InstructionDecoder d;
+    const std::vector<std::uint8_t> str_w{0x46, 0xf8, 0x07, 0x50}, adds{0xc9, 0x19};
+    models::TimingModel m3(M3);
+    // adds r1, r1, r7; str.w r5, [r6, r7] at 2 mod 4 from SRAM: 3 cycles, and the wait for its
+    // second word is a CPI cycle, not an LSU one (str: CPICNT 1, LSUCNT as at 0 mod 4).
+    auto a = d.decode_one(adds, 0x20000518);
+    auto st = d.decode_one(str_w, 0x2000051a);
+    CHECK(m3.instruction(st, &a, 2) == 3);
+    CHECK(m3.lsu_cycles(st, 3, &a, 2) == 1);
+}
+
 TEST_CASE("timing m3: a branch to a 32-bit instruction at a halfword address waits a second fetch") {
     // add.w r5,r5,#1 as a branch target: word-aligned, nothing extra; at 2 mod 4, one cycle
     // (silicon: piq_narrow_b_to_unaligned). The M0 fetches differently and is not affected.
