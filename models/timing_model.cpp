@@ -201,7 +201,10 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
                                   const Instruction* before) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
-    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + waits_for_store(insn, previous, before);
+    // From SRAM a 32-bit store takes a second cycle for the next word's fetch, in which its data
+    // phase is done (strb_strh_imm_index: strb.w r7, [r6, #1]!; ldr takes 2 + 2 there).
+    bool store_done = word_fetch > 1 && previous && previous->size == 4;
+    unsigned cycles = v7m(insn, previous) + system_bus_fetch(insn, previous, word_fetch) + (store_done ? 0 : waits_for_store(insn, previous, before));
     // A branch whose target fetch starts early saves a refill cycle: a B behind a multi-cycle
     // instruction, and any branch with its target known at decode, while the fetch bus is free.
     // From SRAM a load keeps the B behind it from fetching early (b_after_ldr: 2 more than from

@@ -214,6 +214,10 @@ TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM,
     // word-aligned; silicon: add_adc_sub_sbc_rsb_reg, N x add.w measures 2N + 2 from SRAM.
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}).cycles == 2);
     CHECK(cost(M3, {0xF100, 0x0001, 0x3001}, 0x20000000, 2).cycles == 3);
+    // ldr.w; strb.w r7, [r6, #1]!; ldr.w: from SRAM the strb.w's second cycle, the next word's
+    // fetch, covers its data phase, so the load behind it does not wait (strb_strh_imm_index:
+    // 2 + 2 + 2; rule 21's wait applies from flash).
+    CHECK(cost(M3, {0xf850, 0x2001, 0xf806, 0x7f01, 0xf850, 0x3001}, 0x20000014, 2).cycles == 2 + 2 + 2);
     // An instruction skipped in an IT block takes 1 (control_flow/it), but from SRAM a 32-bit one
     // still takes its word's fetch: mla.w skipped takes 2 there.
     decode::InstructionDecoder d;
