@@ -364,7 +364,8 @@ void TimingModel::store_bus_waits(std::span<const Instruction> insns, std::span<
         std::uint32_t word = insn.address & ~3u;
         if (next_word <= word) next_word = word + 4;  // its word is in
         fetch_until(t, word);
-        if (is_store_single(insn.id) && cost[i] > 0) {
+        // A store in an IT block may not run; it is left out.
+        if (is_store_single(insn.id) && !insn.conditional && cost[i] > 0) {
             std::uint32_t data = t + cost[i] - 1;
             fetch_until(data, word);
             if (bus_free > data) {
