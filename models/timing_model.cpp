@@ -211,7 +211,7 @@ unsigned TimingModel::instruction(const Instruction& insn, const Instruction* pr
     // flash), a multiply does not (mla_mls_b: mla; b.w saves the refill cycle, not the slower word
     // of the target, which branch_target_fetch() charges to the target).
     bool at_decode = decode_fetch(previous, word_fetch);
-    bool early = early_target_fetch(insn, previous) && (word_fetch <= 1 || previous->memory.mode == MemoryAccess::Mode::None);
+    bool early = early_target_fetch(insn, previous, word_fetch);
     if (early || (at_decode && target_at_decode(insn, previous))) --cycles;
     // From SRAM a B<cc> fetches its target at decode too, and when it is not taken that fetch has
     // held the System bus for a word (bcond: movs; beq not taken; 4 x add.w takes 2 more).
@@ -245,7 +245,7 @@ unsigned TimingModel::refill_covers_straddle(const Instruction& first, unsigned 
 // (early_target_fetch()).
 bool TimingModel::fetches_target_early(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (core_ == CoreKind::CortexM0 || word_fetch <= 1 || !insn.writes_pc) return false;
-    if (early_target_fetch(insn, previous) && previous->memory.mode == MemoryAccess::Mode::None) return true;
+    if (early_target_fetch(insn, previous, word_fetch)) return true;
     return decode_fetch(previous, word_fetch) && (target_at_decode(insn, previous) || speculates(insn));
 }
 
@@ -337,9 +337,18 @@ bool TimingModel::speculates(const Instruction& insn) const {
 
 // Measured on an STM32F100 (docs/silicon.md, piq_narrow_b_to_unaligned, b_after_ldr): a B decoded
 // while a multi-cycle instruction (a load too, from flash) executes starts its target fetch early.
-bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous) const {
-    return insn.id == ARM_INS_B && !insn.conditional && previous && !previous->writes_pc && previous->id != ARM_INS_ISB &&
-           v7m(*previous, nullptr) > 1;
+// From SRAM a load keeps the B behind it from fetching early (b_after_ldr: 2 more than from
+// flash), a multiply does not (mla_mls_b).
+bool TimingModel::early_target_fetch(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (insn.id != ARM_INS_B || insn.conditional || !previous || previous->writes_pc || previous->id == ARM_INS_ISB) return false;
+    if (word_fetch > 1 && previous->memory.mode != MemoryAccess::Mode::None) return false;
+    return v7m(*previous, nullptr) > 1;
+}
+
+// A single-cycle load or store right behind another data access, which from SRAM cannot overlap it.
+bool TimingModel::data_after_data(const Instruction& insn, const Instruction* previous) const {
+    bool after_data = previous && previous->memory.mode != MemoryAccess::Mode::None;
+    return insn.memory.mode != MemoryAccess::Mode::None && after_data && v7m(insn, previous) == 1;
 }
 
 // Measured on an STM32F100 (str from SRAM to SRAM): N register-offset stores take 2.5N cycles as
@@ -384,10 +393,8 @@ void TimingModel::store_bus_waits(std::span<const Instruction> insns, std::span<
 // CPI 1 and no more LSU than at 0 mod 4).
 unsigned TimingModel::fetch_wait(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
     if (word_fetch <= 1) return 0;
-    bool after_data = previous && previous->memory.mode != MemoryAccess::Mode::None;
-    unsigned data_wait = insn.memory.mode != MemoryAccess::Mode::None && after_data && v7m(insn, previous) == 1 ? 1 : 0;
     unsigned extra = system_bus_fetch(insn, previous, word_fetch);
-    return extra - std::min(extra, data_wait);
+    return extra - std::min(extra, data_after_data(insn, previous) ? 1u : 0u);
 }
 
 // Code fetched over the System bus (SRAM on a Cortex-M3/M4), which data accesses share, at
@@ -410,10 +417,8 @@ unsigned TimingModel::system_bus_fetch(const Instruction& insn, const Instructio
     bool fetched_ahead = previous && !previous->writes_pc && v7m(*previous, nullptr) >= word_fetch;
     bool waits_anyway = address_stall(insn, previous) > 0;
     unsigned extra = insn.size == 4 && (insn.address & 2) && !pc_load_refill(insn) && !fetched_ahead && !waits_anyway ? 1 : 0;
-    bool data = insn.memory.mode != decode::MemoryAccess::Mode::None;
-    bool after_data = previous && previous->memory.mode != decode::MemoryAccess::Mode::None;
     unsigned own = v7m(insn, previous);
-    if (data && after_data && own == 1) ++extra;
+    if (data_after_data(insn, previous)) ++extra;
     if (insn.size == 4 && own + extra < word_fetch) extra = word_fetch - own;
     return extra;
 }

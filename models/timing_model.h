@@ -111,7 +111,9 @@ private:
     unsigned fpu(const decode::Instruction& insn) const;
     unsigned pc_load_refill(const decode::Instruction& insn) const;
     // A B decoded while a multi-cycle instruction executes starts its target fetch early.
-    bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    bool early_target_fetch(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    // A single-cycle load or store right behind another data access.
+    bool data_after_data(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // 1 when `insn` waits for an address register the instruction before it writes.
     unsigned address_stall(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // The register `load` writes a cycle too late for the next address, or -1.
