@@ -10,7 +10,7 @@ namespace emutrace::app {
 namespace {
 
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles"});
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -38,6 +38,10 @@ emu::MemoryRegion parse_region(const config::Node& n) {
         std::uint32_t c = n["fetch_word_cycles"].u32();
         if (c > 15) n["fetch_word_cycles"].fail("must be between 0 and 15");
         r.fetch_word_cycles = static_cast<std::uint8_t>(c);
+    }
+    if (n.has("shares_fetch_port")) {
+        if (r.mmio) n["shares_fetch_port"].fail("code is not fetched from MMIO");
+        r.shares_fetch_port = n["shares_fetch_port"].boolean();
     }
     return r;
 }

@@ -69,11 +69,13 @@ std::uint32_t address_field(const nlohmann::json& dump, const char* key, const s
 emu::MachineConfig board_config(const SiliconBoard& board, std::uint32_t main, std::uint32_t exit) {
     emu::MachineConfig c;
     c.clock_hz = board.clock_hz;
-    auto region = [&](const char* name, std::uint32_t base, std::uint32_t size, unsigned access, bool mmio, unsigned fetch = 0) {
-        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch)});
+    auto region = [&](const char* name, std::uint32_t base, std::uint32_t size, unsigned access, bool mmio, unsigned fetch = 0,
+                      bool shares_fetch_port = false) {
+        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch), shares_fetch_port});
     };
-    region("flash", board.flash_base, board.flash_size, emu::AccessRead | emu::AccessExecute, false);
-    region("flash_alias", 0, board.flash_size, emu::AccessRead | emu::AccessExecute, false);  // boot from main flash
+    const unsigned flash_access = emu::AccessRead | emu::AccessExecute;
+    region("flash", board.flash_base, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);
+    region("flash_alias", 0, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);  // boot from main flash
     region("sram", board.sram_base, board.sram_size, emu::AccessRead | emu::AccessWrite | emu::AccessExecute, false,
            board.sram_fetch_word_cycles);
     // The test programs do not use the vendor peripherals between main and exit; reads there are 0.

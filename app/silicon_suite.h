@@ -36,6 +36,7 @@ struct SiliconBoard {
     std::uint32_t flash_base = 0x08000000, flash_size = 128 * 1024;
     std::uint32_t sram_base = 0x20000000, sram_size = 8 * 1024;
     unsigned sram_fetch_word_cycles = 2;  ///< code in SRAM comes over the System bus
+    bool flash_shares_fetch_port = true;  ///< loads from flash take the flash interface ahead of the fetch
     std::uint64_t clock_hz = 24'000'000;
 };
 

@@ -121,6 +121,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
                         wait_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
     }
+    for (const auto& r : plan.memory) {
+        if (!timing || !r.shares_fetch_port) continue;
+        uc.add_hook(UC_HOOK_MEM_READ, reinterpret_cast<void*>(detail::on_port_read), this, r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
+    }
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
         if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());
@@ -330,6 +334,37 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
         return at;
     }
     return counters;
+}
+
+void detail::MachineState::port_read(std::uint32_t address) {
+    PortBlock* block = blocks.port_block(block_pc);
+    if (!block) return;
+    PortRun& run = port_run;
+    if (run.epoch != counters.instructions || run.block != block_pc) run = PortRun{counters.instructions, block_pc, 0, 0, 0, {}};
+    if (run.words_left) {  // the next word of the LDM or LDRD just matched
+        --run.words_left;
+        return;
+    }
+    auto reg = [this](int r) { return core_register(r); };
+    auto list = blocks.accesses(block_pc);
+    for (std::size_t i = run.cursor; i < list.size(); ++i) {
+        const auto& a = list[i];
+        if (address - decode::effective_address(a.access, a.address, reg) >= a.access.bytes) continue;
+        run.cursor = static_cast<std::uint32_t>(i + 1);
+        auto& insns = block->instructions;
+        auto it = std::lower_bound(insns.begin(), insns.end(), a.address,
+                                   [](const models::PortInstruction& p, std::uint32_t at) { return p.address < at; });
+        if (it == insns.end() || it->address != a.address) return;
+        run.words_left = it->reads ? it->reads - 1u : 0u;
+        auto index = static_cast<std::size_t>(it - insns.begin());
+        if (index >= 64) return;
+        run.on_port |= std::uint64_t{1} << index;
+        models::Starvation loss = BlockCache::starvation(*block, run.on_port);
+        counters.cycles += static_cast<std::uint64_t>(std::int64_t{loss.cycles} - std::int64_t{run.charged.cycles});
+        counters.lsu += static_cast<std::uint64_t>(std::int64_t{loss.lsu} - std::int64_t{run.charged.lsu});
+        run.charged = loss;
+        return;
+    }
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image)

@@ -29,6 +29,9 @@ struct MemoryRegion {
     /// Code here is fetched over the System bus at this many cycles per 32-bit word, shared with
     /// data accesses (SRAM on an STM32F100: 2); 0 for a code bus that keeps up with execution.
     std::uint8_t fetch_word_cycles = 0;
+    /// Data reads here take the port the instruction fetch uses, ahead of it (an STM32F1's flash
+    /// interface serves ICode and DCode one transfer a cycle): a run of them starves the fetch.
+    bool shares_fetch_port = false;
 };
 
 struct DeviceConfig {

@@ -118,6 +118,10 @@ bool on_wait_state_access(uc_engine*, uc_mem_type, std::uint64_t, int, std::int6
     return true;
 }
 
+void on_port_read(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int64_t, void* user) {
+    machine(user).port_read(static_cast<std::uint32_t>(address));
+}
+
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     detail::MachineState& m = machine(user);
     std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);

@@ -131,6 +131,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
     // DWT's event counters have counted the accessing instruction whole by then.
     std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
+    bool has_access = false;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
         lsu_before += lsu[i];
@@ -148,6 +149,19 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     timing_->store_pipelined(insns[i + 1], &insns[i]);
         accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined, overlapped[i]});
+        has_access = true;
+    }
+    if (timing_ && region && region->shares_fetch_port && has_access) {
+        PortBlock port;
+        for (std::size_t i = 0; i < insns.size(); ++i) {
+            const decode::Instruction& insn = insns[i];
+            bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
+            port.instructions.push_back({insn.address, insn.size, static_cast<std::uint8_t>(std::min(cost[i], 255u)),
+                                         static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0), overlapped[i],
+                                         timing_->pipelined_load(insn, i ? &insns[i - 1] : first_previous, word_fetch)});
+        }
+        port.refilled = !first_previous || first_previous->id == ARM_INS_ISB;
+        port_blocks_.insert_or_assign(address, std::move(port));
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
@@ -246,6 +260,14 @@ void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size)
     if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
     BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
     if (slot.address == address && slot.size == size) clear(slot);
+}
+
+models::Starvation BlockCache::starvation(PortBlock& block, std::uint64_t on_port) {
+    for (const auto& [set, loss] : block.known)
+        if (set == on_port) return loss;
+    models::Starvation loss = models::fetch_starvation(block.instructions, on_port, block.refilled);
+    block.known.emplace_back(on_port, loss);
+    return loss;
 }
 
 std::span<const BlockAccess> BlockCache::accesses(std::uint32_t address) const {

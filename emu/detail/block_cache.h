@@ -14,6 +14,7 @@
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
 #include "models/core.h"
+#include "models/fetch_port.h"
 #include "models/timing_model.h"
 
 namespace emutrace::emu::detail {
@@ -94,6 +95,14 @@ struct OperandSiteCode {
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
+/// A block fetched from a region whose data reads take the fetch's port (shares_fetch_port),
+/// with loads: what models::fetch_starvation() needs, and its answers so far.
+struct PortBlock {
+    std::vector<models::PortInstruction> instructions;
+    bool refilled = false;
+    std::vector<std::pair<std::uint64_t, models::Starvation>> known;  ///< by set of instructions reading the port
+};
+
 /// The first instruction of a block the core cannot execute.
 struct Violation {
     std::uint32_t pc = 0;
@@ -130,6 +139,13 @@ public:
     /// Clears OperandSites on the block once its sites are hooked, so it runs on the fast path.
     void operand_sites_hooked(std::uint32_t address, std::uint32_t size);
     std::size_t distinct_blocks() const { return blocks_.size(); }
+    /// The block at `address` if it runs from a region that shares its fetch port and has loads, else null.
+    PortBlock* port_block(std::uint32_t address) {
+        auto it = port_blocks_.find(address);
+        return it == port_blocks_.end() ? nullptr : &it->second;
+    }
+    /// What `block` loses when the data reads of the instructions flagged in `on_port` take its fetch port.
+    static models::Starvation starvation(PortBlock& block, std::uint64_t on_port);
 
 private:
     static constexpr std::size_t kFrontSlots = 8192;
@@ -157,6 +173,7 @@ private:
     /// The IT instruction of an IT block that runs past the end of such a block, by the address
     /// that continues it.
     std::unordered_map<std::uint32_t, std::uint32_t> open_it_;
+    std::unordered_map<std::uint32_t, PortBlock> port_blocks_;
 };
 
 }  // namespace emutrace::emu::detail

@@ -83,6 +83,8 @@ struct WaitRegion {
 
 void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 bool on_wait_state_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
+/// A data read from a region that shares the fetch's port (user: the MachineState).
+void on_port_read(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 
 }  // namespace detail
 
@@ -113,6 +115,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// cycles are all counted when it starts, so take back those still to come. A load the block
     /// counted as pipelined with a load to other memory costs its cycle back (silicon: ldr_reg).
     nvic::CycleCounters counters_at_access(std::uint32_t address, const DeviceSlot& device);
+    /// A data read at `address` from a region sharing the fetch's port: charges what the current
+    /// block loses to the starved fetch with this read's instruction among those on the port.
+    void port_read(std::uint32_t address);
     /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
@@ -207,6 +212,17 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
     /// until a code hook (a divide) fires in it, so the machine keeps its own.
     std::uint32_t block_pc = 1;
+    /// The current block's reads on the fetch's port (port_read): which run of which block they
+    /// belong to (counters.instructions changes with every block), the instructions that made them,
+    /// the next access to match, words of the last one still to come, and what was charged.
+    struct PortRun {
+        std::uint64_t epoch = ~0ull;
+        std::uint32_t block = 1;
+        std::uint64_t on_port = 0;
+        std::uint32_t cursor = 0;
+        std::uint32_t words_left = 0;
+        models::Starvation charged;
+    } port_run;
     std::uint64_t exceptions_taken = 0;
     std::uint64_t thread_switches = 0;
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none

@@ -75,17 +75,23 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }
 
-TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus; the default does not") {
+TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus and shares the flash port with loads; the default does neither") {
     app::Scenario sc = app::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
     REQUIRE(sc.machine.memory.size() == 3);
     CHECK(sc.machine.memory[0].base == 0x08000000u);
     CHECK(sc.machine.memory[0].fetch_word_cycles == 0);
     CHECK(sc.machine.memory[1].fetch_word_cycles == 2);
-    for (const auto& r : app::default_scenario().machine.memory) CHECK(r.fetch_word_cycles == 0);
+    CHECK(sc.machine.memory[0].shares_fetch_port);  // loads from flash take the flash interface first
+    CHECK_FALSE(sc.machine.memory[1].shares_fetch_port);
+    for (const auto& r : app::default_scenario().machine.memory) CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port));
     auto parse = [](const std::string& region) {
         return app::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
     };
     CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, fetch_word_cycles: 99}"),
                          doctest::Contains("s.yaml:2:67: memory[0].fetch_word_cycles: must be between 0 and 15"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: io, kind: mmio, base: 0x40000000, size: 4KiB, shares_fetch_port: true}"),
+                         doctest::Contains("memory[0].shares_fetch_port: code is not fetched from MMIO"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: f, kind: flash, base: 0, size: 4KiB, shares_fetch_port: maybe}"),
+                         doctest::Contains("memory[0].shares_fetch_port"), ConfigError);
 }
