@@ -33,8 +33,11 @@ struct Starvation {
 ///
 /// The fetch: a word's address phase in cycle f, its data in f + 1, decoded in f + 2, executed
 /// from f + 3 at the earliest; a new word only while the 3-word queue (the decode register
-/// counting whole) has a word free. A load's reads take the port in the cycles before its last
-/// (its data phase). A pipelined load's cycles lost count as LSU cycles for the first, CPI after.
+/// counting whole) has a word free, or will have once the decoded instruction moves on (unless
+/// that is a load waiting for the load before it). A load's reads take the port in the cycles
+/// before its last (its data phase). A load pipelined behind one to another memory takes its
+/// cycle back, as the machine counts it. A pipelined load held up counts its first lost cycle as
+/// LSU, the rest as CPI.
 Starvation fetch_starvation(std::span<const PortInstruction> block, std::uint64_t on_port, bool refilled);
 
 }  // namespace emutrace::models

@@ -266,6 +266,7 @@ models::Starvation BlockCache::starvation(PortBlock& block, std::uint64_t on_por
     for (const auto& [set, loss] : block.known)
         if (set == on_port) return loss;
     models::Starvation loss = models::fetch_starvation(block.instructions, on_port, block.refilled);
+    if (block.known.size() >= kMostKnownSets) block.known.clear();  // firmware that varies which loads read flash
     block.known.emplace_back(on_port, loss);
     return loss;
 }

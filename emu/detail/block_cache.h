@@ -149,6 +149,7 @@ public:
 
 private:
     static constexpr std::size_t kFrontSlots = 8192;
+    static constexpr std::size_t kMostKnownSets = 64;  ///< per PortBlock
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
