@@ -216,10 +216,8 @@ std::optional<std::uint32_t> detail::MachineState::faulting_instruction(std::uin
     std::size_t n = code.size();
     while (n >= 2 && !uc.read_memory(block_start, std::span(code.data(), n))) n /= 2;
     if (n < 2) return std::nullopt;
-    auto reg = [this](int r) { return core_register(r); };
     for (const auto& insn : blocks.decoder().decode(std::span(code.data(), n), block_start)) {
-        if (insn.memory.mode != decode::MemoryAccess::Mode::None &&
-            address - decode::effective_address(insn.memory, insn.address, reg) < insn.memory.bytes)
+        if (insn.memory.mode != decode::MemoryAccess::Mode::None && access_covers(insn.memory, insn.address, address))
             return insn.address;
         if (insn.is_jump) break;  // the translated block ends here
     }
@@ -308,32 +306,37 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
 // one that will go elsewhere (its address is known now: pipelining means this load writes none of
 // its registers).
 nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
-    auto reg = [this](int r) { return core_register(r); };
     auto list = blocks.accesses(block_pc);
-    for (std::size_t i = access_cursor; i < list.size(); ++i) {
-        const auto& a = list[i];
-        if (address - decode::effective_address(a.access, a.address, reg) >= a.access.bytes) continue;
-        auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
-        // The load before may be the previous block's last instruction (a block Unicorn ended at
-        // a page boundary), so it is found by instruction count rather than in this block's list.
-        std::uint64_t instruction = counters.instructions - a.remaining.instructions - (a.overlapped ? 1 : 0);
-        if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
-        device_access_at = instruction;
-        access_cursor = static_cast<std::uint32_t>(i + 1);
-        nvic::CycleCounters at = counters;
-        at.cycles -= a.remaining.cycles;
-        at.instructions = counters.instructions - a.remaining.instructions;
-        at.lsu -= a.remaining.lsu;
-        at.fold -= a.remaining.fold;
-        // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
-        // after it waits for its data phase (silicon: stm_stmdb).
-        if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
-            const auto& next = list[i + 1];
-            if (decode::effective_address(next.access, next.address, reg) - device.base >= device.size) pipeline_break();
-        }
-        return at;
+    std::size_t i = next_access_covering(list, access_cursor, address);
+    if (i == list.size()) return counters;
+    const auto& a = list[i];
+    auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
+    // The load before may be the previous block's last instruction (a block Unicorn ended at
+    // a page boundary), so it is found by instruction count rather than in this block's list.
+    std::uint64_t instruction = counters.instructions - a.remaining.instructions - (a.overlapped ? 1 : 0);
+    if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
+    device_access_at = instruction;
+    access_cursor = static_cast<std::uint32_t>(i + 1);
+    nvic::CycleCounters at = counters;
+    at.cycles -= a.remaining.cycles;
+    at.instructions = counters.instructions - a.remaining.instructions;
+    at.lsu -= a.remaining.lsu;
+    at.fold -= a.remaining.fold;
+    // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
+    // after it waits for its data phase (silicon: stm_stmdb).
+    if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
+        const auto& next = list[i + 1];
+        if (decode::effective_address(next.access, next.address, [this](int r) { return core_register(r); }) - device.base >=
+            device.size)
+            pipeline_break();
     }
-    return counters;
+    return at;
+}
+
+std::size_t detail::MachineState::next_access_covering(std::span<const BlockAccess> list, std::size_t from, std::uint32_t address) const {
+    for (std::size_t i = from; i < list.size(); ++i)
+        if (access_covers(list[i].access, list[i].address, address)) return i;
+    return list.size();
 }
 
 void detail::MachineState::port_read(std::uint32_t address) {
@@ -345,26 +348,22 @@ void detail::MachineState::port_read(std::uint32_t address) {
         --run.words_left;
         return;
     }
-    auto reg = [this](int r) { return core_register(r); };
     auto list = blocks.accesses(block_pc);
-    for (std::size_t i = run.cursor; i < list.size(); ++i) {
-        const auto& a = list[i];
-        if (address - decode::effective_address(a.access, a.address, reg) >= a.access.bytes) continue;
-        run.cursor = static_cast<std::uint32_t>(i + 1);
-        auto& insns = block->instructions;
-        auto it = std::lower_bound(insns.begin(), insns.end(), a.address,
-                                   [](const models::PortInstruction& p, std::uint32_t at) { return p.address < at; });
-        if (it == insns.end() || it->address != a.address) return;
-        run.words_left = it->reads ? it->reads - 1u : 0u;
-        auto index = static_cast<std::size_t>(it - insns.begin());
-        if (index >= 64) return;
-        run.on_port |= std::uint64_t{1} << index;
-        models::Starvation loss = BlockCache::starvation(*block, run.on_port);
-        counters.cycles += static_cast<std::uint64_t>(std::int64_t{loss.cycles} - std::int64_t{run.charged.cycles});
-        counters.lsu += static_cast<std::uint64_t>(std::int64_t{loss.lsu} - std::int64_t{run.charged.lsu});
-        run.charged = loss;
-        return;
-    }
+    std::size_t i = next_access_covering(list, run.cursor, address);
+    if (i == list.size()) return;
+    run.cursor = static_cast<std::uint32_t>(i + 1);
+    auto& insns = block->instructions;
+    auto it = std::lower_bound(insns.begin(), insns.end(), list[i].address,
+                               [](const models::PortInstruction& p, std::uint32_t at) { return p.address < at; });
+    if (it == insns.end() || it->address != list[i].address) return;
+    run.words_left = it->reads ? it->reads - 1u : 0u;
+    auto index = static_cast<std::size_t>(it - insns.begin());
+    if (index >= 64) return;
+    run.on_port |= std::uint64_t{1} << index;
+    models::Starvation loss = BlockCache::starvation(*block, run.on_port);
+    counters.cycles += static_cast<std::uint64_t>(std::int64_t{loss.cycles} - std::int64_t{run.charged.cycles});
+    counters.lsu += static_cast<std::uint64_t>(std::int64_t{loss.lsu} - std::int64_t{run.charged.lsu});
+    run.charged = loss;
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image)

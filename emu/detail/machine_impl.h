@@ -122,6 +122,13 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
     }
+    /// Whether `access`, of the instruction at `insn_address`, covers `address` with the current registers.
+    bool access_covers(const decode::MemoryAccess& access, std::uint32_t insn_address, std::uint32_t address) const {
+        return address - decode::effective_address(access, insn_address, [this](int r) { return core_register(r); }) < access.bytes;
+    }
+    /// The first of `list` (the current block's accesses) from `from` on that covers `address`,
+    /// or list.size(): accesses happen in program order, so a cursor tells two of one address apart.
+    std::size_t next_access_covering(std::span<const BlockAccess> list, std::size_t from, std::uint32_t address) const;
     /// First sight of a block flagged OperandSites: hooks its sites and runs the block again.
     void hook_operand_sites(std::uint32_t address, std::uint32_t size);
     /// Ends the run (first reason wins) without writing PC, which would cancel the stop.
