@@ -343,7 +343,7 @@ void detail::MachineState::port_read(std::uint32_t address) {
     PortBlock* block = blocks.port_block(block_pc);
     if (!block) return;
     PortRun& run = port_run;
-    if (run.epoch != counters.instructions || run.block != block_pc) run = PortRun{counters.instructions, block_pc, 0, 0, 0, {}};
+    if (run.epoch != counters.instructions) run = PortRun{counters.instructions, 0, 0, 0, {}};
     if (run.words_left) {  // the next word of the LDM or LDRD just matched
         --run.words_left;
         return;

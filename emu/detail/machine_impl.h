@@ -219,12 +219,11 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
     /// until a code hook (a divide) fires in it, so the machine keeps its own.
     std::uint32_t block_pc = 1;
-    /// The current block's reads on the fetch's port (port_read): which run of which block they
-    /// belong to (counters.instructions changes with every block), the instructions that made them,
-    /// the next access to match, words of the last one still to come, and what was charged.
+    /// The current block's reads on the fetch's port (port_read): which block run they belong to
+    /// (counters.instructions, which every block raises), the instructions that made them, the
+    /// next access to match, words of the last one still to come, and what was charged.
     struct PortRun {
         std::uint64_t epoch = ~0ull;
-        std::uint32_t block = 1;
         std::uint64_t on_port = 0;
         std::uint32_t cursor = 0;
         std::uint32_t words_left = 0;
