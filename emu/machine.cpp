@@ -313,7 +313,7 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
     auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
     // The load before may be the previous block's last instruction (a block Unicorn ended at
     // a page boundary), so it is found by instruction count rather than in this block's list.
-    std::uint64_t instruction = counters.instructions - a.remaining.instructions - (a.overlapped ? 1 : 0);
+    std::uint64_t instruction = counters.instructions - a.remaining.instructions;
     if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
     device_access_at = instruction;
     access_cursor = static_cast<std::uint32_t>(i + 1);

@@ -129,9 +129,14 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
-    // DWT's event counters have counted the accessing instruction whole by then.
+    // DWT's event counters have counted the accessing instruction by then, but not an LSU cycle
+    // in its data phase: whether the next instruction runs in it is settled only after the read
+    // (silicon: cbz_deps, a DWT read whose data phase a NOP runs in counts no LSU cycle).
     std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
     bool has_access = false;
+    // A load's data phase that no instruction runs in is still to come: the last of a pipelined
+    // run of loads, which may have started in the block before.
+    bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
         lsu_before += lsu[i];
@@ -139,16 +144,15 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
         // A load whose data phase the next instruction overlaps reads when it would have alone.
         std::uint32_t data_phase = before - (overlapped[i] ? 0 : 1);
-        // The overlapping instruction is under way then: counting it keeps CPICNT from stepping back.
-        auto done = static_cast<std::uint32_t>(i + 1 + (overlapped[i] ? 1 : 0));
-        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - std::min(info.instructions, done),
-                                    info.lsu - lsu_before, info.fold - fold_before};
         const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
         bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
+        data_phase_pending = !overlapped[i] && (pipelined ? data_phase_pending : lsu[i] > 0);
+        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - static_cast<std::uint32_t>(i + 1),
+                                    info.lsu - lsu_before + (data_phase_pending ? 1 : 0), info.fold - fold_before};
         bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     timing_->store_pipelined(insns[i + 1], &insns[i]);
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined, overlapped[i]});
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined});
         has_access = true;
     }
     if (timing_ && region && region->shares_fetch_port && has_access) {

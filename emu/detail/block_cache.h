@@ -71,17 +71,15 @@ struct BlockAccess {
     decode::MemoryAccess access;
     struct Remaining {
         std::uint32_t cycles = 0;        ///< after the access: the instruction's last cycle is its data phase
-        std::uint32_t instructions = 0;  ///< after the accessing instruction, and so lsu and fold
-        std::uint32_t lsu = 0, fold = 0;
+        std::uint32_t instructions = 0;  ///< after the accessing instruction, and so fold
+        std::uint32_t lsu = 0;           ///< and the LSU cycle of a data phase still to come
+        std::uint32_t fold = 0;
     } remaining;
     bool pipelined = false;       ///< a load counted as overlapping the load just before it
     bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
     /// A load followed by a store counted as pipelined behind it, so that the load after the
     /// store does not wait for its data phase (the three are this block's next accesses).
     bool next_store_pipelined = false;
-    /// The next instruction runs in this load's data phase (TimingModel::overlaps_load): the
-    /// remaining counts leave it out.
-    bool overlapped = false;
 };
 
 /// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on

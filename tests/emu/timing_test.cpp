@@ -76,13 +76,15 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
 TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the extra cycles") {
     FirmwareRun r = run_firmware("dwt_timing");
     REQUIRE(r.result.exit_code == 0);
-    // Each delta covers the sequence and the closing read (a load). Silicon (shared/silicon
-    // control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
+    // Each delta covers the opening read's data phase, the sequence and the closing read's first
+    // cycle. Silicon (shared/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
     const std::map<std::string, unsigned long> expected{
         {"cpi_b", 1},        // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
-        {"lsu_b", 1},        // the closing read, not pipelined behind B
+        {"lsu_b", 1},        // the opening read's data phase: B does not run in it
         {"cpi_udiv", 5},     // 100 / 7 takes 6
-        {"lsu_ldr_nop", 1},  // the closing read's second cycle: the NOP runs in the load's (silicon: cbz_deps)
+        // No load stalls: each NOP runs in a load's data phase, and the closing read samples
+        // before its own (silicon: cbz_deps, a DWT read; nop; cbz; DWT read counts LSU 0).
+        {"lsu_ldr_nop", 0},
         {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
         {"fold_it", 1},      // the IT folded behind CMP
     };
