@@ -10,7 +10,7 @@ namespace emutrace::app {
 namespace {
 
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port"});
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -42,6 +42,10 @@ emu::MemoryRegion parse_region(const config::Node& n) {
     if (n.has("shares_fetch_port")) {
         if (r.mmio) n["shares_fetch_port"].fail("code is not fetched from MMIO");
         r.shares_fetch_port = n["shares_fetch_port"].boolean();
+    }
+    if (n.has("times_unaligned")) {
+        if (r.mmio) n["times_unaligned"].fail("device accesses are timed by their devices");
+        r.times_unaligned = n["times_unaligned"].boolean();
     }
     return r;
 }

@@ -71,7 +71,8 @@ emu::MachineConfig board_config(const SiliconBoard& board, std::uint32_t main, s
     c.clock_hz = board.clock_hz;
     auto region = [&](const char* name, std::uint32_t base, std::uint32_t size, unsigned access, bool mmio, unsigned fetch = 0,
                       bool shares_fetch_port = false) {
-        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch), shares_fetch_port});
+        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch), shares_fetch_port,
+                            !mmio && board.times_unaligned});
     };
     const unsigned flash_access = emu::AccessRead | emu::AccessExecute;
     region("flash", board.flash_base, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);

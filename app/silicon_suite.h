@@ -37,6 +37,7 @@ struct SiliconBoard {
     std::uint32_t sram_base = 0x20000000, sram_size = 8 * 1024;
     unsigned sram_fetch_word_cycles = 2;  ///< code in SRAM comes over the System bus
     bool flash_shares_fetch_port = true;  ///< loads from flash take the flash interface ahead of the fetch
+    bool times_unaligned = true;          ///< an unaligned access takes the transfers the core splits it into
     std::uint64_t clock_hz = 24'000'000;
 };
 

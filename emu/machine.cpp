@@ -115,10 +115,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     }
     if (timing) {
         for (const auto& r : plan.memory) {
-            if (!r.wait_states) continue;
-            wait_regions.push_back(std::make_unique<detail::WaitRegion>(detail::WaitRegion{this, r.wait_states}));
-            uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_wait_state_access),
-                        wait_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
+            if (!r.wait_states && !r.times_unaligned) continue;
+            timed_regions.push_back(std::make_unique<detail::TimedRegion>(detail::TimedRegion{this, r.wait_states, r.times_unaligned}));
+            uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_timed_access),
+                        timed_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
     }
     for (const auto& r : plan.memory) {
@@ -340,8 +340,6 @@ std::size_t detail::MachineState::next_access_covering(std::span<const BlockAcce
 }
 
 void detail::MachineState::port_read(std::uint32_t address) {
-    PortBlock* block = blocks.port_block(block_pc);
-    if (!block) return;
     PortRun& run = port_run;
     if (run.epoch != counters.instructions) run = PortRun{counters.instructions, 0, 0, 0, {}};
     if (run.words_left) {  // the next word of the LDM or LDRD just matched
@@ -352,6 +350,16 @@ void detail::MachineState::port_read(std::uint32_t address) {
     std::size_t i = next_access_covering(list, run.cursor, address);
     if (i == list.size()) return;
     run.cursor = static_cast<std::uint32_t>(i + 1);
+    // A store counted as pipelined behind this load that goes to another memory does not pipeline,
+    // and the load after it waits for its data phase (silicon: ldr_str_unaligned, ldr.w from flash;
+    // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read.
+    if (list[i].next_store_pipelined && i + 1 < list.size()) {
+        const auto& store = list[i + 1];
+        std::uint32_t to = decode::effective_address(store.access, store.address, [this](int r) { return core_register(r); });
+        if (region_at(plan, to) != region_at(plan, address)) ++counters.cycles, ++counters.lsu;
+    }
+    PortBlock* block = blocks.port_block(block_pc);
+    if (!block) return;
     auto& insns = block->instructions;
     auto it = std::lower_bound(insns.begin(), insns.end(), list[i].address,
                                [](const models::PortInstruction& p, std::uint32_t at) { return p.address < at; });

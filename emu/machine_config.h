@@ -32,6 +32,8 @@ struct MemoryRegion {
     /// Data reads here take the port the instruction fetch uses, ahead of it (an STM32F1's flash
     /// interface serves ICode and DCode one transfer a cycle): a run of them starves the fetch.
     bool shares_fetch_port = false;
+    /// An unaligned load or store here takes the extra transfers the core splits it into.
+    bool times_unaligned = false;
 };
 
 struct DeviceConfig {

@@ -112,9 +112,17 @@ void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     m.counters.cycles += extra;  // part of the instruction's own cost, as the block's minimum is
 }
 
-bool on_wait_state_access(uc_engine*, uc_mem_type, std::uint64_t, int, std::int64_t, void* user) {
-    auto& region = *static_cast<WaitRegion*>(user);
-    region.machine->add_idle_cycles(region.wait_states, region.machine->counters.stall);
+bool on_timed_access(uc_engine*, uc_mem_type, std::uint64_t address, int size, std::int64_t, void* user) {
+    auto& region = *static_cast<TimedRegion*>(user);
+    MachineState& m = *region.machine;
+    if (region.wait_states) m.add_idle_cycles(region.wait_states, m.counters.stall);
+    if (region.times_unaligned && size > 1 && (address & static_cast<unsigned>(size - 1))) {
+        // The core splits the access into aligned transfers (silicon: ldr_str_unaligned): a word at
+        // 1 or 3 mod 4 into byte, halfword, byte; at 2 mod 4, or a halfword at an odd address, into two.
+        std::uint32_t extra = (size == 4 && (address & 1) ? 2u : 1u) * (1 + region.wait_states);
+        m.counters.cycles += extra;
+        m.counters.lsu += extra;
+    }
     return true;
 }
 

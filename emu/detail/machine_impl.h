@@ -75,14 +75,16 @@ struct OperandSite {
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
-/// A memory region with data wait states (hooked over its address range).
-struct WaitRegion {
+/// A memory region whose data accesses cost more than the block counted (hooked over its address
+/// range): wait states, or the extra bus transfers of an unaligned access.
+struct TimedRegion {
     MachineState* machine = nullptr;
     std::uint32_t wait_states = 0;
+    bool times_unaligned = false;
 };
 
 void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
-bool on_wait_state_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
+bool on_timed_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// A data read from a region that shares the fetch's port (user: the MachineState).
 void on_port_read(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 
@@ -189,7 +191,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::vector<std::unique_ptr<WindowSlot>> windows;
     std::vector<std::unique_ptr<OperandSite>> operand_sites;
     std::unordered_set<std::uint32_t> hooked_sites;
-    std::vector<std::unique_ptr<WaitRegion>> wait_regions;
+    std::vector<std::unique_ptr<TimedRegion>> timed_regions;
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;

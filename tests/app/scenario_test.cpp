@@ -75,7 +75,7 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }
 
-TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus and shares the flash port with loads; the default does neither") {
+TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the default does none of it") {
     app::Scenario sc = app::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
     REQUIRE(sc.machine.memory.size() == 3);
@@ -84,7 +84,10 @@ TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System
     CHECK(sc.machine.memory[1].fetch_word_cycles == 2);
     CHECK(sc.machine.memory[0].shares_fetch_port);  // loads from flash take the flash interface first
     CHECK_FALSE(sc.machine.memory[1].shares_fetch_port);
-    for (const auto& r : app::default_scenario().machine.memory) CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port));
+    CHECK((sc.machine.memory[0].times_unaligned && sc.machine.memory[1].times_unaligned));
+    CHECK_FALSE(sc.machine.memory[2].times_unaligned);  // the APB window: no device models
+    for (const auto& r : app::default_scenario().machine.memory)
+        CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port && !r.times_unaligned));
     auto parse = [](const std::string& region) {
         return app::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
     };
@@ -94,4 +97,8 @@ TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System
                          doctest::Contains("memory[0].shares_fetch_port: code is not fetched from MMIO"), ConfigError);
     CHECK_THROWS_WITH_AS(parse("{name: f, kind: flash, base: 0, size: 4KiB, shares_fetch_port: maybe}"),
                          doctest::Contains("memory[0].shares_fetch_port"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: io, kind: mmio, base: 0x40000000, size: 4KiB, times_unaligned: true}"),
+                         doctest::Contains("memory[0].times_unaligned: device accesses are timed by their devices"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, times_unaligned: 2}"),
+                         doctest::Contains("memory[0].times_unaligned"), ConfigError);
 }

@@ -69,8 +69,32 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         {"udiv_b_page", 2 + 6 + 2},         // 100 / 7 6, B behind it P
         // An IT block split by a page boundary: the bxeq after it is still conditional.
         {"it_page", 2 + 1 + 0 + 1},         // CMP 1, IT 0 (folded), BXEQ skipped 1
+        // Unaligned accesses cost what aligned ones do unless the region times them (below).
+        {"ldr_plus1", 2 + 2},               // SRAM load behind a DWT read, as ldr1
+        {"ldr_plus2", 2 + 2},
+        {"ldrh_plus1", 2 + 2},
+        {"str_plus3", 2 + 1 + 1},           // STR 1, the closing read waits for its data phase
     };
     CHECK(timings(r.sink.text) == expected);
+}
+
+TEST_CASE("timing: a region that times unaligned accesses charges the core's extra transfers") {
+    // Silicon (memory/ldr_str_unaligned): a word at 1 or 3 mod 4 takes 2 more (byte, halfword,
+    // byte), at 2 mod 4 one more, a halfword at an odd address one more; loads and stores alike.
+    auto unaligned = [](emu::MachineConfig& c) {
+        for (auto& region : c.memory) region.times_unaligned = !region.mmio;
+    };
+    FirmwareRun r = run_firmware("dwt_timing", "", unaligned);
+    REQUIRE(r.result.exit_code == 0);
+    auto t = timings(r.sink.text);
+    CHECK(t.at("ldr_plus1") == 2 + 2 + 2);
+    CHECK(t.at("ldr_plus2") == 2 + 2 + 1);
+    CHECK(t.at("ldrh_plus1") == 2 + 2 + 1);
+    CHECK(t.at("str_plus3") == 2 + 1 + 1 + 2);
+    CHECK(t.at("ldr1") == 2 + 2);  // aligned: unchanged
+    CHECK(t.at("ldr4") == 2 + 3 * 1 + 2);
+    auto lsu = timings(r.sink.text, "counter");
+    CHECK(lsu.at("lsu_ldr_nop") == 0);  // the event counters' measurements are aligned
 }
 
 TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the extra cycles") {
