@@ -186,6 +186,12 @@ std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t
             if (int k = register_number(c.detail->arm.operands[0].reg); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
         if (c.detail->arm.op_count > 0 && c.detail->arm.operands[0].type == ARM_OP_REG)
             ins.first_register = static_cast<std::int8_t>(register_number(c.detail->arm.operands[0].reg));
+        if ((c.id == ARM_INS_MLA || c.id == ARM_INS_MLS) && c.detail->arm.op_count == 4) {
+            const cs_arm_op* op = c.detail->arm.operands;
+            ins.accumulator = static_cast<std::int8_t>(register_number(op[3].reg));
+            for (int k : {register_number(op[1].reg), register_number(op[2].reg)})
+                if (k >= 0) ins.multiplicands |= static_cast<std::uint16_t>(1u << k);
+        }
         ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
         if (ins.is_jump)
             for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)

@@ -53,6 +53,8 @@ struct Instruction {
     std::uint16_t writes = 0;    ///< mask of r0-r15 written
     std::uint16_t reads = 0;     ///< mask of r0-r15 read
     std::int8_t first_register = -1;  ///< the first operand's register (Rd; RdLo of a long multiply), or -1
+    std::int8_t accumulator = -1;     ///< Ra of MLA/MLS, or -1
+    std::uint16_t multiplicands = 0;  ///< mask of Rn and Rm of MLA/MLS
 };
 
 /// How an instruction leaves its block, for call tracing.

@@ -116,6 +116,7 @@ private:
     bool data_after_data(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // 1 when `insn` waits for an address register the instruction before it writes.
     unsigned address_stall(const decode::Instruction& insn, const decode::Instruction* previous) const;
+    unsigned accumulates_long_result(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // The register `load` writes a cycle too late for the next address, or -1.
     int late_loaded_register(const decode::Instruction& load) const;
     // A B, a BL, or a branch to LR not just written, has its target in decode: one refill cycle less.

@@ -132,6 +132,19 @@ TEST_CASE("timing: multiply-accumulate is two cycles on M3, one on M4") {
     CHECK(cost(M4, {0xfba2, 0x0103}).cycles == 1);  // umull: M4 1
 }
 
+TEST_CASE("timing m3: an MLA that accumulates the RdHi of the SMULL or UMULL before it takes 1 less") {
+    // Silicon (mull_div_dependencies): smull r7, r6, r5, r4 (3 at the least), then MLA 2, or 1
+    // when r6 is only its accumulator.
+    CHECK(cost(M3, {0xfb85, 0x7604, 0xfb0a, 0x6b09}).cycles == 3 + 1);  // mla fp, sl, r9, r6
+    CHECK(cost(M3, {0xfb85, 0x7604, 0xfb07, 0x6609}).cycles == 3 + 1);  // mla r6, r7, r9, r6: RdLo multiplied
+    CHECK(cost(M3, {0xfba5, 0x7604, 0xfb0a, 0x6b09}).cycles == 3 + 1);  // umull, then the same
+    CHECK(cost(M3, {0xfb85, 0x7604, 0xfb0a, 0x8b09}).cycles == 3 + 2);  // mla fp, sl, r9, r8: r6 not read
+    CHECK(cost(M3, {0xfb85, 0x7604, 0xfb06, 0x6b09}).cycles == 3 + 2);  // mla fp, r6, r9, r6: r6 also multiplied
+    CHECK(cost(M3, {0xfb85, 0x7604, 0xfb0a, 0x6b19}).cycles == 3 + 2);  // mls fp, sl, r9, r6
+    CHECK(cost(M3, {0xfbc5, 0x7604, 0xfb0a, 0x6b09}).cycles == 3 + 2);  // smlal, then mla fp, sl, r9, r6
+    CHECK(cost(M4, {0xfb85, 0x7604, 0xfb0a, 0x6b09}).cycles == 1 + 1);  // M4: single-cycle multiplier
+}
+
 TEST_CASE("timing m0: no load pipelining, 3-cycle branches, 4-cycle BL") {
     CHECK(cost(M0, {0x6808, 0x681a}).cycles == 4);  // ldr; ldr: 2 + 2
     CHECK(cost(M0, {0xe7f2}).cycles == 3);          // b: 3
