@@ -28,6 +28,10 @@
 #define MEASURE(out, arg, SETUP, BODY, CLEANUP) \
     MEASURE_AT(out, arg, "#4", SETUP, BODY, CLEANUP)
 
+/* BODY on 16 bytes reserved below the compiler's frame, r3 pointing at them. */
+#define MEASURE_BELOW_SP(out, BODY) \
+    MEASURE(out, 0, "sub sp, #16\n\t" "mov r3, sp\n\t", BODY, "add sp, #16\n\t")
+
 /* OFFSET: the DWT register read, "#4" CYCCNT, "#8" CPICNT, "#20" LSUCNT,
  * "#24" FOLDCNT. */
 #define MEASURE_AT(out, arg, OFFSET, SETUP, BODY, CLEANUP)                    \
@@ -212,32 +216,17 @@ __attribute__((noinline)) static void run_measurements(void)
             "cmp r2, #2\n\t" "it eq\n\t" "mlaeq r3, r3, r3, r3\n\t",
             "");
 
+    /* Unaligned accesses to SRAM (16 bytes below sp, addressed through r3),
+     * which the core splits into aligned transfers; the scenario decides
+     * whether that is timed (memory key times_unaligned). */
+    MEASURE_BELOW_SP(results[T_LDR_PLUS1], "ldr.w r2, [r3, #1]\n\t");
+    MEASURE_BELOW_SP(results[T_LDR_PLUS2], "ldr.w r2, [r3, #2]\n\t");
+    MEASURE_BELOW_SP(results[T_LDRH_PLUS1], "ldrh.w r2, [r3, #1]\n\t");
+    MEASURE_BELOW_SP(results[T_STR_PLUS3], "str.w r2, [r3, #3]\n\t");
+
     /* The udiv straddles a 1 KiB page, where Unicorn ends a translated
      * block: the b behind it still starts its target fetch early. The
      * set-up jumps over the padding that puts the read at 1020 mod 1024. */
-    /* Unaligned accesses to SRAM (16 bytes below sp), which the core
-     * splits into aligned transfers; the scenario decides whether that is
-     * timed (memory key times_unaligned). */
-    MEASURE(results[T_LDR_PLUS1], 0,
-            "sub sp, #16\n\t" "mov r3, sp\n\t",
-            "ldr.w r2, [r3, #1]\n\t",
-            "add sp, #16\n\t");
-
-    MEASURE(results[T_LDR_PLUS2], 0,
-            "sub sp, #16\n\t" "mov r3, sp\n\t",
-            "ldr.w r2, [r3, #2]\n\t",
-            "add sp, #16\n\t");
-
-    MEASURE(results[T_LDRH_PLUS1], 0,
-            "sub sp, #16\n\t" "mov r3, sp\n\t",
-            "ldrh.w r2, [r3, #1]\n\t",
-            "add sp, #16\n\t");
-
-    MEASURE(results[T_STR_PLUS3], 0,
-            "sub sp, #16\n\t" "mov r3, sp\n\t",
-            "str.w r2, [r3, #3]\n\t",
-            "add sp, #16\n\t");
-
     MEASURE(results[T_UDIV_B_PAGE], 0,
             "b 3f\n\t" ".balign 1024\n\t" ".space 1016\n"
             "3:\n\t" "movs r3, #100\n\t" "movs r4, #7\n\t",
