@@ -120,10 +120,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
             uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_timed_access),
                         timed_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
-    }
-    for (const auto& r : plan.memory) {
-        if (!timing || !r.shares_fetch_port) continue;
-        uc.add_hook(UC_HOOK_MEM_READ, reinterpret_cast<void*>(detail::on_port_read), this, r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
+        for (const auto& r : plan.memory)
+            if (r.shares_fetch_port)
+                uc.add_hook(UC_HOOK_MEM_READ, reinterpret_cast<void*>(detail::on_port_read), this, r.base,
+                            static_cast<std::uint64_t>(r.base) + r.size - 1);
     }
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
@@ -310,7 +310,6 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
     std::size_t i = next_access_covering(list, access_cursor, address);
     if (i == list.size()) return counters;
     const auto& a = list[i];
-    auto pipeline_break = [this] { ++counters.cycles, ++counters.lsu; };
     // The load before may be the previous block's last instruction (a block Unicorn ended at
     // a page boundary), so it is found by instruction count rather than in this block's list.
     std::uint64_t instruction = counters.instructions - a.remaining.instructions;
@@ -319,16 +318,14 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
     access_cursor = static_cast<std::uint32_t>(i + 1);
     nvic::CycleCounters at = counters;
     at.cycles -= a.remaining.cycles;
-    at.instructions = counters.instructions - a.remaining.instructions;
+    at.instructions = instruction;
     at.lsu -= a.remaining.lsu;
     at.fold -= a.remaining.fold;
     // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
     // after it waits for its data phase (silicon: stm_stmdb).
     if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
         const auto& next = list[i + 1];
-        if (decode::effective_address(next.access, next.address, [this](int r) { return core_register(r); }) - device.base >=
-            device.size)
-            pipeline_break();
+        if (access_address(next.access, next.address) - device.base >= device.size) pipeline_break();
     }
     return at;
 }
@@ -355,8 +352,7 @@ void detail::MachineState::port_read(std::uint32_t address) {
     // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read.
     if (list[i].next_store_pipelined && i + 1 < list.size()) {
         const auto& store = list[i + 1];
-        std::uint32_t to = decode::effective_address(store.access, store.address, [this](int r) { return core_register(r); });
-        if (region_at(plan, to) != region_at(plan, address)) ++counters.cycles, ++counters.lsu;
+        if (region_at(plan, access_address(store.access, store.address)) != region_at(plan, address)) pipeline_break();
     }
     PortBlock* block = blocks.port_block(block_pc);
     if (!block) return;

@@ -54,6 +54,12 @@ bool is_multiply_long(unsigned id) {
 
 unsigned registers_in_list(const Instruction& insn) { return insn.memory.bytes / 4; }
 
+// The RdHi of SMULL/UMULL/SMLAL/UMLAL, which it writes in its last cycle (RdLo comes earlier).
+std::uint16_t long_multiply_high(const Instruction& insn) {
+    if (!is_multiply_long(insn.id) || insn.first_register < 0) return 0;
+    return static_cast<std::uint16_t>(insn.writes & ~(1u << insn.first_register));
+}
+
 // A single or dual load or store with pre- or post-indexed writeback: it writes its base too.
 bool writes_back(const Instruction& insn) {
     if (insn.memory.base < 0 || insn.memory.base > 14 || insn.memory.mode != MemoryAccess::Mode::Offset) return false;
@@ -475,9 +481,7 @@ unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* 
     // Behind any other load or multiple transfer the address is in time, written back included
     // (ldrd_imm_index: ldrd r4, r5, [r6, #8]! twice takes 3 + 3).
     if (is_load_single(previous->id) || is_multiple(previous->id) || previous->id == ARM_INS_LDRD) return 0;
-    std::uint16_t late = previous->writes;
-    if (is_multiply_long(previous->id) && previous->first_register >= 0)
-        late = static_cast<std::uint16_t>(late & ~(1u << previous->first_register));
+    std::uint16_t late = is_multiply_long(previous->id) && previous->first_register >= 0 ? long_multiply_high(*previous) : previous->writes;
     return (late & address_regs) ? 1 : 0;
 }
 
@@ -486,10 +490,9 @@ unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* 
 // does not multiply it (smull r7, r6, r5, r4; mla fp, sl, r9, r6 measures 1 less than with r8 for
 // the r6, or with r6 also a multiplicand). Not an MLS, nor behind SMLAL or UMLAL.
 unsigned TimingModel::accumulates_long_result(const Instruction& insn, const Instruction* previous) const {
-    if (!previous || (previous->id != ARM_INS_SMULL && previous->id != ARM_INS_UMULL) || previous->first_register < 0 ||
-        insn.id != ARM_INS_MLA || insn.accumulator < 0)
+    if (!previous || (previous->id != ARM_INS_SMULL && previous->id != ARM_INS_UMULL) || insn.id != ARM_INS_MLA || insn.accumulator < 0)
         return 0;
-    std::uint16_t high = static_cast<std::uint16_t>(previous->writes & ~(1u << previous->first_register));
+    std::uint16_t high = long_multiply_high(*previous);
     return ((high >> insn.accumulator) & 1u) && !(insn.multiplicands & high) ? 1 : 0;
 }
 

@@ -54,6 +54,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     auto continued = continued_from_.find(address);
     const decode::Instruction* previous = continued == continued_from_.end() ? nullptr : &continued->second;
     const decode::Instruction* const first_previous = previous;
+    // Entered with an empty prefetch queue: a branch target, or behind an ISB.
+    const bool refilled = !first_previous || first_previous->id == ARM_INS_ISB;
     int entry_delta = 0;  // the first instruction's cost when entered by a branch, less its cost here
     // An instruction in an IT block that fails its condition takes TimingModel::skipped() (silicon:
     // control_flow/it). The block counts that; a hook adds the difference when it runs.
@@ -106,9 +108,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             executed_extra.back() -= static_cast<int>(refetch);
         }
     }
-    // A block that starts with a refill (a branch target, or behind an ISB) knows the fetch's
-    // phase at its final branch.
-    if (timing_ && !insns.empty() && (!first_previous || first_previous->id == ARM_INS_ISB)) {
+    // A block that starts with a refill knows the fetch's phase at its final branch.
+    if (timing_ && !insns.empty() && refilled) {
         unsigned since_refill = timing_->branch_target_fetch(insns.front(), word_fetch);
         for (std::size_t i = 0; i + 1 < insns.size(); ++i) since_refill += cost[i];
         cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_last, since_refill, word_fetch);
@@ -137,6 +138,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // A load's data phase that no instruction runs in is still to come: the last of a pipelined
     // run of loads, which may have started in the block before.
     bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
+    std::vector<bool> pipelined(insns.size(), false);  // a load counted as overlapping the load before
+    for (std::size_t i = 0; timing_ && i < insns.size(); ++i)
+        pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous, word_fetch);
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
         lsu_before += lsu[i];
@@ -144,15 +148,13 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
         // A load whose data phase the next instruction overlaps reads when it would have alone.
         std::uint32_t data_phase = before - (overlapped[i] ? 0 : 1);
-        const decode::Instruction* previous = i ? &insns[i - 1] : first_previous;
-        bool pipelined = timing_ && timing_->pipelined_load(insns[i], previous, word_fetch);
-        data_phase_pending = !overlapped[i] && (pipelined ? data_phase_pending : lsu[i] > 0);
+        data_phase_pending = !overlapped[i] && (pipelined[i] ? data_phase_pending : lsu[i] > 0);
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - static_cast<std::uint32_t>(i + 1),
                                     info.lsu - lsu_before + (data_phase_pending ? 1 : 0), info.fold - fold_before};
-        bool next_pipelined = timing_ && i + 1 < insns.size() && timing_->pipelined_load(insns[i + 1], &insns[i], word_fetch);
+        bool next_pipelined = i + 1 < insns.size() && pipelined[i + 1];
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     timing_->store_pipelined(insns[i + 1], &insns[i]);
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined, next_pipelined, next_store_pipelined});
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined[i], next_pipelined, next_store_pipelined});
         has_access = true;
     }
     if (timing_ && region && region->shares_fetch_port && has_access) {
@@ -162,9 +164,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
             port.instructions.push_back({insn.address, insn.size, static_cast<std::uint8_t>(std::min(cost[i], 255u)),
                                          static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0), overlapped[i],
-                                         timing_->pipelined_load(insn, i ? &insns[i - 1] : first_previous, word_fetch)});
+                                         pipelined[i]});
         }
-        port.refilled = !first_previous || first_previous->id == ARM_INS_ISB;
+        port.refilled = refilled;
         port_blocks_.insert_or_assign(address, std::move(port));
     }
     std::vector<OperandSiteCode> sites;

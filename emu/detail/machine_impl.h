@@ -124,10 +124,17 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t core_register(int r) const {
         return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
     }
+    /// Where `access`, of the instruction at `insn_address`, goes with the current registers.
+    std::uint32_t access_address(const decode::MemoryAccess& access, std::uint32_t insn_address) const {
+        return decode::effective_address(access, insn_address, [this](int r) { return core_register(r); });
+    }
     /// Whether `access`, of the instruction at `insn_address`, covers `address` with the current registers.
     bool access_covers(const decode::MemoryAccess& access, std::uint32_t insn_address, std::uint32_t address) const {
-        return address - decode::effective_address(access, insn_address, [this](int r) { return core_register(r); }) < access.bytes;
+        return address - access_address(access, insn_address) < access.bytes;
     }
+    /// A load or store the block counted as pipelined behind the one before, which went to another
+    /// memory: it takes its cycle back, a load/store cycle (silicon: ldr_reg, stm_stmdb).
+    void pipeline_break() { ++counters.cycles, ++counters.lsu; }
     /// The first of `list` (the current block's accesses) from `from` on that covers `address`,
     /// or list.size(): accesses happen in program order, so a cursor tells two of one address apart.
     std::size_t next_access_covering(std::span<const BlockAccess> list, std::size_t from, std::uint32_t address) const;
