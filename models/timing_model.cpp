@@ -247,6 +247,29 @@ unsigned TimingModel::refill_covers_straddle(const Instruction& first, unsigned 
     return v7m(first, nullptr) >= word_fetch ? 1 : 0;
 }
 
+// Measured on an STM32F100 (push, it, from flash): a BL or B right behind a DWT read, to a 32-bit
+// instruction at 2 mod 4, takes what it takes to one at 0 mod 4 (push: bl to str.w r8, [sp,
+// #-4]!; it: b.n to addne.w), where behind a udiv (piq_narrow_b_to_unaligned) or a movs
+// (it_and_blx_bx_mov_pc_lr) the target waits a cycle for its second word. A load gives the fetch
+// that began at decode a cycle more before the branch executes.
+bool TimingModel::fetches_two_words_early(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch > 1 || !previous) return false;
+    return is_load_single(previous->id) && !(previous->writes & kPc) && target_at_decode(insn, previous);
+}
+
+// Measured on an STM32F100 (it, from flash): the word after those two comes when it would have.
+// A DWT read; b.n to addne.w at 2 mod 4, then ldr.w at 2 mod 4 takes 6, as if the addne.w had
+// waited: the load, decoded a cycle after it, waits for its second word instead. A load that
+// waits for the store before it anyway (push: str.w; ldr.w) loses nothing.
+bool TimingModel::saves_second_word(std::span<const Instruction> insns, unsigned word_fetch) const {
+    if (core_ == CoreKind::CortexM0 || word_fetch > 1 || insns.empty()) return false;
+    const Instruction& first = insns.front();
+    if (first.size != 4 || !(first.address & 2)) return false;
+    if (insns.size() < 2 || instruction(first, nullptr, word_fetch) > 1) return true;
+    const Instruction& next = insns[1];
+    return next.size != 4 || waits_for_store(next, &first, nullptr) > 0;
+}
+
 // From SRAM: at decode (decode_fetch()), or behind a multi-cycle instruction without a data access
 // (early_target_fetch()).
 bool TimingModel::fetches_target_early(const Instruction& insn, const Instruction* previous, unsigned word_fetch) const {

@@ -62,6 +62,13 @@ public:
     /// 1 when `first`, from SRAM, counts a wait for its second word that a branch's refill
     /// fetches anyway: a branch there takes it back, unless it fetched its target early.
     unsigned refill_covers_straddle(const decode::Instruction& first, unsigned word_fetch) const;
+    /// Whether branch `insn`, behind `previous`, has its target's first two words in when it
+    /// executes: from flash, a branch with its target at decode right behind a load.
+    bool fetches_two_words_early(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    /// Whether the first of `insns`, reached by such a branch, saves its wait for its second word
+    /// (part of branch_target_fetch()): not when the instruction after it then waits for the
+    /// third word instead.
+    bool saves_second_word(std::span<const decode::Instruction> insns, unsigned word_fetch) const;
     /// Cycles branch `branch` (behind `previous`), executing `since_refill` cycles after its
     /// block's first word arrived from SRAM, waits for the word the fetch has in flight.
     unsigned refill_waits_for_fetch(const decode::Instruction& branch, const decode::Instruction* previous, unsigned since_refill,

@@ -125,6 +125,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
             if (covered) info.flags |= BlockInfo::StraddleTarget;
             if (timing_->fetches_target_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::EarlyFetch;
+            if (timing_->fetches_two_words_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::TwoWordsEarly;
+            if (timing_->saves_second_word(insns, word_fetch)) info.flags |= BlockInfo::SecondWordSaved;
         }
     }
     split_at_trace_points(info, code, insns, cost);
@@ -262,7 +264,7 @@ std::span<const OperandSiteCode> BlockCache::operand_sites(std::uint32_t address
 }
 
 void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size) {
-    auto clear = [](BlockInfo& b) { b.flags = static_cast<std::uint8_t>(b.flags & ~BlockInfo::OperandSites); };
+    auto clear = [](BlockInfo& b) { b.flags = static_cast<std::uint16_t>(b.flags & ~BlockInfo::OperandSites); };
     if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
     BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
     if (slot.address == address && slot.size == size) clear(slot);

@@ -20,7 +20,7 @@
 namespace emutrace::emu::detail {
 
 struct BlockInfo {
-    enum Flag : std::uint8_t {
+    enum Flag : std::uint16_t {
         SelfLoop = 1,     ///< `b .`
         Unsupported = 2,  ///< holds an instruction the core lacks
         Sleep = 4,        ///< ends with WFI or WFE
@@ -33,16 +33,24 @@ struct BlockInfo {
         /// the branch there fetched early (TimingModel::refill_covers_straddle): branch_in_extra
         /// leaves that cycle out, and an EarlyFetch branch adds it back.
         StraddleTarget = 128,
+        /// Its final branch, from flash, has its target's first two words in when it executes
+        /// (TimingModel::fetches_two_words_early).
+        TwoWordsEarly = 256,
+        /// Its first instruction's wait for its second word, which branch_in_extra counts, is
+        /// saved behind a TwoWordsEarly branch (TimingModel::saves_second_word).
+        SecondWordSaved = 512,
+        /// How the final branch fetched its target: what the next block's entry depends on.
+        ExitFetch = EarlyFetch | TwoWordsEarly,
         /// Flags the hot path handles itself.
-        HotPath = Split | EarlyFetch | StraddleTarget,
+        HotPath = Split | EarlyFetch | StraddleTarget | TwoWordsEarly | SecondWordSaved,
     };
     std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
-    std::uint32_t instructions = 0;
+    std::uint16_t instructions = 0;  ///< a translated block holds at most 512
+    std::uint16_t flags = 0;
     std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
     std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
-    std::uint16_t size = 0;         ///< bytes; a translated block holds at most 512 instructions
+    std::uint16_t size = 0;         ///< bytes
     std::int16_t taken_extra = 0;   ///< added when the final conditional branch is taken (may be negative)
-    std::uint8_t flags = 0;
     std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
     /// Added when entered by a branch, not by falling through: the target's fetch, and the first

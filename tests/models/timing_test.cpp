@@ -350,3 +350,36 @@ TEST_CASE("timing m3: a branch to a 32-bit instruction at a halfword address wai
     CHECK(m3.branch_target_fetch(d.decode_one(ldr, 0x20000002), 2) == 1);
     CHECK(m3.branch_target_fetch(d.decode_one(bx, 0x20000002), 2) == 1);
 }
+
+TEST_CASE("timing m3: from flash a branch right behind a load has its target's first two words in") {
+    // Silicon (push, it from flash): a DWT read, then bl or b.n to a 32-bit instruction at 2 mod 4,
+    // takes what it takes to one at 0 mod 4; behind udiv (piq_narrow_b_to_unaligned) or movs
+    // (it_and_blx_bx_mov_pc_lr) the target waits for its second word.
+    decode::InstructionDecoder d;
+    models::TimingModel m3(M3), m0(M0);
+    auto pair = [&](std::vector<std::uint8_t> bytes, std::uint32_t address) { return d.decode(bytes, address); };
+    auto ldr_b = pair({0x58, 0xf8, 0x09, 0x20, 0x01, 0xe0}, 0x080007a4);  // ldr.w r2, [r8, r9]; b.n
+    auto ldr_bl = pair({0x3e, 0x68, 0x00, 0xf0, 0x04, 0xf8}, 0x08000c08);  // ldr r6, [r7]; bl
+    auto movs_b = pair({0x00, 0x27, 0x01, 0xe0}, 0x08000fd8);              // movs r7, #0; b.n
+    auto udiv_b = pair({0xb3, 0xfb, 0xf4, 0xf3, 0x01, 0xe0}, 0x080007a8);  // udiv r3, r3, r4; b.n
+    auto ldr_bx = pair({0x3e, 0x68, 0x20, 0x47}, 0x08000c08);              // ldr r6, [r7]; bx r4
+    CHECK(m3.fetches_two_words_early(ldr_b[1], &ldr_b[0], 0));
+    CHECK(m3.fetches_two_words_early(ldr_bl[1], &ldr_bl[0], 0));
+    CHECK_FALSE(m3.fetches_two_words_early(movs_b[1], &movs_b[0], 0));
+    CHECK_FALSE(m3.fetches_two_words_early(udiv_b[1], &udiv_b[0], 0));
+    CHECK_FALSE(m3.fetches_two_words_early(ldr_bx[1], &ldr_bx[0], 0));  // bx r4 waits for its register
+    CHECK_FALSE(m3.fetches_two_words_early(ldr_b[1], &ldr_b[0], 2));    // SRAM: rule 26 instead
+    CHECK_FALSE(m0.fetches_two_words_early(ldr_b[1], &ldr_b[0], 0));
+    // The target saves its wait for its second word, unless, taking one cycle, it has a 32-bit
+    // instruction behind it that then waits for the third word (it: b.n to addne.w; ldr.w takes
+    // 6 either way), and that one does not wait for a store anyway (push: str.w; ldr.w).
+    auto add_adds = pair({0x05, 0xeb, 0x83, 0x05, 0xf6, 0x18}, 0x080007ee);              // add.w; adds
+    auto add_ldr = pair({0x05, 0xeb, 0x83, 0x05, 0x58, 0xf8, 0x09, 0xb0}, 0x0800086e);  // add.w; ldr.w
+    auto str_ldr = pair({0x4d, 0xf8, 0x04, 0x8d, 0xd6, 0xf8, 0x04, 0x50}, 0x08000c16);  // str.w r8, [sp, #-4]!; ldr.w
+    auto aligned = pair({0x05, 0xeb, 0x83, 0x05, 0xf6, 0x18}, 0x080007f0);
+    CHECK(m3.saves_second_word(add_adds, 0));
+    CHECK_FALSE(m3.saves_second_word(add_ldr, 0));
+    CHECK(m3.saves_second_word(str_ldr, 0));
+    CHECK_FALSE(m3.saves_second_word(aligned, 0));  // no second word to wait for
+    CHECK_FALSE(m3.saves_second_word(add_adds, 2));
+}
