@@ -39,6 +39,7 @@ std::vector<int> starts(std::span<const PortInstruction> block, std::span<const 
             int s = c + 1;
             start[next] = s;
             free_at = s + cycles[next];
+            if (insn.speculates) data[static_cast<std::size_t>(c)] = true;  // its target's fetch, in its decode cycle
             if (next < 64 && (on_port >> next & 1) && insn.reads) {
                 int data_phase = s + cycles[next] - 1 + (insn.overlapped ? 1 : 0);
                 for (int r = 0; r < insn.reads; ++r)
@@ -95,6 +96,19 @@ Starvation fetch_starvation(std::span<const PortInstruction> block, std::uint64_
     s.cycles = static_cast<std::uint32_t>(std::max(0, lost_before));
     s.lsu = std::min(s.lsu, s.cycles);
     return s;
+}
+
+std::vector<std::uint32_t> speculation_delays(std::span<const PortInstruction> run, bool refilled) {
+    std::vector<std::uint32_t> delays(run.size(), 0);
+    if (run.empty()) return delays;
+    std::vector<int> cycles(run.size());
+    for (std::size_t i = 0; i < run.size(); ++i) cycles[i] = run[i].cycles;
+    std::vector<PortInstruction> plain(run.begin(), run.end());
+    for (auto& insn : plain) insn.speculates = false;
+    std::vector<int> with = starts(run, cycles, 0, refilled), without = starts(plain, cycles, 0, refilled);
+    int most = 0;
+    for (std::size_t i = 0; i < run.size(); ++i) delays[i] = static_cast<std::uint32_t>(most = std::max(most, with[i] - without[i]));
+    return delays;
 }
 
 }  // namespace emutrace::models

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace emutrace::models {
 
@@ -19,6 +20,7 @@ struct PortInstruction {
     std::uint8_t reads = 0;      ///< words its data access reads: LDM one a register, LDRD 2, other loads 1
     bool overlapped = false;     ///< the next instruction runs in its data phase (TimingModel::overlaps_load)
     bool pipelined = false;      ///< a load whose address phase lies in the data phase of the load before
+    bool speculates = false;     ///< a B<cc> whose target fetch takes the port in its decode cycle
 };
 
 /// Cycles a block loses to a starved fetch, and of those the DWT's LSUCNT share.
@@ -39,5 +41,12 @@ struct Starvation {
 /// cycle back, as the machine counts it. A pipelined load held up counts its first lost cycle as
 /// LSU, the rest as CPI.
 Starvation fetch_starvation(std::span<const PortInstruction> block, std::uint64_t on_port, bool refilled);
+
+/// How much later each instruction of `run` starts because each B<cc> flagged `speculates`, not
+/// taken, took the port in its decode cycle to fetch its target (silicon: bcond,
+/// misspredicted_branch_sequences; docs/silicon.md rule 41). `run` is straight-line code from
+/// where the queue's state is known (`refilled` as for fetch_starvation()). A running maximum:
+/// a delay the code absorbs later is still counted.
+std::vector<std::uint32_t> speculation_delays(std::span<const PortInstruction> run, bool refilled);
 
 }  // namespace emutrace::models

@@ -76,6 +76,12 @@ public:
     /// Whether branch `insn` fetched its target early from SRAM, at decode or behind a
     /// multi-cycle instruction (behind `previous`).
     bool fetches_target_early(const decode::Instruction& insn, const decode::Instruction* previous, unsigned word_fetch) const;
+    /// Whether a B<cc>'s target fetch, started at decode, takes a fetch cycle from the code it
+    /// falls through to (models::speculation_delays()): from flash at zero wait states. From SRAM
+    /// instruction() counts the word it holds the System bus for.
+    bool speculation_takes_fetch(unsigned word_fetch, unsigned wait_states) const;
+    /// A B<cc>: its target fetch starts at decode, taken or not.
+    bool speculates(const decode::Instruction& insn) const;
     /// Adds to the `cost` of each store in `insns`, a block fetched over the System bus, the
     /// cycles its data phase waits for the fetch to free the bus.
     void store_bus_waits(std::span<const decode::Instruction> insns, std::span<std::uint32_t> cost, unsigned word_fetch) const;
@@ -130,8 +136,6 @@ private:
     bool target_at_decode(const decode::Instruction& insn, const decode::Instruction* previous) const;
     // Whether a target fetch can start at decode behind `previous`: the fetch bus is free.
     bool decode_fetch(const decode::Instruction* previous, unsigned word_fetch) const;
-    // A B<cc>: its target fetch starts at decode, taken or not.
-    bool speculates(const decode::Instruction& insn) const;
 
     CoreKind core_;
     unsigned refill_;

@@ -18,6 +18,13 @@ bool branches_to_itself(const std::vector<std::uint8_t>& code) {
     return false;
 }
 
+// How the fetch model (models/fetch_port.h) sees `insn`.
+models::PortInstruction port_instruction(const decode::Instruction& insn, std::uint32_t cost, bool overlapped, bool pipelined) {
+    bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
+    return {insn.address, insn.size, static_cast<std::uint8_t>(std::min(cost, 255u)),
+            static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0), overlapped, pipelined};
+}
+
 }  // namespace
 
 BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
@@ -108,6 +115,16 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             executed_extra.back() -= static_cast<int>(refetch);
         }
     }
+    std::vector<bool> pipelined(insns.size(), false);  // a load counted as overlapping the load before
+    for (std::size_t i = 0; timing_ && i < insns.size(); ++i)
+        pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous, word_fetch);
+    // A B<cc> fetches its target at decode, taking a fetch cycle from the code after it.
+    std::uint32_t speculation = 0;
+    if (timing_ && !insns.empty() && timing_->speculation_takes_fetch(word_fetch, region ? region->wait_states : 0)) {
+        std::vector<models::PortInstruction> code;
+        for (std::size_t i = 0; i < insns.size(); ++i) code.push_back(port_instruction(insns[i], cost[i], overlapped[i], pipelined[i]));
+        speculation = replay_speculation(address, size, insns, cost, code, refilled, word_fetch);
+    }
     // A block that starts with a refill knows the fetch's phase at its final branch.
     if (timing_ && !insns.empty() && refilled) {
         unsigned since_refill = timing_->branch_target_fetch(insns.front(), word_fetch);
@@ -119,7 +136,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
         int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back(), before_last, word_fetch);
-        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
+        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait) - static_cast<int>(speculation));
         if (!insns.empty()) {
             int covered = static_cast<int>(timing_->refill_covers_straddle(insns.front(), word_fetch));
             info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
@@ -140,9 +157,6 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // A load's data phase that no instruction runs in is still to come: the last of a pipelined
     // run of loads, which may have started in the block before.
     bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
-    std::vector<bool> pipelined(insns.size(), false);  // a load counted as overlapping the load before
-    for (std::size_t i = 0; timing_ && i < insns.size(); ++i)
-        pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous, word_fetch);
     for (std::size_t i = 0; i < insns.size(); ++i) {
         before += cost[i];
         lsu_before += lsu[i];
@@ -161,13 +175,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     if (timing_ && region && region->shares_fetch_port && has_access) {
         PortBlock port;
-        for (std::size_t i = 0; i < insns.size(); ++i) {
-            const decode::Instruction& insn = insns[i];
-            bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
-            port.instructions.push_back({insn.address, insn.size, static_cast<std::uint8_t>(std::min(cost[i], 255u)),
-                                         static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0), overlapped[i],
-                                         pipelined[i]});
-        }
+        for (std::size_t i = 0; i < insns.size(); ++i) port.instructions.push_back(port_instruction(insns[i], cost[i], overlapped[i], pipelined[i]));
         port.refilled = refilled;
         port_blocks_.insert_or_assign(address, std::move(port));
     }
@@ -223,6 +231,41 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         }
     }
     return blocks_[key] = info;
+}
+
+std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_t size, std::span<const decode::Instruction> insns,
+                                             std::span<std::uint32_t> cost, std::span<const models::PortInstruction> code, bool refilled,
+                                             unsigned word_fetch) {
+    const decode::Instruction& last = insns.back();
+    bool speculates = timing_->speculates(last), falls_through = decode::is_conditional_branch(last);
+    // The code since the queue's state was known: the blocks that fell through to this one from
+    // a conditional branch, else this block from its start.
+    auto known = fetch_runs_.find(address);
+    if (known == fetch_runs_.end() && !speculates) {
+        if (falls_through) fetch_runs_.insert_or_assign(address + size, FetchRun{});  // the queue is full there
+        return 0;
+    }
+    FetchRun run = known == fetch_runs_.end() ? FetchRun{{}, refilled} : known->second;
+    const std::size_t first = run.code.size();
+    run.code.insert(run.code.end(), code.begin(), code.end());
+    run.code.back().speculates = speculates;
+    // And the instruction it falls through to, which a B<cc> not taken may delay.
+    std::vector<models::PortInstruction> replay(run.code);
+    std::array<std::uint8_t, 4> next_code{};
+    if (falls_through && uc_.read_memory(address + size, next_code)) {
+        if (auto next = decoder_.decode(next_code, address + size); !next.empty())
+            replay.push_back(port_instruction(next.front(), timing_->instruction(next.front(), &last, word_fetch), false,
+                                              timing_->pipelined_load(next.front(), &last, word_fetch)));
+    }
+    auto delays = models::speculation_delays(replay, run.refilled);
+    for (std::size_t i = first + 1; i < run.code.size(); ++i) cost[i - first - 1] += delays[i] - delays[i - 1];
+    std::uint32_t not_taken = replay.size() > run.code.size() ? delays.back() - delays[run.code.size() - 1] : 0;
+    cost.back() += not_taken;
+    if (falls_through) {
+        if (run.code.size() > kLongestFetchRun) run = {};
+        fetch_runs_.insert_or_assign(address + size, std::move(run));
+    }
+    return not_taken;
 }
 
 void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,

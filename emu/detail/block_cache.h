@@ -157,6 +157,13 @@ private:
     static constexpr std::size_t kFrontSlots = 8192;
     static constexpr std::size_t kMostKnownSets = 64;  ///< per PortBlock
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
+    // Adds to `cost` what the fetch cycles taken by B<cc>s not taken cost the block at `address`
+    // (models::speculation_delays()), replaying the code since the fetch queue's state was known,
+    // and returns what its own final B<cc>, not taken, costs the instruction after it. Keeps that
+    // code for the block it falls through to when it ends in a conditional branch.
+    std::uint32_t replay_speculation(std::uint32_t address, std::uint32_t size, std::span<const decode::Instruction> insns,
+                                     std::span<std::uint32_t> cost, std::span<const models::PortInstruction> code, bool refilled,
+                                     unsigned word_fetch);
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
                                std::span<const std::uint32_t> cost);
@@ -181,6 +188,15 @@ private:
     /// that continues it.
     std::unordered_map<std::uint32_t, std::uint32_t> open_it_;
     std::unordered_map<std::uint32_t, PortBlock> port_blocks_;
+    /// The code since the fetch queue's state was known (from its start: `refilled`, as for a
+    /// PortBlock), by the address a block ending in a conditional branch falls through to. No
+    /// code: the queue is taken to be full.
+    struct FetchRun {
+        std::vector<models::PortInstruction> code;
+        bool refilled = false;
+    };
+    std::unordered_map<std::uint32_t, FetchRun> fetch_runs_;
+    static constexpr std::size_t kLongestFetchRun = 24;  ///< instructions; beyond, the queue is taken to be full
 };
 
 }  // namespace emutrace::emu::detail

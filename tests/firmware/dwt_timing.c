@@ -77,6 +77,7 @@ enum {
     T_LDR_PLUS2,
     T_LDRH_PLUS1,
     T_STR_PLUS3,
+    T_BNE_W_RUN,
     T_COUNT
 };
 
@@ -86,6 +87,7 @@ static const char *const names[T_COUNT] = {
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
     "it_fold",    "it_mla_run", "it_mla_skipped", "udiv_b_page", "it_page",
     "ldr_plus1",  "ldr_plus2",  "ldrh_plus1", "str_plus3",
+    "bne_w_run",
 };
 
 enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
@@ -193,6 +195,16 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE(results[T_BNE_TAKEN], 0,
             "movs r2, #1\n\t" "movs r3, #2\n\t",
             "cmp r2, r3\n\t" "bne 1f\n\t" "nop\n"
+            "1:\n\t",
+            "");
+
+    /* Four bne.w not taken in a row, behind an ISB with the first read at 0
+     * mod 4: each fetches its target at decode, taking a cycle from the
+     * fetch of the code it falls through to. */
+    MEASURE(results[T_BNE_W_RUN], 0,
+            "movs r2, #1\n\t" ".balign 4\n\t" "isb\n\t",
+            "cmp r2, r2\n\t" "bne.w 1f\n\t" "bne.w 1f\n\t" "bne.w 1f\n\t" "bne.w 1f\n\t"
+            "orr.w r5, r5, #1\n"
             "1:\n\t",
             "");
 

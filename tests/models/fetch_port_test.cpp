@@ -68,3 +68,59 @@ TEST_CASE("fetch port: a load that does not read the port starves nothing, and t
     CHECK(fetch_starvation(block, body_bits(5), false).cycles <= 2);
     CHECK(fetch_starvation({}, body_bits(5), true).cycles == 0);
 }
+
+namespace {
+
+struct Step {
+    std::uint8_t size, cycles, reads = 0;
+    bool speculates = false;
+};
+
+// Straight-line code from `at`, behind an ISB (the queue empty).
+std::vector<PortInstruction> straight(std::uint32_t at, std::initializer_list<Step> steps) {
+    std::vector<PortInstruction> run;
+    for (const Step& s : steps) {
+        PortInstruction i{at, s.size, s.cycles, s.reads};
+        i.speculates = s.speculates;
+        run.push_back(i);
+        at += s.size;
+    }
+    return run;
+}
+
+const Step kDwtRead{4, 2, 1}, kWide{4, 1}, kNarrow{2, 1}, kBranchW{4, 1, 0, true}, kBranchN{2, 1, 0, true};
+
+}  // namespace
+
+TEST_CASE("fetch port: a B<cc> not taken takes the fetch's cycle in its decode cycle (bcond, from flash)") {
+    using emutrace::models::speculation_delays;
+    // A DWT read; movs; beq.w not taken at 2 mod 4; 4 x add.w; nop; a DWT read: measured 1 more
+    // than the same without the fetch taken (times 10 against 9).
+    auto wide = straight(0x08000d14, {kDwtRead, kNarrow, kBranchW, kWide, kWide, kWide, kWide, kNarrow, kDwtRead});
+    CHECK(speculation_delays(wide, true).back() == 1);
+    // beq.n at 0 mod 4 right behind the read, or beq.w there: the fetch had a word to spare (9, 8).
+    auto narrow = straight(0x080007d4, {kDwtRead, kBranchN, kWide, kWide, kWide, kWide, kNarrow, kWide, kDwtRead});
+    CHECK(speculation_delays(narrow, true).back() == 0);
+    auto aligned = straight(0x08000c54, {kDwtRead, kBranchW, kWide, kWide, kWide, kWide, kWide, kDwtRead});
+    CHECK(speculation_delays(aligned, true).back() == 0);
+    // Without the flag nothing is delayed.
+    for (auto& insn : wide) insn.speculates = false;
+    CHECK(speculation_delays(wide, true).back() == 0);
+}
+
+TEST_CASE("fetch port: B<cc>s not taken in a row each take a fetch cycle (misspredicted_branch_sequences)") {
+    using emutrace::models::speculation_delays;
+    // A DWT read, N x bne.w not taken, orr.w, b.w: measured 1, 2, 3 more for N = 2, 3, 4.
+    CHECK(speculation_delays(straight(0x08001444, {kDwtRead, kBranchW, kBranchW, kWide, kWide}), true).back() == 1);
+    CHECK(speculation_delays(straight(0x08001504, {kDwtRead, kBranchW, kBranchW, kBranchW, kWide, kWide, kWide}), true).back() == 2);
+    CHECK(speculation_delays(straight(0x08001644, {kDwtRead, kBranchW, kBranchW, kBranchW, kBranchW, kWide, kWide}), true).back() == 3);
+    // bne.n, two to a word, leave the fetch time to catch up: 4 cost 1, 3 (with a nop) nothing.
+    CHECK(speculation_delays(straight(0x08000a14, {kDwtRead, kBranchN, kBranchN, kBranchN, kBranchN, kWide, kWide}), true).back() == 1);
+    CHECK(speculation_delays(straight(0x080008d4, {kDwtRead, kBranchN, kBranchN, kBranchN, kNarrow, kWide, kWide}), true).back() == 0);
+    // tests/firmware/dwt_timing.c's bne_w_run: ldr; cmp; 4 x bne.w at 0 mod 4; orr.w; ldr.
+    CHECK(speculation_delays(straight(0x1000, {{2, 2, 1}, kNarrow, kBranchW, kBranchW, kBranchW, kBranchW, kWide, {2, 2, 1}}), true)
+              .back() == 3);
+    // Two bne.w not taken, then a beq.w that had its word before they took the fetch: it starts on time.
+    auto taken = speculation_delays(straight(0x080015f4, {kDwtRead, kBranchW, kBranchW, kBranchW}), true);
+    CHECK(taken.back() == 0);
+}
