@@ -239,7 +239,8 @@ std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_
     const decode::Instruction& last = insns.back();
     bool speculates = timing_->speculates(last), falls_through = decode::is_conditional_branch(last);
     // The code since the queue's state was known: the blocks that fell through to this one from
-    // a conditional branch, else this block from its start.
+    // a conditional branch, else this block from its start. (A block also entered by a branch
+    // counts what it costs falling through: it is costed once.)
     auto known = fetch_runs_.find(address);
     if (known == fetch_runs_.end() && !speculates) {
         if (falls_through) fetch_runs_.insert_or_assign(address + size, FetchRun{});  // the queue is full there
