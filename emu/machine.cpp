@@ -349,7 +349,9 @@ void detail::MachineState::port_read(std::uint32_t address) {
     run.cursor = static_cast<std::uint32_t>(i + 1);
     // A store counted as pipelined behind this load that goes to another memory does not pipeline,
     // and the load after it waits for its data phase (silicon: ldr_str_unaligned, ldr.w from flash;
-    // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read.
+    // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read. Nor does one
+    // counted as running in its data phase (ldr_writeback_pipelining: ldr.w r7, [r6, #4]! from
+    // flash; str.w r8, [r4] to SRAM takes 2 + 2, not 1 + 1).
     if (list[i].next_store_pipelined && i + 1 < list.size()) {
         const auto& store = list[i + 1];
         if (region_at(plan, access_address(store.access, store.address)) != region_at(plan, address)) pipeline_break();

@@ -90,7 +90,9 @@ Starvation fetch_starvation(std::span<const PortInstruction> block, std::uint64_
     int lost_before = 0;
     for (std::size_t i = 0; i < block.size(); ++i) {
         int lost = with[i] - without[i];
-        if (lost > lost_before && pipelined[i]) ++s.lsu;
+        // Held up, a pipelined load, or an instruction meant to run in a load's data phase, leaves
+        // the load a data phase of its own: an LSU cycle.
+        if (lost > lost_before && (pipelined[i] || (i && block[i - 1].overlapped))) ++s.lsu;
         lost_before = std::max(lost_before, lost);
     }
     s.cycles = static_cast<std::uint32_t>(std::max(0, lost_before));

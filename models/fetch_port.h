@@ -38,8 +38,8 @@ struct Starvation {
 /// counting whole) has a word free, or will have once the decoded instruction moves on (unless
 /// that is a load waiting for the load before it). A load's reads take the port in the cycles
 /// before its last (its data phase). A load pipelined behind one to another memory takes its
-/// cycle back, as the machine counts it. A pipelined load held up counts its first lost cycle as
-/// LSU, the rest as CPI.
+/// cycle back, as the machine counts it. A pipelined load held up, or an instruction meant to run
+/// in a load's data phase, counts its first lost cycle as LSU, the rest as CPI.
 Starvation fetch_starvation(std::span<const PortInstruction> block, std::uint64_t on_port, bool refilled);
 
 /// How much later each instruction of `run` starts because each B<cc> flagged `speculates`, not

@@ -170,6 +170,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         bool next_pipelined = i + 1 < insns.size() && pipelined[i + 1];
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     timing_->store_pipelined(insns[i + 1], &insns[i]);
+        // Not from SRAM code, where one such pair takes what it takes with data in SRAM (ldr_writeback_pipelining).
+        next_store_pipelined |= overlapped[i] && word_fetch <= 1 && i + 1 < insns.size() && insns[i + 1].memory.mode != decode::MemoryAccess::Mode::None;
         accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined[i], next_pipelined, next_store_pipelined});
         has_access = true;
     }

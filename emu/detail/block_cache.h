@@ -86,7 +86,9 @@ struct BlockAccess {
     bool pipelined = false;       ///< a load counted as overlapping the load just before it
     bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
     /// A load followed by a store counted as pipelined behind it, so that the load after the
-    /// store does not wait for its data phase (the three are this block's next accesses).
+    /// store does not wait for its data phase (the three are this block's next accesses), or, from
+    /// flash or a code bus that keeps up, as running in the data phase of this load, which writes
+    /// its base back (TimingModel::overlaps_load).
     bool next_store_pipelined = false;
 };
 

@@ -13,8 +13,8 @@ using namespace emutrace::test;
 
 namespace {
 
-// The exact matches the model reached (672 of 704 configurations, 95.5%); raise them with the model.
-constexpr std::size_t kReachedExact = 672;
+// The exact matches the model reached (674 of 704 configurations, 95.7%); raise them with the model.
+constexpr std::size_t kReachedExact = 674;
 
 int emutrace_status(const std::string& args, const TempDir& dir) {
     std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err");
@@ -26,7 +26,7 @@ int emutrace_status(const std::string& args, const TempDir& dir) {
 
 TEST_CASE("silicon: every STM32F100 configuration runs to its exit, and the exact-match rate holds") {
     TempDir dir;
-    int status = emutrace_status("silicon " + source("../shared/silicon/stm32f100") + " --json " + dir.file("s.json") + " --min-rate 0.9545", dir);
+    int status = emutrace_status("silicon " + source("../shared/silicon/stm32f100") + " --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
     CHECK(j["configurations"] == 704);

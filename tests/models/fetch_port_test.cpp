@@ -61,6 +61,28 @@ TEST_CASE("fetch port: behind an LDM, a pipelined pair straddling a word starves
     CHECK(fetch_starvation(in_word, body_bits(4), true).cycles == 0);
 }
 
+TEST_CASE("fetch port: a NOP held up in a load's data phase leaves the load an LSU cycle (ldr_writeback_pipelining)") {
+    // A DWT read; three ldr.w rN, [r6, #4]! from flash, each with a nop in its data phase; a DWT
+    // read; blx, behind an ISB at 0x0800095c: measured 9 cycles, CPI 0, LSU 2. The fetch starves
+    // once, holding up the third nop, so the third load's data phase is a cycle of its own.
+    std::vector<PortInstruction> block;
+    std::uint32_t at = 0x0800095c;
+    auto add = [&](std::uint8_t size, std::uint8_t cycles, std::uint8_t reads, bool overlapped) {
+        block.push_back({at, size, cycles, reads, overlapped, false});
+        at += size;
+    };
+    add(4, 2, 1, false);
+    for (int i = 0; i < 3; ++i) {
+        add(4, 1, 1, true);  // the load, its data phase overlapped by the nop
+        add(2, 1, 0, false);
+    }
+    add(2, 2, 1, false);
+    add(2, 3, 0, false);
+    auto lost = fetch_starvation(block, 0b101010, true);
+    CHECK(lost.cycles == 1);
+    CHECK(lost.lsu == 1);
+}
+
 TEST_CASE("fetch port: a load that does not read the port starves nothing, and the queue of a block fallen into is full") {
     auto block = measured(0x08000a94, {kLdr, kLdrPipelined, kLdrPipelined, kLdrPipelined, kLdrPipelined});
     CHECK(fetch_starvation(block, 0, true).cycles == 0);
