@@ -107,10 +107,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc &&
         !decode::is_conditional_branch(insns.back())) {
         // The instruction after a branch in an IT block, which the branch may fetch again when skipped.
-        std::array<std::uint8_t, 4> next_code{};
-        if (uc_.read_memory(address + size, next_code)) {
-            auto next = decoder_.decode(next_code, address + size);
-            unsigned refetch = next.empty() ? 0 : timing_->skipped_branch_refetch(insns.back(), before_last, next.front(), word_fetch);
+        if (auto next = instruction_at(address + size)) {
+            unsigned refetch = timing_->skipped_branch_refetch(insns.back(), before_last, *next, word_fetch);
             cost.back() += refetch;  // only when skipped: taken, it costs what it did
             executed_extra.back() -= static_cast<int>(refetch);
         }
@@ -254,12 +252,9 @@ std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_
     run.code.back().speculates = speculates;
     // And the instruction it falls through to, which a B<cc> not taken may delay.
     std::vector<models::PortInstruction> replay(run.code);
-    std::array<std::uint8_t, 4> next_code{};
-    if (falls_through && uc_.read_memory(address + size, next_code)) {
-        if (auto next = decoder_.decode(next_code, address + size); !next.empty())
-            replay.push_back(port_instruction(next.front(), timing_->instruction(next.front(), &last, word_fetch), false,
-                                              timing_->pipelined_load(next.front(), &last, word_fetch)));
-    }
+    if (auto next = falls_through ? instruction_at(address + size) : std::nullopt)
+        replay.push_back(port_instruction(*next, timing_->instruction(*next, &last, word_fetch), false,
+                                          timing_->pipelined_load(*next, &last, word_fetch)));
     auto delays = models::speculation_delays(replay, run.refilled);
     for (std::size_t i = first + 1; i < run.code.size(); ++i) cost[i - first - 1] += delays[i] - delays[i - 1];
     std::uint32_t not_taken = replay.size() > run.code.size() ? delays.back() - delays[run.code.size() - 1] : 0;
@@ -269,6 +264,14 @@ std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_
         fetch_runs_.insert_or_assign(address + size, std::move(run));
     }
     return not_taken;
+}
+
+std::optional<decode::Instruction> BlockCache::instruction_at(std::uint32_t address) const {
+    std::array<std::uint8_t, 4> code{};
+    if (!uc_.read_memory(address, code)) return std::nullopt;
+    auto decoded = decoder_.decode(code, address);
+    if (decoded.empty()) return std::nullopt;
+    return decoded.front();
 }
 
 void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <span>
 #include <unordered_map>
@@ -166,6 +167,8 @@ private:
     std::uint32_t replay_speculation(std::uint32_t address, std::uint32_t size, std::span<const decode::Instruction> insns,
                                      std::span<std::uint32_t> cost, std::span<const models::PortInstruction> code, bool refilled,
                                      unsigned word_fetch);
+    // The instruction at `address` (past a block's end), if it can be read and decoded.
+    std::optional<decode::Instruction> instruction_at(std::uint32_t address) const;
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
                                std::span<const std::uint32_t> cost);
