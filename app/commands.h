@@ -67,6 +67,7 @@ struct WcetOptions {
     std::vector<std::string> stats_in;    ///< statistics of earlier runs to merge
     std::string stats_out;                ///< where to save the merged statistics
     bool no_run = false;                  ///< only merge and solve
+    bool all = false;                     ///< bound every function that ran, as a table
     std::string json, dot;
 };
 int wcet_command(const WcetOptions& options);

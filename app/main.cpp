@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     wcet_cmd->add_option("--stats-out", wcet.stats_out, "Save the merged statistics (JSON) for later runs");
     wcet_cmd->add_flag("--no-run", wcet.no_run, "Do not run the firmware: bound from --stats-in alone");
+    wcet_cmd->add_flag("--all", wcet.all,
+                       "Bound every function that ran: a table of observed and bound per function (--json writes it)");
     wcet_cmd->add_option("--json", wcet.json, "Write bound, observed time, worst path and never-executed blocks as JSON");
     wcet_cmd->add_option("--dot", wcet.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
     wcet_cmd->footer("The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"

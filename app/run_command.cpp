@@ -139,7 +139,7 @@ int run_command(const RunOptions& o) {
     }
     std::optional<analysis::wcet::WcetResult> bound;
     if (wcet) {
-        bound = analysis::wcet::compute_wcet(wcet->program(), wcet->statistics({}, true), {sc.wcet.function, sc.wcet.flow_facts});
+        bound = wcet->bound(wcet->statistics({}, true), {sc.wcet.function, sc.wcet.flow_facts});
         j["wcet"] = wcet_json(*bound, sc.machine.clock_hz);
         if (sc.wcet.max_cycles) j["wcet"]["max_cycles"] = sc.wcet.max_cycles;
     }
@@ -166,7 +166,7 @@ int run_command(const RunOptions& o) {
                      100 * r["change"].get<double>(), r["baseline"].get<double>(), 100 * o.regression_threshold);
     int status = emu::exit_status(result);
     if (status == 0 && !regressions.empty()) return 1;
-    if (status == 0 && bound && wcet_limit_exceeded(*bound, sc.wcet.max_cycles)) return 1;
+    if (status == 0 && bound && (wcet_untrusted(*bound) || wcet_limit_exceeded(*bound, sc.wcet.max_cycles))) return 1;
     // A violated timing constraint fails the run (status 1) when nothing worse happened.
     if (status == 0 && analysis && !analysis->constraints_passed()) {
         std::fprintf(stderr, "emutrace: timing constraints violated\n");

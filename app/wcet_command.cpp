@@ -14,12 +14,15 @@ int wcet_command(const WcetOptions& o) {
     sc.machine.echo_output = false;
     if (!o.cmdline.empty()) sc.machine.semihosting.cmdline = o.cmdline;
     std::string function = !o.function.empty() ? o.function : sc.wcet.function;
-    if (function.empty()) throw ConfigError("wcet: which function? give --function NAME (or wcet: {function: NAME} in the scenario)");
+    if (o.all && !o.function.empty()) throw ConfigError("wcet: --all bounds every function that ran; leave out --function");
+    if (o.all) function.clear();
+    if (function.empty() && !o.all)
+        throw ConfigError("wcet: which function? give --function NAME (or wcet: {function: NAME} in the scenario), or --all");
     if (o.no_run && o.stats_in.empty()) throw ConfigError("wcet: --no-run needs statistics to read (--stats-in FILE)");
 
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     WcetSession session(image);
-    if (!session.program().function(function))
+    if (!o.all && !session.program().function(function))
         throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");
     int status = 0;
     if (!o.no_run) {
@@ -37,7 +40,22 @@ int wcet_command(const WcetOptions& o) {
     analysis::wcet::StatisticsTable stats = session.statistics(o.stats_in, !o.no_run);
     if (!o.stats_out.empty()) stats.save(o.stats_out);
 
-    analysis::wcet::WcetResult r = analysis::wcet::compute_wcet(session.program(), stats, {function, sc.wcet.flow_facts});
+    if (o.all) {
+        if (!o.dot.empty()) throw ConfigError("wcet: --dot draws one function's worst path; give --function NAME");
+        WcetTable table = bound_every_function(session, stats, sc.wcet.flow_facts);
+        std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
+        if (!o.json.empty()) {
+            std::ofstream out(o.json);
+            if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
+            out << wcet_table_json(table).dump(2) << "\n";
+        }
+        if (status == 0 && !table.trusted()) {
+            std::fprintf(stderr, "emutrace: error: %zu of %zu bounds are not trustworthy (see the table)\n", table.untrusted(), table.rows.size());
+            return 1;
+        }
+        return status;
+    }
+    analysis::wcet::WcetResult r = session.bound(stats, {function, sc.wcet.flow_facts});
     std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
     if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
     if (!o.json.empty()) {
@@ -48,7 +66,7 @@ int wcet_command(const WcetOptions& o) {
         out << j.dump(2) << "\n";
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
-    if (status == 0 && wcet_limit_exceeded(r, sc.wcet.max_cycles)) return 1;
+    if (status == 0 && (wcet_untrusted(r) || wcet_limit_exceeded(r, sc.wcet.max_cycles))) return 1;
     return status;
 }
 

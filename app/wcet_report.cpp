@@ -7,6 +7,7 @@
 #include "app/cfg_dot.h"
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/source_lines.h"
 
 namespace emutrace::app {
 
@@ -27,12 +28,28 @@ std::string code_id_of(const decode::ElfImage& image) {
 }  // namespace
 
 WcetSession::WcetSession(const decode::ElfImage& image)
-    : program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), code_id_(code_id_of(image)),
-      firmware_(image.path()) {}
+    : image_(image), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), tracer_(image),
+      code_id_(code_id_of(image)), firmware_(image.path()) {
+    tracer_.add_listener(call_times_);
+}
+
+void WcetSession::attach(emu::Machine& machine) {
+    machine.add_sink(background_);
+    machine.add_sink(tracer_background_);
+    ran_ = true;
+}
+
+analysis::wcet::SoundnessReport WcetSession::soundness() const {
+    return analysis::wcet::check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(),
+                                           aggregator_.tracker().saturations());
+}
 
 analysis::wcet::StatisticsTable WcetSession::statistics(const std::vector<std::string>& stats_in, bool include_run) const {
     analysis::wcet::StatisticsTable t;
-    if (include_run) t = aggregator_.table();
+    if (include_run) {
+        t = aggregator_.table();
+        t.checked_runs = ran_ && soundness().passed() ? 1 : 0;
+    }
     t.firmware = firmware_;
     t.code_id = code_id_;
     for (const auto& path : stats_in) {
@@ -63,6 +80,31 @@ std::string line(const char* fmt, auto... args) {
 }
 
 }  // namespace
+
+analysis::wcet::WcetResult WcetSession::bound(const analysis::wcet::StatisticsTable& stats, const analysis::wcet::WcetQuery& query) const {
+    const decode::Function* f = program_.function(query.function);
+    if (f && !f->blocks.empty() && !stats.blocks.count(f->blocks.front().start)) {
+        // IPET would only say "infeasible": say why there is nothing to bound.
+        std::string where;
+        for (const auto& site : decode::SourceLines(image_.path()).inlined_copies(query.function)) where += (where.empty() ? "" : ", ") + site;
+        throw ConfigError("wcet: " + query.function + " never ran in the measured runs" +
+                          (where.empty() ? std::string(": no run called it; give an input or scenario that does")
+                                         : ": GCC inlined it into " + where + "; bound the function it was inlined into instead"));
+    }
+    analysis::wcet::WcetResult r = analysis::wcet::compute_wcet(program_, stats, query);
+    std::uint64_t unchecked = stats.runs - std::min(stats.runs, stats.checked_runs);
+    if (ran_) {
+        analysis::wcet::SoundnessReport check = soundness();
+        if (!check.checked) r.warnings.push_back("this run was not cross-checked: " + check.why_not);
+        for (const auto& d : check.disagreements) r.errors.push_back("cross-check: " + d);
+        if (!check.passed() && unchecked) --unchecked;  // said above
+    }
+    if (unchecked)
+        r.warnings.push_back(std::to_string(unchecked) + " of the merged runs were not cross-checked (statistics of an older emutrace, or a failed check)");
+    r.cross_check = "function times from the CFG equal those from the branch events in " + std::to_string(stats.checked_runs) + " of " +
+                    std::to_string(stats.runs) + (stats.runs == 1 ? " run" : " runs");
+    return r;
+}
 
 std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP):\n";
@@ -102,7 +144,82 @@ std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock
                                   : "dead code (no CFG path from the function's entry)");
     }
     for (const auto& w : r.warnings) s += "  warning: " + w + "\n";
+    if (!r.cross_check.empty()) s += "  cross-check: " + r.cross_check + "\n";
+    if (!r.trusted()) {
+        s += "  ERROR: do not trust this bound:\n";
+        for (const auto& e : r.errors) s += "    " + e + "\n";
+    }
     return s;
+}
+
+std::size_t WcetTable::untrusted() const {
+    std::size_t n = 0;
+    for (const auto& r : rows) n += !r.errors.empty();
+    return n;
+}
+
+WcetTable bound_every_function(const WcetSession& session, const analysis::wcet::StatisticsTable& stats,
+                               const std::vector<analysis::wcet::FlowFact>& flow_facts) {
+    WcetTable t;
+    for (const auto& f : session.program().functions()) {
+        auto ran = stats.functions.find(f.start);
+        if (ran == stats.functions.end()) continue;
+        WcetTable::Row row;
+        row.function = f.name;
+        row.runs = ran->second.time.count;
+        row.observed_max = ran->second.time.max;
+        try {
+            analysis::wcet::WcetResult r = session.bound(stats, {f.name, flow_facts});
+            row.bounded = true;
+            row.bound = r.bound_cycles;
+            for (const auto& e : r.errors)
+                if (e.rfind("cross-check: ", 0) != 0) row.errors.push_back(e);  // the run's cross-check is reported once
+            if (t.cross_check.empty()) {
+                t.cross_check = r.cross_check;
+                for (const auto& e : r.errors)
+                    if (e.rfind("cross-check: ", 0) == 0) t.rows.push_back({"(cross-check)", 0, 0, 0, false, {e}, ""});
+            }
+        } catch (const ConfigError& e) {
+            row.why_none = e.what();
+        }
+        t.rows.push_back(row);
+    }
+    return t;
+}
+
+std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
+    std::string s = line("%-28s %7s %14s %14s %8s  %s\n", "function", "runs", "observed max", "bound", "ratio", "verdict");
+    for (const auto& r : table.rows) {
+        if (!r.runs && !r.errors.empty()) continue;  // the run's cross-check, below
+        std::string verdict = !r.bounded ? "no bound: " + r.why_none : r.errors.empty() ? "ok" : "NOT TRUSTED: " + r.errors.front();
+        std::string bound = r.bounded ? std::to_string(r.bound) : "-";
+        std::string ratio = r.bounded && r.observed_max ? line("%.3f", static_cast<double>(r.bound) / static_cast<double>(r.observed_max)) : "-";
+        s += line("%-28s %7llu %14llu %14s %8s  ", r.function.c_str(), static_cast<unsigned long long>(r.runs),
+                  static_cast<unsigned long long>(r.observed_max), bound.c_str(), ratio.c_str()) +
+             verdict + "\n";
+    }
+    s += line("cycles at %.3f MHz; ", static_cast<double>(clock_hz) / 1e6) + "cross-check: " + table.cross_check + "\n";
+    for (const auto& r : table.rows)
+        if (!r.runs && !r.errors.empty()) s += "ERROR: " + r.errors.front() + "\n";
+    return s;
+}
+
+nlohmann::json wcet_table_json(const WcetTable& table) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : table.rows) {
+        nlohmann::json j = {{"function", r.function}, {"runs", r.runs}, {"observed_max_cycles", r.observed_max}, {"errors", r.errors},
+                            {"trusted", r.errors.empty()}};
+        if (r.bounded) j["bound_cycles"] = r.bound;
+        else j["no_bound"] = r.why_none;
+        rows.push_back(j);
+    }
+    return {{"functions", rows}, {"cross_check", table.cross_check}, {"trusted", table.trusted()}};
+}
+
+bool wcet_untrusted(const analysis::wcet::WcetResult& r) {
+    if (r.trusted()) return false;
+    std::fprintf(stderr, "emutrace: error: the WCET bound of %s is not trustworthy: %s\n", r.function.c_str(), r.errors.front().c_str());
+    return true;
 }
 
 bool wcet_limit_exceeded(const analysis::wcet::WcetResult& r, std::uint64_t max_cycles) {
@@ -135,7 +252,10 @@ nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t cloc
             {"functions", functions},
             {"never_executed", never},
             {"loops", loops},
-            {"warnings", r.warnings}};
+            {"warnings", r.warnings},
+            {"errors", r.errors},
+            {"trusted", r.trusted()},
+            {"cross_check", r.cross_check}};
 }
 
 void write_wcet_dot(const std::string& path, const decode::Program& program, const analysis::wcet::WcetResult& r) {

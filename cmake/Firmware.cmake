@@ -23,18 +23,22 @@ set(EMUTRACE_FW_MODULE "${CMAKE_CURRENT_LIST_FILE}" CACHE INTERNAL "")
 # ${EMUTRACE_FW_RTOS_DIR}/kernel.c in SOURCES and the dir in INCLUDE_DIRS.
 get_filename_component(EMUTRACE_FW_RTOS_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/rtos" ABSOLUTE)
 set(EMUTRACE_FW_RTOS_DIR "${EMUTRACE_FW_RTOS_DIR}" CACHE INTERNAL "")
+get_filename_component(EMUTRACE_FW_NEWLIB_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/newlib" ABSOLUTE)
+set(EMUTRACE_FW_NEWLIB_DIR "${EMUTRACE_FW_NEWLIB_DIR}" CACHE INTERNAL "")
 
 # emutrace_add_firmware(NAME <name> SOURCES <files...>
 #                       [CPU cortex-m3] [LAYOUT mps2_an385] [DEFINES A=1 ...]
 #                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>]
-#                       [ARM] [NO_RUNTIME])
+#                       [ARM] [NO_RUNTIME] [NEWLIB])
 # Produces ${CMAKE_BINARY_DIR}/firmware/<name>.elf and target firmware_<name>.
 # ARM compiles to the ARM instruction set instead of Thumb (A-profile CPUs);
 # NO_RUNTIME leaves out firmware/runtime (startup, semihosting, printing).
+# NEWLIB links newlib-nano's libc and libm (string, stdio, math) with the
+# system calls of firmware/newlib over semihosting, as real firmware is.
 # INCLUDE_DIRS are added with -I and their *.h files rebuild the ELF when
 # they change; DEPENDS lists further files that should.
 function(emutrace_add_firmware)
-  cmake_parse_arguments(FW "ARM;NO_RUNTIME" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(FW "ARM;NO_RUNTIME;NEWLIB" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_SOURCES)
     message(FATAL_ERROR "emutrace_add_firmware: NAME and SOURCES are required")
   endif()
@@ -86,6 +90,15 @@ function(emutrace_add_firmware)
     set(runtime "")
   endif()
 
+  # Freestanding with libgcc only, or hosted on newlib-nano.
+  set(libc_flags -ffreestanding -nostdlib)
+  set(libc_libs -lgcc)
+  if(FW_NEWLIB)
+    set(libc_flags --specs=nano.specs)
+    list(APPEND runtime "${EMUTRACE_FW_NEWLIB_DIR}/newlib_syscalls.c")
+    set(libc_libs -Wl,--start-group -lm -lc -lgcc -Wl,--end-group)
+  endif()
+
   set(outdir "${CMAKE_BINARY_DIR}/firmware")
   set(elf "${outdir}/${FW_NAME}.elf")
   file(MAKE_DIRECTORY "${outdir}")
@@ -98,8 +111,8 @@ function(emutrace_add_firmware)
     COMMAND "${EMUTRACE_ARM_GCC}"
             ${isa} "-mcpu=${FW_CPU}" -mfloat-abi=soft
             -O2 -g -std=c11 -Wall -Wextra
-            -ffreestanding -ffunction-sections -fdata-sections
-            -nostdlib -nostartfiles
+            ${libc_flags} -ffunction-sections -fdata-sections
+            -nostartfiles
             "-I${EMUTRACE_FW_RUNTIME_DIR}"
             ${includes}
             ${defines}
@@ -109,7 +122,7 @@ function(emutrace_add_firmware)
             # .ramfunc code sits in writable .data on purpose.
             -Wl,--no-warn-rwx-segments
             "-Wl,-Map=${outdir}/${FW_NAME}.map"
-            -lgcc
+            ${libc_libs}
             -o "${elf}"
     DEPENDS ${sources} ${runtime} ${EMUTRACE_FW_RUNTIME_HEADERS}
             ${extra_depends} "${ld}" "${EMUTRACE_FW_MODULE}"

@@ -107,7 +107,7 @@ ControlFlow control_flow(const Instruction& insn) {
     if ((insn.id == ARM_INS_BX && (insn.reads & kLr)) || ((insn.writes & kPc) && insn.memory.mode != MemoryAccess::Mode::None) ||
         (insn.id == ARM_INS_MOV && (insn.writes & kPc) && (insn.reads & kLr)))
         return ControlFlow::Return;
-    if ((insn.id == ARM_INS_B && !insn.conditional) || insn.id == ARM_INS_BX) return ControlFlow::Jump;
+    if (insn.id == ARM_INS_B || insn.id == ARM_INS_BX) return ControlFlow::Jump;
     return ControlFlow::None;
 }
 

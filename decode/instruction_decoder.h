@@ -57,12 +57,13 @@ struct Instruction {
     std::uint16_t multiplicands = 0;  ///< mask of Rn and Rm of MLA/MLS
 };
 
-/// How an instruction leaves its block, for call tracing.
+/// How an instruction leaves its block when it executes, for call tracing. A conditional one (in
+/// an IT block, or B<cc>) may also fall through: Instruction::conditional says so.
 enum class ControlFlow : std::uint8_t {
     None,    ///< falls through or branches within the function
     Call,    ///< BL, BLX
     Return,  ///< BX LR, MOV pc,lr, or a load of pc (POP/LDM/LDR pc)
-    Jump,    ///< unconditional B or BX to another register: a tail call when it reaches a function start
+    Jump,    ///< B, B<cc> or BX to another register: a tail call when it reaches a function start
 };
 ControlFlow control_flow(const Instruction& insn);
 /// B<cc> or CBZ/CBNZ: a branch that may or may not be taken.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 
 #include "decode/instruction_decoder.h"
 
@@ -51,6 +52,9 @@ Decoded decode_function(const ElfImage& image, const InstructionDecoder& decoder
     const std::uint32_t step = arm ? 4 : 2;
     std::uint32_t at = start;
     std::uint32_t table_from = 0, table_to = 0;  // an ARM jump table, after the instruction that follows its load
+    // Capstone sees one instruction at a time here, so it cannot know that an IT governs the next
+    // ones (`it gt; bxgt lr` decodes as `bx lr`): the IT block is followed here instead.
+    unsigned in_it = 0;
     while (at + step <= end) {
         if (at >= table_from && at < table_to) at = table_to;
         if (at + step > end) break;
@@ -65,6 +69,11 @@ Decoded decode_function(const ElfImage& image, const InstructionDecoder& decoder
             continue;
         }
         at += i.size;
+        if (in_it > 0) {
+            i.conditional = true;
+            --in_it;
+        }
+        if (!arm) in_it = std::max(in_it, it_block_length(i));
         if (i.id == ARM_INS_NOP && image.is_data(at)) continue;  // alignment padding before a literal pool
         d.insns.push_back(i);
         if (i.id == ARM_INS_TBB || i.id == ARM_INS_TBH) {
@@ -161,18 +170,16 @@ void find_loops(Function& f) {
     }
 }
 
-Function build_function(const ElfImage& image, const InstructionDecoder& decoder, const Symbol& sym) {
-    Function f;
-    f.isa = decoder.instruction_set();
-    f.name = sym.name;
-    f.start = sym.address;
-    f.end = sym.address + sym.size;
-    Decoded d = decode_function(image, decoder, f.start, f.end);
+// Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
+// starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
+Function build_function(Function f, const Decoded& d, bool next_function, const std::set<std::uint32_t>& entered_at) {
     if (d.insns.empty()) return f;
     auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };
 
-    // Leaders: the entry, targets of branches inside the function, instructions after a branch.
+    // Leaders: the entry, targets of branches inside the function or from others, instructions
+    // after a branch.
     std::set<std::uint32_t> leaders{d.insns.front().address};
+    for (auto it = entered_at.lower_bound(f.start); it != entered_at.end() && *it < f.end; ++it) leaders.insert(*it);
     for (std::size_t k = 0; k < d.insns.size(); ++k) {
         const Instruction& i = d.insns[k];
         bool ends = (i.is_jump && i.id != ARM_INS_BL && i.id != ARM_INS_BLX) || (i.writes & kPc);
@@ -204,7 +211,7 @@ Function build_function(const ElfImage& image, const InstructionDecoder& decoder
         };
         if (i.id == ARM_INS_BL || i.id == ARM_INS_BLX) {
             // A call ends the block (as the emulator's translated blocks do) and returns to the next.
-            f.calls.push_back({i.address, i.target, false});
+            f.calls.push_back({i.address, i.target, false, false, i.conditional});
             if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
             continue;
         }
@@ -220,7 +227,7 @@ Function build_function(const ElfImage& image, const InstructionDecoder& decoder
                 add(i.target, EdgeKind::Taken);
             } else if (i.target) {  // a conditional tail call (beq.w other_function)
                 block.exit = BlockExit::TailCall;
-                f.calls.push_back({i.address, i.target, true});
+                f.calls.push_back({i.address, i.target, true, false, true});
             }
             if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
         } else if (control_flow(i) == ControlFlow::Return) {
@@ -231,7 +238,7 @@ Function build_function(const ElfImage& image, const InstructionDecoder& decoder
                 add(i.target, EdgeKind::Jump);
             } else if (i.target) {
                 block.exit = BlockExit::TailCall;
-                f.calls.push_back({i.address, i.target, true});
+                f.calls.push_back({i.address, i.target, true, false, i.conditional});
             } else {
                 block.exit = BlockExit::Indirect;
                 f.has_unknown_indirect = true;
@@ -246,9 +253,25 @@ Function build_function(const ElfImage& image, const InstructionDecoder& decoder
         // IT block) may also not happen: execution then goes on with the next block.
         bool may_skip = i.conditional && !is_conditional_branch(i) && block.exit != BlockExit::FallThrough;
         if (may_skip && has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+        // The last block going on past the function's end runs into the next function.
+        bool goes_on = block.exit == BlockExit::FallThrough || is_conditional_branch(i) || may_skip;
+        if (goes_on && !has_next && next_function && block.end == f.end) {
+            block.falls_out = true;
+            f.calls.push_back({i.address, f.end, true, true, block.exit != BlockExit::FallThrough});
+        }
     }
     find_loops(f);
     return f;
+}
+
+// Bytes of executable code from `start` up to `limit` within the segment holding `start`.
+std::uint32_t code_extent(const ElfImage& image, std::uint32_t start, std::uint32_t limit) {
+    for (const auto& seg : image.segments()) {
+        std::uint32_t from = seg.virtual_address, to = seg.virtual_address + static_cast<std::uint32_t>(seg.bytes.size());
+        if (!seg.executable || start < from || start >= to) continue;
+        return std::min(to, limit) - start;
+    }
+    return 0;
 }
 
 InstructionSet instruction_set_of(const ElfImage& image, const Symbol& function) {
@@ -271,18 +294,61 @@ Program Program::build(const ElfImage& image) {
     Program p;
     // One Capstone handle per instruction set, opened when a function first needs it.
     std::map<InstructionSet, InstructionDecoder> decoders;
-    for (const auto& sym : image.symbols().functions()) {
-        if (sym.size == 0) continue;
-        InstructionSet set = instruction_set_of(image, sym);
-        auto it = decoders.try_emplace(set, set).first;
-        p.functions_.push_back(build_function(image, it->second, sym));
+    std::span<const Symbol> syms = image.symbols().functions();  // sorted by address
+    std::vector<Decoded> decoded;  // per function
+    std::vector<bool> falls_into;  // per function: the next one starts at its end
+    for (std::size_t k = 0; k < syms.size();) {
+        // The sized symbols at one address: one function, named as SymbolTable::describe() names
+        // it (the last of them), the others its aliases.
+        std::size_t same = k;
+        const Symbol* named = nullptr;
+        std::uint32_t size = 0;
+        for (; same < syms.size() && syms[same].address == syms[k].address; ++same) {
+            if (syms[same].size == 0) continue;
+            size = std::max(size, syms[same].size);
+            named = &syms[same];
+        }
+        std::size_t next = same;
+        if (!named) {
+            // Hand-written assembly without .size (libgcc's __aeabi_uldivmod): the code runs to
+            // the next function symbol, or to the end of its segment.
+            named = &syms[same - 1];
+            size = code_extent(image, named->address, next < syms.size() ? syms[next].address : UINT32_MAX);
+            if (size == 0) {
+                k = same;
+                continue;
+            }
+        }
+        Function f;
+        f.name = named->name;
+        for (std::size_t a = k; a < same; ++a)
+            if (syms[a].size && &syms[a] != named) f.aliases.push_back(syms[a].name);
+        f.start = named->address;
+        f.end = named->address + size;
+        if (f.end < f.start) f.end = UINT32_MAX & ~1u;  // a size past the address space
+        bool next_function = next < syms.size() && syms[next].address <= f.end;
+        if (next_function) f.end = syms[next].address;
+        f.isa = instruction_set_of(image, *named);
+        auto it = decoders.try_emplace(f.isa, f.isa).first;
+        decoded.push_back(decode_function(image, it->second, f.start, f.end));
+        falls_into.push_back(next_function);
+        p.functions_.push_back(std::move(f));
+        k = same;
     }
+    // Branches into the middle of another function (libgcc's double-precision routines share
+    // their special-case code) start a block there, so that the code is measured from there.
+    std::set<std::uint32_t> entered_at;
+    for (std::size_t k = 0; k < p.functions_.size(); ++k)
+        for (const Instruction& i : decoded[k].insns)
+            if (i.target && (i.target < p.functions_[k].start || i.target >= p.functions_[k].end)) entered_at.insert(i.target);
+    for (std::size_t k = 0; k < p.functions_.size(); ++k)
+        p.functions_[k] = build_function(std::move(p.functions_[k]), decoded[k], falls_into[k], entered_at);
     return p;
 }
 
 const Function* Program::function(const std::string& name) const {
     for (const auto& f : functions_)
-        if (f.name == name) return &f;
+        if (f.name == name || std::find(f.aliases.begin(), f.aliases.end(), name) != f.aliases.end()) return &f;
     return nullptr;
 }
 

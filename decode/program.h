@@ -32,6 +32,15 @@ struct BasicBlock {
     std::uint32_t instructions = 0;
     BlockExit exit = BlockExit::FallThrough;
     int loop = -1;                     ///< innermost loop holding the block, or -1
+    /// Going on to the next instruction runs into the next function (hand-written code such as
+    /// libgcc's __aeabi_fsub falling into __aeabi_fadd): the code continues there, in the same
+    /// call, and the next function's time belongs to this one (a CallSite with `falls_into`).
+    bool falls_out = false;
+    /// The block can leave the function: a return, a tail call, an unknown indirect branch, or
+    /// running on into the next function.
+    bool may_leave() const {
+        return exit == BlockExit::Return || exit == BlockExit::TailCall || exit == BlockExit::Indirect || falls_out;
+    }
 };
 
 struct Loop {
@@ -45,12 +54,17 @@ struct Loop {
 struct CallSite {
     std::uint32_t at = 0;              ///< address of the call instruction
     std::uint32_t target = 0;          ///< callee start, 0 when indirect (BLX rN)
-    bool tail = false;                 ///< a tail call (B to another function)
+    bool tail = false;                 ///< a tail call (B to another function), or falls_into
+    bool falls_into = false;           ///< no branch: the code runs on into the function at `target`
+    bool conditional = false;          ///< may not happen (B<cc>, in an IT block, or falling past a conditional exit)
 };
 
 struct Function {
-    std::string name;
+    std::string name;                  ///< the name reports use (SymbolTable::describe() gives it too)
+    std::vector<std::string> aliases;  ///< other function symbols at the same address (__addsf3 for __aeabi_fadd)
     InstructionSet isa = InstructionSet::ThumbM;
+    /// [start, end): the symbol's range, cut where the next function symbol starts, so that
+    /// functions never overlap (libgcc's entry points into shared code each get their own).
     std::uint32_t start = 0, end = 0;
     std::vector<BasicBlock> blocks;    ///< sorted by address; blocks[0] is the entry
     std::vector<Edge> edges;
@@ -64,9 +78,12 @@ struct Function {
 class Program {
 public:
     /// Reconstructs every sized function symbol of the image: Thumb code of M-profile images, ARM
-    /// and Thumb code (by each function symbol's Thumb bit) of A- and R-profile ones.
+    /// and Thumb code (by each function symbol's Thumb bit) of A- and R-profile ones. Symbols at
+    /// one address are one function; a symbol whose size reaches past the next function's start
+    /// ends there.
     static Program build(const ElfImage& image);
     const std::vector<Function>& functions() const { return functions_; }
+    /// By name or alias.
     const Function* function(const std::string& name) const;
 
 private:

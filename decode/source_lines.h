@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace emutrace::decode {
 
@@ -19,6 +20,9 @@ public:
     bool available() const;
     /// "file:line" of the instruction at `address` (file without its directory), if known.
     std::optional<std::string> at(std::uint32_t address) const;
+    /// Where the compiler inlined the function `name`: "caller (file:line)" per inlined copy, the
+    /// line being the call's.
+    std::vector<std::string> inlined_copies(const std::string& name) const;
 
 private:
     struct Impl;

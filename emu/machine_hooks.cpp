@@ -40,15 +40,21 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
 
 namespace {
 
-// Counts a block that is about to run: the previous block's final branch was taken if this is not
-// its fall-through; then this block's cycles and instructions, and its event.
-inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+// The cycle a block about to run starts at: the previous block's final branch was taken if this
+// is not its fall-through, and then the refill adds to it.
+inline std::uint64_t block_start(const MachineState& m, std::uint32_t pc, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles;
     if (pc != m.sequential) {
         int straddle = ((b.flags & BlockInfo::StraddleTarget) && (m.exit_fetch & BlockInfo::EarlyFetch) ? 1 : 0) -
                        ((b.flags & BlockInfo::SecondWordSaved) && (m.exit_fetch & BlockInfo::TwoWordsEarly) ? 1 : 0);
         start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra + straddle);
     }
+    return start;
+}
+
+// Counts a block that is about to run: its cycles and instructions, and its event.
+inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+    std::uint64_t start = block_start(m, pc, b);
     m.exit_fetch = b.flags & BlockInfo::ExitFetch;
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
@@ -78,7 +84,8 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]] return m.hook_operand_sites(address, size);  // runs it again
-    if (m.pending_branch) m.push_branch(address, m.counters.cycles + static_cast<std::uint64_t>(address != m.sequential ? m.taken_extra : 0));
+    // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
+    if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
     if (b.flags) m.on_flagged_block(b);
 }
@@ -280,7 +287,13 @@ void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, 
 }
 
 void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {
-    if (want_branches) recorder.push({when, target, pending_branch, fallthrough, trace::EventKind::Branch, 0, 0});
+    // A conditional return or jump that failed its condition went on to the next instruction: no
+    // branch happened (a taken one never lands there: the instruction after a return in an IT
+    // block is no call's return address, and a jump to it would be a no-op).
+    if ((pending_branch & BlockInfo::kConditionalExit) && target == fallthrough) return;
+    if (want_branches)
+        recorder.push({when, target, static_cast<std::uint32_t>(pending_branch & ~BlockInfo::kConditionalExit), fallthrough,
+                       trace::EventKind::Branch, 0, 0});
 }
 
 void detail::MachineState::raise_irq(int irq) {

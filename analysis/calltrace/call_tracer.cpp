@@ -22,10 +22,11 @@ void CallTracer::emit(const CallEvent& e) {
     for (auto* l : listeners_) l->on_call_event(e);
 }
 
-void CallTracer::enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle) {
+void CallTracer::enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle, bool tail) {
     c.frames.push_back({function, return_address});
     CallEvent e;
     e.kind = CallEvent::Kind::Entry;
+    e.tail = tail;
     e.cycle = cycle;
     e.function = function;
     e.thread = c.thread;
@@ -34,10 +35,16 @@ void CallTracer::enter(Context& c, std::uint32_t function, std::uint32_t return_
     emit(e);
 }
 
-void CallTracer::pop(Context& c, std::uint64_t cycle) {
+void CallTracer::pop(Context& c, std::uint64_t cycle, bool tail, bool at_end) {
     Frame f = c.frames.back();
+    if (f.inner) {
+        c.frames.pop_back();
+        return;
+    }
     CallEvent e;
     e.kind = CallEvent::Kind::Exit;
+    e.tail = tail;
+    e.at_end = at_end;
     e.cycle = cycle;
     e.function = f.function;
     e.thread = c.thread;
@@ -75,7 +82,15 @@ void CallTracer::on_branch(const trace::Event& e) {
         if (kind != trace::BranchKind::Call) return;
     }
     switch (kind) {
-        case trace::BranchKind::Call: enter(c, function_of(to), e.extra, e.cycle); break;
+        case trace::BranchKind::Call: {
+            const decode::Symbol* f = image_.symbols().function_at(to);
+            if (f && f->address != to && !c.frames.empty()) {  // into the middle of code: no function entered
+                c.frames.push_back({c.frames.back().function, e.extra, true});
+                break;
+            }
+            enter(c, function_of(to), e.extra, e.cycle);
+            break;
+        }
         case trace::BranchKind::Return: leave_to(c, to, e.cycle); break;
         case trace::BranchKind::Jump: {
             // A jump to another function's first instruction is a tail call: the callee returns
@@ -83,8 +98,8 @@ void CallTracer::on_branch(const trace::Event& e) {
             const decode::Symbol* f = image_.symbols().function_at(to);
             if (f && f->address == to && !c.frames.empty() && c.frames.back().function != to) {
                 std::uint32_t ret = c.frames.back().return_address;
-                pop(c, e.cycle);
-                enter(c, to, ret, e.cycle);
+                pop(c, e.cycle, true);
+                enter(c, to, ret, e.cycle, true);
             }
             break;
         }
@@ -109,7 +124,7 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                                                                          : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
                 exception_contexts_.push_back(Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, false});
                 live_ = nullptr;  // the vector may have moved its contexts
-                emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0});
+                emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0, false, false});
                 break;
             }
             case trace::EventKind::ExceptionReturn: {
@@ -120,16 +135,16 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                 live_ = nullptr;
                 std::uint32_t resumed = exception_contexts_.empty() ? current_thread_
                                                                      : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
-                emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0});
+                emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0, false, false});
                 break;
             }
             case trace::EventKind::ThreadSwitch:
                 current_thread_ = thread_index(e.address, std::string(batch.thread_name(e)));
                 live_ = nullptr;
-                emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0});
+                emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0, false, false});
                 break;
             case trace::EventKind::Marker:
-                emit({CallEvent::Kind::Marker, e.cycle, 0, exception_contexts_.empty() ? current_thread_ : 1u, 0, 0, e.value, e.extra});
+                emit({CallEvent::Kind::Marker, e.cycle, 0, exception_contexts_.empty() ? current_thread_ : 1u, 0, 0, e.value, e.extra, false, false});
                 break;
             default: break;
         }
@@ -139,13 +154,13 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
 void CallTracer::on_end() {
     while (!exception_contexts_.empty()) {
         Context& c = exception_contexts_.back();
-        while (!c.frames.empty()) pop(c, last_cycle_);
+        while (!c.frames.empty()) pop(c, last_cycle_, false, true);
         exception_contexts_.pop_back();
     }
     live_ = nullptr;
     for (auto& [thread, c] : thread_contexts_) {
         current_thread_ = thread;
-        while (!c.frames.empty()) pop(c, last_cycle_);
+        while (!c.frames.empty()) pop(c, last_cycle_, false, true);
     }
     for (auto* l : listeners_) l->on_finish(last_cycle_);
 }
@@ -154,9 +169,11 @@ std::vector<std::uint32_t> CallTracer::current_stack() const {
     std::vector<std::uint32_t> out;
     auto it = thread_contexts_.find(current_thread_);
     if (it != thread_contexts_.end())
-        for (const auto& f : it->second.frames) out.push_back(f.function);
+        for (const auto& f : it->second.frames)
+            if (!f.inner) out.push_back(f.function);
     for (const auto& c : exception_contexts_)
-        for (const auto& f : c.frames) out.push_back(f.function);
+        for (const auto& f : c.frames)
+            if (!f.inner) out.push_back(f.function);
     return out;
 }
 

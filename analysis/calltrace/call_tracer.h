@@ -31,6 +31,11 @@ struct CallEvent {
     std::uint32_t depth = 0;     ///< Entry/Exit: stack depth of the frame (0 = outermost)
     std::uint32_t id = 0;        ///< Marker: the event id
     std::uint32_t payload = 0;   ///< Marker: the payload
+    /// Entry: by a tail call, so it returns to the caller of the function it replaces. Exit: the
+    /// function was replaced by a tail call, the Entry that follows.
+    bool tail = false;
+    /// Exit: the run ended with the function still open (no return happened).
+    bool at_end = false;
 };
 
 constexpr std::uint32_t kExceptionContext = 1u << 16;
@@ -64,6 +69,9 @@ private:
     struct Frame {
         std::uint32_t function;
         std::uint32_t return_address;  ///< where the caller resumes; 0 for a context's base frame
+        /// A BL to code that is no function's start (libgcc's `bleq Lml_s`): kept so that its
+        /// return matches, but no function was entered and none is left.
+        bool inner = false;
     };
     struct Context {
         std::uint32_t id = 0;  ///< CallEvent::context
@@ -73,9 +81,9 @@ private:
     };
 
     void on_branch(const trace::Event& e);
-    void enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle);
+    void enter(Context& c, std::uint32_t function, std::uint32_t return_address, std::uint64_t cycle, bool tail = false);
     void leave_to(Context& c, std::uint32_t resume_at, std::uint64_t cycle);
-    void pop(Context& c, std::uint64_t cycle);
+    void pop(Context& c, std::uint64_t cycle, bool tail = false, bool at_end = false);
     void emit(const CallEvent& e);
     Context& live() { return live_ ? *live_ : refresh_live(); }
     Context& refresh_live();

@@ -53,10 +53,13 @@ void StatisticsTable::merge(const StatisticsTable& other) {
     if (firmware.empty()) firmware = other.firmware;
     if (code_id.empty()) code_id = other.code_id;
     runs += other.runs;
+    checked_runs += other.checked_runs;
     for (const auto& [address, r] : other.blocks)
         for (int k = 0; k < 2; ++k) blocks[address].context[k].merge(r.context[k]);
     for (const auto& [header, bound] : other.loop_bounds) loop_bounds[header] = std::max(loop_bounds[header], bound);
     for (const auto& [address, f] : other.functions) functions[address].time.merge(f.time);
+    for (const auto& [block, targets] : other.indirect_targets)
+        for (const auto& [target, within] : targets) indirect_targets[block][target].insert(within.begin(), within.end());
 }
 
 void StatisticsTable::save(const std::string& path) const {
@@ -64,8 +67,14 @@ void StatisticsTable::save(const std::string& path) const {
     for (const auto& [address, r] : blocks) blocks_j.push_back({{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}});
     for (const auto& [header, bound] : loop_bounds) loops_j.push_back({{"header", header}, {"max_iterations", bound}});
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
+    nlohmann::json indirect_j = nlohmann::json::array();
+    for (const auto& [block, targets] : indirect_targets) {
+        nlohmann::json t = nlohmann::json::array();
+        for (const auto& [target, within] : targets) t.push_back({{"target", target}, {"within", within}});
+        indirect_j.push_back({{"block", block}, {"targets", t}});
+    }
     nlohmann::json j = {{"format", kFormat}, {"version", kVersion}, {"firmware", firmware}, {"code_id", code_id}, {"runs", runs},
-                        {"blocks", blocks_j},   {"loops", loops_j},  {"functions", functions_j}};
+                        {"checked_runs", checked_runs}, {"blocks", blocks_j},   {"loops", loops_j},  {"functions", functions_j}, {"indirect_calls", indirect_j}};
     std::ofstream out(path);
     if (!out) throw ConfigError(path + ": cannot write the WCET statistics");
     out << j.dump(1) << '\n';
@@ -84,6 +93,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         t.firmware = j.at("firmware").get<std::string>();
         t.code_id = j.value("code_id", "");
         t.runs = count_at(j, "runs");
+        t.checked_runs = j.contains("checked_runs") ? count_at(j, "checked_runs") : 0;  // older files did not check
+        if (t.checked_runs > t.runs) throw std::invalid_argument("checked_runs is larger than runs");
         for (const auto& b : j.at("blocks")) {
             BlockRecord& r = t.blocks[address_at(b, "address")];
             r.context[0] = stat_from(b.at("first"));
@@ -91,6 +102,18 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         }
         for (const auto& l : j.at("loops")) t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
         for (const auto& f : j.at("functions")) t.functions[address_at(f, "address")].time = stat_from(f.at("time"));
+        if (j.contains("indirect_calls"))
+            for (const auto& c : j.at("indirect_calls")) {
+                auto& targets = t.indirect_targets[address_at(c, "block")];
+                for (const auto& target : c.at("targets")) {
+                    auto& within = targets[address_at(target, "target")];
+                    for (const auto& f : target.at("within")) {
+                        if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
+                            throw std::invalid_argument("an indirect call's caller that is not a 32-bit address");
+                        within.insert(f.get<std::uint32_t>());
+                    }
+                }
+            }
         return t;
     } catch (const std::exception& e) {
         throw ConfigError(path + ": bad WCET statistics: " + e.what());

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,15 @@ struct StatisticsTable {
     std::string firmware;                                  ///< the ELF the runs executed
     std::string code_id;                                   ///< identifies its code bytes: tables of other builds do not merge
     std::uint64_t runs = 0;
+    std::uint64_t checked_runs = 0;                        ///< runs whose function times passed the soundness check
     std::map<std::uint32_t, BlockRecord> blocks;           ///< by block start address
     std::map<std::uint32_t, std::uint64_t> loop_bounds;    ///< most iterations per entry, by header address
     std::map<std::uint32_t, FunctionRecord> functions;     ///< by function start address
+    /// Functions an indirect call (BLX rN) was seen to enter, by the calling block's start address,
+    /// each with the functions that were running when it did (the caller and its callers): a
+    /// bound of one of those counts the target, a bound of another function does not (printf's
+    /// output callback is not snprintf's).
+    std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets;
 
     /// Throws ConfigError when the tables come from different code (code_id).
     void merge(const StatisticsTable& other);

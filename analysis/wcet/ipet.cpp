@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,6 +47,7 @@ struct Columns {
     int count = 0;
     int first_edge = 1;  ///< edge i is column first_edge + i
     std::vector<int> x1, x2, exit;
+    std::vector<int> call;  ///< per call: the times a conditional one is made; 0 for an unconditional one
 
     int edge(std::size_t i) const { return first_edge + static_cast<int>(i); }
 };
@@ -133,6 +135,9 @@ Columns lay_out_columns(const IpetProblem& problem) {
         if (problem.blocks[b].loop >= 0) c.x2[b] = next++;
         if (problem.blocks[b].may_exit) c.exit[b] = next++;
     }
+    c.call.assign(problem.calls.size(), 0);
+    for (std::size_t k = 0; k < problem.calls.size(); ++k)
+        if (problem.calls[k].conditional) c.call[k] = next++;
     c.count = next - 1;
     return c;
 }
@@ -141,6 +146,12 @@ Columns lay_out_columns(const IpetProblem& problem) {
 void add_executions(std::vector<Term>& terms, const Columns& c, std::size_t b, double coef) {
     terms.push_back({c.x1[b], coef});
     if (c.x2[b] != 0) terms.push_back({c.x2[b], coef});
+}
+
+/// Adds coef * (the times call k is made) to `terms`.
+void add_calls(std::vector<Term>& terms, const IpetProblem& problem, const Columns& c, std::size_t k, double coef) {
+    if (c.call[k] != 0) terms.push_back({c.call[k], coef});
+    else add_executions(terms, c, problem.calls[k].caller, coef);
 }
 
 /// Two rows per block: inflow = executions = outflow.
@@ -157,12 +168,29 @@ void add_flow_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         in[problem.edges[i].to].terms.push_back({c.edge(i), -1});
         out[problem.edges[i].from].terms.push_back({c.edge(i), -1});
     }
-    // Every execution of a calling block enters the callee once more.
-    for (const IpetCall& call : problem.calls) add_executions(in[call.callee].terms, c, call.caller, -1);
+    // Every call enters the callee once more: an unconditional one at every execution of its
+    // block, a conditional one at most that often.
+    for (std::size_t k = 0; k < problem.calls.size(); ++k) add_calls(in[problem.calls[k].callee].terms, problem, c, k, -1);
     for (std::size_t b = 0; b < n; ++b) {
         rows.push_back(std::move(in[b]));
         rows.push_back(std::move(out[b]));
     }
+    // A conditional call happens at most once per execution of its block; a group of them
+    // (one indirect call's targets) at most once together.
+    std::map<int, Row> groups;
+    for (std::size_t k = 0; k < problem.calls.size(); ++k) {
+        if (c.call[k] == 0) continue;
+        const IpetCall& call = problem.calls[k];
+        if (call.group >= 0 && groups.count(call.group)) {
+            groups[call.group].terms.push_back({c.call[k], 1});
+            continue;
+        }
+        Row at_most{{{c.call[k], 1}}, GLP_UP, 0};
+        add_executions(at_most.terms, c, call.caller, -1);
+        if (call.group >= 0) groups[call.group] = std::move(at_most);
+        else rows.push_back(std::move(at_most));
+    }
+    for (auto& [group, row] : groups) rows.push_back(std::move(row));
 }
 
 /// The times loop `l` is entered, as terms (coefficient 1) plus a constant. Besides the entry
@@ -178,7 +206,7 @@ EntryFlow entry_flow(const IpetProblem& problem, const Columns& c, const std::ve
     const IpetLoop& loop = problem.loops[l];
     EntryFlow f;
     for (std::size_t e : loop.entries) f.terms.push_back({c.edge(e), 1});
-    for (std::size_t caller : callers_of[loop.header]) add_executions(f.terms, c, caller, 1);
+    for (std::size_t k : callers_of[loop.header]) add_calls(f.terms, problem, c, k, 1);
     if (loop.header == problem.entry) f.constant = 1;
     return f;
 }
@@ -192,7 +220,7 @@ Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) 
 
 void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
     std::vector<std::vector<std::size_t>> callers_of(problem.blocks.size());
-    for (const IpetCall& call : problem.calls) callers_of[call.callee].push_back(call.caller);
+    for (std::size_t k = 0; k < problem.calls.size(); ++k) callers_of[problem.calls[k].callee].push_back(k);  // call indices
     std::vector<std::vector<std::size_t>> members(problem.loops.size());
     for (std::size_t b = 0; b < problem.blocks.size(); ++b)
         if (problem.blocks[b].loop >= 0) members[static_cast<std::size_t>(problem.blocks[b].loop)].push_back(b);

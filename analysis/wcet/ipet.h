@@ -32,9 +32,15 @@ struct IpetLoop {
     std::string name;                   ///< for error messages, e.g. "main loop 0 at 0x00000124"
 };
 
-/// A call (or tail call) site: each execution of `caller` enters the graph once more at `callee`.
+/// A call (or tail call) site: each execution of `caller` enters the graph once more at `callee`
+/// (a conditional one: at most once).
 struct IpetCall {
     std::size_t caller = 0, callee = 0;  ///< block indices: the calling block, the callee's entry block
+    /// The call may fail its condition (B<cc> or an IT block): at most once per execution.
+    bool conditional = false;
+    /// Conditional calls with the same group >= 0 are one call site's alternatives (the observed
+    /// targets of an indirect call): together at most once per execution of the caller.
+    int group = -1;
 };
 
 struct IpetProblem {

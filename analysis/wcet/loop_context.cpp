@@ -92,6 +92,13 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
             else ++saturations_;
             up(n.level + 1u, LoopRow{true, next, 0, 1});
             last_ = Transition::Call;
+        } else if ((c & kExit) && (shape & kEntry)) {
+            // A tail call: the replaced function's rows go, the callee's start where they began
+            // (above the caller's row); the open call now returns from the callee.
+            std::size_t caller_row = frames_.empty() ? 0 : frames_.back().p;
+            down(p_ > caller_row ? p_ - caller_row : 0);
+            up(rows_[p_].valid ? n.level + 1u : n.level, LoopRow{true, next, 0, 1});
+            last_ = Transition::TailCall;
         } else if ((c & kExit) && (shape & kRet)) {  // beta
             if (!frames_.empty()) {
                 // Back to the caller's row, then on from the call block as if the call had been one

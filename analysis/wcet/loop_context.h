@@ -3,7 +3,8 @@
 // and routine, moved by "up" and "down" operations as trace point events arrive. It decides for
 // each executed block whether it runs in the first iteration of its innermost loop (index 0) or a
 // later one (index 1). Beyond the paper, calls remember the caller's row, so a return goes back
-// to it even after a tail call, and exceptions save and restore the whole context.
+// to it even after a tail call (which leaves the tail-called function's rows where the replaced
+// function's were), and exceptions save and restore the whole context.
 
 #include <cstdint>
 #include <vector>
@@ -20,7 +21,10 @@ struct LoopRow {
 };
 
 /// Which case of the transition relation the last step took.
-enum class Transition : std::uint8_t { Start, Call, Return, Up, Down, Sibling, NextIteration, Stay };
+/// Which case of the transition relation the last step took. TailCall: a block that leaves its
+/// function by a branch (b.w f) reached another function's entry: a call that returns to the
+/// caller of the function it replaces.
+enum class Transition : std::uint8_t { Start, Call, TailCall, Return, Up, Down, Sibling, NextIteration, Stay };
 
 class LoopContextTracker {
 public:
@@ -32,7 +36,7 @@ public:
         // The common cases inline: the same loop body at the same level, no call or return.
         if (previous_ >= 0) [[likely]] {
             std::uint32_t c = shape_[static_cast<std::size_t>(previous_)], n = shape_[next];
-            bool call = (c & kCall) && (n & kEntry), ret = (c & kExit) && (n & kRet);
+            bool call = (c & (kCall | kExit)) && (n & kEntry), ret = (c & kExit) && (n & kRet);  // call or tail call
             if (((c ^ n) & kPlace) == 0 && !call && !ret) [[likely]] {
                 stay_in_row(next);
                 previous_ = next;

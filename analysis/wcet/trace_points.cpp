@@ -1,12 +1,17 @@
 #include "analysis/wcet/trace_points.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace emutrace::analysis::wcet {
 
 TracePoints::TracePoints(const decode::Program& program) {
     const auto& functions = program.functions();
+    // A BL to code that is no function's entry (libgcc's `bleq Lml_s` inside __aeabi_dmul) calls
+    // no function: its target and the return from it stay in the calling function's run.
+    std::set<std::uint32_t> entries;
+    for (const auto& fn : functions) entries.insert(fn.start);
     for (std::uint32_t f = 0; f < functions.size(); ++f) {
         const decode::Function& fn = functions[f];
         std::vector<std::uint32_t> loop_base(fn.loops.size());
@@ -29,7 +34,10 @@ TracePoints::TracePoints(const decode::Program& program) {
             p.exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
                      block.exit == decode::BlockExit::Indirect;
             for (const auto& c : fn.calls)
-                if (!c.tail && c.at >= block.start && c.at < block.end) p.call = true;
+                if (!c.tail && c.at >= block.start && c.at < block.end && (c.target == 0 || entries.count(c.target))) {
+                    p.call = true;
+                    p.indirect_call = c.target == 0;
+                }
             p.ret = b > 0 && points_.back().call && points_.back().function == f;
             points_.push_back(p);
         }

@@ -27,10 +27,6 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
         current_start_ = e.cycle - resume_->elapsed;
         resume_.reset();
     }
-    if (resuming_) [[unlikely]] {  // handler time runs from the exception's entry to the resumed block
-        exception_cycles_ += e.cycle - exception_start_;
-        resuming_ = false;
-    }
     int id = points_.id_at(e.address);
     if (id < 0) [[unlikely]] {
         // The rest of the block being measured (a translated block cut at a page boundary or at
@@ -40,22 +36,38 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
         close(e.cycle);
         return;
     }
+    const std::int64_t from = current_;
     close(e.cycle);
     auto next = static_cast<std::uint32_t>(id);
     current_index_ = tracker_.step(next);
     current_ = id;
     current_start_ = e.cycle;
     switch (tracker_.last()) {
-        case Transition::Call: calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_}); break;
+        case Transition::Call:
+            calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, false});
+            if (from >= 0 && points_.points()[static_cast<std::size_t>(from)].indirect_call) [[unlikely]]
+                record_indirect_call(static_cast<std::uint32_t>(from), e.address);
+            break;
+        case Transition::TailCall: calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, true}); break;
         case Transition::Return:
-            if (!calls_.empty()) {
-                const Call& c = calls_.back();
+            while (!calls_.empty()) {
+                const Call c = calls_.back();
                 function_times_[c.function].add(e.cycle - c.start - (exception_cycles_ - c.excluded_at_start));
                 calls_.pop_back();
+                if (!c.tail) break;
             }
             break;
         default: break;
     }
+}
+
+// Rare (a callback, a function pointer): the call stack's functions are kept with the target.
+void WcetAggregator::record_indirect_call(std::uint32_t from, std::uint32_t target) {
+    const auto& functions = program_.functions();
+    const TracePoint& site = points_.points()[from];
+    auto& within = indirect_targets_[site.first][target];
+    within.insert(functions[site.function].start);
+    for (std::size_t k = 0; k + 1 < calls_.size(); ++k) within.insert(functions[calls_[k].function].start);  // the last is the callee
 }
 
 void WcetAggregator::on_exception_entry(const trace::Event& e) {
@@ -68,8 +80,7 @@ void WcetAggregator::on_exception_entry(const trace::Event& e) {
     }
     current_ = -1;
     suspended_.push_back(s);
-    if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
-    resuming_ = false;  // a tail-chained handler: still one stretch of handler time
+    if (exception_depth_++ == 0) exception_start_ = e.cycle;
     tracker_.exception_entry();
 }
 
@@ -81,7 +92,9 @@ void WcetAggregator::on_exception_return(const trace::Event& e) {
         suspended_.pop_back();
         calls_.resize(std::min(calls_.size(), resume_->calls));
     }
-    if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
+    // Handler time, left out of the functions' times, runs from the entry to the return events
+    // (CallTimes measures the same stretch from the call tracer's events).
+    if (exception_depth_ > 0 && --exception_depth_ == 0) exception_cycles_ += e.cycle - exception_start_;
 }
 
 void WcetAggregator::on_batch(const trace::EventBatch& batch) {
@@ -112,6 +125,7 @@ StatisticsTable WcetAggregator::table() const {
     const auto& functions = program_.functions();
     for (std::size_t f = 0; f < functions.size(); ++f)
         if (function_times_[f].seen()) t.functions[functions[f].start].time = function_times_[f];
+    t.indirect_targets = indirect_targets_;
     return t;
 }
 

@@ -3,10 +3,14 @@
 // the next trace point's stamp minus its own), the loop module (LoopContextTracker) and the
 // statistics module (BlockRecord per trace point), all O(1) per block event. Exception handlers are
 // measured as their own routines; the interrupted block is suspended meanwhile, so the handler's
-// time is kept out of it and out of the end-to-end times of the functions it interrupts.
+// time is kept out of it and out of the end-to-end times of the functions it interrupts. A
+// function entered by a tail call is a run of its own, and its time is also part of the run of
+// the function it replaced, which returns with it (as the IPET bound counts it).
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "analysis/wcet/block_statistics.h"
@@ -40,6 +44,7 @@ private:
         std::uint32_t function;
         std::uint64_t start;
         std::uint64_t excluded_at_start;  ///< exception cycles so far when the call began
+        bool tail = false;                ///< entered by a tail call: returns with the call below it
     };
     /// A block an exception interrupted, and how long it had run.
     struct Suspended {
@@ -55,16 +60,17 @@ private:
     std::vector<BlockRecord> records_;
     std::vector<TimeStat> function_times_;
     std::vector<Call> calls_;
+    std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets_;  ///< StatisticsTable::indirect_targets
+    void record_indirect_call(std::uint32_t from, std::uint32_t target);
     std::vector<Suspended> suspended_;    ///< one per exception being handled
     std::optional<Suspended> resume_;     ///< set at an exception return, taken up by the next block
     std::string firmware_;
     std::int64_t current_ = -1;  ///< the trace point being measured
     unsigned current_index_ = 0;
     std::uint64_t current_start_ = 0;
-    std::uint64_t exception_cycles_ = 0;  ///< time spent in exception handlers, entry to resume
+    std::uint64_t exception_cycles_ = 0;  ///< time spent in exception handlers, entry to return
     std::uint64_t exception_start_ = 0;
     unsigned exception_depth_ = 0;
-    bool resuming_ = false;
 };
 
 }  // namespace emutrace::analysis::wcet

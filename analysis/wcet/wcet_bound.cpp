@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "analysis/wcet/ipet.h"
@@ -11,11 +13,50 @@
 namespace emutrace::analysis::wcet {
 namespace {
 
-// The target and every function it can reach through direct calls, callees after callers.
-std::vector<std::size_t> reachable_functions(const decode::Program& program, std::size_t root, std::vector<std::string>& warnings) {
+// The function holding a call's target and the target's block there: the entry block for a call,
+// another block for a branch into shared code of another function (libgcc's).
+struct CallTarget {
+    std::size_t function = 0, block = 0;
+};
+class CallTargets {
+public:
+    explicit CallTargets(const decode::Program& program) : fns_(program.functions()) {
+        for (std::size_t f = 0; f < fns_.size(); ++f) by_start_.emplace(fns_[f].start, f);
+    }
+    std::optional<CallTarget> at(std::uint32_t target) const {
+        auto it = by_start_.upper_bound(target);
+        if (it == by_start_.begin()) return std::nullopt;
+        --it;
+        const decode::Function& f = fns_[it->second];
+        int b = target < f.end ? f.block_at(target) : -1;
+        if (b < 0 || f.blocks[static_cast<std::size_t>(b)].start != target) return std::nullopt;
+        return CallTarget{it->second, static_cast<std::size_t>(b)};
+    }
+
+private:
+    const std::vector<decode::Function>& fns_;
+    std::map<std::uint32_t, std::size_t> by_start_;
+};
+
+// The functions an indirect call at `site` of `f` was seen to enter while `root` was running.
+std::set<std::uint32_t> observed_targets(const decode::Function& f, const decode::CallSite& site, const StatisticsTable& stats,
+                                         std::uint32_t root) {
+    std::set<std::uint32_t> out;
+    int b = f.block_at(site.at);
+    if (b < 0) return out;
+    auto it = stats.indirect_targets.find(f.blocks[static_cast<std::size_t>(b)].start);
+    if (it == stats.indirect_targets.end()) return out;
+    for (const auto& [target, within] : it->second)
+        if (within.count(root)) out.insert(target);
+    return out;
+}
+
+// The target and every function it can reach through direct calls and the observed targets of
+// indirect ones, callees after callers.
+std::vector<std::size_t> reachable_functions(const decode::Program& program, const StatisticsTable& stats, std::size_t root,
+                                             std::vector<std::string>& warnings) {
     const auto& fns = program.functions();
-    std::map<std::uint32_t, std::size_t> by_start;
-    for (std::size_t f = 0; f < fns.size(); ++f) by_start.emplace(fns[f].start, f);
+    CallTargets targets(program);
     std::vector<std::size_t> order;
     std::vector<int> state(fns.size(), 0);  // 0 unseen, 1 on the stack, 2 done
     std::vector<std::string> stack;
@@ -23,24 +64,40 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, std
         state[f] = 1;
         stack.push_back(fns[f].name);
         order.push_back(f);
+        std::vector<decode::CallSite> sites;  // indirect calls as the direct calls they were seen to make
         for (const auto& c : fns[f].calls) {
-            if (!c.target) {
-                warnings.push_back(fns[f].name + ": indirect call at " + config::hex32(c.at) + " not followed (its callee's time is not in the bound)");
+            // A call whose block never ran executes 0 times in the bound, as the block does: it
+            // is not followed, so that a call cycle no run took (newlib's __sfp -> __sinit
+            // guard) is no recursion.
+            int b = fns[f].block_at(c.at);
+            if (b < 0 || !stats.blocks.count(fns[f].blocks[static_cast<std::size_t>(b)].start)) continue;
+            if (c.target) {
+                sites.push_back(c);
                 continue;
             }
-            auto it = by_start.find(c.target);
-            if (it == by_start.end()) {
+            std::set<std::uint32_t> seen = observed_targets(fns[f], c, stats, fns[root].start);
+            if (seen.empty()) {
+                warnings.push_back(fns[f].name + ": indirect call at " + config::hex32(c.at) + " never seen to call anything within " +
+                                   fns[root].name + " (its callee's time is not in the bound)");
+                continue;
+            }
+            for (std::uint32_t t : seen) sites.push_back({c.at, t, false, false, true});
+        }
+        for (const auto& c : sites) {
+            auto callee = targets.at(c.target);
+            if (!callee) {
                 warnings.push_back(fns[f].name + ": call at " + config::hex32(c.at) + " to " + config::hex32(c.target) +
-                                   ", not a sized function: its time is not in the bound");
+                                   ", not code of a sized function: its time is not in the bound");
                 continue;
             }
-            if (state[it->second] == 1) {
+            if (callee->function == f && callee->block != 0) continue;  // a BL to its own code: no recursion
+            if (state[callee->function] == 1) {
                 std::string cycle;
                 for (const auto& s : stack) cycle += s + " -> ";
-                throw ConfigError(fns[root].name + ": recursion (" + cycle + fns[it->second].name +
+                throw ConfigError(fns[root].name + ": recursion (" + cycle + fns[callee->function].name +
                                   "); the IPET bound needs a call graph without cycles");
             }
-            if (state[it->second] == 0) self(self, it->second);
+            if (state[callee->function] == 0) self(self, callee->function);
         }
         stack.pop_back();
         state[f] = 2;
@@ -91,7 +148,7 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     if (root_it == fns.end()) throw ConfigError("wcet: no function named '" + query.function + "' with a size in the ELF's symbols");
     WcetResult r;
     r.function = query.function;
-    std::vector<std::size_t> order = reachable_functions(program, static_cast<std::size_t>(root_it - fns.begin()), r.warnings);
+    std::vector<std::size_t> order = reachable_functions(program, stats, static_cast<std::size_t>(root_it - fns.begin()), r.warnings);
 
     // Flow facts must name loops that exist: a typo would silently leave the observed bound.
     for (const auto& fact : query.flow_facts) {
@@ -151,8 +208,7 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
             ib.first_seen = first.seen();
             ib.later_seen = block.loop >= 0 && later.seen();
             ib.loop = block.loop >= 0 ? static_cast<int>(loop_base) + block.loop : -1;
-            ib.may_exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
-                          block.exit == decode::BlockExit::Indirect;
+            ib.may_exit = block.may_leave();
             if (!first.seen() && !later.seen()) r.never_executed.push_back({fn.name, block.start, block.end, static_cast<bool>(reach[b])});
             problem.blocks.push_back(ib);
             origin.push_back({f, b});
@@ -160,14 +216,27 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         for (const auto& e : fn.edges) problem.edges.push_back({base[f] + e.from, base[f] + e.to});
     }
     // Calls after all functions have their block numbers.
-    std::map<std::uint32_t, std::size_t> entry_of;
-    for (std::size_t f : order) entry_of[fns[f].start] = base[f];
+    CallTargets targets(program);
+    std::vector<bool> in_problem(fns.size(), false);
+    for (std::size_t f : order) in_problem[f] = true;
+    auto target_block = [&](std::uint32_t target) -> std::optional<std::size_t> {
+        auto callee = targets.at(target);
+        if (!callee || !in_problem[callee->function]) return std::nullopt;  // not followed (a block that never ran)
+        return base[callee->function] + callee->block;
+    };
+    int group = 0;
     for (std::size_t f : order)
         for (const auto& c : fns[f].calls) {
-            auto callee = entry_of.find(c.target);
             int b = fns[f].block_at(c.at);
-            if (callee == entry_of.end() || b < 0) continue;
-            problem.calls.push_back({base[f] + static_cast<std::size_t>(b), callee->second});
+            if (b < 0) continue;
+            std::size_t caller = base[f] + static_cast<std::size_t>(b);
+            if (!c.target) {  // each execution calls one of the targets it was seen to call
+                for (std::uint32_t t : observed_targets(fns[f], c, stats, root_it->start))
+                    if (auto callee = target_block(t)) problem.calls.push_back({caller, *callee, true, group});
+                ++group;
+                continue;
+            }
+            if (auto callee = target_block(c.target)) problem.calls.push_back({caller, *callee, c.conditional});
         }
     problem.entry = base[order.front()];
     r.blocks = problem.blocks.size();
@@ -183,7 +252,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     r.insensitive_bound_cycles = to_cycles(flat.bound);
 
     std::map<std::size_t, FunctionShare> shares;
-    for (const auto& c : problem.calls) shares[origin[c.callee].function].entries += best.first[c.caller] + best.later[c.caller];
+    for (const auto& c : problem.calls)
+        if (origin[c.callee].block == 0) shares[origin[c.callee].function].entries += best.first[c.caller] + best.later[c.caller];
     shares[order.front()].entries = 1;
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const decode::Function& fn = fns[origin[i].function];
@@ -204,8 +274,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     }
     // The bound combines measured paths, so it cannot be below a run unless the model lost one.
     if (r.observed_runs && r.bound_cycles < r.observed_max_cycles)
-        r.warnings.push_back("the bound is below the longest observed run (" + std::to_string(r.observed_max_cycles) +
-                             " cycles): a path or loop was not modelled; do not trust this bound");
+        r.errors.push_back("the bound is below the longest observed run (" + std::to_string(r.observed_max_cycles) +
+                           " cycles): a path or loop was not modelled");
     return r;
 }
 

@@ -67,7 +67,12 @@ struct WcetResult {
     std::vector<UnexecutedBlock> never_executed;
     std::vector<LoopBoundUsed> loops;
     std::vector<std::string> warnings;       ///< indirect calls not followed, and the like
+    /// Reasons not to trust the bound: it is below an observed run, or the statistics' function
+    /// times disagree with the branch events of the same run (SoundnessReport). Empty: trusted.
+    std::vector<std::string> errors;
+    std::string cross_check;                 ///< what the soundness cross-check covered, one line
     std::size_t blocks = 0;                  ///< in the ILP
+    bool trusted() const { return errors.empty(); }
 };
 
 /// Throws ConfigError when the function is unknown, recursive, or a loop it runs has no bound.

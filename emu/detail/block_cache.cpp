@@ -229,6 +229,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             }
             case decode::ControlFlow::None: break;
         }
+        if (info.exit && insns.back().conditional) info.exit |= BlockInfo::kConditionalExit;
     }
     return blocks_[key] = info;
 }

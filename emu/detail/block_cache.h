@@ -52,7 +52,10 @@ struct BlockInfo {
     std::uint32_t first_piece = 0;  ///< Split: where its parts start in BlockCache::pieces()
     std::uint16_t size = 0;         ///< bytes
     std::int16_t taken_extra = 0;   ///< added when the final conditional branch is taken (may be negative)
-    std::uint8_t exit = 0;          ///< trace::BranchKind of the final instruction (Call/Return/Jump), or 0
+    /// trace::BranchKind of the final instruction (Call/Return/Jump), or 0; with kConditionalExit
+    /// when it may fail its condition and fall through, which is then no branch at all.
+    std::uint8_t exit = 0;
+    static constexpr std::uint8_t kConditionalExit = 0x80;
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
     /// Added when entered by a branch, not by falling through: the target's fetch, and the first
     /// instruction's cost without the predecessor it has when the block only continues one.
