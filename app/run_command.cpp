@@ -139,7 +139,7 @@ int run_command(const RunOptions& o) {
     }
     std::optional<analysis::wcet::WcetResult> bound;
     if (wcet) {
-        bound = wcet->bound(wcet->statistics({}, true), {sc.wcet.function, sc.wcet.flow_facts});
+        bound = wcet->bound(wcet->statistics({}, true), {sc.wcet.function, sc.wcet.flow_facts, {}});
         j["wcet"] = wcet_json(*bound, sc.machine.clock_hz);
         if (sc.wcet.max_cycles) j["wcet"]["max_cycles"] = sc.wcet.max_cycles;
     }

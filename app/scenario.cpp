@@ -234,11 +234,17 @@ void parse_wcet(const config::Node& n, WcetConfig& w) {
     if (n.has("max_cycles")) w.max_cycles = n["max_cycles"].integer();
     if (!n.has("flow_facts")) return;
     for (const auto& f : n["flow_facts"].items()) {
-        f.allow_only({"function", "loop", "header", "bound"});
-        f.require({"bound"});
+        f.allow_only({"function", "loop", "header", "bound", "total"});
+        if (!f.has("bound") && !f.has("total")) f.fail("a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), or both");
         analysis::wcet::FlowFact fact;
-        fact.bound = f["bound"].integer();
-        if (fact.bound == 0) f["bound"].fail("a loop bound counts header executions per entry: at least 1");
+        if (f.has("bound")) {
+            fact.bound = f["bound"].integer();
+            if (fact.bound == 0) f["bound"].fail("a loop bound counts header executions per entry: at least 1");
+        }
+        if (f.has("total")) {
+            fact.total = f["total"].integer();
+            if (fact.total == 0) f["total"].fail("a loop total counts header executions per entry of the enclosing loop: at least 1");
+        }
         if (f.has("header")) {
             if (f.has("function") || f.has("loop")) f.fail("a flow fact names its loop by header, or by function and loop, not both");
             fact.header = f["header"].u32();

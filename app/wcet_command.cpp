@@ -55,7 +55,7 @@ int wcet_command(const WcetOptions& o) {
         }
         return status;
     }
-    analysis::wcet::WcetResult r = session.bound(stats, {function, sc.wcet.flow_facts});
+    analysis::wcet::WcetResult r = session.bound(stats, {function, sc.wcet.flow_facts, {}});
     std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
     if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
     if (!o.json.empty()) {

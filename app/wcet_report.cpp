@@ -28,7 +28,7 @@ std::string code_id_of(const decode::ElfImage& image) {
 }  // namespace
 
 WcetSession::WcetSession(const decode::ElfImage& image)
-    : image_(image), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), tracer_(image),
+    : image_(image), lines_(image.path()), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), tracer_(image),
       code_id_(code_id_of(image)), firmware_(image.path()) {
     tracer_.add_listener(call_times_);
 }
@@ -81,12 +81,13 @@ std::string line(const char* fmt, auto... args) {
 
 }  // namespace
 
-analysis::wcet::WcetResult WcetSession::bound(const analysis::wcet::StatisticsTable& stats, const analysis::wcet::WcetQuery& query) const {
+analysis::wcet::WcetResult WcetSession::bound(const analysis::wcet::StatisticsTable& stats, analysis::wcet::WcetQuery query) const {
+    if (!query.source_line) query.source_line = [this](std::uint32_t address) { return lines_.at(address).value_or(""); };
     const decode::Function* f = program_.function(query.function);
     if (f && !f->blocks.empty() && !stats.blocks.count(f->blocks.front().start)) {
         // IPET would only say "infeasible": say why there is nothing to bound.
         std::string where;
-        for (const auto& site : decode::SourceLines(image_.path()).inlined_copies(query.function)) where += (where.empty() ? "" : ", ") + site;
+        for (const auto& site : lines_.inlined_copies(query.function)) where += (where.empty() ? "" : ", ") + site;
         throw ConfigError("wcet: " + query.function + " never ran in the measured runs" +
                           (where.empty() ? std::string(": no run called it; give an input or scenario that does")
                                          : ": GCC inlined it into " + where + "; bound the function it was inlined into instead"));
@@ -95,7 +96,11 @@ analysis::wcet::WcetResult WcetSession::bound(const analysis::wcet::StatisticsTa
     std::uint64_t unchecked = stats.runs - std::min(stats.runs, stats.checked_runs);
     if (ran_) {
         analysis::wcet::SoundnessReport check = soundness();
-        if (!check.checked) r.warnings.push_back("this run was not cross-checked: " + check.why_not);
+        if (!check.checked) {
+            r.warnings.push_back("this run was not cross-checked: " + check.why_not);
+            for (auto& e : r.errors)
+                if (e.rfind("the bound is below", 0) == 0) e += " (its observed time includes time other threads ran while it waited)";
+        }
         for (const auto& d : check.disagreements) r.errors.push_back("cross-check: " + d);
         if (!check.passed() && unchecked) --unchecked;  // said above
     }
@@ -119,9 +124,11 @@ std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock
     else
         s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
     for (const auto& l : r.loops)
-        s += line("  loop: %s loop %d at %s: %s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
+        s += line("  loop: %s loop %d at %s%s: %s%s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
+                  l.line.empty() ? "" : (" (" + l.line + ")").c_str(),
                   l.source == "never entered" ? "never entered"
-                                              : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str());
+                                              : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
+                  l.total ? (", " + std::to_string(l.total) + " per entry of the enclosing loop (" + l.total_source + ")").c_str() : "");
     s += "  worst path by function:\n";
     for (const auto& f : r.functions)
         s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times\n", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
@@ -169,13 +176,15 @@ WcetTable bound_every_function(const WcetSession& session, const analysis::wcet:
         row.runs = ran->second.time.count;
         row.observed_max = ran->second.time.max;
         try {
-            analysis::wcet::WcetResult r = session.bound(stats, {f.name, flow_facts});
+            analysis::wcet::WcetResult r = session.bound(stats, {f.name, flow_facts, {}});
             row.bounded = true;
             row.bound = r.bound_cycles;
             for (const auto& e : r.errors)
                 if (e.rfind("cross-check: ", 0) != 0) row.errors.push_back(e);  // the run's cross-check is reported once
             if (t.cross_check.empty()) {
                 t.cross_check = r.cross_check;
+                for (const auto& w : r.warnings)
+                    if (w.find("cross-checked") != std::string::npos) t.notes.push_back(w);
                 for (const auto& e : r.errors)
                     if (e.rfind("cross-check: ", 0) == 0) t.rows.push_back({"(cross-check)", 0, 0, 0, false, {e}, ""});
             }
@@ -199,6 +208,7 @@ std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
              verdict + "\n";
     }
     s += line("cycles at %.3f MHz; ", static_cast<double>(clock_hz) / 1e6) + "cross-check: " + table.cross_check + "\n";
+    for (const auto& n : table.notes) s += "warning: " + n + "\n";
     for (const auto& r : table.rows)
         if (!r.runs && !r.errors.empty()) s += "ERROR: " + r.errors.front() + "\n";
     return s;
@@ -213,7 +223,7 @@ nlohmann::json wcet_table_json(const WcetTable& table) {
         else j["no_bound"] = r.why_none;
         rows.push_back(j);
     }
-    return {{"functions", rows}, {"cross_check", table.cross_check}, {"trusted", table.trusted()}};
+    return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"trusted", table.trusted()}};
 }
 
 bool wcet_untrusted(const analysis::wcet::WcetResult& r) {
@@ -239,7 +249,8 @@ nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t cloc
     for (const auto& b : r.never_executed)
         never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
     for (const auto& l : r.loops)
-        loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"bound", l.bound}, {"source", l.source}});
+        loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"line", l.line}, {"bound", l.bound},
+                         {"source", l.source}, {"total", l.total}, {"total_source", l.total_source}});
     double hz = static_cast<double>(clock_hz ? clock_hz : 1);
     return {{"function", r.function},
             {"bound_cycles", r.bound_cycles},

@@ -12,6 +12,7 @@
 #include "analysis/wcet/call_times.h"
 #include "analysis/wcet/soundness_check.h"
 #include "analysis/wcet/wcet_aggregator.h"
+#include "decode/source_lines.h"
 #include "analysis/wcet/wcet_bound.h"
 #include "emu/machine.h"
 #include "trace/background_sink.h"
@@ -32,7 +33,7 @@ public:
     /// The bound of `query` from `stats`, with the soundness cross-check's verdict: this run's, and
     /// how many of the merged runs were checked. Throws ConfigError as compute_wcet does, and for
     /// a function that never ran, naming where GCC inlined it.
-    analysis::wcet::WcetResult bound(const analysis::wcet::StatisticsTable& stats, const analysis::wcet::WcetQuery& query) const;
+    analysis::wcet::WcetResult bound(const analysis::wcet::StatisticsTable& stats, analysis::wcet::WcetQuery query) const;
     const decode::Program& program() const { return program_; }
 
 private:
@@ -40,6 +41,7 @@ private:
     analysis::wcet::SoundnessReport soundness() const;
 
     const decode::ElfImage& image_;
+    decode::SourceLines lines_;  ///< the image's DWARF, for the lines of loops and inlined copies
     decode::Program program_;
     analysis::wcet::TracePoints points_;
     analysis::wcet::WcetAggregator aggregator_;
@@ -64,6 +66,7 @@ struct WcetTable {
     };
     std::vector<Row> rows;                ///< by function address
     std::string cross_check;
+    std::vector<std::string> notes;       ///< warnings that hold for every row (a run not cross-checked)
     bool trusted() const { return untrusted() == 0; }
     std::size_t untrusted() const;
 };

@@ -57,6 +57,7 @@ void StatisticsTable::merge(const StatisticsTable& other) {
     for (const auto& [address, r] : other.blocks)
         for (int k = 0; k < 2; ++k) blocks[address].context[k].merge(r.context[k]);
     for (const auto& [header, bound] : other.loop_bounds) loop_bounds[header] = std::max(loop_bounds[header], bound);
+    for (const auto& [header, total] : other.loop_totals) loop_totals[header] = std::max(loop_totals[header], total);
     for (const auto& [address, f] : other.functions) functions[address].time.merge(f.time);
     for (const auto& [block, targets] : other.indirect_targets)
         for (const auto& [target, within] : targets) indirect_targets[block][target].insert(within.begin(), within.end());
@@ -65,7 +66,11 @@ void StatisticsTable::merge(const StatisticsTable& other) {
 void StatisticsTable::save(const std::string& path) const {
     nlohmann::json blocks_j = nlohmann::json::array(), loops_j = nlohmann::json::array(), functions_j = nlohmann::json::array();
     for (const auto& [address, r] : blocks) blocks_j.push_back({{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}});
-    for (const auto& [header, bound] : loop_bounds) loops_j.push_back({{"header", header}, {"max_iterations", bound}});
+    for (const auto& [header, bound] : loop_bounds) {
+        nlohmann::json l = {{"header", header}, {"max_iterations", bound}};
+        if (auto t = loop_totals.find(header); t != loop_totals.end()) l["max_total"] = t->second;
+        loops_j.push_back(l);
+    }
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
     for (const auto& [block, targets] : indirect_targets) {
@@ -100,7 +105,10 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
             r.context[0] = stat_from(b.at("first"));
             r.context[1] = stat_from(b.at("later"));
         }
-        for (const auto& l : j.at("loops")) t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
+        for (const auto& l : j.at("loops")) {
+            t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
+            if (l.contains("max_total")) t.loop_totals[address_at(l, "header")] = count_at(l, "max_total");
+        }
         for (const auto& f : j.at("functions")) t.functions[address_at(f, "address")].time = stat_from(f.at("time"));
         if (j.contains("indirect_calls"))
             for (const auto& c : j.at("indirect_calls")) {

@@ -51,6 +51,9 @@ struct StatisticsTable {
     std::uint64_t checked_runs = 0;                        ///< runs whose function times passed the soundness check
     std::map<std::uint32_t, BlockRecord> blocks;           ///< by block start address
     std::map<std::uint32_t, std::uint64_t> loop_bounds;    ///< most iterations per entry, by header address
+    /// Of a nested loop, the most header executions in one entry of its enclosing loop, by header
+    /// address (LoopContextTracker::max_totals()).
+    std::map<std::uint32_t, std::uint64_t> loop_totals;
     std::map<std::uint32_t, FunctionRecord> functions;     ///< by function start address
     /// Functions an indirect call (BLX rN) was seen to enter, by the calling block's start address,
     /// each with the functions that were running when it did (the caller and its callers): a

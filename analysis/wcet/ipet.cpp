@@ -86,6 +86,8 @@ void validate(const IpetProblem& problem) {
         for (std::size_t e : loop.entries)
             check(e < problem.edges.size() && problem.edges[e].to == loop.header,
                   loop_label(problem, l) + ": an entry is not an edge into the header");
+        check(loop.parent < static_cast<int>(problem.loops.size()) && loop.parent != static_cast<int>(l),
+              loop_label(problem, l) + ": the enclosing loop is out of range");
     }
     // GLPK counts rows and columns in int; stay far from the limit.
     check(n < INT_MAX / 8 && problem.edges.size() < INT_MAX / 8, "the problem is too large for GLPK");
@@ -235,6 +237,12 @@ void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
             if (b != h) rows.push_back(loop_row({{c.x1[b], 1}}, f, 1, GLP_UP));
         const double bound = static_cast<double>(problem.loops[l].bound);
         rows.push_back(loop_row({{c.x1[h], 1}, {c.x2[h], 1}}, f, bound, GLP_UP));
+        // A nested loop's header executions over one entry of its parent, summed.
+        const IpetLoop& loop = problem.loops[l];
+        if (loop.parent >= 0 && loop.total > 0) {
+            const EntryFlow parent = entry_flow(problem, c, callers_of, static_cast<std::size_t>(loop.parent));
+            rows.push_back(loop_row({{c.x1[h], 1}, {c.x2[h], 1}}, parent, static_cast<double>(loop.total), GLP_UP));
+        }
     }
 }
 

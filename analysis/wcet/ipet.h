@@ -30,6 +30,10 @@ struct IpetLoop {
     std::vector<std::size_t> entries;   ///< indices of the edges entering the header from outside the loop
     std::uint64_t bound = 0;            ///< most header executions per entry into the loop; 0: unknown
     std::string name;                   ///< for error messages, e.g. "main loop 0 at 0x00000124"
+    /// With parent >= 0 and total > 0: most header executions in one entry of the enclosing loop
+    /// `parent`, whatever its iterations (a triangular loop nest: n(n+1)/2, not n * n).
+    int parent = -1;
+    std::uint64_t total = 0;
 };
 
 /// A call (or tail call) site: each execution of `caller` enters the graph once more at `callee`

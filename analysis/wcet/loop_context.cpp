@@ -5,20 +5,34 @@
 namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows)
-    : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0) {
+    : points_(points),
+      rows_(std::max<std::size_t>(rows, 4)),
+      max_iterations_(points.loops().size(), 0),
+      children_(points.loops().size()),
+      running_total_(points.loops().size(), 0),
+      max_total_(points.loops().size(), 0) {
+    for (std::size_t l = 0; l < points.loops().size(); ++l)
+        if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
     for (const auto& p : points.points())
         shape_.push_back(std::uint32_t{p.distinctor} | std::uint32_t{p.level} << 16 | (p.call ? kCall : 0) | (p.entry ? kEntry : 0) |
                          (p.exit ? kExit : 0) | (p.ret ? kRet : 0));
 }
 
-// A row being overwritten or cleared: if it counted a loop's iterations, keep the maximum.
+// A row being overwritten or cleared: if it counted a loop's iterations, keep the maximum, add
+// them to the loop's total in this entry of its parent, and close its children's totals (the
+// rows above it, its inner loops, were retired first).
 void LoopContextTracker::retire(const LoopRow& r) {
     if (!r.valid) return;
     const TracePoint& p = points_.points()[r.id];
     if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
-        auto& m = max_iterations_[static_cast<std::size_t>(p.loop)];
-        m = std::max(m, r.iterations);
+        auto l = static_cast<std::size_t>(p.loop);
+        max_iterations_[l] = std::max(max_iterations_[l], r.iterations);
+        running_total_[l] += r.iterations;
+        for (std::uint32_t child : children_[l]) {
+            max_total_[child] = std::max(max_total_[child], running_total_[child]);
+            running_total_[child] = 0;
+        }
     }
 }
 
@@ -35,7 +49,7 @@ void LoopContextTracker::up(std::size_t m, LoopRow r) {
 
 void LoopContextTracker::down(std::size_t m) {
     m = std::min(m, p_);
-    for (std::size_t k = p_ - m + 1; k <= p_; ++k) {
+    for (std::size_t k = p_; k > p_ - m; --k) {  // innermost first
         retire(rows_[k]);
         rows_[k] = LoopRow{};
     }
@@ -131,13 +145,27 @@ void LoopContextTracker::exception_return() {
     if (saved_.empty()) return;
     Saved s = saved_.back();
     saved_.pop_back();
-    for (std::size_t k = s.p + 1; k < rows_.size() && k <= p_; ++k) {
+    for (std::size_t k = std::min(p_, rows_.size() - 1); k > s.p; --k) {  // innermost first
         retire(rows_[k]);
         rows_[k] = LoopRow{};
     }
     p_ = s.p;
     previous_ = s.previous;
     frames_.resize(std::min(frames_.size(), s.frames));
+}
+
+std::vector<std::uint64_t> LoopContextTracker::max_totals() const {
+    std::vector<std::uint64_t> out = max_total_;
+    std::vector<std::uint64_t> open = running_total_;  // entries of parents still open, as far as they got
+    for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {
+        const LoopRow& r = rows_[k];
+        if (!r.valid) continue;
+        const TracePoint& p = points_.points()[r.id];
+        if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) open[static_cast<std::size_t>(p.loop)] += r.iterations;
+    }
+    for (std::size_t l = 0; l < out.size(); ++l)
+        if (points_.loops()[l].parent >= 0) out[l] = std::max(out[l], open[l]);
+    return out;
 }
 
 std::vector<std::uint32_t> LoopContextTracker::max_iterations() const {

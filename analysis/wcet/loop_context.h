@@ -52,6 +52,10 @@ public:
 
     /// Most header executions seen per entry into each loop (TracePoints::loops()), rows still open included.
     std::vector<std::uint32_t> max_iterations() const;
+    /// Per loop nested in another: the most header executions seen in all the iterations of one
+    /// entry into the enclosing loop (a triangular inner loop sums to far less than its most
+    /// iterations per entry times the outer bound); 0 for outermost loops.
+    std::vector<std::uint64_t> max_totals() const;
     Transition last() const { return last_; }
     std::size_t pointer() const { return p_; }
     const LoopRow& row(std::size_t k) const { return rows_[k]; }
@@ -100,6 +104,9 @@ private:
     std::vector<Frame> frames_;        ///< one per open call
     std::vector<Saved> saved_;         ///< one per exception being handled
     std::vector<std::uint32_t> max_iterations_;
+    std::vector<std::vector<std::uint32_t>> children_;  ///< per loop: the loops nested directly in it
+    std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered
+    std::vector<std::uint64_t> max_total_;
     std::uint64_t saturations_ = 0;
     Transition last_ = Transition::Start;
 };

@@ -41,8 +41,11 @@ TracePoints::TracePoints(const decode::Program& program) {
             p.ret = b > 0 && points_.back().call && points_.back().function == f;
             points_.push_back(p);
         }
-        for (std::uint32_t l = 0; l < fn.loops.size(); ++l)
-            loops_.push_back({f, l, first_point + static_cast<std::uint32_t>(fn.loops[l].header)});
+        for (std::uint32_t l = 0; l < fn.loops.size(); ++l) {
+            int parent = fn.loops[l].parent;
+            loops_.push_back({f, l, first_point + static_cast<std::uint32_t>(fn.loops[l].header),
+                              parent < 0 ? -1 : static_cast<int>(loop_base[static_cast<std::size_t>(parent)])});
+        }
     }
     index_addresses();
 }

@@ -31,6 +31,7 @@ struct LoopRef {
     std::uint32_t function = 0;    ///< index into Program::functions()
     std::uint32_t index = 0;       ///< index into that function's loops
     std::uint32_t header = 0;      ///< trace point id of the header
+    int parent = -1;               ///< the enclosing loop, as an index into TracePoints::loops(), or -1
 };
 
 class TracePoints {

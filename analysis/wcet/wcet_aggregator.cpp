@@ -120,8 +120,12 @@ StatisticsTable WcetAggregator::table() const {
     for (std::size_t id = 0; id < points.size(); ++id)
         if (records_[id].context[0].seen() || records_[id].context[1].seen()) t.blocks[points[id].first] = records_[id];
     std::vector<std::uint32_t> iterations = tracker_.max_iterations();
-    for (std::size_t l = 0; l < iterations.size(); ++l)
-        if (iterations[l] > 0) t.loop_bounds[points[points_.loops()[l].header].first] = iterations[l];
+    std::vector<std::uint64_t> totals = tracker_.max_totals();
+    for (std::size_t l = 0; l < iterations.size(); ++l) {
+        if (iterations[l] == 0) continue;
+        t.loop_bounds[points[points_.loops()[l].header].first] = iterations[l];
+        if (totals[l] > 0) t.loop_totals[points[points_.loops()[l].header].first] = totals[l];
+    }
     const auto& functions = program_.functions();
     for (std::size_t f = 0; f < functions.size(); ++f)
         if (function_times_[f].seen()) t.functions[functions[f].start].time = function_times_[f];

@@ -110,6 +110,44 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
     return order;
 }
 
+// Blocks on a cycle that is no natural loop (irreducible control flow: a goto into a loop's
+// body, a hand-written state machine): with the loops' back edges left out the CFG must be
+// acyclic, and the IPET has no bound for such a cycle. Returns one such cycle's blocks, or none.
+std::vector<std::size_t> irreducible_cycle(const decode::Function& f) {
+    auto back_edge = [&](const decode::Edge& e) {
+        for (const auto& loop : f.loops)
+            if (loop.header == e.to && std::binary_search(loop.blocks.begin(), loop.blocks.end(), e.from)) return true;
+        return false;
+    };
+    std::vector<std::vector<std::size_t>> succ(f.blocks.size());
+    for (const auto& e : f.edges)
+        if (!back_edge(e)) succ[e.from].push_back(e.to);
+    std::vector<int> state(f.blocks.size(), 0);  // 0 unseen, 1 on the path, 2 done
+    std::vector<std::size_t> path;
+    std::vector<std::size_t> cycle;
+    auto visit = [&](auto&& self, std::size_t b) -> bool {
+        state[b] = 1;
+        path.push_back(b);
+        for (std::size_t n : succ[b]) {
+            if (state[n] == 1) {
+                cycle.assign(std::find(path.begin(), path.end(), n), path.end());
+                return true;
+            }
+            if (state[n] == 0 && self(self, n)) return true;
+        }
+        path.pop_back();
+        state[b] = 2;
+        return false;
+    };
+    for (std::size_t b = 0; b < f.blocks.size(); ++b)
+        if (state[b] == 0 && visit(visit, b)) break;
+    return cycle;
+}
+
+std::string loop_key(const decode::Function& fn, std::size_t l, const std::string& what) {
+    return "{function: " + fn.name + ", loop: " + std::to_string(l) + ", " + what + ": N}";
+}
+
 std::vector<bool> reachable_blocks(const decode::Function& f) {
     std::vector<bool> seen(f.blocks.size(), false);
     if (f.blocks.empty()) return seen;
@@ -169,19 +207,25 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         std::size_t function, block;
     };
     std::vector<Origin> origin;
+    std::vector<std::size_t> loop_base_of_function(fns.size(), 0), origin_function_of_loop;
     for (std::size_t f : order) {
         base[f] = problem.blocks.size();
         const decode::Function& fn = fns[f];
         std::vector<bool> reach = reachable_blocks(fn);
         std::size_t loop_base = problem.loops.size();
+        loop_base_of_function[f] = loop_base;
+        origin_function_of_loop.resize(loop_base + fn.loops.size(), f);
         for (std::size_t l = 0; l < fn.loops.size(); ++l) {
             const decode::Loop& loop = fn.loops[l];
             IpetLoop il;
             il.header = base[f] + loop.header;
             std::uint32_t header = fn.blocks[loop.header].start;
             il.name = fn.name + " loop " + std::to_string(l) + " at " + config::hex32(header);
-            LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, "never entered"};
-            if (const FlowFact* fact = fact_for(query, fn, l, header)) {
+            if (query.source_line)
+                if (std::string line = query.source_line(header); !line.empty()) il.name += " (" + line + ")";
+            LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, "never entered", 0, "", ""};
+            const FlowFact* fact = fact_for(query, fn, l, header);
+            if (fact && fact->bound) {
                 il.bound = fact->bound;
                 used.bound = fact->bound;
                 used.source = "flow fact";
@@ -190,6 +234,19 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
                 used.bound = it->second;
                 used.source = "observed";
             }
+            if (loop.parent >= 0) {
+                il.parent = static_cast<int>(loop_base) + loop.parent;
+                if (fact && fact->total) {
+                    il.total = used.total = fact->total;
+                    used.total_source = "flow fact";
+                } else if (auto it = stats.loop_totals.find(header); it != stats.loop_totals.end() && used.source == "observed") {
+                    il.total = used.total = it->second;
+                    used.total_source = "observed";
+                }
+            } else if (fact && fact->total) {
+                throw ConfigError("wcet: flow fact for " + il.name + ": `total` bounds a nested loop over its enclosing loop, and this loop is outermost (give `bound`)");
+            }
+            if (query.source_line) used.line = query.source_line(header);
             for (std::size_t e = 0; e < fn.edges.size(); ++e)
                 if (fn.edges[e].to == loop.header && !std::binary_search(loop.blocks.begin(), loop.blocks.end(), fn.edges[e].from))
                     il.entries.push_back(problem.edges.size() + e);
@@ -239,6 +296,32 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
             if (auto callee = target_block(c.target)) problem.calls.push_back({caller, *callee, c.conditional});
         }
     problem.entry = base[order.front()];
+    // What the IPET could only call infeasible or unbounded, said with the loop and its line.
+    auto where = [&](std::uint32_t address) {
+        std::string line = query.source_line ? query.source_line(address) : "";
+        return config::hex32(address) + (line.empty() ? "" : " (" + line + ")");
+    };
+    for (std::size_t f : order) {
+        const decode::Function& fn = fns[f];
+        std::vector<std::size_t> cycle = irreducible_cycle(fn);
+        bool ran = std::any_of(cycle.begin(), cycle.end(), [&](std::size_t b) { return stats.blocks.count(fn.blocks[b].start) > 0; });
+        if (cycle.empty() || !ran) continue;
+        std::string blocks;
+        for (std::size_t b : cycle) blocks += (blocks.empty() ? "" : " -> ") + config::hex32(fn.blocks[b].start);
+        throw ConfigError("wcet: " + fn.name + ": the cycle " + blocks + " at " + where(fn.blocks[cycle.front()].start) +
+                          " is entered at more than one block (irreducible control flow, e.g. a goto into a loop): "
+                          "it has no single header for a loop bound, so the longest path through it is unbounded");
+    }
+    for (std::size_t l = 0; l < problem.loops.size(); ++l) {
+        const IpetLoop& il = problem.loops[l];
+        const decode::Function& fn = fns[origin_function_of_loop[l]];
+        std::size_t local = l - loop_base_of_function[origin_function_of_loop[l]];
+        std::uint32_t header = fn.blocks[fn.loops[local].header].start;
+        if (il.bound == 0 && stats.blocks.count(header))
+            throw ConfigError("wcet: " + fn.name + " loop " + std::to_string(local) + " at " + where(header) +
+                              " has no bound: no run was seen iterating it and no flow fact bounds it; add to the scenario's "
+                              "wcet.flow_facts " + loop_key(fn, local, "bound") + " (N: most header executions per entry)");
+    }
     r.blocks = problem.blocks.size();
 
     IpetSolution best, flat;
@@ -246,6 +329,12 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         best = solve_ipet(problem, true);
         flat = solve_ipet(problem, false);
     } catch (const std::exception& e) {  // GLPK's verdicts and malformed problems alike
+        const decode::Function& root = *root_it;
+        bool returned = std::any_of(root.blocks.begin(), root.blocks.end(),
+                                    [&](const decode::BasicBlock& b) { return b.may_leave() && stats.blocks.count(b.start); });
+        if (!returned)
+            throw ConfigError("wcet: " + root.name + " never returned in the measured runs (it does not return, or every run was cut "
+                              "off): a function that does not finish has no execution time to bound");
         throw ConfigError(std::string("wcet: ") + e.what());
     }
     r.bound_cycles = to_cycles(best.bound);

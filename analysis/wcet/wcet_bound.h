@@ -5,6 +5,7 @@
 // costed apart) and without it (one maximum per block), so the gain of the context shows.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,12 +21,17 @@ struct FlowFact {
     std::string function;                ///< with `loop`: the loop's function
     int loop = -1;                       ///< the loop's index as `emutrace cfg` prints it
     std::optional<std::uint32_t> header; ///< or the loop's header address
-    std::uint64_t bound = 0;             ///< most header executions per entry into the loop
+    std::uint64_t bound = 0;             ///< most header executions per entry into the loop; 0: not given
+    /// Of a nested loop: most header executions in one entry of its enclosing loop, summed over
+    /// that loop's iterations (a triangular nest); 0: not given.
+    std::uint64_t total = 0;
 };
 
 struct WcetQuery {
     std::string function;
     std::vector<FlowFact> flow_facts;
+    /// "file.c:12" for an address, or "": names loops in messages (optional).
+    std::function<std::string(std::uint32_t)> source_line;
 };
 
 struct PathBlock {
@@ -54,6 +60,9 @@ struct LoopBoundUsed {
     std::uint32_t header = 0;
     std::uint64_t bound = 0;
     std::string source;           ///< "observed", "flow fact" or "never entered"
+    std::uint64_t total = 0;      ///< per entry of the enclosing loop, when used; 0: none
+    std::string total_source;     ///< "observed" or "flow fact"
+    std::string line;             ///< the header's source line, "file.c:12", when known
 };
 
 struct WcetResult {

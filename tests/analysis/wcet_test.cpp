@@ -192,7 +192,7 @@ struct WcetRun {
         result = m.run();
     }
     WcetResult bound(const std::string& function, std::vector<FlowFact> facts = {}) const {
-        return compute_wcet(program, aggregator.table(), {function, std::move(facts)});
+        return compute_wcet(program, aggregator.table(), {function, std::move(facts), {}});
     }
 };
 
@@ -322,6 +322,6 @@ TEST_CASE("wcet: interrupts do not corrupt the loop context") {
     CHECK(aggregator.tracker().saturations() == 0);
     StatisticsTable t = aggregator.table();
     CHECK(t.blocks.size() > 20);
-    WcetResult r = compute_wcet(program, t, {"main", {}});
+    WcetResult r = compute_wcet(program, t, {"main", {}, {}});
     CHECK(r.bound_cycles >= r.observed_max_cycles);
 }
