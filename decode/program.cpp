@@ -239,13 +239,15 @@ Function build_function(Function f, const Decoded& d, bool next_function, const 
             } else if (i.target) {
                 block.exit = BlockExit::TailCall;
                 f.calls.push_back({i.address, i.target, true, false, i.conditional});
-            } else {
+            } else {  // bx rN: a tail call through a pointer, or a computed jump
                 block.exit = BlockExit::Indirect;
                 f.has_unknown_indirect = true;
+                f.calls.push_back({i.address, 0, true, false, i.conditional});
             }
         } else if (i.writes & kPc) {
             block.exit = BlockExit::Indirect;
             f.has_unknown_indirect = true;
+            f.calls.push_back({i.address, 0, true, false, i.conditional});
         } else if (has_next) {
             f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
         }

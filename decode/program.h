@@ -53,7 +53,7 @@ struct Loop {
 
 struct CallSite {
     std::uint32_t at = 0;              ///< address of the call instruction
-    std::uint32_t target = 0;          ///< callee start, 0 when indirect (BLX rN)
+    std::uint32_t target = 0;          ///< callee start, 0 when indirect (BLX rN; with `tail`, BX rN or a load of pc)
     bool tail = false;                 ///< a tail call (B to another function), or falls_into
     bool falls_into = false;           ///< no branch: the code runs on into the function at `target`
     bool conditional = false;          ///< may not happen (B<cc>, in an IT block, or falling past a conditional exit)

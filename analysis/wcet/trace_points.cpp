@@ -33,11 +33,11 @@ TracePoints::TracePoints(const decode::Program& program) {
             p.entry = b == 0;
             p.exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
                      block.exit == decode::BlockExit::Indirect;
-            for (const auto& c : fn.calls)
-                if (!c.tail && c.at >= block.start && c.at < block.end && (c.target == 0 || entries.count(c.target))) {
-                    p.call = true;
-                    p.indirect_call = c.target == 0;
-                }
+            for (const auto& c : fn.calls) {
+                if (c.at < block.start || c.at >= block.end) continue;
+                if (!c.tail && (c.target == 0 || entries.count(c.target))) p.call = true;
+                if (c.target == 0) p.indirect = true;
+            }
             p.ret = b > 0 && points_.back().call && points_.back().function == f;
             points_.push_back(p);
         }

@@ -20,7 +20,8 @@ struct TracePoint {
     std::uint16_t distinctor = 0;  ///< which loop of the function (loop index + 1); 0 outside loops
     int loop = -1;                 ///< innermost loop, as an index into TracePoints::loops()
     bool call = false;             ///< the block ends with a call of a function (its entry, or indirect)
-    bool indirect_call = false;    ///< that call is through a register (BLX rN): its targets are recorded
+    /// It calls or jumps through a register (BLX rN, BX rN): the functions it enters are recorded.
+    bool indirect = false;
     bool entry = false;            ///< the function's first block
     bool exit = false;             ///< the block can leave the function (return, tail call)
     bool ret = false;              ///< the block a call returns to

@@ -44,11 +44,11 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     current_start_ = e.cycle;
     switch (tracker_.last()) {
         case Transition::Call:
-            calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, false});
-            if (from >= 0 && points_.points()[static_cast<std::size_t>(from)].indirect_call) [[unlikely]]
+        case Transition::TailCall:
+            calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
+            if (from >= 0 && points_.points()[static_cast<std::size_t>(from)].indirect) [[unlikely]]
                 record_indirect_call(static_cast<std::uint32_t>(from), e.address);
             break;
-        case Transition::TailCall: calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, true}); break;
         case Transition::Return:
             while (!calls_.empty()) {
                 const Call c = calls_.back();
@@ -67,7 +67,8 @@ void WcetAggregator::record_indirect_call(std::uint32_t from, std::uint32_t targ
     const TracePoint& site = points_.points()[from];
     auto& within = indirect_targets_[site.first][target];
     within.insert(functions[site.function].start);
-    for (std::size_t k = 0; k + 1 < calls_.size(); ++k) within.insert(functions[calls_[k].function].start);  // the last is the callee
+    // The last is the callee. Below a tail call, the functions it replaced are running too.
+    for (std::size_t k = 0; k + 1 < calls_.size(); ++k) within.insert(functions[calls_[k].function].start);
 }
 
 void WcetAggregator::on_exception_entry(const trace::Event& e) {

@@ -77,11 +77,12 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
             }
             std::set<std::uint32_t> seen = observed_targets(fns[f], c, stats, fns[root].start);
             if (seen.empty()) {
-                warnings.push_back(fns[f].name + ": indirect call at " + config::hex32(c.at) + " never seen to call anything within " +
-                                   fns[root].name + " (its callee's time is not in the bound)");
+                if (!c.tail)  // an indirect jump that entered no function stays a local jump: warned below
+                    warnings.push_back(fns[f].name + ": indirect call at " + config::hex32(c.at) + " never seen to call anything within " +
+                                       fns[root].name + " (its callee's time is not in the bound)");
                 continue;
             }
-            for (std::uint32_t t : seen) sites.push_back({c.at, t, false, false, true});
+            for (std::uint32_t t : seen) sites.push_back({c.at, t, c.tail, false, true});
         }
         for (const auto& c : sites) {
             auto callee = targets.at(c.target);
@@ -104,9 +105,12 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
     };
     visit(visit, root);
     for (std::size_t f : order)
-        if (fns[f].has_unknown_indirect)
-            warnings.push_back(fns[f].name + ": an indirect branch that is neither a return nor a decoded jump table: "
-                               "the paths through it are taken as leaving the function");
+        for (const auto& c : fns[f].calls)
+            if (c.tail && !c.target && observed_targets(fns[f], c, stats, fns[root].start).empty() &&
+                stats.blocks.count(fns[f].blocks[static_cast<std::size_t>(std::max(0, fns[f].block_at(c.at)))].start))
+                warnings.push_back(fns[f].name + ": the indirect branch at " + config::hex32(c.at) +
+                                   " is neither a return nor a decoded jump table, and was not seen entering a function: "
+                                   "the paths through it are taken as leaving the function");
     return order;
 }
 
@@ -307,6 +311,7 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         bool ran = std::any_of(cycle.begin(), cycle.end(), [&](std::size_t b) { return stats.blocks.count(fn.blocks[b].start) > 0; });
         if (cycle.empty() || !ran) continue;
         std::string blocks;
+        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());  // from its lowest address
         for (std::size_t b : cycle) blocks += (blocks.empty() ? "" : " -> ") + config::hex32(fn.blocks[b].start);
         throw ConfigError("wcet: " + fn.name + ": the cycle " + blocks + " at " + where(fn.blocks[cycle.front()].start) +
                           " is entered at more than one block (irreducible control flow, e.g. a goto into a loop): "

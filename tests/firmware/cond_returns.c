@@ -14,6 +14,7 @@
  *   cr_it_tail      it ne; bne.w cr_it_bx (a conditional tail call)
  *   cr_b_tail       b.w cr_it_bx (an unconditional tail call)
  *   cr_cbz_ret      cbz r0, 1f; bx lr; 1: ...; bx lr
+ *   cr_two_entries  a cycle entered at two blocks (no natural loop)
  *
  * Output: one line "cond_returns: <sum>". */
 #include <stdint.h>
@@ -136,6 +137,25 @@ NAKED uint32_t cr_cbz_ret(uint32_t x)
         "bx lr\n");
 }
 
+/* A cycle with two entries (irreducible: neither block dominates the
+ * other), as a goto into a loop makes: r0 == 0 enters at 2:, otherwise
+ * at 1:. Returns the count reached, 10 or 11. */
+NAKED uint32_t cr_two_entries(uint32_t x)
+{
+    __asm volatile(
+        "movs r1, #0\n"
+        "cmp r0, #0\n"
+        "beq 2f\n"
+        "1:\n"
+        "adds r1, #2\n"
+        "2:\n"
+        "adds r1, #1\n"
+        "cmp r1, #10\n"
+        "blt 1b\n"
+        "mov r0, r1\n"
+        "bx lr\n");
+}
+
 __attribute__((noinline)) static uint32_t cr_driver(uint32_t round)
 {
     uint32_t sum = 0;
@@ -150,6 +170,7 @@ __attribute__((noinline)) static uint32_t cr_driver(uint32_t round)
         sum += cr_it_tail(v);
         sum += cr_b_tail(v);
         sum += cr_cbz_ret(v);
+        sum += cr_two_entries(v & 1u);
     }
     return sum;
 }
