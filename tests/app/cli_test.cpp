@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "support/cli.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 #include "tests/firmware/compute_reference.h"
@@ -12,18 +13,6 @@
 using namespace emutrace::test;
 
 namespace {
-
-struct Cli {
-    int status = -1;
-    std::string out, err;
-};
-
-Cli emutrace_cli(const std::string& args) {
-    TempDir dir;
-    std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err") + " </dev/null";
-    int raw = std::system(cmd.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir.file("out")), read_file(dir.file("err"))};
-}
 
 std::size_t lines(const std::string& s) {
     std::size_t n = 0;

@@ -1,0 +1,99 @@
+// End-to-end: `emutrace cfg`, `run --calltrace` and `wcet` on real compiler output (the newlib-nano
+// and libgcc corpus of tests/firmware/libcalls.c, the conditional exits of cond_returns.c), as a
+// user runs them: every bound trusted and at or above its longest run, and clear refusals.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+
+TEST_CASE("cli: wcet --all on newlib and libgcc bounds every function that ran, cross-checked") {
+    TempDir dir;
+    Cli r = emutrace_cli("wcet " + firmware("libcalls") + " --all --json " + dir.file("all.json"));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("__aeabi_") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("all.json")));
+    CHECK(j["trusted"] == true);
+    CHECK(j["cross_check"].get<std::string>().find("in 1 of 1 run") != std::string::npos);
+    std::size_t bounded = 0;
+    for (const auto& row : j["functions"]) {
+        CAPTURE(row.dump());
+        CHECK(row["trusted"] == true);
+        if (!row.contains("bound_cycles")) continue;
+        CHECK(row["bound_cycles"].get<std::uint64_t>() >= row["observed_max_cycles"].get<std::uint64_t>());
+        ++bounded;
+    }
+    CHECK(bounded > 60);
+    CHECK(emutrace_cli("wcet " + firmware("libcalls") + " --all -f main").status == 2);  // one or the other
+}
+
+TEST_CASE("cli: the call tracer matches every return of newlib and libgcc, and cfg reads them") {
+    Cli run = emutrace_cli("run " + firmware("libcalls") + " --calltrace");
+    CHECK(run.status == 0);
+    CHECK(run.out.find("libcalls: ") != std::string::npos);
+    CHECK((run.out + run.err).find("matched no call") == std::string::npos);
+    CHECK(run.out.find("__aeabi_dmul") == std::string::npos);  // reported under one name: __muldf3
+    Cli cfg = emutrace_cli("cfg " + firmware("libcalls") + " --function __aeabi_fsub");
+    CHECK(cfg.status == 0);
+    CHECK(cfg.out.find("runs on into __addsf3") != std::string::npos);
+}
+
+TEST_CASE("cli: a function that never ran, and one with a two-entry cycle, are refused with the reason") {
+    Cli inlined = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_scale");
+    CHECK(inlined.status == 2);
+    CHECK(inlined.err.find("lc_scale never ran in the measured runs: GCC inlined it into lc_scaled_sum (libcalls.c:") != std::string::npos);
+    Cli cycle = emutrace_cli("wcet " + firmware("cond_returns") + " -f cr_two_entries");
+    CHECK(cycle.status == 2);
+    CHECK(cycle.err.find("cond_returns.c:") != std::string::npos);
+    CHECK(cycle.err.find("irreducible") != std::string::npos);
+    CHECK(std::count(cycle.err.begin(), cycle.err.end(), '\n') == 1);
+}
+
+TEST_CASE("cli: a flow fact states a triangular loop's sum; on an outermost loop it is refused") {
+    TempDir dir;
+    auto scenario = [&](const std::string& name, const std::string& facts) {
+        write_file(dir.file(name), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
+                                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
+                                   "wcet:\n  function: lc_bubble_sort\n  flow_facts:\n" + facts);
+        return dir.file(name);
+    };
+    Cli observed = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --json " + dir.file("o.json"));
+    REQUIRE(observed.status == 0);
+    auto o = nlohmann::json::parse(read_file(dir.file("o.json")));
+    REQUIRE(o["loops"].size() == 2);
+    CHECK(o["loops"][1]["total_source"] == "observed");
+    CHECK(o["loops"][1]["line"].get<std::string>().find("libcalls.c:") == 0);
+    std::uint64_t total = o["loops"][1]["total"].get<std::uint64_t>();
+    Cli fact = emutrace_cli("wcet " + firmware("libcalls") + " -s " +
+                            scenario("t.yaml", "    - {function: lc_bubble_sort, loop: 1, bound: 16, total: " + std::to_string(total + 40) + "}\n") +
+                            " --json " + dir.file("f.json"));
+    CHECK(fact.status == 0);
+    auto f = nlohmann::json::parse(read_file(dir.file("f.json")));
+    CHECK(f["loops"][1]["total_source"] == "flow fact");
+    CHECK(f["bound_cycles"].get<std::uint64_t>() > o["bound_cycles"].get<std::uint64_t>());
+    Cli outer = emutrace_cli("wcet " + firmware("libcalls") + " -s " + scenario("bad.yaml", "    - {function: lc_bubble_sort, loop: 0, total: 9}\n"));
+    CHECK(outer.status == 2);
+    CHECK(outer.err.find("outermost") != std::string::npos);
+    Cli neither = emutrace_cli("wcet " + firmware("libcalls") + " -s " + scenario("none.yaml", "    - {function: lc_bubble_sort, loop: 1}\n"));
+    CHECK(neither.status == 2);
+    CHECK(neither.err.find("none.yaml:7") != std::string::npos);
+}
+
+TEST_CASE("cli: statistics remember how many runs were cross-checked") {
+    TempDir dir;
+    Cli first = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_div64 --stats-out " + dir.file("s.json"));
+    REQUIRE(first.status == 0);
+    auto s = nlohmann::json::parse(read_file(dir.file("s.json")));
+    CHECK(s["checked_runs"] == 1);
+    Cli merged = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_div64 --stats-in " + dir.file("s.json"));
+    CHECK(merged.status == 0);
+    CHECK(merged.out.find("in 2 of 2 runs") != std::string::npos);
+    s.erase("checked_runs");  // statistics of an emutrace that did not check
+    write_file(dir.file("old.json"), s.dump());
+    Cli old = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_div64 --no-run --stats-in " + dir.file("old.json"));
+    CHECK(old.status == 0);
+    CHECK(old.out.find("1 of the merged runs were not cross-checked") != std::string::npos);
+}

@@ -1,0 +1,24 @@
+#pragma once
+// Runs the emutrace command as a user does, capturing its exit status, stdout and stderr.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "support/temp_dir.h"
+
+namespace emutrace::test {
+
+struct Cli {
+    int status = -1;
+    std::string out, err;
+};
+
+inline Cli emutrace_cli(const std::string& args) {
+    TempDir dir;
+    std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err") + " </dev/null";
+    int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir.file("out")), read_file(dir.file("err"))};
+}
+
+}  // namespace emutrace::test
