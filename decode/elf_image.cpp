@@ -83,6 +83,14 @@ std::vector<Segment> read_segments(const ElfFile& file) {
     return segments;
 }
 
+// Whether section `index` occupies memory at run time (SHF_ALLOC).
+bool allocated(const ElfFile& file, std::size_t index) {
+    if (index == SHN_UNDEF || index >= SHN_LORESERVE) return index == SHN_ABS;
+    Elf_Scn* scn = elf_getscn(file.get(), index);
+    GElf_Shdr sh;
+    return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
+}
+
 std::vector<Symbol> read_symbols(const ElfFile& file, std::vector<MappingSymbol>& mapping) {
     std::vector<Symbol> out;
     Elf_Scn* scn = nullptr;
@@ -101,7 +109,9 @@ std::vector<Symbol> read_symbols(const ElfFile& file, std::vector<MappingSymbol>
             const char* name = elf_strptr(file.get(), sh.sh_link, sym.st_name);
             if (!name || !*name) continue;
             if (name[0] == '$') {  // $t/$a/$d mark code and data, they are not names
-                if ((name[1] == 't' || name[1] == 'a' || name[1] == 'd') && (name[2] == 0 || name[2] == '.'))
+                // Only those of sections in memory: debug sections (libm's .debug_frame) carry
+                // their own $d at offsets that would read as code addresses.
+                if ((name[1] == 't' || name[1] == 'a' || name[1] == 'd') && (name[2] == 0 || name[2] == '.') && allocated(file, sym.st_shndx))
                     mapping.push_back({static_cast<std::uint32_t>(sym.st_value), name[1]});
                 continue;
             }

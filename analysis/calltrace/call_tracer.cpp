@@ -1,5 +1,7 @@
 #include "analysis/calltrace/call_tracer.h"
 
+#include <algorithm>
+
 namespace emutrace::analysis {
 
 CallTracer::CallTracer(const decode::ElfImage& image) : image_(image) {}
@@ -100,7 +102,13 @@ void CallTracer::on_branch(const trace::Event& e) {
                 std::uint32_t ret = c.frames.back().return_address;
                 pop(c, e.cycle, true);
                 enter(c, to, ret, e.cycle, true);
+                break;
             }
+            // A jump to where a caller resumes is a return through another register: ARMv6-M code
+            // cannot pop into pc and adjust sp after, so varargs functions end `pop {r3}; add sp,
+            // #16; bx r3`.
+            if (std::any_of(c.frames.begin(), c.frames.end(), [&](const Frame& fr) { return fr.return_address == to; }))
+                leave_to(c, to, e.cycle);
             break;
         }
         case trace::BranchKind::Vector: case trace::BranchKind::Resume: break;

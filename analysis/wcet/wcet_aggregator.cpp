@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include "analysis/wcet/wcet_aggregator.h"
 
 #include <algorithm>
@@ -42,6 +44,8 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     current_index_ = tracker_.step(next);
     current_ = id;
     current_start_ = e.cycle;
+    if (getenv("DBG_AGG") && (tracker_.last() == Transition::Call || tracker_.last() == Transition::TailCall || tracker_.last() == Transition::Return))
+        fprintf(stderr, "AGG %llu %s %s\n", (unsigned long long)e.cycle, tracker_.last() == Transition::Return ? "ret" : "call", program_.functions()[points_.points()[next].function].name.c_str());
     switch (tracker_.last()) {
         case Transition::Call:
         case Transition::TailCall:
