@@ -32,7 +32,7 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
         if (block.falls_out) succ += " (next function)";
         std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, config::hex32(block.start).c_str(), config::hex32(block.end).c_str(), block.instructions,
                     decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
-                    block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : "");
+                    block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : block.irreducible ? "  [irreducible cycle]" : "");
     }
     for (std::size_t l = 0; l < f.loops.size(); ++l) {
         const auto& loop = f.loops[l];
@@ -54,7 +54,8 @@ nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& sym
     using nlohmann::json;
     json blocks = json::array(), edges = json::array(), loops = json::array(), calls = json::array();
     for (const auto& b : f.blocks)
-        blocks.push_back({{"start", b.start}, {"end", b.end}, {"instructions", b.instructions}, {"exit", decode::to_string(b.exit)}, {"loop", b.loop}});
+        blocks.push_back({{"start", b.start}, {"end", b.end}, {"instructions", b.instructions}, {"exit", decode::to_string(b.exit)}, {"loop", b.loop},
+                          {"irreducible", b.irreducible}});
     for (const auto& e : f.edges) edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", decode::to_string(e.kind)}});
     for (const auto& l : f.loops)
         loops.push_back({{"header", l.header}, {"blocks", l.blocks}, {"latches", l.back_edges_from}, {"parent", l.parent}, {"depth", l.depth}});

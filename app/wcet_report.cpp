@@ -129,6 +129,12 @@ std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock
                   l.source == "never entered" ? "never entered"
                                               : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
                   l.total ? (", " + std::to_string(l.total) + " per entry of the enclosing loop (" + l.total_source + ")").c_str() : "");
+    if (!r.cycles.empty()) {
+        std::uint64_t most = 0;
+        for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
+        s += line("  irreducible cycles: %zu blocks bounded by their most executions per call (observed, up to %llu), first at %s in %s\n",
+                  r.cycles.size(), static_cast<unsigned long long>(most), r.cycles.front().where.c_str(), r.cycles.front().function.c_str());
+    }
     s += "  worst path by function:\n";
     for (const auto& f : r.functions)
         s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times\n", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
@@ -251,6 +257,8 @@ nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t cloc
     for (const auto& l : r.loops)
         loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"line", l.line}, {"bound", l.bound},
                          {"source", l.source}, {"total", l.total}, {"total_source", l.total_source}});
+    json cycles = json::array();
+    for (const auto& c : r.cycles) cycles.push_back({{"function", c.function}, {"block", c.block}, {"most_per_call", c.most_per_call}});
     double hz = static_cast<double>(clock_hz ? clock_hz : 1);
     return {{"function", r.function},
             {"bound_cycles", r.bound_cycles},
@@ -263,6 +271,7 @@ nlohmann::json wcet_json(const analysis::wcet::WcetResult& r, std::uint64_t cloc
             {"functions", functions},
             {"never_executed", never},
             {"loops", loops},
+            {"irreducible_blocks", cycles},
             {"warnings", r.warnings},
             {"errors", r.errors},
             {"trusted", r.trusted()},

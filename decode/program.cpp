@@ -16,8 +16,8 @@ constexpr std::uint16_t kPc = 1u << 15;
 
 // The number of TBB/TBH entries, from the bounds check GCC puts before the table:
 // `cmp rN, #k` then a branch to the default when above: k + 1 entries.
-unsigned table_entries(const std::vector<Instruction>& insns, std::size_t tb) {
-    for (std::size_t back = 1; back <= 4 && back <= tb; ++back) {
+unsigned table_entries(const std::vector<Instruction>& insns, std::size_t tb, std::size_t look_back = 4) {
+    for (std::size_t back = 1; back <= look_back && back <= tb; ++back) {
         const Instruction& i = insns[tb - back];
         if (i.id != ARM_INS_CMP) continue;
         auto pos = i.text.find('#');
@@ -25,6 +25,27 @@ unsigned table_entries(const std::vector<Instruction>& insns, std::size_t tb) {
         return static_cast<unsigned>(std::stoul(i.text.substr(pos + 1), nullptr, 0)) + 1;
     }
     return 0;
+}
+
+// ARMv6-M's jump table (no TBB there), as GCC emits it:
+//   cmp rI, #k; bhi default; ldr rT, =table; lsls rI, rI, #2; ldr rX, [rT, rI]; mov pc, rX
+// with the table of k + 1 code addresses in read-only data. Returns the table's address, or 0.
+std::uint32_t v6m_table_address(const ElfImage& image, const std::vector<Instruction>& insns, std::size_t jump) {
+    const Instruction& j = insns[jump];
+    bool moves_pc = (j.id == ARM_INS_MOV || j.id == ARM_INS_BX) && (j.writes & kPc) && j.memory.mode == MemoryAccess::Mode::None;
+    if (!moves_pc || jump < 3) return 0;
+    const Instruction& load = insns[jump - 1];
+    const Instruction& scale = insns[jump - 2];
+    const Instruction& base = insns[jump - 3];
+    bool loads_entry = load.id == ARM_INS_LDR && load.memory.mode == MemoryAccess::Mode::Offset && load.memory.index >= 0 &&
+                       load.memory.shift == 0 && load.memory.disp == 0 && (j.reads & load.writes);
+    bool scales_index = scale.id == ARM_INS_LSL && loads_entry && (scale.writes & (1u << load.memory.index)) && scale.text.find("#2") != std::string::npos;
+    bool loads_base = base.id == ARM_INS_LDR && base.memory.mode == MemoryAccess::Mode::Offset && base.memory.base == 15 &&
+                      base.memory.index < 0 && loads_entry && (base.writes & (1u << load.memory.base));
+    if (!scales_index || !loads_base) return 0;
+    std::vector<std::uint8_t> literal = image.bytes_at(((base.address + 4) & ~3u) + static_cast<std::uint32_t>(base.memory.disp), 4);
+    if (literal.size() != 4) return 0;
+    return static_cast<std::uint32_t>(literal[0]) | literal[1] << 8 | literal[2] << 16 | static_cast<std::uint32_t>(literal[3]) << 24;
 }
 
 struct Decoded {
@@ -87,6 +108,16 @@ Decoded decode_function(const ElfImage& image, const InstructionDecoder& decoder
             }
             d.tables[i.address] = targets;
             if (!targets.empty()) at = std::max(at, (base + n * width + 1) & ~1u);  // code resumes after the table
+        } else if (std::uint32_t table = arm ? 0 : v6m_table_address(image, d.insns, d.insns.size() - 1)) {
+            unsigned n = table_entries(d.insns, d.insns.size() - 1, 8);
+            std::vector<std::uint8_t> words = image.bytes_at(table, 4 * n);
+            std::vector<std::uint32_t> targets;
+            for (unsigned k = 0; 4 * (k + 1) <= words.size(); ++k) {
+                std::uint32_t t = little_endian(words, 4 * k, 4);
+                // `mov pc` ignores bit 0, so GCC stores the labels as they are (Thumb bit or not).
+                if ((t & ~1u) >= start && (t & ~1u) < end) targets.push_back(t & ~1u);
+            }
+            if (targets.size() == n && n > 0) d.tables[i.address] = targets;  // all or nothing: a partial table would hide paths
         } else if (arm && is_arm_table_load(i)) {
             unsigned n = table_entries(d.insns, d.insns.size() - 1);
             std::uint32_t base = i.address + 8;  // the pc an ARM instruction reads
@@ -172,6 +203,64 @@ void find_loops(Function& f) {
 
 // Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
 // starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
+// Marks the blocks on cycles that remain when the natural loops' back edges are left out: the
+// strongly connected components (Tarjan) of that graph with more than one block, or a self edge.
+void mark_irreducible(Function& f) {
+    const std::size_t n = f.blocks.size();
+    auto back_edge = [&](const Edge& e) {
+        for (const auto& loop : f.loops)
+            if (loop.header == e.to && std::binary_search(loop.blocks.begin(), loop.blocks.end(), e.from)) return true;
+        return false;
+    };
+    std::vector<std::vector<std::size_t>> succ(n);
+    for (const auto& e : f.edges)
+        if (!back_edge(e)) succ[e.from].push_back(e.to);
+    std::vector<int> index(n, -1), low(n, 0);
+    std::vector<bool> on_stack(n, false);
+    std::vector<std::size_t> stack;
+    int next = 0;
+    // Iterative Tarjan: a function of a few thousand blocks must not exhaust the host stack.
+    struct Visit {
+        std::size_t block, edge;
+    };
+    for (std::size_t root = 0; root < n; ++root) {
+        if (index[root] >= 0) continue;
+        std::vector<Visit> calls{{root, 0}};
+        index[root] = low[root] = next++;
+        stack.push_back(root);
+        on_stack[root] = true;
+        while (!calls.empty()) {
+            Visit& v = calls.back();
+            if (v.edge < succ[v.block].size()) {
+                std::size_t w = succ[v.block][v.edge++];
+                if (index[w] < 0) {
+                    index[w] = low[w] = next++;
+                    stack.push_back(w);
+                    on_stack[w] = true;
+                    calls.push_back({w, 0});
+                } else if (on_stack[w]) {
+                    low[v.block] = std::min(low[v.block], index[w]);
+                }
+                continue;
+            }
+            std::size_t b = v.block;
+            calls.pop_back();
+            if (!calls.empty()) low[calls.back().block] = std::min(low[calls.back().block], low[b]);
+            if (low[b] != index[b]) continue;
+            std::vector<std::size_t> component;
+            for (std::size_t w = SIZE_MAX; w != b;) {
+                w = stack.back();
+                stack.pop_back();
+                on_stack[w] = false;
+                component.push_back(w);
+            }
+            bool cycle = component.size() > 1 || std::find(succ[b].begin(), succ[b].end(), b) != succ[b].end();
+            if (cycle)
+                for (std::size_t w : component) f.blocks[w].irreducible = true;
+        }
+    }
+}
+
 Function build_function(Function f, const Decoded& d, bool next_function, const std::set<std::uint32_t>& entered_at) {
     if (d.insns.empty()) return f;
     auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };
@@ -263,6 +352,7 @@ Function build_function(Function f, const Decoded& d, bool next_function, const 
         }
     }
     find_loops(f);
+    mark_irreducible(f);
     return f;
 }
 

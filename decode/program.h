@@ -36,6 +36,10 @@ struct BasicBlock {
     /// libgcc's __aeabi_fsub falling into __aeabi_fadd): the code continues there, in the same
     /// call, and the next function's time belongs to this one (a CallSite with `falls_into`).
     bool falls_out = false;
+    /// On a cycle that is no natural loop (entered at more than one block: a goto into a loop, or
+    /// GCC entering a rotated loop at its test): no header bounds it, so the WCET analysis counts
+    /// the block's executions per call of the function instead.
+    bool irreducible = false;
     /// The block can leave the function: a return, a tail call, an unknown indirect branch, or
     /// running on into the next function.
     bool may_leave() const {

@@ -93,10 +93,16 @@ void CallTracer::on_branch(const trace::Event& e) {
             enter(c, function_of(to), e.extra, e.cycle);
             break;
         }
-        case trace::BranchKind::Return: leave_to(c, to, e.cycle); break;
+        case trace::BranchKind::Return:
         case trace::BranchKind::Jump: {
+            bool resumes_caller = std::any_of(c.frames.begin(), c.frames.end(), [&](const Frame& fr) { return fr.return_address == to; });
+            if (kind == trace::BranchKind::Return && resumes_caller) {
+                leave_to(c, to, e.cycle);
+                break;
+            }
             // A jump to another function's first instruction is a tail call: the callee returns
-            // straight to our caller.
+            // straight to our caller. So is a "return" there that no caller waits for (ARMv6-M
+            // code pops a function's address into pc: libgcc's __aeabi_ldivmod to __aeabi_ldiv0).
             const decode::Symbol* f = image_.symbols().function_at(to);
             if (f && f->address == to && !c.frames.empty() && c.frames.back().function != to) {
                 std::uint32_t ret = c.frames.back().return_address;
@@ -107,8 +113,7 @@ void CallTracer::on_branch(const trace::Event& e) {
             // A jump to where a caller resumes is a return through another register: ARMv6-M code
             // cannot pop into pc and adjust sp after, so varargs functions end `pop {r3}; add sp,
             // #16; bx r3`.
-            if (std::any_of(c.frames.begin(), c.frames.end(), [&](const Frame& fr) { return fr.return_address == to; }))
-                leave_to(c, to, e.cycle);
+            if (resumes_caller || kind == trace::BranchKind::Return) leave_to(c, to, e.cycle);
             break;
         }
         case trace::BranchKind::Vector: case trace::BranchKind::Resume: break;

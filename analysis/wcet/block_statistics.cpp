@@ -58,6 +58,7 @@ void StatisticsTable::merge(const StatisticsTable& other) {
         for (int k = 0; k < 2; ++k) blocks[address].context[k].merge(r.context[k]);
     for (const auto& [header, bound] : other.loop_bounds) loop_bounds[header] = std::max(loop_bounds[header], bound);
     for (const auto& [header, total] : other.loop_totals) loop_totals[header] = std::max(loop_totals[header], total);
+    for (const auto& [block, most] : other.most_per_call) most_per_call[block] = std::max(most_per_call[block], most);
     for (const auto& [address, f] : other.functions) functions[address].time.merge(f.time);
     for (const auto& [block, targets] : other.indirect_targets)
         for (const auto& [target, within] : targets) indirect_targets[block][target].insert(within.begin(), within.end());
@@ -65,7 +66,11 @@ void StatisticsTable::merge(const StatisticsTable& other) {
 
 void StatisticsTable::save(const std::string& path) const {
     nlohmann::json blocks_j = nlohmann::json::array(), loops_j = nlohmann::json::array(), functions_j = nlohmann::json::array();
-    for (const auto& [address, r] : blocks) blocks_j.push_back({{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}});
+    for (const auto& [address, r] : blocks) {
+        nlohmann::json b = {{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}};
+        if (auto m = most_per_call.find(address); m != most_per_call.end()) b["most_per_call"] = m->second;
+        blocks_j.push_back(b);
+    }
     for (const auto& [header, bound] : loop_bounds) {
         nlohmann::json l = {{"header", header}, {"max_iterations", bound}};
         if (auto t = loop_totals.find(header); t != loop_totals.end()) l["max_total"] = t->second;
@@ -104,6 +109,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
             BlockRecord& r = t.blocks[address_at(b, "address")];
             r.context[0] = stat_from(b.at("first"));
             r.context[1] = stat_from(b.at("later"));
+            if (b.contains("most_per_call")) t.most_per_call[address_at(b, "address")] = count_at(b, "most_per_call");
         }
         for (const auto& l : j.at("loops")) {
             t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");

@@ -54,6 +54,9 @@ struct StatisticsTable {
     /// Of a nested loop, the most header executions in one entry of its enclosing loop, by header
     /// address (LoopContextTracker::max_totals()).
     std::map<std::uint32_t, std::uint64_t> loop_totals;
+    /// Of a block on an irreducible cycle, the most executions in one call of its function, by
+    /// block address.
+    std::map<std::uint32_t, std::uint64_t> most_per_call;
     std::map<std::uint32_t, FunctionRecord> functions;     ///< by function start address
     /// Functions an indirect call (BLX rN) was seen to enter, by the calling block's start address,
     /// each with the functions that were running when it did (the caller and its callers): a

@@ -1,11 +1,8 @@
-#include <cstdio>
-#include <cstdlib>
 #include "analysis/wcet/call_times.h"
 
 namespace emutrace::analysis::wcet {
 
 void CallTimes::on_call_event(const CallEvent& e) {
-    if (getenv("DBG_AGG") && (e.kind == CallEvent::Kind::Entry || e.kind == CallEvent::Kind::Exit)) fprintf(stderr, "CT %llu %s %x %d\n", (unsigned long long)e.cycle, e.kind == CallEvent::Kind::Entry ? "call" : "ret", e.function, e.tail);
     switch (e.kind) {
         case CallEvent::Kind::Entry: {
             auto& stack = open_[e.context];

@@ -78,6 +78,7 @@ void validate(const IpetProblem& problem) {
     }
     for (const IpetEdge& e : problem.edges) check(e.from < n && e.to < n, "an edge names a block out of range");
     for (const IpetCall& c : problem.calls) check(c.caller < n && c.callee < n, "a call names a block out of range");
+    for (const IpetCap& c : problem.caps) check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
         const IpetLoop& loop = problem.loops[l];
         // The header belongs to the loop it heads; otherwise it would have no later-iteration count.
@@ -223,6 +224,16 @@ Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) 
 void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
     std::vector<std::vector<std::size_t>> callers_of(problem.blocks.size());
     for (std::size_t k = 0; k < problem.calls.size(); ++k) callers_of[problem.calls[k].callee].push_back(k);  // call indices
+    // A capped block: executions <= most x (runs of its function).
+    for (const IpetCap& cap : problem.caps) {
+        Row row{{}, GLP_UP, 0};
+        add_executions(row.terms, c, cap.block, 1);
+        const double most = static_cast<double>(cap.most);
+        for (std::size_t k = 0; k < problem.calls.size(); ++k)
+            if (problem.calls[k].callee >= cap.first && problem.calls[k].callee < cap.last) add_calls(row.terms, problem, c, k, -most);
+        if (problem.entry >= cap.first && problem.entry < cap.last) row.rhs = most;
+        rows.push_back(std::move(row));
+    }
     std::vector<std::vector<std::size_t>> members(problem.loops.size());
     for (std::size_t b = 0; b < problem.blocks.size(); ++b)
         if (problem.blocks[b].loop >= 0) members[static_cast<std::size_t>(problem.blocks[b].loop)].push_back(b);

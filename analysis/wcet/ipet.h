@@ -47,11 +47,21 @@ struct IpetCall {
     int group = -1;
 };
 
+/// A block on a cycle no loop bounds (irreducible control flow): at most `most` executions per
+/// run of its function, a run being each unit of flow into the function's blocks [first, last):
+/// a call into any of them, and the problem's one entry if it is among them.
+struct IpetCap {
+    std::size_t block = 0;
+    std::uint64_t most = 0;
+    std::size_t first = 0, last = 0;
+};
+
 struct IpetProblem {
     std::vector<IpetBlock> blocks;
     std::vector<IpetEdge> edges;
     std::vector<IpetLoop> loops;
     std::vector<IpetCall> calls;
+    std::vector<IpetCap> caps;
     std::size_t entry = 0;              ///< executed exactly once
 };
 

@@ -31,6 +31,8 @@ TracePoints::TracePoints(const decode::Program& program) {
                 p.loop = static_cast<int>(loop_base[static_cast<std::size_t>(block.loop)]);
             }
             p.entry = b == 0;
+            p.counted = block.irreducible;
+            p.indirect = block.exit == decode::BlockExit::Return;  // a pop {pc} may enter a function (wcet_bound's sites_of)
             p.exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
                      block.exit == decode::BlockExit::Indirect;
             for (const auto& c : fn.calls) {

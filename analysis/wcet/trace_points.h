@@ -22,6 +22,9 @@ struct TracePoint {
     bool call = false;             ///< the block ends with a call of a function (its entry, or indirect)
     /// It calls or jumps through a register (BLX rN, BX rN): the functions it enters are recorded.
     bool indirect = false;
+    /// On an irreducible cycle (decode::BasicBlock::irreducible): its executions per call of its
+    /// function are counted.
+    bool counted = false;
     bool entry = false;            ///< the function's first block
     bool exit = false;             ///< the block can leave the function (return, tail call)
     bool ret = false;              ///< the block a call returns to

@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include "analysis/wcet/wcet_aggregator.h"
 
 #include <algorithm>
@@ -11,7 +9,24 @@ WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints
       points_(points),
       tracker_(points),
       records_(points.points().size()),
-      function_times_(program.functions().size()) {}
+      function_times_(program.functions().size()),
+      counted_(points.points().size(), 0),
+      counts_(points.points().size(), 0),
+      most_per_call_(points.points().size(), 0),
+      counted_of_(program.functions().size()) {
+    for (std::uint32_t id = 0; id < points.points().size(); ++id)
+        if (points.points()[id].counted) {
+            counted_[id] = 1;
+            counted_of_[points.points()[id].function].push_back(id);
+        }
+}
+
+void WcetAggregator::fold_counts(std::uint32_t f) {
+    for (std::uint32_t id : counted_of_[f]) {
+        most_per_call_[id] = std::max<std::uint64_t>(most_per_call_[id], counts_[id]);
+        counts_[id] = 0;
+    }
+}
 
 void WcetAggregator::on_start(const trace::RunInfo& info) { firmware_ = info.firmware; }
 
@@ -44,8 +59,8 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     current_index_ = tracker_.step(next);
     current_ = id;
     current_start_ = e.cycle;
-    if (getenv("DBG_AGG") && (tracker_.last() == Transition::Call || tracker_.last() == Transition::TailCall || tracker_.last() == Transition::Return))
-        fprintf(stderr, "AGG %llu %s %s\n", (unsigned long long)e.cycle, tracker_.last() == Transition::Return ? "ret" : "call", program_.functions()[points_.points()[next].function].name.c_str());
+    if (counted_[next]) [[unlikely]]
+        ++counts_[next];
     switch (tracker_.last()) {
         case Transition::Call:
         case Transition::TailCall:
@@ -57,6 +72,8 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
             while (!calls_.empty()) {
                 const Call c = calls_.back();
                 function_times_[c.function].add(e.cycle - c.start - (exception_cycles_ - c.excluded_at_start));
+                if (!counted_of_[c.function].empty()) [[unlikely]]
+                    fold_counts(c.function);
                 calls_.pop_back();
                 if (!c.tail) break;
             }
@@ -135,6 +152,9 @@ StatisticsTable WcetAggregator::table() const {
     for (std::size_t f = 0; f < functions.size(); ++f)
         if (function_times_[f].seen()) t.functions[functions[f].start].time = function_times_[f];
     t.indirect_targets = indirect_targets_;
+    for (std::size_t id = 0; id < points.size(); ++id)  // runs still open count as far as they got
+        if (counted_[id] && std::max<std::uint64_t>(most_per_call_[id], counts_[id]) > 0)
+            t.most_per_call[points[id].first] = std::max<std::uint64_t>(most_per_call_[id], counts_[id]);
     return t;
 }
 

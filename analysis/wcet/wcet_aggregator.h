@@ -62,6 +62,12 @@ private:
     std::vector<Call> calls_;
     std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets_;  ///< StatisticsTable::indirect_targets
     void record_indirect_call(std::uint32_t from, std::uint32_t target);
+    /// A run of function `f` ended: its counted blocks' executions in it go into the maxima.
+    void fold_counts(std::uint32_t f);
+    std::vector<std::uint8_t> counted_;                   ///< per trace point: TracePoint::counted
+    std::vector<std::uint32_t> counts_;                   ///< per counted trace point: executions in the open run
+    std::vector<std::uint64_t> most_per_call_;            ///< per counted trace point
+    std::vector<std::vector<std::uint32_t>> counted_of_;  ///< per function: its counted trace points
     std::vector<Suspended> suspended_;    ///< one per exception being handled
     std::optional<Suspended> resume_;     ///< set at an exception return, taken up by the next block
     std::string firmware_;

@@ -51,6 +51,16 @@ std::set<std::uint32_t> observed_targets(const decode::Function& f, const decode
     return out;
 }
 
+// A function's call sites, and its returns as indirect tail calls: ARMv6-M code may enter a
+// function by popping its address into pc (libgcc's __aeabi_ldivmod enters __aeabi_ldiv0 so),
+// which the run records like the target of a bx rN.
+std::vector<decode::CallSite> sites_of(const decode::Function& f) {
+    std::vector<decode::CallSite> sites = f.calls;
+    for (const auto& b : f.blocks)
+        if (b.exit == decode::BlockExit::Return) sites.push_back({b.start, 0, true, false, true});
+    return sites;
+}
+
 // The target and every function it can reach through direct calls and the observed targets of
 // indirect ones, callees after callers.
 std::vector<std::size_t> reachable_functions(const decode::Program& program, const StatisticsTable& stats, std::size_t root,
@@ -65,7 +75,7 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
         stack.push_back(fns[f].name);
         order.push_back(f);
         std::vector<decode::CallSite> sites;  // indirect calls as the direct calls they were seen to make
-        for (const auto& c : fns[f].calls) {
+        for (const auto& c : sites_of(fns[f])) {
             // A call whose block never ran executes 0 times in the bound, as the block does: it
             // is not followed, so that a call cycle no run took (newlib's __sfp -> __sinit
             // guard) is no recursion.
@@ -112,40 +122,6 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
                                    " is neither a return nor a decoded jump table, and was not seen entering a function: "
                                    "the paths through it are taken as leaving the function");
     return order;
-}
-
-// Blocks on a cycle that is no natural loop (irreducible control flow: a goto into a loop's
-// body, a hand-written state machine): with the loops' back edges left out the CFG must be
-// acyclic, and the IPET has no bound for such a cycle. Returns one such cycle's blocks, or none.
-std::vector<std::size_t> irreducible_cycle(const decode::Function& f) {
-    auto back_edge = [&](const decode::Edge& e) {
-        for (const auto& loop : f.loops)
-            if (loop.header == e.to && std::binary_search(loop.blocks.begin(), loop.blocks.end(), e.from)) return true;
-        return false;
-    };
-    std::vector<std::vector<std::size_t>> succ(f.blocks.size());
-    for (const auto& e : f.edges)
-        if (!back_edge(e)) succ[e.from].push_back(e.to);
-    std::vector<int> state(f.blocks.size(), 0);  // 0 unseen, 1 on the path, 2 done
-    std::vector<std::size_t> path;
-    std::vector<std::size_t> cycle;
-    auto visit = [&](auto&& self, std::size_t b) -> bool {
-        state[b] = 1;
-        path.push_back(b);
-        for (std::size_t n : succ[b]) {
-            if (state[n] == 1) {
-                cycle.assign(std::find(path.begin(), path.end(), n), path.end());
-                return true;
-            }
-            if (state[n] == 0 && self(self, n)) return true;
-        }
-        path.pop_back();
-        state[b] = 2;
-        return false;
-    };
-    for (std::size_t b = 0; b < f.blocks.size(); ++b)
-        if (state[b] == 0 && visit(visit, b)) break;
-    return cycle;
 }
 
 std::string loop_key(const decode::Function& fn, std::size_t l, const std::string& what) {
@@ -287,7 +263,7 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
     };
     int group = 0;
     for (std::size_t f : order)
-        for (const auto& c : fns[f].calls) {
+        for (const auto& c : sites_of(fns[f])) {
             int b = fns[f].block_at(c.at);
             if (b < 0) continue;
             std::size_t caller = base[f] + static_cast<std::size_t>(b);
@@ -305,17 +281,21 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         std::string line = query.source_line ? query.source_line(address) : "";
         return config::hex32(address) + (line.empty() ? "" : " (" + line + ")");
     };
+    // Cycles no loop bounds (entered at more than one block): each of their blocks runs at most as
+    // often per call as it was seen to.
     for (std::size_t f : order) {
         const decode::Function& fn = fns[f];
-        std::vector<std::size_t> cycle = irreducible_cycle(fn);
-        bool ran = std::any_of(cycle.begin(), cycle.end(), [&](std::size_t b) { return stats.blocks.count(fn.blocks[b].start) > 0; });
-        if (cycle.empty() || !ran) continue;
-        std::string blocks;
-        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());  // from its lowest address
-        for (std::size_t b : cycle) blocks += (blocks.empty() ? "" : " -> ") + config::hex32(fn.blocks[b].start);
-        throw ConfigError("wcet: " + fn.name + ": the cycle " + blocks + " at " + where(fn.blocks[cycle.front()].start) +
-                          " is entered at more than one block (irreducible control flow, e.g. a goto into a loop): "
-                          "it has no single header for a loop bound, so the longest path through it is unbounded");
+        for (std::size_t b = 0; b < fn.blocks.size(); ++b) {
+            const decode::BasicBlock& block = fn.blocks[b];
+            if (!block.irreducible || !stats.blocks.count(block.start)) continue;
+            auto most = stats.most_per_call.find(block.start);
+            if (most == stats.most_per_call.end())
+                throw ConfigError("wcet: " + fn.name + ": the block at " + where(block.start) +
+                                  " is on a cycle entered at more than one block (irreducible control flow, e.g. a goto into a "
+                                  "loop), and the statistics do not say how often it ran per call (written by an older emutrace?)");
+            problem.caps.push_back({base[f] + b, most->second, base[f], base[f] + fn.blocks.size()});
+            r.cycles.push_back({fn.name, block.start, most->second, where(block.start)});
+        }
     }
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
         const IpetLoop& il = problem.loops[l];

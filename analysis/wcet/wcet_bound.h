@@ -65,6 +65,14 @@ struct LoopBoundUsed {
     std::string line;             ///< the header's source line, "file.c:12", when known
 };
 
+/// A block on an irreducible cycle and the most executions per call the bound allows it.
+struct CycleBlockUsed {
+    std::string function;
+    std::uint32_t block = 0;
+    std::uint64_t most_per_call = 0;
+    std::string where;  ///< address and source line
+};
+
 struct WcetResult {
     std::string function;
     std::uint64_t bound_cycles = 0;
@@ -75,6 +83,7 @@ struct WcetResult {
     std::vector<FunctionShare> functions;    ///< per function, worst path
     std::vector<UnexecutedBlock> never_executed;
     std::vector<LoopBoundUsed> loops;
+    std::vector<CycleBlockUsed> cycles;      ///< blocks of irreducible cycles, bounded per call
     std::vector<std::string> warnings;       ///< indirect calls not followed, and the like
     /// Reasons not to trust the bound: it is below an observed run, or the statistics' function
     /// times disagree with the branch events of the same run (SoundnessReport). Empty: trusted.

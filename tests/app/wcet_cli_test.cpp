@@ -41,15 +41,41 @@ TEST_CASE("cli: the call tracer matches every return of newlib and libgcc, and c
     CHECK(cfg.out.find("runs on into __addsf3") != std::string::npos);
 }
 
-TEST_CASE("cli: a function that never ran, and one with a two-entry cycle, are refused with the reason") {
+TEST_CASE("cli: a function that never ran is refused with the reason; a two-entry cycle is bounded per call") {
     Cli inlined = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_scale");
     CHECK(inlined.status == 2);
     CHECK(inlined.err.find("lc_scale never ran in the measured runs: GCC inlined it into lc_scaled_sum (libcalls.c:") != std::string::npos);
-    Cli cycle = emutrace_cli("wcet " + firmware("cond_returns") + " -f cr_two_entries");
-    CHECK(cycle.status == 2);
-    CHECK(cycle.err.find("cond_returns.c:") != std::string::npos);
-    CHECK(cycle.err.find("irreducible") != std::string::npos);
-    CHECK(std::count(cycle.err.begin(), cycle.err.end(), '\n') == 1);
+    CHECK(std::count(inlined.err.begin(), inlined.err.end(), '\n') == 1);
+    TempDir dir;
+    Cli cycle = emutrace_cli("wcet " + firmware("cond_returns") + " -f cr_two_entries --stats-out " + dir.file("s.json"));
+    CHECK(cycle.status == 0);
+    CHECK(cycle.out.find("irreducible cycles: 2 blocks bounded by their most executions per call") != std::string::npos);
+    CHECK(cycle.out.find("(cond_returns.c:") != std::string::npos);
+    // Statistics without the per-call counts cannot bound it: said with the block and its line.
+    auto s = nlohmann::json::parse(read_file(dir.file("s.json")));
+    for (auto& b : s["blocks"]) b.erase("most_per_call");
+    write_file(dir.file("old.json"), s.dump());
+    Cli old = emutrace_cli("wcet " + firmware("cond_returns") + " -f cr_two_entries --no-run --stats-in " + dir.file("old.json"));
+    CHECK(old.status == 2);
+    CHECK(old.err.find("irreducible control flow") != std::string::npos);
+    CHECK(old.err.find("cond_returns.c:") != std::string::npos);
+}
+
+TEST_CASE("cli: the held-out corpus and other builds: every bound trusted") {
+    // Not used to build the analyses: libcalls_holdout.c for ARMv6-M and ARMv7-M, libcalls.c for ARMv6-M.
+    for (const char* fw : {"libcalls_holdout", "libcalls_holdout_m3", "libcalls_m0"}) {
+        CAPTURE(fw);
+        TempDir dir;
+        Cli r = emutrace_cli("wcet " + firmware(fw) + " --all --json " + dir.file("all.json"));
+        CHECK(r.status == 0);
+        auto j = nlohmann::json::parse(read_file(dir.file("all.json")));
+        CHECK(j["trusted"] == true);
+        for (const auto& row : j["functions"])
+            if (row.contains("bound_cycles")) CHECK(row["bound_cycles"].get<std::uint64_t>() >= row["observed_max_cycles"].get<std::uint64_t>());
+        Cli run = emutrace_cli("run " + firmware(fw) + " --calltrace");
+        CHECK(run.status == 0);
+        CHECK((run.out + run.err).find("matched no call") == std::string::npos);
+    }
 }
 
 TEST_CASE("cli: a flow fact states a triangular loop's sum; on an outermost loop it is refused") {

@@ -139,7 +139,7 @@ NAKED uint32_t cr_cbz_ret(uint32_t x)
 
 /* A cycle with two entries (irreducible: neither block dominates the
  * other), as a goto into a loop makes: r0 == 0 enters at 2:, otherwise
- * at 1:. Returns the count reached, 10 or 11. */
+ * at 1:. Returns the count reached, 10 or 12. */
 NAKED uint32_t cr_two_entries(uint32_t x)
 {
     __asm volatile(
