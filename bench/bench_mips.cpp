@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
+#include "analysis/wcet/call_times.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/writers/pft_writer.h"
 #include "analysis/calltrace/compact_trace.h"
@@ -91,7 +92,7 @@ struct ThreadTimes {
 /// Runs the machine; `seconds` gets the CPU time of run() alone.
 emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds,
                            emu::TimingMode timing = emu::TimingMode::Trm, ThreadTimes* times = nullptr,
-                           std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false) {
+                           std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false, trace::TraceSink* second = nullptr) {
     app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
     for (auto& region : sc.machine.memory) region.times_unaligned = times_unaligned && !region.mmio;
@@ -99,6 +100,7 @@ emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink
     sc.machine.trace_points = std::move(trace_points);
     emu::Machine m(std::move(sc.machine), image);
     if (sink) m.add_sink(*sink);
+    if (second) m.add_sink(*second);
     double t0 = cpu_now(), thread0 = clock_now(CLOCK_THREAD_CPUTIME_ID), wall0 = clock_now(CLOCK_MONOTONIC);
     emu::RunResult r = m.run();
     seconds = cpu_now() - t0;
@@ -192,6 +194,7 @@ int run(int argc, char** argv) {
     decode::Program program = decode::Program::build(image);
     analysis::wcet::TracePoints points(program);
     double wcet = 1e30, split_stream = 1e30, wcet_thread = 1e30, wcet_wall = 1e30, handed_thread = 1e30;
+    double checked_thread = 1e30, checked_wall = 1e30;
     std::uint64_t split_blocks = 0;
     std::size_t wcet_blocks = 0;
     double plain_thread = 1e30, plain_wall = 1e30, pft_threaded_cpu = 1e30, pft_threaded_thread = 1e30, pft_threaded_wall = 1e30;
@@ -258,6 +261,17 @@ int run(int argc, char** argv) {
             run_machine(image, &background, t, emu::TimingMode::Trm, &times, points.addresses());
             wcet_thread = std::min(wcet_thread, times.emulation_thread);
             wcet_wall = std::min(wcet_wall, times.wall);
+            // As emutrace wcet runs it since the soundness cross-check: the call tracer, whose
+            // function times check the aggregator's, on a thread of its own too.
+            analysis::wcet::WcetAggregator checked(program, points);
+            trace::BackgroundSink checked_background(checked);
+            analysis::CallTracer checker(image);
+            analysis::wcet::CallTimes call_times;
+            checker.add_listener(call_times);
+            trace::BackgroundSink checker_background(checker);
+            run_machine(image, &checked_background, t, emu::TimingMode::Trm, &times, points.addresses(), false, &checker_background);
+            checked_thread = std::min(checked_thread, times.emulation_thread);
+            checked_wall = std::min(checked_wall, times.wall);
             // The same split stream handed to a thread that only counts: what any analysis on its
             // own thread costs before it does anything.
             BlockCounter idle;
@@ -316,6 +330,10 @@ int run(int argc, char** argv) {
                 "machine + WCET stats, own thread", mips(wcet_thread), 100.0 * base / wcet_thread,
                 100.0 * (wcet_thread - stream) / wcet_thread, 100.0 * (wcet_thread - handed_thread) / wcet_thread,
                 100.0 * (wcet_thread - plain_thread) / wcet_thread, 100.0 * (wcet_wall - plain_wall) / wcet_wall);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (as emutrace wcet runs: %.1f%% of the emulation thread's speed over the WCET stats alone,"
+                " %.1f%% of wall-clock speed)\n",
+                "machine + WCET stats + cross-check", mips(checked_thread), 100.0 * base / checked_thread,
+                100.0 * (checked_thread - wcet_thread) / checked_thread, 100.0 * (checked_wall - wcet_wall) / checked_wall);
     print_accuracy_table();
     std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n",
                 (bare_hook - base) / blocks * 1e9, (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);

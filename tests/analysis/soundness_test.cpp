@@ -1,12 +1,11 @@
 // The pieces that keep a WCET bound honest on real code, each on a hand-made case: the call
 // tracer's function times (CallTimes) with tail calls and interrupts, the soundness check's
-// verdicts, the loop module's tail calls and sums over an enclosing loop, and the IPET's
-// conditional calls, indirect-call alternatives and loop totals.
+// verdicts, and the IPET's conditional calls, indirect-call alternatives and loop totals. The
+// loop module's tail calls and totals are in wcet_test.cpp with its other transitions.
 #include <doctest/doctest.h>
 
 #include "analysis/wcet/call_times.h"
 #include "analysis/wcet/ipet.h"
-#include "analysis/wcet/loop_context.h"
 #include "analysis/wcet/soundness_check.h"
 
 using namespace emutrace::analysis;
@@ -35,16 +34,6 @@ CallEvent exception(CallEvent::Kind kind, std::uint64_t cycle) {
     e.kind = kind;
     e.cycle = cycle;
     return e;
-}
-
-TracePoint point(std::uint32_t first, std::uint8_t level, std::uint16_t distinctor, int loop, std::uint32_t function) {
-    TracePoint p;
-    p.first = first;
-    p.level = level;
-    p.distinctor = distinctor;
-    p.loop = loop;
-    p.function = function;
-    return p;
 }
 
 }  // namespace
@@ -103,59 +92,6 @@ TEST_CASE("soundness check: equal times pass, any difference names the function,
     CHECK_FALSE(threads.checked);
     CHECK_FALSE(threads.passed());
     CHECK(threads.why_not.find("threads") != std::string::npos);
-}
-
-TEST_CASE("wcet loop module: a tail call leaves the replaced function's rows and returns to the caller") {
-    // main: M0 (0, entry), M1 (1, call), M2 (2, return point), loop {MH (3)}
-    // f:    F0 (4, entry), F1 (5, tail call to g)
-    // g:    G0 (6, entry), loop {GH (7)}, G2 (8, exit)
-    std::vector<TracePoint> p{point(0x100, 0, 0, -1, 0), point(0x104, 0, 0, -1, 0), point(0x108, 0, 0, -1, 0), point(0x10c, 1, 1, 0, 0),
-                              point(0x200, 0, 0, -1, 1), point(0x204, 0, 0, -1, 1), point(0x300, 0, 0, -1, 2), point(0x304, 1, 1, 1, 2),
-                              point(0x308, 0, 0, -1, 2)};
-    p[0].entry = p[4].entry = p[6].entry = true;
-    p[1].call = true;
-    p[2].ret = true;
-    p[5].exit = p[8].exit = true;
-    TracePoints points(p, {{0, 0, 3, -1}, {2, 0, 7, -1}});
-    LoopContextTracker t(points);
-    t.step(0);
-    t.step(1);
-    t.step(4);
-    CHECK(t.last() == Transition::Call);
-    std::size_t in_f = t.pointer();
-    t.step(5);
-    t.step(6);
-    CHECK(t.last() == Transition::TailCall);
-    CHECK(t.pointer() == in_f);  // g's rows start where f's were
-    t.step(7);
-    t.step(7);
-    CHECK(t.last() == Transition::NextIteration);
-    t.step(8);
-    t.step(2);
-    CHECK(t.last() == Transition::Return);
-    CHECK(t.saturations() == 0);
-    t.step(3);
-    CHECK(t.max_iterations()[1] == 2);
-}
-
-TEST_CASE("wcet loop module: a nested loop's header executions are summed over each entry of its enclosing loop") {
-    // One function: A (0), outer loop {OH (1), inner loop {IH (2)}, OL (3)}, X (4).
-    std::vector<TracePoint> p{point(0x100, 0, 0, -1, 0), point(0x104, 1, 1, 0, 0), point(0x108, 2, 2, 1, 0), point(0x10c, 1, 1, 0, 0),
-                              point(0x110, 0, 0, -1, 0)};
-    p[0].entry = true;
-    TracePoints points(p, {{0, 0, 1, -1}, {0, 1, 2, 0}});
-    LoopContextTracker t(points);
-    t.step(0);
-    for (unsigned outer = 0; outer < 4; ++outer) {  // a triangle: the inner header runs 4, 3, 2, 1 times
-        t.step(1);
-        for (unsigned inner = 0; inner < 4 - outer; ++inner) t.step(2);
-        t.step(3);
-    }
-    t.step(4);
-    CHECK(t.max_iterations()[0] == 4);
-    CHECK(t.max_iterations()[1] == 4);
-    CHECK(t.max_totals()[1] == 4 + 3 + 2 + 1);
-    CHECK(t.max_totals()[0] == 0);  // outermost: no sum
 }
 
 TEST_CASE("ipet: a conditional call happens at most once per execution, and a group of alternatives once together") {
