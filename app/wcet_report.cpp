@@ -39,9 +39,11 @@ void WcetSession::attach(emu::Machine& machine) {
     ran_ = true;
 }
 
-analysis::wcet::SoundnessReport WcetSession::soundness() const {
-    return analysis::wcet::check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(),
-                                           aggregator_.tracker().saturations());
+const analysis::wcet::SoundnessReport& WcetSession::soundness() const {
+    if (!soundness_)
+        soundness_ = analysis::wcet::check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(),
+                                                     aggregator_.tracker().saturations());
+    return *soundness_;
 }
 
 analysis::wcet::StatisticsTable WcetSession::statistics(const std::vector<std::string>& stats_in, bool include_run) const {
@@ -95,7 +97,7 @@ analysis::wcet::WcetResult WcetSession::bound(const analysis::wcet::StatisticsTa
     analysis::wcet::WcetResult r = analysis::wcet::compute_wcet(program_, stats, query);
     std::uint64_t unchecked = stats.runs - std::min(stats.runs, stats.checked_runs);
     if (ran_) {
-        analysis::wcet::SoundnessReport check = soundness();
+        const analysis::wcet::SoundnessReport& check = soundness();
         if (!check.checked) {
             r.warnings.push_back("this run was not cross-checked: " + check.why_not);
             for (auto& e : r.errors)
@@ -166,6 +168,7 @@ std::string format_wcet(const analysis::wcet::WcetResult& r, std::uint64_t clock
 }
 
 std::size_t WcetTable::untrusted() const {
+    if (!errors.empty()) return rows.size();  // the run's cross-check failed: no bound of it is trusted
     std::size_t n = 0;
     for (const auto& r : rows) n += !r.errors.empty();
     return n;
@@ -185,15 +188,16 @@ WcetTable bound_every_function(const WcetSession& session, const analysis::wcet:
             analysis::wcet::WcetResult r = session.bound(stats, {f.name, flow_facts, {}});
             row.bounded = true;
             row.bound = r.bound_cycles;
-            for (const auto& e : r.errors)
-                if (e.rfind("cross-check: ", 0) != 0) row.errors.push_back(e);  // the run's cross-check is reported once
-            if (t.cross_check.empty()) {
-                t.cross_check = r.cross_check;
-                for (const auto& w : r.warnings)
-                    if (w.find("cross-checked") != std::string::npos) t.notes.push_back(w);
-                for (const auto& e : r.errors)
-                    if (e.rfind("cross-check: ", 0) == 0) t.rows.push_back({"(cross-check)", 0, 0, 0, false, {e}, ""});
+            // What the run's cross-check says holds for every row: said once, for the table.
+            bool first = t.cross_check.empty();
+            if (first) t.cross_check = r.cross_check;
+            for (const auto& e : r.errors) {
+                bool of_run = e.rfind("cross-check: ", 0) == 0;
+                if (!of_run) row.errors.push_back(e);
+                else if (first) t.errors.push_back(e);
             }
+            for (const auto& w : r.warnings)
+                if (first && w.find("cross-checked") != std::string::npos) t.notes.push_back(w);
         } catch (const ConfigError& e) {
             row.why_none = e.what();
         }
@@ -205,8 +209,10 @@ WcetTable bound_every_function(const WcetSession& session, const analysis::wcet:
 std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
     std::string s = line("%-28s %7s %14s %14s %8s  %s\n", "function", "runs", "observed max", "bound", "ratio", "verdict");
     for (const auto& r : table.rows) {
-        if (!r.runs && !r.errors.empty()) continue;  // the run's cross-check, below
-        std::string verdict = !r.bounded ? "no bound: " + r.why_none : r.errors.empty() ? "ok" : "NOT TRUSTED: " + r.errors.front();
+        std::string verdict = !r.bounded             ? "no bound: " + r.why_none
+                              : !r.errors.empty()     ? "NOT TRUSTED: " + r.errors.front()
+                              : !table.errors.empty() ? std::string("NOT TRUSTED: the run's cross-check failed (below)")
+                                                      : "ok";
         std::string bound = r.bounded ? std::to_string(r.bound) : "-";
         std::string ratio = r.bounded && r.observed_max ? line("%.3f", static_cast<double>(r.bound) / static_cast<double>(r.observed_max)) : "-";
         s += line("%-28s %7llu %14llu %14s %8s  ", r.function.c_str(), static_cast<unsigned long long>(r.runs),
@@ -215,8 +221,8 @@ std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
     }
     s += line("cycles at %.3f MHz; ", static_cast<double>(clock_hz) / 1e6) + "cross-check: " + table.cross_check + "\n";
     for (const auto& n : table.notes) s += "warning: " + n + "\n";
-    for (const auto& r : table.rows)
-        if (!r.runs && !r.errors.empty()) s += "ERROR: " + r.errors.front() + "\n";
+    if (!table.errors.empty()) s += "ERROR: do not trust any bound of this table:\n";
+    for (const auto& e : table.errors) s += "  " + e + "\n";
     return s;
 }
 
@@ -224,12 +230,13 @@ nlohmann::json wcet_table_json(const WcetTable& table) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : table.rows) {
         nlohmann::json j = {{"function", r.function}, {"runs", r.runs}, {"observed_max_cycles", r.observed_max}, {"errors", r.errors},
-                            {"trusted", r.errors.empty()}};
+                            {"trusted", r.errors.empty() && table.errors.empty()}};
         if (r.bounded) j["bound_cycles"] = r.bound;
         else j["no_bound"] = r.why_none;
         rows.push_back(j);
     }
-    return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"trusted", table.trusted()}};
+    return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"errors", table.errors},
+            {"trusted", table.trusted()}};
 }
 
 bool wcet_untrusted(const analysis::wcet::WcetResult& r) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,9 @@ public:
     const decode::Program& program() const { return program_; }
 
 private:
-    /// This run's cross-check (valid after the run).
-    analysis::wcet::SoundnessReport soundness() const;
+    /// This run's cross-check (valid after the run; worked out once).
+    const analysis::wcet::SoundnessReport& soundness() const;
+    mutable std::optional<analysis::wcet::SoundnessReport> soundness_;
 
     const decode::ElfImage& image_;
     decode::SourceLines lines_;  ///< the image's DWARF, for the lines of loops and inlined copies
@@ -67,6 +69,7 @@ struct WcetTable {
     std::vector<Row> rows;                ///< by function address
     std::string cross_check;
     std::vector<std::string> notes;       ///< warnings that hold for every row (a run not cross-checked)
+    std::vector<std::string> errors;      ///< the run's cross-check disagreements: no row is trusted then
     bool trusted() const { return untrusted() == 0; }
     std::size_t untrusted() const;
 };

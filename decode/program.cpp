@@ -13,6 +13,7 @@ namespace emutrace::decode {
 namespace {
 
 constexpr std::uint16_t kPc = 1u << 15;
+constexpr unsigned kMostTableEntries = 4096;
 
 // The number of TBB/TBH entries, from the bounds check GCC puts before the table:
 // `cmp rN, #k` then a branch to the default when above: k + 1 entries.
@@ -110,6 +111,7 @@ Decoded decode_function(const ElfImage& image, const InstructionDecoder& decoder
             if (!targets.empty()) at = std::max(at, (base + n * width + 1) & ~1u);  // code resumes after the table
         } else if (std::uint32_t table = arm ? 0 : v6m_table_address(image, d.insns, d.insns.size() - 1)) {
             unsigned n = table_entries(d.insns, d.insns.size() - 1, 8);
+            if (n > kMostTableEntries) n = 0;  // no switch GCC compiles is this large: a hostile bounds check
             std::vector<std::uint8_t> words = image.bytes_at(table, 4 * n);
             std::vector<std::uint32_t> targets;
             for (unsigned k = 0; 4 * (k + 1) <= words.size(); ++k) {
