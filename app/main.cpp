@@ -130,8 +130,12 @@ int main(int argc, char** argv) {
     wcet_cmd->add_option("--dot", wcet.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
     wcet_cmd->footer("The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
                      "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
-                     "Exit status: 0, 1 when the bound exceeds the scenario's max_cycles, 2 bad input or a firmware fault.\n"
-                     "Example: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json");
+                     "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
+                     "measures from the same run's branch events, and the bound must not be below the longest run.\n"
+                     "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"
+                     "2 bad input, a function that cannot be bounded (recursion, never ran, never returned) or a firmware fault.\n"
+                     "Examples: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json\n"
+                     "          emutrace wcet build/firmware/libcalls.elf --all");
 
     emutrace::app::SiliconOptions silicon;
     CLI::App* silicon_cmd = cli.add_subcommand(

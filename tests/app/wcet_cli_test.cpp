@@ -123,3 +123,16 @@ TEST_CASE("cli: statistics remember how many runs were cross-checked") {
     CHECK(old.status == 0);
     CHECK(old.out.find("1 of the merged runs were not cross-checked") != std::string::npos);
 }
+
+TEST_CASE("cli: a loop without a bound names its header, its line and the flow fact to add") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --stats-out " + dir.file("s.json")).status == 0);
+    auto s = nlohmann::json::parse(read_file(dir.file("s.json")));
+    s["loops"] = nlohmann::json::array();  // statistics that never saw the loops iterate
+    write_file(dir.file("none.json"), s.dump());
+    Cli r = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --no-run --stats-in " + dir.file("none.json"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("lc_bubble_sort loop 0 at 0x") != std::string::npos);
+    CHECK(r.err.find("(libcalls.c:") != std::string::npos);
+    CHECK(r.err.find("{function: lc_bubble_sort, loop: 0, bound: N}") != std::string::npos);
+}
