@@ -90,12 +90,13 @@ void CallTracer::on_branch(const trace::Event& e) {
                 c.frames.push_back({c.frames.back().function, e.extra, true});
                 break;
             }
-            enter(c, function_of(to), e.extra, e.cycle);
+            enter(c, f ? f->address : to, e.extra, e.cycle);
             break;
         }
         case trace::BranchKind::Return:
         case trace::BranchKind::Jump: {
-            bool resumes_caller = std::any_of(c.frames.begin(), c.frames.end(), [&](const Frame& fr) { return fr.return_address == to; });
+            // Innermost first: a return nearly always resumes the top frame's caller.
+            bool resumes_caller = std::any_of(c.frames.rbegin(), c.frames.rend(), [&](const Frame& fr) { return fr.return_address == to; });
             if (kind == trace::BranchKind::Return && resumes_caller) {
                 leave_to(c, to, e.cycle);
                 break;
