@@ -139,8 +139,8 @@ int main(int argc, char** argv) {
 
     emutrace::app::SiliconOptions silicon;
     CLI::App* silicon_cmd = cli.add_subcommand(
-        "silicon", "Run real-silicon cycle measurements (shared/silicon format) and compare every dumped region with the emulation.");
-    silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. ../shared/silicon/stm32f100")->required()
+        "silicon", "Run real-silicon cycle measurements (tests/data/silicon format) and compare every dumped region with the emulation.");
+    silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. tests/data/silicon/stm32f100")->required()
         ->check(CLI::ExistingDirectory);
     silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code");
     silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");

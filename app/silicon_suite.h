@@ -1,5 +1,5 @@
 #pragma once
-// Runs a folder of real-silicon cycle measurements (shared/silicon's format: per test a .tzst of
+// Runs a folder of real-silicon cycle measurements (tests/data/silicon's format: per test a .tzst of
 // N.flash images and N.dump MessagePack results) in the emulator and compares every dumped memory
 // region with what the emulated run left there (docs/silicon.md).
 

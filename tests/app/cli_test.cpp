@@ -202,7 +202,7 @@ TEST_CASE("cli: cfg prints blocks and loops, writes JSON and DOT that Graphviz r
 
 TEST_CASE("cli: crosscheck decodes a real capture and writes its totals") {
     TempDir dir;
-    Cli r = emutrace_cli("crosscheck --snapshot " + source("../shared/captures/TC2") + " --id 19 --json " + dir.file("c.json"));
+    Cli r = emutrace_cli("crosscheck --snapshot " + source("tests/data/captures/TC2") + " --id 19 --json " + dir.file("c.json"));
     CHECK(r.status == 0);
     CHECK(r.out.find("instructions    9548") != std::string::npos);
     auto j = nlohmann::json::parse(read_file(dir.file("c.json")));

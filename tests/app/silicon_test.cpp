@@ -1,4 +1,4 @@
-// The real-silicon conformance runner on ../shared/silicon/stm32f100: every configuration must run
+// The real-silicon conformance runner on tests/data/silicon/stm32f100: every configuration must run
 // to its exit address, and the exact-match rate must not drop below what the cycle model reached.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -26,7 +26,7 @@ int emutrace_status(const std::string& args, const TempDir& dir) {
 
 TEST_CASE("silicon: every STM32F100 configuration runs to its exit, and the exact-match rate holds") {
     TempDir dir;
-    int status = emutrace_status("silicon " + source("../shared/silicon/stm32f100") + " --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
+    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
     CHECK(j["configurations"] == 704);

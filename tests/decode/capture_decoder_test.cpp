@@ -1,4 +1,4 @@
-// Real CoreSight PTM/PFT captures from ../shared/captures, decoded with OpenCSD; the expected
+// Real CoreSight PTM/PFT captures from tests/data/captures, decoded with OpenCSD; the expected
 // totals are the ones the captures' README gives from the reference decoder and Arm DS-5.
 #include <doctest/doctest.h>
 
@@ -15,7 +15,7 @@ using namespace emutrace::decode;
 namespace fs = std::filesystem;
 
 namespace {
-std::string capture(const std::string& name) { return test::source("../shared/captures/" + name); }
+std::string capture(const std::string& name) { return test::source("tests/data/captures/" + name); }
 
 // A copy of a snapshot whose trace buffer `file` is replaced by `bytes`.
 std::string with_buffer(const test::TempDir& dir, const std::string& name, const std::string& file, const std::string& bytes) {

@@ -29,7 +29,7 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
     // A load reads CYCCNT in its last cycle, so each delta covers the sequence and the second
     // CYCCNT load: 2, or 1 when it pipelines behind a load. (This reading of "when" was corrected
     // by silicon: on the STM32F100, ldr; ldr from CYCCNT differ by 1, not by the first load's 2;
-    // shared/silicon control_flow and data_processing tests, times[0].)
+    // tests/data/silicon control_flow and data_processing tests, times[0].)
     const std::map<std::string, unsigned long> expected{
         // 8 x NOP 1, but the first runs in the opening read's data phase (silicon,
         // control_flow/cbz_deps: read; nop; cbz; read measures 1 less than with adds for nop).
@@ -104,7 +104,7 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
     FirmwareRun r = run_firmware("dwt_timing");
     REQUIRE(r.result.exit_code == 0);
     // Each delta covers the opening read's data phase, the sequence and the closing read's first
-    // cycle. Silicon (shared/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
+    // cycle. Silicon (tests/data/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
     const std::map<std::string, unsigned long> expected{
         {"cpi_b", 1},        // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
         {"lsu_b", 1},        // the opening read's data phase: B does not run in it

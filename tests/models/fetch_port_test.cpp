@@ -1,5 +1,5 @@
 // The fetch starved by loads on its port, against the STM32F100 measurements it was built from
-// (shared/silicon memory/ldm_narrow, code and data in flash, less the same code with data in SRAM).
+// (tests/data/silicon memory/ldm_narrow, code and data in flash, less the same code with data in SRAM).
 // Each block is the measured one: the DWT read, add.w, the loads, add.w, the DWT read, blx, with
 // the cycles the timing model counts for each.
 

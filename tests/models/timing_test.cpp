@@ -215,7 +215,7 @@ TEST_CASE("timing: exception entry, return and tail-chaining") {
 
 TEST_CASE("timing m3: code fetched over the System bus at 2 cycles a word (SRAM, measured on an STM32F100)") {
     // ldr r2,[r0,#4]; ldr r3,[r0,#4]: pipelined from flash (2 + 1), not from SRAM (2 + 2): the
-    // loads share the System bus with instruction fetch. Silicon: shared/silicon data_processing,
+    // loads share the System bus with instruction fetch. Silicon: tests/data/silicon data_processing,
     // times[0] of every code: sram configuration.
     CHECK(cost(M3, {0x6842, 0x6843}).cycles == 3);
     CHECK(cost(M3, {0x6842, 0x6843}, 0x20000000, 2).cycles == 4);
