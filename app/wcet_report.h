@@ -68,8 +68,7 @@ struct WcetTable {
     };
     std::vector<Row> rows;                ///< by function address
     std::string cross_check;
-    std::vector<std::string> notes;       ///< warnings that hold for every row (a run not cross-checked)
-    std::vector<std::string> errors;      ///< the run's cross-check disagreements: no row is trusted then
+    std::vector<std::string> notes;       ///< warnings that hold for every row (merged runs not cross-checked)
     bool trusted() const { return untrusted() == 0; }
     std::size_t untrusted() const;
 };

@@ -76,6 +76,7 @@ void CallTracer::on_branch(const trace::Event& e) {
     Context& c = live();
     std::uint32_t to = e.address;
     auto kind = static_cast<trace::BranchKind>(e.value);
+    if (kind == trace::BranchKind::Resume) emit({CallEvent::Kind::Resume, e.cycle, 0, c.thread, c.id, 0, 0, 0, false, false});
     if (!c.started) {
         // A context's first code: after reset, a thread's first run, a handler's vector; or,
         // for a call seen first, the caller (the call instruction ends just before e.extra).

@@ -20,7 +20,9 @@ namespace emutrace::analysis {
 
 /// A derived event: what the call tracer's listeners (profile, constraints, writers) consume.
 struct CallEvent {
-    enum class Kind : std::uint8_t { Entry, Exit, Marker, ExceptionEntry, ExceptionReturn, ThreadSwitch };
+    /// Resume: the code an exception interrupted (or a thread switched in) goes on, at the cycle
+    /// its first block starts, after the exception return's own cycles.
+    enum class Kind : std::uint8_t { Entry, Exit, Marker, ExceptionEntry, ExceptionReturn, ThreadSwitch, Resume };
     Kind kind = Kind::Entry;
     std::uint64_t cycle = 0;
     std::uint32_t function = 0;  ///< Entry/Exit: function start address. Exception*: exception number

@@ -31,7 +31,7 @@ std::uint8_t kind_of(CallEvent::Kind k) {
         case CallEvent::Kind::Marker: return 2;
         case CallEvent::Kind::ExceptionEntry: return 3;
         case CallEvent::Kind::ExceptionReturn: return 4;
-        case CallEvent::Kind::ThreadSwitch: break;
+        case CallEvent::Kind::ThreadSwitch: case CallEvent::Kind::Resume: break;
     }
     return 0xFF;
 }

@@ -25,18 +25,33 @@ void CallTimes::on_call_event(const CallEvent& e) {
             for (bool more = true; more && !stack.empty();) {
                 const Open o = stack.back();
                 stack.pop_back();
-                if (o.function != kNoRun) times_[o.function].add(e.cycle - o.start - (exception_cycles_ - o.excluded_at_start));
+                if (o.function == kNoRun) continue;
+                times_[o.function].add(e.cycle - o.start - (exception_cycles_ - o.excluded_at_start));
+                if (o.switched) switched_out_.insert(o.function);
                 more = !stack.empty() && stack.back().replaced;
             }
             break;
         }
+        // Handler time, left out of the functions' times as the aggregator leaves it out, runs from
+        // the entry to the resumed code's first block: the return's own cycles are the handler's,
+        // and a tail-chained handler continues the stretch.
         case CallEvent::Kind::ExceptionEntry:
-            if (exception_depth_++ == 0) exception_start_ = e.cycle;
+            if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
+            resuming_ = false;
             break;
         case CallEvent::Kind::ExceptionReturn:
-            if (exception_depth_ > 0 && --exception_depth_ == 0) exception_cycles_ += e.cycle - exception_start_;
+            if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
             break;
-        case CallEvent::Kind::ThreadSwitch: switched_threads_ = true; break;
+        case CallEvent::Kind::Resume:
+            if (resuming_) exception_cycles_ += e.cycle - exception_start_;
+            resuming_ = false;
+            break;
+        case CallEvent::Kind::ThreadSwitch:
+            // Every run open in a thread now waits while another thread runs.
+            for (auto& [context, stack] : open_)
+                if (context < kExceptionContext)
+                    for (Open& o : stack) o.switched = true;
+            break;
         case CallEvent::Kind::Marker: break;
     }
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
@@ -21,8 +22,9 @@ public:
 
     /// Per function start address: the times of its completed runs.
     const std::map<std::uint32_t, TimeStat>& times() const { return times_; }
-    /// Whether the firmware switched threads: per-thread stacks then interleave in time.
-    bool switched_threads() const { return switched_threads_; }
+    /// Functions with a run during which their thread was switched out (an RTOS blocked it): that
+    /// run's time includes the time other threads ran.
+    const std::set<std::uint32_t>& switched_out() const { return switched_out_; }
 
 private:
     static constexpr std::uint32_t kNoRun = UINT32_MAX;  ///< a context's base frame: not entered by a call
@@ -31,13 +33,15 @@ private:
         std::uint64_t start;
         std::uint64_t excluded_at_start;
         bool replaced = false;  ///< left by a tail call: its run ends with the callee's
+        bool switched = false;  ///< its thread was switched out during the run
     };
     std::map<std::uint32_t, std::vector<Open>> open_;  ///< per context
     std::map<std::uint32_t, TimeStat> times_;
     std::uint64_t exception_cycles_ = 0;
     std::uint64_t exception_start_ = 0;
     unsigned exception_depth_ = 0;
-    bool switched_threads_ = false;
+    bool resuming_ = false;  ///< the last handler returned; its time ends at the Resume
+    std::set<std::uint32_t> switched_out_;
 };
 
 }  // namespace emutrace::analysis::wcet

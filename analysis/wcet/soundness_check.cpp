@@ -20,16 +20,12 @@ std::string name_of(const decode::Program& program, std::uint32_t start) {
 SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls,
                                 std::uint64_t unmatched_returns, std::uint64_t saturations, std::uint64_t granularity) {
     SoundnessReport r;
-    if (calls.switched_threads()) {
-        r.why_not = "the firmware switched threads, and function times then interleave across threads";
-        return r;
-    }
-    r.checked = true;
+    r.switched_out = calls.switched_out();
     if (unmatched_returns)
-        r.disagreements.push_back(std::to_string(unmatched_returns) + " returns matched no call on the call tracer's shadow stack");
+        r.disagreements.push_back({0, std::to_string(unmatched_returns) + " returns matched no call on the call tracer's shadow stack"});
     if (saturations)
-        r.disagreements.push_back(std::to_string(saturations) +
-                                  " returns matched no call in the loop context (or calls nested deeper than it follows)");
+        r.disagreements.push_back(
+            {0, std::to_string(saturations) + " returns matched no call in the loop context (or calls nested deeper than it follows)"});
     std::set<std::uint32_t> functions;
     for (const auto& [start, f] : run.functions) functions.insert(start);
     for (const auto& [start, t] : calls.times()) functions.insert(start);
@@ -46,7 +42,7 @@ SoundnessReport check_soundness(const decode::Program& program, const Statistics
             what = "longest run " + std::to_string(cfg.max) + " cycles from the CFG, " + std::to_string(branches.max) + " from the branch events";
         else if (distance(cfg.total, branches.total) > granularity * cfg.count)
             what = "total " + std::to_string(cfg.total) + " cycles from the CFG, " + std::to_string(branches.total) + " from the branch events";
-        if (!what.empty()) r.disagreements.push_back(name_of(program, start) + " (" + config::hex32(start) + "): " + what);
+        if (!what.empty()) r.disagreements.push_back({start, name_of(program, start) + " (" + config::hex32(start) + "): " + what});
     }
     return r;
 }

@@ -6,6 +6,7 @@
 // statistics is not to be trusted.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,16 +16,21 @@
 
 namespace emutrace::analysis::wcet {
 
+struct Disagreement {
+    std::uint32_t function = 0;  ///< its start address; 0 for what concerns the whole run
+    std::string text;            ///< one line, naming the function and the figures
+};
+
 struct SoundnessReport {
-    bool checked = false;                 ///< false: the run could not be checked (why_not says why)
-    std::string why_not;
-    std::vector<std::string> disagreements;  ///< one line each, naming the function and the figures
-    bool passed() const { return checked && disagreements.empty(); }
+    std::vector<Disagreement> disagreements;
+    /// Functions whose thread was switched out during a run (CallTimes::switched_out()).
+    std::set<std::uint32_t> switched_out;
+    bool passed() const { return disagreements.empty() && switched_out.empty(); }
 };
 
 /// Compares run counts, maxima and totals per function. `granularity`: cycles a time may differ by
 /// (0 for emulation, whose stamps are exact). `unmatched_returns` (call tracer) and
-/// `saturations` (loop context tracker) must be 0 too.
+/// `saturations` (loop context tracker) must be 0 too: they concern the whole run.
 SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls,
                                 std::uint64_t unmatched_returns, std::uint64_t saturations, std::uint64_t granularity = 0);
 

@@ -44,6 +44,10 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
         current_start_ = e.cycle - resume_->elapsed;
         resume_.reset();
     }
+    if (resuming_) [[unlikely]] {  // handler time runs from the exception's entry to the resumed block
+        exception_cycles_ += e.cycle - exception_start_;
+        resuming_ = false;
+    }
     int id = points_.id_at(e.address);
     if (id < 0) [[unlikely]] {
         // The rest of the block being measured (a translated block cut at a page boundary or at
@@ -102,7 +106,8 @@ void WcetAggregator::on_exception_entry(const trace::Event& e) {
     }
     current_ = -1;
     suspended_.push_back(s);
-    if (exception_depth_++ == 0) exception_start_ = e.cycle;
+    if (exception_depth_++ == 0 && !resuming_) exception_start_ = e.cycle;
+    resuming_ = false;  // a tail-chained handler: still one stretch of handler time
     tracker_.exception_entry();
 }
 
@@ -114,9 +119,10 @@ void WcetAggregator::on_exception_return(const trace::Event& e) {
         suspended_.pop_back();
         calls_.resize(std::min(calls_.size(), resume_->calls));
     }
-    // Handler time, left out of the functions' times, runs from the entry to the return events
-    // (CallTimes measures the same stretch from the call tracer's events).
-    if (exception_depth_ > 0 && --exception_depth_ == 0) exception_cycles_ += e.cycle - exception_start_;
+    // Handler time, left out of the functions' times, runs from the entry to the resumed block,
+    // the return's own cycles included (CallTimes measures the same stretch from the call
+    // tracer's events).
+    if (exception_depth_ > 0 && --exception_depth_ == 0) resuming_ = true;
 }
 
 void WcetAggregator::on_batch(const trace::EventBatch& batch) {

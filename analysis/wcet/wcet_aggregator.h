@@ -74,9 +74,10 @@ private:
     std::int64_t current_ = -1;  ///< the trace point being measured
     unsigned current_index_ = 0;
     std::uint64_t current_start_ = 0;
-    std::uint64_t exception_cycles_ = 0;  ///< time spent in exception handlers, entry to return
+    std::uint64_t exception_cycles_ = 0;  ///< time spent in exception handlers, entry to the resumed block
     std::uint64_t exception_start_ = 0;
     unsigned exception_depth_ = 0;
+    bool resuming_ = false;
 };
 
 }  // namespace emutrace::analysis::wcet

@@ -45,7 +45,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
                 nesting += e.kind == CallEvent::Kind::ExceptionEntry ? 1 : -1;
                 events.push_back({{"ph", "C"}, {"pid", 1}, {"ts", us(e.cycle)}, {"name", "interrupt nesting"}, {"args", {{"depth", nesting}}}});
                 break;
-            case CallEvent::Kind::ThreadSwitch: break;
+            case CallEvent::Kind::ThreadSwitch: case CallEvent::Kind::Resume: break;
         }
     }
     std::uint64_t id = 1;

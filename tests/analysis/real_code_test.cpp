@@ -121,8 +121,7 @@ TEST_CASE("real code: tail-called functions are runs of their own in the WCET st
     CHECK(run.runs("cr_it_bx") == run.calls("cr_it_bx"));
     CHECK(run.runs("cr_b_tail") == 350);  // its run ends when cr_it_bx returns for it
     SoundnessReport s = run.soundness();
-    CHECK(s.checked);
-    CHECK(s.disagreements.empty());
+    CHECK(s.passed());
     CHECK(check_every_bound(run, "no refusal expected") > 10);
 }
 
@@ -143,9 +142,8 @@ TEST_CASE("real code: newlib-nano and libgcc run with no unmatched return, and t
     CHECK(run.tracer.unmatched_returns() == 0);
     CHECK(run.aggregator.tracker().saturations() == 0);
     SoundnessReport s = run.soundness();
-    CHECK(s.checked);
-    for (const auto& d : s.disagreements) CAPTURE(d);
-    CHECK(s.disagreements.empty());
+    for (const auto& d : s.disagreements) CAPTURE(d.text);
+    CHECK(s.passed());
     // Every library function that ran gets a bound at or above its longest run.
     CHECK(check_every_bound(run, "recursion") > 60);
 }

@@ -43,14 +43,15 @@ TEST_CASE("call times: a tail-called function's time is in the function it repla
     t.on_call_event(entry(0, 0x100, 0));           // the context's base frame: no run
     t.on_call_event(entry(10, 0x200, 1));          // f called
     t.on_call_event(exception(CallEvent::Kind::ExceptionEntry, 15));
-    t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 19));  // 4 cycles of handler
+    t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 19));
+    t.on_call_event(exception(CallEvent::Kind::Resume, 21));  // 6 cycles of handler, the return's included
     t.on_call_event(exit_of(20, 0x200, 1, true));  // f tail-calls g
     t.on_call_event(entry(20, 0x300, 1, true));
     t.on_call_event(exit_of(50, 0x300, 1));        // g returns to f's caller
     t.on_call_event(exit_of(60, 0x100, 0, false));
     REQUIRE(t.times().count(0x200));
     REQUIRE(t.times().count(0x300));
-    CHECK(t.times().at(0x200).max == 50 - 10 - 4);
+    CHECK(t.times().at(0x200).max == 50 - 10 - 6);
     CHECK(t.times().at(0x300).max == 50 - 20);
     CHECK_FALSE(t.times().count(0x100));  // the base frame was no call
     CallEvent late = exit_of(70, 0x400, 1);
@@ -60,7 +61,7 @@ TEST_CASE("call times: a tail-called function's time is in the function it repla
     CHECK_FALSE(t.times().count(0x400));  // cut off by the end of the run: no run, as in the aggregator
 }
 
-TEST_CASE("soundness check: equal times pass, any difference names the function, threads are not checked") {
+TEST_CASE("soundness check: equal times pass, any difference names the function, a blocked run is marked") {
     emutrace::decode::Program program;
     StatisticsTable table;
     CallTimes calls;
@@ -76,22 +77,44 @@ TEST_CASE("soundness check: equal times pass, any difference names the function,
     longer.functions[0x200].time.add(21);
     SoundnessReport off = check_soundness(program, longer, calls, 0, 0);
     REQUIRE(off.disagreements.size() == 1);
-    CHECK(off.disagreements[0].find("0x00000200") != std::string::npos);
-    CHECK(off.disagreements[0].find("21 cycles from the CFG") != std::string::npos);
+    CHECK(off.disagreements[0].function == 0x200);
+    CHECK(off.disagreements[0].text.find("0x00000200") != std::string::npos);
+    CHECK(off.disagreements[0].text.find("21 cycles from the CFG") != std::string::npos);
     CHECK(check_soundness(program, longer, calls, 0, 0, 1).passed());  // within a granularity of 1 cycle
 
     StatisticsTable more = table;
     more.functions[0x300].time.add(5);  // a run the branch events never saw
     CHECK(check_soundness(program, more, calls, 0, 0).disagreements.size() == 1);
-    CHECK(check_soundness(program, table, calls, 3, 0).disagreements.size() == 1);  // unmatched returns
+    SoundnessReport lost = check_soundness(program, table, calls, 3, 0);  // unmatched returns concern the whole run
+    REQUIRE(lost.disagreements.size() == 1);
+    CHECK(lost.disagreements[0].function == 0);
 
+    // A run during which its thread was switched out includes the other threads' time.
+    calls.on_call_event(entry(40, 0x300, 1));
     CallEvent sw;
     sw.kind = CallEvent::Kind::ThreadSwitch;
+    sw.cycle = 50;
     calls.on_call_event(sw);
-    SoundnessReport threads = check_soundness(program, table, calls, 0, 0);
-    CHECK_FALSE(threads.checked);
-    CHECK_FALSE(threads.passed());
-    CHECK(threads.why_not.find("threads") != std::string::npos);
+    calls.on_call_event(exit_of(90, 0x300, 1));
+    table.functions[0x300].time.add(50);
+    SoundnessReport blocked = check_soundness(program, table, calls, 0, 0);
+    CHECK(blocked.disagreements.empty());
+    CHECK(blocked.switched_out.count(0x300) == 1);
+    CHECK(blocked.switched_out.count(0x200) == 0);
+    CHECK_FALSE(blocked.passed());
+}
+
+TEST_CASE("call times: handler time ends where the interrupted code resumes, the return's cycles included") {
+    CallTimes t;
+    t.on_call_event(entry(0, 0x100, 0));
+    t.on_call_event(entry(10, 0x200, 1));
+    t.on_call_event(exception(CallEvent::Kind::ExceptionEntry, 20));
+    t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 30));
+    t.on_call_event(exception(CallEvent::Kind::ExceptionEntry, 32));  // tail-chained: one stretch
+    t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 40));
+    t.on_call_event(exception(CallEvent::Kind::Resume, 52));          // after the unstacking
+    t.on_call_event(exit_of(60, 0x200, 1));
+    CHECK(t.times().at(0x200).max == 60 - 10 - (52 - 20));
 }
 
 TEST_CASE("ipet: a conditional call happens at most once per execution, and a group of alternatives once together") {
