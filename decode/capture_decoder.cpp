@@ -60,6 +60,7 @@ struct Context {
     bool decoded = false;     ///< a range was decoded: later trace-on and lost sync are gaps in it
     std::int64_t lost_from = -1;  ///< byte index where sync was lost, until the next sync
     trace::BranchKind next_branch{};  ///< how the next range is reached (a call, a return, a vector), or 0
+    bool next_indirect = false;       ///< through a register or a load (Event::width of a Branch)
     std::uint32_t branch_from = 0;    ///< the end of the range that branched: a call's return address
 
     void resynchronised(std::uint32_t at) {
@@ -68,9 +69,8 @@ struct Context {
         lost_from = -1;
     }
 
-    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id,
-              trace::BlockEnd end = trace::BlockEnd::Fallthrough) {
-        recorder->push({clock, address, value, extra, kind, static_cast<std::uint8_t>(end), id});
+    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id, std::uint8_t width = 0) {
+        recorder->push({clock, address, value, extra, kind, width, id});
     }
 };
 
@@ -96,15 +96,17 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
             if (c.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
                 c.push(trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(c.next_branch),
-                       c.branch_from, 0);
+                       c.branch_from, 0, c.next_indirect ? 1 : 0);
             c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
-                   e->num_instr_range, 0, block_end(e->last_i_type));  // a capture gives no per-block cost
-            // An unconditional jump may be a tail call; the call tracer checks for a function start.
+                   e->num_instr_range, 0, static_cast<std::uint8_t>(block_end(e->last_i_type)));  // a capture gives no per-block cost
+            // An executed jump, conditional or not, may be a tail call; the call tracer checks for a
+            // function start (and, for an indirect one, for a caller's return address).
             c.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER ? trace::BranchKind{}
                             : e->last_i_subtype == OCSD_S_INSTR_BR_LINK               ? trace::BranchKind::Call
                             : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET        ? trace::BranchKind::Return
-                            : !e->last_instr_cond                                     ? trace::BranchKind::Jump
+                            : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
                                                                                       : trace::BranchKind{};
+            c.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
             c.branch_from = static_cast<std::uint32_t>(e->en_addr);
             if (!c.cycle_accurate) c.clock += e->num_instr_range;
             break;

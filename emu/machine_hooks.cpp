@@ -292,8 +292,8 @@ void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when)
     // block is no call's return address, and a jump to it would be a no-op).
     if ((pending_branch & BlockInfo::kConditionalExit) && target == fallthrough) return;
     if (want_branches)
-        recorder.push({when, target, static_cast<std::uint32_t>(pending_branch & ~BlockInfo::kConditionalExit), fallthrough,
-                       trace::EventKind::Branch, 0, 0});
+        recorder.push({when, target, static_cast<std::uint32_t>(pending_branch & ~(BlockInfo::kConditionalExit | BlockInfo::kIndirectExit)),
+                       fallthrough, trace::EventKind::Branch, static_cast<std::uint8_t>(pending_branch & BlockInfo::kIndirectExit ? 1 : 0), 0});
 }
 
 void detail::MachineState::raise_irq(int irq) {

@@ -64,7 +64,8 @@ struct Event {
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
     std::uint32_t extra;
     EventKind kind;
-    /// Block: BlockEnd. Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
+    /// Block: BlockEnd. Branch: 1 when it went through a register or a load (BX rN, POP pc), else 0.
+    /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
     /// process stack (PSP), 0 for the main stack. Marker: 0 from a marker device, 1 from the hook
     /// function. Otherwise 0.
     std::uint8_t width;

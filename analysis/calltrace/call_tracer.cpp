@@ -112,10 +112,10 @@ void CallTracer::on_branch(const trace::Event& e) {
                 enter(c, to, ret, e.cycle, true);
                 break;
             }
-            // A jump to where a caller resumes is a return through another register: ARMv6-M code
-            // cannot pop into pc and adjust sp after, so varargs functions end `pop {r3}; add sp,
-            // #16; bx r3`.
-            if (resumes_caller || kind == trace::BranchKind::Return) leave_to(c, to, e.cycle);
+            // An indirect jump to where a caller resumes is a return through another register:
+            // ARMv6-M code cannot pop into pc and adjust sp after, so varargs functions end
+            // `pop {r3}; add sp, #16; bx r3`. (A direct one there is a loop of a recursive caller.)
+            if ((resumes_caller && e.width == 1) || kind == trace::BranchKind::Return) leave_to(c, to, e.cycle);
             break;
         }
         case trace::BranchKind::Vector: case trace::BranchKind::Resume: break;

@@ -230,6 +230,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             case decode::ControlFlow::None: break;
         }
         if (info.exit && insns.back().conditional) info.exit |= BlockInfo::kConditionalExit;
+        if (info.exit && !insns.back().target) info.exit |= BlockInfo::kIndirectExit;
     }
     return blocks_[key] = info;
 }

@@ -56,6 +56,7 @@ struct BlockInfo {
     /// when it may fail its condition and fall through, which is then no branch at all.
     std::uint8_t exit = 0;
     static constexpr std::uint8_t kConditionalExit = 0x80;
+    static constexpr std::uint8_t kIndirectExit = 0x40;  ///< through a register or a load: Event::width 1
     std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
     /// Added when entered by a branch, not by falling through: the target's fetch, and the first
     /// instruction's cost without the predecessor it has when the block only continues one.
