@@ -203,15 +203,14 @@ void find_loops(Function& f) {
     }
 }
 
-// Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
-// starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
 // Marks the blocks on cycles that remain when the natural loops' back edges are left out: the
 // strongly connected components (Tarjan) of that graph with more than one block, or a self edge.
 void mark_irreducible(Function& f) {
     const std::size_t n = f.blocks.size();
     auto back_edge = [&](const Edge& e) {
         for (const auto& loop : f.loops)
-            if (loop.header == e.to && std::binary_search(loop.blocks.begin(), loop.blocks.end(), e.from)) return true;
+            if (loop.header == e.to && std::find(loop.back_edges_from.begin(), loop.back_edges_from.end(), e.from) != loop.back_edges_from.end())
+                return true;
         return false;
     };
     std::vector<std::vector<std::size_t>> succ(n);
@@ -263,6 +262,8 @@ void mark_irreducible(Function& f) {
     }
 }
 
+// Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
+// starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
 Function build_function(Function f, const Decoded& d, bool next_function, const std::set<std::uint32_t>& entered_at) {
     if (d.insns.empty()) return f;
     auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };

@@ -51,6 +51,12 @@ std::set<std::uint32_t> observed_targets(const decode::Function& f, const decode
     return out;
 }
 
+// Whether the block holding the instruction at `at` of `f` ran in the measured runs.
+bool ran_at(const decode::Function& f, std::uint32_t at, const StatisticsTable& stats) {
+    int b = f.block_at(at);
+    return b >= 0 && stats.blocks.count(f.blocks[static_cast<std::size_t>(b)].start) > 0;
+}
+
 // A function's call sites, and its returns as indirect tail calls: ARMv6-M code may enter a
 // function by popping its address into pc (libgcc's __aeabi_ldivmod enters __aeabi_ldiv0 so),
 // which the run records like the target of a bx rN.
@@ -79,8 +85,7 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
             // A call whose block never ran executes 0 times in the bound, as the block does: it
             // is not followed, so that a call cycle no run took (newlib's __sfp -> __sinit
             // guard) is no recursion.
-            int b = fns[f].block_at(c.at);
-            if (b < 0 || !stats.blocks.count(fns[f].blocks[static_cast<std::size_t>(b)].start)) continue;
+            if (!ran_at(fns[f], c.at, stats)) continue;
             if (c.target) {
                 sites.push_back(c);
                 continue;
@@ -116,8 +121,7 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
     visit(visit, root);
     for (std::size_t f : order)
         for (const auto& c : fns[f].calls)
-            if (c.tail && !c.target && observed_targets(fns[f], c, stats, fns[root].start).empty() &&
-                stats.blocks.count(fns[f].blocks[static_cast<std::size_t>(std::max(0, fns[f].block_at(c.at)))].start))
+            if (c.tail && !c.target && ran_at(fns[f], c.at, stats) && observed_targets(fns[f], c, stats, fns[root].start).empty())
                 warnings.push_back(fns[f].name + ": the indirect branch at " + config::hex32(c.at) +
                                    " is neither a return nor a decoded jump table, and was not seen entering a function: "
                                    "the paths through it are taken as leaving the function");
