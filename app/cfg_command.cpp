@@ -6,7 +6,7 @@
 #include "app/commands.h"
 #include "config/units.h"
 #include "config/config_error.h"
-#include "app/cfg_dot.h"
+#include "decode/cfg_dot.h"
 #include "decode/program.h"
 
 namespace emutrace::app {
@@ -76,7 +76,7 @@ int cfg_command(const CfgOptions& o) {
         if (o.function.empty() || &f == program.function(o.function)) chosen.push_back(&f);  // by name or alias
     if (chosen.empty()) throw ConfigError(o.elf + ": no function named '" + o.function + "'");
     for (const auto* f : chosen) print_function(*f, image.symbols());
-    if (!o.dot.empty()) write_cfg_dot(o.dot, chosen);
+    if (!o.dot.empty()) decode::write_cfg_dot(o.dot, chosen);
     if (!o.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));

@@ -6,6 +6,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <map>
+
+#include "emutrace/registry.h"
+#include "emutrace/session.h"
 
 namespace emutrace::app {
 
@@ -14,23 +18,9 @@ enum class Verbosity { Quiet, Normal, Verbose };
 struct RunOptions {
     std::string elf;
     std::string scenario;                          ///< empty = built-in mps2-an385 layout
-    std::optional<std::string> cpu;
-    std::optional<std::string> clock;
-    std::optional<std::string> timing;             ///< "trm" or "none"
-    std::optional<std::uint64_t> max_instructions;
-    std::optional<double> wall_clock_seconds;
-    std::optional<std::string> stop_at;
-    std::optional<std::string> cmdline;
-    std::optional<std::string> json;
-    std::optional<std::string> events;
-    std::optional<std::string> junit;
-    std::optional<std::string> perfetto;
-    std::optional<std::string> trace;              ///< compact trace file
-    std::optional<std::string> pft;                ///< CoreSight PFT byte stream
-    std::optional<std::string> snapshot;           ///< OpenCSD snapshot directory
-    bool calltrace = false;                        ///< trace calls even without a calltrace: key
-    std::optional<std::string> baseline;           ///< an earlier --json result to compare constraints with
-    double regression_threshold = 0.05;            ///< a max duration this much longer is a regression
+    MachineOverrides machine;
+    /// --json, --junit and every registered analysis's options that were given, by name.
+    std::map<std::string, std::string> options;
     Verbosity verbosity = Verbosity::Normal;
 };
 
@@ -41,21 +31,24 @@ struct CfgOptions {
     std::string json;
 };
 
-int run_command(const RunOptions& options);
+int run_command(const AnalysisRegistry& registry, const RunOptions& options);
 struct CrosscheckOptions {
     std::string snapshot;  ///< OpenCSD snapshot directory
     unsigned trace_id = 0;  ///< 0: every PTM source
-    std::string json;
-    std::string events;    ///< the decoded capture as JSON Lines, as `run --events` writes
     std::string elf;       ///< symbols for coverage and the profile, and the firmware to emulate
     std::string scenario;  ///< emulate the ELF on this scenario and compare with the capture
     std::string cmdline;   ///< the emulated firmware's semihosting command line
+    /// --json and the registered analyses' options (--events, --calltrace, --wcet, ...), by name.
+    std::map<std::string, std::string> options;
 };
 
-/// Decodes a trace capture (OpenCSD snapshot directory) and prints what it holds; with an ELF,
-/// coverage and a per-function profile; with a scenario too, the comparison with an emulated
-/// run. Returns 1 when the paths differ.
-int crosscheck_command(const CrosscheckOptions& options);
+/// Decodes a trace capture (OpenCSD snapshot directory) and runs the asked-for analyses on it,
+/// as `run` does on an emulated run; with an ELF, coverage and a per-function profile; with a
+/// scenario too, the comparison with an emulated run. Returns 1 when the paths differ or an
+/// analysis fails.
+int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions& options);
+/// Lists the registered analyses with their scenario sections, outputs and options.
+int analyses_command(const AnalysisRegistry& registry);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.
 int cfg_command(const CfgOptions& options);
 

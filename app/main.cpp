@@ -38,6 +38,51 @@ void set_up_logging(emutrace::app::Verbosity v) {
     spdlog::set_default_logger(logger);
 }
 
+// --plugin FILE (or --plugin=FILE) anywhere on the command line: loaded before the options are
+// declared, so that a plug-in's own options parse like the built-in ones.
+std::vector<std::string> plugin_arguments(int argc, char** argv) {
+    std::vector<std::string> out;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--plugin" && i + 1 < argc) out.push_back(argv[++i]);
+        else if (a.starts_with("--plugin=")) out.push_back(a.substr(9));
+    }
+    return out;
+}
+
+// Declares every registered analysis's outputs and options on a command; after parsing,
+// collect() gathers those given into the options map.
+class AnalysisOptions {
+public:
+    void declare(CLI::App& cmd, const emutrace::AnalysisRegistry& registry) {
+        for (const auto& t : registry.types()) {
+            for (const auto& o : t.outputs) add(cmd, o, true);
+            for (const auto& f : t.flags) add(cmd, f, false);
+        }
+    }
+    void collect(std::map<std::string, std::string>& into) const {
+        for (const auto& [name, option, value] : declared_)
+            if (option->count()) into[name] = *value;
+    }
+
+private:
+    void add(CLI::App& cmd, const emutrace::AnalysisOption& o, bool output) {
+        // The command's own option of that name wins (crosscheck's --snapshot is the capture it reads).
+        if (cmd.get_option_no_throw("--" + o.name)) return;
+        auto value = std::make_shared<std::string>();
+        CLI::Option* opt = o.value_name.empty() ? cmd.add_flag("--" + o.name, o.help)
+                                                 : cmd.add_option("--" + o.name, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
+        if (!o.value_name.empty()) opt->type_name(o.value_name);
+        declared_.push_back({o.name, opt, value});
+    }
+    struct Declared {
+        std::string name;
+        CLI::Option* option;
+        std::shared_ptr<std::string> value;
+    };
+    std::vector<Declared> declared_;
+};
+
 std::string peripheral_list() {
     std::string s;
     for (const auto& t : emutrace::emu::peripheral_types()) s += "\n  " + std::string(t.name) + ": " + std::string(t.summary);
@@ -46,9 +91,15 @@ std::string peripheral_list() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     using namespace emutrace::app;
+    emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
+    for (const auto& plugin : plugin_arguments(argc, argv)) registry.load_plugin(plugin);
+
     CLI::App cli{"emutrace: runs unmodified ARM Cortex-M firmware in an emulator and reports what it did."};
+    std::vector<std::string> plugins;
+    cli.add_option("--plugin", plugins, "Load out-of-tree analyses from this shared object (repeatable); see 'emutrace analyses'")
+        ->type_name("FILE");
     cli.require_subcommand(1);
     cli.footer("Run 'emutrace <command> --help' for a command's options. Scenario format: docs/scenario.md.");
 
@@ -61,26 +112,18 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")
         ->check(CLI::ExistingFile);
-    run_cmd->add_option("--cpu", run.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
-    run_cmd->add_option("--clock", run.clock, "Core clock, overriding the scenario, e.g. 168MHz");
-    run_cmd->add_option("--timing", run.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
+    run_cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
+    run_cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
+    run_cmd->add_option("--timing", run.machine.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
     run_cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
     run_cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
-    run_cmd->add_option("--stop-at", run.stop_at, "Stop when execution reaches this symbol");
-    run_cmd->add_option("--cmdline", run.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
-    run_cmd->add_option("--json", run.json, "Write the run summary as JSON to this file");
-    run_cmd->add_option("--events", run.events, "Write the event stream (blocks, MMIO, output) as JSON Lines");
-    run_cmd->add_flag("--calltrace", run.calltrace, "Trace function entry/exit and print the profile");
-    run_cmd->add_option("--junit", run.junit, "Write the timing constraints as JUnit XML (one test case each)");
-    run_cmd->add_option("--perfetto", run.perfetto, "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
-    run_cmd->add_option("--baseline", run.baseline, "Earlier --json result: a constraint whose max duration grew fails the run")
-        ->check(CLI::ExistingFile);
-    run_cmd->add_option("--regression-threshold", run.regression_threshold, "Growth that counts as a regression (default 0.05 = 5%)")
-        ->check(CLI::Range(0.0, 100.0));
-    run_cmd->add_option("--trace", run.trace, "Write the compact trace: the most recent 21-byte entry/exit/user records");
-    run_cmd->add_option("--pft", run.pft, "Write the CoreSight PTM/PFT 1.1 trace bytes a PTM would produce (decodable with OpenCSD)");
-    run_cmd->add_option("--snapshot", run.snapshot,
-                        "Write an OpenCSD/DS-5 snapshot directory (formatted PFT trace, PTM registers, code dumps)");
+    run_cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");
+    run_cmd->add_option("--cmdline", run.machine.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+    std::string run_json, run_junit;
+    CLI::Option* run_json_opt = run_cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file");
+    CLI::Option* run_junit_opt = run_cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML");
+    AnalysisOptions run_analysis_options;
+    run_analysis_options.declare(*run_cmd, registry);
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
     run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());
@@ -107,10 +150,14 @@ int main(int argc, char** argv) {
     cc_cmd->add_option("-s,--scenario", cc.scenario, "Also run --elf on this scenario and compare paths with the capture")
         ->check(CLI::ExistingFile);
     cc_cmd->add_option("--cmdline", cc.cmdline, "Semihosting command line of the emulated run");
-    cc_cmd->add_option("--json", cc.json, "Write totals, profile and comparison as JSON");
-    cc_cmd->add_option("--events", cc.events, "Write the decoded capture as the event stream (JSON Lines), like run --events");
-    cc_cmd->footer("Exit status: 0 decoded (and, with --scenario, the paths match), 1 paths differ, 2 bad input.\n"
-                   "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf -s board.yaml");
+    std::string cc_json;
+    CLI::Option* cc_json_opt = cc_cmd->add_option("--json", cc_json, "Write totals, profile, the analyses' results and the comparison as JSON");
+    AnalysisOptions cc_analysis_options;
+    cc_analysis_options.declare(*cc_cmd, registry);
+    cc_cmd->footer("The registered analyses run on the capture as on an emulated run (--calltrace, --wcet FUNCTION, --events, ...;\n"
+                   "a WCET bound needs a cycle-accurate capture). Exit status: 0 decoded (and, with --scenario, the paths match),\n"
+                   "1 paths differ or an analysis failed, 2 bad input.\n"
+                   "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf --calltrace -s board.yaml");
 
     emutrace::app::WcetOptions wcet;
     CLI::App* wcet_cmd = cli.add_subcommand(
@@ -149,6 +196,8 @@ int main(int argc, char** argv) {
     silicon_cmd->footer("Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
                         "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
 
+    CLI::App* analyses_cmd = cli.add_subcommand("analyses", "List the registered analyses: scenario sections, outputs, options, events.");
+
     std::string info_elf;
     CLI::App* info_cmd = cli.add_subcommand("info", "Show an ELF's entry point, loadable segments and functions.");
     info_cmd->add_option("elf", info_elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
@@ -160,6 +209,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "emutrace: error: %s (see 'emutrace --help')\n", e.what());
         return 2;
     }
+    run_analysis_options.collect(run.options);
+    if (run_json_opt->count()) run.options["json"] = run_json;
+    if (run_junit_opt->count()) run.options["junit"] = run_junit;
+    cc_analysis_options.collect(cc.options);
+    if (cc_json_opt->count()) cc.options["json"] = cc_json;
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
     set_up_logging(run.verbosity);
 
@@ -174,18 +228,19 @@ int main(int argc, char** argv) {
                 } catch (const std::exception&) {
                     throw emutrace::ConfigError("--max-instructions: expected a positive count, got '" + max_instructions + "'");
                 }
-                run.max_instructions = static_cast<std::uint64_t>(v);
+                run.machine.max_instructions = static_cast<std::uint64_t>(v);
             }
             if (!wall_clock.empty()) {
                 auto s = emutrace::config::parse_seconds(wall_clock);
                 if (!s) throw emutrace::ConfigError("--wall-clock: expected a duration such as 10s, got '" + wall_clock + "'");
-                run.wall_clock_seconds = *s;
+                run.machine.wall_clock_seconds = *s;
             }
-            return run_command(run);
+            return run_command(registry, run);
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
         if (*cfg_cmd) return cfg_command(cfg);
-        if (*cc_cmd) return crosscheck_command(cc);
+        if (*cc_cmd) return crosscheck_command(registry, cc);
+        if (*analyses_cmd) return analyses_command(registry);
         if (*wcet_cmd) return wcet_command(wcet);
         if (*silicon_cmd) return silicon_command(silicon);
         return info_command(info_elf);
@@ -194,6 +249,15 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "emutrace: internal error: %s\n", e.what());
+        return 2;
+    }
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const emutrace::ConfigError& e) {  // a plug-in that does not load
+        std::fprintf(stderr, "emutrace: error: %s\n", e.what());
         return 2;
     }
 }

@@ -6,11 +6,12 @@
 #include <map>
 
 #include "app/commands.h"
-#include "app/silicon_suite.h"
+#include "silicon/silicon_suite.h"
 #include "config/config_error.h"
 #include "config/units.h"
 
 namespace emutrace::app {
+using namespace silicon;
 namespace {
 
 constexpr std::size_t kMismatchesShown = 4;  // per configuration in the text report; --json has them all

@@ -2,18 +2,23 @@
 #include <fstream>
 
 #include "app/commands.h"
-#include "app/scenario.h"
-#include "app/wcet_report.h"
+#include "analysis/wcet/wcet_config.h"
+#include "analysis/wcet/wcet_session.h"
 #include "config/config_error.h"
 #include "decode/elf_image.h"
+#include "emu/machine.h"
+#include "session/scenario.h"
 
 namespace emutrace::app {
 
+using namespace analysis::wcet;
+
 int wcet_command(const WcetOptions& o) {
-    Scenario sc = o.scenario.empty() ? default_scenario() : load_scenario_file(o.scenario);
+    session::Scenario sc = o.scenario.empty() ? session::default_scenario() : session::load_scenario_file(o.scenario);
+    const WcetConfig wcet = parse_wcet_config((*sc.root)["wcet"]);
     sc.machine.echo_output = false;
     if (!o.cmdline.empty()) sc.machine.semihosting.cmdline = o.cmdline;
-    std::string function = !o.function.empty() ? o.function : sc.wcet.function;
+    std::string function = !o.function.empty() ? o.function : wcet.function;
     if (o.all && !o.function.empty()) throw ConfigError("wcet: --all bounds every function that ran; leave out --function");
     if (o.all) function.clear();
     if (function.empty() && !o.all)
@@ -26,9 +31,9 @@ int wcet_command(const WcetOptions& o) {
         throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");
     int status = 0;
     if (!o.no_run) {
-        session.configure(sc.machine);
+        sc.machine.trace_points = session.trace_points();
         emu::Machine machine(std::move(sc.machine), image);
-        session.attach(machine);
+        for (trace::TraceSink* sink : session.sinks()) machine.add_sink(*sink);
         emu::RunResult result = machine.run();
         sc.machine.clock_hz = machine.config().clock_hz;
         if (result.reason != emu::StopReason::Exited && result.reason != emu::StopReason::SymbolReached) {
@@ -37,12 +42,12 @@ int wcet_command(const WcetOptions& o) {
             status = emu::exit_status(result);
         }
     }
-    analysis::wcet::StatisticsTable stats = session.statistics(o.stats_in, !o.no_run);
+    StatisticsTable stats = session.statistics(o.stats_in, !o.no_run);
     if (!o.stats_out.empty()) stats.save(o.stats_out);
 
     if (o.all) {
         if (!o.dot.empty()) throw ConfigError("wcet: --dot draws one function's worst path; give --function NAME");
-        WcetTable table = bound_every_function(session, stats, sc.wcet.flow_facts);
+        WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
             std::ofstream out(o.json);
@@ -55,7 +60,7 @@ int wcet_command(const WcetOptions& o) {
         }
         return status;
     }
-    analysis::wcet::WcetResult r = session.bound(stats, {function, sc.wcet.flow_facts, {}});
+    WcetResult r = session.bound(stats, {function, wcet.flow_facts, {}});
     std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
     if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
     if (!o.json.empty()) {
@@ -66,7 +71,9 @@ int wcet_command(const WcetOptions& o) {
         out << j.dump(2) << "\n";
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
-    if (status == 0 && (wcet_untrusted(r) || wcet_limit_exceeded(r, sc.wcet.max_cycles))) return 1;
+    std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);
+    for (const auto& f : failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
+    if (status == 0 && !failures.empty()) return 1;
     return status;
 }
 

@@ -24,7 +24,7 @@
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/writers/pft_writer.h"
 #include "analysis/calltrace/compact_trace.h"
-#include "app/scenario.h"
+#include "session/scenario.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
 #include "trace/background_sink.h"
@@ -93,7 +93,7 @@ struct ThreadTimes {
 emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds,
                            emu::TimingMode timing = emu::TimingMode::Trm, ThreadTimes* times = nullptr,
                            std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false, trace::TraceSink* second = nullptr) {
-    app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    session::Scenario sc = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
     for (auto& region : sc.machine.memory) region.times_unaligned = times_unaligned && !region.mmio;
     sc.machine.timing = timing;
@@ -130,7 +130,7 @@ struct KernelCounter final : trace::TraceSink {
 
 void print_accuracy_table() {
     decode::ElfImage image = decode::ElfImage::load(EMUTRACE_FIRMWARE_DIR "/kernels.elf");
-    app::Scenario sc = app::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    session::Scenario sc = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
     emu::Machine m(std::move(sc.machine), image);
     KernelCounter counter;

@@ -2,12 +2,15 @@
 
 #include <limits>
 
+#include <yaml-cpp/yaml.h>
+
 #include "config/units.h"
 
 namespace emutrace::config {
 namespace {
 
-std::string join(std::initializer_list<std::string_view> words) {
+template <typename Words>
+std::string join(const Words& words) {
     std::string out;
     for (auto w : words) {
         if (!out.empty()) out += ", ";
@@ -24,11 +27,29 @@ YAML::Mark mark_of(const YAML::Node& n, const YAML::Mark& fallback) {
 
 }  // namespace
 
+struct Node::Value {
+    YAML::Node node;
+    YAML::Mark mark;  ///< position of the node, or of the key/parent when the node is absent
+};
+
+namespace {
+
+std::shared_ptr<const Node::Value> value(YAML::Node node, YAML::Mark mark) {
+    return std::make_shared<const Node::Value>(Node::Value{std::move(node), mark});
+}
+
+}  // namespace
+
+bool Node::defined() const { return value_->node.IsDefined() && !value_->node.IsNull(); }
+bool Node::is_map() const { return value_->node.IsMap(); }
+bool Node::is_sequence() const { return value_->node.IsSequence(); }
+bool Node::is_scalar() const { return value_->node.IsScalar(); }
+
 Node Node::load_file(const std::string& path) {
     auto source = std::make_shared<const Source>(Source{path});
     try {
         YAML::Node root = YAML::LoadFile(path);
-        return Node(root, source, "", mark_of(root, YAML::Mark()));
+        return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::BadFile&) {
         throw ConfigError(path + ": cannot open the file");
     } catch (const YAML::ParserException& e) {
@@ -41,7 +62,7 @@ Node Node::load_string(const std::string& text, const std::string& name) {
     auto source = std::make_shared<const Source>(Source{name});
     try {
         YAML::Node root = YAML::Load(text);
-        return Node(root, source, "", mark_of(root, YAML::Mark()));
+        return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
         throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                           ": YAML syntax error: " + e.msg);
@@ -49,8 +70,8 @@ Node Node::load_string(const std::string& text, const std::string& name) {
 }
 
 std::string Node::where() const {
-    if (mark_.is_null()) return source_->file;
-    return source_->file + ":" + std::to_string(mark_.line + 1) + ":" + std::to_string(mark_.column + 1);
+    if (value_->mark.is_null()) return source_->file;
+    return source_->file + ":" + std::to_string(value_->mark.line + 1) + ":" + std::to_string(value_->mark.column + 1);
 }
 
 void Node::fail(const std::string& message) const {
@@ -59,59 +80,63 @@ void Node::fail(const std::string& message) const {
 
 Node Node::operator[](std::string_view key) const {
     std::string child_path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-    if (!node_.IsMap()) return Node(YAML::Node(YAML::NodeType::Undefined), source_, child_path, mark_);
-    for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!value_->node.IsMap()) return Node(value(YAML::Node(YAML::NodeType::Undefined), value_->mark), source_, child_path);
+    for (auto it = value_->node.begin(); it != value_->node.end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key)
-            return Node(it->second, source_, child_path, mark_of(it->second, it->first.Mark()));
+            return Node(value(it->second, mark_of(it->second, it->first.Mark())), source_, child_path);
     }
-    return Node(YAML::Node(YAML::NodeType::Undefined), source_, child_path, mark_);
+    return Node(value(YAML::Node(YAML::NodeType::Undefined), value_->mark), source_, child_path);
 }
 
 std::vector<Node> Node::items() const {
-    if (!node_.IsSequence()) fail(defined() ? "expected a list" : "missing (expected a list)");
+    if (!value_->node.IsSequence()) fail(defined() ? "expected a list" : "missing (expected a list)");
     std::vector<Node> out;
     std::size_t i = 0;
-    for (const auto& child : node_) {
-        out.emplace_back(Node(child, source_, path_ + "[" + std::to_string(i++) + "]", mark_of(child, mark_)));
+    for (const auto& child : value_->node) {
+        out.emplace_back(Node(value(child, mark_of(child, value_->mark)), source_, path_ + "[" + std::to_string(i++) + "]"));
     }
     return out;
 }
 
 std::vector<std::pair<std::string, Node>> Node::entries() const {
-    if (!node_.IsMap()) fail(defined() ? "expected a mapping of keys to values" : "missing (expected a mapping)");
+    if (!value_->node.IsMap()) fail(defined() ? "expected a mapping of keys to values" : "missing (expected a mapping)");
     std::vector<std::pair<std::string, Node>> out;
-    for (auto it = node_.begin(); it != node_.end(); ++it) {
+    for (auto it = value_->node.begin(); it != value_->node.end(); ++it) {
         std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
         std::string child_path = path_.empty() ? key : path_ + "." + key;
-        out.emplace_back(key, Node(it->second, source_, child_path, mark_of(it->second, it->first.Mark())));
+        out.emplace_back(key, Node(value(it->second, mark_of(it->second, it->first.Mark())), source_, child_path));
     }
     return out;
 }
 
 void Node::allow_only(std::initializer_list<std::string_view> allowed) const {
+    allow_only(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void Node::allow_only(const std::vector<std::string>& allowed) const {
     if (!defined()) return;
-    if (!node_.IsMap()) fail("expected a mapping with keys: " + join(allowed));
-    for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!value_->node.IsMap()) fail("expected a mapping with keys: " + join(allowed));
+    for (auto it = value_->node.begin(); it != value_->node.end(); ++it) {
         std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
         bool known = false;
         for (auto a : allowed) known = known || a == key;
         if (!known) {
-            Node at(it->first, source_, path_.empty() ? key : path_ + "." + key, mark_of(it->first, mark_));
+            Node at(value(it->first, mark_of(it->first, value_->mark)), source_, path_.empty() ? key : path_ + "." + key);
             at.fail("unknown key (expected one of: " + join(allowed) + ")");
         }
     }
 }
 
 void Node::require(std::initializer_list<std::string_view> required) const {
-    if (!node_.IsMap()) fail("expected a mapping with keys: " + join(required));
+    if (!value_->node.IsMap()) fail("expected a mapping with keys: " + join(required));
     for (auto key : required)
         if (!has(key)) fail("missing required key '" + std::string(key) + "'");
 }
 
 std::string Node::str() const {
     if (!defined()) fail("missing value");
-    if (!node_.IsScalar()) fail("expected a single value, not a list or mapping");
-    return node_.Scalar();
+    if (!value_->node.IsScalar()) fail("expected a single value, not a list or mapping");
+    return value_->node.Scalar();
 }
 
 bool Node::boolean() const {

@@ -387,6 +387,14 @@ std::vector<std::uint8_t> Machine::read_memory(std::uint32_t address, std::uint3
 
 void Machine::add_sink(trace::TraceSink& sink) { impl_->recorder.add_sink(sink); }
 
+SourceTotals Machine::deliver() {
+    const RunResult& r = last_ = run();
+    return {"emulator", r.instructions, r.cycles, impl_->config.clock_hz, r.emulated_seconds,
+            r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached};
+}
+
+const RunResult& Machine::result() const { return last_; }
+
 RunResult Machine::run() {
     detail::MachineState& m = *impl_;
     m.want_blocks = m.recorder.wants(trace::WantBlocks);

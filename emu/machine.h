@@ -8,7 +8,7 @@
 #include "decode/elf_image.h"
 #include "emu/machine_config.h"
 #include "emu/run_result.h"
-#include "trace/trace_sink.h"
+#include "emutrace/source.h"
 
 namespace emutrace::emu {
 
@@ -16,21 +16,25 @@ namespace detail {
 struct MachineState;
 }
 
-class Machine {
+class Machine final : public trace::TraceSource {
 public:
     /// Maps memory and devices and loads the image; throws ConfigError when the memory map is
     /// inconsistent or the image does not fit it. `image` must outlive the machine.
     Machine(MachineConfig config, const decode::ElfImage& image);
-    ~Machine();
+    ~Machine() override;
     Machine(const Machine&) = delete;
     Machine& operator=(const Machine&) = delete;
 
     /// `sink` receives every event of the next run; it must outlive run().
-    void add_sink(trace::TraceSink& sink);
+    void add_sink(trace::TraceSink& sink) override;
 
     /// Resets from the vector table and runs until a stop condition. Guest misbehaviour never
     /// throws: it ends the run with StopReason::Fault. Sinks get their on_end() in every case.
     RunResult run();
+    /// The TraceSource view of run(): the totals; result() has the rest.
+    SourceTotals deliver() override;
+    /// What the last run() or deliver() returned.
+    const RunResult& result() const;
 
     const MachineConfig& config() const;
     /// `size` bytes of emulated memory at `address`, as the last run left them; empty when any of
@@ -39,6 +43,7 @@ public:
 
 private:
     std::unique_ptr<detail::MachineState> impl_;
+    RunResult last_;
 };
 
 }  // namespace emutrace::emu

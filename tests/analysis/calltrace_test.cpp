@@ -4,7 +4,7 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "analysis/calltrace/profile.h"
-#include "app/scenario.h"
+#include "session/scenario.h"
 #include "emu/machine.h"
 #include "support/paths.h"
 
@@ -21,7 +21,7 @@ struct Traced {
 };
 
 Traced trace_run(const std::string& elf, const std::string& scenario = "") {
-    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
+    session::Scenario sc = scenario.empty() ? session::default_scenario() : session::load_scenario_file(source(scenario));
     sc.machine.echo_output = false;
     decode::ElfImage image = decode::ElfImage::load(firmware(elf));
     emu::Machine m(std::move(sc.machine), image);

@@ -30,7 +30,7 @@ std::vector<decode::MemoryImage> code_of(const decode::ElfImage& image) {
 
 RoundTrip round_trip(const std::string& elf, const std::string& scenario = "", const std::string& mode = "", bool cycle_accurate = true,
                      const std::string& core = "") {
-    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
+    session::Scenario sc = scenario.empty() ? session::default_scenario() : session::load_scenario_file(source(scenario));
     sc.machine.echo_output = false;
     if (!mode.empty()) sc.machine.semihosting.cmdline = mode;
     if (!core.empty()) sc.machine.core = *models::find_core(core);
@@ -126,7 +126,7 @@ TEST_CASE("pft round trip: exceptions become exception packets with their number
 }
 
 TEST_CASE("pft writer on its own thread (as emutrace run uses it) writes the same bytes as inline") {
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/rtos.yaml"));
+    session::Scenario sc = session::load_scenario_file(source("tests/scenarios/rtos.yaml"));
     sc.machine.echo_output = false;
     decode::ElfImage image = decode::ElfImage::load(firmware("rtos"));
     emu::Machine m(std::move(sc.machine), image);

@@ -13,7 +13,7 @@
 #include "analysis/wcet/soundness_check.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/wcet/wcet_bound.h"
-#include "app/scenario.h"
+#include "session/scenario.h"
 #include "config/config_error.h"
 #include "emu/machine.h"
 #include "support/paths.h"
@@ -37,7 +37,7 @@ struct RealRun {
     explicit RealRun(const std::string& elf)
         : image(decode::ElfImage::load(firmware(elf))), program(decode::Program::build(image)), points(program), aggregator(program, points),
           tracer(image) {
-        app::Scenario sc = app::default_scenario();
+        session::Scenario sc = session::default_scenario();
         sc.machine.echo_output = false;
         sc.machine.trace_points = points.addresses();
         emu::Machine m(std::move(sc.machine), image);

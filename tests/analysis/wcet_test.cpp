@@ -236,7 +236,7 @@ struct WcetRun {
     CollectingSink sink;
     explicit WcetRun(bool split = true)
         : image(decode::ElfImage::load(firmware("wcet"))), program(decode::Program::build(image)), points(program), aggregator(program, points) {
-        app::Scenario sc = app::default_scenario();
+        session::Scenario sc = session::default_scenario();
         sc.machine.echo_output = false;
         if (split) sc.machine.trace_points = points.addresses();
         emu::Machine m(std::move(sc.machine), image);
@@ -337,7 +337,7 @@ TEST_CASE("wcet: a block longer than a translated block is measured whole") {
     } inside;
     inside.from = f->start;
     inside.to = f->blocks[0].end;
-    app::Scenario sc = app::default_scenario();
+    session::Scenario sc = session::default_scenario();
     sc.machine.echo_output = false;
     emu::Machine m(std::move(sc.machine), wcet_run().image);
     m.add_sink(inside);
@@ -361,7 +361,7 @@ TEST_CASE("wcet: callees are part of the bound, and errors name what is wrong") 
 }
 
 TEST_CASE("wcet: interrupts do not corrupt the loop context") {
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/irq.yaml"));
+    session::Scenario sc = session::load_scenario_file(source("tests/scenarios/irq.yaml"));
     sc.machine.echo_output = false;
     sc.machine.semihosting.cmdline = "nested";
     decode::ElfImage image = decode::ElfImage::load(firmware("irq_tests"));

@@ -174,11 +174,11 @@ TEST_CASE("franking: --baseline catches losing the date cache even though the li
     std::filesystem::rename(dir.file("r.json"), base);
     Run same = franking("franking-cached", dir, "--baseline " + base);
     CHECK(same.status == 0);  // the same firmware is no regression
-    CHECK(same.result["regressions"].empty());
+    CHECK(same.result["calltrace"]["regressions"].empty());
     Run plain = franking("franking", dir, "--baseline " + base);
     CHECK(plain.status == 1);
-    REQUIRE(plain.result["regressions"].size() == 1);
-    CHECK(plain.result["regressions"][0]["measure"] == "mean_cycles");
-    CHECK(plain.result["regressions"][0]["change"].get<double>() > 0.3);
+    REQUIRE(plain.result["calltrace"]["regressions"].size() == 1);
+    CHECK(plain.result["calltrace"]["regressions"][0]["measure"] == "mean_cycles");
+    CHECK(plain.result["calltrace"]["regressions"][0]["change"].get<double>() > 0.3);
     CHECK(plain.err.find("emutrace: regression: print_image_in_time mean_cycles") != std::string::npos);
 }

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "app/scenario.h"
+#include "session/scenario.h"
 #include "config/node.h"
 #include "support/paths.h"
 
@@ -8,7 +8,7 @@ using namespace emutrace;
 using emutrace::test::source;
 
 TEST_CASE("scenario: the built-in board is the MPS2-AN385 layout") {
-    app::Scenario sc = app::default_scenario();
+    session::Scenario sc = session::default_scenario();
     CHECK(sc.machine.core.name == "cortex-m3");
     CHECK(sc.machine.clock_hz == 25'000'000);
     REQUIRE(sc.machine.memory.size() == 3);
@@ -22,19 +22,19 @@ TEST_CASE("scenario: the built-in board is the MPS2-AN385 layout") {
 }
 
 TEST_CASE("scenario: the test scenarios parse with every field") {
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/stub_sensor.yaml"));
+    session::Scenario sc = session::load_scenario_file(source("tests/scenarios/stub_sensor.yaml"));
     REQUIRE(sc.machine.devices.size() == 2);
     CHECK(sc.machine.devices[1].name == "sensor");
     CHECK(sc.machine.devices[1].model->size() == 0x100);
     CHECK(sc.machine.stop.wall_clock_seconds == 20);
-    app::Scenario f = app::load_scenario_file(source("tests/scenarios/faults.yaml"));
+    session::Scenario f = session::load_scenario_file(source("tests/scenarios/faults.yaml"));
     CHECK(f.machine.memory[1].access == (emu::AccessRead | emu::AccessWrite));
 }
 
 TEST_CASE("scenario: mistakes name the file, line and key") {
     auto error = [](const char* file) {
         try {
-            app::load_scenario_file(source(std::string("tests/scenarios/bad/") + file));
+            session::load_scenario_file(source(std::string("tests/scenarios/bad/") + file));
         } catch (const ConfigError& e) {
             return std::string(e.what());
         }
@@ -48,10 +48,10 @@ TEST_CASE("scenario: mistakes name the file, line and key") {
 
 TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     auto load = [](const std::string& extra) {
-        return app::load_scenario(config::Node::load_string(
+        return session::load_scenario(config::Node::load_string(
             "memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
     };
-    app::Scenario sc = load(
+    session::Scenario sc = load(
         "faults: handler\nseed: 9\nnvic: {priority_bits: 3, irqs: 32}\n"
         "rtos: {current_thread: pxCurrentTCB, name_offset: 52}\n"
         "stimuli:\n  - {at: 1ms, irq: 3}\n  - {every: 200us, count: 5, jitter: 10us, irq: 4}\n"
@@ -76,7 +76,7 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
 }
 
 TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the default does none of it") {
-    app::Scenario sc = app::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
+    session::Scenario sc = session::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
     REQUIRE(sc.machine.memory.size() == 3);
     CHECK(sc.machine.memory[0].base == 0x08000000u);
@@ -86,10 +86,10 @@ TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System
     CHECK_FALSE(sc.machine.memory[1].shares_fetch_port);
     CHECK((sc.machine.memory[0].times_unaligned && sc.machine.memory[1].times_unaligned));
     CHECK_FALSE(sc.machine.memory[2].times_unaligned);  // the APB window: no device models
-    for (const auto& r : app::default_scenario().machine.memory)
+    for (const auto& r : session::default_scenario().machine.memory)
         CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port && !r.times_unaligned));
     auto parse = [](const std::string& region) {
-        return app::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
+        return session::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
     };
     CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, fetch_word_cycles: 99}"),
                          doctest::Contains("s.yaml:2:67: memory[0].fetch_word_cycles: must be between 0 and 15"), ConfigError);

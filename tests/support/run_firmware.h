@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "app/scenario.h"
+#include "session/scenario.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
 #include "support/collecting_sink.h"
@@ -19,7 +19,7 @@ struct FirmwareRun {
 /// `scenario` is relative to the source tree; empty means the built-in board.
 inline FirmwareRun run_firmware(const std::string& elf, const std::string& scenario = "",
                                 const std::function<void(emu::MachineConfig&)>& tweak = {}) {
-    app::Scenario sc = scenario.empty() ? app::default_scenario() : app::load_scenario_file(source(scenario));
+    session::Scenario sc = scenario.empty() ? session::default_scenario() : session::load_scenario_file(source(scenario));
     sc.machine.echo_output = false;
     if (tweak) tweak(sc.machine);
     decode::ElfImage image = decode::ElfImage::load(firmware(elf));

@@ -14,7 +14,7 @@ namespace {
 
 // The rtos firmware through `sinks` added in order, on a fresh machine.
 void run_rtos(std::initializer_list<trace::TraceSink*> sinks) {
-    app::Scenario sc = app::load_scenario_file(source("tests/scenarios/rtos.yaml"));
+    session::Scenario sc = session::load_scenario_file(source("tests/scenarios/rtos.yaml"));
     sc.machine.echo_output = false;
     decode::ElfImage image = decode::ElfImage::load(firmware("rtos"));
     emu::Machine m(std::move(sc.machine), image);

@@ -1,0 +1,100 @@
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "config/config_error.h"
+#include "emutrace/plugin.h"
+#include "emutrace/registry.h"
+
+namespace emutrace {
+namespace {
+
+// Names every run has, that no analysis may take.
+constexpr const char* kReservedOptions[] = {"json", "junit", "scenario", "cpu", "clock", "timing", "max-instructions",
+                                            "wall-clock", "stop-at", "cmdline", "verbose", "quiet", "plugin", "help"};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// "0.2.1" -> "0.2": plug-ins must match major and minor.
+std::string major_minor(const std::string& version) {
+    std::size_t dot = version.find('.');
+    return version.substr(0, dot == std::string::npos ? dot : version.find('.', dot + 1));
+}
+
+}  // namespace
+
+const char* version() { return EMUTRACE_VERSION; }
+
+void AnalysisRegistry::add(AnalysisType type) {
+    if (type.name.empty() || !type.create) throw ConfigError("analysis '" + type.name + "': a name and a create function are required");
+    if (find(type.name)) throw ConfigError("analysis '" + type.name + "' is registered twice");
+    std::vector<std::string> options, secs = sections(), outs = outputs();
+    for (const auto& t : types_)
+        for (const auto& f : t.flags) options.push_back(f.name);
+    for (const auto& s : type.sections)
+        if (contains(secs, s)) throw ConfigError("analysis '" + type.name + "': scenario section '" + s + "' is already taken");
+    for (const auto& o : type.outputs) {
+        if (contains(outs, o.name) || contains(options, o.name) || std::count(std::begin(kReservedOptions), std::end(kReservedOptions), o.name))
+            throw ConfigError("analysis '" + type.name + "': output --" + o.name + " is already taken");
+        outs.push_back(o.name);
+    }
+    for (const auto& f : type.flags) {
+        if (contains(outs, f.name) || contains(options, f.name) || std::count(std::begin(kReservedOptions), std::end(kReservedOptions), f.name))
+            throw ConfigError("analysis '" + type.name + "': option --" + f.name + " is already taken");
+        options.push_back(f.name);
+    }
+    types_.push_back(std::move(type));
+}
+
+const AnalysisType* AnalysisRegistry::find(std::string_view name) const {
+    for (const auto& t : types_)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+std::vector<std::string> AnalysisRegistry::sections() const {
+    std::vector<std::string> out;
+    for (const auto& t : types_) out.insert(out.end(), t.sections.begin(), t.sections.end());
+    return out;
+}
+
+std::vector<std::string> AnalysisRegistry::outputs() const {
+    std::vector<std::string> out;
+    for (const auto& t : types_)
+        for (const auto& o : t.outputs) out.push_back(o.name);
+    return out;
+}
+
+void AnalysisRegistry::load_plugin(const std::string& path) {
+    // A bare name would make dlopen search the library path; a plug-in is a file the user names.
+    std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char* why = dlerror();
+        throw ConfigError(path + ": cannot load the plug-in: " + (why ? why : "unknown error"));
+    }
+    using Entry = const PluginInfo* (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(handle, EMUTRACE_PLUGIN_ENTRY));
+    if (!entry) throw ConfigError(path + ": not an emutrace plug-in (no " EMUTRACE_PLUGIN_ENTRY "(); define it with EMUTRACE_PLUGIN)");
+    const PluginInfo* info = entry();
+    if (!info) throw ConfigError(path + ": its " EMUTRACE_PLUGIN_ENTRY "() returned nothing");
+    // Only `abi` is read before it is known to match: the rest may have another layout.
+    if (info->abi != EMUTRACE_PLUGIN_ABI || major_minor(info->version ? info->version : "") != major_minor(EMUTRACE_VERSION))
+        throw ConfigError(path + ": built for emutrace " + (info->abi == EMUTRACE_PLUGIN_ABI && info->version ? info->version : "of another ABI") +
+                          " (plug-in ABI " + std::to_string(info->abi) + "), this is emutrace " EMUTRACE_VERSION " (ABI " +
+                          std::to_string(EMUTRACE_PLUGIN_ABI) + "); rebuild it against this version's package");
+    std::vector<AnalysisType> analyses = info->analyses ? info->analyses() : std::vector<AnalysisType>{};
+    if (analyses.empty()) throw ConfigError(path + ": the plug-in registers no analysis");
+    for (auto& a : analyses) {
+        try {
+            add(std::move(a));
+        } catch (const ConfigError& e) {
+            throw ConfigError(path + ": " + e.what());
+        }
+    }
+    // The handle stays open: the analyses' code and vtables live in it until the process ends.
+}
+
+}  // namespace emutrace

@@ -1,0 +1,70 @@
+#include "analysis/wcet/wcet_analysis.h"
+
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/wcet/wcet_config.h"
+#include "analysis/wcet/wcet_session.h"
+#include "config/config_error.h"
+
+namespace emutrace::analysis::wcet {
+namespace {
+
+class WcetAnalysis final : public Analysis {
+public:
+    WcetAnalysis(WcetConfig config, const decode::ElfImage& image, std::uint64_t clock_hz, bool emulated)
+        : config_(std::move(config)), session_(image), clock_hz_(clock_hz), emulated_(emulated) {
+        if (!session_.program().function(config_.function))
+            throw ConfigError(image.path() + ": no function named '" + config_.function + "' with a size in the symbol table (see emutrace cfg)");
+    }
+    std::vector<trace::TraceSink*> sinks() override { return session_.sinks(); }
+    std::vector<std::uint32_t> trace_points() const override { return emulated_ ? session_.trace_points() : std::vector<std::uint32_t>{}; }
+    void finish(const SourceTotals&) override {
+        bound_ = session_.bound(session_.statistics({}, true), {config_.function, config_.flow_facts, {}});
+    }
+    std::string summary() const override { return bound_ ? format_wcet(*bound_, clock_hz_) : ""; }
+    std::string json() const override {
+        if (!bound_) return "";
+        nlohmann::json j = wcet_json(*bound_, clock_hz_);
+        if (config_.max_cycles) j["max_cycles"] = config_.max_cycles;
+        return j.dump();
+    }
+    std::vector<std::string> failures() const override {
+        return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{};
+    }
+
+private:
+    WcetConfig config_;
+    WcetSession session_;
+    std::uint64_t clock_hz_;
+    bool emulated_;
+    std::optional<WcetResult> bound_;
+};
+
+std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
+    WcetConfig config = parse_wcet_config(setup.section("wcet"));
+    if (auto f = setup.flag("wcet")) {
+        if (f->empty()) throw ConfigError("--wcet: name the function to bound");
+        config.function = *f;
+        config.enabled = true;
+    }
+    if (!config.enabled) return nullptr;
+    return std::make_unique<WcetAnalysis>(std::move(config), setup.image(), setup.clock_hz(), setup.emulated());
+}
+
+}  // namespace
+
+AnalysisType wcet_analysis() {
+    return {"wcet",
+            "loop-context WCET bound of one function by IPET (GLPK), cross-checked against the call tracer; exit 1 when untrusted or "
+            "above max_cycles",
+            {"wcet"},
+            {},
+            {{"wcet", "FUNCTION", "Bound this function's WCET from the run (overrides the scenario's wcet.function)"}},
+            trace::WantBlocks | trace::WantBranches | trace::WantExceptions,
+            &create};
+}
+
+}  // namespace emutrace::analysis::wcet

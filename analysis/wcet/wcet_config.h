@@ -1,0 +1,23 @@
+#pragma once
+// The wcet section of a scenario (docs/wcet.md).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/wcet/wcet_bound.h"
+#include "config/node.h"
+
+namespace emutrace::analysis::wcet {
+
+struct WcetConfig {
+    bool enabled = false;            ///< the section is present
+    std::string function;            ///< whose bound is computed
+    std::vector<FlowFact> flow_facts;
+    std::uint64_t max_cycles = 0;    ///< a bound above this fails the run (exit 1); 0: none
+};
+
+/// Reads `wcet:` (undefined: disabled); throws ConfigError naming file and line.
+WcetConfig parse_wcet_config(const config::Node& wcet);
+
+}  // namespace emutrace::analysis::wcet

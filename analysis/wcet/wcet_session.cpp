@@ -1,0 +1,303 @@
+#include "analysis/wcet/wcet_session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "decode/cfg_dot.h"
+#include "config/config_error.h"
+#include "config/units.h"
+#include "decode/source_lines.h"
+
+namespace emutrace::analysis::wcet {
+
+namespace {
+
+// FNV-1a over the executable segments: the same code, the same block addresses.
+std::string code_id_of(const decode::ElfImage& image) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const auto& s : image.segments()) {
+        if (!s.executable) continue;
+        for (std::uint8_t b : s.bytes) h = (h ^ b) * 0x100000001b3ull;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+}  // namespace
+
+WcetSession::WcetSession(const decode::ElfImage& image)
+    : image_(image), lines_(image.path()), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), tracer_(image),
+      code_id_(code_id_of(image)), firmware_(image.path()) {
+    tracer_.add_listener(call_times_);
+}
+
+std::vector<trace::TraceSink*> WcetSession::sinks() {
+    ran_ = true;
+    return {&background_, &tracer_background_};
+}
+
+const SoundnessReport& WcetSession::soundness() const {
+    if (!soundness_)
+        soundness_ = check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(),
+                                                     aggregator_.tracker().saturations());
+    return *soundness_;
+}
+
+StatisticsTable WcetSession::statistics(const std::vector<std::string>& stats_in, bool include_run) const {
+    StatisticsTable t;
+    if (include_run) {
+        t = aggregator_.table();
+        t.checked_runs = ran_ && soundness().passed() ? 1 : 0;
+    }
+    t.firmware = firmware_;
+    t.code_id = code_id_;
+    for (const auto& path : stats_in) {
+        StatisticsTable in = StatisticsTable::load(path);
+        if (in.code_id.empty()) in.code_id = code_id_;  // written without one: trust the user
+        try {
+            t.merge(in);
+        } catch (const ConfigError& e) {
+            throw ConfigError(path + ": " + e.what());
+        }
+    }
+    return t;
+}
+
+namespace {
+
+std::string cycles_and_time(std::uint64_t cycles, std::uint64_t clock_hz) {
+    char buf[96];
+    double us = clock_hz ? static_cast<double>(cycles) * 1e6 / static_cast<double>(clock_hz) : 0;
+    std::snprintf(buf, sizeof buf, "%10llu cycles  %10.2f us", static_cast<unsigned long long>(cycles), us);
+    return buf;
+}
+
+std::string line(const char* fmt, auto... args) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+}
+
+}  // namespace
+
+WcetResult WcetSession::bound(const StatisticsTable& stats, WcetQuery query) const {
+    if (!query.source_line) query.source_line = [this](std::uint32_t address) { return lines_.at(address).value_or(""); };
+    const decode::Function* f = program_.function(query.function);
+    if (f && !f->blocks.empty() && !stats.blocks.count(f->blocks.front().start)) {
+        // IPET would only say "infeasible": say why there is nothing to bound.
+        std::string where;
+        for (const auto& site : lines_.inlined_copies(query.function)) where += (where.empty() ? "" : ", ") + site;
+        throw ConfigError("wcet: " + query.function + " never ran in the measured runs" +
+                          (where.empty() ? std::string(": no run called it; give an input or scenario that does")
+                                         : ": GCC inlined it into " + where + "; bound the function it was inlined into instead"));
+    }
+    WcetResult r = compute_wcet(program_, stats, query);
+    std::uint64_t unchecked = stats.runs - std::min(stats.runs, stats.checked_runs);
+    if (ran_) {
+        // What concerns this bound: the whole run, and the functions in its ILP.
+        std::set<std::uint32_t> in_bound;
+        for (const auto& share : r.functions)
+            if (const decode::Function* g = program_.function(share.name)) in_bound.insert(g->start);
+        const SoundnessReport& check = soundness();
+        std::vector<std::string> found;  // first in the report: they explain a bound below a run
+        for (const auto& d : check.disagreements)
+            if (d.function == 0 || in_bound.count(d.function)) found.push_back("cross-check: " + d.text);
+        for (std::uint32_t start : check.switched_out)
+            if (in_bound.count(start))
+                found.push_back("cross-check: " + image_.symbols().describe(start) +
+                                " ran while its thread was switched out (it blocked): its observed time includes other threads' time; "
+                                "bound a function that does not block");
+        r.errors.insert(r.errors.begin(), found.begin(), found.end());
+        if (found.empty() && !check.passed())
+            r.warnings.push_back("the run's cross-check found disagreements, none in a function of this bound (wcet --all lists them)");
+        if (!check.passed() && unchecked) --unchecked;  // this run: said above as far as it concerns this bound
+    }
+    if (unchecked)
+        r.warnings.push_back(std::to_string(unchecked) + " of the merged runs did not pass the cross-check (statistics of an older emutrace, "
+                             "or a run whose function times disagreed)");
+    r.cross_check = "function times from the CFG equal those from the branch events in " + std::to_string(stats.checked_runs) + " of " +
+                    std::to_string(stats.runs) + (stats.runs == 1 ? " run" : " runs");
+    return r;
+}
+
+std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
+    std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP):\n";
+    s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
+    double gain = r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
+    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) +
+         line("  (the context saves %.1f%%)\n", gain);
+    if (r.observed_runs)
+        s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
+             line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),
+                  r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
+    else
+        s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
+    for (const auto& l : r.loops)
+        s += line("  loop: %s loop %d at %s%s: %s%s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
+                  l.line.empty() ? "" : (" (" + l.line + ")").c_str(),
+                  l.source == "never entered" ? "never entered"
+                                              : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
+                  l.total ? (", " + std::to_string(l.total) + " per entry of the enclosing loop (" + l.total_source + ")").c_str() : "");
+    if (!r.cycles.empty()) {
+        std::uint64_t most = 0;
+        for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
+        s += line("  irreducible cycles: %zu blocks bounded by their most executions per call (observed, up to %llu), first at %s in %s\n",
+                  r.cycles.size(), static_cast<unsigned long long>(most), r.cycles.front().where.c_str(), r.cycles.front().function.c_str());
+    }
+    s += "  worst path by function:\n";
+    for (const auto& f : r.functions)
+        s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times\n", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
+                  r.bound_cycles ? 100.0 * static_cast<double>(f.cycles) / static_cast<double>(r.bound_cycles) : 0.0,
+                  static_cast<unsigned long long>(f.entries));
+    std::vector<PathBlock> heavy = r.path;
+    std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
+    if (heavy.size() > 8) heavy.resize(8);
+    s += "  heaviest blocks on the worst path (first iteration count x cost + later x cost):\n";
+    for (const auto& b : heavy)
+        s += line("    %s-%s %-20s %5llu x %-5llu + %5llu x %-5llu = %llu\n", config::hex32(b.start).c_str(), config::hex32(b.end).c_str(),
+                  b.function.c_str(), static_cast<unsigned long long>(b.first_count), static_cast<unsigned long long>(b.first_cost),
+                  static_cast<unsigned long long>(b.later_count), static_cast<unsigned long long>(b.later_cost),
+                  static_cast<unsigned long long>(b.cycles));
+    if (!r.never_executed.empty()) {
+        s += "  never executed (" + std::to_string(r.never_executed.size()) + " blocks, not in the bound):\n";
+        for (const auto& b : r.never_executed)
+            s += line("    %s-%s %-20s %s\n", config::hex32(b.start).c_str(), config::hex32(b.end).c_str(), b.function.c_str(),
+                      b.reachable ? "untested path (reachable in the CFG): add an input that runs it"
+                                  : "dead code (no CFG path from the function's entry)");
+    }
+    for (const auto& w : r.warnings) s += "  warning: " + w + "\n";
+    if (!r.cross_check.empty()) s += "  cross-check: " + r.cross_check + "\n";
+    if (!r.trusted()) {
+        s += "  ERROR: do not trust this bound:\n";
+        for (const auto& e : r.errors) s += "    " + e + "\n";
+    }
+    return s;
+}
+
+std::size_t WcetTable::untrusted() const {
+    std::size_t n = 0;
+    for (const auto& r : rows) n += !r.errors.empty();
+    return n;
+}
+
+WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats,
+                               const std::vector<FlowFact>& flow_facts) {
+    WcetTable t;
+    for (const auto& f : session.program().functions()) {
+        auto ran = stats.functions.find(f.start);
+        if (ran == stats.functions.end()) continue;
+        WcetTable::Row row;
+        row.function = f.name;
+        row.runs = ran->second.time.count;
+        row.observed_max = ran->second.time.max;
+        try {
+            WcetResult r = session.bound(stats, {f.name, flow_facts, {}});
+            row.bounded = true;
+            row.bound = r.bound_cycles;
+            row.errors = r.errors;
+            if (t.cross_check.empty()) {
+                t.cross_check = r.cross_check;
+                for (const auto& w : r.warnings)
+                    if (w.find("merged runs") != std::string::npos) t.notes.push_back(w);
+            }
+        } catch (const ConfigError& e) {
+            row.why_none = e.what();
+        }
+        t.rows.push_back(row);
+    }
+    return t;
+}
+
+std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
+    std::string s = line("%-28s %7s %14s %14s %8s  %s\n", "function", "runs", "observed max", "bound", "ratio", "verdict");
+    for (const auto& r : table.rows) {
+        std::string verdict = !r.bounded ? "no bound: " + r.why_none : !r.errors.empty() ? "NOT TRUSTED: " + r.errors.front() : "ok";
+        std::string bound = r.bounded ? std::to_string(r.bound) : "-";
+        std::string ratio = r.bounded && r.observed_max ? line("%.3f", static_cast<double>(r.bound) / static_cast<double>(r.observed_max)) : "-";
+        s += line("%-28s %7llu %14llu %14s %8s  ", r.function.c_str(), static_cast<unsigned long long>(r.runs),
+                  static_cast<unsigned long long>(r.observed_max), bound.c_str(), ratio.c_str()) +
+             verdict + "\n";
+    }
+    s += line("cycles at %.3f MHz; ", static_cast<double>(clock_hz) / 1e6) + "cross-check: " + table.cross_check + "\n";
+    for (const auto& n : table.notes) s += "warning: " + n + "\n";
+    return s;
+}
+
+nlohmann::json wcet_table_json(const WcetTable& table) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : table.rows) {
+        nlohmann::json j = {{"function", r.function}, {"runs", r.runs}, {"observed_max_cycles", r.observed_max}, {"errors", r.errors},
+                            {"trusted", r.errors.empty()}};
+        if (r.bounded) j["bound_cycles"] = r.bound;
+        else j["no_bound"] = r.why_none;
+        rows.push_back(j);
+    }
+    return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"trusted", table.trusted()}};
+}
+
+std::vector<std::string> wcet_failures(const WcetResult& r, std::uint64_t max_cycles) {
+    std::vector<std::string> out;
+    if (!r.trusted()) out.push_back("error: the WCET bound of " + r.function + " is not trustworthy: " + r.errors.front());
+    if (max_cycles && r.bound_cycles > max_cycles)
+        out.push_back("WCET bound of " + r.function + " is " + std::to_string(r.bound_cycles) + " cycles, above max_cycles " +
+                      std::to_string(max_cycles));
+    return out;
+}
+
+nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
+    using nlohmann::json;
+    json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();
+    for (const auto& b : r.path)
+        path.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"first_count", b.first_count},
+                        {"later_count", b.later_count}, {"first_cost", b.first_cost}, {"later_cost", b.later_cost}, {"cycles", b.cycles}});
+    for (const auto& f : r.functions) functions.push_back({{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}});
+    for (const auto& b : r.never_executed)
+        never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
+    for (const auto& l : r.loops)
+        loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"line", l.line}, {"bound", l.bound},
+                         {"source", l.source}, {"total", l.total}, {"total_source", l.total_source}});
+    json cycles = json::array();
+    for (const auto& c : r.cycles) cycles.push_back({{"function", c.function}, {"block", c.block}, {"most_per_call", c.most_per_call}});
+    double hz = static_cast<double>(clock_hz ? clock_hz : 1);
+    return {{"function", r.function},
+            {"bound_cycles", r.bound_cycles},
+            {"bound_seconds", static_cast<double>(r.bound_cycles) / hz},
+            {"insensitive_bound_cycles", r.insensitive_bound_cycles},
+            {"observed_max_cycles", r.observed_max_cycles},
+            {"observed_runs", r.observed_runs},
+            {"ilp_blocks", r.blocks},
+            {"path", path},
+            {"functions", functions},
+            {"never_executed", never},
+            {"loops", loops},
+            {"irreducible_blocks", cycles},
+            {"warnings", r.warnings},
+            {"errors", r.errors},
+            {"trusted", r.trusted()},
+            {"cross_check", r.cross_check}};
+}
+
+void write_wcet_dot(const std::string& path, const decode::Program& program, const WcetResult& r) {
+    std::vector<const decode::Function*> chosen;
+    for (const auto& share : r.functions)
+        if (const decode::Function* f = program.function(share.name)) chosen.push_back(f);
+    std::map<std::uint32_t, const PathBlock*> on_path;
+    for (const auto& b : r.path) on_path[b.start] = &b;
+    std::map<std::uint32_t, bool> never;
+    for (const auto& b : r.never_executed) never[b.start] = true;
+    decode::write_cfg_dot(path, chosen, [&](std::size_t k, std::size_t b) {
+        std::uint32_t start = chosen[k]->blocks[b].start;
+        if (never.count(start)) return decode::DotBlockStyle{"\\nnever executed", "style=dashed, color=gray"};
+        auto it = on_path.find(start);
+        if (it == on_path.end()) return decode::DotBlockStyle{"\\nnot on the worst path", "color=gray"};
+        const auto& p = *it->second;
+        return decode::DotBlockStyle{"\\n" + std::to_string(p.first_count) + " x " + std::to_string(p.first_cost) + " + " + std::to_string(p.later_count) +
+                                 " x " + std::to_string(p.later_cost) + " = " + std::to_string(p.cycles) + " cycles",
+                             "color=red"};
+    });
+}
+
+}  // namespace emutrace::analysis::wcet

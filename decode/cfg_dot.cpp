@@ -1,0 +1,33 @@
+#include "decode/cfg_dot.h"
+
+#include <fstream>
+
+#include "config/config_error.h"
+#include "config/units.h"
+
+namespace emutrace::decode {
+
+void write_cfg_dot(const std::string& path, const std::vector<const decode::Function*>& functions, const DotAnnotation& annotate) {
+    std::ofstream out(path);
+    if (!out) throw ConfigError(path + ": cannot write the DOT file");
+    out << "digraph cfg {\n  node [shape=box, fontname=monospace];\n";
+    for (std::size_t k = 0; k < functions.size(); ++k) {
+        const auto& f = *functions[k];
+        out << "  subgraph cluster_" << k << " {\n    label=\"" << f.name << "\";\n";
+        for (std::size_t b = 0; b < f.blocks.size(); ++b) {
+            bool header = false;
+            for (const auto& l : f.loops) header = header || l.header == b;
+            DotBlockStyle style = annotate ? annotate(k, b) : DotBlockStyle{};
+            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << config::hex32(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
+                << " insns" << style.label << "\"" << (header ? ", style=bold" : "")
+                << (style.attributes.empty() ? "" : ", " + style.attributes) << "];\n";
+        }
+        for (const auto& e : f.edges)
+            out << "    f" << k << "b" << e.from << " -> f" << k << "b" << e.to << " [label=\"" << decode::to_string(e.kind) << "\"];\n";
+        out << "  }\n";
+    }
+    out << "}\n";
+    if (!out) throw ConfigError(path + ": writing the DOT file failed");
+}
+
+}  // namespace emutrace::decode

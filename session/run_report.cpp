@@ -1,0 +1,125 @@
+#include "session/run_report.h"
+
+#include "config/units.h"
+
+#include <cstdio>
+
+namespace emutrace::session {
+namespace {
+
+
+// 1234567 -> "1,234,567"
+std::string grouped(std::uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string duration(double seconds) {
+    char buf[32];
+    if (seconds >= 1) std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+    else if (seconds >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+    else std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
+    return buf;
+}
+
+double mips(const emu::RunResult& r) { return r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0; }
+
+}  // namespace
+
+std::string format_summary(const Scenario& sc, const std::string& elf, const emu::RunResult& r) {
+    char line[256];
+    std::string out;
+    std::snprintf(line, sizeof line, "emutrace: %s on %s at %.6g MHz (%s)\n", elf.c_str(), std::string(sc.machine.core.name).c_str(),
+                  static_cast<double>(sc.machine.clock_hz) / 1e6, sc.file.c_str());
+    out += line;
+    std::string stopped = std::string(emu::to_string(r.reason));
+    if (r.reason == emu::StopReason::Exited) stopped += " (code " + std::to_string(r.exit_code) + ")";
+    out += "  stopped       " + stopped + ": " + r.message + "\n";
+    out += "  instructions  " + grouped(r.instructions) + "\n";
+    double cpi = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0;
+    std::snprintf(line, sizeof line, "%.2f", cpi);
+    out += "  cycles        " + grouped(r.cycles) + " (CPI " + line + ", " +
+           (sc.machine.timing == emu::TimingMode::Trm ? std::string(sc.machine.core.name) + " TRM timing" : "timing model off") + ")\n";
+    out += "  emulated time " + duration(r.emulated_seconds);
+    if (r.sleep_cycles) {
+        std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
+        out += line;
+    }
+    out += "\n";
+    if (r.exceptions || r.thread_switches)
+        out += "  exceptions    " + grouped(r.exceptions) + " taken, " + grouped(r.thread_switches) + " thread switches\n";
+    std::snprintf(line, sizeof line, "  host time     %s (%.1f MIPS)\n", duration(r.host_seconds).c_str(), mips(r));
+    out += line;
+    out += "  exit status   " + std::to_string(emu::exit_status(r)) + "\n";
+    return out;
+}
+
+nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::RunResult& r) {
+    nlohmann::json j;
+    j["firmware"] = elf;
+    j["scenario"] = sc.file;
+    j["cpu"] = sc.machine.core.name;
+    j["clock_hz"] = sc.machine.clock_hz;
+    j["instructions"] = r.instructions;
+    j["cycles"] = r.cycles;
+    j["cpi"] = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0.0;
+    j["timing"] = sc.machine.timing == emu::TimingMode::Trm ? "trm" : "none";
+    j["stall_cycles"] = r.stall_cycles;
+    j["exception_cycles"] = r.exception_cycles;
+    j["emulated_seconds"] = r.emulated_seconds;
+    j["host_seconds"] = r.host_seconds;
+    j["mips"] = mips(r);
+    j["stop_reason"] = emu::to_string(r.reason);
+    j["stop_message"] = r.message;
+    j["exit_code"] = r.reason == emu::StopReason::Exited ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
+    j["status"] = emu::exit_status(r);
+    j["pc"] = config::hex32(r.pc);
+    j["exceptions"] = r.exceptions;
+    j["thread_switches"] = r.thread_switches;
+    j["sleep_cycles"] = r.sleep_cycles;
+    if (r.fault) {
+        const emu::Fault& f = *r.fault;
+        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)}, {"pc", config::hex32(f.pc)},
+                      {"pc_is_block_start", f.pc_is_block_start}, {"function", f.function}, {"detail", f.detail}};
+    } else {
+        j["fault"] = nullptr;
+    }
+    return j;
+}
+
+std::string format_capture(const decode::CaptureSummary& s) {
+    char line[512];
+    std::string out;
+    std::snprintf(line, sizeof line, "%s: %llu trace bytes decoded with OpenCSD\n", s.snapshot.c_str(), static_cast<unsigned long long>(s.bytes));
+    out += line;
+    std::string ids;
+    for (auto id : s.trace_ids) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    out += "  trace sources   " + (ids.empty() ? std::string("(none)") : ids) + "\n";
+    std::snprintf(line, sizeof line,
+                  "  ranges          %llu\n  instructions    %llu\n  exceptions      %llu (returns %llu)\n  trace on        %llu\n"
+                  "  gaps            %llu\n  cycles          %llu\n",
+                  static_cast<unsigned long long>(s.ranges), static_cast<unsigned long long>(s.instructions),
+                  static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.exception_returns),
+                  static_cast<unsigned long long>(s.trace_on), static_cast<unsigned long long>(s.gaps),
+                  static_cast<unsigned long long>(s.cycles));
+    out += line;
+    if (s.lost_bytes) {
+        std::snprintf(line, sizeof line, "  lost            %llu bytes while resynchronising, first at byte %lld\n",
+                      static_cast<unsigned long long>(s.lost_bytes), static_cast<long long>(s.first_loss_at));
+        out += line;
+    }
+    return out;
+}
+
+nlohmann::json capture_json(const decode::CaptureSummary& s) {
+    return {{"snapshot", s.snapshot}, {"trace_ids", s.trace_ids}, {"ranges", s.ranges}, {"instructions", s.instructions},
+            {"exceptions", s.exceptions}, {"exception_returns", s.exception_returns}, {"trace_on", s.trace_on},
+            {"gaps", s.gaps}, {"cycles", s.cycles}, {"bytes", s.bytes},
+            {"lost_bytes", s.lost_bytes}, {"first_loss_at", s.first_loss_at}};
+}
+
+}  // namespace emutrace::session

@@ -1,0 +1,229 @@
+#include "session/scenario.h"
+
+#include <filesystem>
+
+#include "session/builtin_scenarios.h"
+#include "config/units.h"
+#include "emu/peripherals/registry.h"
+
+namespace emutrace::session {
+namespace {
+
+emu::MemoryRegion parse_region(const config::Node& n) {
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned"});
+    n.require({"name", "base", "size"});
+    emu::MemoryRegion r;
+    r.name = n["name"].str();
+    r.base = n["base"].u32();
+    std::uint64_t size = n["size"].size();
+    if (size == 0 || size > 0x1'0000'0000ull - r.base) n["size"].fail("must be non-zero and end inside the 4 GiB space");
+    r.size = static_cast<std::uint32_t>(size);
+    std::string kind = n.has("kind") ? n["kind"].choice({"flash", "rom", "ram", "mmio"}) : "ram";
+    r.mmio = kind == "mmio";
+    r.access = (kind == "flash" || kind == "rom") ? (emu::AccessRead | emu::AccessExecute)
+                                                   : (emu::AccessRead | emu::AccessWrite | emu::AccessExecute);
+    if (n.has("access")) {
+        if (r.mmio) n["access"].fail("mmio regions take their access rules from their devices");
+        std::string a = n["access"].choice({"r", "rw", "rx", "rwx"});
+        r.access = emu::AccessRead | (a.find('w') != std::string::npos ? emu::AccessWrite : 0) |
+                   (a.find('x') != std::string::npos ? emu::AccessExecute : 0);
+    }
+    if (n.has("wait_states")) {
+        if (r.mmio) n["wait_states"].fail("wait states of MMIO are the devices' read_latency");
+        r.wait_states = n["wait_states"].u32();
+        if (r.wait_states > 15) n["wait_states"].fail("must be between 0 and 15");
+    }
+    if (n.has("fetch_word_cycles")) {
+        if (r.mmio) n["fetch_word_cycles"].fail("code does not run from MMIO");
+        std::uint32_t c = n["fetch_word_cycles"].u32();
+        if (c > 15) n["fetch_word_cycles"].fail("must be between 0 and 15");
+        r.fetch_word_cycles = static_cast<std::uint8_t>(c);
+    }
+    if (n.has("shares_fetch_port")) {
+        if (r.mmio) n["shares_fetch_port"].fail("code is not fetched from MMIO");
+        r.shares_fetch_port = n["shares_fetch_port"].boolean();
+    }
+    if (n.has("times_unaligned")) {
+        if (r.mmio) n["times_unaligned"].fail("device accesses are timed by their devices");
+        r.times_unaligned = n["times_unaligned"].boolean();
+    }
+    return r;
+}
+
+emu::DeviceConfig parse_device(const config::Node& n) {
+    n.allow_only({"name", "type", "base", "irq", "params"});
+    n.require({"name", "type", "base"});
+    emu::DeviceConfig d;
+    d.name = n["name"].str();
+    d.type = n["type"].str();
+    d.base = n["base"].u32();
+    if (n.has("irq")) {
+        std::uint64_t irq = n["irq"].integer();
+        if (irq > 495) n["irq"].fail("external interrupt numbers go from 0 to 495");
+        d.irq = static_cast<int>(irq);
+    }
+    d.model = emu::make_peripheral(n["type"], n["params"]);
+    return d;
+}
+
+void parse_stop(const config::Node& n, emu::StopConfig& s) {
+    n.allow_only({"max_instructions", "wall_clock", "at_symbol", "on_hang"});
+    if (n.has("max_instructions")) s.max_instructions = n["max_instructions"].integer();
+    if (n.has("wall_clock")) s.wall_clock_seconds = n["wall_clock"].seconds();
+    if (n.has("at_symbol")) s.at_symbol = n["at_symbol"].str();
+    if (n.has("on_hang")) s.on_hang = n["on_hang"].boolean();
+}
+
+void parse_semihosting(const config::Node& n, emu::SemihostingConfig& s) {
+    n.allow_only({"host_dir", "cmdline", "epoch"});
+    if (n.has("host_dir")) {
+        std::filesystem::path dir = n["host_dir"].str();
+        if (dir.is_relative()) dir = std::filesystem::path(n.file()).parent_path() / dir;
+        if (!std::filesystem::is_directory(dir)) n["host_dir"].fail("'" + dir.string() + "' is not a directory");
+        s.host_dir = dir;
+    }
+    if (n.has("cmdline")) s.cmdline = n["cmdline"].str();
+    if (n.has("epoch")) s.epoch = n["epoch"].integer();
+}
+
+emu::Stimulus parse_stimulus(const config::Node& n) {
+    n.allow_only({"at", "every", "start", "count", "jitter", "irq", "set", "uart_rx"});
+    emu::Stimulus s;
+    int actions = n.has("irq") + n.has("set") + n.has("uart_rx");
+    if (actions != 1) n.fail("a stimulus does exactly one of: irq, set, uart_rx");
+    if (n.has("every")) {
+        if (n.has("at")) n["at"].fail("a periodic stimulus starts at 'start', not 'at'");
+        s.every_seconds = n["every"].seconds();
+        if (s.every_seconds <= 0) n["every"].fail("the period must be positive");
+        s.at_seconds = n.has("start") ? n["start"].seconds() : s.every_seconds;
+        s.count = n.has("count") ? n["count"].integer() : 0;
+        if (n.has("jitter")) {
+            s.jitter_seconds = n["jitter"].seconds();
+            if (s.jitter_seconds > s.every_seconds / 2) n["jitter"].fail("jitter may be at most half the period");
+        }
+    } else {
+        n.require({"at"});
+        for (auto key : {"start", "count", "jitter"})
+            if (n.has(key)) n[key].fail("only periodic stimuli (with 'every') take this key");
+        s.at_seconds = n["at"].seconds();
+    }
+    if (n.has("irq")) {
+        s.kind = emu::Stimulus::Kind::Irq;
+        s.irq = static_cast<int>(n["irq"].u32());
+    } else if (n.has("set")) {
+        const config::Node set = n["set"];
+        set.allow_only({"device", "register", "value"});
+        set.require({"device", "register", "value"});
+        s.kind = emu::Stimulus::Kind::SetRegister;
+        s.device = set["device"].str();
+        s.register_name = set["register"].str();
+        s.value = set["value"].u32();
+    } else {
+        const config::Node rx = n["uart_rx"];
+        rx.allow_only({"device", "data"});
+        rx.require({"device", "data"});
+        s.kind = emu::Stimulus::Kind::UartRx;
+        s.device = rx["device"].str();
+        s.data = rx["data"].str();
+    }
+    return s;
+}
+
+void parse_rtos(const config::Node& n, emu::RtosConfig& r) {
+    n.allow_only({"current_thread", "name_offset", "name_length"});
+    if (!n.defined()) return;
+    n.require({"current_thread"});
+    r.current_thread = n["current_thread"].str();
+    if (n.has("name_offset")) r.name_offset = n["name_offset"].u32();
+    if (n.has("name_length")) {
+        r.name_length = n["name_length"].u32();
+        if (r.name_length == 0 || r.name_length > 256) n["name_length"].fail("must be between 1 and 256");
+    }
+}
+
+void parse_nvic(const config::Node& n, emu::MachineConfig& m) {
+    n.allow_only({"priority_bits", "irqs"});
+    if (n.has("priority_bits")) {
+        m.priority_bits = n["priority_bits"].u32();
+        if (m.priority_bits < 2 || m.priority_bits > 8) n["priority_bits"].fail("must be between 2 and 8");
+    }
+    if (n.has("irqs")) {
+        m.irqs = n["irqs"].u32();
+        if (m.irqs < 1 || m.irqs > 240) n["irqs"].fail("must be between 1 and 240");
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> scenario_plugins(const config::Node& root) {
+    std::vector<std::string> out;
+    if (!root.is_map() || !root.has("plugins")) return out;
+    for (const auto& p : root["plugins"].items()) {
+        std::filesystem::path path = p.str();
+        if (path.is_relative() && path.has_parent_path()) path = std::filesystem::path(root.file()).parent_path() / path;
+        out.push_back(path.string());
+    }
+    return out;
+}
+
+Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
+    if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
+    std::vector<std::string> keys = {"cpu",   "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop",
+                                     "semihosting", "outputs", "nvic", "faults", "stimuli", "seed", "rtos",
+                                     "timing", "firmware", "user_events", "plugins"};
+    for (const auto& k : registry.sections()) keys.push_back(k);
+    root.allow_only(keys);
+    Scenario sc;
+    sc.file = root.file();
+    sc.root = root;
+    sc.plugins = scenario_plugins(root);
+    emu::MachineConfig& m = sc.machine;
+    if (root.has("cpu")) {
+        auto core = models::find_core(root["cpu"].str());
+        if (!core) root["cpu"].fail("unknown core '" + root["cpu"].str() + "' (known: " + models::core_names() + ")");
+        m.core = *core;
+    }
+    if (root.has("clock")) m.clock_hz = root["clock"].frequency();
+    if (root.has("vector_table")) m.vector_table = root["vector_table"].u32();
+    for (const auto& n : root["memory"].items()) m.memory.push_back(parse_region(n));
+    if (root.has("peripherals"))
+        for (const auto& n : root["peripherals"].items()) m.devices.push_back(parse_device(n));
+    if (root.has("unclaimed_mmio"))
+        m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
+    parse_stop(root["stop"], m.stop);
+    parse_nvic(root["nvic"], m);
+    if (root.has("faults"))
+        m.faults = root["faults"].choice({"stop", "handler"}) == "handler" ? emu::FaultPolicy::Handler : emu::FaultPolicy::Stop;
+    if (root.has("stimuli"))
+        for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
+    if (root.has("seed")) m.seed = root["seed"].integer();
+    if (root.has("timing"))
+        m.timing = root["timing"].choice({"trm", "none"}) == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+    parse_rtos(root["rtos"], m.rtos);
+    parse_semihosting(root["semihosting"], m.semihosting);
+    const config::Node out = root["outputs"];
+    std::vector<std::string> outputs(std::begin(kRunOutputs), std::end(kRunOutputs));
+    for (const auto& k : registry.outputs()) outputs.push_back(k);
+    out.allow_only(outputs);
+    if (out.defined())
+        for (const auto& [key, value] : out.entries()) sc.outputs[key] = value.str();
+    if (root.has("firmware")) {
+        std::string fw = root["firmware"].str();
+        bool is_path = fw.find('/') != std::string::npos || fw.ends_with(".elf");
+        sc.firmware = is_path ? (std::filesystem::path(root.file()).parent_path() / fw).string() : fw;
+    }
+    const config::Node ue = root["user_events"];
+    ue.allow_only({"function"});
+    if (ue.has("function")) m.user_event_function = ue["function"].str();
+    return sc;
+}
+
+Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry) {
+    return load_scenario(config::Node::load_file(path), registry);
+}
+
+Scenario default_scenario() {
+    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario"));
+}
+
+}  // namespace emutrace::session

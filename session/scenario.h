@@ -1,0 +1,43 @@
+#pragma once
+// A scenario file: everything about a run that is not the firmware (docs/scenario.md): the
+// machine, parsed here, and the analyses' sections, which each analysis parses itself.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <map>
+
+#include "config/node.h"
+#include "emu/machine_config.h"
+#include "emutrace/registry.h"
+
+namespace emutrace::session {
+
+struct Scenario {
+    std::string file;  ///< where it came from ("built-in mps2-an385 scenario" for the default)
+    emu::MachineConfig machine;
+    /// outputs.<key>: the run's files (json, junit) and the analyses' (perfetto, pft, ...).
+    std::map<std::string, std::string> outputs;
+    /// The firmware the scenario is for: an ELF path relative to the scenario file, or the name of
+    /// an ELF the build produced (build/firmware/<name>.elf). Empty: give it on the command line.
+    std::string firmware;
+    /// Shared objects with out-of-tree analyses (`plugins:`), relative to the scenario file.
+    std::vector<std::string> plugins;
+    /// The document: analyses parse their own sections from it (AnalysisSetup::section).
+    std::optional<config::Node> root;
+};
+
+/// The outputs every run has, whatever analyses run: the JSON result and the JUnit report.
+inline constexpr const char* kRunOutputs[] = {"json", "junit"};
+
+/// Parses and validates the machine and the keys; a top-level key or output no analysis of
+/// `registry` registered is an error naming file and line. Analyses parse their sections later.
+Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry = AnalysisRegistry::builtin());
+Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry = AnalysisRegistry::builtin());
+/// The `plugins:` list of a scenario document, resolved against its file.
+std::vector<std::string> scenario_plugins(const config::Node& root);
+/// The built-in MPS2-AN385 layout (scenarios/boards/mps2-an385.yaml, compiled in).
+Scenario default_scenario();
+
+}  // namespace emutrace::session

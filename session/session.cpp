@@ -1,0 +1,228 @@
+#include "emutrace/session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "config/units.h"
+#include "decode/elf_image.h"
+#include "decode/ptm_capture.h"
+#include "emu/machine.h"
+#include "session/junit_report.h"
+#include "session/run_report.h"
+#include "session/scenario.h"
+
+namespace emutrace {
+namespace {
+
+// The built-in board, or the scenario file with the plug-ins it names loaded into `registry`.
+session::Scenario load(const std::string& path, AnalysisRegistry& registry) {
+    if (path.empty()) return session::default_scenario();
+    config::Node root = config::Node::load_file(path);
+    for (const auto& plugin : session::scenario_plugins(root)) registry.load_plugin(plugin);
+    return session::load_scenario(root, registry);
+}
+
+// Command-line flags override the scenario file.
+void apply(const MachineOverrides& o, emu::MachineConfig& m) {
+    if (o.cpu) {
+        auto core = models::find_core(*o.cpu);
+        if (!core) throw ConfigError("--cpu: unknown core '" + *o.cpu + "' (known: " + models::core_names() + ")");
+        m.core = *core;
+    }
+    if (o.clock) {
+        auto hz = config::parse_frequency(*o.clock);
+        if (!hz) throw ConfigError("--clock: expected a frequency such as 168MHz, got '" + *o.clock + "'");
+        m.clock_hz = *hz;
+    }
+    if (o.timing) {
+        if (*o.timing != "trm" && *o.timing != "none") throw ConfigError("--timing: expected trm or none, got '" + *o.timing + "'");
+        m.timing = *o.timing == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+    }
+    if (o.max_instructions) m.stop.max_instructions = *o.max_instructions;
+    if (o.wall_clock_seconds) m.stop.wall_clock_seconds = *o.wall_clock_seconds;
+    if (o.stop_at) m.stop.at_symbol = *o.stop_at;
+    if (o.cmdline) m.semihosting.cmdline = *o.cmdline;
+    m.echo_output = o.echo_output;
+}
+
+// The ELF to run: the request's, else the one the scenario names (a path, or the name of an ELF
+// the build put next to the emutrace binary, in firmware/).
+std::string firmware_path(const RunRequest& r, const session::Scenario& sc) {
+    if (!r.firmware.empty()) return r.firmware;
+    if (sc.firmware.empty()) {
+        if (!r.capture.empty()) return "";  // a capture decodes without symbols
+        throw ConfigError("no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key");
+    }
+    if (sc.firmware.find('/') != std::string::npos) return sc.firmware;
+    std::error_code ec;
+    std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    std::filesystem::path elf = exe.parent_path() / "firmware" / (sc.firmware + ".elf");
+    if (!std::filesystem::exists(elf))
+        throw ConfigError(sc.file + ": firmware '" + sc.firmware + "' is not built (looked for " + elf.string() +
+                          "); build it with cmake --build, or give the ELF on the command line");
+    return elf.string();
+}
+
+void write_text(const std::string& path, const std::string& text, const char* what) {
+    std::ofstream out(path);
+    if (!out) throw ConfigError(path + ": cannot write the " + what);
+    out << text;
+}
+
+}  // namespace
+
+struct Session::Impl final : AnalysisSetup {
+    AnalysisRegistry registry;
+    RunRequest request;
+    session::Scenario scenario;
+    std::string elf;
+    std::optional<decode::ElfImage> loaded;  ///< the firmware; none for a capture without one
+    struct Running {
+        std::string name;
+        std::unique_ptr<Analysis> analysis;
+    };
+    std::vector<Running> analyses;
+    std::unique_ptr<emu::Machine> machine;
+    std::unique_ptr<decode::PtmCapture> capture;
+    bool ran = false;
+
+    Impl(const AnalysisRegistry& r, RunRequest req) : registry(r), request(std::move(req)), scenario(load(request.scenario, registry)) {}
+
+    // AnalysisSetup: what each analysis is built from.
+    config::Node section(std::string_view key) const override { return (*scenario.root)[key]; }
+    std::string output(std::string_view key) const override {
+        auto it = request.options.find(std::string(key));
+        if (it != request.options.end()) return it->second;
+        auto s = scenario.outputs.find(std::string(key));
+        return s == scenario.outputs.end() ? "" : s->second;
+    }
+    std::optional<std::string> flag(std::string_view name) const override {
+        auto it = request.options.find(std::string(name));
+        return it == request.options.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
+    const std::string& scenario_file() const override { return scenario.file; }
+    const std::string& firmware() const override { return elf; }
+    std::optional<std::uint32_t> address_of(std::string_view symbol) const override {
+        return loaded ? loaded->symbols().address_of(std::string(symbol)) : std::nullopt;
+    }
+    std::string describe(std::uint32_t address) const override {
+        return loaded ? loaded->symbols().describe(address) : config::hex32(address);
+    }
+    std::uint64_t clock_hz() const override { return machine ? machine->config().clock_hz : scenario.machine.clock_hz; }
+    bool emulated() const override { return !capture; }
+    const decode::ElfImage& image() const override {
+        if (!loaded) throw ConfigError(request.capture + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");
+        return *loaded;
+    }
+
+    // Every option must be one some analysis or the run itself takes.
+    void check_options() const {
+        for (const auto& [name, value] : request.options) {
+            bool known = std::count(std::begin(session::kRunOutputs), std::end(session::kRunOutputs), name) > 0;
+            for (const auto& t : registry.types()) {
+                for (const auto& o : t.outputs) known = known || o.name == name;
+                for (const auto& f : t.flags) known = known || f.name == name;
+            }
+            if (!known) throw ConfigError("--" + name + ": no registered analysis takes this option (see emutrace analyses)");
+        }
+    }
+};
+
+Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(std::make_unique<Impl>(registry, std::move(request))) {
+    Impl& s = *impl_;
+    s.check_options();
+    apply(s.request.machine, s.scenario.machine);
+    s.elf = firmware_path(s.request, s.scenario);
+    if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
+    if (!s.request.capture.empty()) s.capture = std::make_unique<decode::PtmCapture>(s.request.capture, static_cast<std::uint8_t>(s.request.capture_trace_id));
+    std::vector<std::uint32_t> points;
+    for (const auto& type : s.registry.types()) {
+        std::unique_ptr<Analysis> a = type.create(s);
+        if (!a) continue;
+        std::vector<std::uint32_t> p = a->trace_points();
+        points.insert(points.end(), p.begin(), p.end());
+        s.analyses.push_back({type.name, std::move(a)});
+    }
+    if (s.capture) return;
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    s.scenario.machine.trace_points = std::move(points);
+    try {
+        s.machine = std::make_unique<emu::Machine>(std::move(s.scenario.machine), *s.loaded);
+    } catch (const ConfigError& e) {
+        throw ConfigError(s.scenario.file + ": " + e.what());
+    }
+    // The reports name the machine as it runs.
+    s.scenario.machine.core = s.machine->config().core;
+    s.scenario.machine.clock_hz = s.machine->config().clock_hz;
+    s.scenario.machine.timing = s.machine->config().timing;
+}
+
+Session::~Session() = default;
+
+void Session::add_sink(trace::TraceSink& sink) {
+    if (impl_->capture) impl_->capture->add_sink(sink);
+    else impl_->machine->add_sink(sink);
+}
+
+std::vector<std::string> Session::analyses() const {
+    std::vector<std::string> out;
+    for (const auto& a : impl_->analyses) out.push_back(a.name);
+    return out;
+}
+
+const std::string& Session::firmware() const { return impl_->elf; }
+const std::string& Session::scenario_file() const { return impl_->scenario.file; }
+
+RunReport Session::run() {
+    Impl& s = *impl_;
+    if (s.ran) throw ConfigError("a session runs once");
+    s.ran = true;
+    trace::TraceSource& source = s.capture ? static_cast<trace::TraceSource&>(*s.capture) : *s.machine;
+    for (const auto& a : s.analyses)
+        for (trace::TraceSink* sink : a.analysis->sinks()) source.add_sink(*sink);
+
+    RunReport report;
+    report.totals = source.deliver();
+    report.totals.clock_hz = s.clock_hz();
+    nlohmann::json j;
+    if (s.machine) {
+        const emu::RunResult& result = s.machine->result();
+        j = session::to_json(s.scenario, s.elf, result);
+        report.summary = session::format_summary(s.scenario, s.elf, result);
+        report.status = emu::exit_status(result);
+        report.stopped = result.message;
+        if (!report.totals.complete) report.error = s.elf + ": " + result.message;
+    } else {
+        j = session::capture_json(s.capture->summary());
+        report.summary = session::format_capture(s.capture->summary());
+        report.stopped = "decoded";
+        if (report.totals.clock_hz) report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
+    }
+
+    std::vector<TestCase> cases;
+    for (const auto& [name, a] : s.analyses) {
+        a->finish(report.totals);
+        std::string text = a->json();
+        if (!text.empty()) {
+            nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+            if (value.is_discarded()) throw ConfigError("analysis '" + name + "' returned a result that is not JSON");
+            j[name] = std::move(value);
+        }
+        report.summary += a->summary();
+        for (auto& f : a->failures()) report.failures.push_back(std::move(f));
+        for (auto& t : a->test_cases()) cases.push_back(std::move(t));
+    }
+    if (report.status == 0 && !report.failures.empty()) report.status = 1;
+    report.json = j.dump(2) + "\n";
+    std::string json_path = s.output("json"), junit_path = s.output("junit");
+    if (!json_path.empty()) write_text(json_path, report.json, "JSON result");
+    if (!junit_path.empty()) write_text(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
+    return report;
+}
+
+}  // namespace emutrace

@@ -1,0 +1,199 @@
+#include "silicon/silicon_suite.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "silicon/msgpack_json.h"
+#include "config/config_error.h"
+#include "config/units.h"
+#include "decode/elf_image.h"
+#include "decode/instruction_decoder.h"
+#include "emu/machine.h"
+
+namespace emutrace::silicon {
+namespace {
+
+constexpr std::size_t kMostCodeLines = 64;
+
+std::string archive_error(archive* a) {
+    const char* e = archive_error_string(a);
+    return e ? e : "unknown error";
+}
+
+struct Entry {
+    std::vector<std::uint8_t> flash, dump;
+};
+
+// The archive's members by configuration number (libarchive reads the zstd-compressed tar).
+std::map<std::uint32_t, Entry> read_archive(const std::string& path) {
+    std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
+    archive_read_support_filter_all(a.get());
+    archive_read_support_format_tar(a.get());
+    if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
+        throw ConfigError(path + ": cannot read the archive (" + archive_error(a.get()) + ")");
+    std::map<std::uint32_t, Entry> entries;
+    archive_entry* e = nullptr;
+    for (;;) {
+        int rc = archive_read_next_header(a.get(), &e);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc != ARCHIVE_OK) throw ConfigError(path + ": corrupt archive (" + archive_error(a.get()) + ")");
+        std::filesystem::path member(archive_entry_pathname(e));
+        std::string stem = member.stem().string(), ext = member.extension().string();
+        bool numbered = !stem.empty() && stem.size() <= 6 &&
+                        std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
+        la_int64_t size = archive_entry_size(e);
+        if (size < 0 || size > (64 << 20)) throw ConfigError(path + ": " + member.string() + " has an implausible size");
+        std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+        if (size && archive_read_data(a.get(), bytes.data(), bytes.size()) != size)
+            throw ConfigError(path + ": " + member.string() + " is cut short");
+        Entry& entry = entries[static_cast<std::uint32_t>(std::stoul(stem))];
+        (ext == ".flash" ? entry.flash : entry.dump) = std::move(bytes);
+    }
+    return entries;
+}
+
+std::uint32_t address_field(const nlohmann::json& dump, const char* key, const std::string& where) {
+    auto it = dump.find(key);
+    if (it == dump.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > 0xFFFFFFFFu)
+        throw ConfigError(where + ": '" + key + "' is missing or not an address");
+    return it->get<std::uint32_t>();
+}
+
+emu::MachineConfig board_config(const SiliconBoard& board, std::uint32_t main, std::uint32_t exit) {
+    emu::MachineConfig c;
+    c.clock_hz = board.clock_hz;
+    auto region = [&](const char* name, std::uint32_t base, std::uint32_t size, unsigned access, bool mmio, unsigned fetch = 0,
+                      bool shares_fetch_port = false) {
+        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch), shares_fetch_port,
+                            !mmio && board.times_unaligned});
+    };
+    const unsigned flash_access = emu::AccessRead | emu::AccessExecute;
+    region("flash", board.flash_base, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);
+    region("flash_alias", 0, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);  // boot from main flash
+    region("sram", board.sram_base, board.sram_size, emu::AccessRead | emu::AccessWrite | emu::AccessExecute, false,
+           board.sram_fetch_word_cycles);
+    // The test programs do not use the vendor peripherals between main and exit; reads there are 0.
+    region("peripherals", 0x40000000, 0x00030000, emu::AccessRead | emu::AccessWrite, true);
+    c.unclaimed_mmio = emu::UnclaimedMmio::Log;
+    c.vector_table = board.flash_base;
+    c.entry = main;
+    c.trace_enabled = true;  // the board's start-up code, skipped, turns the DWT on
+    c.stop.at_address = exit;
+    c.stop.on_hang = false;  // the exit is a branch-to-self
+    c.stop.max_instructions = 20'000'000;
+    c.stop.wall_clock_seconds = 30;
+    c.echo_output = false;
+    return c;
+}
+
+std::vector<std::string> measured_code(const emu::Machine& m, const nlohmann::json& dump) {
+    auto symbols = dump.find("symbols");
+    if (symbols == dump.end() || !symbols->is_object()) return {};
+    auto at = [&](const char* name) -> std::uint32_t {
+        auto it = symbols->find(name);
+        return it != symbols->end() && it->is_number_unsigned() ? it->get<std::uint32_t>() : 0;
+    };
+    std::uint32_t from = at("benchmarkCode"), to = at("end_label");
+    if (!from || to <= from || to - from > 4096) return {};
+    std::string config = dump.value("configuration_name", "");
+    if (config.find("'code': 'sram'") != std::string::npos && at("tested_code")) {  // the copy the test runs
+        to = at("tested_code") + (to - from);
+        from = at("tested_code");
+    }
+    std::vector<std::uint8_t> bytes = m.read_memory(from & ~1u, to - (from & ~1u));
+    std::vector<std::string> lines;
+    decode::InstructionDecoder decoder;
+    for (const auto& insn : decoder.decode(bytes, from & ~1u)) {
+        if (lines.size() == kMostCodeLines) break;
+        lines.push_back(config::hex32(insn.address) + "  " + insn.text);
+    }
+    return lines;
+}
+
+SiliconConfiguration run_configuration(const std::string& where, std::uint32_t number, const Entry& entry, const SiliconBoard& board) {
+    SiliconConfiguration c;
+    c.number = number;
+    std::string file = where + ":" + std::to_string(number);
+    if (entry.flash.empty() || entry.dump.empty()) throw ConfigError(file + ": needs both " + std::to_string(number) + ".flash and .dump");
+    nlohmann::json dump = msgpack_to_json(entry.dump, file + ".dump");
+    if (!dump.is_object()) throw ConfigError(file + ".dump: not a MessagePack map");
+    c.name = dump.value("configuration_name", "");
+    std::uint32_t main = address_field(dump, "emulator_main_addr", file), exit = address_field(dump, "emulator_exit_addr", file);
+    if (entry.flash.size() > board.flash_size) throw ConfigError(file + ".flash: larger than the board's flash");
+
+    decode::ElfImage image = decode::ElfImage::raw(file + ".flash", {board.flash_base, 0}, entry.flash);
+    emu::Machine m(board_config(board, main, exit), image);
+    emu::RunResult r = m.run();
+    if (r.reason != emu::StopReason::SymbolReached) {
+        c.error = r.message.empty() ? std::string(emu::to_string(r.reason)) : r.message;
+        return c;
+    }
+    c.exact = true;
+    for (const auto& region : dump.value("mem_dump", nlohmann::json::array())) {
+        std::string name = region.value("symbol_name", "?");
+        std::uint32_t addr = address_field(region, "addr", file + " mem_dump " + name);
+        const nlohmann::json& content = region.at("content");
+        std::vector<std::uint8_t> measured = content.is_binary() ? std::vector<std::uint8_t>(content.get_binary())
+                                                                 : content.get<std::vector<std::uint8_t>>();
+        std::vector<std::uint8_t> emulated = m.read_memory(addr, static_cast<std::uint32_t>(measured.size()));
+        if (emulated.size() != measured.size()) {
+            c.exact = false;
+            c.error = name + " at " + config::hex32(addr) + " is not in the emulated memory map";
+            continue;
+        }
+        for (std::size_t i = 0; i + 4 <= measured.size(); i += 4) {
+            auto word = [&](const std::vector<std::uint8_t>& b) {
+                return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
+            };
+            if (word(measured) == word(emulated)) continue;
+            c.exact = false;
+            c.mismatches.push_back({name, static_cast<std::uint32_t>(i / 4), word(measured), word(emulated)});
+        }
+        if (measured.size() % 4 && !std::equal(measured.end() - measured.size() % 4, measured.end(), emulated.end() - measured.size() % 4))
+            c.exact = false;
+    }
+    if (!c.exact) c.code = measured_code(m, dump);
+    return c;
+}
+
+}  // namespace
+
+std::size_t SiliconTest::exact() const {
+    return static_cast<std::size_t>(std::count_if(configurations.begin(), configurations.end(), [](const auto& c) { return c.exact; }));
+}
+
+std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconBoard& board,
+                                           const std::function<void(const SiliconTest&)>& progress) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(dir + ": not a directory of silicon measurements");
+    std::vector<std::filesystem::path> archives;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() == ".tzst") archives.push_back(e.path());
+    if (ec) throw ConfigError(dir + ": " + ec.message());
+    if (archives.empty()) throw ConfigError(dir + ": no <category>/<test>.tzst archives");
+    std::sort(archives.begin(), archives.end());
+    std::vector<SiliconTest> tests;
+    for (const auto& path : archives) {
+        SiliconTest t;
+        t.category = path.parent_path().filename().string();
+        t.name = path.stem().string();
+        try {
+            for (const auto& [number, entry] : read_archive(path.string()))
+                t.configurations.push_back(run_configuration(path.string(), number, entry, board));
+        } catch (const nlohmann::json::exception& e) {
+            throw ConfigError(path.string() + ": malformed dump (" + e.what() + ")");
+        }
+        if (progress) progress(t);
+        tests.push_back(std::move(t));
+    }
+    return tests;
+}
+
+}  // namespace emutrace::silicon
