@@ -101,6 +101,7 @@ int run(int argc, char** argv) {
     cli.add_option("--plugin", plugins, "Load out-of-tree analyses from this shared object (repeatable); see 'emutrace analyses'")
         ->type_name("FILE");
     cli.require_subcommand(1);
+    cli.fallthrough();  // --plugin may come after the subcommand
     cli.footer("Run 'emutrace <command> --help' for a command's options. Scenario format: docs/scenario.md.");
 
     RunOptions run;

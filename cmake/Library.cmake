@@ -59,5 +59,6 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/emutraceConfig.cmake.i
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/emutraceConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/emutraceConfig.cmake ${PROJECT_BINARY_DIR}/emutraceConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/emutrace)
+file(RELATIVE_PATH EMUTRACE_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/emutrace.pc.in ${PROJECT_BINARY_DIR}/emutrace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/emutrace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -57,25 +57,41 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
         close(e.cycle);
         return;
     }
+    enter(static_cast<std::uint32_t>(id), e.address, e.cycle);
+    // A source that reports straight-line runs through block starts (a PTM capture: ranges go
+    // from waypoint to waypoint, so a loop entered by falling into its header has no range
+    // starting there) still steps through every block; the blocks after the first start at the
+    // same stamp, so the last one carries the run's time. Each block's worst case then still
+    // covers the time of every path through it. The emulator splits its blocks at the trace
+    // points: there the loop never runs.
+    const std::uint32_t range_end = e.address + e.value;
+    for (std::uint32_t end = points_.points()[static_cast<std::size_t>(id)].end; end < range_end;) [[unlikely]] {
+        int later = points_.id_at(end);
+        if (later < 0) break;
+        enter(static_cast<std::uint32_t>(later), end, e.cycle);
+        end = points_.points()[static_cast<std::size_t>(later)].end;
+    }
+}
+
+inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle) {
     const std::int64_t from = current_;
-    close(e.cycle);
-    auto next = static_cast<std::uint32_t>(id);
+    close(cycle);
     current_index_ = tracker_.step(next);
-    current_ = id;
-    current_start_ = e.cycle;
+    current_ = static_cast<std::int64_t>(next);
+    current_start_ = cycle;
     if (counted_[next]) [[unlikely]]
         ++counts_[next];
     switch (tracker_.last()) {
         case Transition::Call:
         case Transition::TailCall:
-            calls_.push_back({points_.points()[next].function, e.cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
+            calls_.push_back({points_.points()[next].function, cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
             if (from >= 0 && points_.points()[static_cast<std::size_t>(from)].indirect) [[unlikely]]
-                record_indirect_call(static_cast<std::uint32_t>(from), e.address);
+                record_indirect_call(static_cast<std::uint32_t>(from), address);
             break;
         case Transition::Return:
             while (!calls_.empty()) {
                 const Call c = calls_.back();
-                function_times_[c.function].add(e.cycle - c.start - (exception_cycles_ - c.excluded_at_start));
+                function_times_[c.function].add(cycle - c.start - (exception_cycles_ - c.excluded_at_start));
                 if (!counted_of_[c.function].empty()) [[unlikely]]
                     fold_counts(c.function);
                 calls_.pop_back();

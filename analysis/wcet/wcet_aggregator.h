@@ -36,6 +36,8 @@ public:
 
 private:
     void on_block(const trace::Event& e);
+    /// The block of trace point `next` starts at `cycle`.
+    void enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle);
     void on_exception_entry(const trace::Event& e);
     void on_exception_return(const trace::Event& e);
     void close(std::uint64_t cycle);

@@ -144,7 +144,6 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             if (timing_->saves_second_word(insns, word_fetch)) info.flags |= BlockInfo::SecondWordSaved;
         }
     }
-    split_at_trace_points(info, code, insns, cost);
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
     // DWT's event counters have counted the accessing instruction by then, but not an LSU cycle
@@ -232,6 +231,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (info.exit && insns.back().conditional) info.exit |= BlockInfo::kConditionalExit;
         if (info.exit && !insns.back().target) info.exit |= BlockInfo::kIndirectExit;
     }
+    // Last: the final part takes the block's waypoint (info.end), which a PFT encoder reads.
+    split_at_trace_points(info, code, insns, cost);
     return blocks_[key] = info;
 }
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
-#include <tuple>
+#include <utility>
 
 namespace {
 
@@ -60,7 +60,7 @@ private:
 
     std::size_t top_;
     std::vector<std::string> devices_;
-    std::map<std::tuple<std::uint16_t, std::uint32_t>, Counts> counts_;
+    std::map<std::pair<std::uint16_t, std::uint32_t>, Counts> counts_;
 };
 
 std::unique_ptr<emutrace::Analysis> create(const emutrace::AnalysisSetup& setup) {

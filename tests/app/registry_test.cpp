@@ -1,0 +1,88 @@
+// The analysis registry through the command: every registered analysis is listed, runs from
+// the scenario or the command line, and runs on a decoded capture through the same path as on
+// an emulated run.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "emutrace/registry.h"
+#include "support/cli.h"
+#include "support/run_firmware.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+std::map<std::string, std::uint64_t> calls_by_function(const nlohmann::json& calltrace) {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& f : calltrace["functions"]) out[f["function"].get<std::string>()] = f["calls"].get<std::uint64_t>();
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("registry: emutrace analyses lists every registered analysis with its keys") {
+    Cli r = emutrace_cli("analyses");
+    REQUIRE(r.status == 0);
+    const AnalysisRegistry registry = AnalysisRegistry::builtin();
+    for (const auto& t : registry.types()) {
+        CHECK(("\n" + r.out).find("\n" + t.name + "\n") != std::string::npos);
+        for (const auto& s : t.sections) CHECK(r.out.find(s + ":") != std::string::npos);
+        for (const auto& o : t.outputs) CHECK(r.out.find("--" + o.name + " " + o.value_name) != std::string::npos);
+        for (const auto& f : t.flags) CHECK(r.out.find("--" + f.name) != std::string::npos);
+    }
+}
+
+TEST_CASE("registry: a section no analysis registered is an unknown key, with its line") {
+    TempDir dir;
+    write_file(dir.file("s.yaml"), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\nmmio_histogram: {top: 3}\n");
+    Cli r = emutrace_cli("run " + firmware("compute") + " -s " + dir.file("s.yaml"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("s.yaml:3:1: mmio_histogram: unknown key") != std::string::npos);
+}
+
+TEST_CASE("registry: the call tracer and the WCET bound read a cycle-accurate capture as they read the emulated run") {
+    TempDir dir;
+    std::string scenario = source("tests/scenarios/pft_cycle_accurate.yaml");
+    Cli run = emutrace_cli("run " + firmware("wcet") + " -s " + scenario + " --snapshot " + dir.file("snap") +
+                           " --calltrace --wcet wcet_scan --json " + dir.file("emulated.json"));
+    REQUIRE(run.status == 0);
+    Cli cc = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + firmware("wcet") +
+                          " --calltrace --wcet wcet_scan --json " + dir.file("capture.json"));
+    REQUIRE(cc.status == 0);
+    nlohmann::json emulated = read_json(dir.file("emulated.json")), capture = read_json(dir.file("capture.json"));
+    // The same calls of every function, from the capture's branch addresses and atoms.
+    auto calls = calls_by_function(capture["calltrace"]);
+    CHECK(calls == calls_by_function(emulated["calltrace"]));
+    CHECK(calls.at("wcet_scan") == 5);
+    // The same bound, loop bound and longest run, trusted: the capture's ranges run through loop
+    // headers that the emulator splits at, and the aggregation steps through them.
+    CHECK(capture["wcet"]["trusted"] == true);
+    CHECK(capture["wcet"]["bound_cycles"] == emulated["wcet"]["bound_cycles"]);
+    CHECK(capture["wcet"]["observed_max_cycles"] == emulated["wcet"]["observed_max_cycles"]);
+    CHECK(capture["wcet"]["loops"][0]["bound"] == emulated["wcet"]["loops"][0]["bound"]);
+    CHECK(cc.out.find("WCET of wcet_scan") != std::string::npos);
+}
+
+TEST_CASE("registry: an analysis that needs symbols says so on a capture without the ELF") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + firmware("compute") + " --snapshot " + dir.file("snap")).status == 0);
+    Cli cc = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --calltrace");
+    CHECK(cc.status == 2);
+    CHECK(cc.err.find("give the ELF (--elf)") != std::string::npos);
+}
+
+TEST_CASE("registry: the PFT stream does not depend on which analyses run beside it") {
+    // The WCET analysis makes the emulator split blocks at its trace points; each part but the
+    // last is no waypoint, so the trace a PTM would give stays the same byte for byte.
+    TempDir dir;
+    std::string scenario = source("tests/scenarios/pft_cycle_accurate.yaml");
+    REQUIRE(emutrace_cli("run " + firmware("wcet") + " -s " + scenario + " --pft " + dir.file("alone.bin")).status == 0);
+    REQUIRE(emutrace_cli("run " + firmware("wcet") + " -s " + scenario + " --wcet wcet_scan --calltrace --pft " + dir.file("with.bin")).status == 0);
+    std::string alone = read_file(dir.file("alone.bin"));
+    CHECK(!alone.empty());
+    CHECK(alone == read_file(dir.file("with.bin")));
+}
