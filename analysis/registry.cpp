@@ -1,18 +1,27 @@
-// The analyses built into emutrace: one row each. An in-tree analysis is a folder under analysis/
-// with a function returning its AnalysisType, plus its row here.
-#include "analysis/calltrace/calltrace_analysis.h"
-#include "analysis/wcet/wcet_analysis.h"
-#include "analysis/writers/writer_analyses.h"
+// The analyses built into emutrace. An in-tree analysis is a folder under analysis/ (its sources
+// listed in the folder's sources.cmake) whose code defines
+//     AnalysisType emutrace::analysis::<name>_analysis();
+// and one row below. Registry order is report order.
 #include "emutrace/registry.h"
 
+#define EMUTRACE_BUILTIN_ANALYSES(ROW) \
+    ROW(calltrace)                     \
+    ROW(wcet)                          \
+    ROW(pft)                           \
+    ROW(event_log)
+
 namespace emutrace {
+namespace analysis {
+#define EMUTRACE_DECLARE(name) AnalysisType name##_analysis();
+EMUTRACE_BUILTIN_ANALYSES(EMUTRACE_DECLARE)
+#undef EMUTRACE_DECLARE
+}  // namespace analysis
 
 AnalysisRegistry AnalysisRegistry::builtin() {
     AnalysisRegistry r;
-    r.add(analysis::calltrace_analysis());
-    r.add(analysis::wcet::wcet_analysis());
-    r.add(analysis::pft_analysis());
-    r.add(analysis::event_log_analysis());
+#define EMUTRACE_ADD(name) r.add(analysis::name##_analysis());
+    EMUTRACE_BUILTIN_ANALYSES(EMUTRACE_ADD)
+#undef EMUTRACE_ADD
     return r;
 }
 

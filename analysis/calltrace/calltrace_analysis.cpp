@@ -1,4 +1,7 @@
-#include "analysis/calltrace/calltrace_analysis.h"
+// The call-trace analysis as a registry row: function entry/exit tracer, profile, timing
+// constraints with their baseline check, and the Perfetto and compact-trace writers
+// (docs/calltrace.md).
+#include "emutrace/analysis.h"
 
 #include <fnmatch.h>
 

@@ -1,4 +1,6 @@
-#include "analysis/wcet/wcet_analysis.h"
+// The loop-context WCET analysis as a registry row (docs/wcet.md): measures the run, bounds the
+// scenario's function with IPET, and fails the run when the bound is untrusted or over its limit.
+#include "emutrace/analysis.h"
 
 #include <memory>
 #include <optional>
@@ -55,6 +57,9 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }
 
 }  // namespace
+}  // namespace emutrace::analysis::wcet
+
+namespace emutrace::analysis {
 
 AnalysisType wcet_analysis() {
     return {"wcet",
@@ -64,7 +69,7 @@ AnalysisType wcet_analysis() {
             {},
             {{"wcet", "FUNCTION", "Bound this function's WCET from the run (overrides the scenario's wcet.function)"}},
             trace::WantBlocks | trace::WantBranches | trace::WantExceptions,
-            &create};
+            &wcet::create};
 }
 
-}  // namespace emutrace::analysis::wcet
+}  // namespace emutrace::analysis

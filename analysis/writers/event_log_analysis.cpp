@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "analysis/writers/event_log_writer.h"
-#include "analysis/writers/writer_analyses.h"
+#include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/writers/pft_writer.h"
-#include "analysis/writers/writer_analyses.h"
+#include "emutrace/analysis.h"
 #include "config/node.h"
 #include "decode/elf_image.h"
 #include "trace/background_sink.h"
