@@ -46,6 +46,16 @@ set +e
 set -e
 [ $status -eq 2 ] && grep -q 'typo.yaml:.*mmio_histogram.tpo: unknown key' "$tmp/err.txt" || fail "a typo in the plug-in's section: $(cat "$tmp/err.txt")"
 
+# The example of docs/design.md ("Writing an analysis") builds and runs as printed there.
+sed -n '/^## Writing an analysis/,/^The rules/p' "$src/docs/design.md" | sed -n '/^```cpp$/,/^```$/p' | sed '1d;$d' > "$tmp/exceptions_seen.cpp"
+[ -s "$tmp/exceptions_seen.cpp" ] || fail "no example in docs/design.md"
+c++ -std=c++20 -shared -fPIC -o "$tmp/libexceptions.so" "$tmp/exceptions_seen.cpp" -I"$tmp/prefix/include" -L"$tmp/prefix/lib" -lemutrace \
+    || fail "the example of docs/design.md does not build"
+"$emutrace" run "$fw/irq_tests.elf" --plugin "$tmp/libexceptions.so" --exceptions-seen --json "$tmp/x.json" 2>"$tmp/x.txt" >/dev/null \
+    || fail "the example of docs/design.md does not run: $(cat "$tmp/x.txt")"
+grep -q '^exceptions taken: ' "$tmp/x.txt" && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['exceptions_seen']" "$tmp/x.json" \
+    || fail "the example of docs/design.md reports nothing: $(cat "$tmp/x.txt")"
+
 # A program linking the library, shared and static, and plug-ins built for other versions.
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/consumer" -j2 >/dev/null

@@ -1,7 +1,7 @@
 // The event log as an analysis: --events FILE (outputs.events).
 #include <memory>
 
-#include "analysis/writers/event_log_writer.h"
+#include "analysis/events/event_log_writer.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
@@ -25,7 +25,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace
 
 AnalysisType event_log_analysis() {
-    return {"events",
+    return {"event_log",
             "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
             {},
             {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"}},

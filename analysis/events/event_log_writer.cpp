@@ -1,4 +1,4 @@
-#include "analysis/writers/event_log_writer.h"
+#include "analysis/events/event_log_writer.h"
 
 #include <nlohmann/json.hpp>
 
