@@ -12,10 +12,12 @@ namespace emutrace {
 namespace {
 
 // Names every run has, that no analysis may take.
-constexpr const char* kReservedOptions[] = {"json", "junit", "scenario", "cpu", "clock", "timing", "max-instructions",
-                                            "wall-clock", "stop-at", "cmdline", "verbose", "quiet", "plugin", "help"};
+constexpr const char* kReservedOptions[] = {"json",       "junit",   "scenario", "cpu",     "clock", "timing", "max-instructions",
+                                            "wall-clock", "stop-at", "cmdline",  "verbose", "quiet", "plugin", "help"};
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // "0.2.1" -> "0.2": plug-ins must match major and minor.
 std::string major_minor(const std::string& version) {
@@ -25,7 +27,9 @@ std::string major_minor(const std::string& version) {
 
 }  // namespace
 
-const char* version() { return EMUTRACE_VERSION; }
+const char* version() {
+    return EMUTRACE_VERSION;
+}
 
 void AnalysisRegistry::add(AnalysisType type) {
     if (type.name.empty() || !type.create) throw ConfigError("analysis '" + type.name + "': a name and a create function are required");

@@ -7,9 +7,9 @@ namespace emutrace::app {
 namespace {
 
 std::string event_kinds(std::uint32_t wants) {
-    static constexpr std::pair<std::uint32_t, const char*> kNames[] = {{trace::WantBlocks, "blocks"},     {trace::WantBranches, "branches"},
-                                                                       {trace::WantMmio, "mmio"},         {trace::WantExceptions, "exceptions"},
-                                                                       {trace::WantMarkers, "markers"},   {trace::WantOutput, "output"}};
+    static constexpr std::pair<std::uint32_t, const char*> kNames[] = {{trace::WantBlocks, "blocks"},   {trace::WantBranches, "branches"},
+                                                                       {trace::WantMmio, "mmio"},       {trace::WantExceptions, "exceptions"},
+                                                                       {trace::WantMarkers, "markers"}, {trace::WantOutput, "output"}};
     std::string out;
     for (const auto& [bit, name] : kNames)
         if (wants & bit) out += (out.empty() ? "" : ", ") + std::string(name);
@@ -30,8 +30,9 @@ int analyses_command(const AnalysisRegistry& registry) {
             std::printf("  option    --%s%s%s  %s\n", f.name.c_str(), f.value_name.empty() ? "" : " ", f.value_name.c_str(), f.help.c_str());
         std::printf("  events    %s\n\n", event_kinds(t.wants).c_str());
     }
-    std::printf("Every run also writes --json FILE (outputs.json) and --junit FILE (outputs.junit) with the analyses' test cases.\n"
-                "Out-of-tree analyses: --plugin FILE or a scenario's plugins: list (docs/design.md, \"Writing an analysis\").\n");
+    std::printf(
+        "Every run also writes --json FILE (outputs.json) and --junit FILE (outputs.junit) with the analyses' test cases.\n"
+        "Out-of-tree analyses: --plugin FILE or a scenario's plugins: list (docs/design.md, \"Writing an analysis\").\n");
     return 0;
 }
 

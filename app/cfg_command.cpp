@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "app/commands.h"
-#include "config/units.h"
 #include "config/config_error.h"
+#include "config/units.h"
 #include "decode/cfg_dot.h"
 #include "decode/program.h"
 
@@ -17,7 +17,8 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
     for (const auto& a : f.aliases) aliases += (aliases.empty() ? " (also " : ", ") + a;
     if (!aliases.empty()) aliases += ")";
     std::printf("%s%s %s-%s (%s): %zu blocks, %zu edges, %zu loops, %zu calls%s\n", f.name.c_str(), aliases.c_str(), config::hex32(f.start).c_str(),
-                config::hex32(f.end).c_str(), decode::to_string(f.isa).c_str(), f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(), f.has_unknown_indirect ? ", unknown indirect branches" : "");
+                config::hex32(f.end).c_str(), decode::to_string(f.isa).c_str(), f.blocks.size(), f.edges.size(), f.loops.size(), f.calls.size(),
+                f.has_unknown_indirect ? ", unknown indirect branches" : "");
     for (std::size_t b = 0; b < f.blocks.size(); ++b) {
         const auto& block = f.blocks[b];
         std::string succ;
@@ -30,9 +31,11 @@ void print_function(const decode::Function& f, const decode::SymbolTable& symbol
                 succ += ')';
             }
         if (block.falls_out) succ += " (next function)";
-        std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, config::hex32(block.start).c_str(), config::hex32(block.end).c_str(), block.instructions,
-                    decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
-                    block.loop >= 0 ? ("  [loop " + std::to_string(block.loop) + "]").c_str() : block.irreducible ? "  [irreducible cycle]" : "");
+        std::printf("  b%-3zu %s-%s %3u insns  %-11s ->%s%s\n", b, config::hex32(block.start).c_str(), config::hex32(block.end).c_str(),
+                    block.instructions, decode::to_string(block.exit).c_str(), succ.empty() ? " (exit)" : succ.c_str(),
+                    block.loop >= 0     ? ("  [loop " + std::to_string(block.loop) + "]").c_str()
+                    : block.irreducible ? "  [irreducible cycle]"
+                                        : "");
     }
     for (std::size_t l = 0; l < f.loops.size(); ++l) {
         const auto& loop = f.loops[l];
@@ -54,16 +57,24 @@ nlohmann::json to_json(const decode::Function& f, const decode::SymbolTable& sym
     using nlohmann::json;
     json blocks = json::array(), edges = json::array(), loops = json::array(), calls = json::array();
     for (const auto& b : f.blocks)
-        blocks.push_back({{"start", b.start}, {"end", b.end}, {"instructions", b.instructions}, {"exit", decode::to_string(b.exit)}, {"loop", b.loop},
+        blocks.push_back({{"start", b.start},
+                          {"end", b.end},
+                          {"instructions", b.instructions},
+                          {"exit", decode::to_string(b.exit)},
+                          {"loop", b.loop},
                           {"irreducible", b.irreducible}});
     for (const auto& e : f.edges) edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", decode::to_string(e.kind)}});
     for (const auto& l : f.loops)
         loops.push_back({{"header", l.header}, {"blocks", l.blocks}, {"latches", l.back_edges_from}, {"parent", l.parent}, {"depth", l.depth}});
     for (const auto& c : f.calls)
-        calls.push_back({{"at", c.at}, {"target", c.target}, {"callee", c.target ? symbols.describe(c.target) : ""}, {"tail", c.tail},
-                         {"conditional", c.conditional}, {"falls_into", c.falls_into}});
-    return {{"name", f.name}, {"aliases", f.aliases}, {"start", f.start}, {"end", f.end}, {"isa", decode::to_string(f.isa)}, {"blocks", blocks}, {"edges", edges}, {"loops", loops},
-            {"calls", calls}, {"unknown_indirect", f.has_unknown_indirect}};
+        calls.push_back({{"at", c.at},
+                         {"target", c.target},
+                         {"callee", c.target ? symbols.describe(c.target) : ""},
+                         {"tail", c.tail},
+                         {"conditional", c.conditional},
+                         {"falls_into", c.falls_into}});
+    return {{"name", f.name},   {"aliases", f.aliases}, {"start", f.start}, {"end", f.end},   {"isa", decode::to_string(f.isa)},
+            {"blocks", blocks}, {"edges", edges},       {"loops", loops},   {"calls", calls}, {"unknown_indirect", f.has_unknown_indirect}};
 }
 
 }  // namespace

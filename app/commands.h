@@ -3,10 +3,10 @@
 // status and throws ConfigError for bad input.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
-#include <map>
 
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
@@ -17,7 +17,7 @@ enum class Verbosity { Quiet, Normal, Verbose };
 
 struct RunOptions {
     std::string elf;
-    std::string scenario;                          ///< empty = built-in mps2-an385 layout
+    std::string scenario;  ///< empty = built-in mps2-an385 layout
     MachineOverrides machine;
     /// --json, --junit and every registered analysis's options that were given, by name.
     std::map<std::string, std::string> options;
@@ -33,11 +33,11 @@ struct CfgOptions {
 
 int run_command(const AnalysisRegistry& registry, const RunOptions& options);
 struct CrosscheckOptions {
-    std::string snapshot;  ///< OpenCSD snapshot directory
+    std::string snapshot;   ///< OpenCSD snapshot directory
     unsigned trace_id = 0;  ///< 0: every PTM source
-    std::string elf;       ///< symbols for coverage and the profile, and the firmware to emulate
-    std::string scenario;  ///< emulate the ELF on this scenario and compare with the capture
-    std::string cmdline;   ///< the emulated firmware's semihosting command line
+    std::string elf;        ///< symbols for coverage and the profile, and the firmware to emulate
+    std::string scenario;   ///< emulate the ELF on this scenario and compare with the capture
+    std::string cmdline;    ///< the emulated firmware's semihosting command line
     /// --json and the registered analyses' options (--events, --calltrace, --wcet, ...), by name.
     std::map<std::string, std::string> options;
 };
@@ -54,22 +54,22 @@ int cfg_command(const CfgOptions& options);
 
 struct WcetOptions {
     std::string elf;
-    std::string scenario;                 ///< empty: the built-in board
-    std::string function;                 ///< overrides the scenario's wcet.function
-    std::string cmdline;                  ///< semihosting command line of the run
-    std::vector<std::string> stats_in;    ///< statistics of earlier runs to merge
-    std::string stats_out;                ///< where to save the merged statistics
-    bool no_run = false;                  ///< only merge and solve
-    bool all = false;                     ///< bound every function that ran, as a table
+    std::string scenario;               ///< empty: the built-in board
+    std::string function;               ///< overrides the scenario's wcet.function
+    std::string cmdline;                ///< semihosting command line of the run
+    std::vector<std::string> stats_in;  ///< statistics of earlier runs to merge
+    std::string stats_out;              ///< where to save the merged statistics
+    bool no_run = false;                ///< only merge and solve
+    bool all = false;                   ///< bound every function that ran, as a table
     std::string json, dot;
 };
 int wcet_command(const WcetOptions& options);
 
 struct SiliconOptions {
-    std::string dir;           ///< <category>/<test>.tzst measurements
+    std::string dir;  ///< <category>/<test>.tzst measurements
     std::string json;
-    std::size_t show = 0;      ///< print this many mismatching configurations in detail
-    double min_rate = 0;       ///< exit 1 below this exact-match rate (0..1)
+    std::size_t show = 0;  ///< print this many mismatching configurations in detail
+    double min_rate = 0;   ///< exit 1 below this exact-match rate (0..1)
 };
 int silicon_command(const SiliconOptions& options);
 int info_command(const std::string& elf);

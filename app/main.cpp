@@ -1,8 +1,8 @@
 // emutrace: run ARM Cortex-M firmware in an emulator and turn the run into trace streams.
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -34,7 +34,7 @@ void set_up_logging(emutrace::app::Verbosity v) {
     logger->set_pattern("emutrace: %^%l%$: %v");
     logger->set_level(v == emutrace::app::Verbosity::Verbose ? spdlog::level::debug
                       : v == emutrace::app::Verbosity::Quiet ? spdlog::level::err
-                                                              : spdlog::level::warn);
+                                                             : spdlog::level::warn);
     spdlog::set_default_logger(logger);
 }
 
@@ -44,8 +44,10 @@ std::vector<std::string> plugin_arguments(int argc, char** argv) {
     std::vector<std::string> out;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--plugin" && i + 1 < argc) out.push_back(argv[++i]);
-        else if (a.starts_with("--plugin=")) out.push_back(a.substr(9));
+        if (a == "--plugin" && i + 1 < argc)
+            out.push_back(argv[++i]);
+        else if (a.starts_with("--plugin="))
+            out.push_back(a.substr(9));
     }
     return out;
 }
@@ -71,7 +73,7 @@ private:
         if (cmd.get_option_no_throw("--" + o.name)) return;
         auto value = std::make_shared<std::string>();
         CLI::Option* opt = o.value_name.empty() ? cmd.add_flag("--" + o.name, o.help)
-                                                 : cmd.add_option("--" + o.name, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
+                                                : cmd.add_option("--" + o.name, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
         if (!o.value_name.empty()) opt->type_name(o.value_name);
         declared_.push_back({o.name, opt, value});
     }
@@ -98,8 +100,7 @@ int run(int argc, char** argv) {
 
     CLI::App cli{"emutrace: runs unmodified ARM Cortex-M firmware in an emulator and reports what it did."};
     std::vector<std::string> plugins;
-    cli.add_option("--plugin", plugins, "Load out-of-tree analyses from this shared object (repeatable); see 'emutrace analyses'")
-        ->type_name("FILE");
+    cli.add_option("--plugin", plugins, "Load out-of-tree analyses from this shared object (repeatable); see 'emutrace analyses'")->type_name("FILE");
     cli.require_subcommand(1);
     cli.fallthrough();  // --plugin may come after the subcommand
     cli.footer("Run 'emutrace <command> --help' for a command's options. Scenario format: docs/scenario.md.");
@@ -109,10 +110,8 @@ int run(int argc, char** argv) {
     std::string max_instructions;
     std::string wall_clock;
     CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
-    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")
-        ->check(CLI::ExistingFile);
-    run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")
-        ->check(CLI::ExistingFile);
+    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
+    run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
     run_cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
     run_cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
     run_cmd->add_option("--timing", run.machine.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
@@ -142,27 +141,28 @@ int run(int argc, char** argv) {
     cfg_cmd->add_option("--json", cfg.json, "Write the graphs as JSON");
 
     emutrace::app::CrosscheckOptions cc;
-    CLI::App* cc_cmd = cli.add_subcommand(
-        "crosscheck", "Decode a PTM/PFT capture (OpenCSD snapshot directory) with OpenCSD; compare it with an emulated run.");
-    cc_cmd->add_option("--snapshot", cc.snapshot, "Snapshot directory (snapshot.ini, trace.ini, device .ini files)")->required()
+    CLI::App* cc_cmd =
+        cli.add_subcommand("crosscheck", "Decode a PTM/PFT capture (OpenCSD snapshot directory) with OpenCSD; compare it with an emulated run.");
+    cc_cmd->add_option("--snapshot", cc.snapshot, "Snapshot directory (snapshot.ini, trace.ini, device .ini files)")
+        ->required()
         ->check(CLI::ExistingDirectory);
     cc_cmd->add_option("--id", cc.trace_id, "Only this trace ID")->check(CLI::Range(0, 127));
     cc_cmd->add_option("--elf", cc.elf, "The traced firmware: function coverage and profile by its symbols")->check(CLI::ExistingFile);
-    cc_cmd->add_option("-s,--scenario", cc.scenario, "Also run --elf on this scenario and compare paths with the capture")
-        ->check(CLI::ExistingFile);
+    cc_cmd->add_option("-s,--scenario", cc.scenario, "Also run --elf on this scenario and compare paths with the capture")->check(CLI::ExistingFile);
     cc_cmd->add_option("--cmdline", cc.cmdline, "Semihosting command line of the emulated run");
     std::string cc_json;
     CLI::Option* cc_json_opt = cc_cmd->add_option("--json", cc_json, "Write totals, profile, the analyses' results and the comparison as JSON");
     AnalysisOptions cc_analysis_options;
     cc_analysis_options.declare(*cc_cmd, registry);
-    cc_cmd->footer("The registered analyses run on the capture as on an emulated run (--calltrace, --wcet FUNCTION, --events, ...;\n"
-                   "a WCET bound needs a cycle-accurate capture). Exit status: 0 decoded (and, with --scenario, the paths match),\n"
-                   "1 paths differ or an analysis failed, 2 bad input.\n"
-                   "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf --calltrace -s board.yaml");
+    cc_cmd->footer(
+        "The registered analyses run on the capture as on an emulated run (--calltrace, --wcet FUNCTION, --events, ...;\n"
+        "a WCET bound needs a cycle-accurate capture). Exit status: 0 decoded (and, with --scenario, the paths match),\n"
+        "1 paths differ or an analysis failed, 2 bad input.\n"
+        "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf --calltrace -s board.yaml");
 
     emutrace::app::WcetOptions wcet;
-    CLI::App* wcet_cmd = cli.add_subcommand(
-        "wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
+    CLI::App* wcet_cmd =
+        cli.add_subcommand("wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
     wcet_cmd->add_option("elf", wcet.elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
     wcet_cmd->add_option("-s,--scenario", wcet.scenario, "Scenario YAML (board, stimuli, wcet: {function, flow_facts, max_cycles})")
         ->check(CLI::ExistingFile);
@@ -172,30 +172,32 @@ int run(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     wcet_cmd->add_option("--stats-out", wcet.stats_out, "Save the merged statistics (JSON) for later runs");
     wcet_cmd->add_flag("--no-run", wcet.no_run, "Do not run the firmware: bound from --stats-in alone");
-    wcet_cmd->add_flag("--all", wcet.all,
-                       "Bound every function that ran: a table of observed and bound per function (--json writes it)");
+    wcet_cmd->add_flag("--all", wcet.all, "Bound every function that ran: a table of observed and bound per function (--json writes it)");
     wcet_cmd->add_option("--json", wcet.json, "Write bound, observed time, worst path and never-executed blocks as JSON");
     wcet_cmd->add_option("--dot", wcet.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
-    wcet_cmd->footer("The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
-                     "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
-                     "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
-                     "measures from the same run's branch events, and the bound must not be below the longest run.\n"
-                     "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"
-                     "2 bad input, a function that cannot be bounded (recursion, never ran, never returned) or a firmware fault.\n"
-                     "Examples: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json\n"
-                     "          emutrace wcet build/firmware/libcalls.elf --all");
+    wcet_cmd->footer(
+        "The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
+        "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
+        "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
+        "measures from the same run's branch events, and the bound must not be below the longest run.\n"
+        "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"
+        "2 bad input, a function that cannot be bounded (recursion, never ran, never returned) or a firmware fault.\n"
+        "Examples: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json\n"
+        "          emutrace wcet build/firmware/libcalls.elf --all");
 
     emutrace::app::SiliconOptions silicon;
     CLI::App* silicon_cmd = cli.add_subcommand(
         "silicon", "Run real-silicon cycle measurements (tests/data/silicon format) and compare every dumped region with the emulation.");
-    silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. tests/data/silicon/stm32f100")->required()
+    silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. tests/data/silicon/stm32f100")
+        ->required()
         ->check(CLI::ExistingDirectory);
     silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code");
     silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");
     silicon_cmd->add_option("--min-rate", silicon.min_rate, "Exit 1 when the exact-match rate is below this fraction (0-1)")
         ->check(CLI::Range(0.0, 1.0));
-    silicon_cmd->footer("Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
-                        "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
+    silicon_cmd->footer(
+        "Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
+        "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
 
     CLI::App* analyses_cmd = cli.add_subcommand("analyses", "List the registered analyses: scenario sections, outputs, options, events.");
 

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "app/commands.h"
-#include "silicon/silicon_suite.h"
 #include "config/config_error.h"
 #include "config/units.h"
+#include "silicon/silicon_suite.h"
 
 namespace emutrace::app {
 using namespace silicon;
@@ -34,15 +34,20 @@ nlohmann::json to_json(const std::vector<SiliconTest>& tests, const std::map<std
             json mismatches = json::array();
             for (const auto& m : c.mismatches)
                 mismatches.push_back({{"region", m.region}, {"index", m.index}, {"measured", m.measured}, {"emulated", m.emulated}});
-            configs.push_back({{"number", c.number}, {"configuration", c.name}, {"exact", c.exact}, {"error", c.error},
-                               {"mismatches", mismatches}, {"code", c.code}});
+            configs.push_back({{"number", c.number},
+                               {"configuration", c.name},
+                               {"exact", c.exact},
+                               {"error", c.error},
+                               {"mismatches", mismatches},
+                               {"code", c.code}});
         }
-        j_tests.push_back({{"category", t.category}, {"test", t.name}, {"configurations", t.configurations.size()}, {"exact", t.exact()},
-                           {"results", configs}});
+        j_tests.push_back(
+            {{"category", t.category}, {"test", t.name}, {"configurations", t.configurations.size()}, {"exact", t.exact()}, {"results", configs}});
     }
     json j_categories = json::object();
     for (const auto& [name, t] : categories) j_categories[name] = {{"configurations", t.configurations}, {"exact", t.exact}, {"rate", t.rate()}};
-    return {{"configurations", total.configurations}, {"exact", total.exact}, {"rate", total.rate()}, {"categories", j_categories}, {"tests", j_tests}};
+    return {
+        {"configurations", total.configurations}, {"exact", total.exact}, {"rate", total.rate()}, {"categories", j_categories}, {"tests", j_tests}};
 }
 
 }  // namespace
@@ -71,8 +76,7 @@ int silicon_command(const SiliconOptions& o) {
                 std::printf("      %s[%u]: measured %u, emulated %u (%+lld)\n", m.region.c_str(), m.index, m.measured, m.emulated,
                             static_cast<long long>(m.emulated) - static_cast<long long>(m.measured));
             }
-            if (config.mismatches.size() > kMismatchesShown)
-                std::printf("      ... %zu words differ in all\n", config.mismatches.size());
+            if (config.mismatches.size() > kMismatchesShown) std::printf("      ... %zu words differ in all\n", config.mismatches.size());
             for (const auto& line : config.code) std::printf("        %s\n", line.c_str());
         }
     });

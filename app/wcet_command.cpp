@@ -1,9 +1,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "app/commands.h"
 #include "analysis/wcet/wcet_config.h"
 #include "analysis/wcet/wcet_session.h"
+#include "app/commands.h"
 #include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"

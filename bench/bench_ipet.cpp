@@ -125,10 +125,10 @@ int main() {
         const IpetProblem p = Generator().build();
         const Timed sensitive = best_of_5(p, true);
         const Timed insensitive = best_of_5(p, false);
-        std::printf("bench_ipet: %zu blocks, %zu edges, %zu loops: context-sensitive solve %.1f ms (bound %.0f cycles), "
-                    "insensitive %.1f ms (bound %.0f cycles); target < 1 s\n",
-                    p.blocks.size(), p.edges.size(), p.loops.size(), sensitive.ms, sensitive.bound, insensitive.ms,
-                    insensitive.bound);
+        std::printf(
+            "bench_ipet: %zu blocks, %zu edges, %zu loops: context-sensitive solve %.1f ms (bound %.0f cycles), "
+            "insensitive %.1f ms (bound %.0f cycles); target < 1 s\n",
+            p.blocks.size(), p.edges.size(), p.loops.size(), sensitive.ms, sensitive.bound, insensitive.ms, insensitive.bound);
         // Charging every execution its larger cost can only raise the bound.
         const bool ordered = sensitive.bound <= insensitive.bound;
         std::printf("bench_ipet: sensitive bound <= insensitive bound: %s (%.1f%% tighter)\n", ordered ? "yes" : "NO",

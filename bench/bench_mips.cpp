@@ -13,20 +13,20 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
+#include "analysis/calltrace/compact_trace.h"
 #include "analysis/wcet/call_times.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/writers/pft_writer.h"
-#include "analysis/calltrace/compact_trace.h"
-#include "session/scenario.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
+#include "session/scenario.h"
 #include "trace/background_sink.h"
 
 using namespace emutrace;
@@ -40,7 +40,9 @@ double clock_now(clockid_t clock) {
     clock_gettime(clock, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-double cpu_now() { return clock_now(CLOCK_PROCESS_CPUTIME_ID); }
+double cpu_now() {
+    return clock_now(CLOCK_PROCESS_CPUTIME_ID);
+}
 
 // Consumes every block event the way a light analysis would.
 struct BlockCounter final : trace::TraceSink {
@@ -90,9 +92,9 @@ struct ThreadTimes {
 };
 
 /// Runs the machine; `seconds` gets the CPU time of run() alone.
-emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds,
-                           emu::TimingMode timing = emu::TimingMode::Trm, ThreadTimes* times = nullptr,
-                           std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false, trace::TraceSink* second = nullptr) {
+emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds, emu::TimingMode timing = emu::TimingMode::Trm,
+                           ThreadTimes* times = nullptr, std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false,
+                           trace::TraceSink* second = nullptr) {
     session::Scenario sc = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
     sc.machine.echo_output = false;
     for (auto& region : sc.machine.memory) region.times_unaligned = times_unaligned && !region.mmio;
@@ -180,13 +182,16 @@ int run(int argc, char** argv) {
     std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/bench_compute.elf";
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf("usage: bench_mips [--repeat N] [firmware.elf]\n"
-                        "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
-                        "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n");
+            std::printf(
+                "usage: bench_mips [--repeat N] [firmware.elf]\n"
+                "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
+                "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n");
             return 0;
         }
-        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-        else elf = argv[i];
+        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = std::max(1, std::atoi(argv[++i]));
+        else
+            elf = argv[i];
     }
     decode::ElfImage image = decode::ElfImage::load(elf);
 
@@ -223,8 +228,8 @@ int run(int argc, char** argv) {
         BlockCounter counter;
         emu::RunResult rs = run_machine(image, &counter, t);
         if (counter.instructions != rs.instructions) {
-            std::fprintf(stderr, "bench: block stream lost instructions (%llu of %llu)\n",
-                         static_cast<unsigned long long>(counter.instructions), static_cast<unsigned long long>(rs.instructions));
+            std::fprintf(stderr, "bench: block stream lost instructions (%llu of %llu)\n", static_cast<unsigned long long>(counter.instructions),
+                         static_cast<unsigned long long>(rs.instructions));
             return 1;
         }
         stream = std::min(stream, t);
@@ -294,13 +299,13 @@ int run(int argc, char** argv) {
         pft_threaded_wall = std::min(pft_threaded_wall, threaded_times.wall);
     }
     auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
-    std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(),
-                static_cast<unsigned long long>(instructions), static_cast<unsigned long long>(blocks), repeat);
+    std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(), static_cast<unsigned long long>(instructions),
+                static_cast<unsigned long long>(blocks), repeat);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn + empty block hook", mips(bare_hook), 100.0 * base / bare_hook);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "machine, timing model off, no sinks", mips(untimed), 100.0 * base / untimed);
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (model costs %.1f%%; limit 20%%)\n", "machine, no sinks", mips(plain),
-                100.0 * base / plain, 100.0 * (plain - untimed) / untimed);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (model costs %.1f%%; limit 20%%)\n", "machine, no sinks", mips(plain), 100.0 * base / plain,
+                100.0 * (plain - untimed) / untimed);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%  (%.2fx the machine's time; memory key times_unaligned)\n", "machine, unaligned accesses timed",
                 mips(unaligned), 100.0 * base / unaligned, unaligned / plain);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%  (target >= 80%%)\n", "machine + block event stream", mips(stream), 100.0 * base / stream);
@@ -310,32 +315,36 @@ int run(int argc, char** argv) {
     std::printf("  %-36s %8.1f MIPS  %6.1f%%  (PFT costs %.1f%% of the machine's speed; limit 15%%; %.1f MB/s of trace, %.2f bits/instr)\n",
                 "machine + cycle-accurate PFT encoder", mips(pft), 100.0 * base / pft, 100.0 * (pft - plain) / pft,
                 static_cast<double>(pft_bytes) / pft / 1e6, 8.0 * static_cast<double>(pft_bytes) / static_cast<double>(instructions));
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (PFT costs %.1f%% of the emulation thread's speed, %.1f%% of wall-clock speed; limit 15%%;"
-                " the process spends %.1f%% more CPU)\n",
-                "machine + PFT encoder, own thread", mips(pft_threaded_thread), 100.0 * base / pft_threaded_thread,
-                100.0 * (pft_threaded_thread - plain_thread) / pft_threaded_thread, 100.0 * (pft_threaded_wall - plain_wall) / pft_threaded_wall,
-                100.0 * (pft_threaded_cpu - plain) / plain);
+    std::printf(
+        "  %-36s %8.1f MIPS  %6.1f%%  (PFT costs %.1f%% of the emulation thread's speed, %.1f%% of wall-clock speed; limit 15%%;"
+        " the process spends %.1f%% more CPU)\n",
+        "machine + PFT encoder, own thread", mips(pft_threaded_thread), 100.0 * base / pft_threaded_thread,
+        100.0 * (pft_threaded_thread - plain_thread) / pft_threaded_thread, 100.0 * (pft_threaded_wall - plain_wall) / pft_threaded_wall,
+        100.0 * (pft_threaded_cpu - plain) / plain);
     std::printf("  %-36s %8.1f MIPS wall clock, machine alone %.1f MIPS wall clock\n", "", mips(pft_threaded_wall), mips(plain_wall));
     std::printf("  %-36s %8.1f MIPS  %6.1f%%  (%llu block events: %.1f%% more than translated blocks)\n", "machine + stream split at CFG leaders",
                 mips(split_stream), 100.0 * base / split_stream, static_cast<unsigned long long>(split_blocks),
                 100.0 * (static_cast<double>(split_blocks) / static_cast<double>(blocks) - 1.0));
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% of the machine's speed, %.1f%% over the split stream;"
-                " %zu blocks measured)\n",
-                "machine + loop-context WCET stats", mips(wcet), 100.0 * base / wcet, 100.0 * (wcet - plain) / wcet,
-                100.0 * (wcet - split_stream) / wcet, wcet_blocks);
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (the split stream handed to a thread that only counts)\n",
-                "machine + split stream, own thread", mips(handed_thread), 100.0 * base / handed_thread);
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% over the plain block stream, target <= 10%%;"
-                " %.1f%% over the stream handed to a thread; with the stream, %.1f%% of the machine's speed and %.1f%% of wall-clock speed)\n",
-                "machine + WCET stats, own thread", mips(wcet_thread), 100.0 * base / wcet_thread,
-                100.0 * (wcet_thread - stream) / wcet_thread, 100.0 * (wcet_thread - handed_thread) / wcet_thread,
-                100.0 * (wcet_thread - plain_thread) / wcet_thread, 100.0 * (wcet_wall - plain_wall) / wcet_wall);
-    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (as emutrace wcet runs: %.1f%% of the emulation thread's speed over the WCET stats alone,"
-                " %.1f%% of wall-clock speed)\n",
-                "machine + WCET stats + cross-check", mips(checked_thread), 100.0 * base / checked_thread,
-                100.0 * (checked_thread - wcet_thread) / checked_thread, 100.0 * (checked_wall - wcet_wall) / checked_wall);
+    std::printf(
+        "  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% of the machine's speed, %.1f%% over the split stream;"
+        " %zu blocks measured)\n",
+        "machine + loop-context WCET stats", mips(wcet), 100.0 * base / wcet, 100.0 * (wcet - plain) / wcet, 100.0 * (wcet - split_stream) / wcet,
+        wcet_blocks);
+    std::printf("  %-36s %8.1f MIPS  %6.1f%%  (the split stream handed to a thread that only counts)\n", "machine + split stream, own thread",
+                mips(handed_thread), 100.0 * base / handed_thread);
+    std::printf(
+        "  %-36s %8.1f MIPS  %6.1f%%  (aggregation costs %.1f%% over the plain block stream, target <= 10%%;"
+        " %.1f%% over the stream handed to a thread; with the stream, %.1f%% of the machine's speed and %.1f%% of wall-clock speed)\n",
+        "machine + WCET stats, own thread", mips(wcet_thread), 100.0 * base / wcet_thread, 100.0 * (wcet_thread - stream) / wcet_thread,
+        100.0 * (wcet_thread - handed_thread) / wcet_thread, 100.0 * (wcet_thread - plain_thread) / wcet_thread,
+        100.0 * (wcet_wall - plain_wall) / wcet_wall);
+    std::printf(
+        "  %-36s %8.1f MIPS  %6.1f%%  (as emutrace wcet runs: %.1f%% of the emulation thread's speed over the WCET stats alone,"
+        " %.1f%% of wall-clock speed)\n",
+        "machine + WCET stats + cross-check", mips(checked_thread), 100.0 * base / checked_thread,
+        100.0 * (checked_thread - wcet_thread) / checked_thread, 100.0 * (checked_wall - wcet_wall) / checked_wall);
     print_accuracy_table();
-    std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n",
-                (bare_hook - base) / blocks * 1e9, (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);
+    std::printf("  per block: Unicorn hook dispatch %.2f ns, machine's own work %.2f ns, event stream %.2f ns\n", (bare_hook - base) / blocks * 1e9,
+                (plain - bare_hook) / blocks * 1e9, (stream - plain) / blocks * 1e9);
     return 0;
 }

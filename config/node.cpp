@@ -40,10 +40,18 @@ std::shared_ptr<const Node::Value> value(YAML::Node node, YAML::Mark mark) {
 
 }  // namespace
 
-bool Node::defined() const { return value_->node.IsDefined() && !value_->node.IsNull(); }
-bool Node::is_map() const { return value_->node.IsMap(); }
-bool Node::is_sequence() const { return value_->node.IsSequence(); }
-bool Node::is_scalar() const { return value_->node.IsScalar(); }
+bool Node::defined() const {
+    return value_->node.IsDefined() && !value_->node.IsNull();
+}
+bool Node::is_map() const {
+    return value_->node.IsMap();
+}
+bool Node::is_sequence() const {
+    return value_->node.IsSequence();
+}
+bool Node::is_scalar() const {
+    return value_->node.IsScalar();
+}
 
 Node Node::load_file(const std::string& path) {
     auto source = std::make_shared<const Source>(Source{path});
@@ -53,8 +61,7 @@ Node Node::load_file(const std::string& path) {
     } catch (const YAML::BadFile&) {
         throw ConfigError(path + ": cannot open the file");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                          ": YAML syntax error: " + e.msg);
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
     }
 }
 
@@ -64,8 +71,7 @@ Node Node::load_string(const std::string& text, const std::string& name) {
         YAML::Node root = YAML::Load(text);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                          ": YAML syntax error: " + e.msg);
+        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
     }
 }
 

@@ -74,11 +74,16 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 std::optional<std::uint64_t> parse_frequency(std::string_view text) {
     auto [number, suffix] = split_suffix(text);
     double factor = 0;
-    if (suffix.empty() || suffix == "Hz") factor = 1;
-    else if (suffix == "kHz" || suffix == "KHz") factor = 1e3;
-    else if (suffix == "MHz") factor = 1e6;
-    else if (suffix == "GHz") factor = 1e9;
-    else return std::nullopt;
+    if (suffix.empty() || suffix == "Hz")
+        factor = 1;
+    else if (suffix == "kHz" || suffix == "KHz")
+        factor = 1e3;
+    else if (suffix == "MHz")
+        factor = 1e6;
+    else if (suffix == "GHz")
+        factor = 1e9;
+    else
+        return std::nullopt;
     auto v = parse_real(number);
     if (!v || *v <= 0 || *v * factor > 1e12) return std::nullopt;
     return static_cast<std::uint64_t>(std::llround(*v * factor));
@@ -87,12 +92,18 @@ std::optional<std::uint64_t> parse_frequency(std::string_view text) {
 std::optional<double> parse_seconds(std::string_view text) {
     auto [number, suffix] = split_suffix(text);
     double factor = 0;
-    if (suffix.empty() || suffix == "s") factor = 1;
-    else if (suffix == "ms") factor = 1e-3;
-    else if (suffix == "us") factor = 1e-6;
-    else if (suffix == "ns") factor = 1e-9;
-    else if (suffix == "min") factor = 60;
-    else return std::nullopt;
+    if (suffix.empty() || suffix == "s")
+        factor = 1;
+    else if (suffix == "ms")
+        factor = 1e-3;
+    else if (suffix == "us")
+        factor = 1e-6;
+    else if (suffix == "ns")
+        factor = 1e-9;
+    else if (suffix == "min")
+        factor = 60;
+    else
+        return std::nullopt;
     auto v = parse_real(number);
     if (!v || *v < 0) return std::nullopt;
     return *v * factor;

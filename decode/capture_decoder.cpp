@@ -57,8 +57,8 @@ struct Context {
     trace::EventRecorder* recorder;
     std::uint64_t clock = 0;  ///< cycles when cycle-accurate, else instructions so far
     bool cycle_accurate = false;
-    bool decoded = false;     ///< a range was decoded: later trace-on and lost sync are gaps in it
-    std::int64_t lost_from = -1;  ///< byte index where sync was lost, until the next sync
+    bool decoded = false;             ///< a range was decoded: later trace-on and lost sync are gaps in it
+    std::int64_t lost_from = -1;      ///< byte index where sync was lost, until the next sync
     trace::BranchKind next_branch{};  ///< how the next range is reached (a call, a return, a vector), or 0
     bool next_indirect = false;       ///< through a register or a load (Event::width of a Branch)
     std::uint32_t branch_from = 0;    ///< the end of the range that branched: a call's return address
@@ -95,17 +95,17 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             s.instructions += e->num_instr_range;
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
             if (c.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
-                c.push(trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(c.next_branch),
-                       c.branch_from, 0, c.next_indirect ? 1 : 0);
+                c.push(trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(c.next_branch), c.branch_from, 0,
+                       c.next_indirect ? 1 : 0);
             c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
                    e->num_instr_range, 0, static_cast<std::uint8_t>(block_end(e->last_i_type)));  // a capture gives no per-block cost
             // An executed jump, conditional or not, may be a tail call; the call tracer checks for a
             // function start (and, for an indirect one, for a caller's return address).
-            c.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER ? trace::BranchKind{}
-                            : e->last_i_subtype == OCSD_S_INSTR_BR_LINK               ? trace::BranchKind::Call
-                            : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET        ? trace::BranchKind::Return
+            c.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER                     ? trace::BranchKind{}
+                            : e->last_i_subtype == OCSD_S_INSTR_BR_LINK                                   ? trace::BranchKind::Call
+                            : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET                            ? trace::BranchKind::Return
                             : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
-                                                                                      : trace::BranchKind{};
+                                                                                                          : trace::BranchKind{};
             c.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
             c.branch_from = static_cast<std::uint32_t>(e->en_addr);
             if (!c.cycle_accurate) c.clock += e->num_instr_range;
@@ -132,7 +132,10 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             if (s.first_loss_at < 0) s.first_loss_at = at;
             c.push(trace::EventKind::Gap, 0, 2, at, id);
             break;
-        case OCSD_GEN_TRC_ELEM_ADDR_NACC: ++s.gaps; c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id); break;
+        case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+            ++s.gaps;
+            c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id);
+            break;
         default: break;
     }
     if (e->has_cc || e->elem_type == OCSD_GEN_TRC_ELEM_CYCLE_COUNT) {
@@ -172,8 +175,8 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
     recorder.start(trace::RunInfo{"pft", "", "", 0, {}});
-    dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
-                                                  formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+    dcd_tree_handle_t tree =
+        ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
     if (tree != C_API_INVALID_TREE_HANDLE) {
         ocsd_ptm_cfg cfg{regs.idr, regs.ctrl, regs.ccer, regs.trace_id, ARCH_V7, profile_CortexA};
         unsigned char csid = 0;
@@ -227,8 +230,8 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         const auto& b = trace[buffer];
         if (!b.count("file")) throw ConfigError((root / snapshot["trace"]["metadata"]).string() + ": buffer " + buffer + " names no file");
         bool formatted = b.count("format") && b.at("format") == "coresight";
-        dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
-                                                      formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+        dcd_tree_handle_t tree =
+            ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
         if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
         Context ctx{&summary, &recorder};
 

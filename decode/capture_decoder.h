@@ -25,21 +25,21 @@ struct CaptureSummary {
     std::uint64_t instructions = 0;
     std::uint64_t exceptions = 0;
     std::uint64_t exception_returns = 0;
-    std::uint64_t trace_on = 0;          ///< trace (re)starts
-    std::uint64_t gaps = 0;              ///< no-sync and address-not-in-memory stretches
-    std::uint64_t lost_bytes = 0;        ///< trace bytes skipped while resynchronising after damage
-    std::int64_t first_loss_at = -1;     ///< byte index where sync was first lost, or -1
-    std::uint64_t cycles = 0;            ///< cycle counts, when the capture is cycle-accurate
-    std::uint64_t bytes = 0;             ///< trace bytes processed
+    std::uint64_t trace_on = 0;              ///< trace (re)starts
+    std::uint64_t gaps = 0;                  ///< no-sync and address-not-in-memory stretches
+    std::uint64_t lost_bytes = 0;            ///< trace bytes skipped while resynchronising after damage
+    std::int64_t first_loss_at = -1;         ///< byte index where sync was first lost, or -1
+    std::uint64_t cycles = 0;                ///< cycle counts, when the capture is cycle-accurate
+    std::uint64_t bytes = 0;                 ///< trace bytes processed
     std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
 };
 
 /// The registers a PTM decoder is configured from (a trace_source device's .ini).
 struct PtmRegisters {
-    std::uint32_t idr = 0x411CF312;    ///< ETMIDR: PTM 1.1
-    std::uint32_t ctrl = 0x20000400;   ///< ETMCR
-    std::uint32_t ccer = 0x34C01AC2;   ///< ETMCCER
-    std::uint32_t trace_id = 2;        ///< ETMTRACEIDR
+    std::uint32_t idr = 0x411CF312;   ///< ETMIDR: PTM 1.1
+    std::uint32_t ctrl = 0x20000400;  ///< ETMCR
+    std::uint32_t ccer = 0x34C01AC2;  ///< ETMCCER
+    std::uint32_t trace_id = 2;       ///< ETMTRACEIDR
 };
 
 /// Code the traced core executed, for the decoder to follow the program through.

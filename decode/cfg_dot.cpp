@@ -18,8 +18,9 @@ void write_cfg_dot(const std::string& path, const std::vector<const decode::Func
             bool header = false;
             for (const auto& l : f.loops) header = header || l.header == b;
             DotBlockStyle style = annotate ? annotate(k, b) : DotBlockStyle{};
-            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n" << config::hex32(f.blocks[b].start) << "\\n" << f.blocks[b].instructions
-                << " insns" << style.label << "\"" << (header ? ", style=bold" : "")
+            out << "    f" << k << "b" << b << " [label=\"b" << b << "\\n"
+                << config::hex32(f.blocks[b].start) << "\\n"
+                << f.blocks[b].instructions << " insns" << style.label << "\"" << (header ? ", style=bold" : "")
                 << (style.attributes.empty() ? "" : ", " + style.attributes) << "];\n";
         }
         for (const auto& e : f.edges)

@@ -44,8 +44,7 @@ private:
 void check_header(const ElfFile& file, const GElf_Ehdr& eh) {
     if (eh.e_ident[EI_CLASS] != ELFCLASS32)
         file.fail("64-bit ELF (e_machine " + std::to_string(eh.e_machine) + "); emutrace runs 32-bit ARM Cortex-M firmware");
-    if (eh.e_machine != EM_ARM)
-        file.fail("ELF for machine " + std::to_string(eh.e_machine) + ", not ARM (EM_ARM = 40); is this a host binary?");
+    if (eh.e_machine != EM_ARM) file.fail("ELF for machine " + std::to_string(eh.e_machine) + ", not ARM (EM_ARM = 40); is this a host binary?");
     if (eh.e_ident[EI_DATA] != ELFDATA2LSB) file.fail("big-endian ARM ELF; Cortex-M firmware is little-endian");
     if (eh.e_type != ET_EXEC)
         file.fail(eh.e_type == ET_REL ? "relocatable object file (ET_REL), not a linked executable: link it first"
@@ -78,8 +77,7 @@ std::vector<Segment> read_segments(const ElfFile& file) {
         s.bytes.assign(raw + ph.p_offset, raw + ph.p_offset + ph.p_filesz);
         segments.push_back(std::move(s));
     }
-    if (segments.empty())
-        file.fail("no loadable (PT_LOAD) segments: nothing to run");
+    if (segments.empty()) file.fail("no loadable (PT_LOAD) segments: nothing to run");
     return segments;
 }
 
@@ -223,8 +221,7 @@ ElfImage ElfImage::raw(const std::string& name, const std::vector<std::uint32_t>
 }
 
 bool ElfImage::is_data(std::uint32_t address) const {
-    auto it = std::upper_bound(mapping_.begin(), mapping_.end(), address,
-                               [](std::uint32_t a, const MappingSymbol& m) { return a < m.address; });
+    auto it = std::upper_bound(mapping_.begin(), mapping_.end(), address, [](std::uint32_t a, const MappingSymbol& m) { return a < m.address; });
     return it != mapping_.begin() && std::prev(it)->kind == 'd';
 }
 

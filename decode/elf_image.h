@@ -15,7 +15,7 @@ struct Segment {
     std::uint32_t memory_size = 0;      ///< p_memsz; the part past bytes.size() is zero-filled
     bool executable = false;
     bool writable = false;
-    std::vector<std::uint8_t> bytes;    ///< the p_filesz bytes from the file
+    std::vector<std::uint8_t> bytes;  ///< the p_filesz bytes from the file
 };
 
 /// An ARM ELF mapping symbol: where code ($t Thumb, $a ARM) or data ($d, e.g. literal pools and

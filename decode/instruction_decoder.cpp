@@ -11,25 +11,30 @@ namespace {
 // ARMv6-M keeps only these 32-bit encodings (ARMv6-M ARM, A5.3).
 bool allowed_on_v6m(unsigned id) {
     switch (id) {
-        case ARM_INS_BL: case ARM_INS_MSR: case ARM_INS_MRS:
-        case ARM_INS_DMB: case ARM_INS_DSB: case ARM_INS_ISB: case ARM_INS_UDF:
-            return true;
-        default:
-            return false;
+        case ARM_INS_BL:
+        case ARM_INS_MSR:
+        case ARM_INS_MRS:
+        case ARM_INS_DMB:
+        case ARM_INS_DSB:
+        case ARM_INS_ISB:
+        case ARM_INS_UDF: return true;
+        default: return false;
     }
 }
 
 std::uint8_t isa_of(const cs_insn& insn) {
     std::uint8_t isa = 0;
-    if ((insn.size == 4 && !allowed_on_v6m(insn.id)) || insn.id == ARM_INS_IT || insn.id == ARM_INS_CBZ ||
-        insn.id == ARM_INS_CBNZ)
-        isa |= IsaThumb2;
+    if ((insn.size == 4 && !allowed_on_v6m(insn.id)) || insn.id == ARM_INS_IT || insn.id == ARM_INS_CBZ || insn.id == ARM_INS_CBNZ) isa |= IsaThumb2;
     for (std::uint8_t i = 0; i < insn.detail->groups_count; ++i) {
         switch (insn.detail->groups[i]) {
             case ARM_GRP_DIVIDE: isa |= IsaDivide; break;
             case ARM_GRP_THUMB2DSP: isa |= IsaDsp; break;
-            case ARM_GRP_VFP2: case ARM_GRP_VFP3: case ARM_GRP_VFP4: case ARM_GRP_FPARMV8: isa |= IsaFpSingle; break;
-            case ARM_GRP_DPVFP: case ARM_GRP_NEON: isa |= IsaFpDouble; break;
+            case ARM_GRP_VFP2:
+            case ARM_GRP_VFP3:
+            case ARM_GRP_VFP4:
+            case ARM_GRP_FPARMV8: isa |= IsaFpSingle; break;
+            case ARM_GRP_DPVFP:
+            case ARM_GRP_NEON: isa |= IsaFpDouble; break;
             default: break;
         }
     }
@@ -46,13 +51,24 @@ int register_number(unsigned reg) {
 
 std::uint8_t single_access_bytes(unsigned id) {
     switch (id) {
-        case ARM_INS_LDRB: case ARM_INS_STRB: case ARM_INS_LDRSB: case ARM_INS_LDRBT: case ARM_INS_STRBT:
-        case ARM_INS_LDREXB: case ARM_INS_STREXB: case ARM_INS_TBB:
-            return 1;
-        case ARM_INS_LDRH: case ARM_INS_STRH: case ARM_INS_LDRSH: case ARM_INS_LDRHT: case ARM_INS_STRHT:
-        case ARM_INS_LDREXH: case ARM_INS_STREXH: case ARM_INS_TBH:
-            return 2;
-        case ARM_INS_LDRD: case ARM_INS_STRD: return 8;
+        case ARM_INS_LDRB:
+        case ARM_INS_STRB:
+        case ARM_INS_LDRSB:
+        case ARM_INS_LDRBT:
+        case ARM_INS_STRBT:
+        case ARM_INS_LDREXB:
+        case ARM_INS_STREXB:
+        case ARM_INS_TBB: return 1;
+        case ARM_INS_LDRH:
+        case ARM_INS_STRH:
+        case ARM_INS_LDRSH:
+        case ARM_INS_LDRHT:
+        case ARM_INS_STRHT:
+        case ARM_INS_LDREXH:
+        case ARM_INS_STREXH:
+        case ARM_INS_TBH: return 2;
+        case ARM_INS_LDRD:
+        case ARM_INS_STRD: return 8;
         default: return 4;
     }
 }
@@ -61,15 +77,19 @@ MemoryAccess memory_of(const cs_insn& insn) {
     const cs_arm& arm = insn.detail->arm;
     MemoryAccess m;
     switch (insn.id) {
-        case ARM_INS_PUSH: case ARM_INS_POP:
+        case ARM_INS_PUSH:
+        case ARM_INS_POP:
             m.mode = insn.id == ARM_INS_PUSH ? MemoryAccess::Mode::DecrementBefore : MemoryAccess::Mode::IncrementAfter;
             m.base = 13;
             m.bytes = static_cast<std::uint8_t>(4 * arm.op_count);
             return m;
-        case ARM_INS_LDM: case ARM_INS_STM: case ARM_INS_LDMDB: case ARM_INS_STMDB:
+        case ARM_INS_LDM:
+        case ARM_INS_STM:
+        case ARM_INS_LDMDB:
+        case ARM_INS_STMDB:
             if (arm.op_count < 2 || arm.operands[0].type != ARM_OP_REG) return m;
-            m.mode = (insn.id == ARM_INS_LDMDB || insn.id == ARM_INS_STMDB) ? MemoryAccess::Mode::DecrementBefore
-                                                                              : MemoryAccess::Mode::IncrementAfter;
+            m.mode =
+                (insn.id == ARM_INS_LDMDB || insn.id == ARM_INS_STMDB) ? MemoryAccess::Mode::DecrementBefore : MemoryAccess::Mode::IncrementAfter;
             m.base = static_cast<std::int8_t>(register_number(arm.operands[0].reg));
             m.bytes = static_cast<std::uint8_t>(4 * (arm.op_count - 1));
             return m;
@@ -83,8 +103,10 @@ MemoryAccess memory_of(const cs_insn& insn) {
         m.index = static_cast<std::int8_t>(op.mem.index == ARM_REG_INVALID ? -1 : register_number(op.mem.index));
         m.subtract = op.subtracted || op.mem.scale < 0;
         // Thumb encodings report the index shift in mem.lshift, ARM ones as the operand's shift.
-        if (op.mem.lshift > 0) m.shift = static_cast<std::uint8_t>(op.mem.lshift);
-        else if (op.shift.type == ARM_SFT_LSL) m.shift = static_cast<std::uint8_t>(op.shift.value);
+        if (op.mem.lshift > 0)
+            m.shift = static_cast<std::uint8_t>(op.mem.lshift);
+        else if (op.shift.type == ARM_SFT_LSL)
+            m.shift = static_cast<std::uint8_t>(op.shift.value);
         m.disp = op.mem.disp;
         m.bytes = single_access_bytes(insn.id);
         if (m.base < 0) m.mode = MemoryAccess::Mode::None;
@@ -126,8 +148,14 @@ unsigned it_block_length(const Instruction& insn) {
 trace::BlockEnd waypoint(const Instruction& insn) {
     constexpr std::uint16_t kPc = 1u << 15;
     switch (insn.id) {
-        case ARM_INS_B: case ARM_INS_BL: case ARM_INS_CBZ: case ARM_INS_CBNZ: return trace::BlockEnd::Direct;
-        case ARM_INS_BX: case ARM_INS_BLX: case ARM_INS_TBB: case ARM_INS_TBH: return trace::BlockEnd::Indirect;
+        case ARM_INS_B:
+        case ARM_INS_BL:
+        case ARM_INS_CBZ:
+        case ARM_INS_CBNZ: return trace::BlockEnd::Direct;
+        case ARM_INS_BX:
+        case ARM_INS_BLX:
+        case ARM_INS_TBB:
+        case ARM_INS_TBH: return trace::BlockEnd::Indirect;
         case ARM_INS_ISB: return trace::BlockEnd::Barrier;
         default: return (insn.writes & kPc) ? trace::BlockEnd::Indirect : trace::BlockEnd::Fallthrough;
     }
@@ -155,7 +183,9 @@ InstructionDecoder::InstructionDecoder(InstructionSet set) : impl_(std::make_uni
     cs_option(impl_->handle, CS_OPT_DETAIL, CS_OPT_ON);
 }
 
-InstructionDecoder::~InstructionDecoder() { cs_close(&impl_->handle); }
+InstructionDecoder::~InstructionDecoder() {
+    cs_close(&impl_->handle);
+}
 
 std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t> code, std::uint32_t address) const {
     std::vector<Instruction> out;

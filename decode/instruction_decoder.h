@@ -41,17 +41,17 @@ struct MemoryAccess {
 
 struct Instruction {
     std::uint32_t address = 0;
-    std::uint8_t size = 0;       ///< 2 or 4 bytes (always 4 in the ARM instruction set)
-    std::uint8_t isa = 0;        ///< IsaFeature bits
-    unsigned id = 0;             ///< Capstone instruction id (ARM_INS_*)
-    std::string text;            ///< "ldr r0, [r2]"
-    MemoryAccess memory{};       ///< the data access, if any
-    bool is_jump = false;        ///< a branch: ends a translated block
-    std::uint32_t target = 0;    ///< a direct branch's destination (B, BL, CBZ), else 0
-    bool conditional = false;    ///< has a condition other than AL (B<cc>, or inside an IT block)
-    bool writes_pc = false;      ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
-    std::uint16_t writes = 0;    ///< mask of r0-r15 written
-    std::uint16_t reads = 0;     ///< mask of r0-r15 read
+    std::uint8_t size = 0;            ///< 2 or 4 bytes (always 4 in the ARM instruction set)
+    std::uint8_t isa = 0;             ///< IsaFeature bits
+    unsigned id = 0;                  ///< Capstone instruction id (ARM_INS_*)
+    std::string text;                 ///< "ldr r0, [r2]"
+    MemoryAccess memory{};            ///< the data access, if any
+    bool is_jump = false;             ///< a branch: ends a translated block
+    std::uint32_t target = 0;         ///< a direct branch's destination (B, BL, CBZ), else 0
+    bool conditional = false;         ///< has a condition other than AL (B<cc>, or inside an IT block)
+    bool writes_pc = false;           ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
+    std::uint16_t writes = 0;         ///< mask of r0-r15 written
+    std::uint16_t reads = 0;          ///< mask of r0-r15 read
     std::int8_t first_register = -1;  ///< the first operand's register (Rd; RdLo of a long multiply), or -1
     std::int8_t accumulator = -1;     ///< Ra of MLA/MLS, or -1
     std::uint16_t multiplicands = 0;  ///< mask of Rn and Rm of MLA/MLS
@@ -125,8 +125,7 @@ constexpr unsigned thumb_instruction_size(std::uint16_t hw1) {
 /// Thumb instructions in `code` by their encodings alone (IT-skipped ones included).
 inline std::uint32_t thumb_instruction_count(std::span<const std::uint8_t> code) {
     std::uint32_t n = 0;
-    for (std::size_t off = 0; off + 1 < code.size(); ++n)
-        off += thumb_instruction_size(static_cast<std::uint16_t>(code[off] | code[off + 1] << 8));
+    for (std::size_t off = 0; off + 1 < code.size(); ++n) off += thumb_instruction_size(static_cast<std::uint16_t>(code[off] | code[off + 1] << 8));
     return n;
 }
 

@@ -35,9 +35,12 @@ void PftEncoder::reserve() {
 
 void PftEncoder::encode(std::span<const trace::Event> events) {
     for (const auto& e : events) {
-        if (used_ + kMostPerEvent > out_.size()) [[unlikely]] reserve();
-        if (e.kind == trace::EventKind::Block) on_block(e);
-        else on_other(e);
+        if (used_ + kMostPerEvent > out_.size()) [[unlikely]]
+            reserve();
+        if (e.kind == trace::EventKind::Block)
+            on_block(e);
+        else
+            on_other(e);
     }
 }
 
@@ -133,8 +136,10 @@ void PftEncoder::resolve(std::uint32_t next, std::uint64_t cycle) {
         case trace::BlockEnd::Direct: atom(next != block_end_, cycle); break;
         case trace::BlockEnd::Barrier: atom(true, cycle); break;
         case trace::BlockEnd::Indirect:
-            if (next == block_end_) atom(false, cycle);
-            else branch(next, -1, cycle);
+            if (next == block_end_)
+                atom(false, cycle);
+            else
+                branch(next, -1, cycle);
             break;
     }
     pending_ = trace::BlockEnd::Fallthrough;
@@ -194,12 +199,18 @@ void PftEncoder::flush_atoms() {
 void PftEncoder::address_bytes(std::uint32_t address, unsigned count, bool more_follows) {
     for (unsigned i = 0; i < count; ++i) {
         std::uint32_t b;
-        if (i == 0) b = 0x01 | (address & 0x7E);
-        else if (i == 4) b = 0x10 | ((address >> 28) & 0x0F);  // Thumb state
-        else if (i == count - 1) b = (address >> (7 * i)) & 0x3F;
-        else b = (address >> (7 * i)) & 0x7F;
-        if (i + 1 < count) b |= 0x80;
-        else if (i > 0 && more_follows) b |= 0x40;
+        if (i == 0)
+            b = 0x01 | (address & 0x7E);
+        else if (i == 4)
+            b = 0x10 | ((address >> 28) & 0x0F);  // Thumb state
+        else if (i == count - 1)
+            b = (address >> (7 * i)) & 0x3F;
+        else
+            b = (address >> (7 * i)) & 0x7F;
+        if (i + 1 < count)
+            b |= 0x80;
+        else if (i > 0 && more_follows)
+            b |= 0x40;
         byte(static_cast<std::uint8_t>(b));
     }
 }

@@ -19,14 +19,14 @@ namespace emutrace::decode {
 
 struct PftOptions {
     bool cycle_accurate = true;
-    std::uint8_t trace_id = 0x10;        ///< ETMTRACEIDR, 1..0x6F
-    std::uint32_t sync_period = 1024;    ///< bytes between periodic A-sync + I-sync pairs
+    std::uint8_t trace_id = 0x10;      ///< ETMTRACEIDR, 1..0x6F
+    std::uint32_t sync_period = 1024;  ///< bytes between periodic A-sync + I-sync pairs
 };
 
 /// What the stream has carried so far.
 struct PftStats {
-    std::uint64_t bytes = 0, atoms = 0, branch_addresses = 0, exceptions = 0, exception_returns = 0, waypoint_updates = 0,
-                  syncs = 0, discontinuities = 0;
+    std::uint64_t bytes = 0, atoms = 0, branch_addresses = 0, exceptions = 0, exception_returns = 0, waypoint_updates = 0, syncs = 0,
+                  discontinuities = 0;
 };
 
 class ElfImage;
@@ -86,14 +86,14 @@ private:
     std::size_t used_ = 0;
     PftStats stats_;
     bool started_ = false;
-    std::uint32_t decoder_at_ = 0;       ///< where a decoder of the stream so far resumes walking
-    std::uint32_t last_address_ = 0;     ///< base for address compression
+    std::uint32_t decoder_at_ = 0;        ///< where a decoder of the stream so far resumes walking
+    std::uint32_t last_address_ = 0;      ///< base for address compression
     std::uint64_t last_count_cycle_ = 0;  ///< stamp of the last cycle count written
     std::uint32_t block_start_ = 0, block_end_ = 0;
     trace::BlockEnd pending_ = trace::BlockEnd::Fallthrough;  ///< the last block's final waypoint, unsettled
-    int pending_exception_ = -1;          ///< taken; its packet waits for the handler's address
-    std::int64_t pending_return_ = -1;    ///< an exception return's resume address, settled at the next event
-    std::uint8_t atom_bits_ = 0, atom_count_ = 0;  ///< non-cycle-accurate atoms not yet written
+    int pending_exception_ = -1;                              ///< taken; its packet waits for the handler's address
+    std::int64_t pending_return_ = -1;                        ///< an exception return's resume address, settled at the next event
+    std::uint8_t atom_bits_ = 0, atom_count_ = 0;             ///< non-cycle-accurate atoms not yet written
     std::uint64_t next_sync_at_ = 0;
 };
 

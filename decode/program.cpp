@@ -38,11 +38,12 @@ std::uint32_t v6m_table_address(const ElfImage& image, const std::vector<Instruc
     const Instruction& load = insns[jump - 1];
     const Instruction& scale = insns[jump - 2];
     const Instruction& base = insns[jump - 3];
-    bool loads_entry = load.id == ARM_INS_LDR && load.memory.mode == MemoryAccess::Mode::Offset && load.memory.index >= 0 &&
-                       load.memory.shift == 0 && load.memory.disp == 0 && (j.reads & load.writes);
-    bool scales_index = scale.id == ARM_INS_LSL && loads_entry && (scale.writes & (1u << load.memory.index)) && scale.text.find("#2") != std::string::npos;
-    bool loads_base = base.id == ARM_INS_LDR && base.memory.mode == MemoryAccess::Mode::Offset && base.memory.base == 15 &&
-                      base.memory.index < 0 && loads_entry && (base.writes & (1u << load.memory.base));
+    bool loads_entry = load.id == ARM_INS_LDR && load.memory.mode == MemoryAccess::Mode::Offset && load.memory.index >= 0 && load.memory.shift == 0 &&
+                       load.memory.disp == 0 && (j.reads & load.writes);
+    bool scales_index =
+        scale.id == ARM_INS_LSL && loads_entry && (scale.writes & (1u << load.memory.index)) && scale.text.find("#2") != std::string::npos;
+    bool loads_base = base.id == ARM_INS_LDR && base.memory.mode == MemoryAccess::Mode::Offset && base.memory.base == 15 && base.memory.index < 0 &&
+                      loads_entry && (base.writes & (1u << load.memory.base));
     if (!scales_index || !loads_base) return 0;
     std::vector<std::uint8_t> literal = image.bytes_at(((base.address + 4) & ~3u) + static_cast<std::uint32_t>(base.memory.disp), 4);
     if (literal.size() != 4) return 0;
@@ -56,8 +57,8 @@ struct Decoded {
 
 // ARM code's jump table: `ldr<cc> pc, [pc, rN, lsl #2]` followed by the table of addresses.
 bool is_arm_table_load(const Instruction& i) {
-    return i.id == ARM_INS_LDR && (i.writes & kPc) && i.memory.mode == MemoryAccess::Mode::Offset && i.memory.base == 15 &&
-           i.memory.index >= 0 && i.memory.shift == 2 && i.memory.disp == 0 && !i.memory.subtract;
+    return i.id == ARM_INS_LDR && (i.writes & kPc) && i.memory.mode == MemoryAccess::Mode::Offset && i.memory.base == 15 && i.memory.index >= 0 &&
+           i.memory.shift == 2 && i.memory.disp == 0 && !i.memory.subtract;
 }
 
 std::uint32_t little_endian(const std::vector<std::uint8_t>& bytes, std::uint32_t off, unsigned width) {
@@ -370,8 +371,8 @@ std::uint32_t code_extent(const ElfImage& image, std::uint32_t start, std::uint3
 }
 
 InstructionSet instruction_set_of(const ElfImage& image, const Symbol& function) {
-    bool has_arm_code = std::any_of(image.mapping_symbols().begin(), image.mapping_symbols().end(),
-                                    [](const MappingSymbol& m) { return m.kind == 'a'; });
+    bool has_arm_code =
+        std::any_of(image.mapping_symbols().begin(), image.mapping_symbols().end(), [](const MappingSymbol& m) { return m.kind == 'a'; });
     bool m_profile = image.profile() == 'M' || (image.profile() == 0 && !has_arm_code);
     if (m_profile) return InstructionSet::ThumbM;
     return function.thumb ? InstructionSet::Thumb : InstructionSet::Arm;
@@ -390,8 +391,8 @@ Program Program::build(const ElfImage& image) {
     // One Capstone handle per instruction set, opened when a function first needs it.
     std::map<InstructionSet, InstructionDecoder> decoders;
     std::span<const Symbol> syms = image.symbols().functions();  // sorted by address
-    std::vector<Decoded> decoded;  // per function
-    std::vector<bool> falls_into;  // per function: the next one starts at its end
+    std::vector<Decoded> decoded;                                // per function
+    std::vector<bool> falls_into;                                // per function: the next one starts at its end
     for (std::size_t k = 0; k < syms.size();) {
         // The sized symbols at one address: one function, named as SymbolTable::describe() names
         // it (the last of them), the others its aliases.

@@ -31,7 +31,7 @@ struct BasicBlock {
     std::uint32_t start = 0, end = 0;  ///< [start, end)
     std::uint32_t instructions = 0;
     BlockExit exit = BlockExit::FallThrough;
-    int loop = -1;                     ///< innermost loop holding the block, or -1
+    int loop = -1;  ///< innermost loop holding the block, or -1
     /// Going on to the next instruction runs into the next function (hand-written code such as
     /// libgcc's __aeabi_fsub falling into __aeabi_fadd): the code continues there, in the same
     /// call, and the next function's time belongs to this one (a CallSite with `falls_into`).
@@ -42,25 +42,23 @@ struct BasicBlock {
     bool irreducible = false;
     /// The block can leave the function: a return, a tail call, an unknown indirect branch, or
     /// running on into the next function.
-    bool may_leave() const {
-        return exit == BlockExit::Return || exit == BlockExit::TailCall || exit == BlockExit::Indirect || falls_out;
-    }
+    bool may_leave() const { return exit == BlockExit::Return || exit == BlockExit::TailCall || exit == BlockExit::Indirect || falls_out; }
 };
 
 struct Loop {
-    std::size_t header = 0;            ///< block index
-    std::vector<std::size_t> blocks;   ///< all blocks of the loop, header included, sorted
+    std::size_t header = 0;                    ///< block index
+    std::vector<std::size_t> blocks;           ///< all blocks of the loop, header included, sorted
     std::vector<std::size_t> back_edges_from;  ///< the latch blocks
-    int parent = -1;                   ///< enclosing loop, or -1
-    int depth = 1;                     ///< nesting level: 1 for an outermost loop
+    int parent = -1;                           ///< enclosing loop, or -1
+    int depth = 1;                             ///< nesting level: 1 for an outermost loop
 };
 
 struct CallSite {
-    std::uint32_t at = 0;              ///< address of the call instruction
-    std::uint32_t target = 0;          ///< callee start, 0 when indirect (BLX rN; with `tail`, BX rN or a load of pc)
-    bool tail = false;                 ///< a tail call (B to another function), or falls_into
-    bool falls_into = false;           ///< no branch: the code runs on into the function at `target`
-    bool conditional = false;          ///< may not happen (B<cc>, in an IT block, or falling past a conditional exit)
+    std::uint32_t at = 0;      ///< address of the call instruction
+    std::uint32_t target = 0;  ///< callee start, 0 when indirect (BLX rN; with `tail`, BX rN or a load of pc)
+    bool tail = false;         ///< a tail call (B to another function), or falls_into
+    bool falls_into = false;   ///< no branch: the code runs on into the function at `target`
+    bool conditional = false;  ///< may not happen (B<cc>, in an IT block, or falling past a conditional exit)
 };
 
 struct Function {
@@ -70,11 +68,11 @@ struct Function {
     /// [start, end): the symbol's range, cut where the next function symbol starts, so that
     /// functions never overlap (libgcc's entry points into shared code each get their own).
     std::uint32_t start = 0, end = 0;
-    std::vector<BasicBlock> blocks;    ///< sorted by address; blocks[0] is the entry
+    std::vector<BasicBlock> blocks;  ///< sorted by address; blocks[0] is the entry
     std::vector<Edge> edges;
     std::vector<Loop> loops;
     std::vector<CallSite> calls;
-    bool has_unknown_indirect = false; ///< an indirect branch that is not a return or a decoded table
+    bool has_unknown_indirect = false;  ///< an indirect branch that is not a return or a decoded table
     /// Index of the block holding `address`, or -1.
     int block_at(std::uint32_t address) const;
 };

@@ -32,7 +32,9 @@ void write_file(const fs::path& path, const char* data, std::size_t size) {
     if (!out) throw ConfigError(path.string() + ": cannot write the snapshot file");
 }
 
-void write_text(const fs::path& path, const std::string& text) { write_file(path, text.data(), text.size()); }
+void write_text(const fs::path& path, const std::string& text) {
+    write_file(path, text.data(), text.size());
+}
 
 void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     write_file(path, reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -44,7 +46,9 @@ std::string dump_file(const SnapshotSpec& spec, std::size_t index) {
 
 std::string snapshot_ini() {
     return "[snapshot]\nversion=1.0\n\n"
-           "[device_list]\ndevice1=" + core_file + "\ndevice2=" + ptm_file + "\n\n"
+           "[device_list]\ndevice1=" +
+           core_file + "\ndevice2=" + ptm_file +
+           "\n\n"
            "[trace]\nmetadata=trace.ini\n";
 }
 
@@ -59,24 +63,40 @@ std::string core_ini(const SnapshotSpec& spec) {
 }
 
 std::string ptm_ini(const PtmRegisters& ptm) {
-    return "[device]\nname=" + ptm_name + "\nclass=trace_source\ntype=" + ptm_type + "\n\n"
+    return "[device]\nname=" + ptm_name + "\nclass=trace_source\ntype=" + ptm_type +
+           "\n\n"
            "[regs]\n"
-           "ETMCR(id:0x0)=" + hex(ptm.ctrl) + "\n"
-           "ETMIDR(id:0x79)=" + hex(ptm.idr) + "\n"
-           "ETMCCER(id:0x7A)=" + hex(ptm.ccer) + "\n"
-           "ETMTRACEIDR(id:0x80)=" + hex(ptm.trace_id) + "\n";
+           "ETMCR(id:0x0)=" +
+           hex(ptm.ctrl) +
+           "\n"
+           "ETMIDR(id:0x79)=" +
+           hex(ptm.idr) +
+           "\n"
+           "ETMCCER(id:0x7A)=" +
+           hex(ptm.ccer) +
+           "\n"
+           "ETMTRACEIDR(id:0x80)=" +
+           hex(ptm.trace_id) + "\n";
 }
 
 // A formatted buffer is an ETB's, holding frames; a raw one is the PTM's own byte stream.
-std::string buffer_name(const SnapshotSpec& spec) { return spec.formatted ? "ETB_0" : ptm_name; }
-std::string buffer_file(const SnapshotSpec& spec) { return spec.formatted ? "cstrace.bin" : ptm_name + ".bin"; }
+std::string buffer_name(const SnapshotSpec& spec) {
+    return spec.formatted ? "ETB_0" : ptm_name;
+}
+std::string buffer_file(const SnapshotSpec& spec) {
+    return spec.formatted ? "cstrace.bin" : ptm_name + ".bin";
+}
 
 std::string trace_ini(const SnapshotSpec& spec) {
     return "[trace_buffers]\nbuffers=buffer0\n\n"
-           "[buffer0]\nname=" + buffer_name(spec) + "\nfile=" + buffer_file(spec) +
-           "\nformat=" + (spec.formatted ? "coresight" : "source_data") + "\n\n"
-           "[source_buffers]\n" + ptm_name + "=" + buffer_name(spec) + "\n\n"
-           "[core_trace_sources]\n" + spec.core_name + "=" + ptm_name + "\n";
+           "[buffer0]\nname=" +
+           buffer_name(spec) + "\nfile=" + buffer_file(spec) + "\nformat=" + (spec.formatted ? "coresight" : "source_data") +
+           "\n\n"
+           "[source_buffers]\n" +
+           ptm_name + "=" + buffer_name(spec) +
+           "\n\n"
+           "[core_trace_sources]\n" +
+           spec.core_name + "=" + ptm_name + "\n";
 }
 
 }  // namespace

@@ -25,7 +25,9 @@ SourceLines::~SourceLines() {
     if (impl_->fd >= 0) ::close(impl_->fd);
 }
 
-bool SourceLines::available() const { return impl_->dwarf != nullptr; }
+bool SourceLines::available() const {
+    return impl_->dwarf != nullptr;
+}
 
 std::optional<std::string> SourceLines::at(std::uint32_t address) const {
     if (!impl_->dwarf) return std::nullopt;
@@ -40,8 +42,7 @@ std::optional<std::string> SourceLines::at(std::uint32_t address) const {
             if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_lowpc(&child, &low) != 0 || low != address) continue;
             const char* file = dwarf_decl_file(&child);
             int number = 0;
-            if (file && dwarf_decl_line(&child, &number) == 0)
-                return std::filesystem::path(file).filename().string() + ":" + std::to_string(number);
+            if (file && dwarf_decl_line(&child, &number) == 0) return std::filesystem::path(file).filename().string() + ":" + std::to_string(number);
         } while (dwarf_siblingof(&child, &child) == 0);
     }
     Dwarf_Line* line = dwarf_getsrc_die(&cu, address);

@@ -8,8 +8,7 @@ namespace emutrace::decode {
 SymbolTable::SymbolTable(std::vector<Symbol> symbols) : symbols_(std::move(symbols)) {
     for (const auto& s : symbols_)
         if (s.is_function) functions_.push_back(s);
-    std::sort(functions_.begin(), functions_.end(),
-              [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+    std::sort(functions_.begin(), functions_.end(), [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
 }
 
 std::optional<std::uint32_t> SymbolTable::address_of(std::string_view name) const {
@@ -19,8 +18,7 @@ std::optional<std::uint32_t> SymbolTable::address_of(std::string_view name) cons
 }
 
 const Symbol* SymbolTable::function_at(std::uint32_t address) const {
-    auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
-                               [](std::uint32_t a, const Symbol& s) { return a < s.address; });
+    auto it = std::upper_bound(functions_.begin(), functions_.end(), address, [](std::uint32_t a, const Symbol& s) { return a < s.address; });
     while (it != functions_.begin()) {
         --it;
         if (it->size == 0 || address < it->address + it->size) return &*it;

@@ -16,7 +16,7 @@ struct Symbol {
     std::uint32_t address = 0;  ///< without the Thumb bit
     std::uint32_t size = 0;     ///< 0 when the ELF does not say
     bool is_function = false;
-    bool thumb = false;         ///< a function whose address had the Thumb bit set
+    bool thumb = false;  ///< a function whose address had the Thumb bit set
 };
 
 class SymbolTable {

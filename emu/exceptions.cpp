@@ -22,7 +22,7 @@ namespace nv = nvic;
 constexpr std::uint32_t kThumb = 1u << 24;       // xPSR.T
 constexpr std::uint32_t kFramePadded = 1u << 9;  // xPSR bit 9: the frame was realigned to 8 bytes
 constexpr std::uint32_t kSpsel = 1u << 1, kNpriv = 1u << 0;
-constexpr std::array<int, 8> kFrameRegs{UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3,
+constexpr std::array<int, 8> kFrameRegs{UC_ARM_REG_R0,  UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3,
                                         UC_ARM_REG_R12, UC_ARM_REG_LR, UC_ARM_REG_PC, UC_ARM_REG_XPSR};
 
 std::string exception_name(int n) {
@@ -95,8 +95,7 @@ bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
     if (state.group_priority(n) >= exec) {
         std::uint32_t pc = return_address & ~1u;
         stop_fault(FaultKind::Lockup, pc, pc, false,
-                   "a fault at HardFault priority or above (execution priority " + std::to_string(exec) +
-                       "): the core locks up");
+                   "a fault at HardFault priority or above (execution priority " + std::to_string(exec) + "): the core locks up");
         return false;
     }
     state.set_pending(n, true);
@@ -120,8 +119,8 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     frame[7] = (xpsr & ~kFramePadded) | ((sp & 4) ? kFramePadded : 0);
     if (!write_guest(frame_at, pack(frame))) {
         stop_fault(FaultKind::Lockup, frame_at, frame[6], false,
-                   "stacking the frame for " + exception_name(n) + " on the " + (from_psp ? "process" : "main") +
-                       " stack at " + where(frame_at) + " failed (stack overflow?)");
+                   "stacking the frame for " + exception_name(n) + " on the " + (from_psp ? "process" : "main") + " stack at " + where(frame_at) +
+                       " failed (stack overflow?)");
         return false;
     }
     (from_psp ? psp : msp) = frame_at;
@@ -228,13 +227,25 @@ bool MachineState::deliver_fault(uc_err err) {
     memory_fault.reset();
     int n = 0;
     switch (err) {
-        case UC_ERR_READ_UNMAPPED: case UC_ERR_WRITE_UNMAPPED: case UC_ERR_WRITE_PROT: case UC_ERR_READ_PROT:
+        case UC_ERR_READ_UNMAPPED:
+        case UC_ERR_WRITE_UNMAPPED:
+        case UC_ERR_WRITE_PROT:
+        case UC_ERR_READ_PROT:
             scs->record_fault(nv::kPreciserr | nv::kBfarvalid, address);
             n = nv::kBusFault;
             break;
-        case UC_ERR_FETCH_UNMAPPED: scs->record_fault(nv::kIbuserr, 0); n = nv::kBusFault; break;
-        case UC_ERR_FETCH_PROT: scs->record_fault(nv::kIaccviol, 0); n = nv::kMemManage; break;
-        case UC_ERR_INSN_INVALID: scs->record_fault(nv::kUndefinstr, 0); n = nv::kUsageFault; break;
+        case UC_ERR_FETCH_UNMAPPED:
+            scs->record_fault(nv::kIbuserr, 0);
+            n = nv::kBusFault;
+            break;
+        case UC_ERR_FETCH_PROT:
+            scs->record_fault(nv::kIaccviol, 0);
+            n = nv::kMemManage;
+            break;
+        case UC_ERR_INSN_INVALID:
+            scs->record_fault(nv::kUndefinstr, 0);
+            n = nv::kUsageFault;
+            break;
         default: return false;
     }
     // Data faults: stack the faulting instruction, as the core does, not the block's start.

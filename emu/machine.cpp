@@ -18,16 +18,15 @@ int unicorn_model(models::CoreKind kind) {
     switch (kind) {
         case models::CoreKind::CortexM0: return UC_CPU_ARM_CORTEX_M0;
         case models::CoreKind::CortexM3: return UC_CPU_ARM_CORTEX_M3;
-        case models::CoreKind::CortexM4: case models::CoreKind::CortexM4F: return UC_CPU_ARM_CORTEX_M4;
+        case models::CoreKind::CortexM4:
+        case models::CoreKind::CortexM4F: return UC_CPU_ARM_CORTEX_M4;
     }
     return UC_CPU_ARM_CORTEX_M3;
 }
 
-
 // Every machine has the System Control Space (NVIC, SCB, SysTick, DEMCR) and the DWT at their
 // architectural addresses.
-MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters,
-                                  const std::optional<nvic::CycleCounters>& at_access) {
+MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters, const std::optional<nvic::CycleCounters>& at_access) {
     unsigned bits = c.priority_bits ? c.priority_bits : c.core.priority_bits;
     auto scs = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
     auto dwt = std::make_unique<nvic::Dwt>(counters, at_access, *scs);
@@ -46,8 +45,7 @@ void check_stimuli(const MachineConfig& c) {
     for (const auto& s : c.stimuli) {
         if (s.kind == Stimulus::Kind::Irq) {
             if (s.irq < 0 || s.irq >= static_cast<int>(c.irqs))
-                throw ConfigError("stimulus irq " + std::to_string(s.irq) + " is outside the NVIC's " +
-                                  std::to_string(c.irqs) + " interrupt lines");
+                throw ConfigError("stimulus irq " + std::to_string(s.irq) + " is outside the NVIC's " + std::to_string(c.irqs) + " interrupt lines");
             continue;
         }
         auto dev = std::find_if(c.devices.begin(), c.devices.end(), [&](const DeviceConfig& d) { return d.name == s.device; });
@@ -62,15 +60,11 @@ void check_stimuli(const MachineConfig& c) {
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
-    : config(with_system_devices(std::move(cfg), counters, access_counters)),
-      image(img),
-      scs(find_scs(config)),
-      uc(unicorn_model(config.core.kind)),
+    : config(with_system_devices(std::move(cfg), counters, access_counters)), image(img), scs(find_scs(config)), uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
       timing(config.timing == TimingMode::Trm ? std::optional<models::TimingModel>(config.core.kind) : std::nullopt),
       blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols(), config.trace_points),
-      semihosting(config.semihosting, config.clock_hz, *this),
-      stimuli(config.stimuli, config.clock_hz, config.seed) {
+      semihosting(config.semihosting, config.clock_hz, *this), stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
     check_stimuli(config);
     scs->bind(*this);
@@ -102,23 +96,21 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
 
     if (!config.stop.at_symbol.empty()) {
         stop_address = image.symbols().address_of(config.stop.at_symbol);
-        if (!stop_address)
-            throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
+        if (!stop_address) throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
     } else if (config.stop.at_address) {
         stop_address = *config.stop.at_address & ~1u;
     }
     if (!config.rtos.current_thread.empty()) {
         thread_variable = image.symbols().address_of(config.rtos.current_thread);
         if (!thread_variable)
-            throw ConfigError("rtos.current_thread '" + config.rtos.current_thread + "' is not in the symbol table of " +
-                              image.path());
+            throw ConfigError("rtos.current_thread '" + config.rtos.current_thread + "' is not in the symbol table of " + image.path());
     }
     if (timing) {
         for (const auto& r : plan.memory) {
             if (!r.wait_states && !r.times_unaligned) continue;
             timed_regions.push_back(std::make_unique<detail::TimedRegion>(detail::TimedRegion{this, r.wait_states, r.times_unaligned}));
-            uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_timed_access),
-                        timed_regions.back().get(), r.base, static_cast<std::uint64_t>(r.base) + r.size - 1);
+            uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_timed_access), timed_regions.back().get(), r.base,
+                        static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
         for (const auto& r : plan.memory)
             if (r.shares_fetch_port)
@@ -151,7 +143,9 @@ void detail::MachineState::output(trace::OutputChannel channel, std::string_view
     if (want_output) recorder.push_output(cycles(), static_cast<std::uint16_t>(channel), text);
 }
 
-std::string detail::MachineState::where(std::uint32_t pc) const { return config::hex32(pc) + " (" + image.symbols().describe(pc) + ")"; }
+std::string detail::MachineState::where(std::uint32_t pc) const {
+    return config::hex32(pc) + " (" + image.symbols().describe(pc) + ")";
+}
 
 std::string detail::MachineState::quoted_instruction(std::uint32_t pc) const {
     std::array<std::uint8_t, 4> code{};
@@ -171,8 +165,7 @@ void detail::MachineState::stop(StopReason why, std::string text) {
     next_check = 0;  // Unicorn drops the stop if this hook also wrote pc; service() repeats it
 }
 
-void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start,
-                               std::string detail) {
+void detail::MachineState::stop_fault(FaultKind kind, std::uint32_t address, std::uint32_t pc, bool pc_is_block_start, std::string detail) {
     if (reason) return;
     Fault f{kind, address, pc, pc_is_block_start, image.symbols().describe(pc), std::move(detail)};
     std::string text(describe(kind));
@@ -217,8 +210,7 @@ std::optional<std::uint32_t> detail::MachineState::faulting_instruction(std::uin
     while (n >= 2 && !uc.read_memory(block_start, std::span(code.data(), n))) n /= 2;
     if (n < 2) return std::nullopt;
     for (const auto& insn : blocks.decoder().decode(std::span(code.data(), n), block_start)) {
-        if (insn.memory.mode != decode::MemoryAccess::Mode::None && access_covers(insn.memory, insn.address, address))
-            return insn.address;
+        if (insn.memory.mode != decode::MemoryAccess::Mode::None && access_covers(insn.memory, insn.address, address)) return insn.address;
         if (insn.is_jump) break;  // the translated block ends here
     }
     return std::nullopt;
@@ -229,8 +221,10 @@ void detail::MachineState::fault_from_error(uc_err err) {
     auto mf = memory_fault;
     auto data_fault = [&](FaultKind kind) {
         std::uint32_t address = mf ? mf->address : 0;
-        if (auto at = faulting_instruction(pc, address)) stop_fault(kind, address, *at, false, quoted_instruction(*at));
-        else stop_fault(kind, address, pc, true, "");
+        if (auto at = faulting_instruction(pc, address))
+            stop_fault(kind, address, *at, false, quoted_instruction(*at));
+        else
+            stop_fault(kind, address, pc, true, "");
     };
     switch (err) {
         case UC_ERR_READ_UNMAPPED: data_fault(FaultKind::UnmappedRead); break;
@@ -239,9 +233,7 @@ void detail::MachineState::fault_from_error(uc_err err) {
         case UC_ERR_WRITE_PROT: data_fault(FaultKind::WriteToReadOnly); break;
         case UC_ERR_READ_PROT: data_fault(FaultKind::ReadProtected); break;
         case UC_ERR_FETCH_PROT: stop_fault(FaultKind::FetchNotExecutable, mf ? mf->address : pc, pc, false, ""); break;
-        case UC_ERR_INSN_INVALID:
-            stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, quoted_instruction(pc));
-            break;
+        case UC_ERR_INSN_INVALID: stop_fault(FaultKind::UndefinedInstruction, pc, pc, false, quoted_instruction(pc)); break;
         case UC_ERR_EXCEPTION: stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception"); break;
         default: stop_fault(FaultKind::Internal, pc, pc, false, std::string("Unicorn: ") + uc_strerror(err)); break;
     }
@@ -291,8 +283,7 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
         site.executed_extra = code.executed_extra;
         site.executed_extra_lsu = code.executed_extra_lsu;
         operand_sites.push_back(std::make_unique<detail::OperandSite>(site));
-        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_operand_site), operand_sites.back().get(), code.address,
-                    code.address);
+        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_operand_site), operand_sites.back().get(), code.address, code.address);
     }
     blocks.operand_sites_hooked(address, size);
     // This block was translated before the hooks existed: translate it again and start it over.
@@ -372,12 +363,13 @@ void detail::MachineState::port_read(std::uint32_t address) {
     run.charged = loss;
 }
 
-Machine::Machine(MachineConfig config, const decode::ElfImage& image)
-    : impl_(std::make_unique<detail::MachineState>(std::move(config), image)) {}
+Machine::Machine(MachineConfig config, const decode::ElfImage& image) : impl_(std::make_unique<detail::MachineState>(std::move(config), image)) {}
 
 Machine::~Machine() = default;
 
-const MachineConfig& Machine::config() const { return impl_->config; }
+const MachineConfig& Machine::config() const {
+    return impl_->config;
+}
 
 std::vector<std::uint8_t> Machine::read_memory(std::uint32_t address, std::uint32_t size) const {
     std::vector<std::uint8_t> bytes(size);
@@ -385,15 +377,20 @@ std::vector<std::uint8_t> Machine::read_memory(std::uint32_t address, std::uint3
     return bytes;
 }
 
-void Machine::add_sink(trace::TraceSink& sink) { impl_->recorder.add_sink(sink); }
+void Machine::add_sink(trace::TraceSink& sink) {
+    impl_->recorder.add_sink(sink);
+}
 
 SourceTotals Machine::deliver() {
     const RunResult& r = last_ = run();
-    return {"emulator", r.instructions, r.cycles, impl_->config.clock_hz, r.emulated_seconds,
-            r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached};
+    return {"emulator",         r.instructions,
+            r.cycles,           impl_->config.clock_hz,
+            r.emulated_seconds, r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached};
 }
 
-const RunResult& Machine::result() const { return last_; }
+const RunResult& Machine::result() const {
+    return last_;
+}
 
 RunResult Machine::run() {
     detail::MachineState& m = *impl_;

@@ -37,11 +37,11 @@ struct MemoryRegion {
 };
 
 struct DeviceConfig {
-    std::string name;                    ///< instance name, e.g. "uart0"
-    std::string type;                    ///< registry type name, e.g. "cmsdk.uart"
-    std::uint32_t base = 0;              ///< first bus address
-    int irq = -1;                        ///< external interrupt line, -1 for none
-    std::unique_ptr<Peripheral> model;   ///< the device; its size() is its window
+    std::string name;                   ///< instance name, e.g. "uart0"
+    std::string type;                   ///< registry type name, e.g. "cmsdk.uart"
+    std::uint32_t base = 0;             ///< first bus address
+    int irq = -1;                       ///< external interrupt line, -1 for none
+    std::unique_ptr<Peripheral> model;  ///< the device; its size() is its window
 };
 
 /// What happens on an access to an MMIO window that no device claims.
@@ -51,18 +51,18 @@ enum class UnclaimedMmio : std::uint8_t {
 };
 
 struct StopConfig {
-    std::uint64_t max_instructions = 0;  ///< 0 = no limit
-    double wall_clock_seconds = 60;      ///< host time limit; 0 = no limit
-    std::string at_symbol;               ///< stop when execution reaches this symbol; empty = never
+    std::uint64_t max_instructions = 0;       ///< 0 = no limit
+    double wall_clock_seconds = 60;           ///< host time limit; 0 = no limit
+    std::string at_symbol;                    ///< stop when execution reaches this symbol; empty = never
     std::optional<std::uint32_t> at_address;  ///< or this address
-    bool on_hang = true;                 ///< stop on a branch-to-self no interrupt can leave
+    bool on_hang = true;                      ///< stop on a branch-to-self no interrupt can leave
 };
 
 struct SemihostingConfig {
     /// Host directory the firmware may open files in; none = SYS_OPEN of files is refused.
     std::optional<std::filesystem::path> host_dir;
-    std::string cmdline;        ///< returned by SYS_GET_CMDLINE
-    std::uint64_t epoch = 0;    ///< SYS_TIME at emulated time 0 (seconds since 1970)
+    std::string cmdline;      ///< returned by SYS_GET_CMDLINE
+    std::uint64_t epoch = 0;  ///< SYS_TIME at emulated time 0 (seconds since 1970)
 };
 
 /// What happens when the firmware makes a memory or instruction fault.
@@ -89,9 +89,9 @@ struct Stimulus {
 
 /// Where the firmware keeps its current thread, for thread-switch events (any RTOS).
 struct RtosConfig {
-    std::string current_thread;              ///< symbol of the current-thread pointer; empty = off
+    std::string current_thread;                ///< symbol of the current-thread pointer; empty = off
     std::optional<std::uint32_t> name_offset;  ///< offset of the name inside the thread control block
-    std::uint32_t name_length = 16;          ///< bytes read for the name (stops at NUL)
+    std::uint32_t name_length = 16;            ///< bytes read for the name (stops at NUL)
 };
 
 /// How executed blocks become cycles.
@@ -102,7 +102,7 @@ enum class TimingMode : std::uint8_t {
 
 struct MachineConfig {
     models::CoreSpec core = *models::find_core("cortex-m3");
-    std::uint64_t clock_hz = 25'000'000;   ///< converts cycles to emulated time
+    std::uint64_t clock_hz = 25'000'000;  ///< converts cycles to emulated time
     /// Where the vector table is at reset; default: the ELF's lowest load address.
     std::optional<std::uint32_t> vector_table;
     /// Where execution starts instead of the reset vector (the stack pointer still comes from the
@@ -116,14 +116,14 @@ struct MachineConfig {
     UnclaimedMmio unclaimed_mmio = UnclaimedMmio::Fault;
     StopConfig stop;
     SemihostingConfig semihosting;
-    bool echo_output = true;   ///< copy semihosting output to the host's stdout/stderr
+    bool echo_output = true;  ///< copy semihosting output to the host's stdout/stderr
     /// NVIC implemented priority bits; 0 = the core's usual value (CoreSpec::priority_bits).
     unsigned priority_bits = 0;
-    unsigned irqs = 64;        ///< external interrupt lines the NVIC implements (1-240)
+    unsigned irqs = 64;  ///< external interrupt lines the NVIC implements (1-240)
     FaultPolicy faults = FaultPolicy::Stop;
     TimingMode timing = TimingMode::Trm;
     std::vector<Stimulus> stimuli;
-    std::uint64_t seed = 1;    ///< seeds stimulus jitter; same seed, same run
+    std::uint64_t seed = 1;  ///< seeds stimulus jitter; same seed, same run
     RtosConfig rtos;
     /// A function whose calls become user-defined events: r0 is the id, r1 the payload.
     std::string user_event_function;

@@ -15,17 +15,23 @@ namespace {
 constexpr std::uint64_t kCheckInterval = 1u << 20;  // instructions between wall-clock checks
 constexpr std::uint16_t kBkptSemihosting = 0xBEAB;  // bkpt 0xab
 
-detail::MachineState& machine(void* user) { return *static_cast<detail::MachineState*>(user); }
+detail::MachineState& machine(void* user) {
+    return *static_cast<detail::MachineState*>(user);
+}
 
 }  // namespace
 
-std::uint64_t DeviceSlot::now() const { return machine->access_counters ? machine->access_counters->cycles : machine->cycles(); }
+std::uint64_t DeviceSlot::now() const {
+    return machine->access_counters ? machine->access_counters->cycles : machine->cycles();
+}
 void DeviceSlot::set_irq(bool level) {
     if (irq < 0) return;
     machine->scs->exceptions().set_line(irq, level);
     machine->next_check = 0;
 }
-void DeviceSlot::stall(std::uint32_t cycles) { machine->add_idle_cycles(cycles, machine->counters.stall); }
+void DeviceSlot::stall(std::uint32_t cycles) {
+    machine->add_idle_cycles(cycles, machine->counters.stall);
+}
 void DeviceSlot::output(std::string_view text) {
     if (machine->want_output) machine->recorder.push_output(machine->cycles(), static_cast<std::uint16_t>(0x100 + index), text);
 }
@@ -34,8 +40,7 @@ void DeviceSlot::user_event(std::uint32_t id, std::uint32_t payload) {
 }
 
 void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
-    if (warned.insert(offset).second)
-        spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
+    if (warned.insert(offset).second) spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
 }
 
 namespace {
@@ -83,7 +88,8 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
-    if (b.flags & BlockInfo::OperandSites) [[unlikely]] return m.hook_operand_sites(address, size);  // runs it again
+    if (b.flags & BlockInfo::OperandSites) [[unlikely]]
+        return m.hook_operand_sites(address, size);  // runs it again
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
@@ -99,8 +105,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch)
-        [[unlikely]]
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
         return on_block_slow(m, pc, size);
     account_block(m, pc, size, b);
 }
@@ -113,10 +118,9 @@ void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     if (site.op == OperandSite::Op::None) return;
     std::uint32_t n = m.core_register(site.rn), d = m.core_register(site.rm);
     using Op = OperandSite::Op;
-    unsigned extra = site.op == Op::Divide
-                         ? m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum
-                         : m.timing->multiply_long(n, d, site.is_signed, site.op == Op::MultiplyAccumulateLong) -
-                               models::TimingModel::kMultiplyLongMinimum;
+    unsigned extra = site.op == Op::Divide ? m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum
+                                           : m.timing->multiply_long(n, d, site.is_signed, site.op == Op::MultiplyAccumulateLong) -
+                                                 models::TimingModel::kMultiplyLongMinimum;
     m.counters.cycles += extra;  // part of the instruction's own cost, as the block's minimum is
 }
 
@@ -147,8 +151,7 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
             m.uc.read_memory(pc, hw);
             std::uint16_t insn = static_cast<std::uint16_t>(hw[0] | hw[1] << 8);
             if (insn != kBkptSemihosting) {
-                m.stop_fault(FaultKind::UnhandledException, pc, pc, false,
-                             m.quoted_instruction(pc) + " with no debugger attached");
+                m.stop_fault(FaultKind::UnhandledException, pc, pc, false, m.quoted_instruction(pc) + " with no debugger attached");
                 return;
             }
             SemihostingOutcome out = m.semihosting.call(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1));
@@ -167,9 +170,7 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
         case 8:  // EXCP_EXCEPTION_EXIT: a branch to EXC_RETURN in handler mode, pc without bit 0
             m.return_from_exception(pc | 1);
             return;
-        default:
-            m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception " + std::to_string(intno));
-            return;
+        default: m.stop_fault(FaultKind::UnhandledException, pc, pc, false, "CPU exception " + std::to_string(intno)); return;
     }
 }
 
@@ -216,8 +217,8 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
     }
     m.access_counters = m.counters_at_access(address, *d);
     if (m.want_mmio)
-        m.recorder.push({m.access_counters->cycles, address, static_cast<std::uint32_t>(value), address - d->base,
-                         trace::EventKind::MmioWrite, static_cast<std::uint8_t>(size), d->index});
+        m.recorder.push({m.access_counters->cycles, address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
+                         static_cast<std::uint8_t>(size), d->index});
     d->model->write(address - d->base, size, static_cast<std::uint32_t>(value));
     m.access_counters.reset();
 }
@@ -249,8 +250,8 @@ std::uint64_t detail::MachineState::check_limits() {
         if (elapsed >= s.wall_clock_seconds) {
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.3g", s.wall_clock_seconds);
-            stop(StopReason::WallClock, std::string("wall-clock limit of ") + buf + " s reached at " + where(uc.reg(UC_ARM_REG_PC)) +
-                                            " (firmware running away?)");
+            stop(StopReason::WallClock,
+                 std::string("wall-clock limit of ") + buf + " s reached at " + where(uc.reg(UC_ARM_REG_PC)) + " (firmware running away?)");
             return 0;
         }
     }
@@ -282,8 +283,7 @@ detail::DeviceSlot* detail::MachineState::device_named(const std::string& name) 
 }
 
 void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when) {
-    if (want_markers)
-        recorder.push({when, block_pc, id, payload, trace::EventKind::Marker, static_cast<std::uint8_t>(from_function ? 1 : 0), 0});
+    if (want_markers) recorder.push({when, block_pc, id, payload, trace::EventKind::Marker, static_cast<std::uint8_t>(from_function ? 1 : 0), 0});
 }
 
 void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {

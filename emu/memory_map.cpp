@@ -22,8 +22,7 @@ std::string hex(std::uint64_t v) {
 void check_disjoint(std::vector<Span> spans) {
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
     for (std::size_t i = 1; i < spans.size(); ++i)
-        if (spans[i].begin < spans[i - 1].end)
-            throw ConfigError(spans[i - 1].what + " overlaps " + spans[i].what);
+        if (spans[i].begin < spans[i - 1].end) throw ConfigError(spans[i - 1].what + " overlaps " + spans[i].what);
 }
 
 std::string access_text(std::uint8_t a) {
@@ -50,11 +49,12 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
         if (r.size == 0) throw ConfigError("memory region " + r.name + " has size 0");
         if (end > 0x1'0000'0000ull) throw ConfigError("memory region " + r.name + " runs past the 4 GiB address space");
         if (r.base % page_size || r.size % page_size)
-            throw ConfigError("memory region " + describe(r) + " must start and end on a " + std::to_string(page_size) +
-                              "-byte boundary");
+            throw ConfigError("memory region " + describe(r) + " must start and end on a " + std::to_string(page_size) + "-byte boundary");
         spans.push_back({r.base, end, "memory region " + describe(r)});
-        if (r.mmio) plan.windows.push_back({r.base, r.size});
-        else plan.memory.push_back(r);
+        if (r.mmio)
+            plan.windows.push_back({r.base, r.size});
+        else
+            plan.memory.push_back(r);
     }
     check_disjoint(spans);
 
@@ -67,9 +67,8 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
         for (const auto& m : plan.memory)
             if (d.base < static_cast<std::uint64_t>(m.base) + m.size && m.base < end)
                 throw ConfigError(what + " overlaps memory region " + describe(m));
-        bool inside = std::any_of(plan.windows.begin(), plan.windows.end(), [&](const MmioWindow& w) {
-            return d.base >= w.base && end <= static_cast<std::uint64_t>(w.base) + w.size;
-        });
+        bool inside = std::any_of(plan.windows.begin(), plan.windows.end(),
+                                  [&](const MmioWindow& w) { return d.base >= w.base && end <= static_cast<std::uint64_t>(w.base) + w.size; });
         if (!inside) {
             std::uint64_t b = d.base / page_size * page_size;
             std::uint64_t e = (end + page_size - 1) / page_size * page_size;
@@ -112,14 +111,14 @@ void check_image_fits(const MemoryPlan& plan, const decode::ElfImage& image) {
         std::uint64_t end = static_cast<std::uint64_t>(s.load_address) + std::max<std::size_t>(s.bytes.size(), 1);
         const MemoryRegion* r = region_at(plan, s.load_address);
         if (!r || end > static_cast<std::uint64_t>(r->base) + r->size)
-            throw ConfigError(image.path() + ": segment " + std::to_string(i) + " " + hex(s.load_address) + "-" +
-                              hex(end - 1) + " is outside the memory map (" + regions + ")");
+            throw ConfigError(image.path() + ": segment " + std::to_string(i) + " " + hex(s.load_address) + "-" + hex(end - 1) +
+                              " is outside the memory map (" + regions + ")");
         if (s.virtual_address != s.load_address) {
             const MemoryRegion* run = region_at(plan, s.virtual_address);
             std::uint64_t vend = static_cast<std::uint64_t>(s.virtual_address) + std::max<std::uint32_t>(s.memory_size, 1);
             if (!run || vend > static_cast<std::uint64_t>(run->base) + run->size)
-                throw ConfigError(image.path() + ": segment " + std::to_string(i) + " runs at " + hex(s.virtual_address) +
-                                  "-" + hex(vend - 1) + ", which is outside the memory map (" + regions + ")");
+                throw ConfigError(image.path() + ": segment " + std::to_string(i) + " runs at " + hex(s.virtual_address) + "-" + hex(vend - 1) +
+                                  ", which is outside the memory map (" + regions + ")");
         }
     }
 }

@@ -41,8 +41,8 @@ struct Fault {
     /// Unicorn 2.0.1 reports data faults at the start of the translated block, not at the
     /// faulting instruction; true when `pc` is such a block start.
     bool pc_is_block_start = false;
-    std::string function;       ///< symbol holding pc, "name+0x12"
-    std::string detail;         ///< e.g. the disassembled instruction
+    std::string function;  ///< symbol holding pc, "name+0x12"
+    std::string detail;    ///< e.g. the disassembled instruction
 };
 
 struct RunResult {
@@ -52,13 +52,13 @@ struct RunResult {
     std::uint64_t cycles = 0;
     double emulated_seconds = 0;
     double host_seconds = 0;
-    std::uint32_t pc = 0;            ///< where execution stopped
+    std::uint32_t pc = 0;  ///< where execution stopped
     std::optional<Fault> fault;
-    std::string message;             ///< one line saying why the run stopped
-    std::uint64_t exceptions = 0;    ///< exceptions taken
+    std::string message;           ///< one line saying why the run stopped
+    std::uint64_t exceptions = 0;  ///< exceptions taken
     std::uint64_t thread_switches = 0;
-    std::uint64_t sleep_cycles = 0;  ///< cycles spent asleep in WFI/WFE (part of `cycles`)
-    std::uint64_t stall_cycles = 0;  ///< memory and device wait states (part of `cycles`)
+    std::uint64_t sleep_cycles = 0;      ///< cycles spent asleep in WFI/WFE (part of `cycles`)
+    std::uint64_t stall_cycles = 0;      ///< memory and device wait states (part of `cycles`)
     std::uint64_t exception_cycles = 0;  ///< exception entry/return overhead (part of `cycles`)
 };
 

@@ -1,7 +1,7 @@
 #include "emu/semihosting.h"
 
-#include <cerrno>
 #include <spdlog/spdlog.h>
+#include <cerrno>
 
 #include <algorithm>
 #include <array>
@@ -11,11 +11,27 @@ namespace emutrace::emu {
 namespace {
 
 enum Op : std::uint32_t {
-    SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITEC = 0x03, SYS_WRITE0 = 0x04, SYS_WRITE = 0x05,
-    SYS_READ = 0x06, SYS_READC = 0x07, SYS_ISERROR = 0x08, SYS_ISTTY = 0x09, SYS_SEEK = 0x0A,
-    SYS_FLEN = 0x0C, SYS_REMOVE = 0x0E, SYS_CLOCK = 0x10, SYS_TIME = 0x11, SYS_ERRNO = 0x13,
-    SYS_GET_CMDLINE = 0x15, SYS_HEAPINFO = 0x16, SYS_EXIT = 0x18, SYS_EXIT_EXTENDED = 0x20,
-    SYS_ELAPSED = 0x30, SYS_TICKFREQ = 0x31,
+    SYS_OPEN = 0x01,
+    SYS_CLOSE = 0x02,
+    SYS_WRITEC = 0x03,
+    SYS_WRITE0 = 0x04,
+    SYS_WRITE = 0x05,
+    SYS_READ = 0x06,
+    SYS_READC = 0x07,
+    SYS_ISERROR = 0x08,
+    SYS_ISTTY = 0x09,
+    SYS_SEEK = 0x0A,
+    SYS_FLEN = 0x0C,
+    SYS_REMOVE = 0x0E,
+    SYS_CLOCK = 0x10,
+    SYS_TIME = 0x11,
+    SYS_ERRNO = 0x13,
+    SYS_GET_CMDLINE = 0x15,
+    SYS_HEAPINFO = 0x16,
+    SYS_EXIT = 0x18,
+    SYS_EXIT_EXTENDED = 0x20,
+    SYS_ELAPSED = 0x30,
+    SYS_TICKFREQ = 0x31,
 };
 constexpr std::uint32_t kApplicationExit = 0x20026;  // ADP_Stopped_ApplicationExit
 constexpr std::uint32_t kError = 0xffffffffu;
@@ -82,7 +98,11 @@ SemihostingOutcome Semihosting::call(std::uint32_t op, std::uint32_t arg) {
         case SYS_READ: return {read(arg)};
         case SYS_READC: return {fail(EIO)};  // no console input
         case SYS_OPEN: return {open(arg)};
-        case SYS_CLOSE: case SYS_SEEK: case SYS_FLEN: case SYS_ISTTY: case SYS_REMOVE: return {file_op(op, arg)};
+        case SYS_CLOSE:
+        case SYS_SEEK:
+        case SYS_FLEN:
+        case SYS_ISTTY:
+        case SYS_REMOVE: return {file_op(op, arg)};
         case SYS_ISERROR: return {static_cast<std::uint32_t>(static_cast<std::int32_t>(arg) < 0)};
         case SYS_CLOCK: return {static_cast<std::uint32_t>(host_.now_cycles() * 100 / clock_hz_)};
         case SYS_TIME: return {static_cast<std::uint32_t>(config_.epoch + host_.now_cycles() / clock_hz_)};
@@ -109,12 +129,12 @@ SemihostingOutcome Semihosting::call(std::uint32_t op, std::uint32_t arg) {
             return out;
         case SYS_EXIT_EXTENDED:
             out.exited = true;
-            if (!read_words(arg, w)) out.exit_code = 1;
-            else out.exit_code = w[0] == kApplicationExit ? static_cast<int>(w[1]) : 1;
+            if (!read_words(arg, w))
+                out.exit_code = 1;
+            else
+                out.exit_code = w[0] == kApplicationExit ? static_cast<int>(w[1]) : 1;
             return out;
-        default:
-            spdlog::warn("semihosting: unsupported operation {:#x}; returning -1", op);
-            return {fail(ENOSYS)};
+        default: spdlog::warn("semihosting: unsupported operation {:#x}; returning -1", op); return {fail(ENOSYS)};
     }
 }
 
@@ -163,8 +183,10 @@ std::uint32_t Semihosting::open(std::uint32_t arg) {
     if (name == ":tt") return w[1] < 4 ? 0 : w[1] < 8 ? 1 : 2;  // the console: stdin, stdout, stderr
     if (name == ":semihosting-features") return fail(ENOENT);
     if (!config_.host_dir) {
-        spdlog::warn("semihosting: firmware tried to open host file '{}'; refused (grant a directory with "
-                     "semihosting.host_dir in the scenario)", name);
+        spdlog::warn(
+            "semihosting: firmware tried to open host file '{}'; refused (grant a directory with "
+            "semihosting.host_dir in the scenario)",
+            name);
         return fail(EACCES);
     }
     namespace fs = std::filesystem;

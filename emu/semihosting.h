@@ -27,8 +27,8 @@ public:
 };
 
 struct SemihostingOutcome {
-    std::uint32_t r0 = 0;   ///< the call's return value
-    bool exited = false;    ///< SYS_EXIT / SYS_EXIT_EXTENDED
+    std::uint32_t r0 = 0;  ///< the call's return value
+    bool exited = false;   ///< SYS_EXIT / SYS_EXIT_EXTENDED
     int exit_code = 0;
 };
 

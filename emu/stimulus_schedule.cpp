@@ -14,8 +14,13 @@ StimulusSchedule::StimulusSchedule(const std::vector<Stimulus>& stimuli, std::ui
     std::uint64_t index = 0;
     for (const auto& s : stimuli) {
         // mt19937_64's output sequence is fixed by the standard, so runs repeat across hosts.
-        Entry e{&s, to_cycles(s.at_seconds, clock_hz), to_cycles(s.every_seconds, clock_hz),
-                to_cycles(s.jitter_seconds, clock_hz), 0, kNever, std::mt19937_64(seed * 0x9E3779B97F4A7C15ull + index++)};
+        Entry e{&s,
+                to_cycles(s.at_seconds, clock_hz),
+                to_cycles(s.every_seconds, clock_hz),
+                to_cycles(s.jitter_seconds, clock_hz),
+                0,
+                kNever,
+                std::mt19937_64(seed * 0x9E3779B97F4A7C15ull + index++)};
         e.next = occurrence(e);
         entries_.push_back(e);
     }

@@ -39,7 +39,7 @@ private:
         std::uint64_t next = kNever;
         std::mt19937_64 rng;
     };
-    std::uint64_t occurrence(Entry& e) ;
+    std::uint64_t occurrence(Entry& e);
     void refresh_next();
 
     std::vector<Entry> entries_;

@@ -24,7 +24,9 @@ constexpr std::array<std::pair<IsaFeature, std::string_view>, 5> kFeatureNames{{
 
 }  // namespace
 
-std::span<const CoreSpec> cores() { return kCores; }
+std::span<const CoreSpec> cores() {
+    return kCores;
+}
 
 std::optional<CoreSpec> find_core(std::string_view name) {
     for (const auto& c : kCores)
@@ -46,8 +48,8 @@ std::optional<std::string> unsupported(const CoreSpec& core, const decode::Instr
     if (!missing) return std::nullopt;
     for (const auto& [feature, description] : kFeatureNames)
         if (missing & feature)
-            return "'" + insn.text + "' needs " + std::string(description) + ", which " + std::string(core.name) +
-                   " (" + std::string(core.arch) + ") does not have";
+            return "'" + insn.text + "' needs " + std::string(description) + ", which " + std::string(core.name) + " (" + std::string(core.arch) +
+                   ") does not have";
     return std::nullopt;
 }
 

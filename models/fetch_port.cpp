@@ -54,8 +54,10 @@ std::vector<int> starts(std::span<const PortInstruction> block, std::span<const 
         std::uint32_t decode_at = decoding < n ? block[decoding].address : last.address + last.size;
         int arrived = 0, in_flight = 0;
         for (std::size_t w = word_of(decode_at & ~3u); w < next_word; ++w) {
-            if (fetched[w] <= c - 2) arrived += 2;
-            else in_flight += 1;
+            if (fetched[w] <= c - 2)
+                arrived += 2;
+            else
+                in_flight += 1;
         }
         if (arrived && (decode_at & 2) && fetched[word_of(decode_at)] <= c - 2) arrived -= 1;
         int used = (arrived ? 2 : 0) + 2 * in_flight + std::max(0, arrived - 2);

@@ -15,12 +15,12 @@ namespace emutrace::models {
 /// One instruction of a block as the fetch model sees it.
 struct PortInstruction {
     std::uint32_t address = 0;
-    std::uint8_t size = 2;       ///< 2 or 4 bytes
-    std::uint8_t cycles = 1;     ///< what the timing model counts for it (at most 255)
-    std::uint8_t reads = 0;      ///< words its data access reads: LDM one a register, LDRD 2, other loads 1
-    bool overlapped = false;     ///< the next instruction runs in its data phase (TimingModel::overlaps_load)
-    bool pipelined = false;      ///< a load whose address phase lies in the data phase of the load before
-    bool speculates = false;     ///< a B<cc> whose target fetch takes the port in its decode cycle
+    std::uint8_t size = 2;    ///< 2 or 4 bytes
+    std::uint8_t cycles = 1;  ///< what the timing model counts for it (at most 255)
+    std::uint8_t reads = 0;   ///< words its data access reads: LDM one a register, LDRD 2, other loads 1
+    bool overlapped = false;  ///< the next instruction runs in its data phase (TimingModel::overlaps_load)
+    bool pipelined = false;   ///< a load whose address phase lies in the data phase of the load before
+    bool speculates = false;  ///< a B<cc> whose target fetch takes the port in its decode cycle
 };
 
 /// Cycles a block loses to a starved fetch, and of those the DWT's LSUCNT share.

@@ -15,35 +15,58 @@ constexpr std::uint16_t kPc = 1u << 15;
 
 bool is_load_single(unsigned id) {
     switch (id) {
-        case ARM_INS_LDR: case ARM_INS_LDRB: case ARM_INS_LDRH: case ARM_INS_LDRSB: case ARM_INS_LDRSH:
-        case ARM_INS_LDRT: case ARM_INS_LDRBT: case ARM_INS_LDRHT: case ARM_INS_LDRSBT: case ARM_INS_LDRSHT:
-        case ARM_INS_LDREX: case ARM_INS_LDREXB: case ARM_INS_LDREXH:
-            return true;
+        case ARM_INS_LDR:
+        case ARM_INS_LDRB:
+        case ARM_INS_LDRH:
+        case ARM_INS_LDRSB:
+        case ARM_INS_LDRSH:
+        case ARM_INS_LDRT:
+        case ARM_INS_LDRBT:
+        case ARM_INS_LDRHT:
+        case ARM_INS_LDRSBT:
+        case ARM_INS_LDRSHT:
+        case ARM_INS_LDREX:
+        case ARM_INS_LDREXB:
+        case ARM_INS_LDREXH: return true;
         default: return false;
     }
 }
 
 bool is_store_single(unsigned id) {
     switch (id) {
-        case ARM_INS_STR: case ARM_INS_STRB: case ARM_INS_STRH: case ARM_INS_STRT: case ARM_INS_STRBT:
-        case ARM_INS_STRHT: case ARM_INS_STREX: case ARM_INS_STREXB: case ARM_INS_STREXH:
-            return true;
+        case ARM_INS_STR:
+        case ARM_INS_STRB:
+        case ARM_INS_STRH:
+        case ARM_INS_STRT:
+        case ARM_INS_STRBT:
+        case ARM_INS_STRHT:
+        case ARM_INS_STREX:
+        case ARM_INS_STREXB:
+        case ARM_INS_STREXH: return true;
         default: return false;
     }
 }
 
 bool is_multiple(unsigned id) {
     switch (id) {
-        case ARM_INS_LDM: case ARM_INS_LDMDB: case ARM_INS_STM: case ARM_INS_STMDB: case ARM_INS_PUSH: case ARM_INS_POP:
-            return true;
+        case ARM_INS_LDM:
+        case ARM_INS_LDMDB:
+        case ARM_INS_STM:
+        case ARM_INS_STMDB:
+        case ARM_INS_PUSH:
+        case ARM_INS_POP: return true;
         default: return false;
     }
 }
 
 bool is_branch(unsigned id) {
     switch (id) {
-        case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BX: case ARM_INS_BLX: case ARM_INS_CBZ: case ARM_INS_CBNZ:
-            return true;
+        case ARM_INS_B:
+        case ARM_INS_BL:
+        case ARM_INS_BX:
+        case ARM_INS_BLX:
+        case ARM_INS_CBZ:
+        case ARM_INS_CBNZ: return true;
         default: return false;
     }
 }
@@ -52,7 +75,9 @@ bool is_multiply_long(unsigned id) {
     return id == ARM_INS_SMULL || id == ARM_INS_UMULL || id == ARM_INS_SMLAL || id == ARM_INS_UMLAL;
 }
 
-unsigned registers_in_list(const Instruction& insn) { return insn.memory.bytes / 4; }
+unsigned registers_in_list(const Instruction& insn) {
+    return insn.memory.bytes / 4;
+}
 
 // The RdHi of SMULL/UMULL/SMLAL/UMLAL, which it writes in its last cycle (RdLo comes earlier).
 std::uint16_t long_multiply_high(const Instruction& insn) {
@@ -115,10 +140,14 @@ unsigned TimingModel::multiply_long(std::uint32_t rn, std::uint32_t rm, bool is_
     bool n_negative = is_signed && static_cast<std::int32_t>(rn) < 0, m_negative = is_signed && static_cast<std::int32_t>(rm) < 0;
     bool negative = n_negative || m_negative;
     unsigned cycles = 0, accumulate_extra = 2;
-    if (n == 3 && m == 3) cycles = 5;
-    else if (n == m) cycles = negative ? 4 : 3;  // both H-only
-    else if (n == 3 && m == 2) cycles = negative ? 5 : 4;
-    else if (n == 2 && m == 3) cycles = 4;
+    if (n == 3 && m == 3)
+        cycles = 5;
+    else if (n == m)
+        cycles = negative ? 4 : 3;  // both H-only
+    else if (n == 3 && m == 2)
+        cycles = negative ? 5 : 4;
+    else if (n == 2 && m == 3)
+        cycles = 4;
     else {  // one operand L-only
         cycles = m_negative ? 5 : 4;
         accumulate_extra = 1;
@@ -128,8 +157,12 @@ unsigned TimingModel::multiply_long(std::uint32_t rn, std::uint32_t rm, bool is_
 
 bool TimingModel::by_operands(const Instruction& insn) const {
     switch (insn.id) {
-        case ARM_INS_SDIV: case ARM_INS_UDIV: return true;
-        case ARM_INS_SMULL: case ARM_INS_UMULL: case ARM_INS_SMLAL: case ARM_INS_UMLAL: return multiply_long_by_operands();
+        case ARM_INS_SDIV:
+        case ARM_INS_UDIV: return true;
+        case ARM_INS_SMULL:
+        case ARM_INS_UMULL:
+        case ARM_INS_SMLAL:
+        case ARM_INS_UMLAL: return multiply_long_by_operands();
         default: return false;
     }
 }
@@ -203,8 +236,7 @@ BlockTiming TimingModel::block(std::span<const Instruction> insns, unsigned word
     return t;
 }
 
-unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch,
-                                  const Instruction* before) const {
+unsigned TimingModel::instruction(const Instruction& insn, const Instruction* previous, unsigned word_fetch, const Instruction* before) const {
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return fpu(insn);
     if (core_ == CoreKind::CortexM0) return v6m(insn);
     // From SRAM a 32-bit store takes a second cycle for the next word's fetch, in which its data
@@ -233,8 +265,8 @@ bool TimingModel::target_at_decode(const Instruction& insn, const Instruction* p
     if (core_ == CoreKind::CortexM0 || decode::is_conditional_branch(insn)) return false;
     if (insn.id == ARM_INS_BL || (insn.id == ARM_INS_B && !insn.conditional)) return true;
     constexpr std::uint16_t kLr = 1u << 14;
-    bool from_lr = (insn.id == ARM_INS_BX || insn.id == ARM_INS_BLX || insn.id == ARM_INS_MOV) && insn.writes_pc &&
-                   (insn.reads & kLr) && insn.target == 0;
+    bool from_lr =
+        (insn.id == ARM_INS_BX || insn.id == ARM_INS_BLX || insn.id == ARM_INS_MOV) && insn.writes_pc && (insn.reads & kLr) && insn.target == 0;
     return from_lr && !(previous && (previous->writes & kLr));
 }
 
@@ -317,8 +349,7 @@ unsigned TimingModel::skipped_branch_refetch(const Instruction& insn, const Inst
 // store without writeback does too (ldr.w r7, [r6, #4]!; str.w r8, [r4]: 1 + 1). Data processing
 // there, dependent or not, does not (cmn, cmp, add.w), nor a store with writeback.
 bool TimingModel::overlaps_load(const Instruction& insn, const Instruction* previous) const {
-    if (core_ == CoreKind::CortexM0 || !previous || !is_load_single(previous->id) || (previous->writes & kPc))
-        return false;
+    if (core_ == CoreKind::CortexM0 || !previous || !is_load_single(previous->id) || (previous->writes & kPc)) return false;
     if (insn.id == ARM_INS_NOP) return true;
     return writes_back(*previous) && (is_store_single(insn.id) && insn.memory.index < 0 && !writes_back(insn));
 }
@@ -469,9 +500,15 @@ unsigned TimingModel::v6m(const Instruction& insn) const {
     switch (id) {
         case ARM_INS_B: return insn.conditional ? 1 : 3;  // taken conditional: +refill at run time
         case ARM_INS_BL: return 4;
-        case ARM_INS_BX: case ARM_INS_BLX: return 3;
-        case ARM_INS_MRS: case ARM_INS_MSR: case ARM_INS_ISB: case ARM_INS_DSB: case ARM_INS_DMB: return 3;
-        case ARM_INS_WFI: case ARM_INS_WFE: return 2;
+        case ARM_INS_BX:
+        case ARM_INS_BLX: return 3;
+        case ARM_INS_MRS:
+        case ARM_INS_MSR:
+        case ARM_INS_ISB:
+        case ARM_INS_DSB:
+        case ARM_INS_DMB: return 3;
+        case ARM_INS_WFI:
+        case ARM_INS_WFE: return 2;
         default: break;
     }
     if (insn.writes_pc) return 3;  // MOV pc / ADD pc
@@ -521,8 +558,7 @@ unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* 
 // does not multiply it (smull r7, r6, r5, r4; mla fp, sl, r9, r6 measures 1 less than with r8 for
 // the r6, or with r6 also a multiplicand). Not an MLS, nor behind SMLAL or UMLAL.
 unsigned TimingModel::accumulates_long_result(const Instruction& insn, const Instruction* previous) const {
-    if (!previous || (previous->id != ARM_INS_SMULL && previous->id != ARM_INS_UMULL) || insn.id != ARM_INS_MLA || insn.accumulator < 0)
-        return 0;
+    if (!previous || (previous->id != ARM_INS_SMULL && previous->id != ARM_INS_UMULL) || insn.id != ARM_INS_MLA || insn.accumulator < 0) return 0;
     std::uint16_t high = long_multiply_high(*previous);
     return ((high >> insn.accumulator) & 1u) && !(insn.multiplicands & high) ? 1 : 0;
 }
@@ -546,42 +582,61 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         return base + address_stall();
     }
     switch (id) {
-        case ARM_INS_LDRD: case ARM_INS_STRD: return 3 + address_stall();  // 1 + N, N = 2; never pipelined
-        case ARM_INS_TBB: case ARM_INS_TBH: return 2 + 1 + pc_load_refill(insn);  // load, add, pipeline reload
+        case ARM_INS_LDRD:
+        case ARM_INS_STRD: return 3 + address_stall();  // 1 + N, N = 2; never pipelined
+        case ARM_INS_TBB:
+        case ARM_INS_TBH: return 2 + 1 + pc_load_refill(insn);  // load, add, pipeline reload
         default: break;
     }
     if (is_multiple(id)) return 1 + registers_in_list(insn) + pc_load_refill(insn) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
-        return 1 + refill_;  // instruction() takes off a refill cycle its early target fetch hides
+        return 1 + refill_;                                 // instruction() takes off a refill cycle its early target fetch hides
     }
     switch (id) {
         case ARM_INS_IT: return folded(insn, previous) ? 0 : 1;
-        case ARM_INS_SDIV: case ARM_INS_UDIV: return kDivideMinimum;  // the rest is added by operand value
-        case ARM_INS_MLA: case ARM_INS_MLS: return m4 ? 1 : 2 - accumulates_long_result(insn, previous);
-        case ARM_INS_UMULL: case ARM_INS_SMULL:
-        case ARM_INS_UMLAL: case ARM_INS_SMLAL: return m4 ? 1 : kMultiplyLongMinimum;  // M3: the rest by operand value
+        case ARM_INS_SDIV:
+        case ARM_INS_UDIV: return kDivideMinimum;  // the rest is added by operand value
+        case ARM_INS_MLA:
+        case ARM_INS_MLS: return m4 ? 1 : 2 - accumulates_long_result(insn, previous);
+        case ARM_INS_UMULL:
+        case ARM_INS_SMULL:
+        case ARM_INS_UMLAL:
+        case ARM_INS_SMLAL: return m4 ? 1 : kMultiplyLongMinimum;  // M3: the rest by operand value
         case ARM_INS_ISB: return 1 + refill_;
-        case ARM_INS_DMB: case ARM_INS_DSB: return 1;                  // 1 + B, B at least 0
-        case ARM_INS_MRS: case ARM_INS_MSR: return 1;
+        case ARM_INS_DMB:
+        case ARM_INS_DSB: return 1;  // 1 + B, B at least 0
+        case ARM_INS_MRS:
+        case ARM_INS_MSR: return 1;
         default: break;
     }
     // Measured on an STM32F100 (add_pc): ADD pc, Rm takes 1 + P + 1, its target coming from the
     // adder a cycle after a register read would have it (MOV pc, r8 takes 1 + P: bl_blx_bx_mov_pc_lr).
     if (insn.writes_pc) return id == ARM_INS_ADD ? 2 + refill_ : 1 + refill_;
-    return 1;                                // data processing, MUL, bit field, saturate, DSP SIMD, IT, NOP, CPS
+    return 1;  // data processing, MUL, bit field, saturate, DSP SIMD, IT, NOP, CPS
 }
 
 // Cortex-M4 TRM "FPU instruction set" (cortex-m4f).
 unsigned TimingModel::fpu(const Instruction& insn) const {
     switch (insn.id) {
-        case ARM_INS_VDIV: case ARM_INS_VSQRT: return 14;
-        case ARM_INS_VMLA: case ARM_INS_VMLS: case ARM_INS_VNMLA: case ARM_INS_VNMLS:
-        case ARM_INS_VFMA: case ARM_INS_VFMS: case ARM_INS_VFNMA: case ARM_INS_VFNMS:
-            return 3;
-        case ARM_INS_VLDR: case ARM_INS_VSTR: return 2;
-        case ARM_INS_VPUSH: case ARM_INS_VPOP: case ARM_INS_VLDMIA: case ARM_INS_VSTMIA: case ARM_INS_VLDMDB: case ARM_INS_VSTMDB:
-            return 1 + insn.memory.bytes / 4;
+        case ARM_INS_VDIV:
+        case ARM_INS_VSQRT: return 14;
+        case ARM_INS_VMLA:
+        case ARM_INS_VMLS:
+        case ARM_INS_VNMLA:
+        case ARM_INS_VNMLS:
+        case ARM_INS_VFMA:
+        case ARM_INS_VFMS:
+        case ARM_INS_VFNMA:
+        case ARM_INS_VFNMS: return 3;
+        case ARM_INS_VLDR:
+        case ARM_INS_VSTR: return 2;
+        case ARM_INS_VPUSH:
+        case ARM_INS_VPOP:
+        case ARM_INS_VLDMIA:
+        case ARM_INS_VSTMIA:
+        case ARM_INS_VLDMDB:
+        case ARM_INS_VSTMDB: return 1 + insn.memory.bytes / 4;
         default: return 1;  // VADD, VSUB, VMUL, VNEG, VABS, VCMP, VCVT, VMOV, VMRS
     }
 }

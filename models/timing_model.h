@@ -15,8 +15,8 @@ namespace emutrace::models {
 
 /// What a block costs, computed once when it is first seen.
 struct BlockTiming {
-    std::uint32_t cycles = 0;       ///< every instruction, the final branch as not taken (unconditional: taken)
-    std::int32_t taken_extra = 0;   ///< added when the final conditional branch turns out taken (may be negative)
+    std::uint32_t cycles = 0;      ///< every instruction, the final branch as not taken (unconditional: taken)
+    std::int32_t taken_extra = 0;  ///< added when the final conditional branch turns out taken (may be negative)
 };
 
 class TimingModel {
@@ -89,8 +89,8 @@ public:
     unsigned skipped(const decode::Instruction& insn, unsigned word_fetch = 0) const;
     /// Extra cycles of `insn`, a branch in an IT block, when its condition fails: the refetch of
     /// `next`, the instruction after it, when the branch had started fetching its target.
-    unsigned skipped_branch_refetch(const decode::Instruction& insn, const decode::Instruction* previous,
-                                    const decode::Instruction& next, unsigned word_fetch = 0) const;
+    unsigned skipped_branch_refetch(const decode::Instruction& insn, const decode::Instruction* previous, const decode::Instruction& next,
+                                    unsigned word_fetch = 0) const;
     /// Extra cycles of a taken conditional branch or CBZ/CBNZ: the pipeline refill P.
     unsigned refill() const { return refill_; }
     /// What a block ending in `last` adds when its final branch is taken (may be negative): for
@@ -111,9 +111,9 @@ public:
     bool by_operands(const decode::Instruction& insn) const;
     static constexpr unsigned kMultiplyLongMinimum = 3;
 
-    unsigned exception_entry() const { return entry_; }        ///< stacking to the first handler instruction
-    unsigned exception_return() const { return return_; }      ///< unstacking to the resumed instruction
-    unsigned tail_chain() const { return tail_chain_; }        ///< one handler's return straight into the next
+    unsigned exception_entry() const { return entry_; }    ///< stacking to the first handler instruction
+    unsigned exception_return() const { return return_; }  ///< unstacking to the resumed instruction
+    unsigned tail_chain() const { return tail_chain_; }    ///< one handler's return straight into the next
 
 private:
     unsigned v6m(const decode::Instruction& insn) const;

@@ -7,7 +7,6 @@
 namespace emutrace::session {
 namespace {
 
-
 // 1234567 -> "1,234,567"
 std::string grouped(std::uint64_t v) {
     std::string digits = std::to_string(v), out;
@@ -20,13 +19,18 @@ std::string grouped(std::uint64_t v) {
 
 std::string duration(double seconds) {
     char buf[32];
-    if (seconds >= 1) std::snprintf(buf, sizeof buf, "%.3f s", seconds);
-    else if (seconds >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
-    else std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
+    if (seconds >= 1)
+        std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+    else if (seconds >= 1e-3)
+        std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
     return buf;
 }
 
-double mips(const emu::RunResult& r) { return r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0; }
+double mips(const emu::RunResult& r) {
+    return r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0;
+}
 
 }  // namespace
 
@@ -83,8 +87,9 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["sleep_cycles"] = r.sleep_cycles;
     if (r.fault) {
         const emu::Fault& f = *r.fault;
-        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)}, {"pc", config::hex32(f.pc)},
-                      {"pc_is_block_start", f.pc_is_block_start}, {"function", f.function}, {"detail", f.detail}};
+        j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)},
+                      {"pc", config::hex32(f.pc)},      {"pc_is_block_start", f.pc_is_block_start},
+                      {"function", f.function},         {"detail", f.detail}};
     } else {
         j["fault"] = nullptr;
     }
@@ -104,8 +109,7 @@ std::string format_capture(const decode::CaptureSummary& s) {
                   "  gaps            %llu\n  cycles          %llu\n",
                   static_cast<unsigned long long>(s.ranges), static_cast<unsigned long long>(s.instructions),
                   static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.exception_returns),
-                  static_cast<unsigned long long>(s.trace_on), static_cast<unsigned long long>(s.gaps),
-                  static_cast<unsigned long long>(s.cycles));
+                  static_cast<unsigned long long>(s.trace_on), static_cast<unsigned long long>(s.gaps), static_cast<unsigned long long>(s.cycles));
     out += line;
     if (s.lost_bytes) {
         std::snprintf(line, sizeof line, "  lost            %llu bytes while resynchronising, first at byte %lld\n",
@@ -116,9 +120,11 @@ std::string format_capture(const decode::CaptureSummary& s) {
 }
 
 nlohmann::json capture_json(const decode::CaptureSummary& s) {
-    return {{"snapshot", s.snapshot}, {"trace_ids", s.trace_ids}, {"ranges", s.ranges}, {"instructions", s.instructions},
-            {"exceptions", s.exceptions}, {"exception_returns", s.exception_returns}, {"trace_on", s.trace_on},
-            {"gaps", s.gaps}, {"cycles", s.cycles}, {"bytes", s.bytes},
+    return {{"snapshot", s.snapshot},     {"trace_ids", s.trace_ids},
+            {"ranges", s.ranges},         {"instructions", s.instructions},
+            {"exceptions", s.exceptions}, {"exception_returns", s.exception_returns},
+            {"trace_on", s.trace_on},     {"gaps", s.gaps},
+            {"cycles", s.cycles},         {"bytes", s.bytes},
             {"lost_bytes", s.lost_bytes}, {"first_loss_at", s.first_loss_at}};
 }
 

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
-#include "session/builtin_scenarios.h"
 #include "config/units.h"
 #include "emu/peripherals/registry.h"
+#include "session/builtin_scenarios.h"
 
 namespace emutrace::session {
 namespace {
@@ -20,13 +20,13 @@ emu::MemoryRegion parse_region(const config::Node& n) {
     r.size = static_cast<std::uint32_t>(size);
     std::string kind = n.has("kind") ? n["kind"].choice({"flash", "rom", "ram", "mmio"}) : "ram";
     r.mmio = kind == "mmio";
-    r.access = (kind == "flash" || kind == "rom") ? (emu::AccessRead | emu::AccessExecute)
-                                                   : (emu::AccessRead | emu::AccessWrite | emu::AccessExecute);
+    r.access =
+        (kind == "flash" || kind == "rom") ? (emu::AccessRead | emu::AccessExecute) : (emu::AccessRead | emu::AccessWrite | emu::AccessExecute);
     if (n.has("access")) {
         if (r.mmio) n["access"].fail("mmio regions take their access rules from their devices");
         std::string a = n["access"].choice({"r", "rw", "rx", "rwx"});
-        r.access = emu::AccessRead | (a.find('w') != std::string::npos ? emu::AccessWrite : 0) |
-                   (a.find('x') != std::string::npos ? emu::AccessExecute : 0);
+        r.access =
+            emu::AccessRead | (a.find('w') != std::string::npos ? emu::AccessWrite : 0) | (a.find('x') != std::string::npos ? emu::AccessExecute : 0);
     }
     if (n.has("wait_states")) {
         if (r.mmio) n["wait_states"].fail("wait states of MMIO are the devices' read_latency");
@@ -168,9 +168,9 @@ std::vector<std::string> scenario_plugins(const config::Node& root) {
 
 Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
-    std::vector<std::string> keys = {"cpu",   "clock", "vector_table", "memory", "peripherals", "unclaimed_mmio", "stop",
-                                     "semihosting", "outputs", "nvic", "faults", "stimuli", "seed", "rtos",
-                                     "timing", "firmware", "user_events", "plugins"};
+    std::vector<std::string> keys = {"cpu",  "clock",       "vector_table", "memory",   "peripherals", "unclaimed_mmio",
+                                     "stop", "semihosting", "outputs",      "nvic",     "faults",      "stimuli",
+                                     "seed", "rtos",        "timing",       "firmware", "user_events", "plugins"};
     for (const auto& k : registry.sections()) keys.push_back(k);
     root.allow_only(keys);
     Scenario sc;
@@ -192,13 +192,11 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
     parse_stop(root["stop"], m.stop);
     parse_nvic(root["nvic"], m);
-    if (root.has("faults"))
-        m.faults = root["faults"].choice({"stop", "handler"}) == "handler" ? emu::FaultPolicy::Handler : emu::FaultPolicy::Stop;
+    if (root.has("faults")) m.faults = root["faults"].choice({"stop", "handler"}) == "handler" ? emu::FaultPolicy::Handler : emu::FaultPolicy::Stop;
     if (root.has("stimuli"))
         for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
     if (root.has("seed")) m.seed = root["seed"].integer();
-    if (root.has("timing"))
-        m.timing = root["timing"].choice({"trm", "none"}) == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+    if (root.has("timing")) m.timing = root["timing"].choice({"trm", "none"}) == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];

@@ -109,9 +109,7 @@ struct Session::Impl final : AnalysisSetup {
     std::optional<std::uint32_t> address_of(std::string_view symbol) const override {
         return loaded ? loaded->symbols().address_of(std::string(symbol)) : std::nullopt;
     }
-    std::string describe(std::uint32_t address) const override {
-        return loaded ? loaded->symbols().describe(address) : config::hex32(address);
-    }
+    std::string describe(std::uint32_t address) const override { return loaded ? loaded->symbols().describe(address) : config::hex32(address); }
     std::uint64_t clock_hz() const override { return machine ? machine->config().clock_hz : scenario.machine.clock_hz; }
     bool emulated() const override { return !capture; }
     const decode::ElfImage& image() const override {
@@ -138,7 +136,8 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     apply(s.request.machine, s.scenario.machine);
     s.elf = firmware_path(s.request, s.scenario);
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
-    if (!s.request.capture.empty()) s.capture = std::make_unique<decode::PtmCapture>(s.request.capture, static_cast<std::uint8_t>(s.request.capture_trace_id));
+    if (!s.request.capture.empty())
+        s.capture = std::make_unique<decode::PtmCapture>(s.request.capture, static_cast<std::uint8_t>(s.request.capture_trace_id));
     std::vector<std::uint32_t> points;
     for (const auto& type : s.registry.types()) {
         std::unique_ptr<Analysis> a = type.create(s);
@@ -165,8 +164,10 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
 Session::~Session() = default;
 
 void Session::add_sink(trace::TraceSink& sink) {
-    if (impl_->capture) impl_->capture->add_sink(sink);
-    else impl_->machine->add_sink(sink);
+    if (impl_->capture)
+        impl_->capture->add_sink(sink);
+    else
+        impl_->machine->add_sink(sink);
 }
 
 std::vector<std::string> Session::analyses() const {
@@ -175,8 +176,12 @@ std::vector<std::string> Session::analyses() const {
     return out;
 }
 
-const std::string& Session::firmware() const { return impl_->elf; }
-const std::string& Session::scenario_file() const { return impl_->scenario.file; }
+const std::string& Session::firmware() const {
+    return impl_->elf;
+}
+const std::string& Session::scenario_file() const {
+    return impl_->scenario.file;
+}
 
 RunReport Session::run() {
     Impl& s = *impl_;
@@ -201,7 +206,8 @@ RunReport Session::run() {
         j = session::capture_json(s.capture->summary());
         report.summary = session::format_capture(s.capture->summary());
         report.stopped = "decoded";
-        if (report.totals.clock_hz) report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
+        if (report.totals.clock_hz)
+            report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
     }
 
     std::vector<TestCase> cases;

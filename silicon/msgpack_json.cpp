@@ -18,7 +18,8 @@ nlohmann::json convert(const msgpack_object& o, int depth, const std::string& wh
         case MSGPACK_OBJECT_BOOLEAN: return o.via.boolean;
         case MSGPACK_OBJECT_POSITIVE_INTEGER: return o.via.u64;
         case MSGPACK_OBJECT_NEGATIVE_INTEGER: return o.via.i64;
-        case MSGPACK_OBJECT_FLOAT32: case MSGPACK_OBJECT_FLOAT64: return o.via.f64;
+        case MSGPACK_OBJECT_FLOAT32:
+        case MSGPACK_OBJECT_FLOAT64: return o.via.f64;
         case MSGPACK_OBJECT_STR: return std::string(o.via.str.ptr, o.via.str.size);
         case MSGPACK_OBJECT_BIN: return nlohmann::json::binary({o.via.bin.ptr, o.via.bin.ptr + o.via.bin.size});
         case MSGPACK_OBJECT_ARRAY: {

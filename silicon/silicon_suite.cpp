@@ -9,12 +9,12 @@
 #include <map>
 #include <memory>
 
-#include "silicon/msgpack_json.h"
 #include "config/config_error.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "emu/machine.h"
+#include "silicon/msgpack_json.h"
 
 namespace emutrace::silicon {
 namespace {
@@ -45,8 +45,7 @@ std::map<std::uint32_t, Entry> read_archive(const std::string& path) {
         if (rc != ARCHIVE_OK) throw ConfigError(path + ": corrupt archive (" + archive_error(a.get()) + ")");
         std::filesystem::path member(archive_entry_pathname(e));
         std::string stem = member.stem().string(), ext = member.extension().string();
-        bool numbered = !stem.empty() && stem.size() <= 6 &&
-                        std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        bool numbered = !stem.empty() && stem.size() <= 6 && std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
         if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
         la_int64_t size = archive_entry_size(e);
         if (size < 0 || size > (64 << 20)) throw ConfigError(path + ": " + member.string() + " has an implausible size");
@@ -77,8 +76,7 @@ emu::MachineConfig board_config(const SiliconBoard& board, std::uint32_t main, s
     const unsigned flash_access = emu::AccessRead | emu::AccessExecute;
     region("flash", board.flash_base, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);
     region("flash_alias", 0, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);  // boot from main flash
-    region("sram", board.sram_base, board.sram_size, emu::AccessRead | emu::AccessWrite | emu::AccessExecute, false,
-           board.sram_fetch_word_cycles);
+    region("sram", board.sram_base, board.sram_size, emu::AccessRead | emu::AccessWrite | emu::AccessExecute, false, board.sram_fetch_word_cycles);
     // The test programs do not use the vendor peripherals between main and exit; reads there are 0.
     region("peripherals", 0x40000000, 0x00030000, emu::AccessRead | emu::AccessWrite, true);
     c.unclaimed_mmio = emu::UnclaimedMmio::Log;
@@ -140,8 +138,8 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
         std::string name = region.value("symbol_name", "?");
         std::uint32_t addr = address_field(region, "addr", file + " mem_dump " + name);
         const nlohmann::json& content = region.at("content");
-        std::vector<std::uint8_t> measured = content.is_binary() ? std::vector<std::uint8_t>(content.get_binary())
-                                                                 : content.get<std::vector<std::uint8_t>>();
+        std::vector<std::uint8_t> measured =
+            content.is_binary() ? std::vector<std::uint8_t>(content.get_binary()) : content.get<std::vector<std::uint8_t>>();
         std::vector<std::uint8_t> emulated = m.read_memory(addr, static_cast<std::uint32_t>(measured.size()));
         if (emulated.size() != measured.size()) {
             c.exact = false;

@@ -12,18 +12,18 @@ namespace emutrace::silicon {
 
 /// A 32-bit word the board and the emulator disagree on.
 struct WordMismatch {
-    std::string region;          ///< the dump's symbol, e.g. "times"
-    std::uint32_t index = 0;     ///< word index in the region
+    std::string region;       ///< the dump's symbol, e.g. "times"
+    std::uint32_t index = 0;  ///< word index in the region
     std::uint32_t measured = 0, emulated = 0;
 };
 
 struct SiliconConfiguration {
-    std::uint32_t number = 0;    ///< N of N.flash / N.dump
-    std::string name;            ///< the dump's configuration_name
-    bool exact = false;          ///< every dumped region matched byte for byte
-    std::string error;           ///< the emulated run did not reach the exit address: why
+    std::uint32_t number = 0;              ///< N of N.flash / N.dump
+    std::string name;                      ///< the dump's configuration_name
+    bool exact = false;                    ///< every dumped region matched byte for byte
+    std::string error;                     ///< the emulated run did not reach the exit address: why
     std::vector<WordMismatch> mismatches;  ///< every differing word, in dump order
-    std::vector<std::string> code;               ///< the measured instruction sequence, disassembled
+    std::vector<std::string> code;         ///< the measured instruction sequence, disassembled
 };
 
 struct SiliconTest {

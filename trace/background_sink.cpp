@@ -23,7 +23,9 @@ BackgroundSink::BackgroundSink(TraceSink& inner, std::size_t chunk_events, std::
     free_.pop_back();
 }
 
-BackgroundSink::~BackgroundSink() { stop(); }
+BackgroundSink::~BackgroundSink() {
+    stop();
+}
 
 void BackgroundSink::on_start(const RunInfo& info) {
     inner_.on_start(info);

@@ -44,13 +44,14 @@ public:
 
     void push(const Event& e) {
         events_[count_++] = e;
-        if (count_ == kBatchSize) [[unlikely]] flush();
+        if (count_ == kBatchSize) [[unlikely]]
+            flush();
     }
 
     /// Appends a Block event; the hot path of every source, so it writes the slot in place and
     /// flushes last, where the call can be a tail call.
-    void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions,
-                    std::uint32_t cost, std::uint8_t end = 0) {
+    void push_block(std::uint64_t cycle, std::uint32_t address, std::uint32_t size, std::uint32_t instructions, std::uint32_t cost,
+                    std::uint8_t end = 0) {
         Event& e = events_[count_++];
         e.cycle = cycle;
         e.address = address;
@@ -59,7 +60,8 @@ public:
         // kind, width and channel in one 32-bit store (little-endian host layout, checked below)
         std::uint32_t tail = static_cast<std::uint32_t>(EventKind::Block) | std::uint32_t{end} << 8 | (cost < 0xFFFF ? cost : 0xFFFFu) << 16;
         std::memcpy(reinterpret_cast<char*>(&e) + offsetof(Event, kind), &tail, sizeof tail);
-        if (count_ == kBatchSize) [[unlikely]] flush();
+        if (count_ == kBatchSize) [[unlikely]]
+            flush();
     }
 
     /// Keeps `text` with the current batch; returns its offset for the event that refers to it.

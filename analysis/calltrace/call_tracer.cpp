@@ -11,7 +11,9 @@ std::uint32_t CallTracer::function_of(std::uint32_t address) const {
     return f ? f->address : address;
 }
 
-std::string CallTracer::function_name(std::uint32_t address) const { return image_.symbols().describe(address); }
+std::string CallTracer::function_name(std::uint32_t address) const {
+    return image_.symbols().describe(address);
+}
 
 CallTracer::Context& CallTracer::refresh_live() {
     if (!exception_contexts_.empty()) return *(live_ = &exception_contexts_.back());
@@ -118,7 +120,8 @@ void CallTracer::on_branch(const trace::Event& e) {
             if ((resumes_caller && e.width == 1) || kind == trace::BranchKind::Return) leave_to(c, to, e.cycle);
             break;
         }
-        case trace::BranchKind::Vector: case trace::BranchKind::Resume: break;
+        case trace::BranchKind::Vector:
+        case trace::BranchKind::Resume: break;
     }
 }
 
@@ -135,8 +138,8 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
         switch (e.kind) {
             case trace::EventKind::Branch: on_branch(e); break;
             case trace::EventKind::ExceptionEntry: {
-                std::uint32_t interrupted = exception_contexts_.empty() ? current_thread_
-                                                                         : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
+                std::uint32_t interrupted =
+                    exception_contexts_.empty() ? current_thread_ : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
                 exception_contexts_.push_back(Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, false});
                 live_ = nullptr;  // the vector may have moved its contexts
                 emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0, false, false});
@@ -148,8 +151,8 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                 while (!c.frames.empty()) pop(c, e.cycle);
                 exception_contexts_.pop_back();
                 live_ = nullptr;
-                std::uint32_t resumed = exception_contexts_.empty() ? current_thread_
-                                                                     : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
+                std::uint32_t resumed =
+                    exception_contexts_.empty() ? current_thread_ : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
                 emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0, false, false});
                 break;
             }

@@ -30,9 +30,9 @@ struct CallEvent {
     /// The shadow stack the event belongs to: a thread's index, or kExceptionContext + nesting
     /// level for handlers. ExceptionEntry/Return: the context that was interrupted / resumes.
     std::uint32_t context = 0;
-    std::uint32_t depth = 0;     ///< Entry/Exit: stack depth of the frame (0 = outermost)
-    std::uint32_t id = 0;        ///< Marker: the event id
-    std::uint32_t payload = 0;   ///< Marker: the payload
+    std::uint32_t depth = 0;    ///< Entry/Exit: stack depth of the frame (0 = outermost)
+    std::uint32_t id = 0;       ///< Marker: the event id
+    std::uint32_t payload = 0;  ///< Marker: the payload
     /// Entry: by a tail call, so it returns to the caller of the function it replaces. Exit: the
     /// function was replaced by a tail call, the Entry that follows.
     bool tail = false;

@@ -64,8 +64,10 @@ std::vector<ConstraintSpec> resolve_all(const CalltraceConfig& config, const dec
 std::string time_text(std::uint64_t cycles, std::uint64_t clock_hz) {
     char buf[32];
     double us = static_cast<double>(cycles) * 1e6 / static_cast<double>(clock_hz);
-    if (us >= 1000) std::snprintf(buf, sizeof buf, "%.3f ms", us / 1000);
-    else std::snprintf(buf, sizeof buf, "%.1f us", us);
+    if (us >= 1000)
+        std::snprintf(buf, sizeof buf, "%.3f ms", us / 1000);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f us", us);
     return buf;
 }
 
@@ -81,8 +83,8 @@ public:
 
 /// The files the analysis writes and the baseline it compares with.
 struct CalltraceOutputs {
-    std::string perfetto, trace;            ///< empty: not written
-    std::string baseline;                   ///< an earlier --json result; empty: none
+    std::string perfetto, trace;  ///< empty: not written
+    std::string baseline;         ///< an earlier --json result; empty: none
     double regression_threshold = 0.05;
 };
 
@@ -136,7 +138,8 @@ TraceAnalysis::TraceAnalysis(CalltraceConfig config, CalltraceOutputs outputs, c
     : config_(std::move(config)), outputs_(std::move(outputs)), image_(image), lines_(image.path()), clock_hz_(clock_hz), tracer_(image),
       checker_(resolve_all(config_, image, clock_hz), tracer_) {
     for (const auto& p : config_.phases)
-        if (!image.symbols().address_of(p)) throw ConfigError(scenario_file + ": calltrace.phases names '" + p + "', which is not in " + image.path());
+        if (!image.symbols().address_of(p))
+            throw ConfigError(scenario_file + ": calltrace.phases names '" + p + "', which is not in " + image.path());
     tracer_.add_listener(profile_);
     tracer_.add_listener(checker_);
     tracer_.add_listener(user_events_);
@@ -237,8 +240,8 @@ std::vector<TestCase> TraceAnalysis::test_cases() const {
                 t.details += "\n";
             }
         }
-        t.output = "occurrences " + std::to_string(r.occurrences) + ", max " + std::to_string(r.occurrences ? r.max : 0) +
-                   " cycles, limit " + std::to_string(r.spec->limit_cycles) + " cycles";
+        t.output = "occurrences " + std::to_string(r.occurrences) + ", max " + std::to_string(r.occurrences ? r.max : 0) + " cycles, limit " +
+                   std::to_string(r.spec->limit_cycles) + " cycles";
         out.push_back(std::move(t));
     }
     return out;
@@ -257,12 +260,11 @@ std::string TraceAnalysis::summary() const {
     out += line;
     for (std::size_t i = 0; i < rows.size() && i < config_.top; ++i) {
         const auto& [fn, s] = rows[i];
-        std::snprintf(line, sizeof line, "  %-28s %8llu %12llu %12llu %10llu %10llu %5.1f%%  %s\n", tracer_.function_name(fn).substr(0, 28).c_str(),
-                      static_cast<unsigned long long>(s.calls), static_cast<unsigned long long>(s.inclusive),
-                      static_cast<unsigned long long>(s.exclusive), static_cast<unsigned long long>(s.exclusive_min),
-                      static_cast<unsigned long long>(s.exclusive_max),
-                      total_cycles ? 100.0 * static_cast<double>(s.exclusive) / static_cast<double>(total_cycles) : 0.0,
-                      lines_.at(fn).value_or("").c_str());
+        std::snprintf(
+            line, sizeof line, "  %-28s %8llu %12llu %12llu %10llu %10llu %5.1f%%  %s\n", tracer_.function_name(fn).substr(0, 28).c_str(),
+            static_cast<unsigned long long>(s.calls), static_cast<unsigned long long>(s.inclusive), static_cast<unsigned long long>(s.exclusive),
+            static_cast<unsigned long long>(s.exclusive_min), static_cast<unsigned long long>(s.exclusive_max),
+            total_cycles ? 100.0 * static_cast<double>(s.exclusive) / static_cast<double>(total_cycles) : 0.0, lines_.at(fn).value_or("").c_str());
         out += line;
     }
     if (!config_.phases.empty()) {
@@ -286,8 +288,8 @@ std::string TraceAnalysis::summary() const {
     }
     if (!checker_.results().empty()) {
         out += "constraints\n";
-        std::snprintf(line, sizeof line, "  %-26s %6s %12s %12s %12s %12s %12s  %s\n", "name", "count", "min", "mean", "max", "limit",
-                      "worst slack", "verdict");
+        std::snprintf(line, sizeof line, "  %-26s %6s %12s %12s %12s %12s %12s  %s\n", "name", "count", "min", "mean", "max", "limit", "worst slack",
+                      "verdict");
         out += line;
         for (const auto& r : checker_.results()) {
             char slack[48] = "-";
@@ -312,13 +314,11 @@ std::string TraceAnalysis::summary() const {
         }
     }
     if (!auto_dropped_.empty()) {
-        out += "trace selection: left out to meet " + std::to_string(static_cast<long long>(config_.event_budget)) +
-               " events/s:";
+        out += "trace selection: left out to meet " + std::to_string(static_cast<long long>(config_.event_budget)) + " events/s:";
         for (const auto& f : auto_dropped_) out += " " + f;
         out += "\n";
     }
-    if (tracer_.unmatched_returns())
-        out += "  (" + std::to_string(tracer_.unmatched_returns()) + " returns matched no call on the shadow stack)\n";
+    if (tracer_.unmatched_returns()) out += "  (" + std::to_string(tracer_.unmatched_returns()) + " returns matched no call on the shadow stack)\n";
     return out;
 }
 
@@ -326,31 +326,50 @@ nlohmann::json TraceAnalysis::to_json() const {
     using nlohmann::json;
     json functions = json::array();
     for (const auto& [fn, s] : profile_.overall())
-        functions.push_back({{"function", tracer_.function_name(fn)}, {"address", fn}, {"source", lines_.at(fn).value_or("")},
-                             {"calls", s.calls}, {"inclusive_cycles", s.inclusive},
-                             {"exclusive_cycles", s.exclusive}, {"exclusive_min", s.exclusive_min}, {"exclusive_max", s.exclusive_max},
-                             {"inclusive_min", s.inclusive_min}, {"inclusive_max", s.inclusive_max}});
+        functions.push_back({{"function", tracer_.function_name(fn)},
+                             {"address", fn},
+                             {"source", lines_.at(fn).value_or("")},
+                             {"calls", s.calls},
+                             {"inclusive_cycles", s.inclusive},
+                             {"exclusive_cycles", s.exclusive},
+                             {"exclusive_min", s.exclusive_min},
+                             {"exclusive_max", s.exclusive_max},
+                             {"inclusive_min", s.inclusive_min},
+                             {"inclusive_max", s.inclusive_max}});
     json per_thread = json::array();
     for (const auto& [key, s] : profile_.by_thread())
-        per_thread.push_back({{"function", tracer_.function_name(key.first)}, {"thread", tracer_.threads().at(key.second)},
-                              {"calls", s.calls}, {"inclusive_cycles", s.inclusive}, {"exclusive_cycles", s.exclusive}});
+        per_thread.push_back({{"function", tracer_.function_name(key.first)},
+                              {"thread", tracer_.threads().at(key.second)},
+                              {"calls", s.calls},
+                              {"inclusive_cycles", s.inclusive},
+                              {"exclusive_cycles", s.exclusive}});
     json constraints = json::array();
     for (const auto& r : checker_.results()) {
         json violations = json::array();
         for (const auto& v : r.violations)
-            violations.push_back({{"start_cycle", v.start_cycle}, {"end_cycle", v.end_cycle}, {"key", v.key}, {"reason", v.reason},
-                                  {"stack", v.stack}, {"time_seconds", static_cast<double>(v.end_cycle) / static_cast<double>(clock_hz_)}});
-        constraints.push_back({{"name", r.spec->name}, {"occurrences", r.occurrences}, {"min_cycles", r.occurrences ? r.min : 0},
-                               {"mean_cycles", r.mean()}, {"max_cycles", r.max}, {"limit_cycles", r.spec->limit_cycles},
-                               {"worst_slack_cycles", r.worst_slack()}, {"passed", r.passed()}, {"violations", violations},
+            violations.push_back({{"start_cycle", v.start_cycle},
+                                  {"end_cycle", v.end_cycle},
+                                  {"key", v.key},
+                                  {"reason", v.reason},
+                                  {"stack", v.stack},
+                                  {"time_seconds", static_cast<double>(v.end_cycle) / static_cast<double>(clock_hz_)}});
+        constraints.push_back({{"name", r.spec->name},
+                               {"occurrences", r.occurrences},
+                               {"min_cycles", r.occurrences ? r.min : 0},
+                               {"mean_cycles", r.mean()},
+                               {"max_cycles", r.max},
+                               {"limit_cycles", r.spec->limit_cycles},
+                               {"worst_slack_cycles", r.worst_slack()},
+                               {"passed", r.passed()},
+                               {"violations", violations},
                                {"open_at_end", r.open_at_end}});
     }
     json user_events = json::array();
     for (const auto& e : user_events_.events)
         user_events.push_back({{"cycle", e.cycle}, {"id", e.id}, {"payload", e.payload}, {"thread", tracer_.threads().at(e.thread)}});
-    return {{"functions", functions}, {"per_thread", per_thread}, {"threads", tracer_.threads()}, {"constraints", constraints},
-            {"user_events", user_events},
-            {"unmatched_returns", tracer_.unmatched_returns()}, {"auto_dropped", auto_dropped_}, {"regressions", regressions_}};
+    return {{"functions", functions},        {"per_thread", per_thread},   {"threads", tracer_.threads()},
+            {"constraints", constraints},    {"user_events", user_events}, {"unmatched_returns", tracer_.unmatched_returns()},
+            {"auto_dropped", auto_dropped_}, {"regressions", regressions_}};
 }
 
 nlohmann::json TraceAnalysis::regressions(const nlohmann::json& baseline, double threshold) const {

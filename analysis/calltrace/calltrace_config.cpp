@@ -12,8 +12,10 @@ TraceEventConfig parse_trace_event(const config::Node& n) {
     auto entries = n.entries();
     if (entries.size() != 1) n.fail("name exactly one of: enter, exit, marker, exception");
     e.kind = entries[0].first;
-    if (e.kind == "enter" || e.kind == "exit") e.function = entries[0].second.str();
-    else e.value = entries[0].second.u32();
+    if (e.kind == "enter" || e.kind == "exit")
+        e.function = entries[0].second.str();
+    else
+        e.value = entries[0].second.u32();
     return e;
 }
 

@@ -13,10 +13,10 @@ namespace emutrace::analysis {
 
 /// An event of the call trace, as a scenario names it; resolved against the ELF when running.
 struct TraceEventConfig {
-    std::string kind;      ///< "enter", "exit", "marker", "exception"
-    std::string function;  ///< enter/exit
+    std::string kind;         ///< "enter", "exit", "marker", "exception"
+    std::string function;     ///< enter/exit
     std::uint32_t value = 0;  ///< marker id or exception number
-    std::string where;     ///< file:line for errors
+    std::string where;        ///< file:line for errors
     std::string text() const { return kind + " " + (function.empty() ? std::to_string(value) : function); }
 };
 
@@ -30,11 +30,11 @@ struct ConstraintConfig {
 };
 
 struct CalltraceConfig {
-    bool enabled = false;               ///< a calltrace: key, or constraints, turn the tracer on
-    std::vector<std::string> phases;    ///< functions whose share of the run the summary shows
-    std::size_t top = 10;               ///< functions in the summary's profile table
-    std::vector<std::string> include;   ///< globs: only these functions go to the trace outputs (empty: all)
-    std::vector<std::string> exclude;   ///< globs: these never do
+    bool enabled = false;                     ///< a calltrace: key, or constraints, turn the tracer on
+    std::vector<std::string> phases;          ///< functions whose share of the run the summary shows
+    std::size_t top = 10;                     ///< functions in the summary's profile table
+    std::vector<std::string> include;         ///< globs: only these functions go to the trace outputs (empty: all)
+    std::vector<std::string> exclude;         ///< globs: these never do
     std::uint64_t buffer_bytes = 512 * 1024;  ///< the compact trace's ring buffer
     /// Automatic selection: the most frequently called small functions are left out of the trace
     /// outputs until entry/exit events per emulated second fall under this budget; 0 = off.

@@ -31,7 +31,8 @@ std::uint8_t kind_of(CallEvent::Kind k) {
         case CallEvent::Kind::Marker: return 2;
         case CallEvent::Kind::ExceptionEntry: return 3;
         case CallEvent::Kind::ExceptionReturn: return 4;
-        case CallEvent::Kind::ThreadSwitch: case CallEvent::Kind::Resume: break;
+        case CallEvent::Kind::ThreadSwitch:
+        case CallEvent::Kind::Resume: break;
     }
     return 0xFF;
 }
@@ -55,8 +56,10 @@ void CompactTraceWriter::on_call_event(const CallEvent& e) {
     for (int i = 0; i < 2; ++i) r[5 + i] = static_cast<std::uint8_t>(e.thread >> (8 * i));
     for (int i = 0; i < 8; ++i) r[7 + i] = static_cast<std::uint8_t>(e.cycle >> (8 * i));
     for (int i = 0; i < 4; ++i) r[15 + i] = static_cast<std::uint8_t>(payload >> (8 * i));
-    if (ring_.size() < capacity_) ring_.push_back(r);
-    else ring_[next_] = r;
+    if (ring_.size() < capacity_)
+        ring_.push_back(r);
+    else
+        ring_[next_] = r;
     next_ = (next_ + 1) % capacity_;
     ++seen_;
 }

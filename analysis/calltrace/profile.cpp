@@ -55,7 +55,8 @@ void Profile::on_call_event(const CallEvent& e) {
                 switched_out_.erase(it);
             }
             break;
-        case CallEvent::Kind::Marker: case CallEvent::Kind::Resume: break;
+        case CallEvent::Kind::Marker:
+        case CallEvent::Kind::Resume: break;
     }
 }
 

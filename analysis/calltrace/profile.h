@@ -35,7 +35,7 @@ private:
         std::uint64_t entry;
         std::uint64_t excluded = 0;  ///< callees, preemption, switched-out time
     };
-    std::unordered_map<std::uint32_t, std::vector<Open>> stacks_;  ///< by context
+    std::unordered_map<std::uint32_t, std::vector<Open>> stacks_;     ///< by context
     std::vector<std::pair<std::uint32_t, std::uint64_t>> preempted_;  ///< (interrupted context, entry cycle)
     std::unordered_map<std::uint32_t, std::uint64_t> switched_out_;   ///< thread -> cycle it stopped running
     std::uint32_t current_thread_ = 0;

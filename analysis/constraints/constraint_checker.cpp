@@ -29,8 +29,7 @@ std::vector<std::string> ConstraintChecker::stack_names() const {
     return out;
 }
 
-void ConstraintChecker::close(std::size_t i, std::uint32_t key, std::uint64_t start, std::uint64_t end,
-                              const std::string& deadline_reason) {
+void ConstraintChecker::close(std::size_t i, std::uint32_t key, std::uint64_t start, std::uint64_t end, const std::string& deadline_reason) {
     ConstraintResult& r = results_[i];
     const ConstraintSpec& s = specs_[i];
     std::uint64_t d = end - start;

@@ -27,15 +27,15 @@ struct ConstraintSpec {
     std::string name;
     EventSpec start, end;
     std::optional<EventSpec> deadline;
-    std::uint64_t limit_cycles = 0;   ///< 0 = no limit (only the deadline)
-    bool by_payload = false;          ///< pair marker events by their payload
+    std::uint64_t limit_cycles = 0;  ///< 0 = no limit (only the deadline)
+    bool by_payload = false;         ///< pair marker events by their payload
 };
 
 struct Violation {
     std::uint64_t start_cycle = 0, end_cycle = 0;
-    std::uint32_t key = 0;            ///< the payload, when paired by payload
-    std::string reason;               ///< "took 13.2 ms > 12 ms" or "deadline before the end"
-    std::vector<std::string> stack;   ///< call stack at the end (or deadline) event, outermost first
+    std::uint32_t key = 0;           ///< the payload, when paired by payload
+    std::string reason;              ///< "took 13.2 ms > 12 ms" or "deadline before the end"
+    std::vector<std::string> stack;  ///< call stack at the end (or deadline) event, outermost first
 };
 
 struct ConstraintWindow {
@@ -50,7 +50,7 @@ struct ConstraintResult {
     std::uint64_t occurrences = 0;
     std::uint64_t min = UINT64_MAX, max = 0, total = 0;  ///< durations in cycles
     std::vector<Violation> violations;
-    std::uint64_t open_at_end = 0;    ///< windows never closed
+    std::uint64_t open_at_end = 0;  ///< windows never closed
     double mean() const { return occurrences ? static_cast<double>(total) / static_cast<double>(occurrences) : 0; }
     /// limit - max duration (negative when violated); meaningless without a limit.
     std::int64_t worst_slack() const { return static_cast<std::int64_t>(spec->limit_cycles) - static_cast<std::int64_t>(occurrences ? max : 0); }

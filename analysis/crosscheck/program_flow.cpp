@@ -15,16 +15,16 @@ std::string describe(const FlowStep& s) {
             std::snprintf(text, sizeof text, "range %#010x-%#010x (%u instructions) at cycle %llu", s.start, s.end, s.instructions,
                           static_cast<unsigned long long>(s.cycle));
             break;
-        case FlowStep::Kind::Exception:
-            std::snprintf(text, sizeof text, "exception %u, returning to %#010x", s.end, s.start);
-            break;
+        case FlowStep::Kind::Exception: std::snprintf(text, sizeof text, "exception %u, returning to %#010x", s.end, s.start); break;
         case FlowStep::Kind::ExceptionReturn: std::snprintf(text, sizeof text, "exception return"); break;
         case FlowStep::Kind::Gap: std::snprintf(text, sizeof text, "trace gap"); break;
     }
     return text;
 }
 
-void FlowRecorder::close() { open_ = false; }
+void FlowRecorder::close() {
+    open_ = false;
+}
 
 void FlowRecorder::cut_at(std::uint32_t address) {
     if (!open_) return;

@@ -18,10 +18,10 @@ namespace emutrace::analysis {
 struct FlowStep {
     enum class Kind : std::uint8_t { Range, Exception, ExceptionReturn, Gap };
     Kind kind = Kind::Range;
-    std::uint32_t start = 0;  ///< Range: first instruction. Exception: return address.
-    std::uint32_t end = 0;    ///< Range: after the last instruction. Exception: the exception number.
-    std::uint32_t instructions = 0;  ///< Range only
-    std::uint64_t cycle = 0;  ///< stamp of the step's start
+    std::uint32_t start = 0;                              ///< Range: first instruction. Exception: return address.
+    std::uint32_t end = 0;                                ///< Range: after the last instruction. Exception: the exception number.
+    std::uint32_t instructions = 0;                       ///< Range only
+    std::uint64_t cycle = 0;                              ///< stamp of the step's start
     trace::BlockEnd last = trace::BlockEnd::Fallthrough;  ///< Range: how it ended
     bool operator==(const FlowStep&) const = default;
 };

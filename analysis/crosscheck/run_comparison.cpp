@@ -64,20 +64,26 @@ nlohmann::json CrosscheckSide::profile_json() const {
     nlohmann::json out = nlohmann::json::array();
     if (!profile_) return out;
     for (const auto& f : profile_->functions())
-        out.push_back({{"function", f.name}, {"address", f.address}, {"instructions", f.instructions}, {"ranges", f.ranges},
-                       {"cycles", f.cycles}, {"size", f.size}, {"covered_bytes", f.covered_bytes}, {"calls", calls_of(f.address)}});
+        out.push_back({{"function", f.name},
+                       {"address", f.address},
+                       {"instructions", f.instructions},
+                       {"ranges", f.ranges},
+                       {"cycles", f.cycles},
+                       {"size", f.size},
+                       {"covered_bytes", f.covered_bytes},
+                       {"calls", calls_of(f.address)}});
     return out;
 }
 
-RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& emulated, const decode::ElfImage& image,
-                           std::uint64_t capture_cycles, std::uint64_t emulated_cycles) {
+RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& emulated, const decode::ElfImage& image, std::uint64_t capture_cycles,
+                           std::uint64_t emulated_cycles) {
     RunComparison out;
     const auto& a = capture.steps();
     const auto& b = emulated.steps();
     FlowComparison c = compare_flows(a, b, /*compare_cycles=*/false);
     out.identical = c.identical;
     nlohmann::json& cmp = out.json;
-    cmp = {{"identical", c.identical}, {"matching_steps", c.matching}, {"capture_steps", c.left_steps},
+    cmp = {{"identical", c.identical},        {"matching_steps", c.matching},     {"capture_steps", c.left_steps},
            {"emulated_steps", c.right_steps}, {"capture_cycles", capture_cycles}, {"emulated_cycles", emulated_cycles}};
     if (c.identical) {
         out.text += line("paths: identical, %zu steps (ranges, exceptions, returns)\n", c.matching);
@@ -86,13 +92,12 @@ RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& 
         auto text = [&](const std::vector<FlowStep>& v, std::size_t k) {
             return k < v.size() ? describe(v[k]) + where(image, v[k]) : std::string("(ended)");
         };
-        out.text += line("paths: differ; %zu of %zu/%zu steps match\nfirst divergence at step %zu:\n", c.matching, c.left_steps,
-                         c.right_steps, i);
+        out.text += line("paths: differ; %zu of %zu/%zu steps match\nfirst divergence at step %zu:\n", c.matching, c.left_steps, c.right_steps, i);
         if (i > 0) out.text += "  before:    " + text(a, i - 1) + "\n";
         out.text += "  capture:   " + text(a, i) + "\n  emulated:  " + text(b, i) + "\n";
         std::uint32_t address = i < a.size() ? a[i].start : i < b.size() ? b[i].start : 0;
-        cmp["first_divergence"] = {{"step", i}, {"address", address}, {"capture", text(a, i)}, {"emulated", text(b, i)},
-                                   {"before", i > 0 ? text(a, i - 1) : ""}};
+        cmp["first_divergence"] = {
+            {"step", i}, {"address", address}, {"capture", text(a, i)}, {"emulated", text(b, i)}, {"before", i > 0 ? text(a, i - 1) : ""}};
     }
     // Per-function counts side by side.
     struct Counts {
@@ -114,8 +119,11 @@ RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& 
         out.text += line("  %-28s %18llu (%5llu) %18llu (%5llu)%s\n", name.c_str(), static_cast<unsigned long long>(n.instructions[0]),
                          static_cast<unsigned long long>(n.calls[0]), static_cast<unsigned long long>(n.instructions[1]),
                          static_cast<unsigned long long>(n.calls[1]), same ? "" : "  <- differs");
-        per_function.push_back({{"function", name}, {"capture", n.instructions[0]}, {"emulated", n.instructions[1]},
-                                {"capture_calls", n.calls[0]}, {"emulated_calls", n.calls[1]}});
+        per_function.push_back({{"function", name},
+                                {"capture", n.instructions[0]},
+                                {"emulated", n.instructions[1]},
+                                {"capture_calls", n.calls[0]},
+                                {"emulated_calls", n.calls[1]}});
     }
     cmp["functions"] = per_function;
     return out;

@@ -47,7 +47,7 @@ struct RunComparison {
 };
 
 /// Compares a capture with an emulated run step by step (cycle stamps aside) and per function.
-RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& emulated, const decode::ElfImage& image,
-                           std::uint64_t capture_cycles, std::uint64_t emulated_cycles);
+RunComparison compare_runs(const CrosscheckSide& capture, const CrosscheckSide& emulated, const decode::ElfImage& image, std::uint64_t capture_cycles,
+                           std::uint64_t emulated_cycles);
 
 }  // namespace emutrace::analysis

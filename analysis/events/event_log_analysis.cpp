@@ -25,12 +25,9 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace
 
 AnalysisType event_log_analysis() {
-    return {"event_log",
-            "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
-            {},
-            {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"}},
-            {},
-            trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
+    return {"event_log", "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
+            {},          {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"}},
+            {},          trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
             &create};
 }
 

@@ -34,32 +34,35 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 std::fprintf(out_,
                              "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
                              "\"width\":%u,\"value\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write",
-                             e.address, nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
+                             static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
+                             nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
                 break;
             case EventKind::Output: {
                 std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))
-                                   : e.channel == static_cast<std::uint16_t>(trace::OutputChannel::Stderr) ? "stderr" : "stdout";
+                                   : e.channel == static_cast<std::uint16_t>(trace::OutputChannel::Stderr) ? "stderr"
+                                                                                                           : "stdout";
                 nlohmann::json text = std::string(batch.output_text(e));
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n",
-                             static_cast<unsigned long long>(e.cycle), nlohmann::json(from).dump().c_str(),
-                             text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
+                             nlohmann::json(from).dump().c_str(), text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             }
             case EventKind::ExceptionEntry:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
-                                   "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
+                std::fprintf(out_,
+                             "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
+                             "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
                 break;
             case EventKind::ExceptionReturn:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
-                                   "\"exc_return\":\"0x%08x\"}\n",
+                std::fprintf(out_,
+                             "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
+                             "\"exc_return\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra);
                 break;
             case EventKind::ThreadSwitch:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
-                             static_cast<unsigned long long>(e.cycle), e.extra, e.address,
-                             nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                std::fprintf(
+                    out_, "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
+                    static_cast<unsigned long long>(e.cycle), e.extra, e.address,
+                    nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             case EventKind::Marker:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
@@ -85,6 +88,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
     }
 }
 
-void EventLogWriter::on_end() { std::fflush(out_); }
+void EventLogWriter::on_end() {
+    std::fflush(out_);
+}
 
 }  // namespace emutrace::analysis

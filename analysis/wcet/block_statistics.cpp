@@ -47,9 +47,8 @@ TimeStat stat_from(const nlohmann::json& j) {
 
 void StatisticsTable::merge(const StatisticsTable& other) {
     if (!code_id.empty() && !other.code_id.empty() && code_id != other.code_id)
-        throw ConfigError("WCET statistics of " + (other.firmware.empty() ? "another firmware" : other.firmware) +
-                          " come from different code than " + (firmware.empty() ? "this firmware" : firmware) +
-                          " (a rebuild moves blocks): they cannot be merged");
+        throw ConfigError("WCET statistics of " + (other.firmware.empty() ? "another firmware" : other.firmware) + " come from different code than " +
+                          (firmware.empty() ? "this firmware" : firmware) + " (a rebuild moves blocks): they cannot be merged");
     if (firmware.empty()) firmware = other.firmware;
     if (code_id.empty()) code_id = other.code_id;
     runs += other.runs;
@@ -83,8 +82,10 @@ void StatisticsTable::save(const std::string& path) const {
         for (const auto& [target, within] : targets) t.push_back({{"target", target}, {"within", within}});
         indirect_j.push_back({{"block", block}, {"targets", t}});
     }
-    nlohmann::json j = {{"format", kFormat}, {"version", kVersion}, {"firmware", firmware}, {"code_id", code_id}, {"runs", runs},
-                        {"checked_runs", checked_runs}, {"blocks", blocks_j},   {"loops", loops_j},  {"functions", functions_j}, {"indirect_calls", indirect_j}};
+    nlohmann::json j = {{"format", kFormat},           {"version", kVersion}, {"firmware", firmware},
+                        {"code_id", code_id},          {"runs", runs},        {"checked_runs", checked_runs},
+                        {"blocks", blocks_j},          {"loops", loops_j},    {"functions", functions_j},
+                        {"indirect_calls", indirect_j}};
     std::ofstream out(path);
     if (!out) throw ConfigError(path + ": cannot write the WCET statistics");
     out << j.dump(1) << '\n';
@@ -97,7 +98,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
     nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded()) throw ConfigError(path + ": not JSON (expected statistics written by --stats-out)");
     try {
-        if (j.value("format", "") != kFormat) throw std::invalid_argument("not an emutrace WCET statistics file (format is not \"" + std::string(kFormat) + "\")");
+        if (j.value("format", "") != kFormat)
+            throw std::invalid_argument("not an emutrace WCET statistics file (format is not \"" + std::string(kFormat) + "\")");
         if (j.at("version").get<int>() != kVersion) throw std::invalid_argument("version " + j.at("version").dump() + " is not supported");
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();

@@ -18,8 +18,10 @@ struct TimeStat {
     void add(std::uint64_t t) {
         // Branches, not conditional moves: a block's time rarely sets a new extreme, and a cmov
         // would chain every update to the previous one through memory.
-        if (t < min) [[unlikely]] min = t;
-        if (t > max) [[unlikely]] max = t;
+        if (t < min) [[unlikely]]
+            min = t;
+        if (t > max) [[unlikely]]
+            max = t;
         total += t;
         ++count;
     }
@@ -45,19 +47,19 @@ struct FunctionRecord {
 /// The aggregate of runs of one firmware, keyed by addresses so that it outlives a rebuild of the
 /// analysis (and merges across processes).
 struct StatisticsTable {
-    std::string firmware;                                  ///< the ELF the runs executed
-    std::string code_id;                                   ///< identifies its code bytes: tables of other builds do not merge
+    std::string firmware;  ///< the ELF the runs executed
+    std::string code_id;   ///< identifies its code bytes: tables of other builds do not merge
     std::uint64_t runs = 0;
-    std::uint64_t checked_runs = 0;                        ///< runs whose function times passed the soundness check
-    std::map<std::uint32_t, BlockRecord> blocks;           ///< by block start address
-    std::map<std::uint32_t, std::uint64_t> loop_bounds;    ///< most iterations per entry, by header address
+    std::uint64_t checked_runs = 0;                      ///< runs whose function times passed the soundness check
+    std::map<std::uint32_t, BlockRecord> blocks;         ///< by block start address
+    std::map<std::uint32_t, std::uint64_t> loop_bounds;  ///< most iterations per entry, by header address
     /// Of a nested loop, the most header executions in one entry of its enclosing loop, by header
     /// address (LoopContextTracker::max_totals()).
     std::map<std::uint32_t, std::uint64_t> loop_totals;
     /// Of a block on an irreducible cycle, the most executions in one call of its function, by
     /// block address.
     std::map<std::uint32_t, std::uint64_t> most_per_call;
-    std::map<std::uint32_t, FunctionRecord> functions;     ///< by function start address
+    std::map<std::uint32_t, FunctionRecord> functions;  ///< by function start address
     /// Functions an indirect call (BLX rN) was seen to enter, by the calling block's start address,
     /// each with the functions that were running when it did (the caller and its callers): a
     /// bound of one of those counts the target, a bound of another function does not (printf's

@@ -59,8 +59,7 @@ using ProbPtr = std::unique_ptr<glp_prob, ProbDeleter>;
 
 std::string loop_label(const IpetProblem& problem, std::size_t l) {
     const std::string& name = problem.loops[l].name;
-    return name.empty() ? "loop " + std::to_string(l) + " (header block " + std::to_string(problem.loops[l].header) + ")"
-                        : name;
+    return name.empty() ? "loop " + std::to_string(l) + " (header block " + std::to_string(problem.loops[l].header) + ")" : name;
 }
 
 // GLPK aborts the process on out-of-range indices, so malformed input is rejected here instead.
@@ -78,7 +77,8 @@ void validate(const IpetProblem& problem) {
     }
     for (const IpetEdge& e : problem.edges) check(e.from < n && e.to < n, "an edge names a block out of range");
     for (const IpetCall& c : problem.calls) check(c.caller < n && c.callee < n, "a call names a block out of range");
-    for (const IpetCap& c : problem.caps) check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
+    for (const IpetCap& c : problem.caps)
+        check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
         const IpetLoop& loop = problem.loops[l];
         // The header belongs to the loop it heads; otherwise it would have no later-iteration count.
@@ -153,8 +153,10 @@ void add_executions(std::vector<Term>& terms, const Columns& c, std::size_t b, d
 
 /// Adds coef * (the times call k is made) to `terms`.
 void add_calls(std::vector<Term>& terms, const IpetProblem& problem, const Columns& c, std::size_t k, double coef) {
-    if (c.call[k] != 0) terms.push_back({c.call[k], coef});
-    else add_executions(terms, c, problem.calls[k].caller, coef);
+    if (c.call[k] != 0)
+        terms.push_back({c.call[k], coef});
+    else
+        add_executions(terms, c, problem.calls[k].caller, coef);
 }
 
 /// Two rows per block: inflow = executions = outflow.
@@ -190,8 +192,10 @@ void add_flow_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         }
         Row at_most{{{c.call[k], 1}}, GLP_UP, 0};
         add_executions(at_most.terms, c, call.caller, -1);
-        if (call.group >= 0) groups[call.group] = std::move(at_most);
-        else rows.push_back(std::move(at_most));
+        if (call.group >= 0)
+            groups[call.group] = std::move(at_most);
+        else
+            rows.push_back(std::move(at_most));
     }
     for (auto& [group, row] : groups) rows.push_back(std::move(row));
 }
@@ -204,8 +208,7 @@ struct EntryFlow {
     double constant = 0;
 };
 
-EntryFlow entry_flow(const IpetProblem& problem, const Columns& c, const std::vector<std::vector<std::size_t>>& callers_of,
-                     std::size_t l) {
+EntryFlow entry_flow(const IpetProblem& problem, const Columns& c, const std::vector<std::vector<std::size_t>>& callers_of, std::size_t l) {
     const IpetLoop& loop = problem.loops[l];
     EntryFlow f;
     for (std::size_t e : loop.entries) f.terms.push_back({c.edge(e), 1});
@@ -310,8 +313,7 @@ void set_rows(glp_prob* p, std::vector<Row>& rows) {
     throw std::runtime_error("IPET: the measured blocks admit no path from the entry to an exit (the integer program is infeasible)");
 }
 [[noreturn]] void fail_unbounded() {
-    throw std::runtime_error(
-        "IPET: the longest path is unbounded (a cycle that is not a bounded loop, or unbounded recursion)");
+    throw std::runtime_error("IPET: the longest path is unbounded (a cycle that is not a bounded loop, or unbounded recursion)");
 }
 [[noreturn]] void fail_glpk(const char* step, int code) {
     throw std::runtime_error(std::string("IPET: GLPK ") + step + " failed (code " + std::to_string(code) + ")");

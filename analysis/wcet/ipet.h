@@ -13,23 +13,23 @@
 namespace emutrace::analysis::wcet {
 
 struct IpetBlock {
-    double first_cost = 0;          ///< cycles per execution outside loops or in a first iteration
-    double later_cost = 0;          ///< cycles per execution in a later iteration (loop >= 0 only)
-    bool first_seen = true;         ///< false: never measured in that context, so it executes 0 times there
+    double first_cost = 0;   ///< cycles per execution outside loops or in a first iteration
+    double later_cost = 0;   ///< cycles per execution in a later iteration (loop >= 0 only)
+    bool first_seen = true;  ///< false: never measured in that context, so it executes 0 times there
     bool later_seen = true;
-    int loop = -1;                  ///< innermost loop (index into IpetProblem::loops), or -1
-    bool may_exit = false;          ///< control can leave the graph here (return, tail call)
+    int loop = -1;          ///< innermost loop (index into IpetProblem::loops), or -1
+    bool may_exit = false;  ///< control can leave the graph here (return, tail call)
 };
 
 struct IpetEdge {
-    std::size_t from = 0, to = 0;   ///< block indices
+    std::size_t from = 0, to = 0;  ///< block indices
 };
 
 struct IpetLoop {
-    std::size_t header = 0;             ///< block index
-    std::vector<std::size_t> entries;   ///< indices of the edges entering the header from outside the loop
-    std::uint64_t bound = 0;            ///< most header executions per entry into the loop; 0: unknown
-    std::string name;                   ///< for error messages, e.g. "main loop 0 at 0x00000124"
+    std::size_t header = 0;            ///< block index
+    std::vector<std::size_t> entries;  ///< indices of the edges entering the header from outside the loop
+    std::uint64_t bound = 0;           ///< most header executions per entry into the loop; 0: unknown
+    std::string name;                  ///< for error messages, e.g. "main loop 0 at 0x00000124"
     /// With parent >= 0 and total > 0: most header executions in one entry of the enclosing loop
     /// `parent`, whatever its iterations (a triangular loop nest: n(n+1)/2, not n * n).
     int parent = -1;
@@ -62,14 +62,14 @@ struct IpetProblem {
     std::vector<IpetLoop> loops;
     std::vector<IpetCall> calls;
     std::vector<IpetCap> caps;
-    std::size_t entry = 0;              ///< executed exactly once
+    std::size_t entry = 0;  ///< executed exactly once
 };
 
 struct IpetSolution {
-    double bound = 0;                   ///< the objective: cycles on the longest path
-    std::vector<std::uint64_t> first;   ///< per block: executions outside loops or in first iterations
-    std::vector<std::uint64_t> later;   ///< per block: executions in later iterations
-    std::vector<std::uint64_t> edges;   ///< per edge: times taken on the longest path
+    double bound = 0;                  ///< the objective: cycles on the longest path
+    std::vector<std::uint64_t> first;  ///< per block: executions outside loops or in first iterations
+    std::vector<std::uint64_t> later;  ///< per block: executions in later iterations
+    std::vector<std::uint64_t> edges;  ///< per edge: times taken on the longest path
 };
 
 /// Solves for the longest path. With `context_sensitive` false every block costs the larger of its

@@ -5,12 +5,8 @@
 namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows)
-    : points_(points),
-      rows_(std::max<std::size_t>(rows, 4)),
-      max_iterations_(points.loops().size(), 0),
-      children_(points.loops().size()),
-      running_total_(points.loops().size(), 0),
-      max_total_(points.loops().size(), 0) {
+    : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0), children_(points.loops().size()),
+      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -102,8 +98,10 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
         auto from = static_cast<std::uint32_t>(previous_);
         std::uint32_t c = shape_[from], shape = shape_[next];
         if ((c & kCall) && (shape & kEntry)) {  // alpha
-            if (frames_.size() < kMostFrames) frames_.push_back({p_, from});
-            else ++saturations_;
+            if (frames_.size() < kMostFrames)
+                frames_.push_back({p_, from});
+            else
+                ++saturations_;
             up(n.level + 1u, LoopRow{true, next, 0, 1});
             last_ = Transition::Call;
         } else if ((c & kExit) && (shape & kEntry)) {

@@ -82,8 +82,8 @@ private:
     void retire(const LoopRow& r);
 
     // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
-    static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25,
-                                   kExit = 1u << 26, kRet = 1u << 27;
+    static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26,
+                                   kRet = 1u << 27;
     static constexpr std::size_t kMostFrames = 1u << 16;  ///< open calls remembered; deeper recursion saturates
 
     struct Saved {
@@ -96,13 +96,13 @@ private:
     std::vector<std::uint32_t> shape_;
     std::vector<LoopRow> rows_;
     std::size_t p_ = 0;
-    std::int64_t previous_ = -1;       ///< the last trace point, or -1 at a context's start
+    std::int64_t previous_ = -1;  ///< the last trace point, or -1 at a context's start
     struct Frame {
         std::size_t p;         ///< the caller's row
         std::uint32_t caller;  ///< the block that called
     };
-    std::vector<Frame> frames_;        ///< one per open call
-    std::vector<Saved> saved_;         ///< one per exception being handled
+    std::vector<Frame> frames_;  ///< one per open call
+    std::vector<Saved> saved_;   ///< one per exception being handled
     std::vector<std::uint32_t> max_iterations_;
     std::vector<std::vector<std::uint32_t>> children_;  ///< per loop: the loops nested directly in it
     std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered

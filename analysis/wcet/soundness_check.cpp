@@ -7,7 +7,9 @@
 namespace emutrace::analysis::wcet {
 namespace {
 
-std::uint64_t distance(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
+std::uint64_t distance(std::uint64_t a, std::uint64_t b) {
+    return a > b ? a - b : b - a;
+}
 
 std::string name_of(const decode::Program& program, std::uint32_t start) {
     for (const auto& f : program.functions())
@@ -17,8 +19,8 @@ std::string name_of(const decode::Program& program, std::uint32_t start) {
 
 }  // namespace
 
-SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls,
-                                std::uint64_t unmatched_returns, std::uint64_t saturations, std::uint64_t granularity) {
+SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls, std::uint64_t unmatched_returns,
+                                std::uint64_t saturations, std::uint64_t granularity) {
     SoundnessReport r;
     r.switched_out = calls.switched_out();
     if (unmatched_returns)

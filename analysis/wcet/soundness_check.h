@@ -31,7 +31,7 @@ struct SoundnessReport {
 /// Compares run counts, maxima and totals per function. `granularity`: cycles a time may differ by
 /// (0 for emulation, whose stamps are exact). `unmatched_returns` (call tracer) and
 /// `saturations` (loop context tracker) must be 0 too: they concern the whole run.
-SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls,
-                                std::uint64_t unmatched_returns, std::uint64_t saturations, std::uint64_t granularity = 0);
+SoundnessReport check_soundness(const decode::Program& program, const StatisticsTable& run, const CallTimes& calls, std::uint64_t unmatched_returns,
+                                std::uint64_t saturations, std::uint64_t granularity = 0);
 
 }  // namespace emutrace::analysis::wcet

@@ -33,8 +33,8 @@ TracePoints::TracePoints(const decode::Program& program) {
             p.entry = b == 0;
             p.counted = block.irreducible;
             p.indirect = block.exit == decode::BlockExit::Return;  // a pop {pc} may enter a function (wcet_bound's sites_of)
-            p.exit = block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall ||
-                     block.exit == decode::BlockExit::Indirect;
+            p.exit =
+                block.exit == decode::BlockExit::Return || block.exit == decode::BlockExit::TailCall || block.exit == decode::BlockExit::Indirect;
             for (const auto& c : fn.calls) {
                 if (c.at < block.start || c.at >= block.end) continue;
                 if (!c.tail && (c.target == 0 || entries.count(c.target))) p.call = true;

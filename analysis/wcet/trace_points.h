@@ -25,17 +25,17 @@ struct TracePoint {
     /// On an irreducible cycle (decode::BasicBlock::irreducible): its executions per call of its
     /// function are counted.
     bool counted = false;
-    bool entry = false;            ///< the function's first block
-    bool exit = false;             ///< the block can leave the function (return, tail call)
-    bool ret = false;              ///< the block a call returns to
+    bool entry = false;  ///< the function's first block
+    bool exit = false;   ///< the block can leave the function (return, tail call)
+    bool ret = false;    ///< the block a call returns to
 };
 
 /// A loop of the program, numbered across functions.
 struct LoopRef {
-    std::uint32_t function = 0;    ///< index into Program::functions()
-    std::uint32_t index = 0;       ///< index into that function's loops
-    std::uint32_t header = 0;      ///< trace point id of the header
-    int parent = -1;               ///< the enclosing loop, as an index into TracePoints::loops(), or -1
+    std::uint32_t function = 0;  ///< index into Program::functions()
+    std::uint32_t index = 0;     ///< index into that function's loops
+    std::uint32_t header = 0;    ///< trace point id of the header
+    int parent = -1;             ///< the enclosing loop, as an index into TracePoints::loops(), or -1
 };
 
 class TracePoints {

@@ -5,14 +5,8 @@
 namespace emutrace::analysis::wcet {
 
 WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points)
-    : program_(program),
-      points_(points),
-      tracker_(points),
-      records_(points.points().size()),
-      function_times_(program.functions().size()),
-      counted_(points.points().size(), 0),
-      counts_(points.points().size(), 0),
-      most_per_call_(points.points().size(), 0),
+    : program_(program), points_(points), tracker_(points), records_(points.points().size()), function_times_(program.functions().size()),
+      counted_(points.points().size(), 0), counts_(points.points().size(), 0), most_per_call_(points.points().size(), 0),
       counted_of_(program.functions().size()) {
     for (std::uint32_t id = 0; id < points.points().size(); ++id)
         if (points.points()[id].counted) {
@@ -28,7 +22,9 @@ void WcetAggregator::fold_counts(std::uint32_t f) {
     }
 }
 
-void WcetAggregator::on_start(const trace::RunInfo& info) { firmware_ = info.firmware; }
+void WcetAggregator::on_start(const trace::RunInfo& info) {
+    firmware_ = info.firmware;
+}
 
 inline void WcetAggregator::close(std::uint64_t cycle) {
     if (current_ < 0) return;
@@ -66,11 +62,11 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     // points: there the loop never runs.
     const std::uint32_t range_end = e.address + e.value;
     for (std::uint32_t end = points_.points()[static_cast<std::size_t>(id)].end; end < range_end;) [[unlikely]] {
-        int later = points_.id_at(end);
-        if (later < 0) break;
-        enter(static_cast<std::uint32_t>(later), end, e.cycle);
-        end = points_.points()[static_cast<std::size_t>(later)].end;
-    }
+            int later = points_.id_at(end);
+            if (later < 0) break;
+            enter(static_cast<std::uint32_t>(later), end, e.cycle);
+            end = points_.points()[static_cast<std::size_t>(later)].end;
+        }
 }
 
 inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle) {

@@ -70,8 +70,8 @@ private:
     std::vector<std::uint32_t> counts_;                   ///< per counted trace point: executions in the open run
     std::vector<std::uint64_t> most_per_call_;            ///< per counted trace point
     std::vector<std::vector<std::uint32_t>> counted_of_;  ///< per function: its counted trace points
-    std::vector<Suspended> suspended_;    ///< one per exception being handled
-    std::optional<Suspended> resume_;     ///< set at an exception return, taken up by the next block
+    std::vector<Suspended> suspended_;                    ///< one per exception being handled
+    std::optional<Suspended> resume_;                     ///< set at an exception return, taken up by the next block
     std::string firmware_;
     std::int64_t current_ = -1;  ///< the trace point being measured
     unsigned current_index_ = 0;

@@ -23,9 +23,7 @@ public:
     }
     std::vector<trace::TraceSink*> sinks() override { return session_.sinks(); }
     std::vector<std::uint32_t> trace_points() const override { return emulated_ ? session_.trace_points() : std::vector<std::uint32_t>{}; }
-    void finish(const SourceTotals&) override {
-        bound_ = session_.bound(session_.statistics({}, true), {config_.function, config_.flow_facts, {}});
-    }
+    void finish(const SourceTotals&) override { bound_ = session_.bound(session_.statistics({}, true), {config_.function, config_.flow_facts, {}}); }
     std::string summary() const override { return bound_ ? format_wcet(*bound_, clock_hz_) : ""; }
     std::string json() const override {
         if (!bound_) return "";
@@ -33,9 +31,7 @@ public:
         if (config_.max_cycles) j["max_cycles"] = config_.max_cycles;
         return j.dump();
     }
-    std::vector<std::string> failures() const override {
-        return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{};
-    }
+    std::vector<std::string> failures() const override { return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{}; }
 
 private:
     WcetConfig config_;

@@ -39,8 +39,7 @@ private:
 };
 
 // The functions an indirect call at `site` of `f` was seen to enter while `root` was running.
-std::set<std::uint32_t> observed_targets(const decode::Function& f, const decode::CallSite& site, const StatisticsTable& stats,
-                                         std::uint32_t root) {
+std::set<std::uint32_t> observed_targets(const decode::Function& f, const decode::CallSite& site, const StatisticsTable& stats, std::uint32_t root) {
     std::set<std::uint32_t> out;
     int b = f.block_at(site.at);
     if (b < 0) return out;
@@ -180,8 +179,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
                 found = found || (fact.header ? f.blocks[f.loops[l].header].start == *fact.header
                                               : f.name == fact.function && fact.loop == static_cast<int>(l));
         if (!found)
-            throw ConfigError("wcet: flow fact for " + (fact.header ? "header " + config::hex32(*fact.header)
-                                                                     : fact.function + " loop " + std::to_string(fact.loop)) +
+            throw ConfigError("wcet: flow fact for " +
+                              (fact.header ? "header " + config::hex32(*fact.header) : fact.function + " loop " + std::to_string(fact.loop)) +
                               ": no such loop (see emutrace cfg)");
     }
 
@@ -228,7 +227,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
                     used.total_source = "observed";
                 }
             } else if (fact && fact->total) {
-                throw ConfigError("wcet: flow fact for " + il.name + ": `total` bounds a nested loop over its enclosing loop, and this loop is outermost (give `bound`)");
+                throw ConfigError("wcet: flow fact for " + il.name +
+                                  ": `total` bounds a nested loop over its enclosing loop, and this loop is outermost (give `bound`)");
             }
             if (query.source_line) used.line = query.source_line(header);
             for (std::size_t e = 0; e < fn.edges.size(); ++e)
@@ -309,7 +309,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         if (il.bound == 0 && stats.blocks.count(header))
             throw ConfigError("wcet: " + fn.name + " loop " + std::to_string(local) + " at " + where(header) +
                               " has no bound: no run was seen iterating it and no flow fact bounds it; add to the scenario's "
-                              "wcet.flow_facts " + loop_key(fn, local, "bound") + " (N: most header executions per entry)");
+                              "wcet.flow_facts " +
+                              loop_key(fn, local, "bound") + " (N: most header executions per entry)");
     }
     r.blocks = problem.blocks.size();
 
@@ -322,7 +323,8 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         bool returned = std::any_of(root.blocks.begin(), root.blocks.end(),
                                     [&](const decode::BasicBlock& b) { return b.may_leave() && stats.blocks.count(b.start); });
         if (!returned)
-            throw ConfigError("wcet: " + root.name + " never returned in the measured runs (it does not return, or every run was cut "
+            throw ConfigError("wcet: " + root.name +
+                              " never returned in the measured runs (it does not return, or every run was cut "
                               "off): a function that does not finish has no execution time to bound");
         throw ConfigError(std::string("wcet: ") + e.what());
     }
@@ -339,8 +341,14 @@ WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& s
         FunctionShare& share = shares[origin[i].function];
         share.name = fn.name;
         if (best.first[i] + best.later[i] == 0) continue;
-        PathBlock pb{fn.name, block.start, block.end, best.first[i], best.later[i],
-                     static_cast<std::uint64_t>(problem.blocks[i].first_cost), static_cast<std::uint64_t>(problem.blocks[i].later_cost), 0};
+        PathBlock pb{fn.name,
+                     block.start,
+                     block.end,
+                     best.first[i],
+                     best.later[i],
+                     static_cast<std::uint64_t>(problem.blocks[i].first_cost),
+                     static_cast<std::uint64_t>(problem.blocks[i].later_cost),
+                     0};
         pb.cycles = pb.first_count * pb.first_cost + pb.later_count * pb.later_cost;
         share.cycles += pb.cycles;
         r.path.push_back(pb);

@@ -18,10 +18,10 @@ namespace emutrace::analysis::wcet {
 
 /// A loop bound given by the user; it overrides the observed one.
 struct FlowFact {
-    std::string function;                ///< with `loop`: the loop's function
-    int loop = -1;                       ///< the loop's index as `emutrace cfg` prints it
-    std::optional<std::uint32_t> header; ///< or the loop's header address
-    std::uint64_t bound = 0;             ///< most header executions per entry into the loop; 0: not given
+    std::string function;                 ///< with `loop`: the loop's function
+    int loop = -1;                        ///< the loop's index as `emutrace cfg` prints it
+    std::optional<std::uint32_t> header;  ///< or the loop's header address
+    std::uint64_t bound = 0;              ///< most header executions per entry into the loop; 0: not given
     /// Of a nested loop: most header executions in one entry of its enclosing loop, summed over
     /// that loop's iterations (a triangular nest); 0: not given.
     std::uint64_t total = 0;
@@ -44,14 +44,14 @@ struct PathBlock {
 
 struct FunctionShare {
     std::string name;
-    std::uint64_t cycles = 0;     ///< of the bound, in the function's own blocks
-    std::uint64_t entries = 0;    ///< times entered on the worst path
+    std::uint64_t cycles = 0;   ///< of the bound, in the function's own blocks
+    std::uint64_t entries = 0;  ///< times entered on the worst path
 };
 
 struct UnexecutedBlock {
     std::string function;
     std::uint32_t start = 0, end = 0;
-    bool reachable = true;        ///< reachable in the CFG: an untested path; otherwise dead code
+    bool reachable = true;  ///< reachable in the CFG: an untested path; otherwise dead code
 };
 
 struct LoopBoundUsed {
@@ -59,10 +59,10 @@ struct LoopBoundUsed {
     int loop = 0;
     std::uint32_t header = 0;
     std::uint64_t bound = 0;
-    std::string source;           ///< "observed", "flow fact" or "never entered"
-    std::uint64_t total = 0;      ///< per entry of the enclosing loop, when used; 0: none
-    std::string total_source;     ///< "observed" or "flow fact"
-    std::string line;             ///< the header's source line, "file.c:12", when known
+    std::string source;        ///< "observed", "flow fact" or "never entered"
+    std::uint64_t total = 0;   ///< per entry of the enclosing loop, when used; 0: none
+    std::string total_source;  ///< "observed" or "flow fact"
+    std::string line;          ///< the header's source line, "file.c:12", when known
 };
 
 /// A block on an irreducible cycle and the most executions per call the bound allows it.
@@ -79,17 +79,17 @@ struct WcetResult {
     std::uint64_t insensitive_bound_cycles = 0;
     std::uint64_t observed_max_cycles = 0;
     std::uint64_t observed_runs = 0;
-    std::vector<PathBlock> path;             ///< blocks executed on the worst path
-    std::vector<FunctionShare> functions;    ///< per function, worst path
+    std::vector<PathBlock> path;           ///< blocks executed on the worst path
+    std::vector<FunctionShare> functions;  ///< per function, worst path
     std::vector<UnexecutedBlock> never_executed;
     std::vector<LoopBoundUsed> loops;
-    std::vector<CycleBlockUsed> cycles;      ///< blocks of irreducible cycles, bounded per call
-    std::vector<std::string> warnings;       ///< indirect calls not followed, and the like
+    std::vector<CycleBlockUsed> cycles;  ///< blocks of irreducible cycles, bounded per call
+    std::vector<std::string> warnings;   ///< indirect calls not followed, and the like
     /// Reasons not to trust the bound: it is below an observed run, or the statistics' function
     /// times disagree with the branch events of the same run (SoundnessReport). Empty: trusted.
     std::vector<std::string> errors;
-    std::string cross_check;                 ///< what the soundness cross-check covered, one line
-    std::size_t blocks = 0;                  ///< in the ILP
+    std::string cross_check;  ///< what the soundness cross-check covered, one line
+    std::size_t blocks = 0;   ///< in the ILP
     bool trusted() const { return errors.empty(); }
 };
 

@@ -13,7 +13,8 @@ WcetConfig parse_wcet_config(const config::Node& n) {
     if (!n.has("flow_facts")) return w;
     for (const auto& f : n["flow_facts"].items()) {
         f.allow_only({"function", "loop", "header", "bound", "total"});
-        if (!f.has("bound") && !f.has("total")) f.fail("a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), or both");
+        if (!f.has("bound") && !f.has("total"))
+            f.fail("a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), or both");
         FlowFact fact;
         if (f.has("bound")) {
             fact.bound = f["bound"].integer();

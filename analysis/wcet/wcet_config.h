@@ -11,10 +11,10 @@
 namespace emutrace::analysis::wcet {
 
 struct WcetConfig {
-    bool enabled = false;            ///< the section is present
-    std::string function;            ///< whose bound is computed
+    bool enabled = false;  ///< the section is present
+    std::string function;  ///< whose bound is computed
     std::vector<FlowFact> flow_facts;
-    std::uint64_t max_cycles = 0;    ///< a bound above this fails the run (exit 1); 0: none
+    std::uint64_t max_cycles = 0;  ///< a bound above this fails the run (exit 1); 0: none
 };
 
 /// Reads `wcet:` (undefined: disabled); throws ConfigError naming file and line.

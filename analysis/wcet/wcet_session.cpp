@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "decode/cfg_dot.h"
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/cfg_dot.h"
 #include "decode/source_lines.h"
 
 namespace emutrace::analysis::wcet {
@@ -41,8 +41,7 @@ std::vector<trace::TraceSink*> WcetSession::sinks() {
 
 const SoundnessReport& WcetSession::soundness() const {
     if (!soundness_)
-        soundness_ = check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(),
-                                                     aggregator_.tracker().saturations());
+        soundness_ = check_soundness(program_, aggregator_.table(), call_times_, tracer_.unmatched_returns(), aggregator_.tracker().saturations());
     return *soundness_;
 }
 
@@ -116,7 +115,8 @@ WcetResult WcetSession::bound(const StatisticsTable& stats, WcetQuery query) con
         if (!check.passed() && unchecked) --unchecked;  // this run: said above as far as it concerns this bound
     }
     if (unchecked)
-        r.warnings.push_back(std::to_string(unchecked) + " of the merged runs did not pass the cross-check (statistics of an older emutrace, "
+        r.warnings.push_back(std::to_string(unchecked) +
+                             " of the merged runs did not pass the cross-check (statistics of an older emutrace, "
                              "or a run whose function times disagreed)");
     r.cross_check = "function times from the CFG equal those from the branch events in " + std::to_string(stats.checked_runs) + " of " +
                     std::to_string(stats.runs) + (stats.runs == 1 ? " run" : " runs");
@@ -126,9 +126,9 @@ WcetResult WcetSession::bound(const StatisticsTable& stats, WcetQuery query) con
 std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP):\n";
     s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
-    double gain = r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
-    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) +
-         line("  (the context saves %.1f%%)\n", gain);
+    double gain =
+        r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
+    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) + line("  (the context saves %.1f%%)\n", gain);
     if (r.observed_runs)
         s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
              line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),
@@ -138,8 +138,7 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     for (const auto& l : r.loops)
         s += line("  loop: %s loop %d at %s%s: %s%s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
                   l.line.empty() ? "" : (" (" + l.line + ")").c_str(),
-                  l.source == "never entered" ? "never entered"
-                                              : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
+                  l.source == "never entered" ? "never entered" : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
                   l.total ? (", " + std::to_string(l.total) + " per entry of the enclosing loop (" + l.total_source + ")").c_str() : "");
     if (!r.cycles.empty()) {
         std::uint64_t most = 0;
@@ -183,8 +182,7 @@ std::size_t WcetTable::untrusted() const {
     return n;
 }
 
-WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats,
-                               const std::vector<FlowFact>& flow_facts) {
+WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts) {
     WcetTable t;
     for (const auto& f : session.program().functions()) {
         auto ran = stats.functions.find(f.start);
@@ -229,10 +227,12 @@ std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz) {
 nlohmann::json wcet_table_json(const WcetTable& table) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : table.rows) {
-        nlohmann::json j = {{"function", r.function}, {"runs", r.runs}, {"observed_max_cycles", r.observed_max}, {"errors", r.errors},
-                            {"trusted", r.errors.empty()}};
-        if (r.bounded) j["bound_cycles"] = r.bound;
-        else j["no_bound"] = r.why_none;
+        nlohmann::json j = {
+            {"function", r.function}, {"runs", r.runs}, {"observed_max_cycles", r.observed_max}, {"errors", r.errors}, {"trusted", r.errors.empty()}};
+        if (r.bounded)
+            j["bound_cycles"] = r.bound;
+        else
+            j["no_bound"] = r.why_none;
         rows.push_back(j);
     }
     return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"trusted", table.trusted()}};
@@ -251,14 +251,26 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
     using nlohmann::json;
     json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();
     for (const auto& b : r.path)
-        path.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"first_count", b.first_count},
-                        {"later_count", b.later_count}, {"first_cost", b.first_cost}, {"later_cost", b.later_cost}, {"cycles", b.cycles}});
+        path.push_back({{"function", b.function},
+                        {"start", b.start},
+                        {"end", b.end},
+                        {"first_count", b.first_count},
+                        {"later_count", b.later_count},
+                        {"first_cost", b.first_cost},
+                        {"later_cost", b.later_cost},
+                        {"cycles", b.cycles}});
     for (const auto& f : r.functions) functions.push_back({{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}});
     for (const auto& b : r.never_executed)
         never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
     for (const auto& l : r.loops)
-        loops.push_back({{"function", l.function}, {"loop", l.loop}, {"header", l.header}, {"line", l.line}, {"bound", l.bound},
-                         {"source", l.source}, {"total", l.total}, {"total_source", l.total_source}});
+        loops.push_back({{"function", l.function},
+                         {"loop", l.loop},
+                         {"header", l.header},
+                         {"line", l.line},
+                         {"bound", l.bound},
+                         {"source", l.source},
+                         {"total", l.total},
+                         {"total_source", l.total_source}});
     json cycles = json::array();
     for (const auto& c : r.cycles) cycles.push_back({{"function", c.function}, {"block", c.block}, {"most_per_call", c.most_per_call}});
     double hz = static_cast<double>(clock_hz ? clock_hz : 1);
@@ -294,9 +306,10 @@ void write_wcet_dot(const std::string& path, const decode::Program& program, con
         auto it = on_path.find(start);
         if (it == on_path.end()) return decode::DotBlockStyle{"\\nnot on the worst path", "color=gray"};
         const auto& p = *it->second;
-        return decode::DotBlockStyle{"\\n" + std::to_string(p.first_count) + " x " + std::to_string(p.first_cost) + " + " + std::to_string(p.later_count) +
-                                 " x " + std::to_string(p.later_cost) + " = " + std::to_string(p.cycles) + " cycles",
-                             "color=red"};
+        return decode::DotBlockStyle{"\\n" + std::to_string(p.first_count) + " x " + std::to_string(p.first_cost) + " + " +
+                                         std::to_string(p.later_count) + " x " + std::to_string(p.later_cost) + " = " + std::to_string(p.cycles) +
+                                         " cycles",
+                                     "color=red"};
     });
 }
 

@@ -68,14 +68,13 @@ struct WcetTable {
         std::vector<std::string> errors;  ///< reasons not to trust the bound
         std::string why_none;             ///< no bound: why (recursion, an unbounded loop, ...)
     };
-    std::vector<Row> rows;                ///< by function address
+    std::vector<Row> rows;  ///< by function address
     std::string cross_check;
-    std::vector<std::string> notes;       ///< warnings that hold for every row (merged runs not cross-checked)
+    std::vector<std::string> notes;  ///< warnings that hold for every row (merged runs not cross-checked)
     bool trusted() const { return untrusted() == 0; }
     std::size_t untrusted() const;
 };
-WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats,
-                               const std::vector<FlowFact>& flow_facts);
+WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts);
 std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz);
 nlohmann::json wcet_table_json(const WcetTable& table);
 /// Why the bound fails the run, one line each: not to be trusted (WcetResult::errors), or above

@@ -32,12 +32,21 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
             case CallEvent::Kind::Entry:
             case CallEvent::Kind::Exit:
                 if (!selected_(e.function)) break;  // decided after the run, so the automatic selection applies
-                events.push_back({{"ph", e.kind == CallEvent::Kind::Entry ? "B" : "E"}, {"pid", 1}, {"tid", tid}, {"ts", us(e.cycle)},
-                                  {"name", tracer_.function_name(e.function)}, {"cat", "call"}});
+                events.push_back({{"ph", e.kind == CallEvent::Kind::Entry ? "B" : "E"},
+                                  {"pid", 1},
+                                  {"tid", tid},
+                                  {"ts", us(e.cycle)},
+                                  {"name", tracer_.function_name(e.function)},
+                                  {"cat", "call"}});
                 break;
             case CallEvent::Kind::Marker:
-                events.push_back({{"ph", "i"}, {"s", "p"}, {"pid", 1}, {"tid", e.thread}, {"ts", us(e.cycle)},
-                                  {"name", "marker " + std::to_string(e.id)}, {"cat", "marker"},
+                events.push_back({{"ph", "i"},
+                                  {"s", "p"},
+                                  {"pid", 1},
+                                  {"tid", e.thread},
+                                  {"ts", us(e.cycle)},
+                                  {"name", "marker " + std::to_string(e.id)},
+                                  {"cat", "marker"},
                                   {"args", {{"id", e.id}, {"payload", e.payload}}}});
                 break;
             case CallEvent::Kind::ExceptionEntry:
@@ -45,7 +54,8 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
                 nesting += e.kind == CallEvent::Kind::ExceptionEntry ? 1 : -1;
                 events.push_back({{"ph", "C"}, {"pid", 1}, {"ts", us(e.cycle)}, {"name", "interrupt nesting"}, {"args", {{"depth", nesting}}}});
                 break;
-            case CallEvent::Kind::ThreadSwitch: case CallEvent::Kind::Resume: break;
+            case CallEvent::Kind::ThreadSwitch:
+            case CallEvent::Kind::Resume: break;
         }
     }
     std::uint64_t id = 1;
@@ -64,8 +74,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
             events.push_back(e);
         }
     }
-    json doc = {{"traceEvents", events}, {"displayTimeUnit", "ns"},
-                {"otherData", {{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_}}}};
+    json doc = {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_}}}};
     std::ofstream out(path);
     if (!out) throw ConfigError(path + ": cannot write the Perfetto trace");
     out << doc.dump() << "\n";

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/writers/pft_writer.h"
-#include "emutrace/analysis.h"
 #include "config/node.h"
 #include "decode/elf_image.h"
+#include "emutrace/analysis.h"
 #include "trace/background_sink.h"
 
 namespace emutrace::analysis {
@@ -39,12 +39,12 @@ public:
     std::string summary() const override {
         const decode::PftStats& p = writer_.stats();
         char line[512];
-        std::snprintf(line, sizeof line, "PFT trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s\n",
-                      static_cast<unsigned long long>(p.bytes),
-                      instructions_ ? 8.0 * static_cast<double>(p.bytes) / static_cast<double>(instructions_) : 0.0,
-                      static_cast<unsigned long long>(p.atoms), static_cast<unsigned long long>(p.branch_addresses),
-                      static_cast<unsigned long long>(p.exceptions), output_.file.empty() ? "" : " -> ", output_.file.c_str(),
-                      output_.snapshot.empty() ? "" : ", snapshot ", output_.snapshot.c_str());
+        std::snprintf(
+            line, sizeof line, "PFT trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s\n",
+            static_cast<unsigned long long>(p.bytes), instructions_ ? 8.0 * static_cast<double>(p.bytes) / static_cast<double>(instructions_) : 0.0,
+            static_cast<unsigned long long>(p.atoms), static_cast<unsigned long long>(p.branch_addresses),
+            static_cast<unsigned long long>(p.exceptions), output_.file.empty() ? "" : " -> ", output_.file.c_str(),
+            output_.snapshot.empty() ? "" : ", snapshot ", output_.snapshot.c_str());
         return line;
     }
     std::string json() const override {

@@ -14,8 +14,7 @@ constexpr std::size_t kDrainBytes = 1u << 16;
 
 }  // namespace
 
-PftWriter::PftWriter(PftOutput output, const decode::ElfImage& image)
-    : output_(std::move(output)), image_(image), encoder_(output_.options, &image) {
+PftWriter::PftWriter(PftOutput output, const decode::ElfImage& image) : output_(std::move(output)), image_(image), encoder_(output_.options, &image) {
     if (!output_.snapshot.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(output_.snapshot, ec);
@@ -38,7 +37,9 @@ decode::PtmRegisters PftWriter::registers() const {
     return r;
 }
 
-void PftWriter::on_start(const trace::RunInfo& info) { cpu_ = info.cpu; }
+void PftWriter::on_start(const trace::RunInfo& info) {
+    cpu_ = info.cpu;
+}
 
 void PftWriter::on_batch(const trace::EventBatch& batch) {
     encoder_.encode(batch.events);

@@ -18,9 +18,9 @@ class ElfImage;
 namespace emutrace::analysis {
 
 struct PftOutput {
-    std::string file;          ///< raw PFT bytes, unformatted; empty for none
-    std::string snapshot;      ///< snapshot directory; empty for none
-    bool keep = false;         ///< keep the whole stream in memory (stream())
+    std::string file;      ///< raw PFT bytes, unformatted; empty for none
+    std::string snapshot;  ///< snapshot directory; empty for none
+    bool keep = false;     ///< keep the whole stream in memory (stream())
     decode::PftOptions options;
 };
 

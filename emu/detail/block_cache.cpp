@@ -21,8 +21,12 @@ bool branches_to_itself(const std::vector<std::uint8_t>& code) {
 // How the fetch model (models/fetch_port.h) sees `insn`.
 models::PortInstruction port_instruction(const decode::Instruction& insn, std::uint32_t cost, bool overlapped, bool pipelined) {
     bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
-    return {insn.address, insn.size, static_cast<std::uint8_t>(std::min(cost, 255u)),
-            static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0), overlapped, pipelined};
+    return {insn.address,
+            insn.size,
+            static_cast<std::uint8_t>(std::min(cost, 255u)),
+            static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0),
+            overlapped,
+            pipelined};
 }
 
 }  // namespace
@@ -104,8 +108,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         }
     }
     const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
-    if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc &&
-        !decode::is_conditional_branch(insns.back())) {
+    if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc && !decode::is_conditional_branch(insns.back())) {
         // The instruction after a branch in an IT block, which the branch may fetch again when skipped.
         if (auto next = instruction_at(address + size)) {
             unsigned refetch = timing_->skipped_branch_refetch(insns.back(), before_last, *next, word_fetch);
@@ -137,7 +140,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait) - static_cast<int>(speculation));
         if (!insns.empty()) {
             int covered = static_cast<int>(timing_->refill_covers_straddle(insns.front(), word_fetch));
-            info.branch_in_extra = static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
+            info.branch_in_extra =
+                static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
             if (covered) info.flags |= BlockInfo::StraddleTarget;
             if (timing_->fetches_target_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::EarlyFetch;
             if (timing_->fetches_two_words_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::TwoWordsEarly;
@@ -168,7 +172,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
                                     timing_->store_pipelined(insns[i + 1], &insns[i]);
         // Not from SRAM code, where one such pair takes what it takes with data in SRAM (ldr_writeback_pipelining).
-        next_store_pipelined |= overlapped[i] && word_fetch <= 1 && i + 1 < insns.size() && insns[i + 1].memory.mode != decode::MemoryAccess::Mode::None;
+        next_store_pipelined |=
+            overlapped[i] && word_fetch <= 1 && i + 1 < insns.size() && insns[i + 1].memory.mode != decode::MemoryAccess::Mode::None;
         accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined[i], next_pipelined, next_store_pipelined});
         has_access = true;
     }
@@ -211,8 +216,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             if (insns[i].id == ARM_INS_IT && i + decode::it_block_length(insns[i]) >= insns.size())
                 open_it_.insert_or_assign(address + size, insns[i].address);
     }
-    if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional)
-        info.sequential = 1;
+    if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional) info.sequential = 1;
     if (!insns.empty()) {
         info.end = static_cast<std::uint8_t>(decode::waypoint(insns.back()));
         switch (decode::control_flow(insns.back())) {
@@ -256,8 +260,8 @@ std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_
     // And the instruction it falls through to, which a B<cc> not taken may delay.
     std::vector<models::PortInstruction> replay(run.code);
     if (auto next = falls_through ? instruction_at(address + size) : std::nullopt)
-        replay.push_back(port_instruction(*next, timing_->instruction(*next, &last, word_fetch), false,
-                                          timing_->pipelined_load(*next, &last, word_fetch)));
+        replay.push_back(
+            port_instruction(*next, timing_->instruction(*next, &last, word_fetch), false, timing_->pipelined_load(*next, &last, word_fetch)));
     auto delays = models::speculation_delays(replay, run.refilled);
     for (std::size_t i = first + 1; i < run.code.size(); ++i) cost[i - first - 1] += delays[i] - delays[i - 1];
     std::uint32_t not_taken = replay.size() > run.code.size() ? delays.back() - delays[run.code.size() - 1] : 0;

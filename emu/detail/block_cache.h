@@ -5,13 +5,13 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "decode/symbol_table.h"
 #include "decode/instruction_decoder.h"
+#include "decode/symbol_table.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
 #include "models/core.h"
@@ -22,11 +22,11 @@ namespace emutrace::emu::detail {
 
 struct BlockInfo {
     enum Flag : std::uint16_t {
-        SelfLoop = 1,     ///< `b .`
-        Unsupported = 2,  ///< holds an instruction the core lacks
-        Sleep = 4,        ///< ends with WFI or WFE
-        MaskChange = 8,   ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
-        Split = 16,       ///< a trace point lies inside: its event is delivered as pieces()
+        SelfLoop = 1,       ///< `b .`
+        Unsupported = 2,    ///< holds an instruction the core lacks
+        Sleep = 4,          ///< ends with WFI or WFE
+        MaskChange = 8,     ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
+        Split = 16,         ///< a trace point lies inside: its event is delivered as pieces()
         OperandSites = 32,  ///< holds operand_sites() not yet hooked: the machine hooks them, then clears it
         /// Its final branch fetched its target early from SRAM (TimingModel::fetches_target_early).
         EarlyFetch = 64,
@@ -45,7 +45,7 @@ struct BlockInfo {
         /// Flags the hot path handles itself.
         HotPath = Split | EarlyFetch | StraddleTarget | TwoWordsEarly | SecondWordSaved,
     };
-    std::uint32_t address = 1;  ///< odd: matches no Thumb block, so empty slots always miss
+    std::uint32_t address = 1;       ///< odd: matches no Thumb block, so empty slots always miss
     std::uint16_t instructions = 0;  ///< a translated block holds at most 512
     std::uint16_t flags = 0;
     std::uint32_t cycles = 0;       ///< timing model cost incl. fetch wait states; final branch not taken
@@ -57,12 +57,12 @@ struct BlockInfo {
     std::uint8_t exit = 0;
     static constexpr std::uint8_t kConditionalExit = 0x80;
     static constexpr std::uint8_t kIndirectExit = 0x40;  ///< through a register or a load: Event::width 1
-    std::uint8_t end = 0;           ///< trace::BlockEnd: the final instruction as a trace waypoint
+    std::uint8_t end = 0;                                ///< trace::BlockEnd: the final instruction as a trace waypoint
     /// Added when entered by a branch, not by falling through: the target's fetch, and the first
     /// instruction's cost without the predecessor it has when the block only continues one.
     std::int8_t branch_in_extra = 0;
-    std::uint16_t lsu = 0;             ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
-    std::uint16_t fold = 0;            ///< instructions that take no cycle (DWT FOLDCNT)
+    std::uint16_t lsu = 0;   ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
+    std::uint16_t fold = 0;  ///< instructions that take no cycle (DWT FOLDCNT)
     /// Where the next block starts when it is reached by falling through: address + size, or 1
     /// (no block) when the final instruction always branches, so that even a branch to the next
     /// instruction is entered as a branch target (silicon: bx to the next instruction refills).
@@ -132,7 +132,8 @@ public:
 
     const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
         BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
-        if (slot.address == address && slot.size == size) [[likely]] return slot;
+        if (slot.address == address && slot.size == size) [[likely]]
+            return slot;
         slot = analyse(address, size);
         return slot;
     }

@@ -15,9 +15,9 @@
 #include "emu/memory_map.h"
 #include "emu/nvic/dwt.h"
 #include "emu/nvic/system_control.h"
-#include "models/timing_model.h"
 #include "emu/semihosting.h"
 #include "emu/stimulus_schedule.h"
+#include "models/timing_model.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::emu {
@@ -71,7 +71,7 @@ struct OperandSite {
     std::uint8_t rn = 0, rm = 0;
     Op op = Op::None;
     bool is_signed = false;
-    std::int8_t executed_extra = 0;        ///< an IT-block instruction's when it runs (may be negative)
+    std::int8_t executed_extra = 0;       ///< an IT-block instruction's when it runs (may be negative)
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
 };
 
@@ -121,9 +121,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// block loses to the starved fetch with this read's instruction among those on the port.
     void port_read(std::uint32_t address);
     /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
-    std::uint32_t core_register(int r) const {
-        return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR);
-    }
+    std::uint32_t core_register(int r) const { return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR); }
     /// Where `access`, of the instruction at `insn_address`, goes with the current registers.
     std::uint32_t access_address(const decode::MemoryAccess& access, std::uint32_t insn_address) const {
         return decode::effective_address(access, insn_address, [this](int r) { return core_register(r); });

@@ -1,8 +1,8 @@
 #include "emu/detail/unicorn_core.h"
 
-#define CHECKED(expr, what)                             \
-    do {                                                \
-        uc_err checked_err_ = (expr);                   \
+#define CHECKED(expr, what)                                                      \
+    do {                                                                         \
+        uc_err checked_err_ = (expr);                                            \
         if (checked_err_ != UC_ERR_OK) throw UnicornError((what), checked_err_); \
     } while (0)
 
@@ -32,8 +32,7 @@ void UnicornCore::map_memory(std::uint32_t base, std::uint32_t size, std::uint32
     CHECKED(uc_mem_map(uc_, base, size, perms), "mapping memory at " + std::to_string(base));
 }
 
-void UnicornCore::map_mmio(std::uint32_t base, std::uint32_t size, uc_cb_mmio_read_t read, uc_cb_mmio_write_t write,
-                           void* user) {
+void UnicornCore::map_mmio(std::uint32_t base, std::uint32_t size, uc_cb_mmio_read_t read, uc_cb_mmio_write_t write, void* user) {
     CHECKED(uc_mmio_map(uc_, base, size, read, user, write, user), "mapping an MMIO window at " + std::to_string(base));
 }
 
@@ -52,7 +51,9 @@ std::uint32_t UnicornCore::reg(int id) const {
     return v;
 }
 
-void UnicornCore::set_reg(int id, std::uint32_t value) { uc_reg_write(uc_, id, &value); }
+void UnicornCore::set_reg(int id, std::uint32_t value) {
+    uc_reg_write(uc_, id, &value);
+}
 
 void UnicornCore::add_hook(int type, void* callback, void* user, std::uint64_t begin, std::uint64_t end) {
     uc_hook h = 0;
@@ -64,8 +65,12 @@ void UnicornCore::remove_cache(std::uint32_t begin, std::uint32_t end) {
     CHECKED(uc_ctl_remove_cache(uc_, begin, end), "dropping translated code");
 }
 
-uc_err UnicornCore::start(std::uint32_t begin, std::uint32_t until) { return uc_emu_start(uc_, begin, until, 0, 0); }
+uc_err UnicornCore::start(std::uint32_t begin, std::uint32_t until) {
+    return uc_emu_start(uc_, begin, until, 0, 0);
+}
 
-void UnicornCore::stop() { uc_emu_stop(uc_); }
+void UnicornCore::stop() {
+    uc_emu_stop(uc_);
+}
 
 }  // namespace emutrace::emu::detail

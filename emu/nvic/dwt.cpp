@@ -5,8 +5,8 @@
 namespace emutrace::emu::nvic {
 namespace {
 enum Offset : std::uint32_t { CTRL = 0x00, CYCCNT = 0x04, CPICNT = 0x08, EXCCNT = 0x0C, SLEEPCNT = 0x10, LSUCNT = 0x14, FOLDCNT = 0x18, PCSR = 0x1C };
-constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19,
-                        LSUEVTENA = 1u << 20, FOLDEVTENA = 1u << 21;
+constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19, LSUEVTENA = 1u << 20,
+                        FOLDEVTENA = 1u << 21;
 constexpr std::uint32_t kNumComparators = 4u << 28;  // CTRL.NUMCOMP on Cortex-M3/M4
 }  // namespace
 

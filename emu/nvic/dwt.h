@@ -45,9 +45,7 @@ private:
         bool enabled = false;
         std::uint64_t since = 0;
         std::uint32_t base = 0;
-        std::uint32_t value(std::uint64_t source) const {
-            return enabled ? base + static_cast<std::uint32_t>(source - since) : base;
-        }
+        std::uint32_t value(std::uint64_t source) const { return enabled ? base + static_cast<std::uint32_t>(source - since) : base; }
         void set_enabled(bool on, std::uint64_t source) {
             if (on == enabled) return;
             base = value(source);

@@ -6,15 +6,42 @@ namespace emutrace::emu::nvic {
 namespace {
 
 enum Offset : std::uint32_t {
-    ICTR = 0x004, ACTLR = 0x008,
-    ISER = 0x100, ICER = 0x180, ISPR = 0x200, ICPR = 0x280, IABR = 0x300, IPR = 0x400, IPR_END = 0x5F0,
-    CPUID = 0xD00, ICSR = 0xD04, VTOR = 0xD08, AIRCR = 0xD0C, SCR = 0xD10, CCR = 0xD14,
-    SHPR1 = 0xD18, SHPR3_END = 0xD24, SHCSR = 0xD24, CFSR = 0xD28, HFSR = 0xD2C, DFSR = 0xD30,
-    MMFAR = 0xD34, BFAR = 0xD38, AFSR = 0xD3C, CPACR = 0xD88, DEMCR = 0xDFC, STIR = 0xF00,
+    ICTR = 0x004,
+    ACTLR = 0x008,
+    ISER = 0x100,
+    ICER = 0x180,
+    ISPR = 0x200,
+    ICPR = 0x280,
+    IABR = 0x300,
+    IPR = 0x400,
+    IPR_END = 0x5F0,
+    CPUID = 0xD00,
+    ICSR = 0xD04,
+    VTOR = 0xD08,
+    AIRCR = 0xD0C,
+    SCR = 0xD10,
+    CCR = 0xD14,
+    SHPR1 = 0xD18,
+    SHPR3_END = 0xD24,
+    SHCSR = 0xD24,
+    CFSR = 0xD28,
+    HFSR = 0xD2C,
+    DFSR = 0xD30,
+    MMFAR = 0xD34,
+    BFAR = 0xD38,
+    AFSR = 0xD3C,
+    CPACR = 0xD88,
+    DEMCR = 0xDFC,
+    STIR = 0xF00,
 };
 enum Icsr : std::uint32_t {
-    NMIPENDSET = 1u << 31, PENDSVSET = 1u << 28, PENDSVCLR = 1u << 27, PENDSTSET = 1u << 26,
-    PENDSTCLR = 1u << 25, ISRPENDING = 1u << 22, RETTOBASE = 1u << 11,
+    NMIPENDSET = 1u << 31,
+    PENDSVSET = 1u << 28,
+    PENDSVCLR = 1u << 27,
+    PENDSTSET = 1u << 26,
+    PENDSTCLR = 1u << 25,
+    ISRPENDING = 1u << 22,
+    RETTOBASE = 1u << 11,
 };
 constexpr std::uint32_t kVectKey = 0x05FA;
 
@@ -22,7 +49,8 @@ std::uint32_t cpuid(models::CoreKind kind) {
     switch (kind) {
         case models::CoreKind::CortexM0: return 0x410CC200;  // r0p0
         case models::CoreKind::CortexM3: return 0x412FC231;  // r2p1
-        case models::CoreKind::CortexM4: case models::CoreKind::CortexM4F: return 0x410FC241;  // r0p1
+        case models::CoreKind::CortexM4:
+        case models::CoreKind::CortexM4F: return 0x410FC241;  // r0p1
     }
     return 0;
 }
@@ -33,9 +61,8 @@ struct ShcsrBit {
     std::uint32_t active, pending;
 };
 constexpr ShcsrBit kShcsrBits[] = {
-    {kMemManage, 1u << 0, 1u << 13}, {kBusFault, 1u << 1, 1u << 14}, {kUsageFault, 1u << 3, 1u << 12},
-    {kSvcall, 1u << 7, 1u << 15},    {kDebugMonitor, 1u << 8, 0},    {kPendSv, 1u << 10, 0},
-    {kSysTick, 1u << 11, 0},
+    {kMemManage, 1u << 0, 1u << 13}, {kBusFault, 1u << 1, 1u << 14}, {kUsageFault, 1u << 3, 1u << 12}, {kSvcall, 1u << 7, 1u << 15},
+    {kDebugMonitor, 1u << 8, 0},     {kPendSv, 1u << 10, 0},         {kSysTick, 1u << 11, 0},
 };
 
 }  // namespace
@@ -90,10 +117,14 @@ std::uint32_t SystemControl::icsr() const {
 
 void SystemControl::write_icsr(std::uint32_t v) {
     if (v & NMIPENDSET) state_.set_pending(kNmi, true);
-    if (v & PENDSVSET) state_.set_pending(kPendSv, true);
-    else if (v & PENDSVCLR) state_.set_pending(kPendSv, false);
-    if (v & PENDSTSET) state_.set_pending(kSysTick, true);
-    else if (v & PENDSTCLR) state_.set_pending(kSysTick, false);
+    if (v & PENDSVSET)
+        state_.set_pending(kPendSv, true);
+    else if (v & PENDSVCLR)
+        state_.set_pending(kPendSv, false);
+    if (v & PENDSTSET)
+        state_.set_pending(kSysTick, true);
+    else if (v & PENDSTCLR)
+        state_.set_pending(kSysTick, false);
     changed();
 }
 
@@ -156,9 +187,7 @@ std::uint32_t SystemControl::read_word(std::uint32_t off) {
         case AFSR: return 0;
         case CPACR: return cpacr_;
         case DEMCR: return demcr_;
-        default:
-            host().warn_once(off, "read of an unimplemented System Control Space register; reads 0");
-            return 0;
+        default: host().warn_once(off, "read of an unimplemented System Control Space register; reads 0"); return 0;
     }
 }
 
@@ -174,10 +203,14 @@ void SystemControl::write_word(std::uint32_t off, std::uint32_t value, std::uint
         for (unsigned bit = 0; bit < 32; ++bit) {
             if (!(value & (1u << bit))) continue;
             int n = kFirstIrq + static_cast<int>(bank * 32 + bit);
-            if (off < ICER) state_.set_enabled(n, true);
-            else if (off < ISPR) state_.set_enabled(n, false);
-            else if (off < ICPR) state_.set_pending(n, true);
-            else state_.set_pending(n, false);
+            if (off < ICER)
+                state_.set_enabled(n, true);
+            else if (off < ISPR)
+                state_.set_enabled(n, false);
+            else if (off < ICPR)
+                state_.set_pending(n, true);
+            else
+                state_.set_pending(n, false);
         }
         changed();
         return;

@@ -35,8 +35,7 @@ std::uint32_t SysTick::read(std::uint32_t offset, std::uint64_t now) {
     switch (offset) {
         case CSR: {
             update(now);
-            std::uint32_t v = (enabled_ ? ENABLE : 0) | (tickint_ ? TICKINT : 0) | (clksource_ ? CLKSOURCE : 0) |
-                              (countflag_ ? COUNTFLAG : 0);
+            std::uint32_t v = (enabled_ ? ENABLE : 0) | (tickint_ ? TICKINT : 0) | (clksource_ ? CLKSOURCE : 0) | (countflag_ ? COUNTFLAG : 0);
             countflag_ = false;  // cleared by reading
             return v;
         }

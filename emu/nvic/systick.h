@@ -28,8 +28,8 @@ private:
     std::uint64_t clock_hz_;
     bool enabled_ = false, tickint_ = false, clksource_ = false, countflag_ = false;
     std::uint32_t reload_ = 0;
-    std::uint32_t frozen_ = 0;       ///< counter value while disabled
-    std::uint64_t next_zero_ = 0;    ///< cycle of the next 1 -> 0 transition while enabled
+    std::uint32_t frozen_ = 0;     ///< counter value while disabled
+    std::uint64_t next_zero_ = 0;  ///< cycle of the next 1 -> 0 transition while enabled
 };
 
 }  // namespace emutrace::emu::nvic

@@ -36,9 +36,7 @@ public:
             case CTRL: return ctrl_;
             case INTSTATUS: return int_status_;
             case BAUDDIV: return bauddiv_;
-            default:
-                host().warn_once(offset, "read of an unimplemented CMSDK UART register");
-                return 0;
+            default: host().warn_once(offset, "read of an unimplemented CMSDK UART register"); return 0;
         }
     }
 
@@ -46,8 +44,14 @@ public:
         switch (offset) {
             case DATA: transmit(static_cast<char>(value & 0xff)); break;
             case STATE: state_ &= ~(value & (TX_OVERRUN | RX_OVERRUN)); break;  // write 1 to clear
-            case CTRL: ctrl_ = value & 0x7f; update_irq(); break;
-            case INTSTATUS: int_status_ &= ~value; update_irq(); break;        // INTCLEAR
+            case CTRL:
+                ctrl_ = value & 0x7f;
+                update_irq();
+                break;
+            case INTSTATUS:
+                int_status_ &= ~value;
+                update_irq();
+                break;  // INTCLEAR
             case BAUDDIV: bauddiv_ = value & 0xfffff; break;
             default: host().warn_once(offset, "write to an unimplemented CMSDK UART register"); break;
         }

@@ -37,8 +37,14 @@ public:
     /// Back to the power-on state.
     virtual void reset() {}
     /// Stimuli: does the device have a register of this name, and set it from outside.
-    virtual bool has_register(std::string_view name) const { (void)name; return false; }
-    virtual void set_register(std::string_view name, std::uint32_t value) { (void)name; (void)value; }
+    virtual bool has_register(std::string_view name) const {
+        (void)name;
+        return false;
+    }
+    virtual void set_register(std::string_view name, std::uint32_t value) {
+        (void)name;
+        (void)value;
+    }
     /// Stimuli: can the device receive bytes (a UART's RX line), and receive them.
     virtual bool can_receive() const { return false; }
     virtual void receive(std::string_view bytes) { (void)bytes; }

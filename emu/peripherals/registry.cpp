@@ -13,7 +13,9 @@ constexpr std::array<PeripheralType, 3> kTypes{{
 
 }  // namespace
 
-std::span<const PeripheralType> peripheral_types() { return kTypes; }
+std::span<const PeripheralType> peripheral_types() {
+    return kTypes;
+}
 
 std::unique_ptr<Peripheral> make_peripheral(const config::Node& type, const config::Node& params) {
     std::string name = type.str();

@@ -97,8 +97,10 @@ public:
         r->value = (r->value & ~mask) | ((value << shift) & mask);
         for (const auto& e : r->on_write) {
             std::uint32_t v = e.value.value_or(r->value);
-            if (e.delay == 0) regs_[e.target].value = v;
-            else pending_.push_back({host().now() + e.delay, e.target, v});
+            if (e.delay == 0)
+                regs_[e.target].value = v;
+            else
+                pending_.push_back({host().now() + e.delay, e.target, v});
         }
         sort_pending();
     }

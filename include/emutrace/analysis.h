@@ -29,22 +29,22 @@ struct AnalysisOption {
 
 /// What the source delivered, for figures relative to the whole run.
 struct SourceTotals {
-    std::string source;            ///< "emulator", or the capture's snapshot directory
+    std::string source;  ///< "emulator", or the capture's snapshot directory
     std::uint64_t instructions = 0;
-    std::uint64_t cycles = 0;      ///< the last cycle stamp (instructions for a capture without cycle counts)
+    std::uint64_t cycles = 0;  ///< the last cycle stamp (instructions for a capture without cycle counts)
     std::uint64_t clock_hz = 0;
-    double emulated_seconds = 0;   ///< cycles / clock_hz
-    bool complete = true;          ///< false when the run faulted, hung or hit a limit
+    double emulated_seconds = 0;  ///< cycles / clock_hz
+    bool complete = true;         ///< false when the run faulted, hung or hit a limit
 };
 
 /// One JUnit test case (the run's --junit file holds every analysis's cases).
 struct TestCase {
     std::string classname;  ///< e.g. "emutrace.constraints"
     std::string name;
-    double seconds = 0;     ///< JUnit's time attribute: the measured duration
-    std::string failure;    ///< the failure message; empty when the case passed
-    std::string details;    ///< the failure's text
-    std::string output;     ///< system-out
+    double seconds = 0;   ///< JUnit's time attribute: the measured duration
+    std::string failure;  ///< the failure message; empty when the case passed
+    std::string details;  ///< the failure's text
+    std::string output;   ///< system-out
 };
 
 /// What an analysis is built from: its scenario sections, outputs and flags, and the firmware.

@@ -52,7 +52,6 @@ public:
     /// One of `choices`; the error lists them.
     std::string choice(std::initializer_list<std::string_view> choices) const;
 
-
     /// "file:line:col" of this node (of its parent when it is absent).
     std::string where() const;
     /// Dotted path of this node from the document root, e.g. "peripherals[1].params.output".

@@ -10,11 +10,11 @@
 namespace emutrace::trace {
 
 enum class EventKind : std::uint8_t {
-    Block = 1,  ///< a translated block started executing
-    MmioRead,   ///< a load from a peripheral register
-    MmioWrite,  ///< a store to a peripheral register
-    Output,     ///< text the firmware printed (semihosting or a UART)
-    Stop,       ///< the run ended; always the last event
+    Block = 1,        ///< a translated block started executing
+    MmioRead,         ///< a load from a peripheral register
+    MmioWrite,        ///< a store to a peripheral register
+    Output,           ///< text the firmware printed (semihosting or a UART)
+    Stop,             ///< the run ended; always the last event
     ExceptionEntry,   ///< the core took an exception (stacked a frame, jumped to the handler)
     ExceptionReturn,  ///< a handler returned through EXC_RETURN
     ThreadSwitch,     ///< the firmware's current-thread pointer changed

@@ -25,8 +25,8 @@ struct PluginInfo {
 /// The entry point's name, looked up with dlsym.
 #define EMUTRACE_PLUGIN_ENTRY "emutrace_plugin"
 
-#define EMUTRACE_PLUGIN(analyses_function)                                                                  \
-    extern "C" __attribute__((visibility("default"))) const ::emutrace::PluginInfo* emutrace_plugin() {   \
+#define EMUTRACE_PLUGIN(analyses_function)                                                                   \
+    extern "C" __attribute__((visibility("default"))) const ::emutrace::PluginInfo* emutrace_plugin() {      \
         static const ::emutrace::PluginInfo info{EMUTRACE_PLUGIN_ABI, EMUTRACE_VERSION, &analyses_function}; \
-        return &info;                                                                                       \
+        return &info;                                                                                        \
     }

@@ -17,19 +17,19 @@ namespace emutrace {
 
 /// Command-line overrides of the scenario's machine.
 struct MachineOverrides {
-    std::optional<std::string> cpu;          ///< e.g. "cortex-m4"
-    std::optional<std::string> clock;        ///< e.g. "168MHz"
-    std::optional<std::string> timing;       ///< "trm" or "none"
+    std::optional<std::string> cpu;     ///< e.g. "cortex-m4"
+    std::optional<std::string> clock;   ///< e.g. "168MHz"
+    std::optional<std::string> timing;  ///< "trm" or "none"
     std::optional<std::uint64_t> max_instructions;
     std::optional<double> wall_clock_seconds;
-    std::optional<std::string> stop_at;      ///< a symbol
-    std::optional<std::string> cmdline;      ///< semihosting command line
-    bool echo_output = true;                 ///< copy the firmware's output to the terminal
+    std::optional<std::string> stop_at;  ///< a symbol
+    std::optional<std::string> cmdline;  ///< semihosting command line
+    bool echo_output = true;             ///< copy the firmware's output to the terminal
 };
 
 struct RunRequest {
-    std::string firmware;    ///< ELF path; empty: the scenario's `firmware:`
-    std::string scenario;    ///< YAML path; empty: the built-in MPS2-AN385 board
+    std::string firmware;  ///< ELF path; empty: the scenario's `firmware:`
+    std::string scenario;  ///< YAML path; empty: the built-in MPS2-AN385 board
     /// An OpenCSD snapshot directory: the analyses read this capture instead of an emulated run.
     std::string capture;
     unsigned capture_trace_id = 0;  ///< 0: every PTM source of the capture

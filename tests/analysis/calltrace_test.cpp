@@ -4,8 +4,8 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "analysis/calltrace/profile.h"
-#include "session/scenario.h"
 #include "emu/machine.h"
+#include "session/scenario.h"
 #include "support/paths.h"
 
 using namespace emutrace;

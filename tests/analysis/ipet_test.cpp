@@ -171,12 +171,7 @@ TEST_CASE("ipet: nested loops multiply their bounds") {
     // 0 -> outer header 1 -> inner header 2 -> inner body 3 -> (2 | outer latch 4) -> (1 | exit 5)
     // Outer bound 3, inner bound 4 per entry.
     IpetProblem p;
-    p.blocks = {block(1),
-                loop_block(0, 10, 2),
-                loop_block(1, 7, 3),
-                loop_block(1, 20, 5),
-                loop_block(0, 4, 4),
-                block(1, true)};
+    p.blocks = {block(1), loop_block(0, 10, 2), loop_block(1, 7, 3), loop_block(1, 20, 5), loop_block(0, 4, 4), block(1, true)};
     const std::size_t enter_outer = edge(p, 0, 1);
     const std::size_t enter_inner = edge(p, 1, 2);
     edge(p, 2, 3);

@@ -13,9 +13,9 @@
 #include "analysis/wcet/soundness_check.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/wcet/wcet_bound.h"
-#include "session/scenario.h"
 #include "config/config_error.h"
 #include "emu/machine.h"
+#include "session/scenario.h"
 #include "support/paths.h"
 
 using namespace emutrace;
@@ -200,7 +200,7 @@ TEST_CASE("real code: snprintf's output callback is followed to the targets seen
     auto has = [](const WcetResult& r, const std::string& name) {
         return std::any_of(r.functions.begin(), r.functions.end(), [&](const FunctionShare& f) { return f.name == name; });
     };
-    CHECK(has(format, "__ssputs_r"));   // the string sink snprintf uses
+    CHECK(has(format, "__ssputs_r"));        // the string sink snprintf uses
     CHECK_FALSE(has(format, "__sfputs_r"));  // the FILE sink is printf's
     CHECK(has(print, "__sfputs_r"));
     CHECK(format.bound_cycles >= format.observed_max_cycles);

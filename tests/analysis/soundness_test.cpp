@@ -40,14 +40,14 @@ CallEvent exception(CallEvent::Kind kind, std::uint64_t cycle) {
 
 TEST_CASE("call times: a tail-called function's time is in the function it replaced, interrupts are not") {
     CallTimes t;
-    t.on_call_event(entry(0, 0x100, 0));           // the context's base frame: no run
-    t.on_call_event(entry(10, 0x200, 1));          // f called
+    t.on_call_event(entry(0, 0x100, 0));   // the context's base frame: no run
+    t.on_call_event(entry(10, 0x200, 1));  // f called
     t.on_call_event(exception(CallEvent::Kind::ExceptionEntry, 15));
     t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 19));
     t.on_call_event(exception(CallEvent::Kind::Resume, 21));  // 6 cycles of handler, the return's included
-    t.on_call_event(exit_of(20, 0x200, 1, true));  // f tail-calls g
+    t.on_call_event(exit_of(20, 0x200, 1, true));             // f tail-calls g
     t.on_call_event(entry(20, 0x300, 1, true));
-    t.on_call_event(exit_of(50, 0x300, 1));        // g returns to f's caller
+    t.on_call_event(exit_of(50, 0x300, 1));  // g returns to f's caller
     t.on_call_event(exit_of(60, 0x100, 0, false));
     REQUIRE(t.times().count(0x200));
     REQUIRE(t.times().count(0x300));
@@ -112,7 +112,7 @@ TEST_CASE("call times: handler time ends where the interrupted code resumes, the
     t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 30));
     t.on_call_event(exception(CallEvent::Kind::ExceptionEntry, 32));  // tail-chained: one stretch
     t.on_call_event(exception(CallEvent::Kind::ExceptionReturn, 40));
-    t.on_call_event(exception(CallEvent::Kind::Resume, 52));          // after the unstacking
+    t.on_call_event(exception(CallEvent::Kind::Resume, 52));  // after the unstacking
     t.on_call_event(exit_of(60, 0x200, 1));
     CHECK(t.times().at(0x200).max == 60 - 10 - (52 - 20));
 }
@@ -131,7 +131,7 @@ TEST_CASE("ipet: a conditional call happens at most once per execution, and a gr
     p.calls.push_back({0, 2, true, 0});
     p.calls.push_back({0, 3, true, 0});
     CHECK(solve_ipet(p).bound == 1 + 1 + 80);  // one of the two alternatives: the dearer
-    p.calls[1].group = 1;  // two independent conditional calls: both may happen
+    p.calls[1].group = 1;                      // two independent conditional calls: both may happen
     CHECK(solve_ipet(p).bound == 1 + 1 + 50 + 80);
     p.calls[0].conditional = p.calls[1].conditional = false;  // unconditional calls must happen
     p.blocks[2].first_seen = false;

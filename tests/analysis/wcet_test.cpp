@@ -31,8 +31,8 @@ TracePoint point(std::uint32_t first, std::uint8_t level, std::uint16_t distinct
 //       -> D (6), a call to f, R (7) where it returns, X (8);
 // f:    F0 (9, entry), loop {FH (10)}, FX (11, exit).
 TracePoints example() {
-    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0), point(0x108, 1, 1, 0), point(0x10c, 2, 2, 1),
-                              point(0x110, 1, 1, 0),  point(0x114, 1, 3, 2), point(0x118, 0, 0, -1), point(0x11c, 0, 0, -1),
+    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0),     point(0x108, 1, 1, 0),    point(0x10c, 2, 2, 1),
+                              point(0x110, 1, 1, 0),  point(0x114, 1, 3, 2),     point(0x118, 0, 0, -1),   point(0x11c, 0, 0, -1),
                               point(0x120, 0, 0, -1), point(0x200, 0, 0, -1, 1), point(0x204, 1, 1, 3, 1), point(0x208, 0, 0, -1, 1)};
     p[0].entry = true;
     p[6].call = true;
@@ -64,17 +64,16 @@ TEST_CASE("wcet loop module: nested loops, next iterations, a sibling loop, a ca
     TracePoints points = example();
     LoopContextTracker t(points);
     run_steps(t, {
-                     {0, 0, 0},                                  // A
-                     {1, 0, 1}, {2, 0, 1},                       // outer loop entered: first iteration
-                     {3, 0, 2}, {3, 1, 2}, {3, 1, 2},            // inner loop: first, then later iterations
-                     {4, 0, 1},                                  // down: still the outer loop's first iteration
-                     {1, 1, 1}, {2, 1, 1},                       // the outer header again: later iteration
-                     {3, 0, 2}, {3, 1, 2},                       // the inner loop starts over at its first iteration
-                     {4, 1, 1},
-                     {5, 0, 1}, {5, 1, 1},                       // a sibling loop at the same level: new row (gamma)
-                     {6, 0, 0},                                  // down to level 0
+                     {0, 0, 0},                                      // A
+                     {1, 0, 1}, {2, 0, 1},                           // outer loop entered: first iteration
+                     {3, 0, 2}, {3, 1, 2},  {3, 1, 2},               // inner loop: first, then later iterations
+                     {4, 0, 1},                                      // down: still the outer loop's first iteration
+                     {1, 1, 1}, {2, 1, 1},                           // the outer header again: later iteration
+                     {3, 0, 2}, {3, 1, 2},                           // the inner loop starts over at its first iteration
+                     {4, 1, 1}, {5, 0, 1},  {5, 1, 1},               // a sibling loop at the same level: new row (gamma)
+                     {6, 0, 0},                                      // down to level 0
                      {9, 0, 1}, {10, 0, 2}, {10, 1, 2}, {11, 0, 1},  // alpha: f runs a row above; its loop above that
-                     {7, 0, 0}, {8, 0, 0},                       // beta: back in main's row
+                     {7, 0, 0}, {8, 0, 0},                           // beta: back in main's row
                  });
     CHECK(t.last() == Transition::Stay);
     std::vector<std::uint32_t> most = t.max_iterations();
@@ -95,13 +94,17 @@ TEST_CASE("wcet loop module: an exception saves the context and its return resto
 
 TEST_CASE("wcet loop module: an inner loop left straight into a sibling loop's header opens the sibling's row") {
     // L1 (level 1: H1, B1) holds L2 (level 2: H2); L2's exit goes straight to L3's header (level 1).
-    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0), point(0x108, 2, 2, 1), point(0x10c, 1, 3, 2),
-                              point(0x110, 0, 0, -1)};
+    std::vector<TracePoint> p{point(0x100, 0, 0, -1), point(0x104, 1, 1, 0), point(0x108, 2, 2, 1), point(0x10c, 1, 3, 2), point(0x110, 0, 0, -1)};
     p[0].entry = true;
     TracePoints points(p, {{0, 0, 1}, {0, 1, 2}, {0, 2, 3}});
     LoopContextTracker t(points);
-    run_steps(t, {{0, 0, 0}, {1, 0, 1}, {2, 0, 2}, {2, 1, 2},
-                  {3, 0, 1}, {3, 1, 1}, {3, 1, 1},  // L3 runs in a row of its own: first, then later iterations
+    run_steps(t, {{0, 0, 0},
+                  {1, 0, 1},
+                  {2, 0, 2},
+                  {2, 1, 2},
+                  {3, 0, 1},
+                  {3, 1, 1},
+                  {3, 1, 1},  // L3 runs in a row of its own: first, then later iterations
                   {4, 0, 0}});
     CHECK(t.max_iterations() == std::vector<std::uint32_t>{1, 2, 3});
 }
@@ -136,9 +139,9 @@ TEST_CASE("wcet loop module: a tail call leaves the replaced function's rows and
     // main: M0 (0, entry), M1 (1, call), M2 (2, return point), loop {MH (3)}
     // f:    F0 (4, entry), F1 (5, tail call to g)
     // g:    G0 (6, entry), loop {GH (7)}, G2 (8, exit)
-    std::vector<TracePoint> p{point(0x100, 0, 0, -1, 0), point(0x104, 0, 0, -1, 0), point(0x108, 0, 0, -1, 0), point(0x10c, 1, 1, 0, 0),
-                              point(0x200, 0, 0, -1, 1), point(0x204, 0, 0, -1, 1), point(0x300, 0, 0, -1, 2), point(0x304, 1, 1, 1, 2),
-                              point(0x308, 0, 0, -1, 2)};
+    std::vector<TracePoint> p{point(0x100, 0, 0, -1, 0), point(0x104, 0, 0, -1, 0), point(0x108, 0, 0, -1, 0),
+                              point(0x10c, 1, 1, 0, 0),  point(0x200, 0, 0, -1, 1), point(0x204, 0, 0, -1, 1),
+                              point(0x300, 0, 0, -1, 2), point(0x304, 1, 1, 1, 2),  point(0x308, 0, 0, -1, 2)};
     p[0].entry = p[4].entry = p[6].entry = true;
     p[1].call = true;
     p[2].ret = true;
@@ -218,10 +221,12 @@ TEST_CASE("wcet statistics: merging is associative and survives a save and a loa
     CHECK(loaded.loop_bounds.at(0x200) == 8);
     CHECK(loaded.functions.at(0x300).time.max == 14);
 
-    write_file(dir.file("negative.json"), "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": -1, "
-                                          "\"blocks\": [], \"loops\": [], \"functions\": []}");
+    write_file(dir.file("negative.json"),
+               "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": -1, "
+               "\"blocks\": [], \"loops\": [], \"functions\": []}");
     CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("negative.json")), doctest::Contains("'runs' is -1"), ConfigError);
-    write_file(dir.file("bad.json"), "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, \"blocks\": [{\"address\": 4}]}");
+    write_file(dir.file("bad.json"),
+               "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, \"blocks\": [{\"address\": 4}]}");
     CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("bad.json: bad WCET statistics"), ConfigError);
 }
 

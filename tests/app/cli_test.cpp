@@ -1,7 +1,7 @@
 // End-to-end: the emutrace command as a user runs it, on the project's firmware.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 
@@ -57,8 +57,8 @@ TEST_CASE("cli: flags override the scenario") {
 
 TEST_CASE("cli: firmware faults give a one-line error with address and function, status 2") {
     TempDir dir;
-    Cli r = emutrace_cli("run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") +
-                         " --cmdline unmapped-read -q --json " + dir.file("r.json") + " --events " + dir.file("e.jsonl"));
+    Cli r = emutrace_cli("run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline unmapped-read -q --json " +
+                         dir.file("r.json") + " --events " + dir.file("e.jsonl"));
     CHECK(r.status == 2);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find("read of unmapped memory at 0x60000000") != std::string::npos);
@@ -91,8 +91,7 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
              Case{"run " + source("tests/scenarios/faults.yaml"), "faults.yaml: not an ELF file"},
              Case{"run /proc/self/exe", "64-bit ELF"},
              Case{"run " + dir.write("nophdr.elf", no_segments), "no loadable (PT_LOAD) segments"},
-             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/segment_outside.yaml"),
-                  "segment 0 0x00000000-"},
+             Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/segment_outside.yaml"), "segment 0 0x00000000-"},
              Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/syntax_error.yaml"), "syntax_error.yaml:4:5"},
              Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/unknown_key.yaml"),
                   "unknown_key.yaml:4:36: memory[1].sise: unknown key"},
@@ -116,8 +115,8 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
 
 TEST_CASE("cli: an RTOS run reports its threads in the summary, JSON and event log") {
     TempDir dir;
-    Cli r = emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos.yaml") + " --json " +
-                         dir.file("r.json") + " --events " + dir.file("e.jsonl"));
+    Cli r = emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos.yaml") + " --json " + dir.file("r.json") + " --events " +
+                         dir.file("e.jsonl"));
     CHECK(r.status == 0);
     CHECK(r.out.find("rtos done") != std::string::npos);
     CHECK(r.err.find("thread switches") != std::string::npos);
@@ -158,8 +157,8 @@ TEST_CASE("cli: --help teaches the commands and the exit statuses") {
 TEST_CASE("cli: trace selection by glob and by event budget") {
     TempDir dir;
     auto dump = [&](const std::string& scenario) {
-        Cli run = emutrace_cli("run " + firmware("compute") + " -s " + source(scenario) + " -q --trace " + dir.file("t.bin") +
-                               " --json " + dir.file("r.json"));
+        Cli run = emutrace_cli("run " + firmware("compute") + " -s " + source(scenario) + " -q --trace " + dir.file("t.bin") + " --json " +
+                               dir.file("r.json"));
         REQUIRE(run.status == 0);
         Cli d = emutrace_cli("dump " + dir.file("t.bin") + " --elf " + firmware("compute"));
         REQUIRE(d.status == 0);
@@ -183,8 +182,8 @@ TEST_CASE("cli: trace selection by glob and by event budget") {
 
 TEST_CASE("cli: cfg prints blocks and loops, writes JSON and DOT that Graphviz renders") {
     TempDir dir;
-    Cli r = emutrace_cli("cfg " + firmware("cfg_shapes") + " --function shape_nested_loops --json " + dir.file("c.json") + " --dot " +
-                         dir.file("c.dot"));
+    Cli r =
+        emutrace_cli("cfg " + firmware("cfg_shapes") + " --function shape_nested_loops --json " + dir.file("c.json") + " --dot " + dir.file("c.dot"));
     CHECK(r.status == 0);
     CHECK(r.out.find("shape_nested_loops 0x") != std::string::npos);
     CHECK(r.out.find("7 blocks") != std::string::npos);
@@ -215,16 +214,16 @@ TEST_CASE("cli: crosscheck decodes a real capture and writes its totals") {
 TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run, and a different run diverges") {
     TempDir dir;
     std::string elf = firmware("irq_tests"), scenario = source("tests/scenarios/irq.yaml");
-    Cli run = emutrace_cli("run " + elf + " -s " + scenario + " --cmdline nested --pft " + dir.file("t.pft") + " --snapshot " +
-                           dir.file("snap") + " --json " + dir.file("run.json"));
+    Cli run = emutrace_cli("run " + elf + " -s " + scenario + " --cmdline nested --pft " + dir.file("t.pft") + " --snapshot " + dir.file("snap") +
+                           " --json " + dir.file("run.json"));
     REQUIRE(run.status == 0);
     CHECK(run.err.find("PFT trace: ") != std::string::npos);
     auto rj = nlohmann::json::parse(read_file(dir.file("run.json")));
     CHECK(rj["pft"]["exceptions"] == 2);
     CHECK(rj["pft"]["bytes"] == read_file(dir.file("t.pft")).size());
 
-    Cli same = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario +
-                            " --cmdline nested --json " + dir.file("c.json"));
+    Cli same = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario + " --cmdline nested --json " +
+                            dir.file("c.json"));
     CHECK(same.status == 0);
     CHECK(same.out.find("paths: identical") != std::string::npos);
     CHECK(same.out.find("IRQ1_Handler") != std::string::npos);
@@ -241,8 +240,8 @@ TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run,
     }
     CHECK(compared >= 8);
 
-    Cli other = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario +
-                             " --cmdline tailchain --json " + dir.file("d.json"));
+    Cli other = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario + " --cmdline tailchain --json " +
+                             dir.file("d.json"));
     CHECK(other.status == 1);
     CHECK(other.out.find("first divergence at step") != std::string::npos);
     auto d = nlohmann::json::parse(read_file(dir.file("d.json")));
@@ -306,12 +305,14 @@ TEST_CASE("cli: wcet bounds a function, writes JSON and DOT, and merges saved st
 TEST_CASE("cli: a scenario's wcet analysis fails the run when the bound exceeds max_cycles") {
     TempDir dir;
     auto scenario = [&](const std::string& name, const std::string& wcet) {
-        write_file(dir.file(name), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
-                                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\nwcet:\n" + wcet);
+        write_file(dir.file(name),
+                   "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
+                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\nwcet:\n" +
+                       wcet);
         return dir.file(name);
     };
-    Cli pass = emutrace_cli("run " + firmware("wcet") + " -s " + scenario("ok.yaml", "  function: wcet_scan\n  max_cycles: 100000\n") +
-                            " --json " + dir.file("r.json"));
+    Cli pass = emutrace_cli("run " + firmware("wcet") + " -s " + scenario("ok.yaml", "  function: wcet_scan\n  max_cycles: 100000\n") + " --json " +
+                            dir.file("r.json"));
     CHECK(pass.status == 0);
     CHECK(pass.err.find("WCET of wcet_scan") != std::string::npos);
     auto j = nlohmann::json::parse(read_file(dir.file("r.json")));

@@ -1,7 +1,7 @@
 // The main demo end to end: scenarios/franking, run through the emutrace command as a user would.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -25,8 +25,7 @@ struct Run {
 // Runs a franking variant with its ELF found through the scenario's firmware: key.
 Run franking(const std::string& variant, const TempDir& dir, const std::string& extra = "") {
     std::string cmd = "cd " + dir.path().string() + " && " + std::string(EMUTRACE_BINARY) + " run --scenario " +
-                      source("scenarios/franking/" + variant + ".yaml") + " --json r.json --junit r.xml " + extra +
-                      " >out 2>err </dev/null";
+                      source("scenarios/franking/" + variant + ".yaml") + " --json r.json --junit r.xml " + extra + " >out 2>err </dev/null";
     int raw = std::system(cmd.c_str());
     Run r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -35,7 +34,9 @@ Run franking(const std::string& variant, const TempDir& dir, const std::string& 
     return r;
 }
 
-const json& constraint(const Run& r) { return r.result["calltrace"]["constraints"].at(0); }
+const json& constraint(const Run& r) {
+    return r.result["calltrace"]["constraints"].at(0);
+}
 
 std::map<std::string, json> functions(const Run& r) {
     std::map<std::string, json> out;
@@ -152,8 +153,8 @@ TEST_CASE("franking: the compact trace is written and dumped with names") {
     TempDir dir;
     Run r = franking("franking", dir, "--trace t.bin");
     REQUIRE(r.status == 0);
-    std::string cmd = std::string(EMUTRACE_BINARY) + " dump " + dir.file("t.bin") + " --elf " + firmware("franking") + " >" +
-                      dir.file("dump") + " 2>&1";
+    std::string cmd =
+        std::string(EMUTRACE_BINARY) + " dump " + dir.file("t.bin") + " --elf " + firmware("franking") + " >" + dir.file("dump") + " 2>&1";
     CHECK(std::system(cmd.c_str()) == 0);
     std::string dump = read_file(dir.file("dump"));
     CHECK(dump.find("> update_date_element") != std::string::npos);

@@ -14,7 +14,9 @@ using namespace emutrace::test;
 
 namespace {
 
-nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+nlohmann::json read_json(const std::string& path) {
+    return nlohmann::json::parse(read_file(path));
+}
 
 std::map<std::string, std::uint64_t> calls_by_function(const nlohmann::json& calltrace) {
     std::map<std::string, std::uint64_t> out;
@@ -50,8 +52,8 @@ TEST_CASE("registry: the call tracer and the WCET bound read a cycle-accurate ca
     Cli run = emutrace_cli("run " + firmware("wcet") + " -s " + scenario + " --snapshot " + dir.file("snap") +
                            " --calltrace --wcet wcet_scan --json " + dir.file("emulated.json"));
     REQUIRE(run.status == 0);
-    Cli cc = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + firmware("wcet") +
-                          " --calltrace --wcet wcet_scan --json " + dir.file("capture.json"));
+    Cli cc = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + firmware("wcet") + " --calltrace --wcet wcet_scan --json " +
+                          dir.file("capture.json"));
     REQUIRE(cc.status == 0);
     nlohmann::json emulated = read_json(dir.file("emulated.json")), capture = read_json(dir.file("capture.json"));
     // The same calls of every function, from the capture's branch addresses and atoms.

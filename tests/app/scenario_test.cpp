@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "session/scenario.h"
 #include "config/node.h"
+#include "session/scenario.h"
 #include "support/paths.h"
 
 using namespace emutrace;
@@ -48,8 +48,7 @@ TEST_CASE("scenario: mistakes name the file, line and key") {
 
 TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     auto load = [](const std::string& extra) {
-        return session::load_scenario(config::Node::load_string(
-            "memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
+        return session::load_scenario(config::Node::load_string("memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
     };
     session::Scenario sc = load(
         "faults: handler\nseed: 9\nnvic: {priority_bits: 3, irqs: 32}\n"
@@ -68,14 +67,15 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     CHECK(sc.machine.stimuli[2].kind == emu::Stimulus::Kind::UartRx);
 
     CHECK_THROWS_WITH_AS(load("stimuli: [{at: 1ms}]\n"), doctest::Contains("exactly one of: irq, set, uart_rx"), ConfigError);
-    CHECK_THROWS_WITH_AS(load("stimuli: [{every: 1ms, jitter: 600us, irq: 1}]\n"), doctest::Contains("at most half the period"),
-                         ConfigError);
+    CHECK_THROWS_WITH_AS(load("stimuli: [{every: 1ms, jitter: 600us, irq: 1}]\n"), doctest::Contains("at most half the period"), ConfigError);
     CHECK_THROWS_WITH_AS(load("stimuli: [{at: 1ms, count: 3, irq: 1}]\n"), doctest::Contains("only periodic stimuli"), ConfigError);
     CHECK_THROWS_WITH_AS(load("faults: ignore\n"), doctest::Contains("'ignore' is not one of: stop, handler"), ConfigError);
     CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }
 
-TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the default does none of it") {
+TEST_CASE(
+    "scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the "
+    "default does none of it") {
     session::Scenario sc = session::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
     REQUIRE(sc.machine.memory.size() == 3);
@@ -86,8 +86,7 @@ TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System
     CHECK_FALSE(sc.machine.memory[1].shares_fetch_port);
     CHECK((sc.machine.memory[0].times_unaligned && sc.machine.memory[1].times_unaligned));
     CHECK_FALSE(sc.machine.memory[2].times_unaligned);  // the APB window: no device models
-    for (const auto& r : session::default_scenario().machine.memory)
-        CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port && !r.times_unaligned));
+    for (const auto& r : session::default_scenario().machine.memory) CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port && !r.times_unaligned));
     auto parse = [](const std::string& region) {
         return session::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
     };
@@ -99,6 +98,6 @@ TEST_CASE("scenario: the STM32F100 preset fetches code from SRAM over the System
                          doctest::Contains("memory[0].shares_fetch_port"), ConfigError);
     CHECK_THROWS_WITH_AS(parse("{name: io, kind: mmio, base: 0x40000000, size: 4KiB, times_unaligned: true}"),
                          doctest::Contains("memory[0].times_unaligned: device accesses are timed by their devices"), ConfigError);
-    CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, times_unaligned: 2}"),
-                         doctest::Contains("memory[0].times_unaligned"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, times_unaligned: 2}"), doctest::Contains("memory[0].times_unaligned"),
+                         ConfigError);
 }

@@ -1,8 +1,8 @@
 // The real-silicon conformance runner on tests/data/silicon/stm32f100: every configuration must run
 // to its exit address, and the exact-match rate must not drop below what the cycle model reached.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 

@@ -83,9 +83,11 @@ TEST_CASE("cli: the held-out corpus and other builds: every bound trusted") {
 TEST_CASE("cli: a flow fact states a triangular loop's sum; on an outermost loop it is refused") {
     TempDir dir;
     auto scenario = [&](const std::string& name, const std::string& facts) {
-        write_file(dir.file(name), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
-                                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
-                                   "wcet:\n  function: lc_bubble_sort\n  flow_facts:\n" + facts);
+        write_file(dir.file(name),
+                   "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
+                   "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
+                   "wcet:\n  function: lc_bubble_sort\n  flow_facts:\n" +
+                       facts);
         return dir.file(name);
     };
     Cli observed = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --json " + dir.file("o.json"));
@@ -141,8 +143,8 @@ TEST_CASE("cli: a loop without a bound names its header, its line and the flow f
 
 TEST_CASE("cli: on an RTOS, functions that block are refused and the others keep their bound") {
     TempDir dir;
-    Cli r = emutrace_cli("wcet " + firmware("franking") + " -s " + source("scenarios/franking/franking.yaml") + " --all --json " +
-                         dir.file("all.json"));
+    Cli r =
+        emutrace_cli("wcet " + firmware("franking") + " -s " + source("scenarios/franking/franking.yaml") + " --all --json " + dir.file("all.json"));
     CHECK(r.status == 1);  // some bounds are not to be trusted
     auto j = nlohmann::json::parse(read_file(dir.file("all.json")));
     std::map<std::string, nlohmann::json> rows;

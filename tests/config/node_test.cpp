@@ -34,8 +34,7 @@ TEST_CASE("node: typed values and their errors") {
     CHECK(n["flag"].boolean());
     CHECK(n["list"].items().size() == 2);
     CHECK(n["list"].items()[1].path() == "list[1]");
-    CHECK_THROWS_WITH_AS(n["bad"].integer(), "s.yaml:4:6: bad: expected a non-negative integer (decimal or 0x hex), got '0xZZ'",
-                         ConfigError);
+    CHECK_THROWS_WITH_AS(n["bad"].integer(), "s.yaml:4:6: bad: expected a non-negative integer (decimal or 0x hex), got '0xZZ'", ConfigError);
     CHECK_THROWS_WITH_AS(n["missing"].str(), doctest::Contains("missing: missing value"), ConfigError);
     CHECK_THROWS_AS(n["list"].u32(), ConfigError);
 }

@@ -15,7 +15,9 @@ using namespace emutrace::decode;
 namespace fs = std::filesystem;
 
 namespace {
-std::string capture(const std::string& name) { return test::source("tests/data/captures/" + name); }
+std::string capture(const std::string& name) {
+    return test::source("tests/data/captures/" + name);
+}
 
 // A copy of a snapshot whose trace buffer `file` is replaced by `bytes`.
 std::string with_buffer(const test::TempDir& dir, const std::string& name, const std::string& file, const std::string& bytes) {

@@ -17,8 +17,8 @@ using Bytes = std::vector<std::uint8_t>;
 namespace {
 
 // A-sync, I-sync to 0x08000000 in Thumb ("trace enable"), atoms, a branch address, more atoms.
-const Bytes ptm_stream = {0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x08, 0x01, 0x00, 0x00, 0x08, 0x20, 0x84, 0x88,
-                          0x81, 0x80, 0x80, 0x80, 0x10, 0x84, 0x88, 0x8C, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
+const Bytes ptm_stream = {0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x08, 0x01, 0x00, 0x00, 0x08, 0x20, 0x84, 0x88, 0x81,
+                          0x80, 0x80, 0x80, 0x10, 0x84, 0x88, 0x8C, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
 
 ocsd_datapath_resp_t on_packet(const void* context, const ocsd_datapath_op_t op, const ocsd_trc_index_t, const void* packet) {
     if (op != OCSD_OP_DATA) return OCSD_RESP_CONT;
@@ -31,8 +31,8 @@ ocsd_datapath_resp_t on_packet(const void* context, const ocsd_datapath_op_t op,
 // The PTM packets OpenCSD's packet processor finds in `bytes`, read as frames or as a raw stream.
 std::vector<std::string> ptm_packets(const Bytes& bytes, bool formatted, std::uint8_t trace_id) {
     std::vector<std::string> packets;
-    dcd_tree_handle_t tree = ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
-                                                  formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+    dcd_tree_handle_t tree =
+        ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
     REQUIRE(tree != C_API_INVALID_TREE_HANDLE);
     ocsd_ptm_cfg cfg{0x411CF312, 0x20000400, 0x34C01AC2, trace_id, ARCH_V7, profile_CortexA};
     unsigned char csid = 0;
@@ -41,8 +41,8 @@ std::vector<std::string> ptm_packets(const Bytes& bytes, bool formatted, std::ui
     std::uint32_t done = 0;
     while (done < bytes.size()) {
         std::uint32_t used = 0;
-        ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(bytes.size() - done),
-                                                      bytes.data() + done, &used);
+        ocsd_datapath_resp_t r =
+            ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(bytes.size() - done), bytes.data() + done, &used);
         REQUIRE_FALSE(OCSD_DATA_RESP_IS_FATAL(r));
         done += used;
     }
@@ -57,8 +57,7 @@ std::vector<std::string> ptm_packets(const Bytes& bytes, bool formatted, std::ui
 TEST_CASE("formatter: a short chunk is one frame led by the source ID and padded with the null ID") {
     // Odd count: the last byte sits at odd position 3, the null ID (0x01) follows at 4.
     // 0x23 at even position 2 keeps its bit 0 in aux bit 1.
-    CHECK(format_frames(Bytes{0x11, 0x23, 0x35}, 2) ==
-          Bytes{0x05, 0x11, 0x22, 0x35, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02});
+    CHECK(format_frames(Bytes{0x11, 0x23, 0x35}, 2) == Bytes{0x05, 0x11, 0x22, 0x35, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02});
     // Even count: the null ID takes even position 2 with aux bit 1 set (the next byte is still
     // ID 2's), and the last byte moves to position 3.
     CHECK(format_frames(Bytes{0x11, 0x23}, 2) == Bytes{0x05, 0x11, 0x01, 0x23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02});

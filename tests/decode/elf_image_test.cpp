@@ -40,7 +40,6 @@ TEST_CASE("elf: bad input is rejected with the file name and the reason") {
     std::string no_segments = elf;
     no_segments[44] = 0;  // e_phnum of an ELF32 header
     no_segments[45] = 0;
-    CHECK_THROWS_WITH_AS(ElfImage::load(dir.write("nophdr.elf", no_segments)), doctest::Contains("no loadable (PT_LOAD) segments"),
-                         ConfigError);
+    CHECK_THROWS_WITH_AS(ElfImage::load(dir.write("nophdr.elf", no_segments)), doctest::Contains("no loadable (PT_LOAD) segments"), ConfigError);
     CHECK_THROWS_AS(ElfImage::load(dir.write("truncated.elf", elf.substr(0, 200))), ConfigError);
 }

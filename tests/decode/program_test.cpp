@@ -44,9 +44,8 @@ TEST_CASE("cfg: if/else is a diamond") {
     CHECK(f.loops.empty());
     int join = f.block_at(f.start + 0x16);
     REQUIRE(join >= 0);
-    std::size_t into_join = static_cast<std::size_t>(std::count_if(f.edges.begin(), f.edges.end(), [&](const Edge& e) {
-        return e.to == static_cast<std::size_t>(join);
-    }));
+    std::size_t into_join = static_cast<std::size_t>(
+        std::count_if(f.edges.begin(), f.edges.end(), [&](const Edge& e) { return e.to == static_cast<std::size_t>(join); }));
     CHECK(into_join == 2);
 }
 
@@ -112,7 +111,7 @@ TEST_CASE("cfg: tail calls and calls") {
 TEST_CASE("cfg: literal pools are data, not code") {
     const Function& f = fn("shape_literal_pool");
     CHECK(f.blocks.size() == 1);
-    CHECK(f.blocks[0].instructions == 4);  // ldr, ldr, mla, bx lr
+    CHECK(f.blocks[0].instructions == 4);     // ldr, ldr, mla, bx lr
     CHECK(f.block_at(f.start + 0x0c) == -1);  // the pool
 }
 

@@ -85,7 +85,7 @@ TEST_CASE("snapshot: an ETB buffer of formatter frames decodes like the raw stre
 }
 
 TEST_CASE("snapshot: a trace of many frames decodes like the raw stream") {
-    Bytes long_stream(12 + 200, 0x84);                                              // 200 single E atoms
+    Bytes long_stream(12 + 200, 0x84);                                            // 200 single E atoms
     std::copy(ptm_stream.begin(), ptm_stream.begin() + 12, long_stream.begin());  // after A-sync, I-sync
     test::TempDir dir;
     std::string raw = dir.file("raw"), framed = dir.file("framed");
@@ -123,6 +123,5 @@ TEST_CASE("snapshot: a place that cannot be written is an error naming it") {
     CHECK_THROWS_WITH_AS(write_snapshot(blocker + "/snap", spec_for(ptm_stream, false)), doctest::Contains(message.c_str()), ConfigError);
     // A directory in the way of a file.
     std::filesystem::create_directories(dir.path() / "snap" / "trace.ini");
-    CHECK_THROWS_WITH_AS(write_snapshot(dir.file("snap"), spec_for(ptm_stream, false)),
-                         doctest::Contains("trace.ini: cannot write"), ConfigError);
+    CHECK_THROWS_WITH_AS(write_snapshot(dir.file("snap"), spec_for(ptm_stream, false)), doctest::Contains("trace.ini: cannot write"), ConfigError);
 }

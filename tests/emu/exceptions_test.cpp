@@ -14,7 +14,9 @@ using namespace emutrace::test;
 
 namespace {
 
-FirmwareRun irq(const std::string& mode) { return run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline(mode)); }
+FirmwareRun irq(const std::string& mode) {
+    return run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline(mode));
+}
 
 // The numbers printed after `prefix` on each line of `text`.
 std::vector<unsigned long> numbers_after(const std::string& text, const std::string& prefix) {
@@ -53,8 +55,8 @@ TEST_CASE("exceptions: entry and return events nest in order, with 8-byte aligne
     }
     using K = trace::EventKind;
     // IRQ0 (exception 16) is preempted by IRQ1 (17); IRQ3/IRQ4 stimuli stay pending (disabled).
-    CHECK(seen == std::vector<std::pair<K, std::uint32_t>>{{K::ExceptionEntry, 16}, {K::ExceptionEntry, 17},
-                                                           {K::ExceptionReturn, 17}, {K::ExceptionReturn, 16}});
+    CHECK(seen == std::vector<std::pair<K, std::uint32_t>>{
+                      {K::ExceptionEntry, 16}, {K::ExceptionEntry, 17}, {K::ExceptionReturn, 17}, {K::ExceptionReturn, 16}});
     CHECK(r.sink.exceptions[1].extra < r.sink.exceptions[0].extra);  // IRQ1's frame sits below IRQ0's
     CHECK(r.sink.exceptions[3].extra == 0xFFFFFFF9u);                // back to thread mode on MSP
     CHECK(r.result.exceptions == 2);

@@ -13,8 +13,7 @@ namespace {
 
 using Run = FirmwareRun;
 
-Run run(const std::string& elf, const std::string& scenario = "",
-        const std::function<void(emu::MachineConfig&)>& tweak = {}) {
+Run run(const std::string& elf, const std::string& scenario = "", const std::function<void(emu::MachineConfig&)>& tweak = {}) {
     return run_firmware(elf, scenario, tweak);
 }
 
@@ -90,10 +89,9 @@ TEST_CASE("machine: faults stop the run with kind, address and function") {
         emu::FaultKind kind;
         std::uint32_t address;
     };
-    for (Case c : {Case{"unmapped-read", emu::FaultKind::UnmappedRead, 0x60000000},
-                   Case{"unmapped-write", emu::FaultKind::UnmappedWrite, 0x60000000},
-                   Case{"nx-fetch", emu::FaultKind::FetchNotExecutable, 0x20000000},
-                   Case{"mmio-unclaimed", emu::FaultKind::UnclaimedMmio, 0x40020000}}) {
+    for (Case c :
+         {Case{"unmapped-read", emu::FaultKind::UnmappedRead, 0x60000000}, Case{"unmapped-write", emu::FaultKind::UnmappedWrite, 0x60000000},
+          Case{"nx-fetch", emu::FaultKind::FetchNotExecutable, 0x20000000}, Case{"mmio-unclaimed", emu::FaultKind::UnclaimedMmio, 0x40020000}}) {
         CAPTURE(c.mode);
         Run r = run("faults", "tests/scenarios/faults.yaml", cmdline(c.mode));
         CHECK(r.result.reason == emu::StopReason::Fault);

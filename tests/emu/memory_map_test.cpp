@@ -27,8 +27,7 @@ void add_stub(emu::MachineConfig& c, const std::string& name, std::uint32_t base
 
 TEST_CASE("memory map: overlapping and misaligned regions are rejected by name") {
     auto c = with_regions({{"flash", 0, 0x10000, emu::AccessRead | emu::AccessExecute, false}, {"ram", 0x8000, 0x10000}});
-    CHECK_THROWS_WITH_AS(emu::plan_memory(c, 1024), doctest::Contains("flash 0x00000000-0x0000ffff (r-x) overlaps memory region ram"),
-                         ConfigError);
+    CHECK_THROWS_WITH_AS(emu::plan_memory(c, 1024), doctest::Contains("flash 0x00000000-0x0000ffff (r-x) overlaps memory region ram"), ConfigError);
     auto odd = with_regions({{"ram", 0x20000100, 0x1000}});
     CHECK_THROWS_WITH_AS(emu::plan_memory(odd, 1024), doctest::Contains("1024-byte boundary"), ConfigError);
 }

@@ -27,11 +27,11 @@ TEST_CASE("nvic: a pending IRQ preempts only if enabled and more urgent than the
     CHECK(s.execution_priority(false, false, 0) == 0xC0);
     s.set_pending(irq1, true);
     s.set_enabled(irq1, true);
-    CHECK(s.preempting(s.execution_priority(false, false, 0)) == irq1);   // 0x40 < 0xC0
-    CHECK(s.preempting(s.execution_priority(true, false, 0)) == 0);       // PRIMASK
-    CHECK(s.preempting(s.execution_priority(false, false, 0x40)) == 0);   // BASEPRI at the same level masks it
+    CHECK(s.preempting(s.execution_priority(false, false, 0)) == irq1);  // 0x40 < 0xC0
+    CHECK(s.preempting(s.execution_priority(true, false, 0)) == 0);      // PRIMASK
+    CHECK(s.preempting(s.execution_priority(false, false, 0x40)) == 0);  // BASEPRI at the same level masks it
     CHECK(s.preempting(s.execution_priority(false, false, 0x80)) == irq1);
-    CHECK(s.execution_priority(false, true, 0) == -1);                    // FAULTMASK
+    CHECK(s.execution_priority(false, true, 0) == -1);  // FAULTMASK
 }
 
 TEST_CASE("nvic: among pending exceptions the lowest priority value wins, then the lowest number") {
@@ -79,9 +79,9 @@ TEST_CASE("nvic: a level line still high pends its IRQ again when the handler re
 
 TEST_CASE("systick: counts core cycles down from the reload value") {
     SysTick t(25'000'000);
-    t.write(0x14, 999, 0);      // RVR: period 1000 cycles
-    t.write(0x18, 0, 100);      // CVR write clears; reloads on the next clock
-    t.write(0x10, 0x7, 100);    // ENABLE | TICKINT | CLKSOURCE
+    t.write(0x14, 999, 0);    // RVR: period 1000 cycles
+    t.write(0x18, 0, 100);    // CVR write clears; reloads on the next clock
+    t.write(0x10, 0x7, 100);  // ENABLE | TICKINT | CLKSOURCE
     REQUIRE(t.next_expiry());
     CHECK(*t.next_expiry() == 1100);
     CHECK(t.read(0x18, 600) == 500);

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <map>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "config/node.h"
 #include "emu/peripherals/registry.h"
@@ -93,10 +93,9 @@ TEST_CASE("stub: writes trigger immediate and delayed effects; write-only reads 
 
 TEST_CASE("stub: bad descriptions name the line") {
     FakeHost host;
-    CHECK_THROWS_WITH_AS(make("stub", "{size: 0x10, registers: [{name: A, offset: 0x10}]}", host),
-                         doctest::Contains("p.yaml:2:"), ConfigError);
-    CHECK_THROWS_WITH_AS(make("stub", "{size: 0x10, registers: [{name: A, offset: 0, acess: ro}]}", host),
-                         doctest::Contains("acess: unknown key"), ConfigError);
+    CHECK_THROWS_WITH_AS(make("stub", "{size: 0x10, registers: [{name: A, offset: 0x10}]}", host), doctest::Contains("p.yaml:2:"), ConfigError);
+    CHECK_THROWS_WITH_AS(make("stub", "{size: 0x10, registers: [{name: A, offset: 0, acess: ro}]}", host), doctest::Contains("acess: unknown key"),
+                         ConfigError);
     CHECK_THROWS_WITH_AS(make("stub", "{size: 0x10, registers: [{name: A, offset: 0, on_write: {B: 1}}]}", host),
                          doctest::Contains("no register named 'B'"), ConfigError);
     CHECK_THROWS_WITH_AS(make("nonsense", "{}", host), doctest::Contains("known types: cmsdk.uart, stub"), ConfigError);

@@ -34,31 +34,31 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         // 8 x NOP 1, but the first runs in the opening read's data phase (silicon,
         // control_flow/cbz_deps: read; nop; cbz; read measures 1 less than with adds for nop).
         {"nop8", 2 + 8 - 1},
-        {"alu8", 2 + 8},                    // 8 x ADDS/EORS 1
-        {"mul4", 2 + 4},                    // MUL 1
-        {"mla2", 2 + 2 * 2},                // MLA 2 on Cortex-M3
+        {"alu8", 2 + 8},      // 8 x ADDS/EORS 1
+        {"mul4", 2 + 4},      // MUL 1
+        {"mla2", 2 + 2 * 2},  // MLA 2 on Cortex-M3
         // LDR after LDR pipelines to 1 cycle, but only within one memory or device: from the DWT
         // to SRAM and back it does not (silicon, memory/ldr_reg: N loads between two DWT reads
         // take N + 3; the TRM reading gave N + 1).
-        {"ldr1", 2 + 2},                    // SRAM load behind a DWT read, then the read behind it
-        {"ldr4", 2 + 3 * 1 + 2},            // the first and the read break the pipeline, 3 pipelined
+        {"ldr1", 2 + 2},          // SRAM load behind a DWT read, then the read behind it
+        {"ldr4", 2 + 3 * 1 + 2},  // the first and the read break the pipeline, 3 pipelined
         // STR [Rn,#imm] 1, but the closing read right behind the last one waits for its data
         // phase (silicon, memory/mov_str_imm_deps: mov; str; ldr from the DWT measures 1 more).
         {"str4", 2 + 4 * 1 + 1},
-        {"ldm4", 2 + (1 + 4)},              // LDM 1 + N
+        {"ldm4", 2 + (1 + 4)},  // LDM 1 + N
         {"push_pop", 2 + (1 + 4) + (1 + 4)},
         // The TRM gives divides only as 2-12; silicon (sdiv_udiv_timing) gives 5 plus one per 4
         // bits the dividend is longer than the divisor. This corrects the quotient-bits guess.
-        {"udiv_small", 2 + 6},              // 100 / 7: 4 bits longer, 5 + 1
-        {"udiv_large", 2 + 12},             // 0xFFFFFFF0 / 3: 30 bits longer, the maximum 12
-        {"sdiv_zero", 2 + 2},               // division by zero: the minimum 2
-        {"b_taken", 2 + (1 + 2) - 1},       // B: 1 + P, less the refill cycle its early target
-                                            // fetch hides behind the 2-cycle read (silicon:
-                                            // control_flow/b_after_ldr; the TRM gives 1 + P)
-        {"bne_not_taken", 2 + 1 + 1 + 1},   // CMP 1, BNE not taken 1, NOP 1
-        {"bne_taken", 2 + 1 + 2},           // CMP 1, BNE taken P: its target is known at decode
-                                            // (silicon: control_flow/bcond; the TRM gives 1 + P)
-        {"isb", 2 + (1 + 2)},               // ISB 1 + B, B = P
+        {"udiv_small", 2 + 6},             // 100 / 7: 4 bits longer, 5 + 1
+        {"udiv_large", 2 + 12},            // 0xFFFFFFF0 / 3: 30 bits longer, the maximum 12
+        {"sdiv_zero", 2 + 2},              // division by zero: the minimum 2
+        {"b_taken", 2 + (1 + 2) - 1},      // B: 1 + P, less the refill cycle its early target
+                                           // fetch hides behind the 2-cycle read (silicon:
+                                           // control_flow/b_after_ldr; the TRM gives 1 + P)
+        {"bne_not_taken", 2 + 1 + 1 + 1},  // CMP 1, BNE not taken 1, NOP 1
+        {"bne_taken", 2 + 1 + 2},          // CMP 1, BNE taken P: its target is known at decode
+                                           // (silicon: control_flow/bcond; the TRM gives 1 + P)
+        {"isb", 2 + (1 + 2)},              // ISB 1 + B, B = P
         // Silicon (control_flow/it): an IT behind a 16-bit instruction folds into it and takes no
         // cycle; an instruction in an IT block that fails its condition takes 1, whatever it is.
         {"it_fold", 2 + 1 + 0 + 1},         // CMP 1, IT 0, ADD 1
@@ -66,14 +66,14 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
         {"it_mla_skipped", 2 + 1 + 0 + 1},  // CMP 1, IT 0, MLA skipped 1
         // A block Unicorn ends at a page boundary, inside a straight line of code, changes
         // nothing (silicon: piq_narrow_b_to_unaligned, udiv straddling 1 KiB, then b.n).
-        {"udiv_b_page", 2 + 6 + 2},         // 100 / 7 6, B behind it P
+        {"udiv_b_page", 2 + 6 + 2},  // 100 / 7 6, B behind it P
         // An IT block split by a page boundary: the bxeq after it is still conditional.
-        {"it_page", 2 + 1 + 0 + 1},         // CMP 1, IT 0 (folded), BXEQ skipped 1
+        {"it_page", 2 + 1 + 0 + 1},  // CMP 1, IT 0 (folded), BXEQ skipped 1
         // Unaligned accesses cost what aligned ones do unless the region times them (below).
-        {"ldr_plus1", 2 + 2},               // SRAM load behind a DWT read, as ldr1
+        {"ldr_plus1", 2 + 2},  // SRAM load behind a DWT read, as ldr1
         {"ldr_plus2", 2 + 2},
         {"ldrh_plus1", 2 + 2},
-        {"str_plus3", 2 + 1 + 1},           // STR 1, the closing read waits for its data phase
+        {"str_plus3", 2 + 1 + 1},  // STR 1, the closing read waits for its data phase
         // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
         // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
         {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
@@ -106,9 +106,9 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
     // Each delta covers the opening read's data phase, the sequence and the closing read's first
     // cycle. Silicon (tests/data/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
     const std::map<std::string, unsigned long> expected{
-        {"cpi_b", 1},        // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
-        {"lsu_b", 1},        // the opening read's data phase: B does not run in it
-        {"cpi_udiv", 5},     // 100 / 7 takes 6
+        {"cpi_b", 1},     // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
+        {"lsu_b", 1},     // the opening read's data phase: B does not run in it
+        {"cpi_udiv", 5},  // 100 / 7 takes 6
         // No load stalls: each NOP runs in a load's data phase, and the closing read samples
         // before its own (silicon: cbz_deps, a DWT read; nop; cbz; DWT read counts LSU 0).
         {"lsu_ldr_nop", 0},

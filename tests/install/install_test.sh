@@ -51,7 +51,7 @@ sed -n '/^## Writing an analysis/,/^The rules/p' "$src/docs/design.md" | sed -n 
 [ -s "$tmp/exceptions_seen.cpp" ] || fail "no example in docs/design.md"
 c++ -std=c++20 -shared -fPIC -o "$tmp/libexceptions.so" "$tmp/exceptions_seen.cpp" -I"$tmp/prefix/include" -L"$tmp/prefix/lib" -lemutrace \
     || fail "the example of docs/design.md does not build"
-"$emutrace" run "$fw/irq_tests.elf" --plugin "$tmp/libexceptions.so" --exceptions-seen --json "$tmp/x.json" 2>"$tmp/x.txt" >/dev/null \
+"$emutrace" run "$fw/irq_tests.elf" -s "$src/tests/scenarios/irq.yaml" --cmdline periodic --plugin "$tmp/libexceptions.so" --exceptions-seen --json "$tmp/x.json" 2>"$tmp/x.txt" >/dev/null \
     || fail "the example of docs/design.md does not run: $(cat "$tmp/x.txt")"
 grep -q '^exceptions taken: ' "$tmp/x.txt" && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['exceptions_seen']" "$tmp/x.json" \
     || fail "the example of docs/design.md reports nothing: $(cat "$tmp/x.txt")"

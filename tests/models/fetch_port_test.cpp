@@ -29,12 +29,14 @@ std::vector<PortInstruction> measured(std::uint32_t at, const std::vector<PortIn
     return b;
 }
 
-const PortInstruction kLdr{0, 2, 2, 1};                  // ldr r5, [r5]: behind no load
+const PortInstruction kLdr{0, 2, 2, 1};                        // ldr r5, [r5]: behind no load
 const PortInstruction kLdrPipelined{0, 2, 1, 1, false, true};  // ldr r6, [r6] behind it
-const PortInstruction kLdm{0, 2, 2, 1};                  // ldmia r7, {r7}
+const PortInstruction kLdm{0, 2, 2, 1};                        // ldmia r7, {r7}
 
 // Bits of the body's instructions (from 2: the DWT read and add.w come first).
-std::uint64_t body_bits(unsigned count) { return ((std::uint64_t{1} << count) - 1) << 2; }
+std::uint64_t body_bits(unsigned count) {
+    return ((std::uint64_t{1} << count) - 1) << 2;
+}
 
 }  // namespace
 
@@ -46,8 +48,8 @@ TEST_CASE("fetch port: pipelined narrow loads from flash starve the fetch from t
         auto block = measured(at[loads - 1], body);
         auto lost = fetch_starvation(block, body_bits(loads), true);
         CAPTURE(loads);
-        CHECK(lost.cycles == (loads - 1) / 2);  // measured: 0 0 1 1 2 2 3 3
-        CHECK(lost.lsu == (loads >= 7 ? 1u : 0u));  // LSUCNT: the pipelined load the fetch holds up
+        CHECK(lost.cycles == (loads - 1) / 2);                // measured: 0 0 1 1 2 2 3 3
+        CHECK(lost.lsu == (loads >= 7 ? 1u : 0u));            // LSUCNT: the pipelined load the fetch holds up
         CHECK(fetch_starvation(block, 0, true).cycles == 0);  // the same loads from SRAM
     }
 }
@@ -140,8 +142,7 @@ TEST_CASE("fetch port: B<cc>s not taken in a row each take a fetch cycle (misspr
     CHECK(speculation_delays(straight(0x08000a14, {kDwtRead, kBranchN, kBranchN, kBranchN, kBranchN, kWide, kWide}), true).back() == 1);
     CHECK(speculation_delays(straight(0x080008d4, {kDwtRead, kBranchN, kBranchN, kBranchN, kNarrow, kWide, kWide}), true).back() == 0);
     // tests/firmware/dwt_timing.c's bne_w_run: ldr; cmp; 4 x bne.w at 0 mod 4; orr.w; ldr.
-    CHECK(speculation_delays(straight(0x1000, {{2, 2, 1}, kNarrow, kBranchW, kBranchW, kBranchW, kBranchW, kWide, {2, 2, 1}}), true)
-              .back() == 3);
+    CHECK(speculation_delays(straight(0x1000, {{2, 2, 1}, kNarrow, kBranchW, kBranchW, kBranchW, kBranchW, kWide, {2, 2, 1}}), true).back() == 3);
     // Two bne.w not taken, then a beq.w that had its word before they took the fetch: it starts on time.
     auto taken = speculation_delays(straight(0x080015f4, {kDwtRead, kBranchW, kBranchW, kBranchW}), true);
     CHECK(taken.back() == 0);

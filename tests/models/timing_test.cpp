@@ -92,8 +92,8 @@ TEST_CASE("timing m3: writeback, stores and multiple loads as silicon shows them
 }
 
 TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the pc") {
-    CHECK(cost(M3, {0xb5f0}).cycles == 6);  // push {r4-r7,lr}: 1 + 5
-    CHECK(cost(M3, {0xbdf0}).cycles == 8);  // pop {r4-r7,pc}: 1 + 5 + P
+    CHECK(cost(M3, {0xb5f0}).cycles == 6);          // push {r4-r7,lr}: 1 + 5
+    CHECK(cost(M3, {0xbdf0}).cycles == 8);          // pop {r4-r7,pc}: 1 + 5 + P
     CHECK(cost(M3, {0xe9d2, 0x0100}).cycles == 3);  // ldrd r0,r1,[r2]: 1 + N with N = 2
     CHECK(cost(M3, {0xf85d, 0xfb04}).cycles == 5);  // ldr pc,[sp],#4: 2 for the load + 3 for the reload
 }
@@ -103,21 +103,21 @@ TEST_CASE("timing m3: branches cost 1 + P when taken; conditional ones settle at
     // it from flash: B, BL, and a branch to LR that the instruction before did not write, take P,
     // as does a taken B<cc>; from SRAM (2 cycles a word) each takes 1 + P at the start of a block
     // (and behind a load or a 32-bit instruction: the next test case).
-    CHECK(cost(M3, {0xe7f2}).cycles == 2);                         // b: P
-    CHECK(cost(M3, {0xe7f2}, 0x1000, 2).cycles == 3);              // b from SRAM: 1 + P (the target pays its word)
-    CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 2);                 // bl: P
-    CHECK(cost(M3, {0xf7ff, 0xfff4}, 0x1000, 2).cycles == 3);      // bl from SRAM: 1 + P
-    CHECK(cost(M3, {0x4770}).cycles == 2);                         // bx lr: P
-    CHECK(cost(M3, {0x46f7}).cycles == 2);                         // mov pc, lr: P
-    CHECK(cost(M3, {0xea4f, 0x0e05, 0x4770}).cycles == 1 + 3);     // mov.w lr, r5; bx lr: 1 + P
-    CHECK(cost(M3, {0x4740}).cycles == 3);                         // bx r8: 1 + P
-    CHECK(cost(M3, {0x44af}).cycles == 4);                         // add pc, r5: 1 + P + 1 (silicon, add_pc)
-    CHECK(cost(M3, {0xf000, 0xb800}).cycles == 2);                 // b.w: P, its target decoded with it
-    auto bne = cost(M3, {0xd1f1});                  // bne: 1 not taken, + P - 1 taken (silicon, bcond)
+    CHECK(cost(M3, {0xe7f2}).cycles == 2);                      // b: P
+    CHECK(cost(M3, {0xe7f2}, 0x1000, 2).cycles == 3);           // b from SRAM: 1 + P (the target pays its word)
+    CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 2);              // bl: P
+    CHECK(cost(M3, {0xf7ff, 0xfff4}, 0x1000, 2).cycles == 3);   // bl from SRAM: 1 + P
+    CHECK(cost(M3, {0x4770}).cycles == 2);                      // bx lr: P
+    CHECK(cost(M3, {0x46f7}).cycles == 2);                      // mov pc, lr: P
+    CHECK(cost(M3, {0xea4f, 0x0e05, 0x4770}).cycles == 1 + 3);  // mov.w lr, r5; bx lr: 1 + P
+    CHECK(cost(M3, {0x4740}).cycles == 3);                      // bx r8: 1 + P
+    CHECK(cost(M3, {0x44af}).cycles == 4);                      // add pc, r5: 1 + P + 1 (silicon, add_pc)
+    CHECK(cost(M3, {0xf000, 0xb800}).cycles == 2);              // b.w: P, its target decoded with it
+    auto bne = cost(M3, {0xd1f1});                              // bne: 1 not taken, + P - 1 taken (silicon, bcond)
     CHECK(bne.cycles == 1);
     CHECK(bne.taken_extra == 1);
     CHECK(cost(M3, {0xd1f1}, 0x1000, 2).taken_extra == 2);  // from SRAM: + P
-    auto cbz = cost(M3, {0xb108});                  // cbz: as a conditional branch
+    auto cbz = cost(M3, {0xb108});                          // cbz: as a conditional branch
     CHECK(cbz.cycles == 1);
     CHECK(cbz.taken_extra == 2);
     CHECK(cost(M3, {0xe8df, 0xf000}).cycles == 6);  // tbb: 2 (load) + 1 (add) + 3 (reload)
@@ -168,13 +168,13 @@ TEST_CASE("timing m4f: FPU instructions") {
 // The TRM gives only "2-12 cycles"; the rule is measured on an STM32F100 (sdiv_udiv_timing).
 TEST_CASE("timing: divides take 2 to 12 cycles by how much longer the dividend is than the divisor") {
     models::TimingModel m3(M3);
-    CHECK(m3.divide(5, 0, false) == 2);             // division by zero ends at once
-    CHECK(m3.divide(0, 7, false) == 2);             // so does a zero dividend
-    CHECK(m3.divide(3, 7, false) == 3);             // the dividend is shorter: quotient 0 in 3
-    CHECK(m3.divide(4, 7, false) == 5);             // as long, though smaller: 5
-    CHECK(m3.divide(100, 7, false) == 6);           // 4 bits longer: 5 + 1
-    CHECK(m3.divide(0xFFFFFFF0u, 1, false) == 12);  // 31 bits longer: 5 + 7
-    CHECK(m3.divide(0xFFFFFF9Cu, 7, true) == 6);    // -100 / 7 counts the dividend's magnitude
+    CHECK(m3.divide(5, 0, false) == 2);                      // division by zero ends at once
+    CHECK(m3.divide(0, 7, false) == 2);                      // so does a zero dividend
+    CHECK(m3.divide(3, 7, false) == 3);                      // the dividend is shorter: quotient 0 in 3
+    CHECK(m3.divide(4, 7, false) == 5);                      // as long, though smaller: 5
+    CHECK(m3.divide(100, 7, false) == 6);                    // 4 bits longer: 5 + 1
+    CHECK(m3.divide(0xFFFFFFF0u, 1, false) == 12);           // 31 bits longer: 5 + 7
+    CHECK(m3.divide(0xFFFFFF9Cu, 7, true) == 6);             // -100 / 7 counts the dividend's magnitude
     CHECK(m3.divide(0x00F7311Fu, 0xFFFFFFFFu, true) == 11);  // / -1: the divisor counts as ~d = 0
     CHECK(m3.divide(0x0000FFFFu, 0xFFFF0000u, true) == 5);   // / -65536: ~d = 0xFFFF, as long
 }
@@ -183,16 +183,16 @@ TEST_CASE("timing: divides take 2 to 12 cycles by how much longer the dividend i
 TEST_CASE("timing: long multiplies on the Cortex-M3 skip zero 16-bit halves of their operands") {
     models::TimingModel m3(M3), m4(M4F);
     CHECK(m3.multiply_long_by_operands());
-    CHECK(!m4.multiply_long_by_operands());  // single-cycle multiplier
-    CHECK(m3.multiply_long(0x2DA0, 0x480, true, false) == 3);                 // low halves only
-    CHECK(m3.multiply_long(0x402DF0A0, 0x480, true, false) == 4);             // one operand wide
-    CHECK(m3.multiply_long(0x98395B39, 0x824704EA, true, false) == 5);        // all four halves
-    CHECK(m3.multiply_long(0x80EFC9F4, 0x1A00, false, false) == 4);           // UMULL alike
-    CHECK(m3.multiply_long(0x2DA0, 0x480, true, true) == 3);                  // SMLAL: 3/5/6/7
+    CHECK(!m4.multiply_long_by_operands());                             // single-cycle multiplier
+    CHECK(m3.multiply_long(0x2DA0, 0x480, true, false) == 3);           // low halves only
+    CHECK(m3.multiply_long(0x402DF0A0, 0x480, true, false) == 4);       // one operand wide
+    CHECK(m3.multiply_long(0x98395B39, 0x824704EA, true, false) == 5);  // all four halves
+    CHECK(m3.multiply_long(0x80EFC9F4, 0x1A00, false, false) == 4);     // UMULL alike
+    CHECK(m3.multiply_long(0x2DA0, 0x480, true, true) == 3);            // SMLAL: 3/5/6/7
     CHECK(m3.multiply_long(0x402DF0A0, 0x480, true, true) == 5);
-    CHECK(m3.multiply_long(0x402DF0A0, 0x04800000, false, true) == 6);        // Rm high half only
+    CHECK(m3.multiply_long(0x402DF0A0, 0x04800000, false, true) == 6);  // Rm high half only
     CHECK(m3.multiply_long(0x98395B39, 0x824704EA, false, true) == 7);
-    CHECK(m3.multiply_long(0, 0x824704EA, true, true) == 3);                  // a zero operand ends at once
+    CHECK(m3.multiply_long(0, 0x824704EA, true, true) == 3);  // a zero operand ends at once
 }
 
 // Silicon (piq_narrow_b_to_unaligned, bcond): not in the TRM's table, which gives B as 1 + P.
@@ -296,7 +296,10 @@ TEST_CASE("timing m3: from SRAM a store's data phase waits while the fetch holds
     // executing, and each store's data phase waits for the bus.
     auto between_reads = [](std::uint16_t store_lo, std::uint16_t store_hi, unsigned stores) {
         std::vector<std::uint8_t> bytes;
-        auto put = [&](std::uint16_t h) { bytes.push_back(static_cast<std::uint8_t>(h)); bytes.push_back(static_cast<std::uint8_t>(h >> 8)); };
+        auto put = [&](std::uint16_t h) {
+            bytes.push_back(static_cast<std::uint8_t>(h));
+            bytes.push_back(static_cast<std::uint8_t>(h >> 8));
+        };
         put(0xf850), put(0x2001);  // ldr.w r2, [r0, r1]
         for (unsigned i = 0; i < stores; ++i) {
             put(store_lo);
@@ -313,9 +316,9 @@ TEST_CASE("timing m3: from SRAM a store's data phase waits while the fetch holds
         for (std::size_t i = 1; i < cost.size(); ++i) after_first += cost[i];
         return after_first;  // the first read's sample to the second's
     };
-    CHECK(between_reads(0x51f5, 0, 2) == 7);           // str r5, [r6, r7] x 2
+    CHECK(between_reads(0x51f5, 0, 2) == 7);  // str r5, [r6, r7] x 2
     CHECK(between_reads(0x51f5, 0, 4) == 12);
-    CHECK(between_reads(0xf846, 0x5007, 2) == 7);      // str.w r5, [r6, r7] x 2
+    CHECK(between_reads(0xf846, 0x5007, 2) == 7);  // str.w r5, [r6, r7] x 2
     CHECK(between_reads(0xf846, 0x5007, 4) == 13);
     decode::InstructionDecoder d;
     const std::vector<std::uint8_t> str_w{0x46, 0xf8, 0x07, 0x50}, adds{0xc9, 0x19};
@@ -358,7 +361,7 @@ TEST_CASE("timing m3: from flash a branch right behind a load has its target's f
     decode::InstructionDecoder d;
     models::TimingModel m3(M3), m0(M0);
     auto pair = [&](std::vector<std::uint8_t> bytes, std::uint32_t address) { return d.decode(bytes, address); };
-    auto ldr_b = pair({0x58, 0xf8, 0x09, 0x20, 0x01, 0xe0}, 0x080007a4);  // ldr.w r2, [r8, r9]; b.n
+    auto ldr_b = pair({0x58, 0xf8, 0x09, 0x20, 0x01, 0xe0}, 0x080007a4);   // ldr.w r2, [r8, r9]; b.n
     auto ldr_bl = pair({0x3e, 0x68, 0x00, 0xf0, 0x04, 0xf8}, 0x08000c08);  // ldr r6, [r7]; bl
     auto movs_b = pair({0x00, 0x27, 0x01, 0xe0}, 0x08000fd8);              // movs r7, #0; b.n
     auto udiv_b = pair({0xb3, 0xfb, 0xf4, 0xf3, 0x01, 0xe0}, 0x080007a8);  // udiv r3, r3, r4; b.n
@@ -373,7 +376,7 @@ TEST_CASE("timing m3: from flash a branch right behind a load has its target's f
     // The target saves its wait for its second word, unless, taking one cycle, it has a 32-bit
     // instruction behind it that then waits for the third word (it: b.n to addne.w; ldr.w takes
     // 6 either way), and that one does not wait for a store anyway (push: str.w; ldr.w).
-    auto add_adds = pair({0x05, 0xeb, 0x83, 0x05, 0xf6, 0x18}, 0x080007ee);              // add.w; adds
+    auto add_adds = pair({0x05, 0xeb, 0x83, 0x05, 0xf6, 0x18}, 0x080007ee);             // add.w; adds
     auto add_ldr = pair({0x05, 0xeb, 0x83, 0x05, 0x58, 0xf8, 0x09, 0xb0}, 0x0800086e);  // add.w; ldr.w
     auto str_ldr = pair({0x4d, 0xf8, 0x04, 0x8d, 0xd6, 0xf8, 0x04, 0x50}, 0x08000c16);  // str.w r8, [sp, #-4]!; ldr.w
     auto aligned = pair({0x05, 0xeb, 0x83, 0x05, 0xf6, 0x18}, 0x080007f0);

@@ -9,8 +9,7 @@
 namespace emutrace::test {
 
 struct CollectingSink final : trace::TraceSink {
-    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers |
-                         trace::WantBranches;
+    std::uint32_t mask = trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches;
     std::vector<trace::Event> markers;
     std::size_t branches = 0;
     std::size_t gaps = 0;
@@ -20,7 +19,7 @@ struct CollectingSink final : trace::TraceSink {
     std::size_t blocks = 0, batches = 0;
     std::vector<trace::Event> mmio;
     std::vector<trace::Event> stops;
-    std::vector<trace::Event> exceptions;  ///< entries and returns, in order
+    std::vector<trace::Event> exceptions;                        ///< entries and returns, in order
     std::vector<std::pair<std::uint32_t, std::string>> threads;  ///< (control block, name) at each switch
     std::uint64_t last_cycle = 0;
     bool cycles_monotonic = true;
@@ -45,10 +44,12 @@ struct CollectingSink final : trace::TraceSink {
                     if (last_block) block_costs_consistent = block_costs_consistent && e.cycle >= last_block->cycle + last_block->channel;
                     last_block = e;
                     break;
-                case trace::EventKind::MmioRead: case trace::EventKind::MmioWrite: mmio.push_back(e); break;
+                case trace::EventKind::MmioRead:
+                case trace::EventKind::MmioWrite: mmio.push_back(e); break;
                 case trace::EventKind::Output: text += b.output_text(e); break;
                 case trace::EventKind::Stop: stops.push_back(e); break;
-                case trace::EventKind::ExceptionEntry: case trace::EventKind::ExceptionReturn: exceptions.push_back(e); break;
+                case trace::EventKind::ExceptionEntry:
+                case trace::EventKind::ExceptionReturn: exceptions.push_back(e); break;
                 case trace::EventKind::ThreadSwitch: threads.emplace_back(e.address, std::string(b.thread_name(e))); break;
                 case trace::EventKind::Marker: markers.push_back(e); break;
                 case trace::EventKind::Branch: ++branches; break;

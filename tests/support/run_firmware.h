@@ -3,9 +3,9 @@
 #include <functional>
 #include <string>
 
-#include "session/scenario.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
+#include "session/scenario.h"
 #include "support/collecting_sink.h"
 #include "support/paths.h"
 

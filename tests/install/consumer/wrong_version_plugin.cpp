@@ -2,7 +2,9 @@
 #include <emutrace/plugin.h>
 
 namespace {
-std::vector<emutrace::AnalysisType> analyses() { return {}; }
+std::vector<emutrace::AnalysisType> analyses() {
+    return {};
+}
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const emutrace::PluginInfo* emutrace_plugin() {
