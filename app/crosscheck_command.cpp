@@ -47,6 +47,7 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         emulate.firmware = o.elf;
         emulate.scenario = o.scenario;
         emulate.machine.echo_output = false;
+        emulate.scenario_outputs = false;
         if (!o.cmdline.empty()) emulate.machine.cmdline = o.cmdline;
         Session emulation(registry, emulate);
         analysis::CrosscheckSide emulated(elf);

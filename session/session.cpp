@@ -98,7 +98,7 @@ struct Session::Impl final : AnalysisSetup {
         auto it = request.options.find(std::string(key));
         if (it != request.options.end()) return it->second;
         auto s = scenario.outputs.find(std::string(key));
-        return s == scenario.outputs.end() ? "" : s->second;
+        return s == scenario.outputs.end() || !request.scenario_outputs ? "" : s->second;
     }
     std::optional<std::string> flag(std::string_view name) const override {
         auto it = request.options.find(std::string(name));

@@ -37,6 +37,9 @@ struct RunRequest {
     /// "junit", "perfetto", "calltrace", ...); a flag without value maps to "".
     std::map<std::string, std::string> options;
     MachineOverrides machine;
+    /// Whether the scenario's `outputs:` are written; off for a run that only stands beside
+    /// another (crosscheck's emulated run), so that the two do not write the same files.
+    bool scenario_outputs = true;
 };
 
 struct RunReport {
