@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emutrace/registry.h"
+#include "emutrace/session.h"
 #include "support/cli.h"
 #include "support/run_firmware.h"
 #include "support/temp_dir.h"
@@ -87,4 +88,26 @@ TEST_CASE("registry: the PFT stream does not depend on which analyses run beside
     std::string alone = read_file(dir.file("alone.bin"));
     CHECK(!alone.empty());
     CHECK(alone == read_file(dir.file("with.bin")));
+}
+
+TEST_CASE("registry: a row that takes a name, section or option already taken is refused") {
+    AnalysisRegistry r = AnalysisRegistry::builtin();
+    auto none = [](const AnalysisSetup&) -> std::unique_ptr<Analysis> { return nullptr; };
+    CHECK_THROWS_WITH_AS(r.add({"wcet", "again", {}, {}, {}, 0, none}), doctest::Contains("'wcet' is registered twice"), ConfigError);
+    CHECK_THROWS_WITH_AS(r.add({"mine", "", {"constraints"}, {}, {}, 0, none}), doctest::Contains("section 'constraints' is already taken"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(r.add({"mine", "", {}, {{"perfetto", "FILE", ""}}, {}, 0, none}), doctest::Contains("--perfetto is already taken"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(r.add({"mine", "", {}, {}, {{"json", "", ""}}, 0, none}), doctest::Contains("--json is already taken"), ConfigError);
+    r.add({"mine", "counts", {"mine"}, {}, {{"mine", "", ""}}, 0, none});
+    CHECK(r.find("mine") != nullptr);
+    const std::vector<std::string> sections = r.sections();
+    CHECK(std::count(sections.begin(), sections.end(), "mine") == 1);
+}
+
+TEST_CASE("registry: an option no analysis takes is an error of the session, before anything runs") {
+    RunRequest request;
+    request.firmware = firmware("compute");
+    request.options["no-such-analysis"] = "";
+    CHECK_THROWS_WITH_AS(Session(AnalysisRegistry::builtin(), request), doctest::Contains("--no-such-analysis: no registered analysis"), ConfigError);
 }
