@@ -4,11 +4,14 @@
 // and one row below. Registry order is report order.
 #include "emutrace/registry.h"
 
+// clang-format off
 #define EMUTRACE_BUILTIN_ANALYSES(ROW) \
     ROW(calltrace)                     \
     ROW(wcet)                          \
     ROW(pft)                           \
-    ROW(event_log)
+    ROW(event_log)                     \
+    /* one row per analysis, above */
+// clang-format on
 
 namespace emutrace {
 namespace analysis {
