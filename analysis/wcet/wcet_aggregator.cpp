@@ -54,19 +54,22 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
         return;
     }
     enter(static_cast<std::uint32_t>(id), e.address, e.cycle);
-    // A source that reports straight-line runs through block starts (a PTM capture: ranges go
-    // from waypoint to waypoint, so a loop entered by falling into its header has no range
-    // starting there) still steps through every block; the blocks after the first start at the
-    // same stamp, so the last one carries the run's time. Each block's worst case then still
-    // covers the time of every path through it. The emulator splits its blocks at the trace
-    // points: there the loop never runs.
-    const std::uint32_t range_end = e.address + e.value;
-    for (std::uint32_t end = points_.points()[static_cast<std::size_t>(id)].end; end < range_end;) [[unlikely]] {
-            int later = points_.id_at(end);
-            if (later < 0) break;
-            enter(static_cast<std::uint32_t>(later), end, e.cycle);
-            end = points_.points()[static_cast<std::size_t>(later)].end;
-        }
+    if (points_.points()[static_cast<std::size_t>(id)].end < e.address + e.value) [[unlikely]]
+        step_through(static_cast<std::uint32_t>(id), e.address + e.value, e.cycle);
+}
+
+// A source that reports straight-line runs through block starts (a PTM capture: ranges go from
+// waypoint to waypoint, so a loop entered by falling into its header has no range starting
+// there) still steps through every block; the blocks after the first start at the same stamp,
+// so the last one carries the run's time. Each block's worst case then still covers the time of
+// every path through it. The emulator splits its blocks at the trace points: its blocks end there.
+void WcetAggregator::step_through(std::uint32_t id, std::uint32_t range_end, std::uint64_t cycle) {
+    for (std::uint32_t end = points_.points()[id].end; end < range_end;) {
+        int later = points_.id_at(end);
+        if (later < 0) return;
+        enter(static_cast<std::uint32_t>(later), end, cycle);
+        end = points_.points()[static_cast<std::size_t>(later)].end;
+    }
 }
 
 inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle) {

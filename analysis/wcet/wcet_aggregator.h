@@ -38,6 +38,8 @@ private:
     void on_block(const trace::Event& e);
     /// The block of trace point `next` starts at `cycle`.
     void enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle);
+    /// The blocks after trace point `id` that one Block event ran through, up to `range_end`.
+    void step_through(std::uint32_t id, std::uint32_t range_end, std::uint64_t cycle);
     void on_exception_entry(const trace::Event& e);
     void on_exception_return(const trace::Event& e);
     void close(std::uint64_t cycle);
