@@ -27,7 +27,10 @@ flash at 0x0 (4 MiB), SRAM at 0x20000000 (4 MiB), CMSDK UART0 at 0x40004000.
 
 Exit status: the firmware's exit code when it exits through semihosting; 0 when it reaches
 --stop-at; 1 when a timing constraint is violated; 2 for bad input or a firmware fault; 3 max
-instructions; 4 wall-clock limit; 5 hang; 6 reset requested.)";
+instructions; 4 wall-clock limit; 5 hang; 6 reset requested.
+
+The analysis options above come from the registry: 'emutrace analyses' lists each analysis with
+its scenario section; --plugin FILE (before or after 'run') adds the options of out-of-tree ones.)";
 
 void set_up_logging(emutrace::app::Verbosity v) {
     auto logger = spdlog::stderr_color_st("emutrace");
