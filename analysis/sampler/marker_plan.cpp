@@ -1,0 +1,57 @@
+#include "analysis/sampler/marker_plan.h"
+
+namespace emutrace::analysis::sampler {
+
+std::string MarkerOp::text() const {
+    switch (kind) {
+        case Kind::SetBit: return "set bit " + std::to_string(marker);
+        case Kind::ClearBit: return "clear bit " + std::to_string(marker);
+        case Kind::Increment: return "m" + std::to_string(marker) + " += " + std::to_string(value);
+        case Kind::Assign: return "m = " + std::to_string(value);
+    }
+    return "?";
+}
+
+void MarkerPlan::apply(std::uint32_t vertex, MarkerState& s) const {
+    for (const MarkerOp& op : ops[vertex]) {
+        switch (op.kind) {
+            case MarkerOp::Kind::SetBit: s.bits |= std::uint64_t{1} << op.marker; break;
+            case MarkerOp::Kind::ClearBit: s.bits &= ~(std::uint64_t{1} << op.marker); break;
+            case MarkerOp::Kind::Increment: s.counters[op.marker] = static_cast<std::uint16_t>(s.counters[op.marker] + op.value); break;
+            case MarkerOp::Kind::Assign: s.assigned = op.value; break;
+        }
+    }
+}
+
+MarkerState MarkerPlan::after(const std::vector<std::uint32_t>& path) const {
+    MarkerState s;
+    for (std::uint32_t v : path) apply(v, s);
+    return s;
+}
+
+std::size_t MarkerPlan::bytes() const {
+    return (bits + 7) / 8 + 2 * counters + (assignment ? 2 : 0);
+}
+
+std::size_t MarkerPlan::instrumented_vertices() const {
+    std::size_t n = 0;
+    for (const auto& v : ops) n += !v.empty();
+    return n;
+}
+
+std::uint32_t MarkerPlan::cost(std::uint32_t vertex) const {
+    // Bit operations on one word share its load and store: ldr, orr/bic per bit, str.
+    std::uint32_t cycles = 0, bit_ops = 0;
+    for (const MarkerOp& op : ops[vertex]) {
+        if (op.kind == MarkerOp::Kind::SetBit || op.kind == MarkerOp::Kind::ClearBit)
+            ++bit_ops;
+        else if (op.kind == MarkerOp::Kind::Increment)
+            cycles += 4;  // ldrh, adds, strh
+        else
+            cycles += 2;  // movs, strh
+    }
+    if (bit_ops) cycles += 3 + bit_ops;  // ldr (2), one orr/bic each, str (1)
+    return cycles;
+}
+
+}  // namespace emutrace::analysis::sampler

@@ -1,0 +1,185 @@
+#include "analysis/sampler/pair_search.h"
+
+#include <algorithm>
+#include <cstring>
+#include <queue>
+#include <unordered_set>
+
+namespace emutrace::analysis::sampler {
+namespace {
+
+constexpr std::size_t kLead = 8;  // blocks the leading execution may be ahead before the two part
+
+// A product state without its absolute time (the dynamics only depend on the difference). No
+// implicit padding: states are hashed and compared as bytes.
+struct Key {
+    std::uint64_t bits1 = 0, bits2 = 0;
+    std::array<std::int16_t, kMaxCounters> counter_diff{};  ///< first's counters minus second's
+    std::array<std::uint16_t, kLead> lead{};                ///< blocks the first entered, the second not yet
+    std::uint16_t u1 = 0, u2 = 0;                           ///< current blocks
+    std::uint16_t assigned1 = 0, assigned2 = 0;
+    std::int16_t d = 0;       ///< start of u1 minus start of u2
+    std::uint8_t parted = 0;  ///< the paths differ
+    std::uint8_t lead_len = 0;
+    std::uint16_t pad = 0;
+};
+static_assert(sizeof(Key) == 16 + 2 * kMaxCounters + 2 * kLead + 8 + 2 + 1 + 1 + 2, "Key has no padding");
+
+struct State {
+    Key key;
+    std::int64_t t1 = 0, t2 = 0;  ///< start times of u1 and u2 after the first sample
+    std::int32_t parent = -1;
+    std::uint8_t moved = 0;  ///< 1: the first execution entered key.u1, 2: the second key.u2
+};
+
+struct KeyHash {
+    const std::vector<State>* states;
+    std::size_t operator()(std::uint32_t i) const {
+        const auto* p = reinterpret_cast<const unsigned char*>(&(*states)[i].key);
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (std::size_t k = 0; k < sizeof(Key); ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+        return static_cast<std::size_t>(h);
+    }
+};
+struct KeyEqual {
+    const std::vector<State>* states;
+    bool operator()(std::uint32_t a, std::uint32_t b) const { return std::memcmp(&(*states)[a].key, &(*states)[b].key, sizeof(Key)) == 0; }
+};
+
+void apply(const MarkerPlan& plan, std::uint32_t v, Key& k, bool first) {
+    for (const MarkerOp& op : plan.ops[v]) {
+        std::uint64_t& bits = first ? k.bits1 : k.bits2;
+        switch (op.kind) {
+            case MarkerOp::Kind::SetBit: bits |= std::uint64_t{1} << op.marker; break;
+            case MarkerOp::Kind::ClearBit: bits &= ~(std::uint64_t{1} << op.marker); break;
+            case MarkerOp::Kind::Increment:
+                k.counter_diff[op.marker] = static_cast<std::int16_t>(k.counter_diff[op.marker] + (first ? op.value : -op.value));
+                break;
+            case MarkerOp::Kind::Assign: (first ? k.assigned1 : k.assigned2) = op.value; break;
+        }
+    }
+}
+
+bool markers_equal(const Key& k) {
+    if (k.bits1 != k.bits2 || k.assigned1 != k.assigned2) return false;
+    for (auto c : k.counter_diff)
+        if (c) return false;
+    return true;
+}
+
+}  // namespace
+
+SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& plan, const SearchLimits& limits) {
+    SearchOutcome out;
+    std::vector<State> states;
+    states.reserve(1 << 16);
+    std::unordered_set<std::uint32_t, KeyHash, KeyEqual> seen(1 << 16, KeyHash{&states}, KeyEqual{&states});
+    using Entry = std::pair<std::int64_t, std::uint32_t>;  // priority: the later start time
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    // The best (earliest) state of each key; a key reached again earlier replaces it, and the
+    // queue's entry of the replaced one is skipped when it comes up.
+    auto push = [&](State s) {
+        states.push_back(s);
+        auto index = static_cast<std::uint32_t>(states.size() - 1);
+        auto [it, inserted] = seen.insert(index);
+        if (!inserted) {
+            const State& known = states[*it];
+            if (std::max(known.t1, known.t2) <= std::max(s.t1, s.t2)) {
+                states.pop_back();
+                return;
+            }
+            seen.erase(it);
+            seen.insert(index);
+        }
+        queue.emplace(std::max(s.t1, s.t2), index);
+    };
+    auto cost = [&](std::uint32_t v) { return static_cast<std::int64_t>(g.vertices[v].cost); };
+
+    // The first sample falls in block v0, at an offset neither execution shows: the first
+    // execution leaves v0 one cycle after the sample, the second up to c(v0) - 1 cycles later.
+    for (std::uint32_t v0 = 0; v0 < g.vertices.size(); ++v0) {
+        for (std::int64_t k = 0; k < cost(v0); ++k) {
+            State s;
+            s.key.u1 = s.key.u2 = static_cast<std::uint16_t>(v0);
+            s.t1 = 1 - cost(v0);
+            s.t2 = 1 + k - cost(v0);
+            s.key.d = static_cast<std::int16_t>(s.t1 - s.t2);
+            push(s);
+        }
+    }
+    while (!queue.empty()) {
+        auto [priority, index] = queue.top();
+        queue.pop();
+        if (*seen.find(index) != index) continue;  // a later, earlier-timed state of the same key replaced it
+        if (static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 0)) > limits.max_delta_t) break;
+        if (++out.explored > limits.max_states) {
+            out.exhausted = true;
+            out.lower_bound = static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 1));
+            return out;
+        }
+        const State s = states[index];
+        const Key& k = s.key;
+        // Both in one block, in it at one instant, on different paths (parted, or one a longer
+        // prefix of the other's blocks), with the same markers: a second sample then shows the
+        // same for both.
+        if ((k.parted || k.lead_len > 0) && k.u1 == k.u2 && std::abs(s.t1 - s.t2) < cost(k.u1) && markers_equal(k)) {
+            IntersectingPair pair;
+            pair.delta_t = static_cast<std::uint64_t>(std::max(s.t1, s.t2));
+            for (std::int32_t i = static_cast<std::int32_t>(index); states[i].parent >= 0; i = states[i].parent) {
+                if (states[i].moved == 1)
+                    pair.first.push_back(states[i].key.u1);
+                else
+                    pair.second.push_back(states[i].key.u2);
+            }
+            std::int32_t root = static_cast<std::int32_t>(index);
+            while (states[root].parent >= 0) root = states[root].parent;
+            pair.start = states[root].key.u1;
+            std::reverse(pair.first.begin(), pair.first.end());
+            std::reverse(pair.second.begin(), pair.second.end());
+            out.pair = std::move(pair);
+            out.lower_bound = out.pair->delta_t;
+            return out;
+        }
+        // The execution whose block ends first moves on (the first on a tie).
+        const std::int64_t end1 = s.t1 + cost(k.u1), end2 = s.t2 + cost(k.u2);
+        const bool first = end1 <= end2;
+        for (std::uint32_t w : g.vertices[first ? k.u1 : k.u2].successors) {
+            State n = s;
+            n.parent = static_cast<std::int32_t>(index);
+            n.moved = first ? 1 : 2;
+            Key& nk = n.key;
+            if (first) {
+                nk.u1 = static_cast<std::uint16_t>(w);
+                n.t1 = end1;
+                if (!nk.parted) {  // the second must follow, or part
+                    if (nk.lead_len == kLead)
+                        nk.parted = 1;  // too far ahead to follow: counted as parted (Δt only lower)
+                    else
+                        nk.lead[nk.lead_len++] = static_cast<std::uint16_t>(w);
+                }
+            } else {
+                nk.u2 = static_cast<std::uint16_t>(w);
+                n.t2 = end2;
+                if (!nk.parted) {
+                    if (nk.lead_len > 0 && nk.lead[0] == w) {
+                        std::copy(nk.lead.begin() + 1, nk.lead.begin() + nk.lead_len, nk.lead.begin());
+                        nk.lead[--nk.lead_len] = 0;
+                    } else {
+                        nk.parted = 1;
+                    }
+                }
+            }
+            if (nk.parted) {
+                nk.lead.fill(0);
+                nk.lead_len = 0;
+            }
+            apply(plan, w, nk, first);
+            nk.d = static_cast<std::int16_t>(n.t1 - n.t2);
+            push(n);
+        }
+    }
+    out.lower_bound = limits.max_delta_t + 1;
+    return out;
+}
+
+}  // namespace emutrace::analysis::sampler

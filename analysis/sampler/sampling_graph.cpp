@@ -1,0 +1,41 @@
+#include "analysis/sampler/sampling_graph.h"
+
+#include <algorithm>
+
+#include "decode/program.h"
+
+namespace emutrace::analysis::sampler {
+
+std::size_t SamplingGraph::edges() const {
+    std::size_t n = 0;
+    for (const auto& v : vertices) n += v.successors.size();
+    return n;
+}
+
+std::uint32_t SamplingGraph::add(std::string name, std::uint32_t cost) {
+    vertices.push_back({0, std::max<std::uint32_t>(cost, 1), {}, std::move(name)});
+    return static_cast<std::uint32_t>(vertices.size() - 1);
+}
+
+std::uint32_t SamplingGraph::max_cost() const {
+    std::uint32_t m = 1;
+    for (const auto& v : vertices) m = std::max(m, v.cost);
+    return m;
+}
+
+SamplingGraph graph_of(const decode::Function& f, const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& block_cost) {
+    SamplingGraph g;
+    for (const auto& b : f.blocks) {
+        char name[64];
+        std::snprintf(name, sizeof name, "%s+0x%x", f.name.c_str(), b.start - f.start);
+        std::uint32_t v = g.add(name, block_cost(b.start, b.end));
+        g.vertices[v].address = b.start;
+    }
+    for (const auto& e : f.edges) {
+        auto& succ = g.vertices[e.from].successors;
+        if (std::find(succ.begin(), succ.end(), static_cast<std::uint32_t>(e.to)) == succ.end()) succ.push_back(static_cast<std::uint32_t>(e.to));
+    }
+    return g;
+}
+
+}  // namespace emutrace::analysis::sampler

@@ -1,0 +1,212 @@
+// The marker-sampling model (Thomas, Fischmeister, Kumar, LCTES 2011): the pair search against
+// brute force, the paper's examples and counter-examples per scheme, and Theorems 1 and 2.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "analysis/sampler/marker_planner.h"
+
+using namespace emutrace::analysis::sampler;
+
+namespace {
+
+// Figure 1: A -> B | C -> A, every block one cycle.
+SamplingGraph figure1() {
+    SamplingGraph g;
+    auto a = g.add("A", 1), b = g.add("B", 1), c = g.add("C", 1);
+    g.edge(a, b), g.edge(a, c), g.edge(b, a), g.edge(c, a);
+    return g;
+}
+
+IntersectingPair pair(std::vector<std::uint32_t> first, std::vector<std::uint32_t> second) {
+    IntersectingPair p;
+    p.first = std::move(first);
+    p.second = std::move(second);
+    return p;
+}
+
+// The smallest Δt by enumerating every pair of walks from every block, with every start offset:
+// what the product search must find, on graphs small enough to enumerate.
+std::uint64_t brute_force_delta_t(const SamplingGraph& g, const MarkerPlan& plan, std::uint64_t limit) {
+    struct Walk {
+        std::vector<std::uint32_t> blocks;  // after the first block
+        std::int64_t start = 0;             // start of the last block, from the end of the first
+    };
+    std::uint64_t best = limit + 1;
+    for (std::uint32_t v0 = 0; v0 < g.vertices.size(); ++v0) {
+        std::vector<Walk> walks, frontier{{{}, 0}};
+        while (!frontier.empty()) {
+            Walk w = frontier.back();
+            frontier.pop_back();
+            std::uint32_t at = w.blocks.empty() ? v0 : w.blocks.back();
+            std::int64_t next = w.blocks.empty() ? 0 : w.start + g.vertices[at].cost;
+            if (next > static_cast<std::int64_t>(limit)) continue;
+            for (auto s : g.vertices[at].successors) {
+                Walk n = w;
+                n.blocks.push_back(s);
+                n.start = next;
+                walks.push_back(n);
+                frontier.push_back(n);
+            }
+        }
+        // The empty walk: the second sample still in the first sample's block.
+        walks.push_back({{}, 0});
+        const std::int64_t c0 = g.vertices[v0].cost;
+        auto last = [&](const Walk& w) { return w.blocks.empty() ? v0 : w.blocks.back(); };
+        for (const auto& a : walks)
+            for (const auto& b : walks) {
+                if (a.blocks == b.blocks || last(a) != last(b)) continue;
+                if (!(plan.after(a.blocks) == plan.after(b.blocks))) continue;
+                const std::int64_t cu = g.vertices[last(a)].cost;
+                // First sample x_i in (0, c0] cycles before v0 ends; the last block starts at t_i
+                // after it (the empty walk: v0 itself, which started c0 - x_i before).
+                for (std::int64_t x1 = 1; x1 <= c0; ++x1)
+                    for (std::int64_t x2 = 1; x2 <= c0; ++x2) {
+                        std::int64_t t1 = a.blocks.empty() ? x1 - c0 : x1 + a.start, t2 = b.blocks.empty() ? x2 - c0 : x2 + b.start;
+                        std::int64_t dt = std::max(t1, t2);
+                        if (dt >= 1 && std::abs(t1 - t2) < cu && static_cast<std::uint64_t>(dt) < best) best = static_cast<std::uint64_t>(dt);
+                    }
+            }
+    }
+    return best;
+}
+
+SamplingGraph random_graph(std::mt19937& rng, unsigned n) {
+    SamplingGraph g;
+    for (unsigned i = 0; i < n; ++i) g.add(std::string(1, static_cast<char>('A' + i)), 1 + rng() % 3);
+    for (unsigned i = 0; i < n; ++i) {
+        unsigned out = 1 + rng() % 2;
+        for (unsigned k = 0; k < out; ++k) {
+            auto to = static_cast<std::uint32_t>(rng() % n);
+            auto& s = g.vertices[i].successors;
+            if (std::find(s.begin(), s.end(), to) == s.end()) g.edge(i, to);
+        }
+    }
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("sampler: Figure 1's sampling period is 2 without markers and 4 with C incrementing one") {
+    SamplingGraph g = figure1();
+    MarkerPlan plan(g.vertices.size());
+    SearchOutcome none = find_intersecting_pair(g, plan);
+    REQUIRE(none.pair);
+    CHECK(none.pair->delta_t == 2);
+    plan.counters = 1;
+    plan.ops[2].push_back({MarkerOp::Kind::Increment, 0, 1});
+    SearchOutcome marked = find_intersecting_pair(g, plan);
+    REQUIRE(marked.pair);
+    CHECK(marked.pair->delta_t == 4);
+    // The witness: two different paths from A back to A, each passing C once.
+    CHECK(marked.pair->first != marked.pair->second);
+    CHECK(plan.after(marked.pair->first) == plan.after(marked.pair->second));
+}
+
+TEST_CASE("sampler: the product search finds the smallest Δt that enumerating every pair of paths finds") {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 200; ++round) {
+        SamplingGraph g = random_graph(rng, 3 + rng() % 3);
+        MarkerPlan plan(g.vertices.size());
+        // Random markers of every kind.
+        for (std::uint32_t v = 0; v < g.vertices.size(); ++v) {
+            switch (rng() % 5) {
+                case 0: plan.ops[v].push_back({MarkerOp::Kind::SetBit, static_cast<std::uint8_t>(rng() % 2), 1}); break;
+                case 1: plan.ops[v].push_back({MarkerOp::Kind::ClearBit, static_cast<std::uint8_t>(rng() % 2), 1}); break;
+                case 2: plan.ops[v].push_back({MarkerOp::Kind::Increment, static_cast<std::uint8_t>(rng() % 2), 1}); break;
+                case 3: plan.ops[v].push_back({MarkerOp::Kind::Assign, 0, static_cast<std::uint16_t>(1 + rng() % 2)}); break;
+                default: break;
+            }
+        }
+        const std::uint64_t limit = 9;
+        SearchOutcome found = find_intersecting_pair(g, plan, {limit, 1'000'000});
+        std::uint64_t expected = brute_force_delta_t(g, plan, limit);
+        INFO("round " << round);
+        if (expected > limit) {
+            CHECK(!found.pair);
+        } else {
+            REQUIRE(found.pair);
+            CHECK(found.pair->delta_t == expected);
+        }
+    }
+}
+
+TEST_CASE("sampler: a self loop needs history; increments have it, assignment and bit vectors do not (Figure 2)") {
+    // A -> B, B -> B, B -> C: the paths B C and B B C.
+    SamplingGraph g;
+    g.add("A", 1), g.add("B", 1), g.add("C", 4);
+    IntersectingPair p = pair({1, 2}, {1, 1, 2});
+    for (const char* name : {"single", "multi", "bitvec+"}) {
+        MarkerPlan plan(3);
+        StepResult r = make_scheme(name)->instrument(g, p, plan);
+        INFO(name);
+        CHECK(r.instrumented);
+        CHECK(!(plan.after(p.first) == plan.after(p.second)));
+    }
+    for (const char* name : {"assign", "bitvec"}) {
+        MarkerPlan plan(3);
+        StepResult r = make_scheme(name)->instrument(g, p, plan);
+        INFO(name);
+        CHECK(!r.instrumented);
+    }
+    MarkerPlan plan(3);
+    CHECK(make_scheme("bitvec")->instrument(g, p, plan).reason.starts_with("Theorem 1"));
+}
+
+TEST_CASE("sampler: a permutation defeats increments; assignment and bit vectors tell it apart (Figure 6)") {
+    SamplingGraph g;
+    for (const char* v : {"A", "B", "C", "D"}) g.add(v, 1);
+    IntersectingPair p = pair({1, 2, 3}, {2, 1, 3});  // B C D against C B D
+    for (const char* name : {"single", "multi:25"}) {
+        MarkerPlan plan(4);
+        StepResult r = make_scheme(name)->instrument(g, p, plan);
+        INFO(name);
+        CHECK(!r.instrumented);
+        CHECK(r.reason.find("permutation") != std::string::npos);
+    }
+    for (const char* name : {"assign", "bitvec", "bitvec+"}) {
+        MarkerPlan plan(4);
+        StepResult r = make_scheme(name)->instrument(g, p, plan);
+        INFO(name);
+        REQUIRE(r.instrumented);
+        CHECK(!(plan.after(p.first) == plan.after(p.second)));
+    }
+    // BITVEC needs a set and a clear here: no block is on one path only.
+    MarkerPlan plan(4);
+    StepResult r = make_scheme("bitvec")->instrument(g, p, plan);
+    CHECK(r.added.size() == 2);
+}
+
+TEST_CASE("sampler: Theorem 1 and Theorem 2 hold on hand-made pairs") {
+    SamplingGraph g;
+    for (const char* v : {"A", "B", "C", "D"}) g.add(v, 1);
+    // Theorem 1's conditions: the same blocks, and every two blocks' last passes in the same order.
+    IntersectingPair same_order = pair({1, 1, 2}, {1, 2});  // B B C against B C (Figure 8)
+    MarkerPlan p1(4);
+    CHECK(!make_scheme("bitvec")->instrument(g, same_order, p1).instrumented);
+    MarkerPlan p1plus(4);
+    CHECK(make_scheme("bitvec+")->instrument(g, same_order, p1plus).instrumented);  // B's count differs
+    // Theorem 2's: equal counts too (Figure 9's kind): B C B D against C B B D.
+    IntersectingPair counted = pair({1, 2, 1, 3}, {2, 1, 1, 3});
+    MarkerPlan p2(4);
+    StepResult r = make_scheme("bitvec+")->instrument(g, counted, p2);
+    CHECK(!r.instrumented);
+    CHECK(r.reason.starts_with("Theorem 2"));
+    // A block on one path only: one set bit suffices.
+    IntersectingPair exclusive = pair({1, 3}, {2, 3});
+    MarkerPlan p3(4);
+    StepResult one = make_scheme("bitvec")->instrument(g, exclusive, p3);
+    REQUIRE(one.instrumented);
+    CHECK(one.added.size() == 1);
+    CHECK(one.added[0].op.kind == MarkerOp::Kind::SetBit);
+}
+
+TEST_CASE("sampler: BITVEC never lowers Δt; every step raises it on Figure 1") {
+    SamplingGraph g = figure1();
+    auto scheme = make_scheme("bitvec");
+    MarkerPlanResult r = plan_markers(g, *scheme, 10, {1000, 1'000'000});
+    REQUIRE(r.delta_t.size() >= 2);
+    CHECK(r.interference() == 0);
+    CHECK(r.delta_t.front() == 2);
+    CHECK(r.achieved() > 2);
+}
