@@ -72,6 +72,20 @@ struct SiliconOptions {
     double min_rate = 0;   ///< exit 1 below this exact-match rate (0..1)
 };
 int silicon_command(const SiliconOptions& options);
+
+struct MarkersOptions {
+    std::string elf;
+    std::string function;
+    std::string scheme = "bitvec+";
+    unsigned steps = 50;
+    std::string cpu = "cortex-m3";
+    std::uint64_t max_delta_t = 100'000;    ///< the pair search's limit, in cycles
+    std::uint64_t max_states = 20'000'000;  ///< and its budget of product states
+    std::string json;
+    bool verbose = false;  ///< print each step's intersecting pair
+};
+/// Plans markers for a sampling monitor of one function (docs/sampler.md).
+int markers_command(const MarkersOptions& options);
 int info_command(const std::string& elf);
 /// Prints a compact trace file, with function names when an ELF is given.
 int dump_command(const std::string& trace, const std::string& elf);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "analysis/sampler/marker_scheme.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "config/units.h"
@@ -202,6 +203,22 @@ int run(int argc, char** argv) {
         "Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
         "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
 
+    emutrace::app::MarkersOptions markers;
+    CLI::App* markers_cmd =
+        cli.add_subcommand("markers", "Plan markers for a sampling monitor: the sampling period a function needs with each step of a marker scheme.");
+    markers_cmd->add_option("elf", markers.elf, "Firmware ELF")->required()->check(CLI::ExistingFile);
+    markers_cmd->add_option("-f,--function", markers.function, "The function to monitor")->required();
+    markers_cmd->add_option("--scheme", markers.scheme, "Marker scheme: " + emutrace::analysis::sampler::scheme_names() + " (default bitvec+)");
+    markers_cmd->add_option("--steps", markers.steps, "Instrumentation steps at most (default 50)")->check(CLI::Range(0, 64));
+    markers_cmd->add_option("--cpu", markers.cpu, "Core whose timing gives the blocks' best-case cycles (default cortex-m3)");
+    markers_cmd->add_option("--max-delta-t", markers.max_delta_t, "Search for intersecting paths up to this many cycles (default 100000)");
+    markers_cmd->add_option("--json", markers.json, "Write Δt per step, the plan and the metrics as JSON");
+    markers_cmd->add_flag("-v,--verbose", markers.verbose, "Print each step's two paths that a sample could not tell apart");
+    markers_cmd->footer(
+        "Δt is the shortest distance between two samples at which two different paths give the same samples (block and\n"
+        "markers); sampling faster than that reconstructs every path. Each step tells that pair apart.\n"
+        "Example: emutrace markers build/firmware/kernels.elf -f crc32 --scheme bitvec --steps 20");
+
     CLI::App* analyses_cmd = cli.add_subcommand("analyses", "List the registered analyses: scenario sections, outputs, options, events.");
 
     std::string info_elf;
@@ -247,6 +264,7 @@ int run(int argc, char** argv) {
         if (*cfg_cmd) return cfg_command(cfg);
         if (*cc_cmd) return crosscheck_command(registry, cc);
         if (*analyses_cmd) return analyses_command(registry);
+        if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);
         if (*silicon_cmd) return silicon_command(silicon);
         return info_command(info_elf);

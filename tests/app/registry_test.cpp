@@ -111,3 +111,21 @@ TEST_CASE("registry: an option no analysis takes is an error of the session, bef
     request.options["no-such-analysis"] = "";
     CHECK_THROWS_WITH_AS(Session(AnalysisRegistry::builtin(), request), doctest::Contains("--no-such-analysis: no registered analysis"), ConfigError);
 }
+
+TEST_CASE("markers: a plan for a real function raises Δt step by step and says why it stopped") {
+    TempDir dir;
+    Cli r = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec --steps 20 --json " + dir.file("m.json"));
+    REQUIRE(r.status == 0);
+    nlohmann::json j = read_json(dir.file("m.json"));
+    std::vector<std::uint64_t> dt = j["delta_t"];
+    REQUIRE(dt.size() >= 2);
+    // BITVEC takes a fresh bit each step: no step lowers Δt, and the plan ends higher than it began.
+    for (std::size_t i = 1; i < dt.size(); ++i) CHECK(dt[i] >= dt[i - 1]);
+    CHECK(dt.back() > dt.front());
+    CHECK(j["bits"] == j["steps"].size());
+    CHECK(!j["stopped"].get<std::string>().empty());
+    CHECK(r.out.find("achieved Δt") != std::string::npos);
+    Cli bad = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme nope");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("unknown scheme 'nope'") != std::string::npos);
+}

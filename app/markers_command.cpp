@@ -1,0 +1,111 @@
+// emutrace markers: where to put markers so that a sampling monitor can sample a function less
+// often and still reconstruct every path (docs/sampler.md).
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/sampler/code_graph.h"
+#include "analysis/sampler/marker_planner.h"
+#include "app/commands.h"
+#include "config/config_error.h"
+#include "decode/elf_image.h"
+#include "decode/program.h"
+
+namespace emutrace::app {
+namespace {
+
+using namespace analysis::sampler;
+
+std::string path_text(const SamplingGraph& g, std::uint32_t start, const std::vector<std::uint32_t>& path) {
+    std::string s = g.vertices[start].name;
+    for (auto v : path) s += " > " + g.vertices[v].name;
+    return s;
+}
+
+}  // namespace
+
+int markers_command(const MarkersOptions& o) {
+    auto scheme = make_scheme(o.scheme);
+    if (!scheme) throw ConfigError("--scheme: unknown scheme '" + o.scheme + "' (known: " + scheme_names() + ")");
+    auto core = models::find_core(o.cpu);
+    if (!core) throw ConfigError("--cpu: unknown core '" + o.cpu + "' (known: " + models::core_names() + ")");
+    decode::ElfImage image = decode::ElfImage::load(o.elf);
+    decode::Program program = decode::Program::build(image);
+    SamplingGraph g = code_graph(image, program, o.function, core->kind);
+    MarkerPlanResult r = plan_markers(g, *scheme, o.steps, {o.max_delta_t, o.max_states});
+
+    std::printf("markers for %s (%zu blocks, %zu edges, %s best-case cycles), scheme %s\n", o.function.c_str(), g.vertices.size(), g.edges(),
+                std::string(core->name).c_str(), r.scheme.c_str());
+    std::printf("  Δt without markers  %llu cycles\n", static_cast<unsigned long long>(r.delta_t.front()));
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const PlanStep& s = r.steps[i];
+        std::string ops;
+        for (const auto& a : s.added) ops += (ops.empty() ? "" : ", ") + g.vertices[a.vertex].name + ": " + a.op.text();
+        std::printf("  step %2zu  Δt %6llu -> %-6llu %s\n", i + 1, static_cast<unsigned long long>(s.delta_t),
+                    static_cast<unsigned long long>(r.delta_t[i + 1]), ops.c_str());
+        if (o.verbose)
+            std::printf("           %s\n           %s\n", path_text(g, s.pair.start, s.pair.first).c_str(),
+                        path_text(g, s.pair.start, s.pair.second).c_str());
+    }
+    std::uint32_t overhead = 0;
+    for (std::uint32_t v = 0; v < g.vertices.size(); ++v) overhead += r.plan.cost(v);
+    if (r.unlimited)
+        std::printf("  achieved Δt         more than %llu cycles: no two paths give the same samples within the search limit\n",
+                    static_cast<unsigned long long>(o.max_delta_t));
+    else
+        std::printf("  achieved Δt         %llu cycles: sample every %llu cycles or faster\n", static_cast<unsigned long long>(r.achieved()),
+                    static_cast<unsigned long long>(r.achieved() > 1 ? r.achieved() - 1 : 1));
+    std::printf(
+        "  markers             %zu blocks instrumented, %zu bytes (%u bits, %u counter words%s), %u cycles if every instrumented block runs once\n",
+        r.plan.instrumented_vertices(), r.plan.bytes(), r.plan.bits, r.plan.counters, r.plan.assignment ? ", an assignment marker" : "", overhead);
+    std::printf("  metrics             max Δt %llu, interference %llu, M %s, μ %.2f cycles/byte\n", static_cast<unsigned long long>(r.best()),
+                static_cast<unsigned long long>(r.interference()), r.monotonicity() < 0 ? "inf" : std::to_string(r.monotonicity()).c_str(),
+                r.memory_efficiency());
+    std::printf("  stopped             %s\n", r.stopped.c_str());
+
+    if (!o.json.empty()) {
+        nlohmann::json steps = nlohmann::json::array(), plan = nlohmann::json::array();
+        for (std::size_t i = 0; i < r.steps.size(); ++i) {
+            nlohmann::json added = nlohmann::json::array();
+            for (const auto& a : r.steps[i].added) added.push_back({{"block", g.vertices[a.vertex].address}, {"op", a.op.text()}});
+            steps.push_back(
+                {{"delta_t_before", r.steps[i].delta_t},
+                 {"delta_t_after", r.delta_t[i + 1]},
+                 {"added", added},
+                 {"pair",
+                  {path_text(g, r.steps[i].pair.start, r.steps[i].pair.first), path_text(g, r.steps[i].pair.start, r.steps[i].pair.second)}}});
+        }
+        for (std::uint32_t v = 0; v < g.vertices.size(); ++v) {
+            if (r.plan.ops[v].empty()) continue;
+            nlohmann::json ops = nlohmann::json::array();
+            for (const auto& op : r.plan.ops[v]) ops.push_back(op.text());
+            plan.push_back({{"block", g.vertices[v].address}, {"name", g.vertices[v].name}, {"ops", ops}, {"cycles", r.plan.cost(v)}});
+        }
+        nlohmann::json j = {{"function", o.function},
+                            {"scheme", r.scheme},
+                            {"cpu", core->name},
+                            {"blocks", g.vertices.size()},
+                            {"edges", g.edges()},
+                            {"delta_t", r.delta_t},
+                            {"achieved_delta_t", r.achieved()},
+                            {"unlimited", r.unlimited},
+                            {"max_delta_t", r.best()},
+                            {"interference", r.interference()},
+                            {"monotonicity", r.monotonicity() < 0 ? nlohmann::json("inf") : nlohmann::json(r.monotonicity())},
+                            {"memory_efficiency", r.memory_efficiency()},
+                            {"marker_bytes", r.plan.bytes()},
+                            {"bits", r.plan.bits},
+                            {"counters", r.plan.counters},
+                            {"overhead_cycles", overhead},
+                            {"steps", steps},
+                            {"plan", plan},
+                            {"stopped", r.stopped}};
+        std::ofstream out(o.json);
+        if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
+        out << j.dump(2) << "\n";
+    }
+    return 0;
+}
+
+}  // namespace emutrace::app
