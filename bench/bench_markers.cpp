@@ -119,8 +119,12 @@ int main(int argc, char** argv) {
                 steps);
     std::printf("paper, Table 2 (interference normalised to BITVEC): bitvec 1, bitvec+ 2, multi:25 2, multi:10 9, single 109\n");
     Totals generated;
-    for (unsigned i = 0; i < graphs; ++i) run(generate_structured_cfg(seed + i), steps, generated);
+    for (unsigned i = 0; i < graphs; ++i) {
+        run(generate_structured_cfg(seed + i), steps, generated);
+        if ((i + 1) % 50 == 0) std::fprintf(stderr, "bench_markers: %u of %u graphs\n", i + 1, graphs);
+    }
     print("generated", generated);
+    std::fflush(stdout);
 
     if (!firmware.empty()) {
         Totals code;
@@ -129,8 +133,10 @@ int main(int argc, char** argv) {
             decode::Program program = decode::Program::build(image);
             for (const auto& f : program.functions())
                 if (f.blocks.size() >= 3) run(code_graph(image, f, models::CoreKind::CortexM3), steps, code);
+            std::fprintf(stderr, "bench_markers: %s done\n", path.c_str());
         }
         print("firmware functions (cortex-m3 best-case block costs)", code);
+        std::fflush(stdout);
     }
 
     // Speed: a 50-step plan for a function of about 300 blocks.
