@@ -10,6 +10,7 @@
     ROW(wcet)                          \
     ROW(pft)                           \
     ROW(event_log)                     \
+    ROW(sampler)                       \
     /* one row per analysis, above */
 // clang-format on
 

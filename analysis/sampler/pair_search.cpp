@@ -21,9 +21,10 @@ struct Key {
     std::int16_t d = 0;       ///< start of u1 minus start of u2
     std::uint8_t parted = 0;  ///< the paths differ
     std::uint8_t lead_len = 0;
-    std::uint16_t pad = 0;
+    std::uint8_t parked = 0;  ///< stretched: execution 1 or 2 waits in its block for the other
+    std::uint8_t pad = 0;
 };
-static_assert(sizeof(Key) == 16 + 2 * kMaxCounters + 2 * kLead + 8 + 2 + 1 + 1 + 2, "Key has no padding");
+static_assert(sizeof(Key) == 16 + 2 * kMaxCounters + 2 * kLead + 8 + 2 + 1 + 1 + 1 + 1, "Key has no padding");
 
 struct State {
     Key key;
@@ -98,7 +99,7 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
     // The first sample falls in block v0, at an offset neither execution shows: the first
     // execution leaves v0 one cycle after the sample, the second up to c(v0) - 1 cycles later.
     for (std::uint32_t v0 = 0; v0 < g.vertices.size(); ++v0) {
-        for (std::int64_t k = 0; k < cost(v0); ++k) {
+        for (std::int64_t k = 0; k < (limits.stretch ? 1 : cost(v0)); ++k) {
             State s;
             s.key.u1 = s.key.u2 = static_cast<std::uint16_t>(v0);
             s.t1 = 1 - cost(v0);
@@ -122,7 +123,7 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
         // Both in one block, in it at one instant, on different paths (parted, or one a longer
         // prefix of the other's blocks), with the same markers: a second sample then shows the
         // same for both.
-        if ((k.parted || k.lead_len > 0) && k.u1 == k.u2 && std::abs(s.t1 - s.t2) < cost(k.u1) && markers_equal(k)) {
+        if ((k.parted || k.lead_len > 0) && k.u1 == k.u2 && (limits.stretch || std::abs(s.t1 - s.t2) < cost(k.u1)) && markers_equal(k)) {
             IntersectingPair pair;
             pair.delta_t = static_cast<std::uint64_t>(std::max(s.t1, s.t2));
             for (std::int32_t i = static_cast<std::int32_t>(index); states[i].parent >= 0; i = states[i].parent) {
@@ -140,9 +141,21 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
             out.lower_bound = out.pair->delta_t;
             return out;
         }
-        // The execution whose block ends first moves on (the first on a tie).
+        // The execution whose block ends first moves on (the first on a tie). With stretched
+        // durations, the one whose block started first: each may wait in its block for the other.
         const std::int64_t end1 = s.t1 + cost(k.u1), end2 = s.t2 + cost(k.u2);
-        const bool first = end1 <= end2;
+        const bool first = k.parked ? k.parked == 2 : limits.stretch ? s.t1 <= s.t2 : end1 <= end2;
+        if (limits.stretch && !k.parked) {
+            // A stretched block may last until the other execution catches up: the one that would
+            // move may instead stay where it is for good. The time difference then no longer
+            // matters, only the other's moves.
+            State n = s;
+            n.parent = static_cast<std::int32_t>(index);
+            n.moved = 0;
+            n.key.parked = first ? 1 : 2;
+            n.key.d = 0;
+            push(n);
+        }
         for (std::uint32_t w : g.vertices[first ? k.u1 : k.u2].successors) {
             State n = s;
             n.parent = static_cast<std::int32_t>(index);
@@ -174,7 +187,7 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
                 nk.lead_len = 0;
             }
             apply(plan, w, nk, first);
-            nk.d = static_cast<std::int16_t>(n.t1 - n.t2);
+            nk.d = nk.parked ? 0 : static_cast<std::int16_t>(n.t1 - n.t2);
             push(n);
         }
     }

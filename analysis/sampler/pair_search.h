@@ -25,6 +25,10 @@ struct IntersectingPair {
 struct SearchLimits {
     std::uint64_t max_delta_t = 1'000'000;  ///< give up above this Δt: none found below it
     std::size_t max_states = 20'000'000;    ///< product states explored before giving up
+    /// Blocks may run longer than their best case (wait states, taken branches, stalls): two
+    /// paths between the same samples are then confused whatever their costs' difference, and Δt
+    /// is the longer path's best case. Off: blocks take exactly c(v), as in the paper.
+    bool stretch = false;
 };
 
 struct SearchOutcome {

@@ -129,3 +129,51 @@ TEST_CASE("markers: a plan for a real function raises Δt step by step and says 
     CHECK(bad.status == 2);
     CHECK(bad.err.find("unknown scheme 'nope'") != std::string::npos);
 }
+
+namespace {
+
+nlohmann::json sampler_run(const TempDir& dir, const std::string& section) {
+    write_file(dir.file("s.yaml"),
+               "memory:\n  - {name: flash, kind: flash, base: 0x00000000, size: 4MiB}\n"
+               "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\nsampler: " +
+                   section + "\n");
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -s " + dir.file("s.yaml") + " --json " + dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    return read_json(dir.file("r.json"))["sampler"];
+}
+
+}  // namespace
+
+TEST_CASE("sampler: every path between samples is reconstructed at the period the marker plan guarantees, and not without markers") {
+    TempDir dir;
+    nlohmann::json planned = sampler_run(dir, "{function: kernel_sort, scheme: bitvec+}");
+    std::uint64_t period = planned["period"];
+    CHECK(period + 1 == planned["delta_t"].get<std::uint64_t>());
+    CHECK(planned["intervals_checked"].get<std::uint64_t>() > 100);
+    CHECK(planned["correct"] == planned["intervals_checked"]);
+    CHECK(planned["ambiguous"] == 0);
+    CHECK(planned["wrong"] == 0);
+    CHECK(planned["marker_bytes"].get<std::uint64_t>() > 0);
+    // The same period without markers: the samples no longer tell the sort's paths apart.
+    nlohmann::json bare = sampler_run(dir, "{function: kernel_sort, scheme: none, period: " + std::to_string(period) + "}");
+    CHECK(bare["intervals_checked"].get<std::uint64_t>() > 100);
+    CHECK(bare["ambiguous"].get<std::uint64_t>() * 10 > bare["intervals_checked"].get<std::uint64_t>() * 9);
+    CHECK(bare["wrong"] == 0);
+    // Seeded jitter: intervals up to period + jitter, still below the plan's Δt.
+    nlohmann::json jittered =
+        sampler_run(dir, "{function: kernel_sort, scheme: bitvec+, period: " + std::to_string(period - 4) + ", jitter: 4, seed: 3}");
+    CHECK(jittered["correct"] == jittered["intervals_checked"]);
+    // What the monitor would cost on target: a sample's cost each, and the markers' operations.
+    std::uint64_t samples = planned["samples"];
+    CHECK(planned["sampling_cost_cycles"].get<std::uint64_t>() > samples * 40);
+    CHECK(planned["trace_cost_cycles"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("sampler: its section keeps the usual errors") {
+    TempDir dir;
+    write_file(dir.file("s.yaml"), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\nsampler: {function: kernel_sort, schme: bitvec}\n");
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -s " + dir.file("s.yaml"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("s.yaml:3:") != std::string::npos);
+    CHECK(r.err.find("sampler.schme: unknown key") != std::string::npos);
+}

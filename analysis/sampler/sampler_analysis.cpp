@@ -1,0 +1,201 @@
+// The sampling monitor as a registry row: plans markers for one function, samples the run with
+// shadow markers, reconstructs every interval between samples and checks it against what ran.
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/sampler/code_graph.h"
+#include "analysis/sampler/marker_planner.h"
+#include "analysis/sampler/path_reconstruction.h"
+#include "analysis/sampler/sampling_monitor.h"
+#include "config/config_error.h"
+#include "decode/elf_image.h"
+#include "decode/program.h"
+#include "emutrace/analysis.h"
+
+namespace emutrace::analysis {
+namespace sampler {
+namespace {
+
+struct SamplerConfig {
+    std::string function, scheme = "bitvec+";
+    unsigned steps = 50;
+    std::uint64_t period = 0;  ///< 0: the plan's Δt - 1
+    std::uint64_t jitter = 0, seed = 1;
+    std::uint64_t sample_cycles = 40, trace_cycles = 12;
+    std::string cpu = "cortex-m3";
+    bool stretch = true;
+};
+
+SamplerConfig parse(const config::Node& n) {
+    SamplerConfig c;
+    n.allow_only({"function", "scheme", "steps", "period", "jitter", "seed", "sample_cycles", "trace_cycles", "cpu", "exact_durations"});
+    if (!n.defined()) return c;
+    n.require({"function"});
+    c.function = n["function"].str();
+    if (n.has("scheme")) {
+        c.scheme = n["scheme"].str();
+        if (c.scheme != "none" && !make_scheme(c.scheme)) n["scheme"].fail("unknown scheme (known: none, " + scheme_names() + ")");
+    }
+    if (n.has("steps")) {
+        c.steps = n["steps"].u32();
+        if (c.steps > 64) n["steps"].fail("at most 64 steps");
+    }
+    if (n.has("period")) c.period = n["period"].integer();
+    if (n.has("jitter")) c.jitter = n["jitter"].integer();
+    if (n.has("seed")) c.seed = n["seed"].integer();
+    if (n.has("sample_cycles")) c.sample_cycles = n["sample_cycles"].integer();
+    if (n.has("trace_cycles")) c.trace_cycles = n["trace_cycles"].integer();
+    if (n.has("cpu")) {
+        c.cpu = n["cpu"].str();
+        if (!models::find_core(c.cpu)) n["cpu"].fail("unknown core (known: " + models::core_names() + ")");
+    }
+    if (n.has("exact_durations")) c.stretch = !n["exact_durations"].boolean();
+    return c;
+}
+
+class SamplerAnalysis final : public Analysis {
+public:
+    SamplerAnalysis(SamplerConfig config, const decode::ElfImage& image) : config_(std::move(config)) {
+        decode::Program program = decode::Program::build(image);
+        graph_ = code_graph(image, program, config_.function, models::find_core(config_.cpu)->kind);
+        SearchLimits limits{100'000, 20'000'000, config_.stretch};
+        if (config_.scheme == "none") {
+            plan_ = MarkerPlan(graph_.vertices.size());
+            SearchOutcome found = find_intersecting_pair(graph_, plan_, limits);
+            delta_t_ = found.pair ? found.pair->delta_t : limits.max_delta_t + 1;
+            stopped_ = "no markers";
+        } else {
+            auto scheme = make_scheme(config_.scheme);
+            MarkerPlanResult r = plan_markers(graph_, *scheme, config_.steps, limits);
+            plan_ = r.plan;
+            delta_t_ = r.achieved();
+            stopped_ = r.stopped;
+            steps_ = r.steps.size();
+        }
+        period_ = config_.period ? config_.period : std::max<std::uint64_t>(1, delta_t_ - 1);
+        monitor_ = std::make_unique<SamplingMonitor>(graph_, plan_, period_, config_.jitter, config_.seed);
+    }
+    std::vector<trace::TraceSink*> sinks() override { return {monitor_.get()}; }
+    std::vector<std::uint32_t> trace_points() const override {
+        std::vector<std::uint32_t> out;
+        for (const auto& v : graph_.vertices) out.push_back(v.address);
+        return out;
+    }
+    void finish(const SourceTotals&) override {
+        const auto& samples = monitor_->samples();
+        for (const Interval& in : monitor_->intervals()) {
+            if (!in.clean) {
+                ++unchecked_;
+                continue;
+            }
+            const Sample& a = samples[in.first];
+            const Sample& b = samples[in.first + 1];
+            Reconstruction r = reconstruct(graph_, plan_, static_cast<std::uint32_t>(a.block), static_cast<std::uint32_t>(b.block), b.markers,
+                                           b.cycle - a.cycle, config_.stretch);
+            ++checked_;
+            if (r.candidates == 0)
+                ++impossible_;
+            else if (r.candidates > 1)
+                ++ambiguous_;
+            else if (r.path == in.truth)
+                ++correct_;
+            else
+                ++wrong_;
+        }
+    }
+    std::string summary() const override {
+        char line[512];
+        std::string s = "sampler: " + config_.function + " (" + std::to_string(graph_.vertices.size()) + " blocks), scheme " + config_.scheme;
+        std::snprintf(line, sizeof line, ", Δt %llu, sampling every %llu cycles; %zu bytes of markers in %zu blocks\n",
+                      static_cast<unsigned long long>(delta_t_), static_cast<unsigned long long>(period_), plan_.bytes(),
+                      plan_.instrumented_vertices());
+        s += line;
+        std::snprintf(line, sizeof line,
+                      "  %zu samples; %llu intervals inside the function: %llu reconstructed correctly (%.1f%%), %llu ambiguous, %llu wrong, "
+                      "%llu impossible; %llu with calls, interrupts or other code left out\n",
+                      monitor_->samples().size(), static_cast<unsigned long long>(checked_), static_cast<unsigned long long>(correct_),
+                      checked_ ? 100.0 * static_cast<double>(correct_) / static_cast<double>(checked_) : 0.0,
+                      static_cast<unsigned long long>(ambiguous_), static_cast<unsigned long long>(wrong_),
+                      static_cast<unsigned long long>(impossible_), static_cast<unsigned long long>(unchecked_));
+        s += line;
+        std::snprintf(line, sizeof line, "  monitoring cost on target: %llu cycles (samples x %llu + markers %llu), a trace of every block %llu\n",
+                      static_cast<unsigned long long>(sampling_cost()), static_cast<unsigned long long>(config_.sample_cycles),
+                      static_cast<unsigned long long>(monitor_->marker_cycles()), static_cast<unsigned long long>(trace_cost()));
+        return s + line;
+    }
+    std::string json() const override {
+        nlohmann::json plan = nlohmann::json::array();
+        for (std::uint32_t v = 0; v < graph_.vertices.size(); ++v) {
+            if (plan_.ops[v].empty()) continue;
+            nlohmann::json ops = nlohmann::json::array();
+            for (const auto& op : plan_.ops[v]) ops.push_back(op.text());
+            plan.push_back({{"block", graph_.vertices[v].address}, {"ops", ops}});
+        }
+        return nlohmann::json{{"function", config_.function},
+                              {"scheme", config_.scheme},
+                              {"delta_t", delta_t_},
+                              {"period", period_},
+                              {"steps", steps_},
+                              {"stopped", stopped_},
+                              {"plan", plan},
+                              {"marker_bytes", plan_.bytes()},
+                              {"samples", monitor_->samples().size()},
+                              {"intervals_checked", checked_},
+                              {"correct", correct_},
+                              {"ambiguous", ambiguous_},
+                              {"wrong", wrong_},
+                              {"impossible", impossible_},
+                              {"left_out", unchecked_},
+                              {"sampling_cost_cycles", sampling_cost()},
+                              {"trace_cost_cycles", trace_cost()}}
+            .dump();
+    }
+    std::vector<std::string> failures() const override {
+        if (!wrong_ && !impossible_) return {};
+        return {"sampler: " + std::to_string(wrong_ + impossible_) + " intervals of " + config_.function +
+                " reconstructed wrongly: the marker plan does not hold at this period"};
+    }
+
+private:
+    std::uint64_t sampling_cost() const { return monitor_->samples().size() * config_.sample_cycles + monitor_->marker_cycles(); }
+    // A full trace records every block of the run, as a software tracer or a PTM's waypoints would.
+    std::uint64_t trace_cost() const { return monitor_->blocks_run() * config_.trace_cycles; }
+
+    SamplerConfig config_;
+    SamplingGraph graph_;
+    MarkerPlan plan_;
+    std::uint64_t delta_t_ = 0, period_ = 0;
+    std::size_t steps_ = 0;
+    std::string stopped_;
+    std::unique_ptr<SamplingMonitor> monitor_;
+    std::uint64_t checked_ = 0, correct_ = 0, ambiguous_ = 0, wrong_ = 0, impossible_ = 0, unchecked_ = 0;
+};
+
+std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
+    SamplerConfig c = parse(setup.section("sampler"));
+    if (auto f = setup.flag("sampler")) {
+        if (f->empty()) throw ConfigError("--sampler: name the function to monitor");
+        c.function = *f;
+    }
+    if (c.function.empty()) return nullptr;
+    if (!setup.emulated()) throw ConfigError("the sampler samples an emulated run; a capture has no time between its branches");
+    return std::make_unique<SamplerAnalysis>(std::move(c), setup.image());
+}
+
+}  // namespace
+}  // namespace sampler
+
+AnalysisType sampler_analysis() {
+    return {"sampler",
+            "sampling monitor with markers (LCTES 2011): plans markers for a function, samples the run every Δt - 1 cycles with shadow "
+            "markers, and checks every reconstructed path against the block stream",
+            {"sampler"},
+            {},
+            {{"sampler", "FUNCTION", "Monitor this function by sampling with markers (scheme and period from the sampler: section)"}},
+            trace::WantBlocks | trace::WantExceptions,
+            &sampler::create};
+}
+
+}  // namespace emutrace::analysis
