@@ -82,7 +82,8 @@ struct MarkersOptions {
     std::uint64_t max_delta_t = 100'000;    ///< the pair search's limit, in cycles
     std::uint64_t max_states = 20'000'000;  ///< and its budget of product states
     std::string json;
-    bool verbose = false;  ///< print each step's intersecting pair
+    bool verbose = false;          ///< print each step's intersecting pair
+    bool exact_durations = false;  ///< blocks take exactly their best case (the paper's model)
 };
 /// Plans markers for a sampling monitor of one function (docs/sampler.md).
 int markers_command(const MarkersOptions& options);

@@ -214,6 +214,8 @@ int run(int argc, char** argv) {
     markers_cmd->add_option("--max-delta-t", markers.max_delta_t, "Search for intersecting paths up to this many cycles (default 100000)");
     markers_cmd->add_option("--json", markers.json, "Write Δt per step, the plan and the metrics as JSON");
     markers_cmd->add_flag("-v,--verbose", markers.verbose, "Print each step's two paths that a sample could not tell apart");
+    markers_cmd->add_flag("--exact-durations", markers.exact_durations,
+                          "Blocks take exactly their best-case cycles, as in the paper (default: they may take longer, as on a core)");
     markers_cmd->footer(
         "Δt is the shortest distance between two samples at which two different paths give the same samples (block and\n"
         "markers); sampling faster than that reconstructs every path. Each step tells that pair apart.\n"

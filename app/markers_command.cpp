@@ -33,10 +33,10 @@ int markers_command(const MarkersOptions& o) {
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     decode::Program program = decode::Program::build(image);
     SamplingGraph g = code_graph(image, program, o.function, core->kind);
-    MarkerPlanResult r = plan_markers(g, *scheme, o.steps, {o.max_delta_t, o.max_states});
+    MarkerPlanResult r = plan_markers(g, *scheme, o.steps, {o.max_delta_t, o.max_states, !o.exact_durations});
 
-    std::printf("markers for %s (%zu blocks, %zu edges, %s best-case cycles), scheme %s\n", o.function.c_str(), g.vertices.size(), g.edges(),
-                std::string(core->name).c_str(), r.scheme.c_str());
+    std::printf("markers for %s (%zu blocks, %zu edges, %s best-case cycles%s), scheme %s\n", o.function.c_str(), g.vertices.size(), g.edges(),
+                std::string(core->name).c_str(), o.exact_durations ? ", taken exactly" : ", or longer", r.scheme.c_str());
     std::printf("  Δt without markers  %llu cycles\n", static_cast<unsigned long long>(r.delta_t.front()));
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const PlanStep& s = r.steps[i];

@@ -13,6 +13,7 @@
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "emutrace/analysis.h"
+#include "trace/background_sink.h"
 
 namespace emutrace::analysis {
 namespace sampler {
@@ -75,37 +76,18 @@ public:
             steps_ = r.steps.size();
         }
         period_ = config_.period ? config_.period : std::max<std::uint64_t>(1, delta_t_ - 1);
-        monitor_ = std::make_unique<SamplingMonitor>(graph_, plan_, period_, config_.jitter, config_.seed);
+        monitor_ = std::make_unique<SamplingMonitor>(graph_, plan_, period_, config_.jitter, config_.seed, config_.stretch);
+        background_ = std::make_unique<trace::BackgroundSink>(*monitor_);
     }
-    std::vector<trace::TraceSink*> sinks() override { return {monitor_.get()}; }
+    // The monitor and its checks run on a thread of their own, overlapping the emulation.
+    std::vector<trace::TraceSink*> sinks() override { return {background_.get()}; }
     std::vector<std::uint32_t> trace_points() const override {
         std::vector<std::uint32_t> out;
         for (const auto& v : graph_.vertices) out.push_back(v.address);
         return out;
     }
-    void finish(const SourceTotals&) override {
-        const auto& samples = monitor_->samples();
-        for (const Interval& in : monitor_->intervals()) {
-            if (!in.clean) {
-                ++unchecked_;
-                continue;
-            }
-            const Sample& a = samples[in.first];
-            const Sample& b = samples[in.first + 1];
-            Reconstruction r = reconstruct(graph_, plan_, static_cast<std::uint32_t>(a.block), static_cast<std::uint32_t>(b.block), b.markers,
-                                           b.cycle - a.cycle, config_.stretch);
-            ++checked_;
-            if (r.candidates == 0)
-                ++impossible_;
-            else if (r.candidates > 1)
-                ++ambiguous_;
-            else if (r.path == in.truth)
-                ++correct_;
-            else
-                ++wrong_;
-        }
-    }
     std::string summary() const override {
+        const MonitorCounts& c = monitor_->counts();
         char line[512];
         std::string s = "sampler: " + config_.function + " (" + std::to_string(graph_.vertices.size()) + " blocks), scheme " + config_.scheme;
         std::snprintf(line, sizeof line, ", Δt %llu, sampling every %llu cycles; %zu bytes of markers in %zu blocks\n",
@@ -115,17 +97,18 @@ public:
         std::snprintf(line, sizeof line,
                       "  %zu samples; %llu intervals inside the function: %llu reconstructed correctly (%.1f%%), %llu ambiguous, %llu wrong, "
                       "%llu impossible; %llu with calls, interrupts or other code left out\n",
-                      monitor_->samples().size(), static_cast<unsigned long long>(checked_), static_cast<unsigned long long>(correct_),
-                      checked_ ? 100.0 * static_cast<double>(correct_) / static_cast<double>(checked_) : 0.0,
-                      static_cast<unsigned long long>(ambiguous_), static_cast<unsigned long long>(wrong_),
-                      static_cast<unsigned long long>(impossible_), static_cast<unsigned long long>(unchecked_));
+                      c.samples, static_cast<unsigned long long>(c.checked), static_cast<unsigned long long>(c.correct),
+                      c.checked ? 100.0 * static_cast<double>(c.correct) / static_cast<double>(c.checked) : 0.0,
+                      static_cast<unsigned long long>(c.ambiguous), static_cast<unsigned long long>(c.wrong),
+                      static_cast<unsigned long long>(c.impossible), static_cast<unsigned long long>(c.left_out));
         s += line;
         std::snprintf(line, sizeof line, "  monitoring cost on target: %llu cycles (samples x %llu + markers %llu), a trace of every block %llu\n",
                       static_cast<unsigned long long>(sampling_cost()), static_cast<unsigned long long>(config_.sample_cycles),
-                      static_cast<unsigned long long>(monitor_->marker_cycles()), static_cast<unsigned long long>(trace_cost()));
+                      static_cast<unsigned long long>(c.marker_cycles), static_cast<unsigned long long>(trace_cost()));
         return s + line;
     }
     std::string json() const override {
+        const MonitorCounts& c = monitor_->counts();
         nlohmann::json plan = nlohmann::json::array();
         for (std::uint32_t v = 0; v < graph_.vertices.size(); ++v) {
             if (plan_.ops[v].empty()) continue;
@@ -141,27 +124,28 @@ public:
                               {"stopped", stopped_},
                               {"plan", plan},
                               {"marker_bytes", plan_.bytes()},
-                              {"samples", monitor_->samples().size()},
-                              {"intervals_checked", checked_},
-                              {"correct", correct_},
-                              {"ambiguous", ambiguous_},
-                              {"wrong", wrong_},
-                              {"impossible", impossible_},
-                              {"left_out", unchecked_},
+                              {"samples", c.samples},
+                              {"intervals_checked", c.checked},
+                              {"correct", c.correct},
+                              {"ambiguous", c.ambiguous},
+                              {"wrong", c.wrong},
+                              {"impossible", c.impossible},
+                              {"left_out", c.left_out},
                               {"sampling_cost_cycles", sampling_cost()},
                               {"trace_cost_cycles", trace_cost()}}
             .dump();
     }
     std::vector<std::string> failures() const override {
-        if (!wrong_ && !impossible_) return {};
-        return {"sampler: " + std::to_string(wrong_ + impossible_) + " intervals of " + config_.function +
+        const MonitorCounts& c = monitor_->counts();
+        if (!c.wrong && !c.impossible) return {};
+        return {"sampler: " + std::to_string(c.wrong + c.impossible) + " intervals of " + config_.function +
                 " reconstructed wrongly: the marker plan does not hold at this period"};
     }
 
 private:
-    std::uint64_t sampling_cost() const { return monitor_->samples().size() * config_.sample_cycles + monitor_->marker_cycles(); }
+    std::uint64_t sampling_cost() const { return monitor_->counts().samples * config_.sample_cycles + monitor_->counts().marker_cycles; }
     // A full trace records every block of the run, as a software tracer or a PTM's waypoints would.
-    std::uint64_t trace_cost() const { return monitor_->blocks_run() * config_.trace_cycles; }
+    std::uint64_t trace_cost() const { return monitor_->counts().blocks_run * config_.trace_cycles; }
 
     SamplerConfig config_;
     SamplingGraph graph_;
@@ -170,7 +154,7 @@ private:
     std::size_t steps_ = 0;
     std::string stopped_;
     std::unique_ptr<SamplingMonitor> monitor_;
-    std::uint64_t checked_ = 0, correct_ = 0, ambiguous_ = 0, wrong_ = 0, impossible_ = 0, unchecked_ = 0;
+    std::unique_ptr<trace::BackgroundSink> background_;
 };
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {

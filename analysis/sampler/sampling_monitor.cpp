@@ -1,24 +1,61 @@
 #include "analysis/sampler/sampling_monitor.h"
 
+#include <algorithm>
+
 namespace emutrace::analysis::sampler {
 
-SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& plan, std::uint64_t period, std::uint64_t jitter, std::uint64_t seed)
-    : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_) {
-    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v) vertex_of_[graph.vertices[v].address] = v;
-    samples_.reserve(1024);
+std::size_t SamplingMonitor::CacheHash::operator()(const CacheKey& k) const {
+    std::uint64_t h = (static_cast<std::uint64_t>(k.from) << 40) ^ (static_cast<std::uint64_t>(k.to) << 20) ^ k.period;
+    h = (h ^ k.markers.bits) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ k.markers.assigned) * 0x9E3779B97F4A7C15ull;
+    for (auto c : k.markers.counters) h = (h ^ c) * 0x100000001b3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& plan, std::uint64_t period, std::uint64_t jitter, std::uint64_t seed,
+                                 bool stretch)
+    : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), stretch_(stretch), rng_(seed), next_sample_(period_) {
+    std::uint32_t lo = UINT32_MAX, hi = 0;
+    for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address);
+    base_ = graph.vertices.empty() ? 0 : lo;
+    vertex_of_.assign(graph.vertices.empty() ? 0 : (hi - lo) / 2 + 1, -1);
+    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v) vertex_of_[(graph.vertices[v].address - base_) >> 1] = static_cast<std::int32_t>(v);
+    truth_.reserve(256);
 }
 
 void SamplingMonitor::take_sample(std::uint64_t cycle) {
-    samples_.push_back({cycle, current_, markers_});
-    markers_ = MarkerState{};
-    if (samples_.size() > 1) {
-        open_.clean = open_.clean && current_ >= 0 && samples_[samples_.size() - 2].block >= 0;
-        intervals_.push_back(std::move(open_));
+    ++counts_.samples;
+    if (have_sample_) {
+        if (!clean_ || sampled_ < 0 || current_ < 0) {
+            ++counts_.left_out;
+        } else {
+            CacheKey key{static_cast<std::uint32_t>(sampled_), static_cast<std::uint32_t>(current_), cycle - last_sample_, markers_};
+            auto it = cache_.find(key);
+            if (it == cache_.end()) it = cache_.emplace(key, reconstruct(graph_, plan_, key.from, key.to, key.markers, key.period, stretch_)).first;
+            const Reconstruction& r = it->second;
+            ++counts_.checked;
+            if (r.candidates == 0)
+                ++counts_.impossible;
+            else if (r.candidates > 1)
+                ++counts_.ambiguous;
+            else if (r.path == truth_)
+                ++counts_.correct;
+            else
+                ++counts_.wrong;
+        }
     }
-    open_ = Interval{static_cast<std::uint32_t>(samples_.size() - 1), {}, true};
+    have_sample_ = true;
+    sampled_ = current_;
+    last_sample_ = cycle;
+    clean_ = true;
+    markers_ = MarkerState{};
+    truth_.clear();
     // Seeded jitter around the period, as a timer interrupt's latency gives.
     std::uint64_t step = period_;
-    if (jitter_) step = period_ - std::min(period_ - 1, jitter_) + rng_() % (2 * std::min(period_ - 1, jitter_) + 1);
+    if (jitter_) {
+        std::uint64_t j = std::min(period_ - 1, jitter_);
+        step = period_ - j + rng_() % (2 * j + 1);
+    }
     next_sample_ = cycle + step;
 }
 
@@ -28,26 +65,26 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
         while (next_sample_ < e.cycle) take_sample(next_sample_);
         switch (e.kind) {
             case trace::EventKind::Block: {
-                ++all_blocks_;
-                auto it = vertex_of_.find(e.address);
-                if (it == vertex_of_.end()) {
-                    // Other code: a callee, a handler, or a block of the function cut short. The
-                    // interval it falls in is left out of the check.
-                    current_ = -1;
-                    open_.clean = false;
+                ++counts_.blocks_run;
+                std::int32_t v = vertex_at(e.address);
+                current_ = v;
+                if (v < 0) {  // other code: a callee, a handler, or a block of the function cut short
+                    clean_ = false;
                     break;
                 }
-                current_ = static_cast<std::int32_t>(it->second);
-                plan_.apply(it->second, markers_);
-                marker_cycles_ += plan_.cost(it->second);
-                open_.truth.push_back(it->second);
-                ++entered_;
+                auto u = static_cast<std::uint32_t>(v);
+                if (!plan_.ops[u].empty()) {
+                    plan_.apply(u, markers_);
+                    counts_.marker_cycles += plan_.cost(u);
+                }
+                truth_.push_back(u);
+                ++counts_.blocks_in_function;
                 break;
             }
             case trace::EventKind::ExceptionEntry:
             case trace::EventKind::ExceptionReturn:
                 current_ = -1;
-                open_.clean = false;
+                clean_ = false;
                 break;
             default: break;
         }
