@@ -213,6 +213,7 @@ int run(int argc, char** argv) {
     markers_cmd->add_option("--cpu", markers.cpu, "Core whose timing gives the blocks' best-case cycles (default cortex-m3)");
     markers_cmd->add_option("--max-delta-t", markers.max_delta_t, "Search for intersecting paths up to this many cycles (default 100000)");
     markers_cmd->add_option("--json", markers.json, "Write Δt per step, the plan and the metrics as JSON");
+    markers_cmd->add_option("--header", markers.header, "Write the plan as a C header: marker variables and one macro per block");
     markers_cmd->add_flag("-v,--verbose", markers.verbose, "Print each step's two paths that a sample could not tell apart");
     markers_cmd->add_flag("--exact-durations", markers.exact_durations,
                           "Blocks take exactly their best-case cycles, as in the paper (default: they may take longer, as on a core)");

@@ -6,11 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/sampler/code_graph.h"
+#include "analysis/sampler/marker_header.h"
 #include "analysis/sampler/marker_planner.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
+#include "decode/source_lines.h"
 
 namespace emutrace::app {
 namespace {
@@ -64,6 +66,12 @@ int markers_command(const MarkersOptions& o) {
                 r.memory_efficiency());
     std::printf("  stopped             %s\n", r.stopped.c_str());
 
+    if (!o.header.empty()) {
+        decode::SourceLines lines(o.elf);
+        std::ofstream out(o.header);
+        if (!out) throw ConfigError(o.header + ": cannot write the C header");
+        out << marker_header(g, r.plan, o.function, r.scheme, r.achieved(), [&](std::uint32_t a) { return lines.at(a); });
+    }
     if (!o.json.empty()) {
         nlohmann::json steps = nlohmann::json::array(), plan = nlohmann::json::array();
         for (std::size_t i = 0; i < r.steps.size(); ++i) {

@@ -177,3 +177,25 @@ TEST_CASE("sampler: its section keeps the usual errors") {
     CHECK(r.err.find("s.yaml:3:") != std::string::npos);
     CHECK(r.err.find("sampler.schme: unknown key") != std::string::npos);
 }
+
+TEST_CASE("markers: the plan as a C header compiles for the core, with a macro per instrumented block") {
+    TempDir dir;
+    Cli r = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec+ --header " + dir.file("m.h") + " --json " +
+                         dir.file("m.json"));
+    REQUIRE(r.status == 0);
+    std::string header = read_file(dir.file("m.h"));
+    nlohmann::json j = read_json(dir.file("m.json"));
+    // One macro per block of the plan, each with the block's source line.
+    std::string calls;
+    std::size_t macros = 0;
+    for (std::size_t at = header.find("#define EMUTRACE_MARKER_"); at != std::string::npos; at = header.find("#define EMUTRACE_MARKER_", at + 1)) {
+        std::size_t name = at + 8, end = header.find('(', name);
+        calls += "    " + header.substr(name, end - name) + "();\n";
+        ++macros;
+    }
+    CHECK(macros == j["plan"].size());
+    CHECK(header.find("kernels.c:") != std::string::npos);
+    write_file(dir.file("use.c"), "#define EMUTRACE_MARKERS_DEFINE\n#include \"m.h\"\nvoid f(void) {\n" + calls + "}\n");
+    std::string cc = "arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Wall -Werror -c -o " + dir.file("use.o") + " " + dir.file("use.c");
+    CHECK(std::system(cc.c_str()) == 0);
+}
