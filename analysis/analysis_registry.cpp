@@ -34,21 +34,19 @@ const char* version() {
 void AnalysisRegistry::add(AnalysisType type) {
     if (type.name.empty() || !type.create) throw ConfigError("analysis '" + type.name + "': a name and a create function are required");
     if (find(type.name)) throw ConfigError("analysis '" + type.name + "' is registered twice");
-    std::vector<std::string> options, secs = sections(), outs = outputs();
+    // Outputs and flags are both --names on one command line: one namespace, with the run's own.
+    std::vector<std::string> secs = sections(), names = outputs();
+    names.insert(names.end(), std::begin(kReservedOptions), std::end(kReservedOptions));
     for (const auto& t : types_)
-        for (const auto& f : t.flags) options.push_back(f.name);
+        for (const auto& f : t.flags) names.push_back(f.name);
     for (const auto& s : type.sections)
         if (contains(secs, s)) throw ConfigError("analysis '" + type.name + "': scenario section '" + s + "' is already taken");
-    for (const auto& o : type.outputs) {
-        if (contains(outs, o.name) || contains(options, o.name) || std::count(std::begin(kReservedOptions), std::end(kReservedOptions), o.name))
-            throw ConfigError("analysis '" + type.name + "': output --" + o.name + " is already taken");
-        outs.push_back(o.name);
-    }
-    for (const auto& f : type.flags) {
-        if (contains(outs, f.name) || contains(options, f.name) || std::count(std::begin(kReservedOptions), std::end(kReservedOptions), f.name))
-            throw ConfigError("analysis '" + type.name + "': option --" + f.name + " is already taken");
-        options.push_back(f.name);
-    }
+    auto claim = [&](const AnalysisOption& o, const char* what) {
+        if (contains(names, o.name)) throw ConfigError("analysis '" + type.name + "': " + what + " --" + o.name + " is already taken");
+        names.push_back(o.name);
+    };
+    for (const auto& o : type.outputs) claim(o, "output");
+    for (const auto& f : type.flags) claim(f, "option");
     types_.push_back(std::move(type));
 }
 

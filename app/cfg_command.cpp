@@ -1,10 +1,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/units.h"
 #include "decode/cfg_dot.h"
 #include "decode/program.h"
@@ -91,9 +91,7 @@ int cfg_command(const CfgOptions& o) {
     if (!o.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));
-        std::ofstream out(o.json);
-        if (!out) throw ConfigError(o.json + ": cannot write the JSON file");
-        out << nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2) << "\n";
+        config::write_text_file(o.json, nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2) + "\n", "JSON file");
     }
     return 0;
 }

@@ -3,12 +3,12 @@
 // coverage and a per-function profile; with a scenario too, the step-by-step comparison with an
 // emulated run of the same firmware.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "analysis/crosscheck/run_comparison.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "decode/elf_image.h"
 
 namespace emutrace::app {
@@ -62,9 +62,7 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
     }
     for (const auto& f : report.failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
     if (!json_path.empty()) {
-        std::ofstream out(json_path);
-        if (!out) throw ConfigError(json_path + ": cannot write the JSON file");
-        out << j.dump(2) << "\n";
+        config::write_text_file(json_path, j.dump(2) + "\n", "JSON file");
     }
     return status;
 }

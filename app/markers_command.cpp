@@ -1,7 +1,6 @@
 // emutrace markers: where to put markers so that a sampling monitor can sample a function less
 // often and still reconstruct every path (docs/sampler.md).
 #include <cstdio>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +9,7 @@
 #include "analysis/sampler/marker_planner.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
@@ -68,9 +68,8 @@ int markers_command(const MarkersOptions& o) {
 
     if (!o.header.empty()) {
         decode::SourceLines lines(o.elf);
-        std::ofstream out(o.header);
-        if (!out) throw ConfigError(o.header + ": cannot write the C header");
-        out << marker_header(g, r.plan, o.function, r.scheme, r.achieved(), [&](std::uint32_t a) { return lines.at(a); });
+        config::write_text_file(o.header, marker_header(g, r.plan, o.function, r.scheme, r.achieved(), [&](std::uint32_t a) { return lines.at(a); }),
+                                "C header");
     }
     if (!o.json.empty()) {
         nlohmann::json steps = nlohmann::json::array(), plan = nlohmann::json::array();
@@ -109,9 +108,7 @@ int markers_command(const MarkersOptions& o) {
                             {"steps", steps},
                             {"plan", plan},
                             {"stopped", r.stopped}};
-        std::ofstream out(o.json);
-        if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
-        out << j.dump(2) << "\n";
+        config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
     }
     return 0;
 }

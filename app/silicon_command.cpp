@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/units.h"
 #include "silicon/silicon_suite.h"
 
@@ -84,9 +84,7 @@ int silicon_command(const SiliconOptions& o) {
     for (const auto& [name, t] : categories) print_row(name, t);
     print_row("total", total);
     if (!o.json.empty()) {
-        std::ofstream out(o.json);
-        if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
-        out << to_json(tests, categories, total).dump(1) << "\n";
+        config::write_text_file(o.json, to_json(tests, categories, total).dump(1) + "\n", "JSON result");
     }
     if (o.min_rate > 0 && total.rate() < o.min_rate) {
         std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * total.rate(), 100.0 * o.min_rate);

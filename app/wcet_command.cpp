@@ -1,10 +1,10 @@
 #include <cstdio>
-#include <fstream>
 
 #include "analysis/wcet/wcet_config.h"
 #include "analysis/wcet/wcet_session.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
 #include "session/scenario.h"
@@ -50,9 +50,7 @@ int wcet_command(const WcetOptions& o) {
         WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
-            std::ofstream out(o.json);
-            if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
-            out << wcet_table_json(table).dump(2) << "\n";
+            config::write_text_file(o.json, wcet_table_json(table).dump(2) + "\n", "JSON result");
         }
         if (status == 0 && !table.trusted()) {
             std::fprintf(stderr, "emutrace: error: %zu of %zu bounds are not trustworthy (see the table)\n", table.untrusted(), table.rows.size());
@@ -64,11 +62,9 @@ int wcet_command(const WcetOptions& o) {
     std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
     if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
     if (!o.json.empty()) {
-        std::ofstream out(o.json);
-        if (!out) throw ConfigError(o.json + ": cannot write the JSON result");
         nlohmann::json j = wcet_json(r, sc.machine.clock_hz);
         j["statistics_runs"] = stats.runs;
-        out << j.dump(2) << "\n";
+        config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
     std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);

@@ -1,8 +1,8 @@
 #include "emutrace/session.h"
+#include "config/text_file.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -65,12 +65,6 @@ std::string firmware_path(const RunRequest& r, const session::Scenario& sc) {
         throw ConfigError(sc.file + ": firmware '" + sc.firmware + "' is not built (looked for " + elf.string() +
                           "); build it with cmake --build, or give the ELF on the command line");
     return elf.string();
-}
-
-void write_text(const std::string& path, const std::string& text, const char* what) {
-    std::ofstream out(path);
-    if (!out) throw ConfigError(path + ": cannot write the " + what);
-    out << text;
 }
 
 }  // namespace
@@ -226,8 +220,8 @@ RunReport Session::run() {
     if (report.status == 0 && !report.failures.empty()) report.status = 1;
     report.json = j.dump(2) + "\n";
     std::string json_path = s.output("json"), junit_path = s.output("junit");
-    if (!json_path.empty()) write_text(json_path, report.json, "JSON result");
-    if (!junit_path.empty()) write_text(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
+    if (!json_path.empty()) config::write_text_file(json_path, report.json, "JSON result");
+    if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
     return report;
 }
 

@@ -59,6 +59,20 @@ void add(MarkerPlan& plan, StepResult& r, std::uint32_t v, MarkerOp op) {
     r.instrumented = true;
 }
 
+// One more increment of `counter` in block `v`: folded into the block's increment of that
+// counter when it has one (multiple increment), else a new operation.
+void increment(MarkerPlan& plan, StepResult& r, std::uint32_t v, std::uint8_t counter) {
+    plan.counters = std::max<unsigned>(plan.counters, counter + 1u);
+    for (auto& op : plan.ops[v])
+        if (op.kind == MarkerOp::Kind::Increment && op.marker == counter) {
+            ++op.value;
+            r.added.push_back({v, {MarkerOp::Kind::Increment, counter, 1}});
+            r.instrumented = true;
+            return;
+        }
+    add(plan, r, v, {MarkerOp::Kind::Increment, counter, 1});
+}
+
 const char* kFrequencyTheorem =
     "the two paths pass every block equally often (a permutation): no increment tells them apart (Fischmeister and Ba, "
     "path pair termination)";
@@ -90,17 +104,7 @@ public:
         auto candidates = frequency_difference(g, pair);
         if (candidates.empty()) return {false, {}, kFrequencyTheorem};
         // Steps take the counters in turn, so that one step's increments disturb fewer earlier ones.
-        auto counter = static_cast<std::uint8_t>(step_++ % markers_);
-        plan.counters = std::max<unsigned>(plan.counters, counter + 1u);
-        std::uint32_t v = candidates.front();
-        for (auto& op : plan.ops[v])
-            if (op.kind == MarkerOp::Kind::Increment && op.marker == counter) {
-                ++op.value;  // one more increment in the same block
-                r.added.push_back({v, {MarkerOp::Kind::Increment, counter, 1}});
-                r.instrumented = true;
-                return r;
-            }
-        add(plan, r, v, {MarkerOp::Kind::Increment, counter, 1});
+        increment(plan, r, candidates.front(), static_cast<std::uint8_t>(step_++ % markers_));
         return r;
     }
 
@@ -215,16 +219,7 @@ protected:
         auto candidates = frequency_difference(g, pair);
         if (candidates.empty())
             return {false, {}, "Theorem 2: the paths pass every block equally often, and no two have their last passes in different orders"};
-        plan.counters = 1;
-        std::uint32_t v = candidates.front();
-        for (auto& op : plan.ops[v])
-            if (op.kind == MarkerOp::Kind::Increment) {
-                ++op.value;
-                r.added.push_back({v, {MarkerOp::Kind::Increment, 0, 1}});
-                r.instrumented = true;
-                return r;
-            }
-        add(plan, r, v, {MarkerOp::Kind::Increment, 0, 1});
+        increment(plan, r, candidates.front(), 0);
         return r;
     }
 };

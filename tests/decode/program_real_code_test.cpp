@@ -7,23 +7,20 @@
 #include <algorithm>
 
 #include "decode/program.h"
-#include "support/paths.h"
+#include "support/programs.h"
 
 using namespace emutrace::decode;
 using emutrace::test::firmware;
+using emutrace::test::program_of;
 
 namespace {
 
 const Program& cond_returns() {
-    static const ElfImage image = ElfImage::load(firmware("cond_returns"));
-    static const Program p = Program::build(image);
-    return p;
+    return program_of("cond_returns");
 }
 
 const Program& libcalls() {
-    static const ElfImage image = ElfImage::load(firmware("libcalls"));
-    static const Program p = Program::build(image);
-    return p;
+    return program_of("libcalls");
 }
 
 const Function& fn(const Program& p, const char* name) {

@@ -6,17 +6,16 @@
 #include <set>
 
 #include "decode/program.h"
-#include "support/paths.h"
+#include "support/programs.h"
 
 using namespace emutrace::decode;
 using emutrace::test::firmware;
+using emutrace::test::program_of;
 
 namespace {
 
 const Program& program() {
-    static const ElfImage image = ElfImage::load(firmware("cfg_shapes"));
-    static const Program p = Program::build(image);
-    return p;
+    return program_of("cfg_shapes");
 }
 
 const Function& fn(const char* name) {
@@ -120,9 +119,7 @@ TEST_CASE("cfg: literal pools are data, not code") {
 namespace {
 
 const Program& a9_program() {
-    static const ElfImage image = ElfImage::load(firmware("cfg_shapes_a9"));
-    static const Program p = Program::build(image);
-    return p;
+    return program_of("cfg_shapes_a9");
 }
 
 const Function& a9(const char* name) {
