@@ -17,12 +17,6 @@ std::uint32_t SamplingGraph::add(std::string name, std::uint32_t cost) {
     return static_cast<std::uint32_t>(vertices.size() - 1);
 }
 
-std::uint32_t SamplingGraph::max_cost() const {
-    std::uint32_t m = 1;
-    for (const auto& v : vertices) m = std::max(m, v.cost);
-    return m;
-}
-
 SamplingGraph graph_of(const decode::Function& f, const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& block_cost) {
     SamplingGraph g;
     for (const auto& b : f.blocks) {

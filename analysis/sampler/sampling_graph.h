@@ -29,7 +29,6 @@ struct SamplingGraph {
     /// Adds a vertex and returns its index.
     std::uint32_t add(std::string name, std::uint32_t cost);
     void edge(std::uint32_t from, std::uint32_t to) { vertices[from].successors.push_back(to); }
-    std::uint32_t max_cost() const;
 };
 
 /// The blocks of `function` with their best-case costs from `block_cost` (start, end) -> cycles;

@@ -78,7 +78,6 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
                     counts_.marker_cycles += plan_.cost(u);
                 }
                 truth_.push_back(u);
-                ++counts_.blocks_in_function;
                 break;
             }
             case trace::EventKind::ExceptionEntry:

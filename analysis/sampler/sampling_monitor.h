@@ -20,13 +20,13 @@ namespace emutrace::analysis::sampler {
 
 struct MonitorCounts {
     std::uint64_t samples = 0;
-    std::uint64_t checked = 0;     ///< intervals with both samples in the function and nothing else between
-    std::uint64_t correct = 0;     ///< reconstructed uniquely, and what ran
-    std::uint64_t ambiguous = 0;   ///< two or more paths fit the samples
-    std::uint64_t wrong = 0;       ///< one path fits, and it is not what ran
-    std::uint64_t impossible = 0;  ///< no path fits (a block ran faster than its best case)
-    std::uint64_t left_out = 0;    ///< a call, an exception or other code in between, or a sample outside
-    std::uint64_t blocks_in_function = 0, blocks_run = 0;
+    std::uint64_t checked = 0;        ///< intervals with both samples in the function and nothing else between
+    std::uint64_t correct = 0;        ///< reconstructed uniquely, and what ran
+    std::uint64_t ambiguous = 0;      ///< two or more paths fit the samples
+    std::uint64_t wrong = 0;          ///< one path fits, and it is not what ran
+    std::uint64_t impossible = 0;     ///< no path fits (a block ran faster than its best case)
+    std::uint64_t left_out = 0;       ///< a call, an exception or other code in between, or a sample outside
+    std::uint64_t blocks_run = 0;     ///< every block of the run, for the cost of a full trace
     std::uint64_t marker_cycles = 0;  ///< what the marker operations cost, on the core's model
 };
 
