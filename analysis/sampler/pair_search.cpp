@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <queue>
 #include <unordered_set>
 
@@ -61,6 +62,30 @@ void apply(const MarkerPlan& plan, std::uint32_t v, Key& k, bool first) {
     }
 }
 
+// What the counters can still do, for a lower bound on the time at which they are equal again:
+// counters only grow, so a difference closes only by the behind execution entering more blocks
+// that increment that counter.
+struct CounterReach {
+    std::array<std::int64_t, kMaxCounters> min_cost{};  ///< cheapest block incrementing the counter
+    std::array<std::int64_t, kMaxCounters> max_step{};  ///< largest increment one block makes
+};
+
+CounterReach counter_reach(const SamplingGraph& g, const MarkerPlan& plan) {
+    CounterReach r;
+    r.min_cost.fill(std::numeric_limits<std::int64_t>::max());
+    for (std::uint32_t v = 0; v < plan.ops.size(); ++v) {
+        std::array<std::int64_t, kMaxCounters> step{};
+        for (const MarkerOp& op : plan.ops[v])
+            if (op.kind == MarkerOp::Kind::Increment) step[op.marker] += op.value;
+        for (unsigned c = 0; c < kMaxCounters; ++c) {
+            if (!step[c]) continue;
+            r.min_cost[c] = std::min<std::int64_t>(r.min_cost[c], g.vertices[v].cost);
+            r.max_step[c] = std::max(r.max_step[c], step[c]);
+        }
+    }
+    return r;
+}
+
 bool markers_equal(const Key& k) {
     if (k.bits1 != k.bits2 || k.assigned1 != k.assigned2) return false;
     for (auto c : k.counter_diff)
@@ -75,8 +100,30 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
     std::vector<State> states;
     states.reserve(1 << 16);
     std::unordered_set<std::uint32_t, KeyHash, KeyEqual> seen(1 << 16, KeyHash{&states}, KeyEqual{&states});
-    using Entry = std::pair<std::int64_t, std::uint32_t>;  // priority: the later start time
+    // Priority: the later start time, raised to a lower bound on when the counters can be equal
+    // again (A*). The bound never overestimates, so the first state found is still the one with
+    // the smallest Δt; it keeps the search away from executions whose counters have drifted far
+    // apart, which otherwise multiply the product states.
+    using Entry = std::pair<std::int64_t, std::uint32_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    const CounterReach reach = counter_reach(g, plan);
+    constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+    auto bound = [&](const State& s) -> std::int64_t {
+        std::int64_t at = std::max(s.t1, s.t2);
+        for (unsigned c = 0; c < kMaxCounters; ++c) {
+            const std::int64_t diff = s.key.counter_diff[c];
+            if (!diff || !reach.max_step[c]) continue;
+            // The execution behind must enter ceil(|diff| / max_step) incrementing blocks: the
+            // first after its current block ends, the others at least min_cost apart.
+            const bool second_behind = diff > 0;
+            if (s.key.parked == (second_behind ? 2 : 1)) return kNever;  // waits for good: never catches up
+            const std::uint32_t u = second_behind ? s.key.u2 : s.key.u1;
+            const std::int64_t t = second_behind ? s.t2 : s.t1;
+            const std::int64_t entries = (std::abs(diff) + reach.max_step[c] - 1) / reach.max_step[c];
+            at = std::max(at, t + static_cast<std::int64_t>(g.vertices[u].cost) + (entries - 1) * reach.min_cost[c]);
+        }
+        return at;
+    };
     // The best (earliest) state of each key; a key reached again earlier replaces it, and the
     // queue's entry of the replaced one is skipped when it comes up.
     auto push = [&](State s) {
@@ -92,7 +139,9 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
             seen.erase(it);
             seen.insert(index);
         }
-        queue.emplace(std::max(s.t1, s.t2), index);
+        const std::int64_t f = bound(s);
+        if (f == kNever) return;
+        queue.emplace(f, index);
     };
     auto cost = [&](std::uint32_t v) { return static_cast<std::int64_t>(g.vertices[v].cost); };
 
