@@ -125,6 +125,25 @@ std::vector<Symbol> read_symbols(const ElfFile& file, std::vector<MappingSymbol>
     return out;
 }
 
+// Non-allocated PROGBITS sections named .emutrace.*, by name.
+std::map<std::string, std::vector<std::uint8_t>> read_record_sections(const ElfFile& file) {
+    std::map<std::string, std::vector<std::uint8_t>> out;
+    std::size_t names = 0;
+    if (elf_getshdrstrndx(file.get(), &names) != 0) return out;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(file.get(), scn)) != nullptr) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_ALLOC)) continue;
+        const char* name = elf_strptr(file.get(), names, sh.sh_name);
+        if (!name || std::string_view(name).rfind(".emutrace.", 0) != 0) continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        if (!data || !data->d_buf) file.fail(std::string("section ") + name + " has no readable data");
+        const auto* bytes = static_cast<const std::uint8_t*>(data->d_buf);
+        out[name].assign(bytes, bytes + data->d_size);
+    }
+    return out;
+}
+
 std::uint32_t read_uleb(const std::uint8_t*& p, const std::uint8_t* end) {
     std::uint32_t v = 0;
     for (unsigned shift = 0; p < end; shift += 7) {
@@ -197,6 +216,7 @@ ElfImage ElfImage::load(const std::string& path) {
     image.segments_ = read_segments(file);
     image.symbols_ = SymbolTable(read_symbols(file, image.mapping_));
     image.profile_ = read_profile(file);
+    image.records_ = read_record_sections(file);
     std::sort(image.mapping_.begin(), image.mapping_.end(), [](const MappingSymbol& a, const MappingSymbol& b) { return a.address < b.address; });
     return image;
 }
@@ -231,6 +251,12 @@ std::vector<std::uint8_t> ElfImage::bytes_at(std::uint32_t address, std::uint32_
             if (address >= base && static_cast<std::uint64_t>(address - base) + size <= s.bytes.size())
                 return std::vector<std::uint8_t>(s.bytes.begin() + (address - base), s.bytes.begin() + (address - base) + size);
     return {};
+}
+
+const std::vector<std::uint8_t>& ElfImage::record_section(const std::string& name) const {
+    static const std::vector<std::uint8_t> kNone;
+    auto it = records_.find(name);
+    return it == records_.end() ? kNone : it->second;
 }
 
 std::uint32_t ElfImage::lowest_load_address() const {

@@ -2,6 +2,7 @@
 // A 32-bit little-endian ARM executable as the loader sees it: loadable segments and symbols.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ public:
     std::vector<std::uint8_t> bytes_at(std::uint32_t address, std::uint32_t size) const;
     /// Lowest load address of any segment: where a Cortex-M image keeps its vector table.
     std::uint32_t lowest_load_address() const;
+    /// The bytes of a non-allocated `.emutrace.*` section: records the firmware build leaves for
+    /// emutrace (the marker operations of a sampling plan, say) that cost the target no memory.
+    /// Empty when the image has none.
+    const std::vector<std::uint8_t>& record_section(const std::string& name) const;
 
 private:
     std::string path_;
@@ -57,6 +62,7 @@ private:
     SymbolTable symbols_;
     std::vector<MappingSymbol> mapping_;
     char profile_ = 0;
+    std::map<std::string, std::vector<std::uint8_t>> records_;
 };
 
 }  // namespace emutrace::decode

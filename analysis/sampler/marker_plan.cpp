@@ -30,7 +30,7 @@ MarkerState MarkerPlan::after(const std::vector<std::uint32_t>& path) const {
 }
 
 std::size_t MarkerPlan::bytes() const {
-    return (bits + 7) / 8 + 2 * counters + (assignment ? 2 : 0);
+    return bits + 2 * counters + (assignment ? 2 : 0);
 }
 
 std::size_t MarkerPlan::instrumented_vertices() const {
@@ -40,17 +40,11 @@ std::size_t MarkerPlan::instrumented_vertices() const {
 }
 
 std::uint32_t MarkerPlan::cost(std::uint32_t vertex) const {
-    // Bit operations on one word share its load and store: ldr, orr/bic per bit, str.
-    std::uint32_t cycles = 0, bit_ops = 0;
-    for (const MarkerOp& op : ops[vertex]) {
-        if (op.kind == MarkerOp::Kind::SetBit || op.kind == MarkerOp::Kind::ClearBit)
-            ++bit_ops;
-        else if (op.kind == MarkerOp::Kind::Increment)
-            cycles += 4;  // ldrh, adds, strh
-        else
-            cycles += 2;  // movs, strh
-    }
-    if (bit_ops) cycles += 3 + bit_ops;  // ldr (2), one orr/bic each, str (1)
+    // The header's code: a bit is a byte of its own and an assignment a halfword, each set by one
+    // store so that the sampling interrupt cannot tear it (movs, strb/strh); a counter is ldrh,
+    // adds, strh.
+    std::uint32_t cycles = 0;
+    for (const MarkerOp& op : ops[vertex]) cycles += op.kind == MarkerOp::Kind::Increment ? 4 : 2;
     return cycles;
 }
 

@@ -40,11 +40,12 @@ struct MarkerPlan {
     void apply(std::uint32_t vertex, MarkerState& state) const;
     /// The state after `path` from zero.
     MarkerState after(const std::vector<std::uint32_t>& path) const;
-    /// Bytes of marker memory: the bit-vector word(s), 2 per counter, 2 for the assignment marker.
+    /// Bytes of marker memory as the generated header lays it out: a byte per bit (one store sets
+    /// or clears it, which a sampling interrupt cannot tear), 2 per counter, 2 for the assignment.
     std::size_t bytes() const;
     std::size_t instrumented_vertices() const;
     /// Cycles the marker operations of `vertex` cost on a Cortex-M3 (TRM 18.3: a load 2, an ALU
-    /// operation 1, a store 1): read-modify-write 4 per word touched, an assignment 2.
+    /// operation 1, a store 1): an increment 4 (read-modify-write), a bit or an assignment 2.
     std::uint32_t cost(std::uint32_t vertex) const;
 };
 

@@ -45,28 +45,33 @@ struct Counter {
 }  // namespace
 
 Reconstruction reconstruct(const SamplingGraph& g, const MarkerPlan& plan, std::uint32_t from, std::uint32_t to, const MarkerState& markers,
-                           std::uint64_t period, bool stretch) {
+                           std::uint64_t period, bool stretch, bool from_entry) {
     Counter c{g, plan, from, to, markers, static_cast<std::int64_t>(period), stretch, {}};
     Reconstruction r;
-    // The second sample in the same run of `from`: nothing entered, markers still zero.
-    bool same_instance = from == to && markers == MarkerState{} && (stretch || period < g.vertices[from].cost);
+    // After the first sample: inside `from`, which leaves at best 1 cycle later; or at its
+    // entry, which then runs in full with its operations.
+    MarkerState start;
+    if (from_entry) plan.apply(from, start);
+    const std::int64_t first_step = from_entry ? static_cast<std::int64_t>(g.vertices[from].cost) : 1;
+    // The second sample in the same run of `from`: nothing else entered.
+    bool same_instance = from == to && markers == start && (stretch || period < g.vertices[from].cost);
     int n = same_instance ? 1 : 0;
-    // Entering the first successor at best 1 cycle after the first sample.
     for (std::uint32_t w : g.vertices[from].successors) {
         if (n >= 2) break;
-        MarkerState m;
+        if (first_step > c.period) break;
+        MarkerState m = start;
         plan.apply(w, m);
-        n = std::min(2, n + c.count(w, 1, m));
+        n = std::min(2, n + c.count(w, first_step, m));
     }
     r.candidates = static_cast<std::size_t>(n);
     if (n != 1 || same_instance) return r;
     // The unique path: follow the successors with a completion.
     std::uint32_t v = from;
-    std::int64_t t = 1 - static_cast<std::int64_t>(g.vertices[from].cost);
-    MarkerState m;
+    std::int64_t t = from_entry ? 0 : 1 - static_cast<std::int64_t>(g.vertices[from].cost);
+    MarkerState m = start;
     for (bool first = true;; first = false) {
         if (!first && c.ends_here(v, t) && m == markers) break;
-        std::int64_t next = first ? 1 : t + g.vertices[v].cost;
+        std::int64_t next = first ? first_step : t + g.vertices[v].cost;
         bool moved = false;
         for (std::uint32_t w : g.vertices[v].successors) {
             MarkerState mw = m;

@@ -17,8 +17,11 @@ struct Reconstruction {
 };
 
 /// `period`: cycles between the samples. `stretch`: blocks may take longer than their best case
-/// (as on a real core), else exactly c(v).
+/// (as on a real core), else exactly c(v). `from_entry`: the first sample fell at the entry of
+/// `from`, before it ran (where an interrupt taken between blocks samples), so `from` runs in full
+/// with its operations; only with `stretch`. A second sample at the entry of `to` passes
+/// `markers` with `to`'s operations applied.
 Reconstruction reconstruct(const SamplingGraph& graph, const MarkerPlan& plan, std::uint32_t from, std::uint32_t to, const MarkerState& markers,
-                           std::uint64_t period, bool stretch);
+                           std::uint64_t period, bool stretch, bool from_entry = false);
 
 }  // namespace emutrace::analysis::sampler

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/sampler/code_graph.h"
+#include "analysis/sampler/firmware_sample_monitor.h"
 #include "analysis/sampler/marker_planner.h"
 #include "analysis/sampler/path_reconstruction.h"
 #include "analysis/sampler/sampling_monitor.h"
@@ -27,11 +28,14 @@ struct SamplerConfig {
     std::uint64_t sample_cycles = 40, trace_cycles = 12;
     std::string cpu = "cortex-m3";
     bool stretch = true;
+    bool firmware = false;  ///< markers: firmware: the firmware samples itself with real marker variables
+    FirmwareSampling sampling;
 };
 
 SamplerConfig parse(const config::Node& n) {
     SamplerConfig c;
-    n.allow_only({"function", "scheme", "steps", "period", "jitter", "seed", "sample_cycles", "trace_cycles", "cpu", "exact_durations"});
+    n.allow_only({"function", "scheme", "steps", "period", "jitter", "seed", "sample_cycles", "trace_cycles", "cpu", "exact_durations", "markers",
+                  "sample_id", "sample_exception", "sample_overhead"});
     if (!n.defined()) return c;
     n.require({"function"});
     c.function = n["function"].str();
@@ -53,6 +57,19 @@ SamplerConfig parse(const config::Node& n) {
         if (!models::find_core(c.cpu)) n["cpu"].fail("unknown core (known: " + models::core_names() + ")");
     }
     if (n.has("exact_durations")) c.stretch = !n["exact_durations"].boolean();
+    if (n.has("markers")) {
+        const std::string where = n["markers"].str();
+        if (where != "shadow" && where != "firmware")
+            n["markers"].fail("markers are 'shadow' (kept by the monitor) or 'firmware' (the firmware's own)");
+        c.firmware = where == "firmware";
+    }
+    for (const char* key : {"scheme", "steps", "period", "jitter", "seed", "exact_durations"})
+        if (c.firmware && n.has(key)) n[key].fail(std::string(key) + " is the firmware's own with markers: firmware");
+    for (const char* key : {"sample_id", "sample_exception", "sample_overhead"})
+        if (!c.firmware && n.has(key)) n[key].fail(std::string(key) + " only applies with markers: firmware");
+    if (n.has("sample_id")) c.sampling.sample_id = n["sample_id"].u32();
+    if (n.has("sample_exception")) c.sampling.exception = n["sample_exception"].u32();
+    if (n.has("sample_overhead")) c.sampling.overhead = n["sample_overhead"].integer();
     return c;
 }
 
@@ -62,6 +79,18 @@ public:
         decode::Program program = decode::Program::build(image);
         graph_ = code_graph(image, program, config_.function, models::find_core(config_.cpu)->kind);
         SearchLimits limits{100'000, 20'000'000, config_.stretch};
+        if (config_.firmware) {
+            // The plan is whatever the running binary's records say, wherever the compiler put it.
+            recorded_ = plan_from_records(image, graph_, config_.function);
+            plan_ = recorded_.plan;
+            SearchOutcome found = find_intersecting_pair(graph_, plan_, limits);
+            delta_t_ = found.pair ? found.pair->delta_t : limits.max_delta_t + 1;
+            stopped_ = "the firmware's records";
+            config_.scheme = "firmware (" + std::to_string(recorded_.records) + " recorded operations)";
+            firmware_monitor_ = std::make_unique<FirmwareSampleMonitor>(graph_, recorded_, config_.sampling, config_.stretch);
+            background_ = std::make_unique<trace::BackgroundSink>(*firmware_monitor_);
+            return;
+        }
         if (config_.scheme == "none") {
             plan_ = MarkerPlan(graph_.vertices.size());
             SearchOutcome found = find_intersecting_pair(graph_, plan_, limits);
@@ -87,12 +116,12 @@ public:
         return out;
     }
     std::string summary() const override {
-        const MonitorCounts& c = monitor_->counts();
+        const MonitorCounts& c = counts();
         char line[512];
         std::string s = "sampler: " + config_.function + " (" + std::to_string(graph_.vertices.size()) + " blocks), scheme " + config_.scheme;
-        std::snprintf(line, sizeof line, ", Δt %llu, sampling every %llu cycles; %zu bytes of markers in %zu blocks\n",
-                      static_cast<unsigned long long>(delta_t_), static_cast<unsigned long long>(period_), plan_.bytes(),
-                      plan_.instrumented_vertices());
+        std::snprintf(line, sizeof line, ", Δt %llu, sampling every %s%llu cycles; %zu bytes of markers in %zu blocks\n",
+                      static_cast<unsigned long long>(delta_t_), firmware_monitor_ ? "~" : "", static_cast<unsigned long long>(period()),
+                      plan_.bytes(), plan_.instrumented_vertices());
         s += line;
         std::snprintf(line, sizeof line,
                       "  %zu samples; %llu intervals inside the function: %llu reconstructed correctly (%.1f%%), %llu ambiguous, %llu wrong, "
@@ -102,13 +131,18 @@ public:
                       static_cast<unsigned long long>(c.ambiguous), static_cast<unsigned long long>(c.wrong),
                       static_cast<unsigned long long>(c.impossible), static_cast<unsigned long long>(c.left_out));
         s += line;
+        if (c.inside_marker_op) {
+            std::snprintf(line, sizeof line, "  (%llu of those left out have a sample inside a block before its marker operations ended)\n",
+                          static_cast<unsigned long long>(c.inside_marker_op));
+            s += line;
+        }
         std::snprintf(line, sizeof line, "  monitoring cost on target: %llu cycles (samples x %llu + markers %llu), a trace of every block %llu\n",
                       static_cast<unsigned long long>(sampling_cost()), static_cast<unsigned long long>(config_.sample_cycles),
                       static_cast<unsigned long long>(c.marker_cycles), static_cast<unsigned long long>(trace_cost()));
         return s + line;
     }
     std::string json() const override {
-        const MonitorCounts& c = monitor_->counts();
+        const MonitorCounts& c = counts();
         nlohmann::json plan = nlohmann::json::array();
         for (std::uint32_t v = 0; v < graph_.vertices.size(); ++v) {
             if (plan_.ops[v].empty()) continue;
@@ -119,7 +153,8 @@ public:
         return nlohmann::json{{"function", config_.function},
                               {"scheme", config_.scheme},
                               {"delta_t", delta_t_},
-                              {"period", period_},
+                              {"period", period()},
+                              {"markers", firmware_monitor_ ? "firmware" : "shadow"},
                               {"steps", steps_},
                               {"stopped", stopped_},
                               {"plan", plan},
@@ -131,21 +166,25 @@ public:
                               {"wrong", c.wrong},
                               {"impossible", c.impossible},
                               {"left_out", c.left_out},
+                              {"inside_marker_op", c.inside_marker_op},
                               {"sampling_cost_cycles", sampling_cost()},
                               {"trace_cost_cycles", trace_cost()}}
             .dump();
     }
     std::vector<std::string> failures() const override {
-        const MonitorCounts& c = monitor_->counts();
+        const MonitorCounts& c = counts();
         if (!c.wrong && !c.impossible) return {};
         return {"sampler: " + std::to_string(c.wrong + c.impossible) + " intervals of " + config_.function +
                 " reconstructed wrongly: the marker plan does not hold at this period"};
     }
 
 private:
-    std::uint64_t sampling_cost() const { return monitor_->counts().samples * config_.sample_cycles + monitor_->counts().marker_cycles; }
+    const MonitorCounts& counts() const { return firmware_monitor_ ? firmware_monitor_->counts() : monitor_->counts(); }
+    // With markers: firmware, the firmware's timer decides: the mean of the cycles it measured.
+    std::uint64_t period() const { return firmware_monitor_ ? static_cast<std::uint64_t>(firmware_monitor_->mean_elapsed() + 0.5) : period_; }
+    std::uint64_t sampling_cost() const { return counts().samples * config_.sample_cycles + counts().marker_cycles; }
     // A full trace records every block of the run, as a software tracer or a PTM's waypoints would.
-    std::uint64_t trace_cost() const { return monitor_->counts().blocks_run * config_.trace_cycles; }
+    std::uint64_t trace_cost() const { return counts().blocks_run * config_.trace_cycles; }
 
     SamplerConfig config_;
     SamplingGraph graph_;
@@ -153,7 +192,9 @@ private:
     std::uint64_t delta_t_ = 0, period_ = 0;
     std::size_t steps_ = 0;
     std::string stopped_;
+    RecordedPlan recorded_;
     std::unique_ptr<SamplingMonitor> monitor_;
+    std::unique_ptr<FirmwareSampleMonitor> firmware_monitor_;
     std::unique_ptr<trace::BackgroundSink> background_;
 };
 

@@ -13,8 +13,14 @@ std::size_t SamplingGraph::edges() const {
 }
 
 std::uint32_t SamplingGraph::add(std::string name, std::uint32_t cost) {
-    vertices.push_back({0, std::max<std::uint32_t>(cost, 1), {}, std::move(name)});
+    vertices.push_back({0, std::max<std::uint32_t>(cost, 1), 0, {}, std::move(name)});
     return static_cast<std::uint32_t>(vertices.size() - 1);
+}
+
+std::int32_t SamplingGraph::vertex_holding(std::uint32_t address) const {
+    for (std::uint32_t v = 0; v < vertices.size(); ++v)
+        if (address >= vertices[v].address && address - vertices[v].address < vertices[v].size) return static_cast<std::int32_t>(v);
+    return -1;
 }
 
 SamplingGraph graph_of(const decode::Function& f, const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& block_cost) {
@@ -24,6 +30,7 @@ SamplingGraph graph_of(const decode::Function& f, const std::function<std::uint3
         std::snprintf(name, sizeof name, "%s+0x%x", f.name.c_str(), b.start - f.start);
         std::uint32_t v = g.add(name, block_cost(b.start, b.end));
         g.vertices[v].address = b.start;
+        g.vertices[v].size = b.end - b.start;
     }
     for (const auto& e : f.edges) {
         auto& succ = g.vertices[e.from].successors;

@@ -20,12 +20,15 @@ struct SamplingGraph {
     struct Vertex {
         std::uint32_t address = 0;  ///< first instruction (0 in generated graphs)
         std::uint32_t cost = 1;     ///< best-case cycles, at least 1
+        std::uint32_t size = 0;     ///< bytes of code (0 in generated graphs)
         std::vector<std::uint32_t> successors;
         std::string name;  ///< "A", or "f+0x1c" for code
     };
     std::vector<Vertex> vertices;
 
     std::size_t edges() const;
+    /// The vertex whose code holds `address`, or -1.
+    std::int32_t vertex_holding(std::uint32_t address) const;
     /// Adds a vertex and returns its index.
     std::uint32_t add(std::string name, std::uint32_t cost);
     void edge(std::uint32_t from, std::uint32_t to) { vertices[from].successors.push_back(to); }

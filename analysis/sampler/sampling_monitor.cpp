@@ -4,17 +4,9 @@
 
 namespace emutrace::analysis::sampler {
 
-std::size_t SamplingMonitor::CacheHash::operator()(const CacheKey& k) const {
-    std::uint64_t h = (static_cast<std::uint64_t>(k.from) << 40) ^ (static_cast<std::uint64_t>(k.to) << 20) ^ k.period;
-    h = (h ^ k.markers.bits) * 0x9E3779B97F4A7C15ull;
-    h = (h ^ k.markers.assigned) * 0x9E3779B97F4A7C15ull;
-    for (auto c : k.markers.counters) h = (h ^ c) * 0x100000001b3ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-}
-
 SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& plan, std::uint64_t period, std::uint64_t jitter, std::uint64_t seed,
                                  bool stretch)
-    : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), stretch_(stretch), rng_(seed), next_sample_(period_) {
+    : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_), checker_(graph, plan, stretch) {
     std::uint32_t lo = UINT32_MAX, hi = 0;
     for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address);
     base_ = graph.vertices.empty() ? 0 : lo;
@@ -29,19 +21,8 @@ void SamplingMonitor::take_sample(std::uint64_t cycle) {
         if (!clean_ || sampled_ < 0 || current_ < 0) {
             ++counts_.left_out;
         } else {
-            CacheKey key{static_cast<std::uint32_t>(sampled_), static_cast<std::uint32_t>(current_), cycle - last_sample_, markers_};
-            auto it = cache_.find(key);
-            if (it == cache_.end()) it = cache_.emplace(key, reconstruct(graph_, plan_, key.from, key.to, key.markers, key.period, stretch_)).first;
-            const Reconstruction& r = it->second;
-            ++counts_.checked;
-            if (r.candidates == 0)
-                ++counts_.impossible;
-            else if (r.candidates > 1)
-                ++counts_.ambiguous;
-            else if (r.path == truth_)
-                ++counts_.correct;
-            else
-                ++counts_.wrong;
+            checker_.check(static_cast<std::uint32_t>(sampled_), static_cast<std::uint32_t>(current_), markers_, cycle - last_sample_, truth_,
+                           counts_);
         }
     }
     have_sample_ = true;

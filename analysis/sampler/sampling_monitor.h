@@ -3,32 +3,18 @@
 // block executing in the monitored function and the markers, which it then zeroes. Markers are
 // shadow state, updated when an instrumented block starts, so the firmware needs no rebuild.
 // Each interval between two samples is reconstructed from the samples alone and checked against
-// what really ran, as it closes: no sample is stored, and reconstructions are cached by what
-// determines them (the two blocks, the markers, the time between).
+// what really ran, as it closes (IntervalChecker).
 
 #include <cstdint>
 #include <random>
-#include <unordered_map>
 #include <vector>
 
+#include "analysis/sampler/interval_checker.h"
 #include "analysis/sampler/marker_plan.h"
-#include "analysis/sampler/path_reconstruction.h"
 #include "analysis/sampler/sampling_graph.h"
 #include "emutrace/sink.h"
 
 namespace emutrace::analysis::sampler {
-
-struct MonitorCounts {
-    std::uint64_t samples = 0;
-    std::uint64_t checked = 0;        ///< intervals with both samples in the function and nothing else between
-    std::uint64_t correct = 0;        ///< reconstructed uniquely, and what ran
-    std::uint64_t ambiguous = 0;      ///< two or more paths fit the samples
-    std::uint64_t wrong = 0;          ///< one path fits, and it is not what ran
-    std::uint64_t impossible = 0;     ///< no path fits (a block ran faster than its best case)
-    std::uint64_t left_out = 0;       ///< a call, an exception or other code in between, or a sample outside
-    std::uint64_t blocks_run = 0;     ///< every block of the run, for the cost of a full trace
-    std::uint64_t marker_cycles = 0;  ///< what the marker operations cost, on the core's model
-};
 
 class SamplingMonitor final : public trace::TraceSink {
 public:
@@ -46,20 +32,9 @@ private:
         return address >= base_ && k < vertex_of_.size() ? vertex_of_[k] : -1;
     }
 
-    struct CacheKey {
-        std::uint32_t from, to;
-        std::uint64_t period;
-        MarkerState markers;
-        bool operator==(const CacheKey&) const = default;
-    };
-    struct CacheHash {
-        std::size_t operator()(const CacheKey& k) const;
-    };
-
     const SamplingGraph& graph_;
     const MarkerPlan& plan_;
     std::uint64_t period_, jitter_;
-    bool stretch_;
     std::mt19937_64 rng_;
     std::uint32_t base_ = 0;
     std::vector<std::int32_t> vertex_of_;  ///< by halfword from base_: the block starting there, or -1
@@ -68,7 +43,7 @@ private:
     bool have_sample_ = false, clean_ = true;
     MarkerState markers_;
     std::vector<std::uint32_t> truth_;  ///< blocks entered since the last sample (reused)
-    std::unordered_map<CacheKey, Reconstruction, CacheHash> cache_;
+    IntervalChecker checker_;
     MonitorCounts counts_;
 };
 

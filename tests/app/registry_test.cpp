@@ -169,6 +169,37 @@ TEST_CASE("sampler: every path between samples is reconstructed at the period th
     CHECK(planned["trace_cost_cycles"].get<std::uint64_t>() > 0);
 }
 
+TEST_CASE("sampler: a firmware sampling itself from SysTick with the header's real markers is reconstructed from its own samples") {
+    // sampled.elf: the header emutrace markers wrote for sampled_plain.elf, its macros in place,
+    // and a SysTick handler sending the interrupted pc and the marker variables to the marker
+    // device. The monitor takes the plan from the binary's records, not from the plain build.
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("sampled") + " -s " + source("tests/scenarios/sampled.yaml") + " --json " + dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("sampled classify: ") != std::string::npos);
+    nlohmann::json j = read_json(dir.file("r.json"))["sampler"];
+    CHECK(j["markers"] == "firmware");
+    CHECK(j["plan"].size() >= 3);
+    CHECK(j["intervals_checked"].get<std::uint64_t>() > 1000);
+    CHECK(j["correct"] == j["intervals_checked"]);
+    CHECK(j["wrong"] == 0);
+    CHECK(j["impossible"] == 0);
+    // The firmware's own count of the cycles between samples: the function's share, below the
+    // recorded plan's Δt, plus the interrupt's entry and return that the count cannot leave out.
+    CHECK(j["period"].get<std::uint64_t>() < j["delta_t"].get<std::uint64_t>() + 30);
+    // The plain build has no records: a one-line error naming the file and what to do.
+    Cli plain = emutrace_cli("run " + firmware("sampled_plain") + " -s " + source("tests/scenarios/sampled.yaml"));
+    CHECK(plain.status == 2);
+    CHECK(plain.err.find("sampled_plain.elf: no .emutrace.markers section") != std::string::npos);
+    // Keys of the other mode are refused with their line.
+    write_file(dir.file("s.yaml"),
+               "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\nsampler: {function: classify, markers: firmware, "
+               "scheme: bitvec}\n");
+    Cli mixed = emutrace_cli("run " + firmware("sampled") + " -s " + dir.file("s.yaml"));
+    CHECK(mixed.status == 2);
+    CHECK(mixed.err.find("scheme is the firmware's own") != std::string::npos);
+}
+
 TEST_CASE("sampler: its section keeps the usual errors") {
     TempDir dir;
     write_file(dir.file("s.yaml"), "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\nsampler: {function: kernel_sort, schme: bitvec}\n");
@@ -178,24 +209,37 @@ TEST_CASE("sampler: its section keeps the usual errors") {
     CHECK(r.err.find("sampler.schme: unknown key") != std::string::npos);
 }
 
-TEST_CASE("markers: the plan as a C header compiles for the core, with a macro per instrumented block") {
+TEST_CASE("markers: the plan as a C header compiles for the core, with a macro per block and a record per operation") {
     TempDir dir;
     Cli r = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec+ --header " + dir.file("m.h") + " --json " +
                          dir.file("m.json"));
     REQUIRE(r.status == 0);
     std::string header = read_file(dir.file("m.h"));
     nlohmann::json j = read_json(dir.file("m.json"));
-    // One macro per block of the plan, each with the block's source line.
+    // One macro per block, each with the block's source line; those of the plan's blocks not empty.
     std::string calls;
-    std::size_t macros = 0;
+    std::size_t macros = 0, filled = 0, operations = 0;
     for (std::size_t at = header.find("#define EMUTRACE_MARKER_"); at != std::string::npos; at = header.find("#define EMUTRACE_MARKER_", at + 1)) {
-        std::size_t name = at + 8, end = header.find('(', name);
+        std::size_t name = at + 8, end = header.find('(', name), line_end = header.find('\n', at);
         calls += "    " + header.substr(name, end - name) + "();\n";
         ++macros;
+        std::string body = header.substr(end, line_end - end);
+        filled += body.find("emutrace_marker_") != std::string::npos;
+        for (std::size_t op = body.find("EMUTRACE_RECORD_MARKER_OP("); op != std::string::npos; op = body.find("EMUTRACE_RECORD_MARKER_OP(", op + 1))
+            ++operations;
     }
-    CHECK(macros == j["plan"].size());
+    CHECK(filled == j["plan"].size());
+    CHECK(macros > filled);
     CHECK(header.find("kernels.c:") != std::string::npos);
-    write_file(dir.file("use.c"), "#define EMUTRACE_MARKERS_DEFINE\n#include \"m.h\"\nvoid f(void) {\n" + calls + "}\n");
+    // With the sampling function, for the marker device; each operation leaves an 8-byte record.
+    write_file(dir.file("use.c"), "#define EMUTRACE_MARKERS_DEFINE\n#define EMUTRACE_MARKER_DEVICE 0x40020000u\n#include \"m.h\"\nvoid f(void) {\n" +
+                                      calls + "    emutrace_markers_sample(0, 0);\n}\n");
     std::string cc = "arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Wall -Werror -c -o " + dir.file("use.o") + " " + dir.file("use.c");
-    CHECK(std::system(cc.c_str()) == 0);
+    REQUIRE(std::system(cc.c_str()) == 0);
+    std::string sections = "arm-none-eabi-objdump -h " + dir.file("use.o") + " > " + dir.file("sections.txt");
+    REQUIRE(std::system(sections.c_str()) == 0);
+    std::string listing = read_file(dir.file("sections.txt"));
+    std::size_t row = listing.find(".emutrace.markers");
+    REQUIRE(row != std::string::npos);
+    CHECK(std::stoul(listing.substr(row + 17, 16), nullptr, 16) == 8 * operations);
 }
