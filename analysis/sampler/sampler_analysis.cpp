@@ -110,9 +110,12 @@ public:
     }
     // The monitor and its checks run on a thread of their own, overlapping the emulation.
     std::vector<trace::TraceSink*> sinks() override { return {background_.get()}; }
+    // The firmware monitor needs the function's blocks as the emulator's stream: its samples land
+    // between the emulator's blocks. The shadow monitor splits the emulator's blocks itself.
     std::vector<std::uint32_t> trace_points() const override {
         std::vector<std::uint32_t> out;
-        for (const auto& v : graph_.vertices) out.push_back(v.address);
+        if (firmware_monitor_)
+            for (const auto& v : graph_.vertices) out.push_back(v.address);
         return out;
     }
     std::string summary() const override {

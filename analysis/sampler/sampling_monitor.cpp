@@ -8,10 +8,12 @@ SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& p
                                  bool stretch)
     : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_), checker_(graph, plan, stretch) {
     std::uint32_t lo = UINT32_MAX, hi = 0;
-    for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address);
+    for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address + std::max<std::uint32_t>(v.size, 2));
     base_ = graph.vertices.empty() ? 0 : lo;
-    vertex_of_.assign(graph.vertices.empty() ? 0 : (hi - lo) / 2 + 1, -1);
-    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v) vertex_of_[(graph.vertices[v].address - base_) >> 1] = static_cast<std::int32_t>(v);
+    holding_.assign(graph.vertices.empty() ? 0 : (hi - lo) / 2, -1);
+    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v)
+        for (std::uint32_t a = graph.vertices[v].address; a < graph.vertices[v].address + std::max<std::uint32_t>(graph.vertices[v].size, 2); a += 2)
+            holding_[(a - base_) >> 1] = static_cast<std::int32_t>(v);
     truth_.reserve(256);
 }
 
@@ -40,6 +42,15 @@ void SamplingMonitor::take_sample(std::uint64_t cycle) {
     next_sample_ = cycle + step;
 }
 
+void SamplingMonitor::enter(std::uint32_t u) {
+    current_ = static_cast<std::int32_t>(u);
+    if (!plan_.ops[u].empty()) {
+        plan_.apply(u, markers_);
+        counts_.marker_cycles += plan_.cost(u);
+    }
+    truth_.push_back(u);
+}
+
 void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         // Samples due before this event see the block that ran up to it.
@@ -47,18 +58,34 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
         switch (e.kind) {
             case trace::EventKind::Block: {
                 ++counts_.blocks_run;
-                std::int32_t v = vertex_at(e.address);
-                current_ = v;
-                if (v < 0) {  // other code: a callee, a handler, or a block of the function cut short
+                std::int32_t v = vertex_holding(e.address);
+                if (v < 0) {  // other code: a callee, a handler
+                    current_ = -1;
                     clean_ = false;
                     break;
                 }
+                // The emulator's block from its start: the function's blocks it runs through,
+                // one after the other (no branch between them), each entered when the one before
+                // has taken its cycles. A start inside a block (a return from an interrupt) goes
+                // on with that block.
                 auto u = static_cast<std::uint32_t>(v);
-                if (!plan_.ops[u].empty()) {
-                    plan_.apply(u, markers_);
-                    counts_.marker_cycles += plan_.cost(u);
+                if (graph_.vertices[u].address == e.address)
+                    enter(u);
+                else
+                    current_ = v;
+                const std::uint32_t end = e.address + e.value;
+                std::uint64_t at = e.cycle;
+                for (;;) {
+                    const auto& block = graph_.vertices[u];
+                    const std::uint32_t next_address = block.address + block.size;
+                    if (next_address >= end) break;
+                    std::int32_t w = vertex_holding(next_address);
+                    if (w < 0) break;
+                    at += block.address == e.address ? block.cost : block.cost * (next_address - e.address) / std::max<std::uint32_t>(block.size, 1);
+                    while (next_sample_ < at) take_sample(next_sample_);
+                    u = static_cast<std::uint32_t>(w);
+                    enter(u);
                 }
-                truth_.push_back(u);
                 break;
             }
             case trace::EventKind::ExceptionEntry:

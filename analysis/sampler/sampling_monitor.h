@@ -2,6 +2,9 @@
 // The sampling monitor in emulation: every `period` cycles (plus seeded jitter) it records the
 // block executing in the monitored function and the markers, which it then zeroes. Markers are
 // shadow state, updated when an instrumented block starts, so the firmware needs no rebuild.
+// The emulator's blocks end at branches, not at every CFG leader; the monitor splits each into
+// the function's blocks itself, timed by their costs, so the emulator need not split its stream
+// (which costs more than the whole monitor).
 // Each interval between two samples is reconstructed from the samples alone and checked against
 // what really ran, as it closes (IntervalChecker).
 
@@ -27,9 +30,11 @@ public:
 
 private:
     void take_sample(std::uint64_t cycle);
-    std::int32_t vertex_at(std::uint32_t address) const {
-        std::uint32_t k = (address - base_) >> 1;  // Thumb: every block starts on a halfword
-        return address >= base_ && k < vertex_of_.size() ? vertex_of_[k] : -1;
+    void enter(std::uint32_t vertex);
+    /// The block whose code holds `address`, or -1.
+    std::int32_t vertex_holding(std::uint32_t address) const {
+        std::uint32_t k = (address - base_) >> 1;  // Thumb: code on halfwords
+        return address >= base_ && k < holding_.size() ? holding_[k] : -1;
     }
 
     const SamplingGraph& graph_;
@@ -37,7 +42,7 @@ private:
     std::uint64_t period_, jitter_;
     std::mt19937_64 rng_;
     std::uint32_t base_ = 0;
-    std::vector<std::int32_t> vertex_of_;  ///< by halfword from base_: the block starting there, or -1
+    std::vector<std::int32_t> holding_;  ///< by halfword from base_: the block whose code is there, or -1
     std::uint64_t next_sample_ = 0, last_sample_ = 0;
     std::int32_t current_ = -1, sampled_ = -1;  ///< the block running now; the one the last sample saw
     bool have_sample_ = false, clean_ = true;

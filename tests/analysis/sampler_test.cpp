@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "analysis/sampler/cfg_generator.h"
 #include "analysis/sampler/marker_planner.h"
 
 using namespace emutrace::analysis::sampler;
@@ -115,7 +116,10 @@ TEST_CASE("sampler: the product search finds the smallest Δt that enumerating e
             switch (rng() % 5) {
                 case 0: plan.ops[v].push_back({MarkerOp::Kind::SetBit, static_cast<std::uint8_t>(rng() % 2), 1}); break;
                 case 1: plan.ops[v].push_back({MarkerOp::Kind::ClearBit, static_cast<std::uint8_t>(rng() % 2), 1}); break;
-                case 2: plan.ops[v].push_back({MarkerOp::Kind::Increment, static_cast<std::uint8_t>(rng() % 2), 1}); break;
+                case 2:  // by 1 or 2: the A* bound divides a difference by the largest step
+                    plan.ops[v].push_back(
+                        {MarkerOp::Kind::Increment, static_cast<std::uint8_t>(rng() % 2), static_cast<std::uint16_t>(1 + rng() % 2)});
+                    break;
                 case 3: plan.ops[v].push_back({MarkerOp::Kind::Assign, 0, static_cast<std::uint16_t>(1 + rng() % 2)}); break;
                 default: break;
             }
@@ -212,4 +216,35 @@ TEST_CASE("sampler: BITVEC never lowers Δt; every step raises it on Figure 1") 
     CHECK(r.interference() == 0);
     CHECK(r.delta_t.front() == 2);
     CHECK(r.achieved() > 2);
+}
+
+TEST_CASE("sampler: generated graphs are seeded, connected, and as dense as the options ask") {
+    auto reachable = [](const SamplingGraph& g) {
+        std::vector<bool> seen(g.vertices.size());
+        std::vector<std::uint32_t> stack{0};
+        seen[0] = true;
+        std::size_t n = 1;
+        while (!stack.empty()) {
+            std::uint32_t v = stack.back();
+            stack.pop_back();
+            for (std::uint32_t w : g.vertices[v].successors)
+                if (!seen[w]) seen[w] = true, ++n, stack.push_back(w);
+        }
+        return n;
+    };
+    double sparse_edges = 0, dense_edges = 0, blocks = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        SamplingGraph sparse = generate_structured_cfg(seed), dense = generate_structured_cfg(seed, paper_density_options());
+        CHECK(generate_structured_cfg(seed, paper_density_options()).edges() == dense.edges());
+        for (const SamplingGraph* g : {&sparse, &dense}) {
+            CHECK(reachable(*g) == g->vertices.size());
+            for (const auto& v : g->vertices) CHECK(!v.successors.empty());  // inside an endless main loop
+        }
+        sparse_edges += static_cast<double>(sparse.edges()) / static_cast<double>(sparse.vertices.size());
+        dense_edges += static_cast<double>(dense.edges()) / static_cast<double>(dense.vertices.size());
+        blocks += static_cast<double>(dense.vertices.size());
+    }
+    CHECK(sparse_edges / 20 < 1.4);
+    CHECK(dense_edges / 20 > 1.75);  // the paper's graphs: 218 edges on 114 blocks, 1.91
+    CHECK(blocks / 20 == doctest::Approx(114).epsilon(0.1));
 }
