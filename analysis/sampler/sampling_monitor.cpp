@@ -81,7 +81,10 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
                     if (next_address >= end) break;
                     std::int32_t w = vertex_holding(next_address);
                     if (w < 0) break;
-                    at += block.address == e.address ? block.cost : block.cost * (next_address - e.address) / std::max<std::uint32_t>(block.size, 1);
+                    // A block run from its start takes its cost; one the emulator's block started
+                    // inside, the share of it that remained.
+                    const bool whole = block.address >= e.address;
+                    at += whole ? block.cost : block.cost * (next_address - e.address) / std::max<std::uint32_t>(block.size, 1);
                     while (next_sample_ < at) take_sample(next_sample_);
                     u = static_cast<std::uint32_t>(w);
                     enter(u);

@@ -6,6 +6,7 @@
 
 #include "analysis/sampler/cfg_generator.h"
 #include "analysis/sampler/marker_planner.h"
+#include "analysis/sampler/sampling_monitor.h"
 
 using namespace emutrace::analysis::sampler;
 
@@ -247,4 +248,48 @@ TEST_CASE("sampler: generated graphs are seeded, connected, and as dense as the 
     CHECK(sparse_edges / 20 < 1.4);
     CHECK(dense_edges / 20 > 1.75);  // the paper's graphs: 218 edges on 114 blocks, 1.91
     CHECK(blocks / 20 == doctest::Approx(114).epsilon(0.1));
+}
+
+TEST_CASE("sampler: the monitor splits an emulated block that runs through several of the function's blocks, each at its time") {
+    // A loop A -> B -> C -> A laid out one after the other, with D branching off A, so that the
+    // emulator runs A, B and C as one block (no branch between them) and stamps only its start.
+    SamplingGraph g;
+    const std::uint32_t costs[] = {2, 3, 5, 1};
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        std::uint32_t v = g.add(std::string(1, static_cast<char>('A' + i)), costs[i]);
+        g.vertices[v].address = 0x100 + 4 * i;
+        g.vertices[v].size = 4;
+    }
+    g.edge(0, 1), g.edge(0, 3), g.edge(1, 2), g.edge(2, 0), g.edge(3, 0);
+    MarkerPlan plan(g.vertices.size());
+    std::vector<emutrace::trace::Event> events;
+    std::uint64_t cycle = 0;
+    for (int round = 0; round < 40; ++round) {
+        emutrace::trace::Event e{};
+        e.kind = emutrace::trace::EventKind::Block;
+        e.cycle = cycle;
+        e.address = 0x100;
+        e.value = 12;  // A, B and C
+        e.extra = 6;
+        events.push_back(e);
+        cycle += 2 + 3 + 5 + (round % 3);  // sometimes longer than the best case, as wait states make it
+    }
+    emutrace::trace::Event stop{};
+    stop.kind = emutrace::trace::EventKind::Block;
+    stop.cycle = cycle;
+    stop.address = 0x900;  // other code
+    events.push_back(stop);
+    // Any of the three entered before the one ahead of it had its best case makes some interval
+    // impossible (no walk that fits) or wrong; at every period, none may be.
+    for (std::uint64_t period : {1, 3, 5, 7}) {
+        SamplingMonitor monitor(g, plan, period, 0, 1, true);
+        monitor.on_batch({events, {}});
+        const MonitorCounts& c = monitor.counts();
+        INFO("period " << period);
+        CHECK(c.checked > 20);
+        CHECK(c.impossible == 0);
+        CHECK(c.wrong == 0);
+        CHECK(c.correct > 0);
+        CHECK(c.blocks_run == 41);
+    }
 }
