@@ -1,12 +1,13 @@
 #include "analysis/sampler/sampling_monitor.h"
 
 #include <algorithm>
+#include <array>
 
 namespace emutrace::analysis::sampler {
 
 SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& plan, std::uint64_t period, std::uint64_t jitter, std::uint64_t seed,
                                  bool stretch)
-    : graph_(graph), plan_(plan), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_), checker_(graph, plan, stretch) {
+    : graph_(graph), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_), checker_(graph, plan, stretch) {
     std::uint32_t lo = UINT32_MAX, hi = 0;
     for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address + std::max<std::uint32_t>(v.size, 2));
     base_ = graph.vertices.empty() ? 0 : lo;
@@ -15,6 +16,25 @@ SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& p
         for (std::uint32_t a = graph.vertices[v].address; a < graph.vertices[v].address + std::max<std::uint32_t>(graph.vertices[v].size, 2); a += 2)
             holding_[(a - base_) >> 1] = static_cast<std::int32_t>(v);
     truth_.reserve(256);
+    effects_.resize(graph.vertices.size());
+    has_ops_.resize(graph.vertices.size());
+    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v) {
+        Effect& fx = effects_[v];
+        has_ops_[v] = !plan.ops[v].empty();
+        fx.cost = plan.cost(v);
+        std::array<std::uint32_t, kMaxCounters> added{};
+        for (const MarkerOp& op : plan.ops[v]) {
+            const std::uint64_t bit = std::uint64_t{1} << (op.marker % kMaxBits);
+            switch (op.kind) {
+                case MarkerOp::Kind::SetBit: fx.set |= bit, fx.clear &= ~bit; break;
+                case MarkerOp::Kind::ClearBit: fx.clear |= bit, fx.set &= ~bit; break;
+                case MarkerOp::Kind::Increment: added[op.marker] += op.value; break;
+                case MarkerOp::Kind::Assign: fx.assigns = true, fx.value = op.value; break;
+            }
+        }
+        for (unsigned c = 0; c < kMaxCounters; ++c)
+            if (added[c]) fx.increments.emplace_back(static_cast<std::uint8_t>(c), static_cast<std::uint16_t>(added[c]));
+    }
 }
 
 void SamplingMonitor::take_sample(std::uint64_t cycle) {
@@ -44,9 +64,12 @@ void SamplingMonitor::take_sample(std::uint64_t cycle) {
 
 void SamplingMonitor::enter(std::uint32_t u) {
     current_ = static_cast<std::int32_t>(u);
-    if (!plan_.ops[u].empty()) {
-        plan_.apply(u, markers_);
-        counts_.marker_cycles += plan_.cost(u);
+    if (has_ops_[u]) {
+        const Effect& fx = effects_[u];
+        markers_.bits = (markers_.bits | fx.set) & ~fx.clear;
+        if (fx.assigns) markers_.assigned = fx.value;
+        for (const auto& [counter, by] : fx.increments) markers_.counters[counter] = static_cast<std::uint16_t>(markers_.counters[counter] + by);
+        counts_.marker_cycles += fx.cost;
     }
     truth_.push_back(u);
 }

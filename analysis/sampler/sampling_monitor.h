@@ -38,11 +38,22 @@ private:
     }
 
     const SamplingGraph& graph_;
-    const MarkerPlan& plan_;
     std::uint64_t period_, jitter_;
     std::mt19937_64 rng_;
     std::uint32_t base_ = 0;
     std::vector<std::int32_t> holding_;  ///< by halfword from base_: the block whose code is there, or -1
+    /// A block's marker operations folded into one step (the last write to a bit or to the value
+    /// wins, increments add up), so entering a block costs a few instructions, not a walk of its
+    /// operations.
+    struct Effect {
+        std::uint64_t set = 0, clear = 0;
+        bool assigns = false;
+        std::uint16_t value = 0;
+        std::uint32_t cost = 0;  ///< cycles of the operations on the core
+        std::vector<std::pair<std::uint8_t, std::uint16_t>> increments;
+    };
+    std::vector<Effect> effects_;
+    std::vector<std::uint8_t> has_ops_;
     std::uint64_t next_sample_ = 0, last_sample_ = 0;
     std::int32_t current_ = -1, sampled_ = -1;  ///< the block running now; the one the last sample saw
     bool have_sample_ = false, clean_ = true;
