@@ -11,6 +11,7 @@
     ROW(pft)                           \
     ROW(event_log)                     \
     ROW(sampler)                       \
+    ROW(replay)                        \
     /* one row per analysis, above */
 // clang-format on
 

@@ -122,6 +122,9 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());
         uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_user_event_function), this, *at, *at);
     }
+    // One code hook per watch point, each on its one address: Unicorn calls it only for the
+    // instruction there, so the rest of the code runs unhooked.
+    for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
@@ -400,6 +403,7 @@ RunResult Machine::run() {
     m.want_exceptions = m.recorder.wants(trace::WantExceptions);
     m.want_markers = m.recorder.wants(trace::WantMarkers);
     m.want_branches = m.recorder.wants(trace::WantBranches);
+    m.want_watches = m.recorder.wants(trace::WantWatches);
     m.branch_mask = m.want_branches ? 0xFF : 0;
     m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
     trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};

@@ -131,6 +131,9 @@ struct MachineConfig {
     /// block leaders, e.g. a loop header reached by falling through), sorted. The event's cost is
     /// then divided between the parts; stamps and totals stay the same.
     std::vector<std::uint32_t> trace_points;
+    /// Code addresses where the machine reports a Watch event with r0 and r1 (for sinks that want
+    /// watches): the entries and returns of the functions a recorder follows.
+    std::vector<std::uint32_t> watch_points;
 };
 
 }  // namespace emutrace::emu

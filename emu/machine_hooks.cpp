@@ -186,6 +186,10 @@ void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* use
     m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
+void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    machine(user).push_watch(static_cast<std::uint32_t>(address));
+}
+
 void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     MachineState& m = machine(user);
     m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
@@ -284,6 +288,10 @@ detail::DeviceSlot* detail::MachineState::device_named(const std::string& name) 
 
 void detail::MachineState::push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when) {
     if (want_markers) recorder.push({when, block_pc, id, payload, trace::EventKind::Marker, static_cast<std::uint8_t>(from_function ? 1 : 0), 0});
+}
+
+void detail::MachineState::push_watch(std::uint32_t address) {
+    if (want_watches) recorder.push({cycles(), address, uc.reg(UC_ARM_REG_R0), uc.reg(UC_ARM_REG_R1), trace::EventKind::Watch, 0, 0});
 }
 
 void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {

@@ -132,18 +132,22 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
     if (!s.request.capture.empty())
         s.capture = std::make_unique<decode::PtmCapture>(s.request.capture, static_cast<std::uint8_t>(s.request.capture_trace_id));
-    std::vector<std::uint32_t> points;
+    std::vector<std::uint32_t> points, watches;
     for (const auto& type : s.registry.types()) {
         std::unique_ptr<Analysis> a = type.create(s);
         if (!a) continue;
-        std::vector<std::uint32_t> p = a->trace_points();
+        std::vector<std::uint32_t> p = a->trace_points(), w = a->watch_points();
         points.insert(points.end(), p.begin(), p.end());
+        watches.insert(watches.end(), w.begin(), w.end());
         s.analyses.push_back({type.name, std::move(a)});
     }
     if (s.capture) return;
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     s.scenario.machine.trace_points = std::move(points);
+    std::sort(watches.begin(), watches.end());
+    watches.erase(std::unique(watches.begin(), watches.end()), watches.end());
+    s.scenario.machine.watch_points = std::move(watches);
     try {
         s.machine = std::make_unique<emu::Machine>(std::move(s.scenario.machine), *s.loaded);
     } catch (const ConfigError& e) {

@@ -80,6 +80,10 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                              static_cast<unsigned long long>(e.cycle), kWhy[e.value < 4 ? e.value : 0], e.extra, e.address);
                 break;
             }
+            case EventKind::Watch:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                break;
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

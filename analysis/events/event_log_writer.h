@@ -19,7 +19,8 @@ public:
     EventLogWriter& operator=(const EventLogWriter&) = delete;
 
     std::uint32_t wants() const override {
-        return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches;
+        return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
+               trace::WantWatches;
     }
     void on_start(const trace::RunInfo& info) override { devices_ = info.devices; }
     void on_batch(const trace::EventBatch& batch) override;

@@ -56,6 +56,7 @@ void on_interrupt(uc_engine* uc, std::uint32_t intno, void* user);
 bool on_invalid_memory(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 void on_stop_address(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 void on_user_event_function(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_watch_point(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 std::uint64_t on_mmio_read(uc_engine* uc, std::uint64_t offset, unsigned size, void* user);
 void on_mmio_write(uc_engine* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* user);
 
@@ -179,6 +180,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void check_thread();
     /// A user-defined event; `from_function` when the hook function was called.
     void push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when);
+    void push_watch(std::uint32_t address);
     /// The Branch event for reaching the block at `target`.
     void push_branch(std::uint32_t target, std::uint64_t when);
 
@@ -204,7 +206,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     // The block hook's state, kept together on one cache line.
     nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
-    bool want_branches = false;
+    bool want_branches = false, want_watches = false;
     /// How the previous block left (trace::BranchKind), reported when the next block starts;
     /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
     std::uint8_t pending_branch = 0;

@@ -79,6 +79,9 @@ public:
     virtual std::vector<trace::TraceSink*> sinks() = 0;
     /// Code addresses at which the emulator must start a Block event (loop headers, say).
     virtual std::vector<std::uint32_t> trace_points() const { return {}; }
+    /// Code addresses at which the emulator reports a Watch event with r0 and r1 (a function's
+    /// entry for its arguments, its return instructions for its result).
+    virtual std::vector<std::uint32_t> watch_points() const { return {}; }
     /// After the last batch: finish the figures and write the analysis's own output files.
     virtual void finish(const SourceTotals& totals) { (void)totals; }
     /// Lines for the terminal summary; empty for none.

@@ -21,6 +21,7 @@ enum class EventKind : std::uint8_t {
     Marker,           ///< a user-defined event: a marker device write or a call of the hook function
     Branch,           ///< execution reached a block through a call, return, jump, exception vector or resume
     Gap,              ///< a decoded capture lost or restarted the trace here (no sync, trace on)
+    Watch,            ///< execution reached a watch point an analysis asked for (a function's entry or return)
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -50,18 +51,20 @@ struct Event {
     /// Block: address of the first instruction. Mmio: absolute bus address.
     /// Output: 0. Stop: program counter at the stop. ExceptionEntry: the return address
     /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
-    /// control block.
+    /// control block. Watch: the watch point.
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
     /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
+    /// Watch: r0 there (a function's first argument at its entry, its result at its return).
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
     /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
+    /// Watch: r1 there.
     std::uint32_t extra;
     EventKind kind;
     /// Block: BlockEnd. Branch: 1 when it went through a register or a load (BX rN, POP pc), else 0.

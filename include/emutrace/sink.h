@@ -19,6 +19,7 @@ enum Capability : std::uint32_t {
     WantExceptions = 1u << 3,  ///< exception entry/return and thread switches
     WantMarkers = 1u << 4,     ///< user-defined events
     WantBranches = 1u << 5,    ///< calls, returns, jumps, vectors and resumes
+    WantWatches = 1u << 6,     ///< watch points reached (Analysis::watch_points)
 };
 
 /// What a source tells its sinks before the first batch.

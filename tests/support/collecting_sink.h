@@ -28,6 +28,7 @@ struct CollectingSink final : trace::TraceSink {
     std::uint64_t block_cycles = 0;  ///< sum of the blocks' costs
     std::optional<trace::Event> last_block;
     bool ended = false;
+    std::vector<trace::Event> watches;
 
     std::uint32_t wants() const override { return mask; }
     void on_start(const trace::RunInfo& i) override { info = i; }
@@ -54,6 +55,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::Marker: markers.push_back(e); break;
                 case trace::EventKind::Branch: ++branches; break;
                 case trace::EventKind::Gap: ++gaps; break;
+                case trace::EventKind::Watch: watches.push_back(e); break;
             }
         }
     }

@@ -1,0 +1,122 @@
+#include "analysis/replay/event_log.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "config/config_error.h"
+
+namespace emutrace::analysis::replay {
+namespace {
+
+constexpr char kMagic[8] = {'E', 'M', 'U', 'T', 'R', 'L', 'O', 'G'};
+constexpr std::uint16_t kVersion = 1;
+
+void put16(std::vector<std::uint8_t>& b, std::uint16_t v) {
+    b.push_back(static_cast<std::uint8_t>(v)), b.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+void put32(std::vector<std::uint8_t>& b, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+std::uint16_t get16(const std::uint8_t* p) {
+    return static_cast<std::uint16_t>(p[0] | p[1] << 8);
+}
+std::uint32_t get32(const std::uint8_t* p) {
+    return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 | static_cast<std::uint32_t>(p[2]) << 16 |
+           static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+}  // namespace
+
+const char* operation_name(Operation op) {
+    switch (op) {
+        case Operation::Lock: return "lock";
+        case Operation::Unlock: return "unlock";
+        case Operation::Send: return "send";
+        case Operation::Receive: return "receive";
+        case Operation::Create: return "create";
+        case Operation::Delete: return "delete";
+        case Operation::Delay: return "delay";
+        case Operation::Yield: return "yield";
+        case Operation::Input: return "input";
+        case Operation::Interrupt: return "interrupt";
+    }
+    return "?";
+}
+
+std::vector<std::uint8_t> EventLog::encode() const {
+    std::vector<std::uint8_t> b(kMagic, kMagic + 8);
+    put16(b, kVersion);
+    put16(b, kLogHeaderBytes);
+    put16(b, kLogRecordBytes);
+    put16(b, 0);
+    put32(b, static_cast<std::uint32_t>(events.size()));
+    put32(b, lost);
+    b.resize(kLogHeaderBytes, 0);
+    for (const LogEvent& e : events) {
+        put32(b, e.seq);
+        put32(b, e.before);
+        put32(b, e.thread);
+        b.push_back(static_cast<std::uint8_t>(e.op));
+        b.push_back(e.flags);
+        put16(b, 0);
+        put32(b, e.object);
+        put32(b, e.value);
+    }
+    return b;
+}
+
+EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::string& name) {
+    auto fail = [&](std::size_t at, const std::string& what) { throw ConfigError(name + ": byte " + std::to_string(at) + ": " + what); };
+    if (bytes.size() < kLogHeaderBytes) fail(bytes.size(), "truncated header (" + std::to_string(bytes.size()) + " of 32 bytes): not an event log");
+    if (std::memcmp(bytes.data(), kMagic, 8) != 0) fail(0, "not an emutrace event log (no EMUTRLOG magic)");
+    const std::uint8_t* h = bytes.data();
+    if (get16(h + 8) != kVersion) fail(8, "log version " + std::to_string(get16(h + 8)) + ", this emutrace reads version 1");
+    const std::uint16_t header = get16(h + 10), record = get16(h + 12);
+    if (header < kLogHeaderBytes || header > bytes.size()) fail(10, "header size " + std::to_string(header) + " is impossible");
+    if (record < kLogRecordBytes) fail(12, "record size " + std::to_string(record) + " is below 24");
+    const std::uint32_t count = get32(h + 16);
+    EventLog log;
+    log.lost = get32(h + 20);
+    const std::size_t need = header + static_cast<std::size_t>(count) * record;
+    if (bytes.size() < need)
+        fail(bytes.size(), "truncated: the header announces " + std::to_string(count) + " records, the file holds " +
+                               std::to_string((bytes.size() - header) / record));
+    log.events.reserve(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::size_t at = header + static_cast<std::size_t>(i) * record;
+        const std::uint8_t* p = bytes.data() + at;
+        LogEvent e;
+        e.seq = get32(p);
+        e.before = get32(p + 4);
+        e.thread = get32(p + 8);
+        e.op = static_cast<Operation>(p[12]);
+        e.flags = p[13];
+        e.object = get32(p + 16);
+        e.value = get32(p + 20);
+        const std::uint32_t previous = log.events.empty() ? 0 : log.events.back().seq;
+        if (e.seq <= previous) fail(at, "record " + std::to_string(i) + " has seq " + std::to_string(e.seq) + " after " + std::to_string(previous));
+        if (e.before >= e.seq)
+            fail(at + 4, "record " + std::to_string(i) + " (seq " + std::to_string(e.seq) + ") happens after " + std::to_string(e.before));
+        if (std::string(operation_name(e.op)) == "?")
+            fail(at + 12, "record " + std::to_string(i) + " has unknown operation " + std::to_string(p[12]));
+        log.events.push_back(e);
+    }
+    return log;
+}
+
+EventLog EventLog::load(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(path + ": cannot open the event log");
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return decode(bytes, path);
+}
+
+void EventLog::save(const std::string& path) const {
+    std::vector<std::uint8_t> bytes = encode();
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw ConfigError(path + ": cannot write the event log");
+}
+
+}  // namespace emutrace::analysis::replay
