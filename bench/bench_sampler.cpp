@@ -1,7 +1,10 @@
 // What the sampling monitor costs the emulation (issue target: at most 5%), as `emutrace run`
-// runs it: bench_compute.elf through a Session, alone and with the sampler on sift_down (the hot
-// heap-sort function, sift_down.constprop.0 as GCC names it) at the BITVEC+ plan's guaranteed period and at slower ones, shadow markers,
-// every interval checked. Interleaved runs; medians of wall-clock MIPS.
+// runs it, through a Session; interleaved runs, medians of wall-clock MIPS:
+// - shadow markers: bench_compute.elf alone and with the sampler on sift_down (the hot heap-sort
+//   function, sift_down.constprop.0 as GCC names it) at the BITVEC+ plan's guaranteed period and
+//   slower ones, every interval checked;
+// - real markers: sampled_bench.elf (the firmware samples itself from SysTick) alone, with the
+//   field monitor (samples only, check: false), and with every interval checked.
 //   build/bench/bench_sampler [--repeat N] [--function F]
 #include <time.h>
 
@@ -44,9 +47,9 @@ struct Outcome {
     nlohmann::json sampler;
 };
 
-Outcome run(const emutrace::AnalysisRegistry& registry, const std::string& scenario) {
+Outcome run(const emutrace::AnalysisRegistry& registry, const std::string& scenario, const std::string& elf = "bench_compute.elf") {
     emutrace::RunRequest request;
-    request.firmware = EMUTRACE_FIRMWARE_DIR "/bench_compute.elf";
+    request.firmware = std::string(EMUTRACE_FIRMWARE_DIR "/") + elf;
     request.scenario = scenario;
     request.machine.echo_output = false;
     emutrace::Session session(registry, request);
@@ -77,7 +80,9 @@ std::string scenario_file(const std::string& dir, const std::string& name, const
                  "  - {name: flash, kind: flash, base: 0x00000000, size: 4MiB}\n"
                  "  - {name: sram,  kind: ram,   base: 0x20000000, size: 4MiB}\n"
                  "  - {name: apb,   kind: mmio,  base: 0x40000000, size: 64KiB}\n"
+                 "  - {name: apb2,  kind: mmio,  base: 0x40020000, size: 4KiB}\n"
                  "peripherals:\n  - {name: uart0, type: cmsdk.uart, base: 0x40004000, params: {output: none}}\n"
+                 "  - {name: marker, type: marker, base: 0x40020000}\n"
                  "stop:\n  wall_clock: 0s\n%s",
                  sampler.c_str());
     std::fclose(f);
@@ -136,6 +141,34 @@ int main(int argc, char** argv) try {
                     static_cast<unsigned long long>(s["samples"].get<std::uint64_t>()),
                     static_cast<unsigned long long>(s["correct"].get<std::uint64_t>()),
                     static_cast<unsigned long long>(s["intervals_checked"].get<std::uint64_t>()));
+    }
+
+    // The firmware that samples itself.
+    std::vector<std::pair<std::string, std::string>> field = {
+        {"firmware alone", scenario_file(dir, "field_alone", "")},
+        {"field monitor (check: false)", scenario_file(dir, "field", "sampler: {function: classify, markers: firmware, check: false}\n")},
+        {"monitor checking every interval", scenario_file(dir, "field_checked", "sampler: {function: classify, markers: firmware}\n")}};
+    std::map<std::string, std::vector<double>> field_mips;
+    std::map<std::string, nlohmann::json> field_last;
+    for (int i = 0; i < repeat; ++i)
+        for (const auto& [name, file] : field) {
+            Outcome o = run(registry, file, "sampled_bench.elf");
+            field_mips[name].push_back(o.mips);
+            field_last[name] = o.sampler;
+        }
+    const double firmware_alone = median(field_mips["firmware alone"]);
+    std::printf("sampled_bench.elf: classify() with the header's real markers, sampled by its own SysTick handler every 230 cycles\n");
+    std::printf("  %-32s %8.1f MIPS\n", "firmware alone", firmware_alone);
+    for (std::size_t k = 1; k < field.size(); ++k) {
+        const std::string& name = field[k].first;
+        const double m = median(field_mips[name]);
+        const nlohmann::json& s = field_last[name];
+        std::printf("  %-32s %8.1f MIPS  cost %5.1f%% (target <= 5%%)  %llu samples, %llu intervals, %llu correct, %llu unique unchecked\n",
+                    name.c_str(), m, 100.0 * (firmware_alone - m) / firmware_alone,
+                    static_cast<unsigned long long>(s["samples"].get<std::uint64_t>()),
+                    static_cast<unsigned long long>(s["intervals_checked"].get<std::uint64_t>()),
+                    static_cast<unsigned long long>(s["correct"].get<std::uint64_t>()),
+                    static_cast<unsigned long long>(s["unique_unchecked"].get<std::uint64_t>()));
     }
     return 0;
 } catch (const std::exception& e) {

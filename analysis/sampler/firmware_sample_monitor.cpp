@@ -37,8 +37,12 @@ void FirmwareSampleMonitor::close_sample(std::uint32_t pc, std::uint64_t cycle) 
             for (unsigned k = 0; k < recorded_.plan.counters; ++k)
                 markers.counters[k] = static_cast<std::uint16_t>(counters_[k] - previous_counters_[k]);
             if (at_entry) recorded_.plan.apply(static_cast<std::uint32_t>(v), markers);  // as if entered at the sample
-            checker_.check(static_cast<std::uint32_t>(previous_), static_cast<std::uint32_t>(v), markers,
-                           elapsed > sampling_.overhead ? elapsed - sampling_.overhead : 0, ran_, counts_, previous_at_entry_);
+            const std::uint64_t cycles = elapsed > sampling_.overhead ? elapsed - sampling_.overhead : 0;
+            if (sampling_.check)
+                checker_.check(static_cast<std::uint32_t>(previous_), static_cast<std::uint32_t>(v), markers, cycles, ran_, counts_,
+                               previous_at_entry_);
+            else
+                checker_.classify(static_cast<std::uint32_t>(previous_), static_cast<std::uint32_t>(v), markers, cycles, counts_, previous_at_entry_);
         }
     }
     have_sample_ = true;

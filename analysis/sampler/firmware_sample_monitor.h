@@ -19,12 +19,17 @@ struct FirmwareSampling {
     std::uint32_t sample_id = 0xE5A00000u;  ///< the header's EMUTRACE_SAMPLE_ID
     std::uint32_t exception = 15;           ///< the sampling interrupt's exception number (SysTick)
     std::uint64_t overhead = 0;             ///< cycles of the elapsed count that are not the interrupted code's
+    /// Check each reconstruction against the blocks that ran. Off: the monitor sees only the
+    /// samples, as in the field, and costs the emulation next to nothing.
+    bool check = true;
 };
 
 class FirmwareSampleMonitor final : public trace::TraceSink {
 public:
     FirmwareSampleMonitor(const SamplingGraph& graph, const RecordedPlan& plan, FirmwareSampling sampling, bool stretch);
-    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::WantMarkers; }
+    std::uint32_t wants() const override {
+        return sampling_.check ? trace::WantBlocks | trace::WantExceptions | trace::WantMarkers : trace::WantMarkers;
+    }
     void on_batch(const trace::EventBatch& batch) override;
 
     const MonitorCounts& counts() const { return counts_; }

@@ -10,12 +10,17 @@ std::size_t IntervalChecker::KeyHash::operator()(const Key& k) const {
     return static_cast<std::size_t>(h ^ (h >> 29)) ^ k.from_entry;
 }
 
-void IntervalChecker::check(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles,
-                            const std::vector<std::uint32_t>& ran, MonitorCounts& counts, bool from_entry) {
+const Reconstruction& IntervalChecker::lookup(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles,
+                                              bool from_entry) {
     Key key{from, to, cycles, markers, from_entry};
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, reconstruct(graph_, plan_, from, to, markers, cycles, stretch_, from_entry)).first;
-    const Reconstruction& r = it->second;
+    return it->second;
+}
+
+void IntervalChecker::check(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles,
+                            const std::vector<std::uint32_t>& ran, MonitorCounts& counts, bool from_entry) {
+    const Reconstruction& r = lookup(from, to, markers, cycles, from_entry);
     ++counts.checked;
     if (r.candidates == 0)
         ++counts.impossible;
@@ -25,6 +30,18 @@ void IntervalChecker::check(std::uint32_t from, std::uint32_t to, const MarkerSt
         ++counts.correct;
     else
         ++counts.wrong;
+}
+
+void IntervalChecker::classify(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, MonitorCounts& counts,
+                               bool from_entry) {
+    const Reconstruction& r = lookup(from, to, markers, cycles, from_entry);
+    ++counts.checked;
+    if (r.candidates == 0)
+        ++counts.impossible;
+    else if (r.candidates > 1)
+        ++counts.ambiguous;
+    else
+        ++counts.unique;
 }
 
 }  // namespace emutrace::analysis::sampler

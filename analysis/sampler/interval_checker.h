@@ -17,6 +17,7 @@ struct MonitorCounts {
     std::uint64_t samples = 0;
     std::uint64_t checked = 0;           ///< intervals with both samples in the function and nothing else between
     std::uint64_t correct = 0;           ///< reconstructed uniquely, and what ran
+    std::uint64_t unique = 0;            ///< reconstructed uniquely, not checked (a monitor without the run's blocks)
     std::uint64_t ambiguous = 0;         ///< two or more paths fit the samples
     std::uint64_t wrong = 0;             ///< one path fits, and it is not what ran
     std::uint64_t impossible = 0;        ///< no path fits (a block ran faster than its best case)
@@ -34,8 +35,12 @@ public:
     /// sample fell at the entry of `from` (see reconstruct()).
     void check(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, const std::vector<std::uint32_t>& ran,
                MonitorCounts& counts, bool from_entry = false);
+    /// The same without the blocks that ran: how many paths fit, as a monitor in the field sees it.
+    void classify(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, MonitorCounts& counts,
+                  bool from_entry = false);
 
 private:
+    const Reconstruction& lookup(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, bool from_entry);
     struct Key {
         std::uint32_t from, to;
         std::uint64_t cycles;

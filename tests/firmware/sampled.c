@@ -99,7 +99,10 @@ int main(void)
     SYST_CVR = 0;
     SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
 #endif
-    for (unsigned round = 0; round < 40; round++) classify(data, N);
+#ifndef ROUNDS
+#define ROUNDS 40
+#endif
+    for (unsigned round = 0; round < ROUNDS; round++) classify(data, N);
 #ifdef EMUTRACE_SAMPLED
     SYST_CSR = 0;
 #endif
