@@ -18,30 +18,28 @@ const Reconstruction& IntervalChecker::lookup(std::uint32_t from, std::uint32_t 
     return it->second;
 }
 
-void IntervalChecker::check(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles,
-                            const std::vector<std::uint32_t>& ran, MonitorCounts& counts, bool from_entry) {
-    const Reconstruction& r = lookup(from, to, markers, cycles, from_entry);
+void IntervalChecker::tally(const Reconstruction& r, const std::vector<std::uint32_t>* ran, MonitorCounts& counts) {
     ++counts.checked;
     if (r.candidates == 0)
         ++counts.impossible;
     else if (r.candidates > 1)
         ++counts.ambiguous;
-    else if (r.path == ran)
+    else if (!ran)
+        ++counts.unique;
+    else if (r.path == *ran)
         ++counts.correct;
     else
         ++counts.wrong;
 }
 
+void IntervalChecker::check(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles,
+                            const std::vector<std::uint32_t>& ran, MonitorCounts& counts, bool from_entry) {
+    tally(lookup(from, to, markers, cycles, from_entry), &ran, counts);
+}
+
 void IntervalChecker::classify(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, MonitorCounts& counts,
                                bool from_entry) {
-    const Reconstruction& r = lookup(from, to, markers, cycles, from_entry);
-    ++counts.checked;
-    if (r.candidates == 0)
-        ++counts.impossible;
-    else if (r.candidates > 1)
-        ++counts.ambiguous;
-    else
-        ++counts.unique;
+    tally(lookup(from, to, markers, cycles, from_entry), nullptr, counts);
 }
 
 }  // namespace emutrace::analysis::sampler

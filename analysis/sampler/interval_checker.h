@@ -40,6 +40,8 @@ public:
                   bool from_entry = false);
 
 private:
+    /// `ran` null: not checked, a unique path counts as unique.
+    static void tally(const Reconstruction& r, const std::vector<std::uint32_t>* ran, MonitorCounts& counts);
     const Reconstruction& lookup(std::uint32_t from, std::uint32_t to, const MarkerState& markers, std::uint64_t cycles, bool from_entry);
     struct Key {
         std::uint32_t from, to;

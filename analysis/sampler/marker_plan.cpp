@@ -1,15 +1,20 @@
 #include "analysis/sampler/marker_plan.h"
 
+#include <cstdio>
+
 namespace emutrace::analysis::sampler {
 
 std::string MarkerOp::text() const {
+    // snprintf, not "m" + std::to_string(...): GCC 12 warns falsely (-Wrestrict) on the latter.
+    char s[48];
     switch (kind) {
-        case Kind::SetBit: return "set bit " + std::to_string(marker);
-        case Kind::ClearBit: return "clear bit " + std::to_string(marker);
-        case Kind::Increment: return "m" + std::to_string(marker) + " += " + std::to_string(value);
-        case Kind::Assign: return "m = " + std::to_string(value);
+        case Kind::SetBit: std::snprintf(s, sizeof s, "set bit %u", marker); break;
+        case Kind::ClearBit: std::snprintf(s, sizeof s, "clear bit %u", marker); break;
+        case Kind::Increment: std::snprintf(s, sizeof s, "m%u += %u", marker, value); break;
+        case Kind::Assign: std::snprintf(s, sizeof s, "m = %u", value); break;
+        default: return "?";
     }
-    return "?";
+    return s;
 }
 
 void MarkerPlan::apply(std::uint32_t vertex, MarkerState& s) const {
