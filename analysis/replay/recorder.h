@@ -37,7 +37,9 @@ struct RecorderConfig {
 class Recorder final : public trace::TraceSink {
 public:
     explicit Recorder(RecorderConfig config) : config_(std::move(config)) {}
-    std::uint32_t wants() const override { return trace::WantWatches | trace::WantExceptions | trace::WantMmio; }
+    std::uint32_t wants() const override {
+        return trace::WantWatches | trace::WantExceptions | (config_.input_devices.empty() ? 0u : static_cast<std::uint32_t>(trace::WantMmio));
+    }
     void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
 
