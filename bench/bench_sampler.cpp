@@ -19,27 +19,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_timing.h"
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
 
 namespace {
 
-double wall_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-double cpu_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+using emutrace::bench::cpu_now;
+using emutrace::bench::median;
+using emutrace::bench::wall_now;
 
 struct Outcome {
     double mips = 0;

@@ -1,0 +1,28 @@
+#pragma once
+// Clocks and the median the benchmarks report with (interleaved runs, medians: the machine is noisy).
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace emutrace::bench {
+
+inline double clock_seconds(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+inline double wall_now() {
+    return clock_seconds(CLOCK_MONOTONIC);
+}
+/// CPU time of every thread of the process: a sink on its own thread shows here.
+inline double cpu_now() {
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace emutrace::bench
