@@ -3,18 +3,14 @@
 namespace emutrace::analysis::sampler {
 
 FirmwareSampleMonitor::FirmwareSampleMonitor(const SamplingGraph& graph, const RecordedPlan& plan, FirmwareSampling sampling, bool stretch)
-    : graph_(graph), recorded_(plan), sampling_(sampling), checker_(graph, plan.plan, stretch) {
+    : graph_(graph), recorded_(plan), sampling_(sampling), code_(graph), checker_(graph, plan.plan, stretch) {
     ran_.reserve(256);
-}
-
-std::int32_t FirmwareSampleMonitor::vertex_starting_at(std::uint32_t address) const {
-    std::int32_t v = graph_.vertex_holding(address);
-    return v >= 0 && graph_.vertices[static_cast<std::uint32_t>(v)].address == address ? v : -1;
+    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v) op_cycles_.push_back(plan.plan.cost(v));
 }
 
 void FirmwareSampleMonitor::close_sample(std::uint32_t pc, std::uint64_t cycle) {
     ++counts_.samples;
-    const std::int32_t v = graph_.vertex_holding(pc);
+    const std::int32_t v = code_.holding(pc);
     // At a block's entry (where an interrupt taken between blocks samples) the block has not run:
     // the interval ends on entering it, with its operations still to come, and the next starts
     // there. Inside a block before its marker operations have ended, the markers show a state the
@@ -70,13 +66,13 @@ void FirmwareSampleMonitor::on_batch(const trace::EventBatch& batch) {
                     resuming_ = false;
                     if (e.address == resume_pc_) break;  // the interrupted block goes on
                 }
-                std::int32_t v = vertex_starting_at(e.address);
+                std::int32_t v = code_.starting_at(e.address);
                 if (v < 0) {
                     clean_ = false;  // a callee, a handler, or other code
                     break;
                 }
                 ran_.push_back(static_cast<std::uint32_t>(v));
-                counts_.marker_cycles += recorded_.plan.cost(static_cast<std::uint32_t>(v));
+                counts_.marker_cycles += op_cycles_[static_cast<std::uint32_t>(v)];
                 break;
             }
             case trace::EventKind::ExceptionEntry:

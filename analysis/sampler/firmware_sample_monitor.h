@@ -38,11 +38,12 @@ public:
 
 private:
     void close_sample(std::uint32_t pc, std::uint64_t cycle);
-    std::int32_t vertex_starting_at(std::uint32_t address) const;
 
     const SamplingGraph& graph_;
     const RecordedPlan& recorded_;
     FirmwareSampling sampling_;
+    CodeIndex code_;
+    std::vector<std::uint32_t> op_cycles_;  ///< per vertex: what its marker operations cost, for each block run
     IntervalChecker checker_;
     // The sample being received.
     std::uint64_t bits_ = 0;

@@ -24,6 +24,7 @@ RecordedPlan plan_from_records(const decode::ElfImage& image, const SamplingGrap
         return static_cast<std::uint32_t>(bytes[at]) | static_cast<std::uint32_t>(bytes[at + 1]) << 8 |
                static_cast<std::uint32_t>(bytes[at + 2]) << 16 | static_cast<std::uint32_t>(bytes[at + 3]) << 24;
     };
+    const CodeIndex index(graph);
     for (std::size_t at = 0; at < bytes.size(); at += 8) {
         const std::uint32_t end = word(at) & ~1u, code = word(at + 4);
         char where[96];
@@ -39,7 +40,7 @@ RecordedPlan plan_from_records(const decode::ElfImage& image, const SamplingGrap
         if (op.kind == MarkerOp::Kind::Increment && op.marker >= kMaxCounters)
             fail(std::string(where) + ": counter " + std::to_string(op.marker) + " of " + std::to_string(kMaxCounters));
         // The label follows the operation's last instruction, so that instruction holds end - 2.
-        const std::int32_t v = end >= 2 ? graph.vertex_holding(end - 2) : -1;
+        const std::int32_t v = end >= 2 ? index.holding(end - 2) : -1;
         if (v < 0) {
             // Records of other functions' plans are theirs; an operation in no function is a misplaced macro.
             if (!image.symbols().function_at(end - 2)) fail(std::string(where) + ": the operation is in no function");

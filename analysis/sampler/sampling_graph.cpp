@@ -17,10 +17,16 @@ std::uint32_t SamplingGraph::add(std::string name, std::uint32_t cost) {
     return static_cast<std::uint32_t>(vertices.size() - 1);
 }
 
-std::int32_t SamplingGraph::vertex_holding(std::uint32_t address) const {
-    for (std::uint32_t v = 0; v < vertices.size(); ++v)
-        if (address >= vertices[v].address && address - vertices[v].address < vertices[v].size) return static_cast<std::int32_t>(v);
-    return -1;
+CodeIndex::CodeIndex(const SamplingGraph& graph) : starts_(&graph.vertices) {
+    std::uint32_t lo = UINT32_MAX, hi = 0;
+    for (const auto& v : graph.vertices)
+        if (v.size) lo = std::min(lo, v.address), hi = std::max(hi, v.address + v.size);
+    if (lo >= hi) return;
+    base_ = lo;
+    holding_.assign((hi - lo + 1) / 2, -1);
+    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v)
+        for (std::uint32_t a = graph.vertices[v].address; a < graph.vertices[v].address + graph.vertices[v].size; a += 2)
+            holding_[(a - base_) >> 1] = static_cast<std::int32_t>(v);
 }
 
 SamplingGraph graph_of(const decode::Function& f, const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& block_cost) {

@@ -27,11 +27,30 @@ struct SamplingGraph {
     std::vector<Vertex> vertices;
 
     std::size_t edges() const;
-    /// The vertex whose code holds `address`, or -1.
-    std::int32_t vertex_holding(std::uint32_t address) const;
     /// Adds a vertex and returns its index.
     std::uint32_t add(std::string name, std::uint32_t cost);
     void edge(std::uint32_t from, std::uint32_t to) { vertices[from].successors.push_back(to); }
+};
+
+/// Which vertex's code holds an address, by table (a lookup per event on the monitors' hot path).
+class CodeIndex {
+public:
+    explicit CodeIndex(const SamplingGraph& graph);
+    /// The vertex whose code holds `address`, or -1.
+    std::int32_t holding(std::uint32_t address) const {
+        std::uint32_t k = (address - base_) >> 1;  // Thumb: code on halfwords
+        return address >= base_ && k < holding_.size() ? holding_[k] : -1;
+    }
+    /// The vertex starting at `address`, or -1.
+    std::int32_t starting_at(std::uint32_t address) const {
+        std::int32_t v = holding(address);
+        return v >= 0 && (*starts_)[static_cast<std::uint32_t>(v)].address == address ? v : -1;
+    }
+
+private:
+    const std::vector<SamplingGraph::Vertex>* starts_;
+    std::uint32_t base_ = 0;
+    std::vector<std::int32_t> holding_;  ///< by halfword from base_
 };
 
 /// The blocks of `function` with their best-case costs from `block_cost` (start, end) -> cycles;

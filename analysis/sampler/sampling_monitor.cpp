@@ -7,14 +7,7 @@ namespace emutrace::analysis::sampler {
 
 SamplingMonitor::SamplingMonitor(const SamplingGraph& graph, const MarkerPlan& plan, std::uint64_t period, std::uint64_t jitter, std::uint64_t seed,
                                  bool stretch)
-    : graph_(graph), period_(period ? period : 1), jitter_(jitter), rng_(seed), next_sample_(period_), checker_(graph, plan, stretch) {
-    std::uint32_t lo = UINT32_MAX, hi = 0;
-    for (const auto& v : graph.vertices) lo = std::min(lo, v.address), hi = std::max(hi, v.address + std::max<std::uint32_t>(v.size, 2));
-    base_ = graph.vertices.empty() ? 0 : lo;
-    holding_.assign(graph.vertices.empty() ? 0 : (hi - lo) / 2, -1);
-    for (std::uint32_t v = 0; v < graph.vertices.size(); ++v)
-        for (std::uint32_t a = graph.vertices[v].address; a < graph.vertices[v].address + std::max<std::uint32_t>(graph.vertices[v].size, 2); a += 2)
-            holding_[(a - base_) >> 1] = static_cast<std::int32_t>(v);
+    : graph_(graph), period_(period ? period : 1), jitter_(jitter), rng_(seed), code_(graph), next_sample_(period_), checker_(graph, plan, stretch) {
     truth_.reserve(256);
     effects_.resize(graph.vertices.size());
     has_ops_.resize(graph.vertices.size());
@@ -81,7 +74,7 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
         switch (e.kind) {
             case trace::EventKind::Block: {
                 ++counts_.blocks_run;
-                std::int32_t v = vertex_holding(e.address);
+                std::int32_t v = code_.holding(e.address);
                 if (v < 0) {  // other code: a callee, a handler
                     current_ = -1;
                     clean_ = false;
@@ -102,7 +95,7 @@ void SamplingMonitor::on_batch(const trace::EventBatch& batch) {
                     const auto& block = graph_.vertices[u];
                     const std::uint32_t next_address = block.address + block.size;
                     if (next_address >= end) break;
-                    std::int32_t w = vertex_holding(next_address);
+                    std::int32_t w = code_.holding(next_address);
                     if (w < 0) break;
                     // A block run from its start takes its cost; one the emulator's block started
                     // inside, the share of it that remained.

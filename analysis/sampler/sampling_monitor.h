@@ -31,17 +31,11 @@ public:
 private:
     void take_sample(std::uint64_t cycle);
     void enter(std::uint32_t vertex);
-    /// The block whose code holds `address`, or -1.
-    std::int32_t vertex_holding(std::uint32_t address) const {
-        std::uint32_t k = (address - base_) >> 1;  // Thumb: code on halfwords
-        return address >= base_ && k < holding_.size() ? holding_[k] : -1;
-    }
 
     const SamplingGraph& graph_;
     std::uint64_t period_, jitter_;
     std::mt19937_64 rng_;
-    std::uint32_t base_ = 0;
-    std::vector<std::int32_t> holding_;  ///< by halfword from base_: the block whose code is there, or -1
+    CodeIndex code_;
     /// A block's marker operations folded into one step (the last write to a bit or to the value
     /// wins, increments add up), so entering a block costs a few instructions, not a walk of its
     /// operations.
