@@ -9,6 +9,7 @@
 
 #include "config/units.h"
 #include "decode/elf_image.h"
+#include "decode/program.h"
 #include "decode/ptm_capture.h"
 #include "emu/machine.h"
 #include "session/junit_report.h"
@@ -110,6 +111,11 @@ struct Session::Impl final : AnalysisSetup {
         if (!loaded) throw ConfigError(request.capture + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");
         return *loaded;
     }
+    const decode::Program& program() const override {
+        if (!program_built) program_built = decode::Program::build(image());
+        return *program_built;
+    }
+    mutable std::optional<decode::Program> program_built;  ///< on the first analysis that asks
 
     // Every option must be one some analysis or the run itself takes.
     void check_options() const {

@@ -46,7 +46,7 @@ RecorderConfig parse(const AnalysisSetup& setup, const config::Node& n) {
     for (const auto& [role, op] : kRoles) keys.push_back(role);
     n.allow_only(keys);
     RecorderConfig c;
-    decode::Program program = decode::Program::build(setup.image());
+    const decode::Program& program = setup.program();
     for (const auto& [role, op] : kRoles) {
         if (!n.has(role)) continue;
         for (const config::Node& item : n[role].items()) {

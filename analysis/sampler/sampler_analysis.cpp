@@ -79,8 +79,7 @@ SamplerConfig parse(const config::Node& n) {
 
 class SamplerAnalysis final : public Analysis {
 public:
-    SamplerAnalysis(SamplerConfig config, const decode::ElfImage& image) : config_(std::move(config)) {
-        decode::Program program = decode::Program::build(image);
+    SamplerAnalysis(SamplerConfig config, const decode::ElfImage& image, const decode::Program& program) : config_(std::move(config)) {
         graph_ = code_graph(image, program, config_.function, models::find_core(config_.cpu)->kind);
         SearchLimits limits{100'000, 20'000'000, config_.stretch};
         if (config_.firmware) {
@@ -223,7 +222,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     }
     if (c.function.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("the sampler samples an emulated run; a capture has no time between its branches");
-    return std::make_unique<SamplerAnalysis>(std::move(c), setup.image());
+    return std::make_unique<SamplerAnalysis>(std::move(c), setup.image(), setup.program());
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace emutrace {
 
 namespace decode {
 class ElfImage;  // in-tree analyses include decode/elf_image.h; plug-ins use AnalysisSetup's lookups
-}
+class Program;   // decode/program.h, likewise
+}  // namespace decode
 
 /// A command-line option of an analysis: `--name VALUE` when value_name is set, else the flag `--name`.
 struct AnalysisOption {
@@ -70,6 +71,9 @@ public:
     virtual bool emulated() const = 0;
     /// The loaded ELF, for in-tree analyses (decode/elf_image.h is not installed).
     virtual const decode::ElfImage& image() const = 0;
+    /// The image's functions and CFGs, built once for every analysis that asks (decode/program.h
+    /// is not installed either).
+    virtual const decode::Program& program() const = 0;
 };
 
 class Analysis {
