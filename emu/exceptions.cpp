@@ -61,13 +61,20 @@ void MachineState::process_timed_events(std::uint64_t now) {
         next_check = 0;
     }
     if (stimuli.next_time() <= now) {
+        in_stimulus = true;
         stimuli.fire_due(now, *this);
+        in_stimulus = false;
+        next_check = 0;
+    }
+    if (steering && steering->next_time() <= now) {
+        steering->at_time(control);
         next_check = 0;
     }
 }
 
 std::uint64_t MachineState::next_timed_event() const {
     std::uint64_t next = stimuli.next_time();
+    if (steering) next = std::min(next, steering->next_time());
     if (auto t = scs->systick().next_expiry(); t && scs->systick().interrupt_enabled()) next = std::min(next, *t);
     return next;
 }
@@ -145,6 +152,8 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     // A call, return or jump whose target block the exception pre-empted still happened: the
     // target is where execution resumes.
     if (pending_branch) push_branch(frame[6], cycles());
+    const bool external = external_pending.test(static_cast<std::size_t>(n));
+    external_pending.reset(static_cast<std::size_t>(n));
     fallthrough = sequential = 1;  // the interrupted block's branch outcome no longer applies
     taken_extra = 0;
     exit_fetch = 0;
@@ -157,8 +166,10 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
         e.value = static_cast<std::uint32_t>(n);
         e.extra = frame_at;
         e.width = from_psp ? 1 : 0;
+        e.channel = external ? 1 : 0;
         recorder.push(e);
     }
+    if (steering) steering->at_exception(static_cast<unsigned>(n), frame[6], external, this->control);
     add_idle_cycles(overhead, counters.exception);
     return true;
 }

@@ -384,11 +384,16 @@ void Machine::add_sink(trace::TraceSink& sink) {
     impl_->recorder.add_sink(sink);
 }
 
+void Machine::set_steering(trace::Steering& steering) {
+    if (impl_->steering) throw ConfigError("two analyses steer this run; at most one can (a replay)");
+    impl_->steering = &steering;
+}
+
 SourceTotals Machine::deliver() {
     const RunResult& r = last_ = run();
     return {"emulator",         r.instructions,
             r.cycles,           impl_->config.clock_hz,
-            r.emulated_seconds, r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached};
+            r.emulated_seconds, r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached || r.reason == StopReason::Steered};
 }
 
 const RunResult& Machine::result() const {
@@ -404,10 +409,25 @@ RunResult Machine::run() {
     m.want_markers = m.recorder.wants(trace::WantMarkers);
     m.want_branches = m.recorder.wants(trace::WantBranches);
     m.want_watches = m.recorder.wants(trace::WantWatches);
+    if (m.recorder.wants(trace::WantMemory) && !m.want_memory) {
+        // The exact pc of each access needs a hook on every instruction (Unicorn 2.0.1's pc in a
+        // memory hook is the block's, P7); only code that asks pays for it.
+        m.want_memory = true;
+        m.uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_instruction), &m);
+        for (const auto& r : m.plan.memory)
+            if (!r.mmio && (r.access & AccessWrite))
+                m.uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_ram_access), &m, r.base,
+                              static_cast<std::uint64_t>(r.base) + r.size - 1);
+    }
+    if (m.steering && m.steering->replaces_stimuli()) {
+        static const std::vector<Stimulus> kNone;
+        m.stimuli = StimulusSchedule(kNone, m.config.clock_hz, m.config.seed);
+    }
     m.branch_mask = m.want_branches ? 0xFF : 0;
     m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
-    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}};
+    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}};
     for (const auto& d : m.devices) info.devices.push_back(d->name);
+    info.timing = m.config.timing == TimingMode::Trm ? "trm" : "none";
     m.recorder.start(info);
 
     m.started = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 #include "emu/machine_config.h"
 #include "emu/run_result.h"
 #include "emutrace/source.h"
+#include "emutrace/steering.h"
 
 namespace emutrace::emu {
 
@@ -27,6 +28,9 @@ public:
 
     /// `sink` receives every event of the next run; it must outlive run().
     void add_sink(trace::TraceSink& sink) override;
+    /// The run's steering (emutrace/steering.h): called synchronously at watch points, exception
+    /// entries, device reads and the times it asks for. Must outlive run(); at most one.
+    void set_steering(trace::Steering& steering);
 
     /// Resets from the vector table and runs until a stop condition. Guest misbehaviour never
     /// throws: it ends the run with StopReason::Fault. Sinks get their on_end() in every case.

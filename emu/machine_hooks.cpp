@@ -26,6 +26,8 @@ std::uint64_t DeviceSlot::now() const {
 }
 void DeviceSlot::set_irq(bool level) {
     if (irq < 0) return;
+    // A device answering a stimulus (bytes arriving) raises its line for the outside world.
+    if (level && machine->in_stimulus) machine->external_pending.set(static_cast<std::size_t>(nvic::kFirstIrq + irq));
     machine->scs->exceptions().set_line(irq, level);
     machine->next_check = 0;
 }
@@ -187,7 +189,18 @@ void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* use
 }
 
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
-    machine(user).push_watch(static_cast<std::uint32_t>(address));
+    machine(user).reach_watch(static_cast<std::uint32_t>(address));
+}
+
+void on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    machine(user).instruction_pc = static_cast<std::uint32_t>(address);
+}
+
+void on_ram_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {
+    MachineState& m = machine(user);
+    const bool masked = (m.uc.reg(UC_ARM_REG_PRIMASK) & 1) || m.uc.reg(UC_ARM_REG_BASEPRI);
+    m.recorder.push({m.cycles(), static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_SP), m.instruction_pc, trace::EventKind::Access,
+                     static_cast<std::uint8_t>(size), static_cast<std::uint16_t>((type == UC_MEM_WRITE ? 1 : 0) | (masked ? 2 : 0))});
 }
 
 void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
@@ -204,6 +217,7 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
     m.access_counters = m.counters_at_access(address, *d);
     std::uint64_t when = m.access_counters->cycles;
     std::uint32_t value = d->model->read(address - d->base, size);
+    if (m.steering) value = m.steering->at_device_read(d->index, address, value, m.control);
     m.access_counters.reset();
     if (m.want_mmio)
         m.recorder.push({when, address, value, address - d->base, trace::EventKind::MmioRead, static_cast<std::uint8_t>(size), d->index});
@@ -294,6 +308,17 @@ void detail::MachineState::push_watch(std::uint32_t address) {
     if (want_watches) recorder.push({cycles(), address, uc.reg(UC_ARM_REG_R0), uc.reg(UC_ARM_REG_R1), trace::EventKind::Watch, 0, 0});
 }
 
+void detail::MachineState::reach_watch(std::uint32_t address) {
+    if (steering && steering->at_watch(address, control) == trace::WatchOutcome::Held) return;
+    push_watch(address);
+}
+
+void detail::MachineState::pend_external(int n) {
+    external_pending.set(static_cast<std::size_t>(n));
+    scs->exceptions().set_pending(n, true);
+    next_check = 0;
+}
+
 void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when) {
     // A conditional return or jump that failed its condition went on to the next instruction: no
     // branch happened (a taken one never lands there: the instruction after a return in an IT
@@ -305,8 +330,7 @@ void detail::MachineState::push_branch(std::uint32_t target, std::uint64_t when)
 }
 
 void detail::MachineState::raise_irq(int irq) {
-    scs->exceptions().set_pending(nvic::kFirstIrq + irq, true);
-    next_check = 0;
+    pend_external(nvic::kFirstIrq + irq);
 }
 
 void detail::MachineState::set_device_register(const std::string& device, const std::string& name, std::uint32_t value) {

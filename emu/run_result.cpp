@@ -11,6 +11,7 @@ std::string_view to_string(StopReason reason) {
         case StopReason::Hang: return "hang";
         case StopReason::Fault: return "fault";
         case StopReason::ResetRequested: return "reset_requested";
+        case StopReason::Steered: return "steered";
     }
     return "unknown";
 }
@@ -66,6 +67,7 @@ int exit_status(const RunResult& result) {
         case StopReason::WallClock: return 4;
         case StopReason::Hang: return 5;
         case StopReason::ResetRequested: return 6;
+        case StopReason::Steered: return 0;  // the steering analysis's failures decide
     }
     return 2;
 }

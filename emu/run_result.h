@@ -16,6 +16,7 @@ enum class StopReason : std::uint8_t {
     Hang,             ///< branch-to-self or WFI that no interrupt can leave
     Fault,            ///< the firmware did something the machine cannot do; see Fault
     ResetRequested,   ///< the firmware wrote AIRCR.SYSRESETREQ
+    Steered,          ///< the run's steering ended it (a replay that diverged); its analysis reports why
 };
 
 enum class FaultKind : std::uint8_t {

@@ -47,6 +47,7 @@ void apply(const MachineOverrides& o, emu::MachineConfig& m) {
     if (o.wall_clock_seconds) m.stop.wall_clock_seconds = *o.wall_clock_seconds;
     if (o.stop_at) m.stop.at_symbol = *o.stop_at;
     if (o.cmdline) m.semihosting.cmdline = *o.cmdline;
+    if (o.seed) m.seed = *o.seed;
     m.echo_output = o.echo_output;
 }
 
@@ -159,6 +160,8 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     } catch (const ConfigError& e) {
         throw ConfigError(s.scenario.file + ": " + e.what());
     }
+    for (const auto& a : s.analyses)
+        if (trace::Steering* steering = a.analysis->steering()) s.machine->set_steering(*steering);
     // The reports name the machine as it runs.
     s.scenario.machine.core = s.machine->config().core;
     s.scenario.machine.clock_hz = s.machine->config().clock_hz;

@@ -84,6 +84,10 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
                 break;
+            case EventKind::Access:
+                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"width\":%u,\"pc\":\"0x%08x\",\"sp\":\"0x%08x\"}\n",
+                             static_cast<unsigned long long>(e.cycle), e.channel ? "store" : "load", e.address, e.width, e.extra, e.value);
+                break;
             case EventKind::Stop:
                 std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);

@@ -2,6 +2,7 @@
 // Machine internals shared by machine.cpp (setup, run), machine_hooks.cpp (Unicorn callbacks) and
 // exceptions.cpp (M-profile exception entry and return, which Unicorn does not do).
 
+#include <bitset>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "emu/nvic/system_control.h"
 #include "emu/semihosting.h"
 #include "emu/stimulus_schedule.h"
+#include "emutrace/steering.h"
 #include "models/timing_model.h"
 #include "trace/event_recorder.h"
 
@@ -84,7 +86,27 @@ struct TimedRegion {
     bool times_unaligned = false;
 };
 
+/// The machine as a Steering sees it (emutrace/steering.h).
+class ControlPort final : public trace::MachineControl {
+public:
+    explicit ControlPort(MachineState& m) : m_(m) {}
+    std::uint64_t cycle() const override;
+    std::uint32_t reg(unsigned n) const override;
+    void set_reg(unsigned n, std::uint32_t value) override;
+    std::uint32_t thread() const override;
+    unsigned exception() const override;
+    void pend(unsigned exception) override;
+    void stop(const std::string& why) override;
+
+private:
+    MachineState& m_;
+};
+
 void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// Every instruction, while a sink wants memory accesses: their pc (Unicorn's is the block's, P7).
+void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// A load or store to RAM, while a sink wants memory accesses.
+void on_ram_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 bool on_timed_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// A data read from a region that shares the fetch's port (user: the MachineState).
 void on_port_read(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
@@ -181,6 +203,10 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// A user-defined event; `from_function` when the hook function was called.
     void push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when);
     void push_watch(std::uint32_t address);
+    /// A watch point reached: the steering first, then the event unless it held the thread.
+    void reach_watch(std::uint32_t address);
+    /// Exception `n` pended from outside the machine: its entry is reported external.
+    void pend_external(int n);
     /// The Branch event for reaching the block at `target`.
     void push_branch(std::uint32_t target, std::uint64_t when);
 
@@ -202,6 +228,12 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
+    trace::Steering* steering = nullptr;  ///< the run's steering (record/replay), or none
+    ControlPort control{*this};
+    std::bitset<512> external_pending;  ///< exceptions pended from outside and not yet taken
+    bool in_stimulus = false;           ///< a stimulus is acting: what it pends is external
+    bool want_memory = false;
+    std::uint32_t instruction_pc = 0;  ///< the instruction running, kept while a sink wants memory accesses
 
     // The block hook's state, kept together on one cache line.
     nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running

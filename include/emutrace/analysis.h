@@ -13,6 +13,7 @@
 
 #include "emutrace/config.h"
 #include "emutrace/sink.h"
+#include "emutrace/steering.h"
 
 namespace emutrace {
 
@@ -86,6 +87,9 @@ public:
     /// Code addresses at which the emulator reports a Watch event with r0 and r1 (a function's
     /// entry for its arguments, its return instructions for its result).
     virtual std::vector<std::uint32_t> watch_points() const { return {}; }
+    /// The analysis steers the emulated run as it happens (a replay: emutrace/steering.h); at
+    /// most one per run. Owned by the analysis.
+    virtual trace::Steering* steering() { return nullptr; }
     /// After the last batch: finish the figures and write the analysis's own output files.
     virtual void finish(const SourceTotals& totals) { (void)totals; }
     /// Lines for the terminal summary; empty for none.

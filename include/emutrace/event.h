@@ -22,6 +22,7 @@ enum class EventKind : std::uint8_t {
     Branch,           ///< execution reached a block through a call, return, jump, exception vector or resume
     Gap,              ///< a decoded capture lost or restarted the trace here (no sync, trace on)
     Watch,            ///< execution reached a watch point an analysis asked for (a function's entry or return)
+    Access,           ///< a load or store to RAM (for sinks that want memory accesses: slow, for replay)
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -51,31 +52,34 @@ struct Event {
     /// Block: address of the first instruction. Mmio: absolute bus address.
     /// Output: 0. Stop: program counter at the stop. ExceptionEntry: the return address
     /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
-    /// control block. Watch: the watch point.
+    /// control block. Watch: the watch point. Access: the data address.
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
     /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     /// Watch: r0 there (a function's first argument at its entry, its result at its return).
+    /// Access: the stack pointer then (to tell a thread's stack from shared data).
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
     /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
-    /// Watch: r1 there.
+    /// Watch: r1 there. Access: the pc of the load or store.
     std::uint32_t extra;
     EventKind kind;
     /// Block: BlockEnd. Branch: 1 when it went through a register or a load (BX rN, POP pc), else 0.
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
     /// process stack (PSP), 0 for the main stack. Marker: 0 from a marker device, 1 from the hook
-    /// function. Otherwise 0.
+    /// function. Access: bytes (1, 2, 4). Otherwise 0.
     std::uint8_t width;
     /// Block: the block's cost in cycles (saturating at 65535; divides and wait states add to the
     /// next event's stamp). Mmio: index of the device in RunInfo::devices. Output: OutputChannel,
     /// or for OutputChannel::Device the device index + 0x100. ThreadSwitch: length of the name.
-    /// Otherwise 0.
+    /// ExceptionEntry: 1 when the outside world raised it (a stimulus; Steering::pend), 0 when the
+    /// machine did (SysTick, SVC, a fault, a device on its own). Access: bit 0 a store (else a load), bit 1 interrupts masked then
+    /// (PRIMASK or BASEPRI set). Otherwise 0.
     std::uint16_t channel;
 };
 static_assert(sizeof(Event) == 24, "events are packed into 24 bytes");

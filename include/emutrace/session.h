@@ -24,6 +24,7 @@ struct MachineOverrides {
     std::optional<double> wall_clock_seconds;
     std::optional<std::string> stop_at;  ///< a symbol
     std::optional<std::string> cmdline;  ///< semihosting command line
+    std::optional<std::uint64_t> seed;   ///< stimulus jitter seed
     bool echo_output = true;             ///< copy the firmware's output to the terminal
 };
 

@@ -20,6 +20,7 @@ enum Capability : std::uint32_t {
     WantMarkers = 1u << 4,     ///< user-defined events
     WantBranches = 1u << 5,    ///< calls, returns, jumps, vectors and resumes
     WantWatches = 1u << 6,     ///< watch points reached (Analysis::watch_points)
+    WantMemory = 1u << 7,      ///< every load and store to RAM (slow: a hook per instruction and access)
 };
 
 /// What a source tells its sinks before the first batch.
@@ -29,6 +30,7 @@ struct RunInfo {
     std::string cpu;                   ///< core name, e.g. "cortex-m3"
     std::uint64_t clock_hz = 0;        ///< converts cycle stamps to time
     std::vector<std::string> devices;  ///< device names, indexed by Event::channel
+    std::string timing;                ///< the cycle model: "trm", "none"; empty for a capture
 };
 
 /// Memory a sink lends a source to write batches into, so that a sink which keeps every batch

@@ -29,6 +29,7 @@ struct CollectingSink final : trace::TraceSink {
     std::optional<trace::Event> last_block;
     bool ended = false;
     std::vector<trace::Event> watches;
+    std::vector<trace::Event> accesses;
 
     std::uint32_t wants() const override { return mask; }
     void on_start(const trace::RunInfo& i) override { info = i; }
@@ -56,6 +57,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::Branch: ++branches; break;
                 case trace::EventKind::Gap: ++gaps; break;
                 case trace::EventKind::Watch: watches.push_back(e); break;
+                case trace::EventKind::Access: accesses.push_back(e); break;
             }
         }
     }
