@@ -12,6 +12,7 @@
     ROW(event_log)                     \
     ROW(sampler)                       \
     ROW(replay)                        \
+    ROW(race)                          \
     /* one row per analysis, above */
 // clang-format on
 

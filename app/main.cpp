@@ -97,6 +97,21 @@ std::string peripheral_list() {
 
 }  // namespace
 
+constexpr const char* kReplayFooter = R"(
+The scenario's replay: section says which functions are which synchronisation operation and
+which devices are inputs (docs/replay.md). The scenario's stimuli do not run: input reads return
+the logged values and external interrupts arrive at their logged cycle (for a recording made by
+emutrace) or after the events logged before them (for a board's). A thread whose next event's
+predecessor has not run yet is held in the section's hold call (a yield, or a delay of one tick)
+until it has. The first event that differs from the log stops the replay with a report.
+
+Examples:
+  emutrace run fw.elf -s board.yaml --record run.log
+  emutrace replay run.log fw.elf -s board.yaml --calltrace --races
+  emutrace replay run.log fw.elf -s board.yaml --timing none --record replayed.log
+
+Exit status: 0 the log was reproduced; 1 the replay diverged or an analysis failed; 2 bad input.)";
+
 int run(int argc, char** argv) {
     using namespace emutrace::app;
     emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
@@ -113,24 +128,41 @@ int run(int argc, char** argv) {
     bool verbose = false, quiet = false;
     std::string max_instructions;
     std::string wall_clock;
-    CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
-    run_cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
-    run_cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
-    run_cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
-    run_cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
-    run_cmd->add_option("--timing", run.machine.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
-    run_cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
-    run_cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
-    run_cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");
-    run_cmd->add_option("--cmdline", run.machine.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+    // run and replay take the same machine options into the same variables (one subcommand parses).
     std::string run_json, run_junit;
-    CLI::Option* run_json_opt = run_cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file");
-    CLI::Option* run_junit_opt = run_cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML");
+    std::vector<CLI::Option*> json_options, junit_options;
+    auto declare_run_options = [&](CLI::App* cmd) {
+        cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
+        cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
+        cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
+        cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
+        cmd->add_option("--timing", run.machine.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
+        cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
+        cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
+        cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");
+        cmd->add_option("--cmdline", run.machine.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+        cmd->add_option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
+        json_options.push_back(cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file"));
+        junit_options.push_back(cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML"));
+    };
+    CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
+    declare_run_options(run_cmd);
     AnalysisOptions run_analysis_options;
     run_analysis_options.declare(*run_cmd, registry);
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
     run_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
     run_cmd->footer(std::string(kRunFooter) + "\n\nPeripheral types for scenarios:" + peripheral_list());
+
+    std::string replay_log;
+    CLI::App* replay_cmd = cli.add_subcommand(
+        "replay", "Replay a log written by 'run --record': the same inputs, interrupts and happens-before order, analyses attached.");
+    replay_cmd->add_option("log", replay_log, "Event log written by 'emutrace run --record LOG'")->required()->check(CLI::ExistingFile);
+    declare_run_options(replay_cmd);
+    AnalysisOptions replay_analysis_options;
+    replay_analysis_options.declare(*replay_cmd, registry);
+    replay_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
+    replay_cmd->add_flag("-q,--quiet", quiet, "Print only errors; no summary");
+    replay_cmd->footer(kReplayFooter);
 
     std::string dump_file, dump_elf;
     CLI::App* dump_cmd = cli.add_subcommand("dump", "Print a compact trace written by 'run --trace', with names from an ELF.");
@@ -236,15 +268,19 @@ int run(int argc, char** argv) {
         return 2;
     }
     run_analysis_options.collect(run.options);
-    if (run_json_opt->count()) run.options["json"] = run_json;
-    if (run_junit_opt->count()) run.options["junit"] = run_junit;
+    replay_analysis_options.collect(run.options);
+    if (*replay_cmd) run.options["replay"] = replay_log;
+    for (CLI::Option* o : json_options)
+        if (o->count()) run.options["json"] = run_json;
+    for (CLI::Option* o : junit_options)
+        if (o->count()) run.options["junit"] = run_junit;
     cc_analysis_options.collect(cc.options);
     if (cc_json_opt->count()) cc.options["json"] = cc_json;
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
     set_up_logging(run.verbosity);
 
     try {
-        if (*run_cmd) {
+        if (*run_cmd || *replay_cmd) {
             if (!max_instructions.empty()) {
                 double v = 0;
                 try {

@@ -7,8 +7,13 @@ namespace emutrace::decode {
 
 SymbolTable::SymbolTable(std::vector<Symbol> symbols) : symbols_(std::move(symbols)) {
     for (const auto& s : symbols_)
-        if (s.is_function) functions_.push_back(s);
-    std::sort(functions_.begin(), functions_.end(), [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+        if (s.is_function)
+            functions_.push_back(s);
+        else if (s.size)
+            objects_.push_back(s);
+    auto by_address = [](const Symbol& a, const Symbol& b) { return a.address < b.address; };
+    std::sort(functions_.begin(), functions_.end(), by_address);
+    std::sort(objects_.begin(), objects_.end(), by_address);
 }
 
 std::optional<std::uint32_t> SymbolTable::address_of(std::string_view name) const {
@@ -27,9 +32,18 @@ const Symbol* SymbolTable::function_at(std::uint32_t address) const {
     return nullptr;
 }
 
+const Symbol* SymbolTable::object_at(std::uint32_t address) const {
+    auto it = std::upper_bound(objects_.begin(), objects_.end(), address, [](std::uint32_t a, const Symbol& s) { return a < s.address; });
+    if (it == objects_.begin()) return nullptr;
+    --it;
+    return address < it->address + it->size ? &*it : nullptr;
+}
+
 std::string SymbolTable::describe(std::uint32_t address) const {
     char buf[32];
-    if (const Symbol* f = function_at(address)) {
+    const Symbol* f = function_at(address);
+    if (!f) f = object_at(address);
+    if (f) {
         if (address == f->address) return f->name;
         std::snprintf(buf, sizeof buf, "+0x%x", address - f->address);
         return f->name + buf;

@@ -33,12 +33,15 @@ public:
     /// The function whose [address, address+size) holds `address`; for size-less symbols the
     /// nearest one below it.
     const Symbol* function_at(std::uint32_t address) const;
-    /// "name+0x12", or "0x00001234" when no function holds the address.
+    /// The data object (a sized non-function symbol: a variable) whose extent holds `address`.
+    const Symbol* object_at(std::uint32_t address) const;
+    /// "name+0x12" of the function, else of the variable, holding the address; else "0x00001234".
     std::string describe(std::uint32_t address) const;
 
 private:
     std::vector<Symbol> symbols_;
     std::vector<Symbol> functions_;
+    std::vector<Symbol> objects_;  ///< sized data symbols, by address
 };
 
 }  // namespace emutrace::decode

@@ -10,7 +10,7 @@ namespace emutrace::analysis::replay {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'M', 'U', 'T', 'R', 'L', 'O', 'G'};
-constexpr std::uint16_t kVersion = 1;
+constexpr std::uint16_t kVersion = 2;
 
 void put16(std::vector<std::uint8_t>& b, std::uint16_t v) {
     b.push_back(static_cast<std::uint8_t>(v)), b.push_back(static_cast<std::uint8_t>(v >> 8));
@@ -44,14 +44,21 @@ const char* operation_name(Operation op) {
     return "?";
 }
 
+std::uint32_t timing_fingerprint(const std::string& cpu, std::uint64_t clock_hz, const std::string& timing) {
+    std::uint32_t h = 2166136261u;  // FNV-1a: stable across builds and hosts, unlike std::hash
+    for (char c : cpu + "/" + std::to_string(clock_hz) + "/" + timing) h = (h ^ static_cast<std::uint8_t>(c)) * 16777619u;
+    return h ? h : 1;
+}
+
 std::vector<std::uint8_t> EventLog::encode() const {
     std::vector<std::uint8_t> b(kMagic, kMagic + 8);
     put16(b, kVersion);
     put16(b, kLogHeaderBytes);
     put16(b, kLogRecordBytes);
-    put16(b, 0);
+    put16(b, flags);
     put32(b, static_cast<std::uint32_t>(events.size()));
     put32(b, lost);
+    put32(b, timing);
     b.resize(kLogHeaderBytes, 0);
     for (const LogEvent& e : events) {
         put32(b, e.seq);
@@ -62,6 +69,8 @@ std::vector<std::uint8_t> EventLog::encode() const {
         put16(b, 0);
         put32(b, e.object);
         put32(b, e.value);
+        put32(b, static_cast<std::uint32_t>(e.cycle));
+        put32(b, static_cast<std::uint32_t>(e.cycle >> 32));
     }
     return b;
 }
@@ -71,13 +80,15 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
     if (bytes.size() < kLogHeaderBytes) fail(bytes.size(), "truncated header (" + std::to_string(bytes.size()) + " of 32 bytes): not an event log");
     if (std::memcmp(bytes.data(), kMagic, 8) != 0) fail(0, "not an emutrace event log (no EMUTRLOG magic)");
     const std::uint8_t* h = bytes.data();
-    if (get16(h + 8) != kVersion) fail(8, "log version " + std::to_string(get16(h + 8)) + ", this emutrace reads version 1");
+    if (get16(h + 8) != kVersion) fail(8, "log version " + std::to_string(get16(h + 8)) + ", this emutrace reads version 2");
     const std::uint16_t header = get16(h + 10), record = get16(h + 12);
     if (header < kLogHeaderBytes || header > bytes.size()) fail(10, "header size " + std::to_string(header) + " is impossible");
-    if (record < kLogRecordBytes) fail(12, "record size " + std::to_string(record) + " is below 24");
+    if (record < kLogRecordBytes) fail(12, "record size " + std::to_string(record) + " is below 32");
     const std::uint32_t count = get32(h + 16);
     EventLog log;
+    log.flags = get16(h + 14);
     log.lost = get32(h + 20);
+    log.timing = get32(h + 24);
     const std::size_t need = header + static_cast<std::size_t>(count) * record;
     if (bytes.size() < need)
         fail(bytes.size(), "truncated: the header announces " + std::to_string(count) + " records, the file holds " +
@@ -94,6 +105,7 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
         e.flags = p[13];
         e.object = get32(p + 16);
         e.value = get32(p + 20);
+        e.cycle = get32(p + 24) | static_cast<std::uint64_t>(get32(p + 28)) << 32;
         const std::uint32_t previous = log.events.empty() ? 0 : log.events.back().seq;
         if (e.seq <= previous) fail(at, "record " + std::to_string(i) + " has seq " + std::to_string(e.seq) + " after " + std::to_string(previous));
         if (e.before >= e.seq)

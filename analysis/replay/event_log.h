@@ -4,10 +4,13 @@
 // that happened immediately before it, so that replay can enforce the same happens-before order.
 // One binary layout for the log emutrace writes and for the ring a firmware-side recorder keeps
 // in RAM (firmware/replay/emutrace_replay.h mirrors it):
-//   header, 32 bytes: "EMUTRLOG", version (u16, 1), header size (u16, 32), record size (u16, 24),
-//                     flags (u16), records (u32), records lost to a full ring (u32), 8 reserved
-//   record, 24 bytes: seq, before, thread, operation (u8), flags (u8), 2 reserved, object, value
-// All little-endian.
+//   header, 32 bytes: "EMUTRLOG", version (u16, 2), header size (u16, 32), record size (u16, 32),
+//                     flags (u16), records (u32), records lost to a full ring (u32), timing (u32:
+//                     which cycle model stamped the records, 0 unknown), 4 reserved
+//   record, 32 bytes: seq, before, thread, operation (u8), flags (u8), 2 reserved, object, value,
+//                     cycle (u64)
+// All little-endian. The cycle stamp serves the replay of interrupts (an emulated recording's
+// interrupts are delivered again at their cycle) and the execution-time figures.
 
 #include <cstdint>
 #include <string>
@@ -39,14 +42,32 @@ struct LogEvent {
     std::uint8_t flags = 0;
     std::uint32_t object = 0;
     std::uint32_t value = 0;
+    std::uint64_t cycle = 0;  ///< when it happened: emulated cycles, or a board's cycle counter
     bool operator==(const LogEvent&) const = default;
 };
 
-inline constexpr std::size_t kLogHeaderBytes = 32, kLogRecordBytes = 24;
+/// LogEvent::flags
+enum EventFlags : std::uint8_t {
+    kExternal = 1,  ///< an interrupt the outside world raised (a stimulus, a live input): replay delivers it
+};
+
+/// EventLog::flags
+enum LogFlags : std::uint16_t {
+    kEmulatedCycles = 1,  ///< cycle stamps are the emulator's: replay on the same scenario meets them exactly
+    kComplete = 2,        ///< the recording lasted until the run ended: an event beyond the log is a divergence
+};
+
+/// Tells two cycle models apart (core, clock, timing mode): a replay on the same one meets the
+/// recorded cycle stamps exactly; on another, interrupts can only be delivered in order.
+std::uint32_t timing_fingerprint(const std::string& cpu, std::uint64_t clock_hz, const std::string& timing);
+
+inline constexpr std::size_t kLogHeaderBytes = 32, kLogRecordBytes = 32;
 
 struct EventLog {
     std::vector<LogEvent> events;
-    std::uint32_t lost = 0;  ///< records a full ring dropped (a board's recorder)
+    std::uint32_t lost = 0;    ///< records a full ring dropped (a board's recorder)
+    std::uint16_t flags = 0;   ///< LogFlags
+    std::uint32_t timing = 0;  ///< timing_fingerprint() of the run that stamped the cycles; 0: unknown (a board)
 
     /// The file's bytes.
     std::vector<std::uint8_t> encode() const;

@@ -1,125 +1,195 @@
-// Recording for record/replay as a registry row: the replay: section names which firmware
-// functions are which synchronisation operation and which devices are inputs; --record LOG writes
-// the run's events with their happens-before links (docs/replay.md).
+// Record/replay as a registry row (docs/replay.md). The replay: section names which firmware
+// functions are which synchronisation operation and which devices are inputs. `--record LOG`
+// writes a run's events with their happens-before links; `--replay LOG` (emutrace replay) runs the
+// firmware again with the log as its outside world, holds threads to keep the recorded order, and
+// stops at the first event that differs.
 #include <cstdio>
 #include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/replay/recorder.h"
+#include "analysis/replay/replay_config.h"
 #include "config/config_error.h"
-#include "decode/elf_image.h"
-#include "decode/instruction_decoder.h"
-#include "decode/program.h"
+#include "config/units.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
 namespace replay {
 namespace {
 
-const std::pair<const char*, Operation> kRoles[] = {
-    {"lock", Operation::Lock},     {"unlock", Operation::Unlock}, {"send", Operation::Send},   {"receive", Operation::Receive},
-    {"create", Operation::Create}, {"delete", Operation::Delete}, {"delay", Operation::Delay}, {"yield", Operation::Yield},
-};
-
-// The addresses of a function's return instructions: the last instruction of each block that
-// returns. Fails on a function that can leave otherwise (a tail call): its acquisition would
-// happen in another function.
-std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decode::Function& f, const config::Node& where) {
-    decode::InstructionDecoder decoder(f.isa);
-    std::vector<std::uint32_t> out;
-    for (const auto& b : f.blocks) {
-        if (b.exit == decode::BlockExit::TailCall || b.exit == decode::BlockExit::Indirect || b.falls_out)
-            where.fail(f.name + " can leave other than by a return (a tail call or an indirect branch): its end cannot be watched");
-        if (b.exit != decode::BlockExit::Return) continue;
-        std::vector<std::uint8_t> bytes = image.bytes_at(b.start, b.end - b.start);
-        std::vector<decode::Instruction> insns = decoder.decode(bytes, b.start);
-        if (!insns.empty()) out.push_back(insns.back().address);
-    }
-    if (out.empty()) where.fail(f.name + " never returns: an acquisition in it cannot be recorded");
-    return out;
+std::map<Operation, std::size_t> count_operations(const EventLog& log) {
+    std::map<Operation, std::size_t> n;
+    for (const auto& e : log.events) ++n[e.op];
+    return n;
 }
 
-RecorderConfig parse(const AnalysisSetup& setup, const config::Node& n) {
-    std::vector<std::string> keys = {"inputs", "interrupts"};
-    for (const auto& [role, op] : kRoles) keys.push_back(role);
-    n.allow_only(keys);
-    RecorderConfig c;
-    const decode::Program& program = setup.program();
-    for (const auto& [role, op] : kRoles) {
-        if (!n.has(role)) continue;
-        for (const config::Node& item : n[role].items()) {
-            const std::string name = item.str();
-            const decode::Function* f = program.function(name);
-            if (!f) item.fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
-            const bool acquisition = op == Operation::Lock || op == Operation::Receive;
-            auto add = [&](std::uint32_t at, bool at_return) {
-                if (!c.watches.emplace(at, WatchedCall{op, at_return, name}).second) item.fail(name + " is named twice in replay:");
-            };
-            add(f->start, false);
-            if (acquisition)
-                for (std::uint32_t at : returns_of(setup.image(), *f, item)) add(at, true);
-        }
-    }
-    if (n.has("inputs"))
-        for (const config::Node& item : n["inputs"].items()) c.input_devices.push_back(item.str());
-    if (n.has("interrupts")) c.interrupts = n["interrupts"].boolean();
-    if (c.watches.empty()) n.fail("replay: names no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield)");
-    return c;
+std::string operation_counts(const EventLog& log) {
+    std::string s;
+    for (const auto& [op, n] : count_operations(log)) s += (s.empty() ? "" : ", ") + std::string(operation_name(op)) + " " + std::to_string(n);
+    return s;
 }
 
-class ReplayAnalysis final : public Analysis {
+class RecordAnalysis final : public Analysis {
 public:
-    ReplayAnalysis(RecorderConfig config, std::string path) : points_(addresses(config)), recorder_(std::move(config)), path_(std::move(path)) {}
+    RecordAnalysis(RecorderConfig config, std::string path)
+        : points_(watch_addresses(config)), recorder_(std::move(config)), path_(std::move(path)) {}
     std::vector<trace::TraceSink*> sinks() override { return {&recorder_}; }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
-    void finish(const SourceTotals&) override {
+    void finish(const SourceTotals& totals) override {
+        recorder_.log().flags = kEmulatedCycles | (totals.complete ? kComplete : 0);
         if (!path_.empty()) recorder_.log().save(path_);
     }
     std::string summary() const override {
         const EventLog& log = recorder_.log();
-        std::string s = "replay: recorded " + std::to_string(log.events.size()) + " events of " + std::to_string(recorder_.threads()) + " threads (";
-        bool first = true;
-        for (const auto& [op, n] : counts()) {
-            s += (first ? "" : ", ") + std::string(operation_name(op)) + " " + std::to_string(n);
-            first = false;
-        }
-        return s + ")" + (path_.empty() ? "" : " into " + path_) + "\n";
+        return "replay: recorded " + std::to_string(log.events.size()) + " events of " + std::to_string(recorder_.threads()) + " threads (" +
+               operation_counts(log) + ")" + (path_.empty() ? "" : " into " + path_) + "\n";
     }
     std::string json() const override {
         nlohmann::json by_op = nlohmann::json::object();
-        for (const auto& [op, n] : counts()) by_op[operation_name(op)] = n;
-        return nlohmann::json{{"events", recorder_.log().events.size()}, {"threads", recorder_.threads()}, {"operations", by_op}, {"log", path_}}
+        for (const auto& [op, n] : count_operations(recorder_.log())) by_op[operation_name(op)] = n;
+        return nlohmann::json{
+            {"mode", "record"}, {"events", recorder_.log().events.size()}, {"threads", recorder_.threads()}, {"operations", by_op}, {"log", path_}}
             .dump();
     }
 
 private:
-    static std::vector<std::uint32_t> addresses(const RecorderConfig& c) {
-        std::vector<std::uint32_t> out;
-        for (const auto& [at, call] : c.watches) out.push_back(at);
-        return out;
-    }
-    std::map<Operation, std::size_t> counts() const {
-        std::map<Operation, std::size_t> n;
-        for (const auto& e : recorder_.log().events) ++n[e.op];
-        return n;
-    }
-
     std::vector<std::uint32_t> points_;
     Recorder recorder_;
     std::string path_;
 };
 
+class ReplayAnalysis final : public Analysis {
+public:
+    ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string log_path, std::string record_path, bool in_order)
+        : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
+          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, EventLog::load(log_path)), log_path_(std::move(log_path)),
+          record_path_(std::move(record_path)) {}
+    std::vector<trace::TraceSink*> sinks() override { return {&replayer_}; }
+    std::vector<std::uint32_t> watch_points() const override { return points_; }
+    trace::Steering* steering() override { return &replayer_; }
+    void finish(const SourceTotals& totals) override {
+        if (record_path_.empty()) return;
+        EventLog out = replayer_.replayed();
+        out.flags = kEmulatedCycles | (totals.complete && !replayer_.divergence() ? kComplete : 0);
+        out.save(record_path_);
+    }
+    std::string summary() const override {
+        const std::size_t total = replayer_.expected().events.size();
+        std::string s =
+            "replay: " + log_path_ + ": " + std::to_string(replayer_.reproduced()) + " of " + std::to_string(total) + " events reproduced";
+        if (const auto& d = replayer_.divergence()) {
+            s += "; DIVERGED at " + (d->expected ? "event #" + std::to_string(d->expected->seq) : std::string("an event beyond the log")) +
+                 ", thread " + thread(d->seen.thread) + ", cycle " + std::to_string(d->cycle) + " (" + d->why + ")\n";
+            s += "  expected: " + (d->expected ? text(*d->expected) : std::string("(no more events of this thread)")) + "\n";
+            s += "  seen:     " + text(d->seen) + "\n";
+            s += "  at " + setup_.describe(d->pc) + ", call stack: " + stack(d->stack) + "\n";
+            return s;
+        }
+        s += order_identical() ? "; the same global order" : "; the same happens-before order (the global order differs)";
+        s += "; interrupts delivered " + std::string(replayer_.by_cycle() ? "at their recorded cycles" : "in order");
+        s += "; threads held " + std::to_string(replayer_.holds()) + " times";
+        if (replayer_.holds()) s += " (" + std::to_string(replayer_.held_cycles()) + " cycles in " + hold_ + ")";
+        s += "\n";
+        if (auto m = replayer_.first_missing())
+            s += "  " + std::to_string(replayer_.missing()) + " events never ran; the first: #" + std::to_string(m->seq) + " " + text(*m) +
+                 " in thread " + thread(m->thread) + "\n";
+        return s;
+    }
+    std::string json() const override {
+        nlohmann::json j{{"mode", "replay"},
+                         {"log", log_path_},
+                         {"events", replayer_.expected().events.size()},
+                         {"reproduced", replayer_.reproduced()},
+                         {"same_global_order", order_identical()},
+                         {"interrupts_by_cycle", replayer_.by_cycle()},
+                         {"holds", replayer_.holds()},
+                         {"held_cycles", replayer_.held_cycles()},
+                         {"delayed_events", replayer_.delayed_events()},
+                         {"divergence", nullptr}};
+        if (const auto& d = replayer_.divergence()) {
+            nlohmann::json stack_names = nlohmann::json::array();
+            for (std::uint32_t f : d->stack) stack_names.push_back(setup_.describe(f));
+            j["divergence"] = {{"event", d->expected ? d->expected->seq : 0},
+                               {"thread", thread(d->seen.thread)},
+                               {"cycle", d->cycle},
+                               {"pc", config::hex32(d->pc)},
+                               {"expected", d->expected ? text(*d->expected) : ""},
+                               {"seen", text(d->seen)},
+                               {"why", d->why},
+                               {"call_stack", stack_names}};
+        }
+        return j.dump();
+    }
+    std::vector<std::string> failures() const override {
+        if (const auto& d = replayer_.divergence())
+            return {"replay of " + log_path_ + " diverged at " +
+                    (d->expected ? "event #" + std::to_string(d->expected->seq) : std::string("an event beyond the log")) + " in thread " +
+                    thread(d->seen.thread) + ": expected " + (d->expected ? text(*d->expected) : std::string("nothing")) + ", saw " + text(d->seen)};
+        if (auto m = replayer_.first_missing())
+            return {"replay of " + log_path_ + " ended with " + std::to_string(replayer_.missing()) + " events not reproduced, the first #" +
+                    std::to_string(m->seq) + " " + text(*m)};
+        return {};
+    }
+
+private:
+    bool order_identical() const {
+        const auto& a = replayer_.expected().events;
+        const auto& b = replayer_.replayed().events;
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i].thread != b[i].thread || a[i].op != b[i].op || a[i].object != b[i].object || a[i].value != b[i].value) return false;
+        return true;
+    }
+    std::string thread(std::uint32_t t) const {
+        if (t >= kHandlerThread) return "handler " + std::to_string(t & 0xFF);
+        auto n = replayer_.thread_names().find(t);
+        std::string name = n == replayer_.thread_names().end() || n->second.empty() ? "" : n->second + " ";
+        return name + "(" + config::hex32(t) + ")";
+    }
+    std::string text(const LogEvent& e) const {
+        std::string s = operation_name(e.op);
+        switch (e.op) {
+            case Operation::Interrupt:
+                return s + "(exception " + std::to_string(e.object) + (e.object >= 16 ? " = IRQ " + std::to_string(e.object - 16) : "") + ", at " +
+                       setup_.describe(e.value) + ")";
+            case Operation::Delay: return s + "(" + std::to_string(e.value) + ")";
+            case Operation::Create: return s + "(" + setup_.describe(e.object) + ")";
+            case Operation::Input: return s + "(" + config::hex32(e.object) + " = " + config::hex32(e.value) + ")";
+            case Operation::Send:
+            case Operation::Receive: return s + "(" + setup_.describe(e.object) + ", " + std::to_string(e.value) + ")";
+            default: return s + "(" + setup_.describe(e.object) + ")";
+        }
+    }
+    std::string stack(const std::vector<std::uint32_t>& frames) const {
+        if (frames.empty()) return "(unknown)";
+        std::string s;
+        for (std::uint32_t f : frames) s += (s.empty() ? "" : " > ") + setup_.describe(f);
+        return s;
+    }
+
+    const AnalysisSetup& setup_;
+    std::vector<std::uint32_t> points_;
+    std::string hold_;
+    Replayer replayer_;
+    std::string log_path_, record_path_;
+};
+
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     config::Node section = setup.section("replay");
-    std::string path = setup.output("record");
+    const std::string record = setup.output("record");
+    const std::string log = setup.flag("replay").value_or("");
     if (!section.defined()) {
-        if (!path.empty()) throw ConfigError("--record: the scenario has no replay: section naming the synchronisation functions (docs/replay.md)");
+        if (!record.empty() || !log.empty())
+            throw ConfigError(std::string(log.empty() ? "--record" : "replay") +
+                              ": the scenario has no replay: section naming the synchronisation functions (docs/replay.md)");
         return nullptr;
     }
-    if (!setup.emulated()) throw ConfigError("replay: recording needs an emulated run");
-    return std::make_unique<ReplayAnalysis>(parse(setup, section), path);
+    if (!setup.emulated()) throw ConfigError("replay: recording and replay need an emulated run");
+    ReplaySection parsed = parse_replay_section(setup, section);
+    if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
+    if (log.empty()) return std::make_unique<RecordAnalysis>(std::move(parsed.calls), record);
+    return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), log, record, setup.flag("in-order").has_value());
 }
 
 }  // namespace
@@ -128,10 +198,13 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 AnalysisType replay_analysis() {
     return {"replay",
             "record/replay (P-Replayer): records the synchronisation and input events of the configured functions and devices with their "
-            "happens-before links",
+            "happens-before links; replays a log with the same order, stopping at the first event that differs",
             {"replay"},
             {{"record", "LOG", "Write the run's synchronisation and input events as a replay log (needs a replay: section)"}},
-            {},
+            {{"replay", "LOG", "Replay this log: inputs and external interrupts from it, its happens-before order kept (emutrace replay)"},
+             {"in-order", "",
+              "Deliver the log's interrupts once the events before them have run, not at their cycle (automatic when the core, clock or timing "
+              "differ from the recording's)"}},
             trace::WantWatches | trace::WantExceptions | trace::WantMmio,
             &replay::create};
 }

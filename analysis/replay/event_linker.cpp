@@ -1,0 +1,85 @@
+#include "analysis/replay/event_linker.h"
+
+#include <algorithm>
+
+namespace emutrace::analysis::replay {
+
+const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uint32_t value, std::uint32_t partner, std::uint32_t thread,
+                                    std::uint64_t cycle, std::uint8_t flags) {
+    auto [it, first] = last_of_thread_.try_emplace(thread, 0);
+    // A thread's first event happens after the create that made it (handlers are not created).
+    if (first && !creates_.empty() && thread < kHandlerThread) {
+        partner = std::max(partner, creates_.front());
+        creates_.pop_front();
+    }
+    LogEvent e;
+    e.seq = static_cast<std::uint32_t>(log_.events.size() + 1);
+    e.before = partner ? partner : it->second;
+    e.thread = thread;
+    e.op = op;
+    e.flags = flags;
+    e.object = object;
+    e.value = value;
+    e.cycle = cycle;
+    log_.events.push_back(e);
+    it->second = e.seq;
+    switch (op) {
+        case Operation::Unlock:
+            last_release_[object] = e.seq;
+            locked_[object] = false;
+            break;
+        case Operation::Lock: locked_[object] = true; break;
+        case Operation::Send: sends_[object].push_back(e.seq); break;
+        case Operation::Create: creates_.push_back(e.seq); break;
+        default: break;
+    }
+    return log_.events.back();
+}
+
+const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle) {
+    if (!is_acquisition(call.op)) {
+        // Entry: r0 the object, r1 the argument (the item sent, the ticks, the entry function).
+        std::uint32_t object = r0, value = r1;
+        if (call.op == Operation::Delay) object = 0, value = r0;
+        return &record(call.op, object, value, 0, thread, cycle);
+    }
+    auto& pending = pending_[thread];
+    if (!call.at_return) {  // entered: the object is the first argument; it happens at the return
+        pending.push_back({call.op, r0});
+        return nullptr;
+    }
+    if (pending.empty()) return nullptr;  // a return without its entry (recording started inside the call)
+    Pending p = pending.back();
+    pending.pop_back();
+    std::uint32_t partner = 0;
+    if (p.op == Operation::Lock) {
+        auto r = last_release_.find(p.object);
+        if (r != last_release_.end()) partner = r->second;
+    } else {
+        auto& q = sends_[p.object];
+        if (!q.empty()) partner = q.front(), q.pop_front();
+    }
+    return &record(p.op, p.object, p.op == Operation::Receive ? r0 : 0, partner, thread, cycle);
+}
+
+bool EventLinker::would_wait(Operation op, std::uint32_t object) const {
+    if (op == Operation::Lock) {
+        auto l = locked_.find(object);
+        return l != locked_.end() && l->second;
+    }
+    if (op == Operation::Receive) {
+        auto q = sends_.find(object);
+        return q == sends_.end() || q->second.empty();
+    }
+    return false;
+}
+
+const LogEvent& EventLinker::interrupt(unsigned n, std::uint32_t pc, bool external, std::uint32_t thread, std::uint64_t cycle) {
+    return record(Operation::Interrupt, n, pc, 0, thread, cycle, external ? kExternal : 0);
+}
+
+const LogEvent& EventLinker::input(std::uint32_t address, std::uint32_t value, std::uint32_t thread, std::uint64_t cycle) {
+    return record(Operation::Input, address, value, 0, thread, cycle);
+}
+
+}  // namespace emutrace::analysis::replay

@@ -1,0 +1,68 @@
+#pragma once
+// Turns synchronisation calls, interrupts and input reads into log events with their
+// happens-before links. One set of rules for recording (fed from the event stream) and for replay
+// (fed by the machine as it runs), so that both build the same events from the same execution.
+// `before` is the event's partner in another thread when it has one (the unlock a lock follows,
+// the send a receive takes, the create a new thread starts after), else the thread's previous
+// event; program order within a thread is implied by the thread.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/replay/event_log.h"
+
+namespace emutrace::analysis::replay {
+
+/// Handlers count as threads of their own: thread id kHandlerThread | exception number.
+inline constexpr std::uint32_t kHandlerThread = 0xFFFFFF00u;
+
+/// What a watch point is: a synchronisation function's entry, or one of an acquisition's returns.
+struct WatchedCall {
+    Operation op = Operation::Lock;
+    bool at_return = false;  ///< this watch point is one of the function's returns
+    std::string function;
+};
+
+inline bool is_acquisition(Operation op) {
+    return op == Operation::Lock || op == Operation::Receive;
+}
+
+class EventLinker {
+public:
+    /// A watched call reached by `thread` with r0 and r1 there: the event it completes, or null
+    /// when it only began one (an acquisition entered) or has none (a return without its entry).
+    /// Releases happen at the entry, acquisitions at the return.
+    const LogEvent* call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle);
+    /// Exception `n` taken, interrupting `pc`; `thread` is its handler's.
+    const LogEvent& interrupt(unsigned n, std::uint32_t pc, bool external, std::uint32_t thread, std::uint64_t cycle);
+    /// A read of an input register returned `value`.
+    const LogEvent& input(std::uint32_t address, std::uint32_t value, std::uint32_t thread, std::uint64_t cycle);
+
+    /// Whether an acquisition of `object` would wait in the RTOS now, as the events so far tell:
+    /// the mutex is held, the queue has no item sent and not yet received.
+    bool would_wait(Operation op, std::uint32_t object) const;
+
+    const EventLog& log() const { return log_; }
+    EventLog& log() { return log_; }
+    std::size_t threads() const { return last_of_thread_.size(); }
+
+private:
+    const LogEvent& record(Operation op, std::uint32_t object, std::uint32_t value, std::uint32_t partner, std::uint32_t thread, std::uint64_t cycle,
+                           std::uint8_t flags = 0);
+    struct Pending {
+        Operation op;
+        std::uint32_t object;
+    };
+    EventLog log_;
+    std::unordered_map<std::uint32_t, std::uint32_t> last_of_thread_;
+    std::unordered_map<std::uint32_t, std::vector<Pending>> pending_;     ///< acquisitions entered, by thread
+    std::unordered_map<std::uint32_t, std::uint32_t> last_release_;       ///< the last unlock, by object
+    std::unordered_map<std::uint32_t, bool> locked_;                      ///< by mutex
+    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> sends_;  ///< sends not yet received, by queue
+    std::deque<std::uint32_t> creates_;                                   ///< creates whose thread has not run yet
+};
+
+}  // namespace emutrace::analysis::replay

@@ -1,0 +1,93 @@
+#include "analysis/replay/replay_config.h"
+
+#include "config/config_error.h"
+#include "decode/elf_image.h"
+#include "decode/instruction_decoder.h"
+#include "decode/program.h"
+
+namespace emutrace::analysis::replay {
+namespace {
+
+const std::pair<const char*, Operation> kRoles[] = {
+    {"lock", Operation::Lock},     {"unlock", Operation::Unlock}, {"send", Operation::Send},   {"receive", Operation::Receive},
+    {"create", Operation::Create}, {"delete", Operation::Delete}, {"delay", Operation::Delay}, {"yield", Operation::Yield},
+};
+
+// The addresses of a function's return instructions: the last instruction of each block that
+// returns. Fails on a function that can leave otherwise (a tail call): its acquisition would
+// happen in another function.
+std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decode::Function& f, const config::Node& where) {
+    decode::InstructionDecoder decoder(f.isa);
+    std::vector<std::uint32_t> out;
+    for (const auto& b : f.blocks) {
+        if (b.exit == decode::BlockExit::TailCall || b.exit == decode::BlockExit::Indirect || b.falls_out)
+            where.fail(f.name + " can leave other than by a return (a tail call or an indirect branch): its end cannot be watched");
+        if (b.exit != decode::BlockExit::Return) continue;
+        std::vector<std::uint8_t> bytes = image.bytes_at(b.start, b.end - b.start);
+        std::vector<decode::Instruction> insns = decoder.decode(bytes, b.start);
+        if (!insns.empty()) out.push_back(insns.back().address);
+    }
+    if (out.empty()) where.fail(f.name + " never returns: an acquisition in it cannot be recorded");
+    return out;
+}
+
+}  // namespace
+
+ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& n) {
+    std::vector<std::string> keys = {"inputs", "interrupts", "hold"};
+    for (const auto& [role, op] : kRoles) keys.push_back(role);
+    n.allow_only(keys);
+    ReplaySection out;
+    RecorderConfig& c = out.calls;
+    const decode::Program& program = setup.program();
+    std::optional<HoldCall> first_yield, first_delay;
+    for (const auto& [role, op] : kRoles) {
+        if (!n.has(role)) continue;
+        for (const config::Node& item : n[role].items()) {
+            const std::string name = item.str();
+            const decode::Function* f = program.function(name);
+            if (!f) item.fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
+            auto add = [&](std::uint32_t at, bool at_return) {
+                if (!c.watches.emplace(at, WatchedCall{op, at_return, name}).second) item.fail(name + " is named twice in replay:");
+            };
+            add(f->start, false);
+            if (is_acquisition(op))
+                for (std::uint32_t at : returns_of(setup.image(), *f, item)) add(at, true);
+            if (op == Operation::Yield && !first_yield) first_yield = HoldCall{f->start, 0, name};
+            if (op == Operation::Delay && !first_delay) first_delay = HoldCall{f->start, 1, name};
+        }
+    }
+    if (n.has("inputs"))
+        for (const config::Node& item : n["inputs"].items()) c.input_devices.push_back(item.str());
+    if (n.has("interrupts")) {
+        const std::string v = n["interrupts"].str();
+        if (v == "external")
+            c.interrupts = InterruptEvents::External;
+        else if (v == "all")
+            c.interrupts = InterruptEvents::All;
+        else if (v == "none")
+            c.interrupts = InterruptEvents::None;
+        else
+            n["interrupts"].fail("interrupts: expected external (the default), all or none, got '" + v + "'");
+    }
+    if (c.watches.empty()) n.fail("replay: names no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield)");
+    // Where replay holds a thread: `hold: FUNCTION` (called with r0 = 1), else the first yield,
+    // else the first delay with one tick.
+    if (n.has("hold")) {
+        const std::string name = n["hold"].str();
+        const decode::Function* f = program.function(name);
+        if (!f) n["hold"].fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
+        out.hold = HoldCall{f->start, 1, name};
+    } else {
+        out.hold = first_yield ? first_yield : first_delay;
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> watch_addresses(const RecorderConfig& calls) {
+    std::vector<std::uint32_t> out;
+    for (const auto& [at, call] : calls.watches) out.push_back(at);
+    return out;
+}
+
+}  // namespace emutrace::analysis::replay

@@ -1,0 +1,24 @@
+#pragma once
+// The scenario's replay: section: which firmware functions are which synchronisation operation,
+// which devices are inputs, which interrupts are events, and where replay holds a thread
+// (docs/replay.md). Shared by recording, replay and the race detector.
+
+#include "analysis/replay/recorder.h"
+#include "analysis/replay/replayer.h"
+#include "emutrace/analysis.h"
+
+namespace emutrace::analysis::replay {
+
+struct ReplaySection {
+    RecorderConfig calls;
+    std::optional<HoldCall> hold;
+};
+
+/// Parses the section; fails (naming file and line) on an unknown key, a function not in the
+/// image, an acquisition that can leave other than by a return, or a section naming nothing.
+ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& section);
+
+/// The watch-point addresses of the configured functions.
+std::vector<std::uint32_t> watch_addresses(const RecorderConfig& calls);
+
+}  // namespace emutrace::analysis::replay

@@ -1,0 +1,205 @@
+#include "analysis/replay/replayer.h"
+
+#include <algorithm>
+
+namespace emutrace::analysis::replay {
+
+Replayer::Replayer(ReplayConfig config, EventLog expected)
+    : config_(std::move(config)), expected_(std::move(expected)), done_(expected_.events.size(), 0) {
+    for (std::size_t i = 0; i < expected_.events.size(); ++i) {
+        const LogEvent& e = expected_.events[i];
+        queues_[e.thread].push_back(static_cast<std::uint32_t>(i));
+        if (e.op == Operation::Interrupt && (e.flags & kExternal)) externals_.push_back(static_cast<std::uint32_t>(i));
+    }
+}
+
+std::uint32_t Replayer::thread_of(const trace::MachineControl& m) {
+    unsigned n = m.exception();
+    return n ? kHandlerThread | n : m.thread();
+}
+
+const LogEvent* Replayer::next_of(std::uint32_t thread) const {
+    auto q = queues_.find(thread);
+    if (q == queues_.end()) return nullptr;
+    auto c = cursor_.find(thread);
+    std::size_t at = c == cursor_.end() ? 0 : c->second;
+    return at < q->second.size() ? &expected_.events[q->second[at]] : nullptr;
+}
+
+std::optional<LogEvent> Replayer::first_missing() const {
+    if (divergence_) return std::nullopt;
+    for (std::size_t i = 0; i < done_.size(); ++i)
+        if (!done_[i]) return expected_.events[i];
+    return std::nullopt;
+}
+
+void Replayer::diverge(const LogEvent* expected, const LogEvent& seen, std::string why, trace::MachineControl& m) {
+    if (divergence_) return;
+    Divergence d;
+    if (expected) d.expected = *expected;
+    d.seen = seen;
+    d.why = std::move(why);
+    d.cycle = m.cycle();
+    d.pc = m.reg(15);
+    divergence_ = std::move(d);
+    m.stop("the replay diverged from the log at event #" + std::to_string(expected ? expected->seq : seen.seq));
+}
+
+void Replayer::check(const LogEvent& seen, bool compare_value, trace::MachineControl& m) {
+    const LogEvent* want = next_of(seen.thread);
+    if (!want) {
+        // Past the thread's last event: a divergence only when the recording lasted as long as the run.
+        if (expected_.flags & kComplete) diverge(nullptr, seen, "the log has no more events of this thread", m);
+        return;
+    }
+    // In order, an interrupt arrives where the run happens to be, not where it was recorded.
+    const bool compare_pc = by_cycle_ || want->op != Operation::Interrupt;
+    if (want->op != seen.op || want->object != seen.object || (compare_value && compare_pc && want->value != seen.value) ||
+        (want->flags & kExternal) != (seen.flags & kExternal)) {
+        diverge(want, seen, "a different event", m);
+        return;
+    }
+    if (!compare_value) return;  // an acquisition entered: it happens at its return
+    done_[want->seq - 1] = 1;
+    ++cursor_[seen.thread];
+    ++reproduced_;
+    if (waited_[seen.thread]) ++delayed_;
+    waited_[seen.thread] = false;
+    holds_without_progress_ = 0;
+    while (prefix_ < done_.size() && done_[prefix_]) ++prefix_;
+    if (!by_cycle_) inject_due(m);
+}
+
+void Replayer::hold(std::uint32_t thread, std::uint32_t entry, trace::MachineControl& m) {
+    Held h;
+    h.resume = entry;
+    for (unsigned i = 0; i < 4; ++i) h.r[i] = m.reg(i);
+    h.lr = m.reg(14);
+    h.since = m.cycle();
+    held_[thread] = h;
+    waited_[thread] = true;
+    ++holds_;
+    ++holds_without_progress_;
+    // As if the thread had called the hold function just before its synchronisation call.
+    m.set_reg(0, config_.hold->argument);
+    m.set_reg(14, entry | 1);
+    m.set_reg(15, config_.hold->function);
+}
+
+trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineControl& m) {
+    auto w = config_.calls.watches.find(address);
+    if (w == config_.calls.watches.end() || divergence_) return trace::WatchOutcome::Continue;
+    const std::uint32_t thread = thread_of(m);
+    if (auto h = held_.find(thread); h != held_.end()) {
+        // The hold call itself, and whatever it reaches, is the replay's, not the firmware's.
+        if (address != h->second.resume) return trace::WatchOutcome::Held;
+        for (unsigned i = 0; i < 4; ++i) m.set_reg(i, h->second.r[i]);
+        m.set_reg(14, h->second.lr);
+        held_cycles_ += m.cycle() - h->second.since;
+        held_.erase(h);
+    }
+    const WatchedCall& call = w->second;
+    if (!call.at_return) {
+        const LogEvent* want = next_of(thread);
+        // An acquisition that will wait in the RTOS anyway (the mutex is held, the queue empty)
+        // keeps the order itself, as it did when recorded: holding it would change the run.
+        const bool natural = is_acquisition(call.op) && linker_.would_wait(call.op, m.reg(0));
+        if (want && !ready(*want) && !natural) {
+            if (holds_without_progress_ >= config_.stall_holds) {
+                LogEvent seen{0, 0, thread, call.op, 0, m.reg(0), 0, m.cycle()};
+                diverge(want, seen, "stalled: its predecessor #" + std::to_string(want->before) + " never ran", m);
+                return trace::WatchOutcome::Continue;
+            }
+            if (config_.hold && thread != 0 && thread < kHandlerThread) {
+                hold(thread, address, m);
+                return trace::WatchOutcome::Held;
+            }
+            LogEvent seen{0, 0, thread, call.op, 0, m.reg(0), 0, m.cycle()};
+            diverge(want, seen, "it came before its predecessor #" + std::to_string(want->before) + " and this thread cannot be held", m);
+            return trace::WatchOutcome::Continue;
+        }
+        if (is_acquisition(call.op)) {
+            LogEvent entering{0, 0, thread, call.op, 0, m.reg(0), 0, m.cycle()};
+            check(entering, false, m);
+        }
+    }
+    if (const LogEvent* seen = linker_.call(call, m.reg(0), m.reg(1), thread, m.cycle())) check(*seen, true, m);
+    return trace::WatchOutcome::Continue;
+}
+
+void Replayer::at_exception(unsigned n, std::uint32_t pc, bool external, trace::MachineControl& m) {
+    if (divergence_ || !config_.calls.records(n, external)) return;
+    check(linker_.interrupt(n, pc, external, kHandlerThread | n, m.cycle()), true, m);
+}
+
+std::uint32_t Replayer::at_device_read(std::uint16_t device, std::uint32_t address, std::uint32_t value, trace::MachineControl& m) {
+    if (divergence_ || device >= input_device_.size() || !input_device_[device]) return value;
+    const std::uint32_t thread = thread_of(m);
+    const LogEvent* want = next_of(thread);
+    if (want && want->op == Operation::Input && want->object == address) value = want->value;  // the recorded world
+    check(linker_.input(address, value, thread, m.cycle()), true, m);
+    return value;
+}
+
+std::uint64_t Replayer::next_time() const {
+    if (next_external_ >= externals_.size()) return kNever;
+    const LogEvent& e = expected_.events[externals_[next_external_]];
+    if (by_cycle_) return e.cycle;
+    return prefix_ + 1 >= e.seq ? 0 : kNever;
+}
+
+void Replayer::at_time(trace::MachineControl& m) {
+    if (!by_cycle_) return inject_due(m);
+    while (next_external_ < externals_.size() && expected_.events[externals_[next_external_]].cycle <= m.cycle())
+        m.pend(expected_.events[externals_[next_external_++]].object);
+}
+
+void Replayer::inject_due(trace::MachineControl& m) {
+    while (next_external_ < externals_.size() && prefix_ + 1 >= expected_.events[externals_[next_external_]].seq)
+        m.pend(expected_.events[externals_[next_external_++]].object);
+}
+
+void Replayer::on_start(const trace::RunInfo& info) {
+    const std::uint32_t timing = timing_fingerprint(info.cpu, info.clock_hz, info.timing);
+    linker_.log().timing = timing;
+    by_cycle_ = !config_.in_order && (expected_.flags & kEmulatedCycles) && expected_.timing == timing;
+    input_device_.assign(info.devices.size(), false);
+    const auto& inputs = config_.calls.input_devices;
+    for (std::size_t i = 0; i < info.devices.size(); ++i) input_device_[i] = std::find(inputs.begin(), inputs.end(), info.devices[i]) != inputs.end();
+}
+
+void Replayer::on_batch(const trace::EventBatch& batch) {
+    for (const auto& e : batch.events) {
+        switch (e.kind) {
+            case trace::EventKind::ThreadSwitch:
+                current_thread_ = e.address;
+                names_.try_emplace(e.address, batch.thread_name(e));
+                break;
+            case trace::EventKind::ExceptionEntry:
+                handlers_.push_back(e.value);
+                stacks_[context()].clear();
+                break;
+            case trace::EventKind::ExceptionReturn:
+                if (!handlers_.empty()) handlers_.pop_back();
+                break;
+            case trace::EventKind::Branch: {
+                auto& stack = stacks_[context()];
+                // A thread entered by a context switch has no call of its own function on the
+                // stack: its first call's site stands for it.
+                if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) && stack.empty() && e.extra) stack.push_back(e.extra - 2);
+                if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) ||
+                    e.value == static_cast<std::uint32_t>(trace::BranchKind::Vector))
+                    stack.push_back(e.address);
+                else if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Return) && !stack.empty())
+                    stack.pop_back();
+                break;
+            }
+            case trace::EventKind::Stop:
+                if (divergence_) divergence_->stack = stacks_[divergence_->seen.thread];
+                break;
+            default: break;
+        }
+    }
+}
+
+}  // namespace emutrace::analysis::replay
