@@ -188,6 +188,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (!setup.emulated()) throw ConfigError("replay: recording and replay need an emulated run");
     ReplaySection parsed = parse_replay_section(setup, section);
     if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
+    if (log.empty() && record.empty()) return nullptr;  // the section is checked, but nothing to do: no watch points, no cost
     if (log.empty()) return std::make_unique<RecordAnalysis>(std::move(parsed.calls), record);
     return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), log, record, setup.flag("in-order").has_value());
 }

@@ -60,6 +60,10 @@ void Replayer::check(const LogEvent& seen, bool compare_value, trace::MachineCon
         return;
     }
     if (!compare_value) return;  // an acquisition entered: it happens at its return
+    if (!ready(*want)) {
+        diverge(want, seen, "it happened before its predecessor #" + std::to_string(want->before), m);
+        return;
+    }
     done_[want->seq - 1] = 1;
     ++cursor_[seen.thread];
     ++reproduced_;
@@ -104,7 +108,12 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
         // An acquisition that will wait in the RTOS anyway (the mutex is held, the queue empty)
         // keeps the order itself, as it did when recorded: holding it would change the run.
         const bool natural = is_acquisition(call.op) && linker_.would_wait(call.op, m.reg(0));
-        if (want && !ready(*want) && !natural) {
+        // On the recording's own cycle model the run reproduces by itself; an acquisition whose
+        // predecessor has not run yet at the entry may still meet it inside the call (the thread
+        // preempted in mutex_lock while the other unlocks), and holding it would change the run.
+        // Its return checks the order instead.
+        const bool wait_inside = by_cycle_ && is_acquisition(call.op);
+        if (want && !ready(*want) && !natural && !wait_inside) {
             if (holds_without_progress_ >= config_.stall_holds) {
                 LogEvent seen{0, 0, thread, call.op, 0, m.reg(0), 0, m.cycle()};
                 diverge(want, seen, "stalled: its predecessor #" + std::to_string(want->before) + " never ran", m);
