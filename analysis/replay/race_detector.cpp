@@ -154,6 +154,14 @@ void RaceDetector::on_batch(const trace::EventBatch& batch) {
                     c.frames.push_back((!c.frames.empty() && c.frames.back()) || ignored(e.address));
                 else if (kind == trace::BranchKind::Return && !c.frames.empty())
                     c.frames.pop_back();
+                else if (kind == trace::BranchKind::Jump && ignored(e.address)) {
+                    // A tail call into ignored code (count_once ending in `b mutex_unlock`): the
+                    // frame is the callee's until its return.
+                    if (c.frames.empty())
+                        c.frames.push_back(true);
+                    else
+                        c.frames.back() = true;
+                }
                 break;
             }
             case trace::EventKind::Watch: {

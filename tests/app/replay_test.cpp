@@ -1,9 +1,13 @@
-// Record/replay recording on the RTOS test firmware: the log's happens-before links follow the
-// kernel's real synchronisation, and the same run records the same log.
+// Record/replay on the RTOS test firmware and franking: the log's happens-before links follow
+// the kernel's real synchronisation; replays reproduce jittered runs with analyses attached, hold
+// threads on other timing, find races and stop at a divergence; bad logs are one-line errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/replay/event_log.h"
 #include "support/cli.h"
@@ -93,4 +97,167 @@ TEST_CASE("replay: recording asks for a replay: section, and names a missing fun
     CHECK(missing.status == 2);
     CHECK(missing.err.find("s.yaml:4:") != std::string::npos);
     CHECK(missing.err.find("no function 'no_such_lock'") != std::string::npos);
+}
+
+namespace {
+
+// What the firmware printed, without its "[t=N] " tick stamps, which another cycle model moves.
+std::string without_ticks(const std::string& out) {
+    std::string s;
+    for (std::size_t at = 0; at < out.size();) {
+        std::size_t end = out.find('\n', at);
+        if (end == std::string::npos) end = out.size();
+        std::string line = out.substr(at, end - at);
+        if (line.starts_with("[t=") && line.find("] ") != std::string::npos) line = line.substr(line.find("] ") + 2);
+        s += line + "\n";
+        at = end + 1;
+    }
+    return s;
+}
+
+std::string jittered_franking(const TempDir& dir) {
+    std::string yaml = read_file(source("scenarios/franking/franking.yaml"));
+    const std::string stimulus = "count: 8, irq: 5}";
+    REQUIRE(yaml.find(stimulus) != std::string::npos);
+    yaml.replace(yaml.find(stimulus), stimulus.size(), "count: 8, jitter: 3ms, irq: 5}");
+    yaml.erase(yaml.find("outputs:"));  // no Perfetto file beside the test
+    write_file(dir.file("franking_jitter.yaml"), yaml);
+    return dir.file("franking_jitter.yaml");
+}
+
+struct Subject {
+    std::string elf, scenario;
+};
+
+// Records `seeds` runs with different stimulus jitter and replays each, plain and with the race
+// detector and the call tracer attached: the same events, the same output.
+void record_and_replay(const TempDir& dir, const Subject& s, int seeds) {
+    std::set<std::string> distinct_logs;
+    for (int seed = 1; seed <= seeds; ++seed) {
+        INFO(s.elf << " seed " << seed);
+        const std::string log = dir.file("rec" + std::to_string(seed) + ".log"), again = dir.file("rep" + std::to_string(seed) + ".log");
+        Cli rec = emutrace_cli("run " + s.elf + " -s " + s.scenario + " --seed " + std::to_string(seed) + " --record " + log);
+        REQUIRE(rec.status == 0);
+        distinct_logs.insert(read_file(log));
+        // Another seed for the replay: the log, not the scenario's jitter, is the outside world.
+        Cli rep = emutrace_cli("replay " + log + " " + s.elf + " -s " + s.scenario + " --seed 999 --record " + again);
+        CHECK(rep.status == 0);
+        CHECK(rep.err.find("events reproduced; the same global order") != std::string::npos);
+        CHECK(read_file(again) == read_file(log));
+        CHECK(rep.out == rec.out);  // stdout is the firmware's output
+        Cli heavy = emutrace_cli("replay " + log + " " + s.elf + " -s " + s.scenario + " --races --calltrace --record " + again);
+        CHECK(heavy.status == 0);
+        CHECK(heavy.err.find("races: ") != std::string::npos);
+        CHECK(read_file(again) == read_file(log));
+        CHECK(heavy.out == rec.out);
+    }
+    CHECK(distinct_logs.size() > static_cast<std::size_t>(seeds) / 2);  // the jitter does change the runs
+}
+
+}  // namespace
+
+TEST_CASE("replay: 20 jittered runs of the replay application replay exactly, also with the race detector and call tracer attached") {
+    TempDir dir;
+    record_and_replay(dir, {firmware("replay_app"), source("tests/scenarios/replay_app.yaml")}, 20);
+}
+
+TEST_CASE("replay: 20 runs of franking with a jittered envelope sensor replay exactly, also with the race detector and call tracer attached") {
+    TempDir dir;
+    record_and_replay(dir, {firmware("franking"), jittered_franking(dir)}, 20);
+}
+
+TEST_CASE("replay: on another cycle model the interrupts arrive in order and threads are held to keep the recorded order") {
+    TempDir dir;
+    const std::string elf = firmware("replay_app"), scenario = source("tests/scenarios/replay_app.yaml");
+    std::size_t held = 0;
+    for (int seed = 1; seed <= 4; ++seed) {
+        INFO("seed " << seed);
+        const std::string log = dir.file("r.log"), again = dir.file("p.log");
+        Cli rec = emutrace_cli("run " + elf + " -s " + scenario + " --seed " + std::to_string(seed) + " --record " + log);
+        REQUIRE(rec.status == 0);
+        Cli rep =
+            emutrace_cli("replay " + log + " " + elf + " -s " + scenario + " --timing none --json " + dir.file("r.json") + " --record " + again);
+        CHECK(rep.status == 0);
+        CHECK(rep.err.find("interrupts delivered in order") != std::string::npos);
+        CHECK(without_ticks(rep.out) == without_ticks(rec.out));
+        // The same events per thread, in the same order.
+        EventLog a = EventLog::load(log), b = EventLog::load(again);
+        std::map<std::uint32_t, std::vector<std::pair<Operation, std::uint32_t>>> per_thread_a, per_thread_b;
+        for (const LogEvent& e : a.events) per_thread_a[e.thread].push_back({e.op, e.object});
+        for (const LogEvent& e : b.events) per_thread_b[e.thread].push_back({e.op, e.object});
+        CHECK(per_thread_a == per_thread_b);
+        held += nlohmann::json::parse(read_file(dir.file("r.json")))["replay"]["holds"].get<std::size_t>();
+    }
+    CHECK(held > 0);
+}
+
+TEST_CASE("replay: the race detector reports the counter race with both sites, and nothing on the race-free build") {
+    TempDir dir;
+    const std::string scenario = source("tests/scenarios/replay_app.yaml");
+    auto races = [&](const std::string& name) {
+        const std::string log = dir.file(name + ".log");
+        REQUIRE(emutrace_cli("run " + firmware(name) + " -s " + scenario + " --seed 3 --record " + log).status == 0);
+        Cli r = emutrace_cli("replay " + log + " " + firmware(name) + " -s " + scenario + " --races --json " + dir.file(name + ".json"));
+        CHECK(r.status == 0);
+        return std::make_pair(r.err, nlohmann::json::parse(read_file(dir.file(name + ".json")))["races"]);
+    };
+    auto [clean_out, clean] = races("replay_app");
+    CHECK(clean["races"].empty());
+    CHECK(clean["checked_accesses"].get<std::size_t>() > 1000);
+    auto [racy_out, racy] = races("replay_racy");
+    REQUIRE(!racy["races"].empty());
+    bool sampler_worker = false;
+    for (const auto& r : racy["races"]) {
+        CHECK(r["symbol"] == "hits");
+        const std::string a = r["earlier"]["function"], b = r["later"]["function"];
+        sampler_worker =
+            sampler_worker || (a.starts_with("worker") && b.starts_with("sampler")) || (a.starts_with("sampler") && b.starts_with("worker"));
+        CHECK(r["earlier"]["line"].get<std::string>().starts_with("replay_app.c:"));
+        CHECK(r["later"]["line"].get<std::string>().starts_with("replay_app.c:"));
+        CHECK((r["earlier"]["write"].get<bool>() || r["later"]["write"].get<bool>()));
+    }
+    CHECK(sampler_worker);
+    CHECK(racy_out.find("hits (0x") != std::string::npos);
+}
+
+TEST_CASE("replay: a race that changes what a thread sends stops the replay on other timing with the event, thread, stack and cycle") {
+    TempDir dir;
+    const std::string elf = firmware("replay_diverge"), scenario = source("tests/scenarios/replay_app.yaml"), log = dir.file("d.log");
+    REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --record " + log).status == 0);
+    CHECK(emutrace_cli("replay " + log + " " + elf + " -s " + scenario).status == 0);  // same timing: the same lost updates
+    Cli r = emutrace_cli("replay " + log + " " + elf + " -s " + scenario + " --timing none --json " + dir.file("d.json"));
+    CHECK(r.status == 1);
+    CHECK(r.err.find("DIVERGED at event #") != std::string::npos);
+    CHECK(r.err.find("emutrace: replay of ") != std::string::npos);
+    const auto d = nlohmann::json::parse(read_file(dir.file("d.json")))["replay"]["divergence"];
+    CHECK(d["expected"].get<std::string>().starts_with("send(done, "));
+    CHECK(d["seen"].get<std::string>().starts_with("send(done, "));
+    CHECK(d["expected"] != d["seen"]);
+    CHECK(d["thread"].get<std::string>().starts_with("racer-"));
+    CHECK(d["call_stack"].back() == "queue_send");
+    CHECK(d["cycle"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("replay: a corrupt or truncated log is a one-line error naming the byte") {
+    TempDir dir;
+    const std::string elf = firmware("replay_app"), scenario = source("tests/scenarios/replay_app.yaml"), log = dir.file("c.log");
+    REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --record " + log).status == 0);
+    std::string bytes = read_file(log);
+    write_file(dir.file("cut.log"), bytes.substr(0, bytes.size() - 7));
+    Cli cut = emutrace_cli("replay " + dir.file("cut.log") + " " + elf + " -s " + scenario);
+    CHECK(cut.status == 2);
+    CHECK(cut.err.find("cut.log: byte ") != std::string::npos);
+    CHECK(cut.err.find("truncated") != std::string::npos);
+    CHECK(std::count(cut.err.begin(), cut.err.end(), '\n') == 1);
+    std::string bad = bytes;
+    bad[32 + 32 * 5] = 1;  // record 5's seq goes backwards
+    bad[32 + 32 * 5 + 1] = 0;
+    write_file(dir.file("bad.log"), bad);
+    Cli b = emutrace_cli("replay " + dir.file("bad.log") + " " + elf + " -s " + scenario);
+    CHECK(b.status == 2);
+    CHECK(b.err.find("bad.log: byte 192: record 5") != std::string::npos);
+    write_file(dir.file("text.log"), "hello, I am not a log at all, but long enough\n");
+    Cli t = emutrace_cli("replay " + dir.file("text.log") + " " + elf + " -s " + scenario);
+    CHECK(t.status == 2);
+    CHECK(t.err.find("no EMUTRLOG magic") != std::string::npos);
 }
