@@ -23,6 +23,10 @@ set(EMUTRACE_FW_MODULE "${CMAKE_CURRENT_LIST_FILE}" CACHE INTERNAL "")
 # ${EMUTRACE_FW_RTOS_DIR}/kernel.c in SOURCES and the dir in INCLUDE_DIRS.
 get_filename_component(EMUTRACE_FW_RTOS_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/rtos" ABSOLUTE)
 set(EMUTRACE_FW_RTOS_DIR "${EMUTRACE_FW_RTOS_DIR}" CACHE INTERNAL "")
+# The firmware-side replay recorder (docs/replay.md): ${EMUTRACE_FW_REPLAY_DIR}/emutrace_replay.c
+# in SOURCES and the dir in INCLUDE_DIRS.
+get_filename_component(EMUTRACE_FW_REPLAY_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/replay" ABSOLUTE)
+set(EMUTRACE_FW_REPLAY_DIR "${EMUTRACE_FW_REPLAY_DIR}" CACHE INTERNAL "")
 get_filename_component(EMUTRACE_FW_NEWLIB_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/newlib" ABSOLUTE)
 set(EMUTRACE_FW_NEWLIB_DIR "${EMUTRACE_FW_NEWLIB_DIR}" CACHE INTERNAL "")
 

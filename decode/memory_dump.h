@@ -1,0 +1,36 @@
+#pragma once
+// A device's memory as a dump file holds it: an ELF core (gdb's gcore, `emutrace run
+// --dump-ram`), Intel HEX (gdb's `dump ihex memory`, objcopy), or raw bytes at a base address
+// the user gives (`dump binary memory`, a probe's memory save). Sources of device-side records
+// (the replay recorder's ring, ...) search it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace emutrace::decode {
+
+struct DumpSegment {
+    std::uint32_t base = 0;
+    std::vector<std::uint8_t> bytes;
+};
+
+class MemoryDump {
+public:
+    /// Reads `path`, its format told by its first bytes (ELF magic, a ':' record); anything else
+    /// is raw binary and needs `base`. Throws ConfigError "<path>: <what>" (line N for Intel HEX).
+    static MemoryDump load(const std::string& path, std::optional<std::uint32_t> base);
+    /// Writes `segments` as an ELF core file (ET_CORE, one PT_LOAD per segment), which readelf,
+    /// objcopy and gdb read.
+    static void save_elf_core(const std::string& path, const std::vector<DumpSegment>& segments);
+
+    const std::vector<DumpSegment>& segments() const { return segments_; }
+    const std::string& format() const { return format_; }  ///< "ELF", "Intel HEX" or "raw binary"
+
+private:
+    std::vector<DumpSegment> segments_;
+    std::string format_;
+};
+
+}  // namespace emutrace::decode
