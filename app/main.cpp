@@ -112,6 +112,11 @@ Examples:
 
 Exit status: 0 the log was reproduced; 1 the replay diverged or an analysis failed; 2 bad input.)";
 
+int usage_error(const std::string& what) {
+    std::fprintf(stderr, "emutrace: error: %s (see 'emutrace replay --help')\n", what.c_str());
+    return 2;
+}
+
 int run(int argc, char** argv) {
     using namespace emutrace::app;
     emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
@@ -141,6 +146,9 @@ int run(int argc, char** argv) {
         cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
         cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");
         cmd->add_option("--cmdline", run.machine.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+        cmd->add_option("--dump-ram", run.dump_ram,
+                        "At the end, write the RAM regions as an ELF core file (a board's memory dump: readelf, objcopy, replay --from-dump)")
+            ->type_name("FILE");
         cmd->add_option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
         json_options.push_back(cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file"));
         junit_options.push_back(cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML"));
@@ -156,8 +164,9 @@ int run(int argc, char** argv) {
     std::string replay_log;
     CLI::App* replay_cmd = cli.add_subcommand(
         "replay", "Replay a log written by 'run --record': the same inputs, interrupts and happens-before order, analyses attached.");
-    replay_cmd->add_option("log", replay_log, "Event log written by 'emutrace run --record LOG'")->required()->check(CLI::ExistingFile);
+    replay_cmd->add_option("log", replay_log, "Event log written by 'emutrace run --record LOG' (or give --from-dump)")->check(CLI::ExistingFile);
     declare_run_options(replay_cmd);
+    replay_cmd->add_option("--elf", run.elf, "Firmware ELF (the same as the positional one)")->check(CLI::ExistingFile);
     AnalysisOptions replay_analysis_options;
     replay_analysis_options.declare(*replay_cmd, registry);
     replay_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
@@ -269,7 +278,20 @@ int run(int argc, char** argv) {
     }
     run_analysis_options.collect(run.options);
     replay_analysis_options.collect(run.options);
-    if (*replay_cmd) run.options["replay"] = replay_log;
+    if (*replay_cmd) {
+        if (run.options.count("from-dump")) {
+            // `replay --from-dump DUMP fw.elf`: the one positional is the firmware.
+            if (!replay_log.empty() && run.elf.empty())
+                run.elf = replay_log;
+            else if (!replay_log.empty())
+                return usage_error("replay: give a LOG or --from-dump DUMP, not both");
+        } else if (replay_log.empty()) {
+            return usage_error("replay: give the LOG to replay (emutrace run --record LOG), or --from-dump DUMP");
+        } else {
+            run.options["replay"] = replay_log;
+        }
+    }
+    if (!run.dump_ram.empty()) run.options["dump-ram"] = run.dump_ram;
     for (CLI::Option* o : json_options)
         if (o->count()) run.options["json"] = run_json;
     for (CLI::Option* o : junit_options)

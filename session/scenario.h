@@ -29,7 +29,7 @@ struct Scenario {
 };
 
 /// The outputs every run has, whatever analyses run: the JSON result and the JUnit report.
-inline constexpr const char* kRunOutputs[] = {"json", "junit"};
+inline constexpr const char* kRunOutputs[] = {"json", "junit", "dump-ram"};
 
 /// Parses and validates the machine and the keys; a top-level key or output no analysis of
 /// `registry` registered is an error naming file and line. Analyses parse their sections later.

@@ -9,6 +9,7 @@
 
 #include "config/units.h"
 #include "decode/elf_image.h"
+#include "decode/memory_dump.h"
 #include "decode/program.h"
 #include "decode/ptm_capture.h"
 #include "emu/machine.h"
@@ -25,6 +26,14 @@ session::Scenario load(const std::string& path, AnalysisRegistry& registry) {
     config::Node root = config::Node::load_file(path);
     for (const auto& plugin : session::scenario_plugins(root)) registry.load_plugin(plugin);
     return session::load_scenario(root, registry);
+}
+
+// The writable, non-MMIO regions as the run left them: what a board's memory dump holds.
+void write_ram_dump(const emu::Machine& machine, const std::string& path) {
+    std::vector<decode::DumpSegment> segments;
+    for (const emu::MemoryRegion& r : machine.config().memory)
+        if (!r.mmio && (r.access & emu::AccessWrite)) segments.push_back({r.base, machine.read_memory(r.base, r.size)});
+    decode::MemoryDump::save_elf_core(path, segments);
 }
 
 // Command-line flags override the scenario file.
@@ -216,6 +225,8 @@ RunReport Session::run() {
         if (report.totals.clock_hz)
             report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
     }
+
+    if (std::string dump = s.output("dump-ram"); !dump.empty() && s.machine) write_ram_dump(*s.machine, dump);
 
     std::vector<TestCase> cases;
     for (const auto& [name, a] : s.analyses) {

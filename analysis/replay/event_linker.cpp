@@ -38,8 +38,9 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
 
 const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle) {
     if (!is_acquisition(call.op)) {
-        // Entry: r0 the object, r1 the argument (the item sent, the ticks, the entry function).
-        std::uint32_t object = r0, value = r1;
+        // Entry: r0 the object, r1 the argument of a send (the item) or a create (the name); a
+        // delay's r0 is its ticks. Other operations have no argument: r1 is whatever it was.
+        std::uint32_t object = r0, value = call.op == Operation::Send || call.op == Operation::Create ? r1 : 0;
         if (call.op == Operation::Delay) object = 0, value = r0;
         return &record(call.op, object, value, 0, thread, cycle);
     }
@@ -80,6 +81,28 @@ const LogEvent& EventLinker::interrupt(unsigned n, std::uint32_t pc, bool extern
 
 const LogEvent& EventLinker::input(std::uint32_t address, std::uint32_t value, std::uint32_t thread, std::uint64_t cycle) {
     return record(Operation::Input, address, value, 0, thread, cycle);
+}
+
+EventLog link_events(const EventLog& unlinked) {
+    EventLinker linker;
+    for (const LogEvent& e : unlinked.events) {
+        switch (e.op) {
+            case Operation::Interrupt: linker.interrupt(e.object, e.value, e.flags & kExternal, e.thread, e.cycle); break;
+            case Operation::Input: linker.input(e.object, e.value, e.thread, e.cycle); break;
+            case Operation::Lock:
+            case Operation::Receive:  // the entry with its object, then the return with what it took
+                linker.call({e.op, false, ""}, e.object, 0, e.thread, e.cycle);
+                linker.call({e.op, true, ""}, e.value, 0, e.thread, e.cycle);
+                break;
+            case Operation::Delay: linker.call({e.op, false, ""}, e.value, 0, e.thread, e.cycle); break;
+            default: linker.call({e.op, false, ""}, e.object, e.value, e.thread, e.cycle); break;
+        }
+    }
+    EventLog out = std::move(linker.log());
+    out.flags = static_cast<std::uint16_t>(unlinked.flags & ~kUnlinked);
+    out.lost = unlinked.lost;
+    out.timing = unlinked.timing;
+    return out;
 }
 
 }  // namespace emutrace::analysis::replay

@@ -30,6 +30,10 @@ inline bool is_acquisition(Operation op) {
     return op == Operation::Lock || op == Operation::Receive;
 }
 
+/// A firmware-side recorder's events (kUnlinked: in the order they ran, `before` 0) with their
+/// happens-before links, as the emulator's recorder would have made them from the same calls.
+EventLog link_events(const EventLog& unlinked);
+
 class EventLinker {
 public:
     /// A watched call reached by `thread` with r0 and r1 there: the event it completes, or null

@@ -6,7 +6,8 @@
 // in RAM (firmware/replay/emutrace_replay.h mirrors it):
 //   header, 32 bytes: "EMUTRLOG", version (u16, 2), header size (u16, 32), record size (u16, 32),
 //                     flags (u16), records (u32), records lost to a full ring (u32), timing (u32:
-//                     which cycle model stamped the records, 0 unknown), 4 reserved
+//                     which cycle model stamped the records, 0 unknown), capacity (u32: a
+//                     firmware ring's records; 0 in a file)
 //   record, 32 bytes: seq, before, thread, operation (u8), flags (u8), 2 reserved, object, value,
 //                     cycle (u64)
 // All little-endian. The cycle stamp serves the replay of interrupts (an emulated recording's
@@ -55,6 +56,7 @@ enum EventFlags : std::uint8_t {
 enum LogFlags : std::uint16_t {
     kEmulatedCycles = 1,  ///< cycle stamps are the emulator's: replay on the same scenario meets them exactly
     kComplete = 2,        ///< the recording lasted until the run ended: an event beyond the log is a divergence
+    kUnlinked = 4,        ///< from a firmware-side recorder: `before` is 0, link_events() fills it in
 };
 
 /// Tells two cycle models apart (core, clock, timing mode): a replay on the same one meets the

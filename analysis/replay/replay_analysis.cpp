@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/replay/dump_log.h"
 #include "analysis/replay/replay_config.h"
 #include "config/config_error.h"
 #include "config/units.h"
@@ -61,9 +62,10 @@ private:
 
 class ReplayAnalysis final : public Analysis {
 public:
-    ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string log_path, std::string record_path, bool in_order)
+    /// `log_name`: the file the log came from (a log, or a device's memory dump).
+    ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, EventLog log, std::string log_name, std::string record_path, bool in_order)
         : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
-          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, EventLog::load(log_path)), log_path_(std::move(log_path)),
+          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log)), log_path_(std::move(log_name)),
           record_path_(std::move(record_path)) {}
     std::vector<trace::TraceSink*> sinks() override { return {&replayer_}; }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
@@ -178,7 +180,10 @@ private:
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     config::Node section = setup.section("replay");
     const std::string record = setup.output("record");
-    const std::string log = setup.flag("replay").value_or("");
+    const std::optional<std::string> dump = setup.flag("from-dump");
+    if (dump && setup.flag("replay")) throw ConfigError("--from-dump: replay either a log or a memory dump, not both");
+    const std::string log = dump ? *dump : setup.flag("replay").value_or("");
+    if (setup.flag("base") && !dump) throw ConfigError("--base: the address of a raw memory dump given with --from-dump");
     if (!section.defined()) {
         if (!record.empty() || !log.empty())
             throw ConfigError(std::string(log.empty() ? "--record" : "replay") +
@@ -190,24 +195,40 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
     if (log.empty() && record.empty()) return nullptr;  // the section is checked, but nothing to do: no watch points, no cost
     if (log.empty()) return std::make_unique<RecordAnalysis>(std::move(parsed.calls), record);
-    return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), log, record, setup.flag("in-order").has_value());
+    EventLog expected;
+    if (dump) {
+        std::optional<std::uint32_t> base;
+        if (auto text = setup.flag("base")) {
+            auto v = config::parse_integer(*text);
+            if (!v || *v > 0xFFFFFFFFu) throw ConfigError("--base: expected an address such as 0x20000000, got '" + *text + "'");
+            base = static_cast<std::uint32_t>(*v);
+        }
+        expected = log_from_dump(decode::MemoryDump::load(*dump, base), *dump);
+    } else {
+        expected = EventLog::load(log);
+    }
+    return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), std::move(expected), log, record, setup.flag("in-order").has_value());
 }
 
 }  // namespace
 }  // namespace replay
 
 AnalysisType replay_analysis() {
-    return {"replay",
-            "record/replay (P-Replayer): records the synchronisation and input events of the configured functions and devices with their "
-            "happens-before links; replays a log with the same order, stopping at the first event that differs",
-            {"replay"},
-            {{"record", "LOG", "Write the run's synchronisation and input events as a replay log (needs a replay: section)"}},
-            {{"replay", "LOG", "Replay this log: inputs and external interrupts from it, its happens-before order kept (emutrace replay)"},
-             {"in-order", "",
-              "Deliver the log's interrupts once the events before them have run, not at their cycle (automatic when the core, clock or timing "
-              "differ from the recording's)"}},
-            trace::WantWatches | trace::WantExceptions | trace::WantMmio,
-            &replay::create};
+    return {
+        "replay",
+        "record/replay (P-Replayer): records the synchronisation and input events of the configured functions and devices with their "
+        "happens-before links; replays a log with the same order, stopping at the first event that differs",
+        {"replay"},
+        {{"record", "LOG", "Write the run's synchronisation and input events as a replay log (needs a replay: section)"}},
+        {{"replay", "LOG", "Replay this log: inputs and external interrupts from it, its happens-before order kept (emutrace replay)"},
+         {"from-dump", "DUMP",
+          "Replay the log a firmware-side recorder (firmware/replay) left in this memory dump of the board: ELF core, Intel HEX, or raw with --base"},
+         {"base", "ADDR", "Address of the first byte of a raw --from-dump dump, e.g. 0x20000000"},
+         {"in-order", "",
+          "Deliver the log's interrupts once the events before them have run, not at their cycle (automatic when the core, clock or timing "
+          "differ from the recording's)"}},
+        trace::WantWatches | trace::WantExceptions | trace::WantMmio,
+        &replay::create};
 }
 
 }  // namespace emutrace::analysis

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -260,4 +261,79 @@ TEST_CASE("replay: a corrupt or truncated log is a one-line error naming the byt
     Cli t = emutrace_cli("replay " + dir.file("text.log") + " " + elf + " -s " + scenario);
     CHECK(t.status == 2);
     CHECK(t.err.find("no EMUTRLOG magic") != std::string::npos);
+}
+
+namespace {
+
+// Each thread's events in its order: what replay must keep whatever the global interleaving. A
+// board does not know where its interrupts landed, so an interrupt's value (the pc) is left out.
+std::map<std::uint32_t, std::vector<std::tuple<Operation, std::uint32_t, std::uint32_t>>> per_thread(const EventLog& log) {
+    std::map<std::uint32_t, std::vector<std::tuple<Operation, std::uint32_t, std::uint32_t>>> out;
+    for (const LogEvent& e : log.events) out[e.thread].emplace_back(e.op, e.object, e.op == Operation::Interrupt ? 0 : e.value);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("replay: the board path: the firmware's own recorder, its memory dump as ELF core, Intel HEX and raw, replayed to the same events") {
+    TempDir dir;
+    const std::string elf = firmware("replay_board"), scenario = source("tests/scenarios/replay_app.yaml");
+    const std::string emulated = dir.file("emu.log"), core = dir.file("board.core");
+    // The "board": the wrapped firmware under emutrace, its RAM at exit as a device dump; the
+    // emulator's own recording of the same run is the reference.
+    Cli board = emutrace_cli("run " + elf + " -s " + scenario + " --seed 7 --record " + emulated + " --dump-ram " + core);
+    REQUIRE(board.status == 0);
+    const EventLog reference = EventLog::load(emulated);
+    REQUIRE(reference.events.size() > 500);
+    // The other side's tools read the dump: readelf sees one RAM segment; objcopy makes Intel HEX of its bytes.
+    Cli readelf = run_shell("readelf -l " + core);
+    CHECK(readelf.out.find("CORE (Core file)") != std::string::npos);
+    CHECK(readelf.out.find("0x20000000 0x20000000 0x400000 0x400000 RW") != std::string::npos);
+    write_file(dir.file("board.bin"), read_file(core).substr(52 + 32));  // the segment's bytes: a raw dump of RAM
+    REQUIRE(run_shell("arm-none-eabi-objcopy -I binary -O ihex --change-addresses 0x20000000 " + dir.file("board.bin") + " " + dir.file("board.hex"))
+                .status == 0);
+    const std::string total = std::to_string(reference.events.size());
+    for (const std::string& dump : {core, dir.file("board.hex"), dir.file("board.bin") + " --base 0x20000000"}) {
+        INFO(dump);
+        Cli r = emutrace_cli("replay --from-dump " + dump + " " + elf + " -s " + scenario + " --record " + dir.file("rep.log"));
+        CHECK(r.status == 0);
+        CHECK(r.err.find(total + " of " + total + " events reproduced") != std::string::npos);
+        CHECK(r.err.find("interrupts delivered in order") != std::string::npos);
+        CHECK(without_ticks(r.out) == without_ticks(board.out));  // the same readings, sum, envelopes and racers
+        CHECK(per_thread(EventLog::load(dir.file("rep.log"))) == per_thread(reference));
+    }
+}
+
+TEST_CASE("replay: a dump without a ring, a damaged ring and bad Intel HEX are one-line errors") {
+    TempDir dir;
+    const std::string elf = firmware("replay_board"), scenario = source("tests/scenarios/replay_app.yaml"), core = dir.file("board.core");
+    REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core).status == 0);
+    auto replay_dump = [&](const std::string& dump) { return emutrace_cli("replay --from-dump " + dump + " " + elf + " -s " + scenario); };
+    // A firmware without the recorder: no ring.
+    REQUIRE(emutrace_cli("run " + firmware("replay_app") + " -s " + scenario + " --dump-ram " + dir.file("plain.core")).status == 0);
+    Cli none = replay_dump(dir.file("plain.core"));
+    CHECK(none.status == 2);
+    CHECK(none.err.find("no replay ring (EMUTRLOG header)") != std::string::npos);
+    // A ring whose count is beyond its capacity.
+    std::string bytes = read_file(core);
+    const std::size_t ring = bytes.find("EMUTRLOG");
+    REQUIRE(ring != std::string::npos);
+    std::string bad = bytes;
+    bad[ring + 19] = 0x7F;  // records: huge
+    write_file(dir.file("bad.core"), bad);
+    Cli b = replay_dump(dir.file("bad.core"));
+    CHECK(b.status == 2);
+    CHECK(b.err.find("in a ring of 1024") != std::string::npos);
+    CHECK(b.err.find("bad.core at 0x2") != std::string::npos);
+    CHECK(std::count(b.err.begin(), b.err.end(), '\n') == 1);
+    write_file(dir.file("bad.hex"), ":020000042000DA\n:10000000180000006E0100002C0100001D00000020\n");
+    Cli h = replay_dump(dir.file("bad.hex"));
+    CHECK(h.status == 2);
+    CHECK(h.err.find("bad.hex: line 2: checksum mismatch") != std::string::npos);
+    Cli raw = replay_dump(core + ".missing");
+    CHECK(raw.status == 2);
+    write_file(dir.file("raw.bin"), "some bytes that are not a dump format");
+    Cli nobase = replay_dump(dir.file("raw.bin"));
+    CHECK(nobase.status == 2);
+    CHECK(nobase.err.find("give its address with --base") != std::string::npos);
 }

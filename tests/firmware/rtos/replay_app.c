@@ -14,7 +14,10 @@
  *   replay_diverge     RACY_BRANCH: the racers count without the mutex, with a gap between load
  *                      and store, so how many updates are lost depends on where SysTick
  *                      preempts them: a replay on other timing sends another total and stops
- *                      there. */
+ *                      there;
+ *   replay_board       BOARD_RECORDER: race-free, its synchronisation, sensor reads and IRQ 1
+ *                      recorded by the firmware itself (firmware/replay) into a RAM ring, as on
+ *                      a board without a probe: its memory dump replays with --from-dump. */
 #include <stdint.h>
 
 #include "cortex_m.h"
@@ -24,6 +27,18 @@
 
 #define CORE_CLOCK_HZ 25000000u
 #define SENSOR_DATA REG32(0x40010004u)
+#ifdef BOARD_RECORDER
+#include "replay_kernel.h"
+#define mutex_lock er_mutex_lock
+#define mutex_unlock er_mutex_unlock
+#define queue_send er_queue_send
+#define queue_receive er_queue_receive
+#define task_create er_task_create
+#define task_sleep er_task_sleep
+#define READ_SENSOR() er_input32(&SENSOR_DATA)
+#else
+#define READ_SENSOR() SENSOR_DATA
+#endif
 #define READINGS 24
 #define END_OF_READINGS 0xFFFFFFFFu
 #ifndef RACE_ITERS
@@ -47,9 +62,10 @@ static uint32_t sum, count;
 static volatile uint32_t hits;
 #endif
 
-static void line_out(const char* a, uint32_t n) {
+static void line_out(const char *a, uint32_t n)
+{
     char line[80];
-    char* p = fmt_str(line, "[t=");
+    char *p = fmt_str(line, "[t=");
     p = fmt_dec(p, kernel_ticks());
     p = fmt_str(p, "] ");
     p = fmt_str(p, a);
@@ -60,14 +76,19 @@ static void line_out(const char* a, uint32_t n) {
     mutex_unlock(&print_mutex);
 }
 
-void IRQ1_Handler(void) {
+void IRQ1_Handler(void)
+{
+#ifdef BOARD_RECORDER
+    er_interrupt();
+#endif
     envelopes++;
 }
 
-static void sampler(void* arg) {
+static void sampler(void *arg)
+{
     (void)arg;
     for (uint32_t i = 0; i < READINGS; i++) {
-        queue_send(&readings, SENSOR_DATA);
+        queue_send(&readings, READ_SENSOR());
 #ifdef RACY_COUNTER
         hits++; /* races with the worker's */
 #endif
@@ -77,10 +98,12 @@ static void sampler(void* arg) {
     block_forever();
 }
 
-__attribute__((noinline)) static void count_once(void) {
+__attribute__((noinline)) static void count_once(void)
+{
 #ifdef RACY_BRANCH
     uint32_t v = shared_count;
-    for (volatile int k = 0; k < 20; k++) {}
+    for (volatile int k = 0; k < 20; k++) {
+    }
     shared_count = v + 1;
 #else
     mutex_lock(&race_mutex);
@@ -89,7 +112,8 @@ __attribute__((noinline)) static void count_once(void) {
 #endif
 }
 
-static uint32_t read_count(void) {
+static uint32_t read_count(void)
+{
 #ifdef RACY_BRANCH
     return shared_count;
 #else
@@ -100,19 +124,23 @@ static uint32_t read_count(void) {
 #endif
 }
 
-static void racer(void* arg) {
+static void racer(void *arg)
+{
     (void)arg;
     queue_receive(&go); /* alone with the other racer: SysTick time-slices the two */
-    for (uint32_t i = 0; i < RACE_ITERS; i++) count_once();
+    for (uint32_t i = 0; i < RACE_ITERS; i++)
+        count_once();
     queue_send(&done, read_count());
     block_forever();
 }
 
-static void worker(void* arg) {
+static void worker(void *arg)
+{
     (void)arg;
     for (;;) {
         uint32_t v = queue_receive(&readings);
-        if (v == END_OF_READINGS) break;
+        if (v == END_OF_READINGS)
+            break;
         mutex_lock(&stats_mutex);
         sum += v;
         count++;
@@ -135,12 +163,18 @@ static void worker(void* arg) {
     sh_exit(0);
 }
 
-static void idle(void* arg) {
+static void idle(void *arg)
+{
     (void)arg;
-    for (;;) __WFI();
+    for (;;)
+        __WFI();
 }
 
-int main(void) {
+int main(void)
+{
+#ifdef BOARD_RECORDER
+    er_init((void *const volatile *)&current_tcb);
+#endif
     queue_init(&readings, readings_storage, 4);
     queue_init(&done, done_storage, 2);
     queue_init(&go, go_storage, 2);
