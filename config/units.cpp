@@ -109,6 +109,15 @@ std::optional<double> parse_seconds(std::string_view text) {
     return *v * factor;
 }
 
+std::string grouped(std::uint64_t value) {
+    std::string digits = std::to_string(value), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string hex32(std::uint32_t value) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", value);

@@ -18,6 +18,8 @@ std::optional<std::uint64_t> parse_frequency(std::string_view text);
 /// A number with an s/ms/us/ns suffix (plain numbers are seconds).
 std::optional<double> parse_seconds(std::string_view text);
 /// An address as messages write it: "0x0000abcd".
+/// 1234567 -> "1,234,567"
+std::string grouped(std::uint64_t value);
 std::string hex32(std::uint32_t value);
 
 }  // namespace emutrace::config

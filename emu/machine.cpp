@@ -393,7 +393,8 @@ SourceTotals Machine::deliver() {
     const RunResult& r = last_ = run();
     return {"emulator",         r.instructions,
             r.cycles,           impl_->config.clock_hz,
-            r.emulated_seconds, r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached || r.reason == StopReason::Steered};
+            r.emulated_seconds, r.reason == StopReason::Exited || r.reason == StopReason::SymbolReached || r.reason == StopReason::Steered,
+            r.sleep_cycles};
 }
 
 const RunResult& Machine::result() const {

@@ -7,15 +7,7 @@
 namespace emutrace::session {
 namespace {
 
-// 1234567 -> "1,234,567"
-std::string grouped(std::uint64_t v) {
-    std::string digits = std::to_string(v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
+using config::grouped;
 
 std::string duration(double seconds) {
     char buf[32];

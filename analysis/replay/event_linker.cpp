@@ -38,9 +38,9 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
 
 const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle) {
     if (!is_acquisition(call.op)) {
-        // Entry: r0 the object, r1 the argument of a send (the item) or a create (the name); a
-        // delay's r0 is its ticks. Other operations have no argument: r1 is whatever it was.
-        std::uint32_t object = r0, value = call.op == Operation::Send || call.op == Operation::Create ? r1 : 0;
+        // Entry: r0 the object, r1 the item of a send; a delay's r0 is its ticks. Other operations
+        // have no argument worth logging (a create's name is an address of this build only).
+        std::uint32_t object = r0, value = call.op == Operation::Send ? r1 : 0;
         if (call.op == Operation::Delay) object = 0, value = r0;
         return &record(call.op, object, value, 0, thread, cycle);
     }

@@ -2,8 +2,6 @@
 // detector (race_detector.h) on the replayed execution. The scenario's races: section names the
 // functions whose memory accesses are synchronisation, not data (the RTOS kernel), by glob; the
 // replay: section's functions always are.
-#include <fnmatch.h>
-
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -87,7 +85,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     config::Node replay_section = setup.section("replay");
     if (!replay_section.defined()) throw ConfigError("--races: the scenario has no replay: section naming the synchronisation functions");
     RaceConfig c;
-    c.watches = parse_replay_section(setup, replay_section).calls.watches;
+    ReplaySection replay = parse_replay_section(setup, replay_section);
+    c.watches = replay.calls.watches;
     std::vector<std::string> globs;
     if (section.defined()) {
         section.allow_only({"ignore", "stack_slack"});
@@ -96,11 +95,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         if (section.has("stack_slack")) c.stack_slack = static_cast<std::uint32_t>(section["stack_slack"].integer());
     }
     for (const auto& [at, call] : c.watches) globs.push_back(call.function);
-    for (const decode::Function& f : setup.program().functions()) {
-        bool match = false;
-        for (const auto& g : globs) match = match || fnmatch(g.c_str(), f.name.c_str(), 0) == 0;
-        if (match) c.ignored.emplace_back(f.start, f.end);
-    }
+    c.ignored = function_ranges(setup.program(), globs);
+    c.ignored.insert(c.ignored.end(), replay.instrumentation.begin(), replay.instrumentation.end());  // the recorder's ring
     return std::make_unique<RaceAnalysis>(setup, std::move(c));
 }
 

@@ -34,7 +34,7 @@ RaceDetector::Context& RaceDetector::context_of(std::uint32_t id) {
 }
 
 RaceDetector::Context& RaceDetector::context() {
-    return context_of(handlers_.empty() ? current_thread_ : kHandlerThread | handlers_.back());
+    return context_of(tracker_.context());
 }
 
 bool RaceDetector::ignored(std::uint32_t address) const {
@@ -126,26 +126,18 @@ void RaceDetector::on_scs_write(std::uint32_t address, std::uint32_t value) {
 
 void RaceDetector::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
+        if (e.kind == trace::EventKind::ExceptionReturn && tracker_.in_handler()) release_mask(context());  // the handler's end
+        tracker_.on_event(e, batch);
         switch (e.kind) {
             case trace::EventKind::Access: on_access(e); break;
-            case trace::EventKind::ThreadSwitch:
-                current_thread_ = e.address;
-                names_.try_emplace(e.address, batch.thread_name(e));
-                context();  // a new thread starts with the creates so far
-                break;
+            case trace::EventKind::ThreadSwitch: context(); break;  // a new thread starts with the creates so far
             case trace::EventKind::ExceptionEntry:
-                handlers_.push_back(e.value);
                 context().frames.clear();
                 acquire_mask(context());
                 if (auto en = enabled_.find(e.value); en != enabled_.end()) join(context().clock, en->second);
                 break;
             case trace::EventKind::MmioWrite:
                 if (e.address >= 0xE000E000 && e.address < 0xE000F000) on_scs_write(e.address & ~3u, e.value);
-                break;
-            case trace::EventKind::ExceptionReturn:
-                if (handlers_.empty()) break;
-                release_mask(context());
-                handlers_.pop_back();
                 break;
             case trace::EventKind::Branch: {
                 Context& c = context();

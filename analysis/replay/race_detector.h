@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/replay/context_tracker.h"
 #include "analysis/replay/event_linker.h"
 #include "analysis/replay/recorder.h"
 #include "emutrace/sink.h"
@@ -53,7 +54,7 @@ public:
     const std::vector<Race>& races() const { return races_; }
     std::uint64_t accesses_checked() const { return checked_; }
     /// Thread control block -> the thread's name, where the RTOS configuration gives one.
-    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return names_; }
+    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return tracker_.names(); }
 
 private:
     using Clock = std::vector<std::uint32_t>;
@@ -87,8 +88,7 @@ private:
     EventLinker linker_;
     std::vector<Context> contexts_;                           ///< by thread index
     std::unordered_map<std::uint32_t, std::uint32_t> index_;  ///< thread id -> index
-    std::uint32_t current_thread_ = 0;
-    std::vector<std::uint32_t> handlers_;
+    ContextTracker tracker_;
     std::unordered_map<std::uint32_t, Clock> released_;  ///< by event seq: the releasing thread's clock then
     Clock mask_lock_;                                    ///< the clock of the last handler or critical section to end
     Clock creates_;                                      ///< joined clocks of every create so far
@@ -97,7 +97,6 @@ private:
     std::vector<Race> races_;
     std::unordered_map<std::uint64_t, std::size_t> race_index_;  ///< (pc, pc) -> races_
     std::uint64_t checked_ = 0;
-    std::unordered_map<std::uint32_t, std::string> names_;
 };
 
 }  // namespace emutrace::analysis::replay

@@ -10,9 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/replay/dump_log.h"
+#include "analysis/replay/log_translation.h"
 #include "analysis/replay/replay_config.h"
+#include "analysis/replay/time_report.h"
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/elf_image.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
@@ -33,13 +36,15 @@ std::string operation_counts(const EventLog& log) {
 
 class RecordAnalysis final : public Analysis {
 public:
-    RecordAnalysis(RecorderConfig config, std::string path)
-        : points_(watch_addresses(config)), recorder_(std::move(config)), path_(std::move(path)) {}
-    std::vector<trace::TraceSink*> sinks() override { return {&recorder_}; }
+    RecordAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string path)
+        : setup_(setup), points_(watch_addresses(section.calls)), recorder_(std::move(section.calls)),
+          times_(std::move(section.instrumentation), nullptr), path_(std::move(path)) {}
+    std::vector<trace::TraceSink*> sinks() override { return {&recorder_, &times_}; }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
     void finish(const SourceTotals& totals) override {
         recorder_.log().flags = kEmulatedCycles | (totals.complete ? kComplete : 0);
         if (!path_.empty()) recorder_.log().save(path_);
+        times_json_ = times_json(times_, nullptr, totals, setup_);
     }
     std::string summary() const override {
         const EventLog& log = recorder_.log();
@@ -50,14 +55,18 @@ public:
         nlohmann::json by_op = nlohmann::json::object();
         for (const auto& [op, n] : count_operations(recorder_.log())) by_op[operation_name(op)] = n;
         return nlohmann::json{
-            {"mode", "record"}, {"events", recorder_.log().events.size()}, {"threads", recorder_.threads()}, {"operations", by_op}, {"log", path_}}
+            {"mode", "record"},    {"events", recorder_.log().events.size()}, {"threads", recorder_.threads()}, {"operations", by_op}, {"log", path_},
+            {"times", times_json_}}
             .dump();
     }
 
 private:
+    const AnalysisSetup& setup_;
     std::vector<std::uint32_t> points_;
     Recorder recorder_;
+    ExecutionTimes times_;
     std::string path_;
+    nlohmann::json times_json_;
 };
 
 class ReplayAnalysis final : public Analysis {
@@ -65,12 +74,13 @@ public:
     /// `log_name`: the file the log came from (a log, or a device's memory dump).
     ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, EventLog log, std::string log_name, std::string record_path, bool in_order)
         : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
-          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log)), log_path_(std::move(log_name)),
-          record_path_(std::move(record_path)) {}
-    std::vector<trace::TraceSink*> sinks() override { return {&replayer_}; }
+          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log)),
+          times_(std::move(section.instrumentation), &replayer_), log_path_(std::move(log_name)), record_path_(std::move(record_path)) {}
+    std::vector<trace::TraceSink*> sinks() override { return {&replayer_, &times_}; }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
     trace::Steering* steering() override { return &replayer_; }
     void finish(const SourceTotals& totals) override {
+        times_json_ = times_json(times_, &replayer_, totals, setup_);
         if (record_path_.empty()) return;
         EventLog out = replayer_.replayed();
         out.flags = kEmulatedCycles | (totals.complete && !replayer_.divergence() ? kComplete : 0);
@@ -96,7 +106,7 @@ public:
         if (auto m = replayer_.first_missing())
             s += "  " + std::to_string(replayer_.missing()) + " events never ran; the first: #" + std::to_string(m->seq) + " " + text(*m) +
                  " in thread " + thread(m->thread) + "\n";
-        return s;
+        return s + times_summary(times_json_);
     }
     std::string json() const override {
         nlohmann::json j{{"mode", "replay"},
@@ -108,7 +118,8 @@ public:
                          {"holds", replayer_.holds()},
                          {"held_cycles", replayer_.held_cycles()},
                          {"delayed_events", replayer_.delayed_events()},
-                         {"divergence", nullptr}};
+                         {"divergence", nullptr},
+                         {"times", times_json_}};
         if (const auto& d = replayer_.divergence()) {
             nlohmann::json stack_names = nlohmann::json::array();
             for (std::uint32_t f : d->stack) stack_names.push_back(setup_.describe(f));
@@ -174,6 +185,8 @@ private:
     std::vector<std::uint32_t> points_;
     std::string hold_;
     Replayer replayer_;
+    ExecutionTimes times_;
+    nlohmann::json times_json_;
     std::string log_path_, record_path_;
 };
 
@@ -194,7 +207,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     ReplaySection parsed = parse_replay_section(setup, section);
     if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
     if (log.empty() && record.empty()) return nullptr;  // the section is checked, but nothing to do: no watch points, no cost
-    if (log.empty()) return std::make_unique<RecordAnalysis>(std::move(parsed.calls), record);
+    if (log.empty()) return std::make_unique<RecordAnalysis>(setup, std::move(parsed), record);
     EventLog expected;
     if (dump) {
         std::optional<std::uint32_t> base;
@@ -207,6 +220,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     } else {
         expected = EventLog::load(log);
     }
+    if (auto recorded_on = setup.flag("log-elf"))
+        expected = translate_log(expected, decode::ElfImage::load(*recorded_on).symbols(), setup.image().symbols(), *recorded_on);
     return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), std::move(expected), log, record, setup.flag("in-order").has_value());
 }
 
@@ -224,6 +239,8 @@ AnalysisType replay_analysis() {
          {"from-dump", "DUMP",
           "Replay the log a firmware-side recorder (firmware/replay) left in this memory dump of the board: ELF core, Intel HEX, or raw with --base"},
          {"base", "ADDR", "Address of the first byte of a raw --from-dump dump, e.g. 0x20000000"},
+         {"log-elf", "ELF",
+          "The build the log was recorded on, when another build is replayed: its mutexes, queues, threads and functions are matched by symbol"},
          {"in-order", "",
           "Deliver the log's interrupts once the events before them have run, not at their cycle (automatic when the core, clock or timing "
           "differ from the recording's)"}},

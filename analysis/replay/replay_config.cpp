@@ -1,5 +1,7 @@
 #include "analysis/replay/replay_config.h"
 
+#include <fnmatch.h>
+
 #include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
@@ -34,7 +36,7 @@ std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decod
 }  // namespace
 
 ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& n) {
-    std::vector<std::string> keys = {"inputs", "interrupts", "hold"};
+    std::vector<std::string> keys = {"inputs", "interrupts", "hold", "instrumentation"};
     for (const auto& [role, op] : kRoles) keys.push_back(role);
     n.allow_only(keys);
     ReplaySection out;
@@ -70,6 +72,12 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
         else
             n["interrupts"].fail("interrupts: expected external (the default), all or none, got '" + v + "'");
     }
+    std::vector<std::string> instrumentation = {"er_*"};
+    if (n.has("instrumentation")) {
+        instrumentation.clear();
+        for (const config::Node& item : n["instrumentation"].items()) instrumentation.push_back(item.str());
+    }
+    out.instrumentation = function_ranges(program, instrumentation);
     if (c.watches.empty()) n.fail("replay: names no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield)");
     // Where replay holds a thread: `hold: FUNCTION` (called with r0 = 1), else the first yield,
     // else the first delay with one tick.
@@ -81,6 +89,17 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
     } else {
         out.hold = first_yield ? first_yield : first_delay;
     }
+    return out;
+}
+
+AddressRanges function_ranges(const decode::Program& program, const std::vector<std::string>& globs) {
+    AddressRanges out;
+    for (const decode::Function& f : program.functions())
+        for (const auto& g : globs)
+            if (fnmatch(g.c_str(), f.name.c_str(), 0) == 0) {
+                out.emplace_back(f.start, f.end);
+                break;
+            }
     return out;
 }
 

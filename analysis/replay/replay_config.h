@@ -9,10 +9,18 @@
 
 namespace emutrace::analysis::replay {
 
+using AddressRanges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
 struct ReplaySection {
     RecorderConfig calls;
     std::optional<HoldCall> hold;
+    /// The functions whose cycles are recording overhead (instrumentation: globs; default the
+    /// firmware-side recorder's er_*), as [start, end).
+    AddressRanges instrumentation;
 };
+
+/// [start, end) of every function of the image whose name matches one of the globs (fnmatch).
+AddressRanges function_ranges(const decode::Program& program, const std::vector<std::string>& globs);
 
 /// Parses the section; fails (naming file and line) on an unknown key, a function not in the
 /// image, an acquisition that can leave other than by a return, or a section naming nothing.

@@ -67,7 +67,8 @@ void Replayer::check(const LogEvent& seen, bool compare_value, trace::MachineCon
     done_[want->seq - 1] = 1;
     ++cursor_[seen.thread];
     ++reproduced_;
-    if (waited_[seen.thread]) ++delayed_;
+    ++events_of_[seen.thread];
+    if (waited_[seen.thread]) ++delayed_, ++delayed_of_[seen.thread];
     waited_[seen.thread] = false;
     holds_without_progress_ = 0;
     while (prefix_ < done_.size() && done_[prefix_]) ++prefix_;
@@ -81,6 +82,7 @@ void Replayer::hold(std::uint32_t thread, std::uint32_t entry, trace::MachineCon
     h.lr = m.reg(14);
     h.since = m.cycle();
     held_[thread] = h;
+    holds_of_[thread].emplace_back(h.since, ~std::uint64_t{0});
     waited_[thread] = true;
     ++holds_;
     ++holds_without_progress_;
@@ -100,6 +102,7 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
         for (unsigned i = 0; i < 4; ++i) m.set_reg(i, h->second.r[i]);
         m.set_reg(14, h->second.lr);
         held_cycles_ += m.cycle() - h->second.since;
+        holds_of_[thread].back().second = m.cycle();
         held_.erase(h);
     }
     const WatchedCall& call = w->second;
@@ -177,22 +180,24 @@ void Replayer::on_start(const trace::RunInfo& info) {
     for (std::size_t i = 0; i < info.devices.size(); ++i) input_device_[i] = std::find(inputs.begin(), inputs.end(), info.devices[i]) != inputs.end();
 }
 
+std::uint64_t Replayer::held_between(std::uint32_t thread, std::uint64_t from, std::uint64_t to) const {
+    auto it = holds_of_.find(thread);
+    if (it == holds_of_.end() || from >= to) return 0;
+    const auto& list = it->second;
+    // The first interval that ends after `from`; intervals are in time order and do not overlap.
+    auto i = std::upper_bound(list.begin(), list.end(), from, [](std::uint64_t v, const auto& iv) { return v < iv.second; });
+    std::uint64_t held = 0;
+    for (; i != list.end() && i->first < to; ++i) held += std::min(to, i->second) - std::max(from, i->first);
+    return held;
+}
+
 void Replayer::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
+        tracker_.on_event(e, batch);
         switch (e.kind) {
-            case trace::EventKind::ThreadSwitch:
-                current_thread_ = e.address;
-                names_.try_emplace(e.address, batch.thread_name(e));
-                break;
-            case trace::EventKind::ExceptionEntry:
-                handlers_.push_back(e.value);
-                stacks_[context()].clear();
-                break;
-            case trace::EventKind::ExceptionReturn:
-                if (!handlers_.empty()) handlers_.pop_back();
-                break;
+            case trace::EventKind::ExceptionEntry: stacks_[tracker_.context()].clear(); break;
             case trace::EventKind::Branch: {
-                auto& stack = stacks_[context()];
+                auto& stack = stacks_[tracker_.context()];
                 // A thread entered by a context switch has no call of its own function on the
                 // stack: its first call's site stands for it.
                 if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) && stack.empty() && e.extra) stack.push_back(e.extra - 2);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/replay/context_tracker.h"
 #include "analysis/replay/event_linker.h"
 #include "analysis/replay/recorder.h"
 #include "emutrace/sink.h"
@@ -77,7 +78,12 @@ public:
     std::uint64_t held_cycles() const { return held_cycles_; }
     /// Events that had to wait for their predecessor (n_d of the paper) and those that did not (n_nd).
     std::size_t delayed_events() const { return delayed_; }
-    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return names_; }
+    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return tracker_.names(); }
+    /// Per thread: its events reproduced, and those of them that had to wait (were held).
+    std::size_t events_of(std::uint32_t thread) const { return lookup(events_of_, thread); }
+    std::size_t delayed_of(std::uint32_t thread) const { return lookup(delayed_of_, thread); }
+    /// Cycles of [from, to) during which `thread` was held (in the hold call or waiting in it).
+    std::uint64_t held_between(std::uint32_t thread, std::uint64_t from, std::uint64_t to) const;
     /// Whether external interrupts are delivered at their recorded cycle (else in order, and the
     /// interrupted pc is not compared).
     bool by_cycle() const { return by_cycle_; }
@@ -99,7 +105,10 @@ private:
     void hold(std::uint32_t thread, std::uint32_t entry, trace::MachineControl& m);
     /// By-order injection: raises the external interrupts whose predecessors have all run.
     void inject_due(trace::MachineControl& m);
-    std::uint32_t context() const { return handlers_.empty() ? current_thread_ : kHandlerThread | handlers_.back(); }
+    static std::size_t lookup(const std::unordered_map<std::uint32_t, std::size_t>& m, std::uint32_t k) {
+        auto it = m.find(k);
+        return it == m.end() ? 0 : it->second;
+    }
 
     ReplayConfig config_;
     EventLog expected_;
@@ -118,11 +127,13 @@ private:
     std::optional<Divergence> divergence_;
     std::vector<bool> input_device_;
 
+    std::unordered_map<std::uint32_t, std::size_t> events_of_, delayed_of_;
+    /// Per thread: [hold, resume) cycle intervals in order; the last one open (~0) while held.
+    std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> holds_of_;
+
     // The sink's view, for the report.
-    std::uint32_t current_thread_ = 0;
-    std::vector<std::uint32_t> handlers_;
+    ContextTracker tracker_;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> stacks_;
-    std::unordered_map<std::uint32_t, std::string> names_;
 };
 
 }  // namespace emutrace::analysis::replay

@@ -7,10 +7,14 @@
 #define DWT_CTRL (*(volatile uint32_t *)0xE0001000u)
 #define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 
-/* Kept by the linker even when nothing references it by name: a dump tool finds it by magic. */
-__attribute__((used, aligned(8))) static struct er_ring er_ring;
-static void *const volatile *er_current_thread;
-static uint32_t er_cycle_hi, er_cycle_last;
+/* Kept by the linker even when nothing references it by name: a dump tool finds it by magic.
+ * In .noinit: the start-up code does not spend time zeroing it, and the application's own
+ * variables keep the addresses they have in a build without the recorder. */
+__attribute__((used, aligned(8), section(".noinit"))) static struct er_ring er_ring;
+__attribute__((section(".noinit"))) static struct {
+    void *const volatile *current_thread;
+    uint32_t cycle_hi, cycle_last;
+} er_state;
 
 static uint32_t control(void)
 {
@@ -29,13 +33,16 @@ static uint32_t ipsr(void)
 void er_init(void *const volatile *current_thread)
 {
     static const char magic[8] = {'E', 'M', 'U', 'T', 'R', 'L', 'O', 'G'};
-    er_current_thread = current_thread;
+    er_state.current_thread = current_thread;
+    er_state.cycle_hi = er_state.cycle_last = 0;
+    er_ring.header.records = er_ring.header.lost = er_ring.header.timing = 0;
     er_ring.header.version = 2;
     er_ring.header.header_bytes = sizeof er_ring.header;
     er_ring.header.record_bytes = sizeof er_ring.records[0];
     er_ring.header.flags = ER_FLAG_UNLINKED;
     er_ring.header.capacity = EMUTRACE_REPLAY_RECORDS;
-    /* The magic last: a dump taken before this point shows no half-made header. */
+    /* The magic last: a dump taken before this point shows no half-made header (the ring is
+     * not zeroed at reset: a stale magic from before it is overwritten with the same bytes). */
     for (unsigned i = 0; i < 8; i++)
         er_ring.header.magic[i] = magic[i];
 }
@@ -56,8 +63,8 @@ static void er_write(enum er_op op, uint32_t object, uint32_t value, uint8_t fla
          * before the scheduler (thread 0), as the emulator sees it; tasks run on PSP. */
         if (n)
             r->thread = 0xFFFFFF00u | n;
-        else if ((control() & 2u) && er_current_thread)
-            r->thread = (uint32_t)(uintptr_t)*er_current_thread;
+        else if ((control() & 2u) && er_state.current_thread)
+            r->thread = (uint32_t)(uintptr_t)*er_state.current_thread;
         else
             r->thread = 0;
         r->op = (uint8_t)op;
@@ -68,11 +75,11 @@ static void er_write(enum er_op op, uint32_t object, uint32_t value, uint8_t fla
         /* DWT_CYCCNT when the debugger or the start-up code enabled it; 64 bits by counting wraps.
          */
         uint32_t c = (DEMCR & (1u << 24)) && (DWT_CTRL & 1u) ? DWT_CYCCNT : 0;
-        if (c < er_cycle_last)
-            er_cycle_hi++;
-        er_cycle_last = c;
+        if (c < er_state.cycle_last)
+            er_state.cycle_hi++;
+        er_state.cycle_last = c;
         r->cycle_lo = c;
-        r->cycle_hi = er_cycle_hi;
+        r->cycle_hi = er_state.cycle_hi;
         __asm__ volatile("dmb" ::: "memory"); /* the record before the count that publishes it */
         h->records++;
     }

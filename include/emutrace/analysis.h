@@ -35,8 +35,9 @@ struct SourceTotals {
     std::uint64_t instructions = 0;
     std::uint64_t cycles = 0;  ///< the last cycle stamp (instructions for a capture without cycle counts)
     std::uint64_t clock_hz = 0;
-    double emulated_seconds = 0;  ///< cycles / clock_hz
-    bool complete = true;         ///< false when the run faulted, hung or hit a limit
+    double emulated_seconds = 0;     ///< cycles / clock_hz
+    bool complete = true;            ///< false when the run faulted, hung or hit a limit
+    std::uint64_t sleep_cycles = 0;  ///< of `cycles`, those the core slept in WFI/WFE
 };
 
 /// One JUnit test case (the run's --junit file holds every analysis's cases).
