@@ -26,9 +26,9 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
     switch (op) {
         case Operation::Unlock:
             last_release_[object] = e.seq;
-            locked_[object] = false;
+            holder_.erase(object);
             break;
-        case Operation::Lock: locked_[object] = true; break;
+        case Operation::Lock: holder_[object] = thread; break;
         case Operation::Send: sends_[object].push_back(e.seq); break;
         case Operation::Create: creates_.push_back(e.seq); break;
         default: break;
@@ -61,18 +61,6 @@ const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std
         if (!q.empty()) partner = q.front(), q.pop_front();
     }
     return &record(p.op, p.object, p.op == Operation::Receive ? r0 : 0, partner, thread, cycle);
-}
-
-bool EventLinker::would_wait(Operation op, std::uint32_t object) const {
-    if (op == Operation::Lock) {
-        auto l = locked_.find(object);
-        return l != locked_.end() && l->second;
-    }
-    if (op == Operation::Receive) {
-        auto q = sends_.find(object);
-        return q == sends_.end() || q->second.empty();
-    }
-    return false;
 }
 
 const LogEvent& EventLinker::interrupt(unsigned n, std::uint32_t pc, bool external, std::uint32_t thread, std::uint64_t cycle) {

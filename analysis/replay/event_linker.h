@@ -45,9 +45,16 @@ public:
     /// A read of an input register returned `value`.
     const LogEvent& input(std::uint32_t address, std::uint32_t value, std::uint32_t thread, std::uint64_t cycle);
 
-    /// Whether an acquisition of `object` would wait in the RTOS now, as the events so far tell:
-    /// the mutex is held, the queue has no item sent and not yet received.
-    bool would_wait(Operation op, std::uint32_t object) const;
+    /// Items sent to queue `object` and not yet received, as the events so far tell.
+    std::size_t items(std::uint32_t object) const {
+        auto q = sends_.find(object);
+        return q == sends_.end() ? 0 : q->second.size();
+    }
+    /// The thread holding mutex `object` as the events so far tell; 0 when none.
+    std::uint32_t holder(std::uint32_t object) const {
+        auto h = holder_.find(object);
+        return h == holder_.end() ? 0 : h->second;
+    }
 
     const EventLog& log() const { return log_; }
     EventLog& log() { return log_; }
@@ -64,7 +71,7 @@ private:
     std::unordered_map<std::uint32_t, std::uint32_t> last_of_thread_;
     std::unordered_map<std::uint32_t, std::vector<Pending>> pending_;     ///< acquisitions entered, by thread
     std::unordered_map<std::uint32_t, std::uint32_t> last_release_;       ///< the last unlock, by object
-    std::unordered_map<std::uint32_t, bool> locked_;                      ///< by mutex
+    std::unordered_map<std::uint32_t, std::uint32_t> holder_;             ///< by mutex: the thread that locked it
     std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> sends_;  ///< sends not yet received, by queue
     std::deque<std::uint32_t> creates_;                                   ///< creates whose thread has not run yet
 };

@@ -6,8 +6,9 @@
 
 namespace emutrace::analysis::replay {
 
-ExecutionTimes::ExecutionTimes(std::vector<std::pair<std::uint32_t, std::uint32_t>> instrumentation, const Replayer* replayer)
-    : instrumentation_(std::move(instrumentation)), replayer_(replayer) {
+ExecutionTimes::ExecutionTimes(std::vector<std::pair<std::uint32_t, std::uint32_t>> instrumentation, const Replayer* replayer,
+                               std::uint32_t site_cycles)
+    : instrumentation_(std::move(instrumentation)), replayer_(replayer), site_cycles_(site_cycles) {
     std::sort(instrumentation_.begin(), instrumentation_.end());
 }
 
@@ -39,9 +40,14 @@ void ExecutionTimes::on_batch(const trace::EventBatch& batch) {
         if (e.kind != trace::EventKind::Branch) continue;
         const std::uint32_t id = tracker_.context();
         auto& stack = stacks_[id];
-        const ContextTime& t = contexts_[id];
+        ContextTime& t = contexts_[id];
         const auto kind = static_cast<trace::BranchKind>(e.value);
         const bool inside = !stack.empty() && stack.back().instrumentation;
+        if ((kind == trace::BranchKind::Call || kind == trace::BranchKind::Jump) && !inside && instrumentation(e.address)) {
+            // The program calls the recorder: what the call site cost is the recorder's too.
+            ++t.recorder_calls;
+            t.instrumentation += std::min<std::uint64_t>(site_cycles_, t.cycles - t.instrumentation - t.hold);
+        }
         if (kind == trace::BranchKind::Call) {
             stack.push_back({e.address, t.cycles, t.instrumentation + t.hold, inside || instrumentation(e.address)});
         } else if (kind == trace::BranchKind::Jump && !inside && instrumentation(e.address)) {

@@ -7,7 +7,9 @@
 //   - hold: the thread's own cycles in the hold call the replay sent it into, the rest of n_d * c_d;
 //   - the program's own work.
 // The paper calibrates c_nd and c_d offline because a multi-core host cannot attribute them
-// online; on one emulated core every cycle is attributed, so they are measured per event here.
+// online; on one emulated core every cycle is attributed, so they are measured per event here,
+// but for what the recorder costs its caller outside its functions (setting up the arguments,
+// the call itself): a constant per call site, calibrated offline (bench/bench_replay).
 // The analyses attached to a replay (race detector, call tracer) cost the firmware no cycle at
 // all: O_profile is 0. The estimate of a thread is its cycles minus its overhead; of a function
 // call, the thread's own cycles between its entry and exit minus the overhead in between.
@@ -27,7 +29,8 @@ class Replayer;
 
 struct ContextTime {
     std::uint64_t cycles = 0;           ///< all the context ran (C_replay-T)
-    std::uint64_t instrumentation = 0;  ///< of them, in instrumentation functions
+    std::uint64_t instrumentation = 0;  ///< of them, in instrumentation functions and their call sites
+    std::uint64_t recorder_calls = 0;   ///< calls into instrumentation from the program
     std::uint64_t hold = 0;             ///< of them, in the replay's hold call
     std::uint64_t estimate() const { return cycles - instrumentation - hold; }
 };
@@ -42,8 +45,9 @@ struct FunctionTime {
 class ExecutionTimes final : public trace::TraceSink {
 public:
     /// `instrumentation`: [start, end) of the functions whose cycles are recording overhead.
-    /// `replayer`: the replay whose holds are overhead; null for a recording.
-    ExecutionTimes(std::vector<std::pair<std::uint32_t, std::uint32_t>> instrumentation, const Replayer* replayer);
+    /// `replayer`: the replay whose holds are overhead; null for a recording. `site_cycles`: what
+    /// a call into instrumentation costs the caller.
+    ExecutionTimes(std::vector<std::pair<std::uint32_t, std::uint32_t>> instrumentation, const Replayer* replayer, std::uint32_t site_cycles);
     std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions; }
     void on_batch(const trace::EventBatch& batch) override;
 
@@ -65,6 +69,7 @@ private:
 
     std::vector<std::pair<std::uint32_t, std::uint32_t>> instrumentation_;
     const Replayer* replayer_;
+    std::uint32_t site_cycles_;
     ContextTracker tracker_;
     std::uint64_t last_ = 0;
     std::map<std::uint32_t, ContextTime> contexts_;

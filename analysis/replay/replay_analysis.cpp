@@ -36,15 +36,19 @@ std::string operation_counts(const EventLog& log) {
 
 class RecordAnalysis final : public Analysis {
 public:
-    RecordAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string path)
+    /// `times`: also measure execution times (costs the recording the stream's branch events).
+    RecordAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string path, bool times)
         : setup_(setup), points_(watch_addresses(section.calls)), recorder_(std::move(section.calls)),
-          times_(std::move(section.instrumentation), nullptr), path_(std::move(path)) {}
-    std::vector<trace::TraceSink*> sinks() override { return {&recorder_, &times_}; }
+          times_(std::move(section.instrumentation), nullptr, section.site_cycles), path_(std::move(path)), measure_times_(times) {}
+    std::vector<trace::TraceSink*> sinks() override {
+        if (measure_times_) return {&recorder_, &times_};
+        return {&recorder_};
+    }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
     void finish(const SourceTotals& totals) override {
         recorder_.log().flags = kEmulatedCycles | (totals.complete ? kComplete : 0);
         if (!path_.empty()) recorder_.log().save(path_);
-        times_json_ = times_json(times_, nullptr, totals, setup_);
+        if (measure_times_) times_json_ = times_json(times_, nullptr, totals, setup_);
     }
     std::string summary() const override {
         const EventLog& log = recorder_.log();
@@ -66,6 +70,7 @@ private:
     Recorder recorder_;
     ExecutionTimes times_;
     std::string path_;
+    bool measure_times_;
     nlohmann::json times_json_;
 };
 
@@ -75,7 +80,8 @@ public:
     ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, EventLog log, std::string log_name, std::string record_path, bool in_order)
         : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
           replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log)),
-          times_(std::move(section.instrumentation), &replayer_), log_path_(std::move(log_name)), record_path_(std::move(record_path)) {}
+          times_(std::move(section.instrumentation), &replayer_, section.site_cycles), log_path_(std::move(log_name)),
+          record_path_(std::move(record_path)) {}
     std::vector<trace::TraceSink*> sinks() override { return {&replayer_, &times_}; }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
     trace::Steering* steering() override { return &replayer_; }
@@ -207,7 +213,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     ReplaySection parsed = parse_replay_section(setup, section);
     if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
     if (log.empty() && record.empty()) return nullptr;  // the section is checked, but nothing to do: no watch points, no cost
-    if (log.empty()) return std::make_unique<RecordAnalysis>(setup, std::move(parsed), record);
+    if (log.empty()) return std::make_unique<RecordAnalysis>(setup, std::move(parsed), record, setup.flag("times").has_value());
     EventLog expected;
     if (dump) {
         std::optional<std::uint32_t> base;
@@ -239,6 +245,12 @@ AnalysisType replay_analysis() {
          {"from-dump", "DUMP",
           "Replay the log a firmware-side recorder (firmware/replay) left in this memory dump of the board: ELF core, Intel HEX, or raw with --base"},
          {"base", "ADDR", "Address of the first byte of a raw --from-dump dump, e.g. 0x20000000"},
+         {"times", "",
+          "With --record: also measure execution time per thread and function (JSON replay.times), the true figures a replay's estimate is "
+          "judged against"},
+         {"site-cycles", "N",
+          "Cycles a call of the firmware-side recorder costs its caller, removed from the execution-time estimate (default calibrated in "
+          "bench/bench_replay)"},
          {"log-elf", "ELF",
           "The build the log was recorded on, when another build is replayed: its mutexes, queues, threads and functions are matched by symbol"},
          {"in-order", "",

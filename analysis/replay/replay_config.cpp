@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "config/config_error.h"
+#include "config/units.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
@@ -78,6 +79,11 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
         for (const config::Node& item : n["instrumentation"].items()) instrumentation.push_back(item.str());
     }
     out.instrumentation = function_ranges(program, instrumentation);
+    if (auto text = setup.flag("site-cycles")) {
+        auto v = config::parse_integer(*text);
+        if (!v || *v > 1000) throw ConfigError("--site-cycles: expected a small count of cycles, got '" + *text + "'");
+        out.site_cycles = static_cast<std::uint32_t>(*v);
+    }
     if (c.watches.empty()) n.fail("replay: names no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield)");
     // Where replay holds a thread: `hold: FUNCTION` (called with r0 = 1), else the first yield,
     // else the first delay with one tick.

@@ -9,6 +9,11 @@
 
 namespace emutrace::analysis::replay {
 
+/// Cycles a call of the firmware-side recorder costs at its call site on a Cortex-M3 (argument
+/// set-up, the call and the pipeline refill), beyond the recorder's own functions: calibrated by
+/// bench/bench_replay on the replay application's seeds 1-10 (docs/replay.md).
+inline constexpr std::uint32_t kDefaultSiteCycles = 2;
+
 using AddressRanges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
 struct ReplaySection {
@@ -17,6 +22,8 @@ struct ReplaySection {
     /// The functions whose cycles are recording overhead (instrumentation: globs; default the
     /// firmware-side recorder's er_*), as [start, end).
     AddressRanges instrumentation;
+    /// What a call into instrumentation costs its caller (--site-cycles).
+    std::uint32_t site_cycles = kDefaultSiteCycles;
 };
 
 /// [start, end) of every function of the image whose name matches one of the globs (fnmatch).

@@ -10,6 +10,7 @@ Replayer::Replayer(ReplayConfig config, EventLog expected)
         const LogEvent& e = expected_.events[i];
         queues_[e.thread].push_back(static_cast<std::uint32_t>(i));
         if (e.op == Operation::Interrupt && (e.flags & kExternal)) externals_.push_back(static_cast<std::uint32_t>(i));
+        if (e.op == Operation::Send) sends_of_[e.object].first.push_back(e.seq);
     }
 }
 
@@ -75,6 +76,34 @@ void Replayer::check(const LogEvent& seen, bool compare_value, trace::MachineCon
     if (!by_cycle_) inject_due(m);
 }
 
+bool Replayer::waits_for_holder(const LogEvent& lock) const {
+    if (lock.op != Operation::Lock || !lock.before) return false;
+    const LogEvent& unlock = expected_.events[lock.before - 1];
+    if (unlock.op != Operation::Unlock || unlock.object != lock.object || linker_.holder(lock.object) != unlock.thread) return false;
+    // The holder's next unlock of this mutex, from where its replay stands.
+    auto q = queues_.find(unlock.thread);
+    auto c = cursor_.find(unlock.thread);
+    for (std::size_t i = c == cursor_.end() ? 0 : c->second; q != queues_.end() && i < q->second.size(); ++i) {
+        const LogEvent& e = expected_.events[q->second[i]];
+        if (e.op == Operation::Unlock && e.object == lock.object) return e.seq == unlock.seq;
+    }
+    return false;
+}
+
+std::uint32_t Replayer::first_undone_send(std::uint32_t object) {
+    auto it = sends_of_.find(object);
+    if (it == sends_of_.end()) return 0;
+    auto& [seqs, done] = it->second;
+    while (done < seqs.size() && done_[seqs[done] - 1]) ++done;
+    return done < seqs.size() ? seqs[done] : 0;
+}
+
+bool Replayer::waits_for_send(const LogEvent& receive) {
+    if (receive.op != Operation::Receive || !receive.before || linker_.items(receive.object)) return false;
+    const LogEvent& send = expected_.events[receive.before - 1];
+    return send.op == Operation::Send && send.object == receive.object && first_undone_send(receive.object) == send.seq;
+}
+
 void Replayer::hold(std::uint32_t thread, std::uint32_t entry, trace::MachineControl& m) {
     Held h;
     h.resume = entry;
@@ -98,7 +127,9 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
     const std::uint32_t thread = thread_of(m);
     if (auto h = held_.find(thread); h != held_.end()) {
         // The hold call itself, and whatever it reaches, is the replay's, not the firmware's.
-        if (address != h->second.resume) return trace::WatchOutcome::Held;
+        const bool hold_entry = h->second.entering && address == config_.hold->function;
+        h->second.entering = false;
+        if (hold_entry || address != h->second.resume) return trace::WatchOutcome::Held;
         for (unsigned i = 0; i < 4; ++i) m.set_reg(i, h->second.r[i]);
         m.set_reg(14, h->second.lr);
         held_cycles_ += m.cycle() - h->second.since;
@@ -108,15 +139,26 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
     const WatchedCall& call = w->second;
     if (!call.at_return) {
         const LogEvent* want = next_of(thread);
-        // An acquisition that will wait in the RTOS anyway (the mutex is held, the queue empty)
-        // keeps the order itself, as it did when recorded: holding it would change the run.
-        const bool natural = is_acquisition(call.op) && linker_.would_wait(call.op, m.reg(0));
         // On the recording's own cycle model the run reproduces by itself; an acquisition whose
         // predecessor has not run yet at the entry may still meet it inside the call (the thread
         // preempted in mutex_lock while the other unlocks), and holding it would change the run.
-        // Its return checks the order instead.
-        const bool wait_inside = by_cycle_ && is_acquisition(call.op);
-        if (want && !ready(*want) && !natural && !wait_inside) {
+        // Its return checks the order instead. On another cycle model it is held until its
+        // predecessor has run, unless the RTOS makes it wait for exactly that predecessor (the
+        // holder's next unlock); a wait in the RTOS could otherwise end at another partner (a
+        // mutex re-taken by its holder, a queue item meant for another thread).
+        const bool wait_inside =
+            (by_cycle_ && is_acquisition(call.op)) || (want && want->object == m.reg(0) && (waits_for_holder(*want) || waits_for_send(*want)));
+        // Sends to one queue run in their logged order, so that a receive waiting in the RTOS
+        // gets the item it got when recorded.
+        const bool overtakes = !by_cycle_ && want && want->op == Operation::Send && first_undone_send(want->object) != want->seq;
+        // On another cycle model a thread can reach past its last event before the thread
+        // that ended the recorded run has ended it: the recorded run ended first, so it waits.
+        if (!want && !by_cycle_ && (expected_.flags & kComplete) && config_.hold && thread != 0 && thread < kHandlerThread &&
+            holds_without_progress_ < config_.stall_holds) {
+            hold(thread, address, m);
+            return trace::WatchOutcome::Held;
+        }
+        if (want && ((!ready(*want) && !wait_inside) || overtakes)) {
             if (holds_without_progress_ >= config_.stall_holds) {
                 LogEvent seen{0, 0, thread, call.op, 0, m.reg(0), 0, m.cycle()};
                 diverge(want, seen, "stalled: its predecessor #" + std::to_string(want->before) + " never ran", m);

@@ -94,10 +94,21 @@ private:
         std::uint32_t r[4] = {};
         std::uint32_t lr = 0;
         std::uint64_t since = 0;
+        /// The hold call has not started yet: the next watch at its first instruction is its
+        /// own entry, not the thread coming back (a held delay whose hold call is that delay).
+        bool entering = true;
     };
     static std::uint32_t thread_of(const trace::MachineControl& m);
     const LogEvent* next_of(std::uint32_t thread) const;
     bool ready(const LogEvent& e) const { return e.before == 0 || done_[e.before - 1]; }
+    /// A lock whose predecessor is the unlock the mutex's holder will do next: the RTOS makes
+    /// it wait for exactly that unlock, as when recorded, so it need not be held.
+    bool waits_for_holder(const LogEvent& lock) const;
+    /// The first send to queue `object` in the log that has not run; 0 when none.
+    std::uint32_t first_undone_send(std::uint32_t object);
+    /// A receive from an empty queue whose predecessor is the next send to it: the RTOS makes
+    /// it wait for exactly that send (sends to a queue are kept in their logged order).
+    bool waits_for_send(const LogEvent& receive);
     /// Compares an event the replay made with the thread's next in the log: on a match it counts
     /// as reproduced, else the replay stops.
     void check(const LogEvent& seen, bool compare_value, trace::MachineControl& m);
@@ -128,6 +139,8 @@ private:
     std::vector<bool> input_device_;
 
     std::unordered_map<std::uint32_t, std::size_t> events_of_, delayed_of_;
+    /// Per queue: its sends' seqs in log order, and how many of the first have run.
+    std::unordered_map<std::uint32_t, std::pair<std::vector<std::uint32_t>, std::size_t>> sends_of_;
     /// Per thread: [hold, resume) cycle intervals in order; the last one open (~0) while held.
     std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> holds_of_;
 

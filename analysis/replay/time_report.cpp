@@ -23,15 +23,17 @@ std::string context_name(std::uint32_t id, const ExecutionTimes& times) {
 
 nlohmann::json times_json(const ExecutionTimes& times, const Replayer* replayer, const SourceTotals& totals, const AnalysisSetup& setup) {
     nlohmann::json threads = nlohmann::json::array(), functions = nlohmann::json::array();
-    std::uint64_t cycles = 0, overhead = 0;
+    std::uint64_t cycles = 0, overhead = 0, recorder_calls = 0;
     for (const auto& [id, t] : times.contexts()) {
         cycles += t.cycles;
         overhead += t.instrumentation + t.hold;
+        recorder_calls += t.recorder_calls;
         const std::size_t events = replayer ? replayer->events_of(id) : 0, delayed = replayer ? replayer->delayed_of(id) : 0;
         threads.push_back({{"thread", context_name(id, times)},
                            {"id", config::hex32(id)},
                            {"cycles", t.cycles},
                            {"instrumentation", t.instrumentation},
+                           {"recorder_calls", t.recorder_calls},
                            {"hold", t.hold},
                            {"estimate", t.estimate()},
                            {"events", events},
@@ -43,8 +45,14 @@ nlohmann::json times_json(const ExecutionTimes& times, const Replayer* replayer,
     for (const auto& [f, t] : times.functions())
         functions.push_back({{"function", setup.describe(f)}, {"calls", t.calls}, {"cycles", t.cycles}, {"estimate", t.estimate()}});
     const std::uint64_t sleep = std::min(totals.sleep_cycles, cycles), work = cycles - sleep;
-    return {{"cycles", cycles},   {"sleep", sleep},        {"work", work}, {"overhead", overhead}, {"estimate", work - std::min(work, overhead)},
-            {"threads", threads}, {"functions", functions}};
+    return {{"cycles", cycles},
+            {"sleep", sleep},
+            {"work", work},
+            {"overhead", overhead},
+            {"recorder_calls", recorder_calls},
+            {"estimate", work - std::min(work, overhead)},
+            {"threads", threads},
+            {"functions", functions}};
 }
 
 std::string times_summary(const nlohmann::json& times) {

@@ -4,7 +4,9 @@
 /* Recording wrappers for the kernel in firmware/rtos, as a port for another RTOS would write
  * them: the same arguments, an event before a release and after an acquisition, with the
  * operands the emulator's recorder takes from the same calls (the scenario's replay: section).
- * Include after kernel.h; an application can `#define mutex_lock er_mutex_lock` and so on. */
+ * Including it routes the application's calls below it through the wrappers, so a build with
+ * the recorder needs no other change than this include, er_init() and, for inputs and external
+ * interrupts, er_input32() and er_interrupt(). */
 
 #include "emutrace_replay.h"
 #include "kernel.h"
@@ -48,5 +50,12 @@ static inline void er_task_sleep(uint32_t ticks)
     er_record(ER_DELAY, 0, ticks);
     task_sleep(ticks);
 }
+
+#define mutex_lock er_mutex_lock
+#define mutex_unlock er_mutex_unlock
+#define queue_send er_queue_send
+#define queue_receive er_queue_receive
+#define task_create er_task_create
+#define task_sleep er_task_sleep
 
 #endif

@@ -24,7 +24,7 @@ done
 cmake -S "$src/examples/mmio-histogram" -B "$tmp/plugin" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/plugin" >/dev/null
 plugin=$tmp/plugin/libmmio_histogram.so
-"$emutrace" analyses --plugin "$plugin" | grep -q '^mmio_histogram$' || fail "emutrace analyses does not list the plug-in"
+"$emutrace" analyses --plugin "$plugin" | grep '^mmio_histogram$' >/dev/null || fail "emutrace analyses does not list the plug-in"
 "$emutrace" run "$fw/stub_reader.elf" --scenario "$src/scenarios/sensor-stub.yaml" --plugin "$plugin" --mmio-histogram \
     --json "$tmp/r.json" 2>"$tmp/summary.txt" >/dev/null || fail "the run with the plug-in failed: $(cat "$tmp/summary.txt")"
 grep -q '^mmio histogram' "$tmp/summary.txt" || fail "the summary lacks the plug-in's table"
@@ -37,7 +37,7 @@ assert sensor[0]["reads"] >= 1 and sensor[8]["reads"] >= 1 and sensor[4]["reads"
 PY
 # Named in a scenario instead of on the command line, turned on by its own section.
 sed "s|^peripherals:|plugins: [$plugin]\nmmio_histogram: {top: 3}\nperipherals:|" "$src/scenarios/sensor-stub.yaml" > "$tmp/with-plugin.yaml"
-"$emutrace" run "$fw/stub_reader.elf" --scenario "$tmp/with-plugin.yaml" 2>&1 >/dev/null | grep -q '^mmio histogram' \
+"$emutrace" run "$fw/stub_reader.elf" --scenario "$tmp/with-plugin.yaml" 2>&1 >/dev/null | grep '^mmio histogram' >/dev/null \
     || fail "a scenario's plugins: list did not load the plug-in"
 # Its section keeps the usual errors.
 sed "s|^peripherals:|plugins: [$plugin]\nmmio_histogram: {tpo: 3}\nperipherals:|" "$src/scenarios/sensor-stub.yaml" > "$tmp/typo.yaml"
@@ -61,14 +61,14 @@ cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$
 cmake --build "$tmp/consumer" -j2 >/dev/null
 for kind in shared static; do
     out=$("$tmp/consumer/run_$kind" "$fw/compute.elf") || fail "run_$kind failed: $out"
-    echo "$out" | grep -q ' analyses: calltrace$' || fail "run_$kind: $out"
+    echo "$out" | grep ' analyses: calltrace$' >/dev/null || fail "run_$kind: $out"
 done
 # pkg-config finds the same library.
 export PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig
 [ "$(pkg-config --modversion emutrace)" = "$("$emutrace" --version 2>/dev/null || pkg-config --modversion emutrace)" ] || fail "pkg-config version"
 c++ -O1 -o "$tmp/run_pc" "$src/tests/install/consumer/run_firmware.cpp" $(pkg-config --cflags --libs emutrace) -Wl,-rpath,"$tmp/prefix/lib" \
     || fail "a program does not build with pkg-config's flags"
-"$tmp/run_pc" "$fw/compute.elf" | grep -q ' analyses: calltrace$' || fail "the pkg-config build does not run"
+"$tmp/run_pc" "$fw/compute.elf" | grep ' analyses: calltrace$' >/dev/null || fail "the pkg-config build does not run"
 for bad in wrong_abi wrong_version; do
     set +e
     "$emutrace" run "$fw/compute.elf" --plugin "$tmp/consumer/lib$bad.so" 2>"$tmp/err.txt" >/dev/null; status=$?

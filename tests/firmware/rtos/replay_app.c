@@ -28,13 +28,7 @@
 #define CORE_CLOCK_HZ 25000000u
 #define SENSOR_DATA REG32(0x40010004u)
 #ifdef BOARD_RECORDER
-#include "replay_kernel.h"
-#define mutex_lock er_mutex_lock
-#define mutex_unlock er_mutex_unlock
-#define queue_send er_queue_send
-#define queue_receive er_queue_receive
-#define task_create er_task_create
-#define task_sleep er_task_sleep
+#include "replay_kernel.h" /* the kernel calls below go through the recording wrappers */
 #define READ_SENSOR() er_input32(&SENSOR_DATA)
 #else
 #define READ_SENSOR() SENSOR_DATA

@@ -25,6 +25,9 @@
 #include "kernel.h"
 #include "print.h"
 #include "semihost.h"
+#ifdef BOARD_RECORDER
+#include "replay_kernel.h" /* rtos_board: the kernel calls below are recorded by the firmware */
+#endif
 
 #define CORE_CLOCK_HZ 25000000u
 #define QUEUE_LEN 2
@@ -136,6 +139,9 @@ static void idle(void *arg)
 
 int main(void)
 {
+#ifdef BOARD_RECORDER
+    er_init((void *const volatile *)&current_tcb);
+#endif
     say("rtos: start");
     queue_init(&numbers, numbers_storage, QUEUE_LEN);
     task_create(idle, "idle", 0, 0);
