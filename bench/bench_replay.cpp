@@ -128,7 +128,7 @@ Measured compare(const nlohmann::json& truth, const nlohmann::json& replay, bool
 Measured measure_same(const emutrace::AnalysisRegistry& registry, const Case& c, const std::string& dir) {
     const std::string dump = dir + "/board.core";
     Outcome board = run(registry, c.board, c.scenario, {{"record", dir + "/unused.log"}, {"times", ""}, {"dump-ram", dump}}, c.seed);
-    Outcome replay = run(registry, c.board, c.scenario, {{"from-dump", dump}, {"site-cycles", "0"}}, c.seed);
+    Outcome replay = run(registry, c.board, c.scenario, {{"from-dump", dump}}, c.seed);  // the same call-site cost as the truth's
     std::remove(dump.c_str());
     std::remove((dir + "/unused.log").c_str());
     return compare(board.json, replay.json, false);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -336,4 +337,57 @@ TEST_CASE("replay: a dump without a ring, a damaged ring and bad Intel HEX are o
     Cli nobase = replay_dump(dir.file("raw.bin"));
     CHECK(nobase.status == 2);
     CHECK(nobase.err.find("give its address with --base") != std::string::npos);
+}
+
+namespace {
+
+// Σ over the contexts the log drives (those with events) of `field` in a times JSON's threads,
+// matched by name against `names` when given.
+double driven(const nlohmann::json& times, const char* field, const std::set<std::string>* names = nullptr) {
+    double sum = 0;
+    for (const auto& t : times["threads"])
+        if ((names ? names->count(t["thread"]) > 0 : t["events"].get<std::size_t>() > 0)) sum += t[field].get<double>();
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("replay: the execution-time estimate removes the replay's holds and the recorder, close to the true figures") {
+    TempDir dir;
+    const std::string scenario = source("tests/scenarios/replay_app.yaml"), board = firmware("replay_board"), plain = firmware("replay_app");
+    // The board's own run, and its dump replayed in order: holds happen, the estimate takes them out.
+    REQUIRE(emutrace_cli("run " + board + " -s " + scenario + " --seed 4 --record " + dir.file("b.log") + " --times --json " +
+                         dir.file("board.json") + " --dump-ram " + dir.file("b.core"))
+                .status == 0);
+    Cli r = emutrace_cli("replay --from-dump " + dir.file("b.core") + " " + board + " -s " + scenario + " --json " + dir.file("replay.json"));
+    REQUIRE(r.status == 0);
+    CHECK(r.err.find("execution time: work ") != std::string::npos);
+    const auto times = nlohmann::json::parse(read_file(dir.file("replay.json")))["replay"]["times"];
+    const auto truth = nlohmann::json::parse(read_file(dir.file("board.json")))["replay"]["times"];
+    std::set<std::string> names;
+    for (const auto& t : times["threads"])
+        if (t["events"].get<std::size_t>() > 0) names.insert(t["thread"]);
+    REQUIRE(names.count("worker"));
+    const double true_work = driven(truth, "estimate", &names), replayed = driven(times, "cycles") - driven(times, "instrumentation"),
+                 estimate = driven(times, "estimate");
+    CHECK(driven(times, "hold") > 0);
+    CHECK(std::fabs(replayed - true_work) / true_work > 0.005);  // the holds did cost the replay
+    CHECK(std::fabs(estimate - true_work) / true_work < 0.01);
+    CHECK(driven(times, "recorder_calls") > 500);
+
+    // The build without the recorder, recorded from outside, replayed on the recorder's build
+    // (objects matched by symbol): the recorder's cycles come out too.
+    REQUIRE(emutrace_cli("run " + plain + " -s " + scenario + " --seed 4 --record " + dir.file("p.log") + " --times --json " + dir.file("plain.json"))
+                .status == 0);
+    Cli cross = emutrace_cli("replay " + dir.file("p.log") + " " + board + " --log-elf " + plain + " -s " + scenario + " --in-order --json " +
+                             dir.file("cross.json"));
+    REQUIRE(cross.status == 0);
+    const auto cross_times = nlohmann::json::parse(read_file(dir.file("cross.json")))["replay"]["times"];
+    const auto plain_times = nlohmann::json::parse(read_file(dir.file("plain.json")))["replay"]["times"];
+    const double plain_work = driven(plain_times, "cycles", &names);
+    CHECK(driven(cross_times, "cycles") / plain_work > 1.5);  // the recorder roughly doubles these threads' cycles
+    CHECK(std::fabs(driven(cross_times, "estimate") - plain_work) / plain_work < 0.01);
+    // Without --log-elf the other build's objects are not the replayed one's.
+    Cli unmapped = emutrace_cli("replay " + dir.file("p.log") + " " + board + " -s " + scenario + " --in-order");
+    CHECK(unmapped.status == 1);
 }
