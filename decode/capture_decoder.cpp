@@ -174,7 +174,7 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     CaptureSummary summary;
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
-    recorder.start(trace::RunInfo{"pft", "", "", 0, {}, ""});
+    recorder.start(trace::RunInfo{"pft", "", "", 0, {}, "", {}});
     dcd_tree_handle_t tree =
         ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
     if (tree != C_API_INVALID_TREE_HANDLE) {
@@ -215,7 +215,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     summary.snapshot = dir;
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
-    recorder.start(trace::RunInfo{"capture", dir, "", 0, {}, ""});
+    recorder.start(trace::RunInfo{"capture", dir, "", 0, {}, "", {}});
     std::string buffers = trace["trace_buffers"]["buffers"];
     // Which trace source is which core's.
     std::map<std::string, std::string> core_of_source;

@@ -424,10 +424,14 @@ RunResult Machine::run() {
         static const std::vector<Stimulus> kNone;
         m.stimuli = StimulusSchedule(kNone, m.config.clock_hz, m.config.seed);
     }
+    m.stimuli.open_live_sources();  // a replay's outside world is its log: it opens none
     m.branch_mask = m.want_branches ? 0xFF : 0;
     m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
-    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}};
-    for (const auto& d : m.devices) info.devices.push_back(d->name);
+    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}, {}};
+    for (const auto& d : m.devices) {
+        info.devices.push_back(d->name);
+        info.device_irqs.push_back(d->irq);
+    }
     info.timing = m.config.timing == TimingMode::Trm ? "trm" : "none";
     m.recorder.start(info);
 

@@ -85,6 +85,7 @@ struct Stimulus {
     std::string register_name;  ///< SetRegister
     std::uint32_t value = 0;    ///< SetRegister
     std::string data;           ///< UartRx: bytes to receive
+    std::string source;         ///< UartRx: a host file, FIFO or Unix socket polled at each occurrence instead of `data`
 };
 
 /// Where the firmware keeps its current thread, for thread-switch events (any RTOS).

@@ -21,6 +21,10 @@ StimulusSchedule::StimulusSchedule(const std::vector<Stimulus>& stimuli, std::ui
                 0,
                 kNever,
                 std::mt19937_64(seed * 0x9E3779B97F4A7C15ull + index++)};
+        if (!s.source.empty()) {
+            sources_.push_back(std::make_unique<LiveSource>(s.source));
+            e.source = sources_.back().get();
+        }
         e.next = occurrence(e);
         entries_.push_back(e);
     }
@@ -30,7 +34,7 @@ StimulusSchedule::StimulusSchedule(const std::vector<Stimulus>& stimuli, std::ui
 std::uint64_t StimulusSchedule::occurrence(Entry& e) {
     const Stimulus& s = *e.stimulus;
     bool periodic = e.period > 0;
-    if ((!periodic && e.fired > 0) || (periodic && s.count && e.fired >= s.count)) return kNever;
+    if ((!periodic && e.fired > 0) || (periodic && s.count && e.fired >= s.count) || (e.source && e.source->ended())) return kNever;
     std::uint64_t t = e.start + e.fired * e.period;
     if (periodic && e.jitter) {
         std::uint64_t span = 2 * e.jitter + 1;
@@ -52,12 +56,22 @@ void StimulusSchedule::fire_due(std::uint64_t now, StimulusTarget& target) {
         switch (s.kind) {
             case Stimulus::Kind::Irq: target.raise_irq(s.irq); break;
             case Stimulus::Kind::SetRegister: target.set_device_register(s.device, s.register_name, s.value); break;
-            case Stimulus::Kind::UartRx: target.receive_bytes(s.device, s.data); break;
+            case Stimulus::Kind::UartRx:
+                if (!it->source) {
+                    target.receive_bytes(s.device, s.data);
+                } else if (std::string bytes = it->source->poll(); !bytes.empty()) {
+                    target.receive_bytes(s.device, bytes);  // what the host wrote since the last poll
+                }
+                break;
         }
         ++it->fired;
         it->next = occurrence(*it);
         refresh_next();
     }
+}
+
+void StimulusSchedule::open_live_sources() {
+    for (auto& s : sources_) s->open();
 }
 
 }  // namespace emutrace::emu

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string_view>
 #include <vector>
 
+#include "emu/live_source.h"
 #include "emu/machine_config.h"
 
 namespace emutrace::emu {
@@ -30,6 +32,8 @@ public:
     std::uint64_t next_time() const { return next_; }
     /// Performs every stimulus due at or before `now`, in time order.
     void fire_due(std::uint64_t now, StimulusTarget& target);
+    /// Opens the live sources (uart_rx from a host path); throws ConfigError naming the path.
+    void open_live_sources();
 
 private:
     struct Entry {
@@ -38,11 +42,13 @@ private:
         std::uint64_t fired = 0;
         std::uint64_t next = kNever;
         std::mt19937_64 rng;
+        LiveSource* source = nullptr;  ///< a live uart_rx: polled at each occurrence
     };
     std::uint64_t occurrence(Entry& e);
     void refresh_next();
 
     std::vector<Entry> entries_;
+    std::vector<std::unique_ptr<LiveSource>> sources_;
     std::uint64_t next_ = kNever;
 };
 

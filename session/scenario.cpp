@@ -91,7 +91,16 @@ emu::Stimulus parse_stimulus(const config::Node& n) {
     emu::Stimulus s;
     int actions = n.has("irq") + n.has("set") + n.has("uart_rx");
     if (actions != 1) n.fail("a stimulus does exactly one of: irq, set, uart_rx");
-    if (n.has("every")) {
+    // Live input (uart_rx from a host path) is polled: every 100 us unless `every` says otherwise.
+    const bool live = n.has("uart_rx") && n["uart_rx"].has("from");
+    if (live && !n.has("every")) {
+        if (n.has("at")) n["at"].fail("live input is polled from 'start' every 'every' (default 100us), not at one time");
+        s.every_seconds = 100e-6;
+        s.at_seconds = n.has("start") ? n["start"].seconds() : s.every_seconds;
+        s.count = 0;
+        for (auto key : {"count", "jitter"})
+            if (n.has(key)) n[key].fail("live input takes no '" + std::string(key) + "'");
+    } else if (n.has("every")) {
         if (n.has("at")) n["at"].fail("a periodic stimulus starts at 'start', not 'at'");
         s.every_seconds = n["every"].seconds();
         if (s.every_seconds <= 0) n["every"].fail("the period must be positive");
@@ -120,11 +129,15 @@ emu::Stimulus parse_stimulus(const config::Node& n) {
         s.value = set["value"].u32();
     } else {
         const config::Node rx = n["uart_rx"];
-        rx.allow_only({"device", "data"});
-        rx.require({"device", "data"});
+        rx.allow_only({"device", "data", "from"});
+        rx.require({"device"});
+        if (rx.has("data") == rx.has("from")) rx.fail("uart_rx takes either data (bytes to send) or from (a host file, FIFO or Unix socket)");
         s.kind = emu::Stimulus::Kind::UartRx;
         s.device = rx["device"].str();
-        s.data = rx["data"].str();
+        if (rx.has("data"))
+            s.data = rx["data"].str();
+        else  // relative to the scenario file, as its other paths are
+            s.source = (std::filesystem::path(rx.file()).parent_path() / rx["from"].str()).string();
     }
     return s;
 }

@@ -3,11 +3,13 @@
 // stream alone (watch points on the configured functions, thread switches, exceptions, device
 // reads): the firmware is not touched. The events and their links are EventLinker's.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/replay/context_tracker.h"
 #include "analysis/replay/event_linker.h"
 #include "emutrace/sink.h"
 
@@ -30,6 +32,20 @@ struct RecorderConfig {
     }
 };
 
+/// Which devices are inputs, by device index, and which exceptions their interrupt lines raise:
+/// an input device's interrupt is the outside world's even when the device raises it from its
+/// own state (a UART's next received byte), since a replay serves that device from the log.
+class InputDevices {
+public:
+    void on_start(const trace::RunInfo& info, const std::vector<std::string>& names);
+    bool is_input(std::uint16_t device) const { return device < input_.size() && input_[device]; }
+    bool is_input_exception(unsigned n) const { return std::find(exceptions_.begin(), exceptions_.end(), n) != exceptions_.end(); }
+
+private:
+    std::vector<bool> input_;
+    std::vector<unsigned> exceptions_;
+};
+
 class Recorder final : public trace::TraceSink {
 public:
     explicit Recorder(RecorderConfig config) : config_(std::move(config)) {}
@@ -44,13 +60,10 @@ public:
     std::size_t threads() const { return linker_.threads(); }
 
 private:
-    std::uint32_t thread() const { return handlers_.empty() ? current_thread_ : kHandlerThread | handlers_.back(); }
-
     RecorderConfig config_;
     EventLinker linker_;
-    std::vector<bool> input_device_;  ///< by device index
-    std::uint32_t current_thread_ = 0;
-    std::vector<std::uint32_t> handlers_;  ///< exception numbers, innermost last
+    InputDevices inputs_;
+    ContextTracker tracker_;
 };
 
 }  // namespace emutrace::analysis::replay

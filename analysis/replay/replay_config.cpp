@@ -84,7 +84,10 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
         if (!v || *v > 1000) throw ConfigError("--site-cycles: expected a small count of cycles, got '" + *text + "'");
         out.site_cycles = static_cast<std::uint32_t>(*v);
     }
-    if (c.watches.empty()) n.fail("replay: names no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield)");
+    if (c.watches.empty() && c.input_devices.empty())
+        n.fail(
+            "replay: names nothing to record: no synchronisation function (lock, unlock, send, receive, create, delete, delay, yield) and no input "
+            "device");
     // Where replay holds a thread: `hold: FUNCTION` (called with r0 = 1), else the first yield,
     // else the first delay with one tick.
     if (n.has("hold")) {

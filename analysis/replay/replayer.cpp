@@ -182,12 +182,13 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
 }
 
 void Replayer::at_exception(unsigned n, std::uint32_t pc, bool external, trace::MachineControl& m) {
+    external = external || inputs_.is_input_exception(n);
     if (divergence_ || !config_.calls.records(n, external)) return;
     check(linker_.interrupt(n, pc, external, kHandlerThread | n, m.cycle()), true, m);
 }
 
 std::uint32_t Replayer::at_device_read(std::uint16_t device, std::uint32_t address, std::uint32_t value, trace::MachineControl& m) {
-    if (divergence_ || device >= input_device_.size() || !input_device_[device]) return value;
+    if (divergence_ || !inputs_.is_input(device)) return value;
     const std::uint32_t thread = thread_of(m);
     const LogEvent* want = next_of(thread);
     if (want && want->op == Operation::Input && want->object == address) value = want->value;  // the recorded world
@@ -217,9 +218,7 @@ void Replayer::on_start(const trace::RunInfo& info) {
     const std::uint32_t timing = timing_fingerprint(info.cpu, info.clock_hz, info.timing);
     linker_.log().timing = timing;
     by_cycle_ = !config_.in_order && (expected_.flags & kEmulatedCycles) && expected_.timing == timing;
-    input_device_.assign(info.devices.size(), false);
-    const auto& inputs = config_.calls.input_devices;
-    for (std::size_t i = 0; i < info.devices.size(); ++i) input_device_[i] = std::find(inputs.begin(), inputs.end(), info.devices[i]) != inputs.end();
+    inputs_.on_start(info, config_.calls.input_devices);
 }
 
 std::uint64_t Replayer::held_between(std::uint32_t thread, std::uint64_t from, std::uint64_t to) const {

@@ -136,7 +136,7 @@ private:
     std::size_t reproduced_ = 0, holds_ = 0, delayed_ = 0, holds_without_progress_ = 0;
     std::uint64_t held_cycles_ = 0;
     std::optional<Divergence> divergence_;
-    std::vector<bool> input_device_;
+    InputDevices inputs_;
 
     std::unordered_map<std::uint32_t, std::size_t> events_of_, delayed_of_;
     /// Per queue: its sends' seqs in log order, and how many of the first have run.

@@ -31,6 +31,7 @@ struct RunInfo {
     std::uint64_t clock_hz = 0;        ///< converts cycle stamps to time
     std::vector<std::string> devices;  ///< device names, indexed by Event::channel
     std::string timing;                ///< the cycle model: "trm", "none"; empty for a capture
+    std::vector<int> device_irqs;      ///< each device's external interrupt line, -1 for none
 };
 
 /// Memory a sink lends a source to write batches into, so that a sink which keeps every batch

@@ -391,3 +391,35 @@ TEST_CASE("replay: the execution-time estimate removes the replay's holds and th
     Cli unmapped = emutrace_cli("replay " + dir.file("p.log") + " " + board + " -s " + scenario + " --in-order");
     CHECK(unmapped.status == 1);
 }
+
+TEST_CASE("replay: live UART input from a host FIFO is recorded (bytes and arrival) and replays without the FIFO") {
+    TempDir dir;
+    const std::string elf = firmware("uart_echo");
+    std::string yaml = read_file(source("tests/scenarios/uart_rx.yaml"));
+    const std::string scripted = "  - {at: 2ms, uart_rx: {device: uart0, data: \"hello emutrace\\n\"}}";
+    REQUIRE(yaml.find(scripted) != std::string::npos);
+    // Live input from a FIFO beside the scenario (paths are the scenario file's), polled every 50 us.
+    yaml.replace(yaml.find(scripted), scripted.size(), "  - {every: 50us, uart_rx: {device: uart0, from: rx.fifo}}\nreplay:\n  inputs: [uart0]");
+    write_file(dir.file("live.yaml"), yaml);
+    REQUIRE(run_shell("mkfifo " + dir.file("rx.fifo")).status == 0);
+    // Another program writes the line while the firmware runs.
+    Cli rec = run_shell("(sleep 0.3; printf 'typed by a host\\n' > " + dir.file("rx.fifo") + ") & " + std::string(EMUTRACE_BINARY) + " run " + elf +
+                        " -s " + dir.file("live.yaml") + " --record " + dir.file("live.log"));
+    REQUIRE(rec.status == 0);
+    CHECK(rec.out.find("uart got 'typed by a host'") != std::string::npos);
+    const EventLog log = EventLog::load(dir.file("live.log"));
+    std::size_t inputs = 0, interrupts = 0;
+    for (const LogEvent& e : log.events) inputs += e.op == Operation::Input, interrupts += e.op == Operation::Interrupt;
+    CHECK(inputs >= 16);  // every byte read from DATA, and STATE
+    CHECK(interrupts >= 1);
+    // The FIFO is gone: the replay's outside world is the log.
+    std::remove(dir.file("rx.fifo").c_str());
+    Cli rep = emutrace_cli("replay " + dir.file("live.log") + " " + elf + " -s " + dir.file("live.yaml"));
+    CHECK(rep.status == 0);
+    CHECK(rep.out == rec.out);  // the same line, received at the same cycle
+    CHECK(rep.err.find("events reproduced; the same global order") != std::string::npos);
+    // A source the scenario names that is not there is a one-line error.
+    Cli missing = emutrace_cli("run " + elf + " -s " + dir.file("live.yaml"));
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("rx.fifo: cannot open the live input") != std::string::npos);
+}
