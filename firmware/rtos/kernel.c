@@ -219,6 +219,13 @@ _Noreturn void kernel_start(uint32_t core_clock_hz)
     start_first_task();
 }
 
+void kernel_idle(void *arg)
+{
+    (void)arg;
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
 uint32_t kernel_ticks(void)
 {
     return tick_count;

@@ -44,6 +44,9 @@ void task_create(void (*entry)(void *), const char *name, uint32_t priority, voi
  * starts the most important task. Never returns. */
 _Noreturn void kernel_start(uint32_t core_clock_hz);
 
+/* An idle task's entry: sleeps in WFI until the next interrupt, forever. */
+void kernel_idle(void *arg);
+
 /* Ticks since kernel_start. */
 uint32_t kernel_ticks(void);
 /* ticks >= 1 */

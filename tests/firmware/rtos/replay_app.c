@@ -157,13 +157,6 @@ static void worker(void *arg)
     sh_exit(0);
 }
 
-static void idle(void *arg)
-{
-    (void)arg;
-    for (;;)
-        __WFI();
-}
-
 int main(void)
 {
 #ifdef BOARD_RECORDER
@@ -174,7 +167,7 @@ int main(void)
     queue_init(&go, go_storage, 2);
     nvic_set_priority(1, 0x80); /* below KERNEL_MAX_SYSCALL_PRIORITY: critical sections mask it */
     nvic_enable_irq(1);
-    task_create(idle, "idle", 0, 0);
+    task_create(kernel_idle, "idle", 0, 0);
     task_create(racer, "racer-a", 1, 0);
     task_create(racer, "racer-b", 1, 0);
     task_create(sampler, "sampler", 2, 0);
