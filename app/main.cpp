@@ -100,15 +100,20 @@ std::string peripheral_list() {
 constexpr const char* kReplayFooter = R"(
 The scenario's replay: section says which functions are which synchronisation operation and
 which devices are inputs (docs/replay.md). The scenario's stimuli do not run: input reads return
-the logged values and external interrupts arrive at their logged cycle (for a recording made by
-emutrace) or after the events logged before them (for a board's). A thread whose next event's
-predecessor has not run yet is held in the section's hold call (a yield, or a delay of one tick)
-until it has. The first event that differs from the log stops the replay with a report.
+the logged values and external interrupts arrive at their logged cycle (a recording emutrace made
+on the same core, clock and timing: the run is reproduced cycle for cycle) or once the events
+logged before them have run (a board's log, another cycle model, --in-order). A thread whose next
+event's predecessor has not run yet is held in the section's hold call (a yield, or a delay of
+one tick) until it has. The first event that differs from the log stops the replay with a report:
+event, thread, expected and seen, call stack, cycle. The summary ends with each thread's
+execution time with the replay's and the firmware recorder's overhead removed.
 
 Examples:
   emutrace run fw.elf -s board.yaml --record run.log
   emutrace replay run.log fw.elf -s board.yaml --calltrace --races
   emutrace replay run.log fw.elf -s board.yaml --timing none --record replayed.log
+  emutrace replay --from-dump board.core fw.elf -s board.yaml      # firmware/replay's ring in a memory dump
+  emutrace replay --from-dump ram.bin --base 0x20000000 fw.elf -s board.yaml
 
 Exit status: 0 the log was reproduced; 1 the replay diverged or an analysis failed; 2 bad input.)";
 
