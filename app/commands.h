@@ -48,6 +48,16 @@ struct CrosscheckOptions {
 /// scenario too, the comparison with an emulated run. Returns 1 when the paths differ or an
 /// analysis fails.
 int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions& options);
+
+struct RingdumpOptions {
+    std::string dump;                            ///< the device's memory dump
+    std::string base;                            ///< address of a raw dump's first byte
+    std::string elf;                             ///< the traced firmware
+    std::string scenario;                        ///< analyses' sections (calltrace:, constraints:) and the rtos: thread names
+    std::map<std::string, std::string> options;  ///< --json, --junit, the analyses' options
+};
+/// Decodes the on-target tracer's ring from a memory dump and runs the analyses on it.
+int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& options);
 /// Lists the registered analyses with their scenario sections, outputs and options.
 int analyses_command(const AnalysisRegistry& registry);
 /// Prints each function's blocks, edges, loops and calls; optionally DOT and JSON.

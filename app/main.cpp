@@ -210,6 +210,28 @@ int run(int argc, char** argv) {
         "1 paths differ or an analysis failed, 2 bad input.\n"
         "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf --calltrace -s board.yaml");
 
+    emutrace::app::RingdumpOptions ring;
+    CLI::App* ring_cmd = cli.add_subcommand(
+        "ringdump", "Decode the on-target tracer's ring (firmware/ontarget) from a device's memory dump and run the analyses on it.");
+    ring_cmd->add_option("dump", ring.dump, "Memory dump: ELF core (gdb gcore, emutrace run --dump-ram), Intel HEX, or raw binary with --base")
+        ->required()
+        ->check(CLI::ExistingFile);
+    ring_cmd->add_option("--elf", ring.elf, "The traced firmware: names, and the check that the ring is its")->required()->check(CLI::ExistingFile);
+    ring_cmd->add_option("--base", ring.base, "Address of a raw dump's first byte, e.g. 0x20000000");
+    ring_cmd->add_option("-s,--scenario", ring.scenario, "Scenario: calltrace:/constraints: sections, rtos: for thread names")
+        ->check(CLI::ExistingFile);
+    std::string ring_json, ring_junit;
+    CLI::Option* ring_json_opt = ring_cmd->add_option("--json", ring_json, "Write the ring's totals and every analysis's result as JSON");
+    CLI::Option* ring_junit_opt = ring_cmd->add_option("--junit", ring_junit, "Write the analyses' test cases (timing constraints) as JUnit XML");
+    AnalysisOptions ring_analysis_options;
+    ring_analysis_options.declare(*ring_cmd, registry);
+    ring_cmd->footer(
+        "The registered analyses run on the board's trace as on an emulated run (--calltrace, --perfetto FILE, --trace FILE, constraints\n"
+        "from the scenario). A wrapped ring holds the most recent events; a torn event at its head and corrupt records are skipped\n"
+        "and counted. Exit status: 0 decoded, 1 a constraint was violated, 2 bad input (no ring, a damaged header, another firmware's\n"
+        "ring). Example: emutrace run fw_traced.elf -s board.yaml --dump-ram board.core && emutrace ringdump board.core --elf\n"
+        "fw_traced.elf -s board.yaml --calltrace (docs/ontarget.md)");
+
     emutrace::app::WcetOptions wcet;
     CLI::App* wcet_cmd =
         cli.add_subcommand("wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
@@ -302,6 +324,9 @@ int run(int argc, char** argv) {
     for (CLI::Option* o : junit_options)
         if (o->count()) run.options["junit"] = run_junit;
     cc_analysis_options.collect(cc.options);
+    ring_analysis_options.collect(ring.options);
+    if (ring_json_opt->count()) ring.options["json"] = ring_json;
+    if (ring_junit_opt->count()) ring.options["junit"] = ring_junit;
     if (cc_json_opt->count()) cc.options["json"] = cc_json;
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
     set_up_logging(run.verbosity);
@@ -329,6 +354,7 @@ int run(int argc, char** argv) {
         if (*dump_cmd) return dump_command(dump_file, dump_elf);
         if (*cfg_cmd) return cfg_command(cfg);
         if (*cc_cmd) return crosscheck_command(registry, cc);
+        if (*ring_cmd) return ringdump_command(registry, ring);
         if (*analyses_cmd) return analyses_command(registry);
         if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);

@@ -27,12 +27,16 @@ set(EMUTRACE_FW_RTOS_DIR "${EMUTRACE_FW_RTOS_DIR}" CACHE INTERNAL "")
 # in SOURCES and the dir in INCLUDE_DIRS.
 get_filename_component(EMUTRACE_FW_REPLAY_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/replay" ABSOLUTE)
 set(EMUTRACE_FW_REPLAY_DIR "${EMUTRACE_FW_REPLAY_DIR}" CACHE INTERNAL "")
+# The firmware-side function tracer (docs/ontarget.md): ${EMUTRACE_FW_ONTARGET_DIR}/emutrace_trace.c
+# in SOURCES, the dir in INCLUDE_DIRS, and FLAGS -finstrument-functions.
+get_filename_component(EMUTRACE_FW_ONTARGET_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/ontarget" ABSOLUTE)
+set(EMUTRACE_FW_ONTARGET_DIR "${EMUTRACE_FW_ONTARGET_DIR}" CACHE INTERNAL "")
 get_filename_component(EMUTRACE_FW_NEWLIB_DIR "${CMAKE_CURRENT_LIST_DIR}/../firmware/newlib" ABSOLUTE)
 set(EMUTRACE_FW_NEWLIB_DIR "${EMUTRACE_FW_NEWLIB_DIR}" CACHE INTERNAL "")
 
 # emutrace_add_firmware(NAME <name> SOURCES <files...>
 #                       [CPU cortex-m3] [LAYOUT mps2_an385] [DEFINES A=1 ...]
-#                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>]
+#                       [INCLUDE_DIRS <dirs...>] [DEPENDS <files...>] [FLAGS <gcc flags...>]
 #                       [ARM] [NO_RUNTIME] [NEWLIB])
 # Produces ${CMAKE_BINARY_DIR}/firmware/<name>.elf and target firmware_<name>.
 # ARM compiles to the ARM instruction set instead of Thumb (A-profile CPUs);
@@ -42,7 +46,7 @@ set(EMUTRACE_FW_NEWLIB_DIR "${EMUTRACE_FW_NEWLIB_DIR}" CACHE INTERNAL "")
 # INCLUDE_DIRS are added with -I and their *.h files rebuild the ELF when
 # they change; DEPENDS lists further files that should.
 function(emutrace_add_firmware)
-  cmake_parse_arguments(FW "ARM;NO_RUNTIME;NEWLIB" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(FW "ARM;NO_RUNTIME;NEWLIB" "NAME;CPU;LAYOUT" "SOURCES;DEFINES;INCLUDE_DIRS;DEPENDS;FLAGS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_SOURCES)
     message(FATAL_ERROR "emutrace_add_firmware: NAME and SOURCES are required")
   endif()
@@ -115,7 +119,7 @@ function(emutrace_add_firmware)
     COMMAND "${EMUTRACE_ARM_GCC}"
             ${isa} "-mcpu=${FW_CPU}" -mfloat-abi=soft
             -O2 -g -std=c11 -Wall -Wextra
-            ${libc_flags} -ffunction-sections -fdata-sections
+            ${libc_flags} -ffunction-sections -fdata-sections ${FW_FLAGS}
             -nostartfiles
             "-I${EMUTRACE_FW_RUNTIME_DIR}"
             ${includes}

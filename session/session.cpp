@@ -11,9 +11,9 @@
 #include "decode/elf_image.h"
 #include "decode/memory_dump.h"
 #include "decode/program.h"
-#include "decode/ptm_capture.h"
 #include "emu/machine.h"
 #include "session/junit_report.h"
+#include "session/recorded_source.h"
 #include "session/run_report.h"
 #include "session/scenario.h"
 
@@ -65,7 +65,7 @@ void apply(const MachineOverrides& o, emu::MachineConfig& m) {
 std::string firmware_path(const RunRequest& r, const session::Scenario& sc) {
     if (!r.firmware.empty()) return r.firmware;
     if (sc.firmware.empty()) {
-        if (!r.capture.empty()) return "";  // a capture decodes without symbols
+        if (!r.capture.empty()) return "";  // a capture decodes without symbols (the ELF comes from --elf)
         throw ConfigError("no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key");
     }
     if (sc.firmware.find('/') != std::string::npos) return sc.firmware;
@@ -92,7 +92,7 @@ struct Session::Impl final : AnalysisSetup {
     };
     std::vector<Running> analyses;
     std::unique_ptr<emu::Machine> machine;
-    std::unique_ptr<decode::PtmCapture> capture;
+    std::unique_ptr<session::RecordedSource> recorded;  ///< a capture or a ring dump instead of the machine
     bool ran = false;
 
     Impl(const AnalysisRegistry& r, RunRequest req) : registry(r), request(std::move(req)), scenario(load(request.scenario, registry)) {}
@@ -116,7 +116,7 @@ struct Session::Impl final : AnalysisSetup {
     }
     std::string describe(std::uint32_t address) const override { return loaded ? loaded->symbols().describe(address) : config::hex32(address); }
     std::uint64_t clock_hz() const override { return machine ? machine->config().clock_hz : scenario.machine.clock_hz; }
-    bool emulated() const override { return !capture; }
+    bool emulated() const override { return !recorded; }
     const decode::ElfImage& image() const override {
         if (!loaded) throw ConfigError(request.capture + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");
         return *loaded;
@@ -146,8 +146,12 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     apply(s.request.machine, s.scenario.machine);
     s.elf = firmware_path(s.request, s.scenario);
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
-    if (!s.request.capture.empty())
-        s.capture = std::make_unique<decode::PtmCapture>(s.request.capture, static_cast<std::uint8_t>(s.request.capture_trace_id));
+    if (!s.request.capture.empty()) s.recorded = session::open_capture(s.request.capture, s.request.capture_trace_id);
+    if (!s.request.ring_dump.empty()) {
+        if (!s.loaded) throw ConfigError(s.request.ring_dump + ": decoding the on-target trace needs the traced firmware: give the ELF (--elf)");
+        const emu::RtosConfig& rtos = s.scenario.machine.rtos;
+        s.recorded = session::open_ring_dump(s.request.ring_dump, s.request.ring_base, *s.loaded, {rtos.name_offset, rtos.name_length});
+    }
     std::vector<std::uint32_t> points, watches;
     for (const auto& type : s.registry.types()) {
         std::unique_ptr<Analysis> a = type.create(s);
@@ -157,7 +161,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
         watches.insert(watches.end(), w.begin(), w.end());
         s.analyses.push_back({type.name, std::move(a)});
     }
-    if (s.capture) return;
+    if (s.recorded) return;
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     s.scenario.machine.trace_points = std::move(points);
@@ -180,8 +184,8 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
 Session::~Session() = default;
 
 void Session::add_sink(trace::TraceSink& sink) {
-    if (impl_->capture)
-        impl_->capture->add_sink(sink);
+    if (impl_->recorded)
+        impl_->recorded->add_sink(sink);
     else
         impl_->machine->add_sink(sink);
 }
@@ -203,7 +207,7 @@ RunReport Session::run() {
     Impl& s = *impl_;
     if (s.ran) throw ConfigError("a session runs once");
     s.ran = true;
-    trace::TraceSource& source = s.capture ? static_cast<trace::TraceSource&>(*s.capture) : *s.machine;
+    trace::TraceSource& source = s.recorded ? static_cast<trace::TraceSource&>(*s.recorded) : *s.machine;
     for (const auto& a : s.analyses)
         for (trace::TraceSink* sink : a.analysis->sinks()) source.add_sink(*sink);
 
@@ -219,8 +223,8 @@ RunReport Session::run() {
         report.stopped = result.message;
         if (!report.totals.complete) report.error = s.elf + ": " + result.message;
     } else {
-        j = session::capture_json(s.capture->summary());
-        report.summary = session::format_capture(s.capture->summary());
+        j = s.recorded->summary_json();
+        report.summary = s.recorded->summary_text();
         report.stopped = "decoded";
         if (report.totals.clock_hz)
             report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);

@@ -209,10 +209,10 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
                               ": the scenario has no replay: section naming the synchronisation functions (docs/replay.md)");
         return nullptr;
     }
-    if (!setup.emulated()) throw ConfigError("replay: recording and replay need an emulated run");
     ReplaySection parsed = parse_replay_section(setup, section);
     if (setup.flag("in-order") && log.empty()) throw ConfigError("--in-order: only a replay (--replay LOG, emutrace replay) delivers interrupts");
     if (log.empty() && record.empty()) return nullptr;  // the section is checked, but nothing to do: no watch points, no cost
+    if (!setup.emulated()) throw ConfigError("replay: recording and replay need an emulated run");
     if (log.empty()) return std::make_unique<RecordAnalysis>(setup, std::move(parsed), record, setup.flag("times").has_value());
     EventLog expected;
     if (dump) {

@@ -86,7 +86,9 @@ void switch_context(void);
 
 /* As xPortPendSVHandler. Runs only when returning to thread mode (it is
  * the least urgent exception), so the outgoing context is on PSP. */
-__attribute__((naked)) void PendSV_Handler(void)
+/* Naked functions cannot be instrumented (-finstrument-functions would call the hook with their
+ * registers live): on-target tracing builds leave them out. */
+__attribute__((naked, no_instrument_function)) void PendSV_Handler(void)
 {
     __asm__ volatile("mrs r0, psp\n"
                      "isb\n"
@@ -114,7 +116,7 @@ __attribute__((naked)) void PendSV_Handler(void)
 
 /* As vPortSVCHandler: only "svc 0" from start_first_task comes here. It
  * restores the first task's context and returns into it on PSP. */
-__attribute__((naked)) void SVC_Handler(void)
+__attribute__((naked, no_instrument_function)) void SVC_Handler(void)
 {
     __asm__ volatile("ldr r3, =current_tcb\n"
                      "ldr r1, [r3]\n"
@@ -131,7 +133,7 @@ __attribute__((naked)) void SVC_Handler(void)
 
 /* As prvStartFirstTask: main's stack is never needed again, so MSP goes
  * back to the top given by the vector table (found through VTOR). */
-__attribute__((naked, noreturn)) static void start_first_task(void)
+__attribute__((naked, noreturn, no_instrument_function)) static void start_first_task(void)
 {
     __asm__ volatile("ldr r0, =0xE000ED08\n"
                      "ldr r0, [r0]\n"

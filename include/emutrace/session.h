@@ -34,6 +34,10 @@ struct RunRequest {
     /// An OpenCSD snapshot directory: the analyses read this capture instead of an emulated run.
     std::string capture;
     unsigned capture_trace_id = 0;  ///< 0: every PTM source of the capture
+    /// A device's memory dump holding the on-target tracer's ring (firmware/ontarget): the
+    /// analyses read its events instead of an emulated run. Needs `firmware`.
+    std::string ring_dump;
+    std::optional<std::uint32_t> ring_base;  ///< where a raw ring_dump starts
     /// Outputs and analysis options from the command line, by name without dashes ("json",
     /// "junit", "perfetto", "calltrace", ...); a flag without value maps to "".
     std::map<std::string, std::string> options;

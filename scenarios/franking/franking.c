@@ -48,6 +48,15 @@
 
 /* ---- user events ---- */
 
+/* franking_traced: built with -finstrument-functions and firmware/ontarget, it also records each
+ * user event in the tracer's RAM ring, as a board without a probe would (docs/ontarget.md). */
+#ifdef EMUTRACE_TRACE
+#include "emutrace_trace.h"
+#define ONTARGET_EVENT(id, payload) et_event((id), (payload))
+#else
+#define ONTARGET_EVENT(id, payload) ((void)0)
+#endif
+
 #define MARKER_BASE 0x40020000u
 #define MARKER_PAYLOAD REG32(MARKER_BASE + 0x0u)
 #define MARKER_ID REG32(MARKER_BASE + 0x4u) /* the write emits the event */
@@ -68,6 +77,7 @@ static void marker_emit(uint32_t id, uint32_t payload)
     __disable_irq();
     MARKER_PAYLOAD = payload;
     MARKER_ID = id;
+    ONTARGET_EVENT(id, payload);
     __set_PRIMASK(primask);
 }
 
@@ -76,6 +86,7 @@ static void marker_emit(uint32_t id, uint32_t payload)
 __attribute__((noipa, used)) void trace_event(uint32_t id, uint32_t payload)
 {
     __asm__ volatile("" ::"r"(id), "r"(payload));
+    ONTARGET_EVENT(id, payload);
 }
 
 /* The functions the call tracer reports by name. */
@@ -90,6 +101,7 @@ void IRQ5_Handler(void)
     uint32_t n = ++envelopes;
     MARKER_PAYLOAD = n;
     MARKER_ID = EV_DEADLINE;
+    ONTARGET_EVENT(EV_DEADLINE, n);
 }
 
 /* ---- postage ---- */
@@ -409,6 +421,9 @@ static void idle(void *arg)
 
 int main(void)
 {
+#ifdef EMUTRACE_TRACE
+    et_init((void *const volatile *)&current_tcb);
+#endif
     dwt_cyccnt_start();
     queue_init(&letters, letter_storage, LETTERS);
     /* The envelope sensor keeps the default priority 0: above the

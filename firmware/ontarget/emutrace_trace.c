@@ -1,0 +1,270 @@
+/* The firmware-side function tracer (emutrace_trace.h). Nothing here is instrumented: every
+ * function carries no_instrument_function, so building this file with -finstrument-functions,
+ * as the rest of the firmware, is safe. */
+#include "emutrace_trace.h"
+
+#define NI __attribute__((no_instrument_function))
+#define ET_EVENT_BYTES 21u
+#define ET_CAPACITY ((ET_RING_BYTES - sizeof(struct et_header)) / ET_EVENT_BYTES)
+#define DEMCR (*(volatile uint32_t *)0xE000EDFCu)
+#define DWT_CTRL (*(volatile uint32_t *)0xE0001000u)
+#define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
+#define ET_HANDLER_THREAD 0xFFFFFF00u
+#define ET_READY 0x45544F4Eu /* "ETON": set last by et_init, checked by the hooks */
+
+/* The ring: header, then the events. In .noinit: start-up code does not clear 512 KiB, and a
+ * dump taken after a reset still holds the events before it until et_init runs again. */
+__attribute__((used, aligned(8), section(".noinit"))) static struct {
+    struct et_header header;
+    uint8_t events[ET_CAPACITY * ET_EVENT_BYTES];
+} et_ring;
+
+struct et_shadow_entry {
+    uint32_t caller; /* the return address the entry hook took away */
+    uint32_t callee; /* the function */
+    uint32_t sp;     /* where the return address was saved; 0: exit by the compiler's exit hook */
+};
+
+struct et_shadow_stack {
+    uint32_t thread; /* whose; 0 free */
+    uint32_t depth;
+    struct et_shadow_entry entries[ET_SHADOW_DEPTH];
+};
+
+__attribute__((section(".noinit"))) static struct {
+    uint32_t ready;
+    int enabled;
+    void *const volatile *current_thread;
+    uint32_t last_thread; /* the thread of the last event: a change is a switch event */
+    uint32_t cycle_hi, cycle_last;
+#ifdef ET_EXITS_BY_RETURN_ADDRESS
+    struct et_shadow_stack handlers; /* all handlers nest on the main stack: one shadow stack */
+    struct et_shadow_stack threads[ET_THREADS];
+#endif
+} et;
+
+static NI uint32_t ipsr(void)
+{
+    uint32_t v;
+    __asm__ volatile("mrs %0, ipsr" : "=r"(v));
+    return v & 0x1FFu;
+}
+
+static NI uint32_t thread_now(void)
+{
+    uint32_t n = ipsr();
+    if (n)
+        return ET_HANDLER_THREAD | n;
+    uint32_t control;
+    __asm__ volatile("mrs %0, control" : "=r"(control));
+    /* Thread mode on the main stack is start-up code before the scheduler: thread 0. */
+    return (control & 2u) && et.current_thread ? (uint32_t)(uintptr_t)*et.current_thread : 0;
+}
+
+static NI void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* One event, interrupts masked: the slot's kind byte is written last, so a dump taken in the
+ * middle shows a 0 there (a torn event the decoder skips). */
+static NI void et_write(uint8_t kind, uint32_t thread, uint32_t a, uint32_t b)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    struct et_header *h = &et_ring.header;
+    uint8_t *slot = &et_ring.events[h->write_index * ET_EVENT_BYTES];
+    slot[0] = 0;
+    uint32_t c = (DWT_CTRL & 1u) ? DWT_CYCCNT : 0;
+    if (c < et.cycle_last)
+        et.cycle_hi++;
+    et.cycle_last = c;
+    put32(slot + 1, c);
+    put32(slot + 5, et.cycle_hi);
+    put32(slot + 9, thread);
+    put32(slot + 13, a);
+    put32(slot + 17, b);
+    __asm__ volatile("dmb" ::: "memory");
+    slot[0] = kind;
+    if (++h->write_index == h->capacity) {
+        h->write_index = 0;
+        h->wraps++;
+    }
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+/* An event of the running context, preceded by a switch event when the thread changed. */
+static NI void et_record(uint8_t kind, uint32_t a, uint32_t b)
+{
+    uint32_t thread = thread_now();
+    if (thread < ET_HANDLER_THREAD && thread != et.last_thread) {
+        et_write(ET_SWITCH, thread, thread, et.last_thread);
+        et.last_thread = thread;
+    }
+    et_write(kind, thread, a, b);
+}
+
+void et_init(void *const volatile *current_thread)
+{
+    static const char magic[8] = {'E', 'M', 'U', 'T', 'R', 'I', 'N', 'G'};
+    et.ready = 0;
+    et.current_thread = current_thread;
+    et.last_thread = 0;
+    et.cycle_hi = et.cycle_last = 0;
+    et.enabled = 1;
+#ifdef ET_EXITS_BY_RETURN_ADDRESS
+    et.handlers.depth = 0;
+    for (unsigned i = 0; i < ET_THREADS; i++)
+        et.threads[i].thread = et.threads[i].depth = 0;
+    et_ring.header.flags = ET_FLAG_EXITS_BY_RETURN_ADDRESS;
+#else
+    et_ring.header.flags = 0;
+#endif
+    et_ring.header.version = 1;
+    et_ring.header.header_bytes = sizeof et_ring.header;
+    et_ring.header.event_bytes = ET_EVENT_BYTES;
+    et_ring.header.capacity = ET_CAPACITY;
+    et_ring.header.write_index = et_ring.header.wraps = et_ring.header.shadow_overflows = 0;
+    for (unsigned i = 0; i < 8; i++)
+        et_ring.header.magic[i] = magic[i];
+    /* The cycle counter, as a debugger would enable it. */
+    DEMCR |= 1u << 24;
+    DWT_CYCCNT = 0;
+    DWT_CTRL |= 1u;
+    et.ready = ET_READY;
+}
+
+void et_enable(int on)
+{
+    et.enabled = on;
+}
+
+void et_event(uint32_t id, uint32_t payload)
+{
+    if (et.ready == ET_READY && et.enabled)
+        et_record(ET_CUSTOM, id, payload);
+}
+
+#ifndef ET_EXITS_BY_RETURN_ADDRESS
+
+void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    if (et.ready == ET_READY && et.enabled)
+        et_record(ET_ENTRY, (uint32_t)(uintptr_t)fn & ~1u, (uint32_t)(uintptr_t)call_site);
+}
+
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    if (et.ready == ET_READY && et.enabled)
+        et_record(ET_EXIT, (uint32_t)(uintptr_t)fn & ~1u, (uint32_t)(uintptr_t)call_site);
+}
+
+#else /* exits by return-address manipulation */
+
+void et_exit_trampoline(void);
+uint32_t et_exit_impl(uint32_t sp);
+void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp);
+
+/* The shadow stack of the running context; null when every slot is taken by other threads. */
+static NI struct et_shadow_stack *shadow(void)
+{
+    uint32_t t = thread_now();
+    if (t >= ET_HANDLER_THREAD)
+        return &et.handlers;
+    struct et_shadow_stack *free = 0;
+    for (unsigned i = 0; i < ET_THREADS; i++) {
+        if (et.threads[i].thread == t + 1)
+            return &et.threads[i];
+        if (!et.threads[i].thread && !free)
+            free = &et.threads[i];
+    }
+    if (free) {
+        free->thread = t + 1; /* +1: thread 0 (start-up code) is a thread too */
+        free->depth = 0;
+    }
+    return free;
+}
+
+/* The entry hook's own frame hides the instrumented function's, so the assembly hands over the
+ * stack pointer at the call: the function's saved return address is just above it. */
+__attribute__((naked, no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    (void)fn;
+    (void)call_site;
+    __asm__ volatile("mov r2, sp\n"
+                     "b et_enter_impl\n");
+}
+
+NI void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp)
+{
+    if (et.ready != ET_READY || !et.enabled)
+        return;
+    fn &= ~1u;
+    et_record(ET_ENTRY, fn, call_site);
+    struct et_shadow_stack *s = shadow();
+    if (!s || s->depth == ET_SHADOW_DEPTH) {
+        et_ring.header.shadow_overflows++; /* this call's exit goes unrecorded */
+        return;
+    }
+    /* The prologue pushed lr (= call_site) with the callee-saved registers, and may have made
+     * room for locals below them: look a bounded way up for it. An inlined instance finds it
+     * already redirected by its enclosing function: its exit comes through the exit hook. */
+    uint32_t slot = 0;
+    for (uint32_t *p = (uint32_t *)sp; p < (uint32_t *)sp + 64; p++)
+        if (*p == call_site) {
+            slot = (uint32_t)(uintptr_t)p;
+            *p = (uint32_t)(uintptr_t)et_exit_trampoline | 1u;
+            break;
+        }
+    struct et_shadow_entry *e = &s->entries[s->depth++];
+    e->caller = call_site;
+    e->callee = fn;
+    e->sp = slot;
+}
+
+/* An instrumented function returned into the trampoline: record its exit, and those of the
+ * frames a longjmp abandoned above it, and go on to its real caller. */
+NI uint32_t et_exit_impl(uint32_t sp)
+{
+    struct et_shadow_stack *s = shadow();
+    if (!s)
+        return 0; /* cannot happen: the entry found a stack */
+    /* The returning function's slot is the outermost one below the stack pointer now. */
+    uint32_t i = s->depth;
+    while (i > 0 && (s->entries[i - 1].sp == 0 || s->entries[i - 1].sp < sp))
+        i--;
+    uint32_t found = i < s->depth ? i : s->depth - 1;
+    for (uint32_t k = s->depth; k-- > found;)
+        et_record(ET_EXIT, s->entries[k].callee, s->entries[k].caller);
+    uint32_t caller = s->entries[found].caller;
+    s->depth = found;
+    return caller;
+}
+
+__attribute__((naked, no_instrument_function)) void et_exit_trampoline(void)
+{
+    __asm__ volatile("push {r0, r1, r2, r3}\n" /* the function's results */
+                     "add r0, sp, #16\n"       /* the stack pointer it returned with */
+                     "bl et_exit_impl\n"
+                     "mov r12, r0\n"
+                     "pop {r0, r1, r2, r3}\n"
+                     "bx r12\n");
+}
+
+/* Entry-only compilers have no exit hook; with GCC's, only an inlined instance (whose return
+ * address its enclosing function already took) uses it. */
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    if (et.ready != ET_READY || !et.enabled)
+        return;
+    struct et_shadow_stack *s = shadow();
+    if (s && s->depth && s->entries[s->depth - 1].sp == 0 && s->entries[s->depth - 1].callee == ((uint32_t)(uintptr_t)fn & ~1u)) {
+        s->depth--;
+        et_record(ET_EXIT, (uint32_t)(uintptr_t)fn & ~1u, (uint32_t)(uintptr_t)call_site);
+    }
+}
+
+#endif

@@ -1,0 +1,192 @@
+// On-target tracing (docs/ontarget.md): franking built with -finstrument-functions and the
+// tracer of firmware/ontarget runs under emutrace as the "board"; its RAM at exit is the device's
+// dump. The ring decoded from it must name the calls emutrace itself saw, in the same order, and
+// damaged dumps must decode what they can.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "decode/elf_image.h"
+#include "emutrace/registry.h"
+#include "emutrace/session.h"
+#include "support/cli.h"
+#include "support/run_firmware.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+
+// The functions entered, in order, in threads and in handlers apart: an interrupt that comes
+// between a call and its entry hook (a few instructions into the function) puts the handler's
+// entries before the function's in the ring, after it in the branches.
+struct Entries final : trace::TraceSink {
+    std::vector<std::uint32_t> threads, handlers;
+    int depth = 0;
+    std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions; }
+    void on_batch(const trace::EventBatch& b) override {
+        for (const auto& e : b.events) {
+            if (e.kind == trace::EventKind::ExceptionEntry) ++depth;
+            if (e.kind == trace::EventKind::ExceptionReturn && depth > 0) --depth;
+            if (e.kind == trace::EventKind::Branch &&
+                (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) || e.value == static_cast<std::uint32_t>(trace::BranchKind::Vector)))
+                (depth ? handlers : threads).push_back(e.address & ~1u);
+        }
+    }
+};
+
+Entries entries(RunRequest request) {
+    AnalysisRegistry registry = AnalysisRegistry::builtin();
+    request.machine.echo_output = false;
+    Session session(registry, request);
+    Entries sink;
+    session.add_sink(sink);
+    RunReport report = session.run();
+    REQUIRE(report.error.empty());
+    return sink;
+}
+
+struct Board {
+    TempDir dir;
+    std::string elf = firmware("franking_traced"), scenario = source("scenarios/franking/franking.yaml"), core = dir.file("board.core");
+    // Every function traced, the print image misses its 11 ms (exit 1), as the paper's fully
+    // instrumented build violated its timing constraints; the dump is written all the same.
+    Board() { REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core + " -q").status == 1); }
+};
+
+// One board run (15 M instructions) for every case: they only read its dump.
+const Board& the_board() {
+    static const Board board;
+    return board;
+}
+
+}  // namespace
+
+TEST_CASE("on-target tracing: the ring from the board's dump names the calls emutrace saw, in order") {
+    const Board& board = the_board();
+    RunRequest emulated;
+    emulated.firmware = board.elf;
+    emulated.scenario = board.scenario;
+    const Entries seen = entries(emulated);
+    RunRequest dumped;
+    dumped.firmware = board.elf;
+    dumped.scenario = board.scenario;
+    dumped.ring_dump = board.core;
+    const Entries ring = entries(dumped);
+    REQUIRE(ring.threads.size() + ring.handlers.size() > 10000);  // a wrapped ring: the most recent events
+    // The instrumented functions are those the ring names; emutrace also sees the tracer's own
+    // calls and code built without hooks (libgcc), which the ring cannot.
+    std::set<std::uint32_t> instrumented(ring.threads.begin(), ring.threads.end());
+    instrumented.insert(ring.handlers.begin(), ring.handlers.end());
+    const decode::ElfImage image = decode::ElfImage::load(board.elf);
+    auto same_tail = [&](const std::vector<std::uint32_t>& in_ring, const std::vector<std::uint32_t>& in_emulator) {
+        std::vector<std::uint32_t> filtered;
+        for (std::uint32_t f : in_emulator)
+            if (instrumented.count(f)) filtered.push_back(f);
+        REQUIRE(filtered.size() >= in_ring.size());
+        auto tail = filtered.end() - static_cast<std::ptrdiff_t>(in_ring.size());
+        auto [r, f] = std::mismatch(in_ring.begin(), in_ring.end(), tail);
+        if (r == in_ring.end()) return;
+        std::string context;
+        for (auto k = r; k < std::min(in_ring.end(), r + 5); ++k) context += image.symbols().describe(*k) + " ";
+        context += "| emutrace: ";
+        for (auto k = f; k < std::min(filtered.end(), f + 5); ++k) context += image.symbols().describe(*k) + " ";
+        FAIL_CHECK("the ring differs at its entry " << (r - in_ring.begin()) << ": " << context);
+    };
+    // The ring holds the most recent events: each of its sequences is the end of emutrace's.
+    same_tail(ring.threads, seen.threads);
+    same_tail(ring.handlers, seen.handlers);
+    for (const char* f : {"put_dot", "render_frame", "SysTick_Handler", "switch_context"}) {
+        INFO(f);
+        CHECK(instrumented.count(*image.symbols().address_of(f)));
+    }
+    for (const char* f : {"et_write", "__cyg_profile_func_enter"}) CHECK(!instrumented.count(*image.symbols().address_of(f)));
+}
+
+TEST_CASE("on-target tracing: ringdump runs the call tracer and constraints on the board's trace, from ELF core, Intel HEX and raw dumps") {
+    const Board& board = the_board();
+    auto ringdump = [&](const std::string& dump, const std::string& extra) {
+        return emutrace_cli("ringdump " + dump + " --elf " + board.elf + " -s " + board.scenario + " --calltrace --json " + board.dir.file("r.json") +
+                            " " + extra);
+    };
+    Cli core = ringdump(board.core, "");
+    CHECK(core.status == 1);  // every function traced: the print image misses its deadline, as the paper's fully instrumented build did
+    CHECK(core.out.find("on-target trace ring in") != std::string::npos);
+    CHECK(core.out.find("put_dot") != std::string::npos);
+    CHECK(core.out.find("print_image_in_time") != std::string::npos);
+    const auto j = nlohmann::json::parse(read_file(board.dir.file("r.json")));
+    CHECK(j["events"].get<std::uint64_t>() > 20000);
+    CHECK(j["wraps"].get<std::uint32_t>() > 0);
+    CHECK(j["timestamps"].get<bool>());
+    // The same RAM as raw bytes and as Intel HEX (objcopy's).
+    write_file(board.dir.file("ram.bin"), read_file(board.core).substr(52 + 32));
+    REQUIRE(run_shell("arm-none-eabi-objcopy -I binary -O ihex --change-addresses 0x20000000 " + board.dir.file("ram.bin") + " " +
+                      board.dir.file("ram.hex"))
+                .status == 0);
+    for (const std::string& dump : {board.dir.file("ram.hex"), board.dir.file("ram.bin") + " --base 0x20000000"}) {
+        INFO(dump);
+        Cli other = ringdump(dump, "");
+        CHECK(other.status == 1);
+        CHECK(nlohmann::json::parse(read_file(board.dir.file("r.json")))["events"] == j["events"]);
+    }
+}
+
+TEST_CASE("on-target tracing: torn, corrupt and truncated rings decode what they can; no ring and another firmware are one-line errors") {
+    const Board& board = the_board();
+    std::string bytes = read_file(board.core);
+    const std::size_t ring = bytes.find("EMUTRING");
+    REQUIRE(ring != std::string::npos);
+    auto le32 = [&](std::size_t at) {
+        return static_cast<std::uint32_t>(static_cast<std::uint8_t>(bytes[at]) | static_cast<std::uint8_t>(bytes[at + 1]) << 8 |
+                                          static_cast<std::uint8_t>(bytes[at + 2]) << 16 | static_cast<std::uint8_t>(bytes[at + 3]) << 24);
+    };
+    const std::uint32_t write_index = le32(ring + 20);
+    auto decode = [&](const std::string& name, const std::string& content) {
+        write_file(board.dir.file(name), content);
+        Cli r = emutrace_cli("ringdump " + board.dir.file(name) + " --elf " + board.elf + " --json " + board.dir.file("d.json"));
+        return std::make_pair(r, r.status == 0 ? nlohmann::json::parse(read_file(board.dir.file("d.json"))) : nlohmann::json());
+    };
+    auto [clean, whole] = decode("clean.core", bytes);
+    REQUIRE(clean.status == 0);
+    // The slot being written when the dump was taken: its kind byte is still 0.
+    std::string torn = bytes;
+    torn[ring + 32 + 21 * write_index] = 0;
+    auto [t, tj] = decode("torn.core", torn);
+    CHECK(t.status == 0);
+    CHECK(tj["torn"] == 1);
+    CHECK(tj["events"].get<std::uint64_t>() + 1 >= whole["events"].get<std::uint64_t>());
+    // Two records with a kind no tracer writes, and one naming no function.
+    std::string corrupt = bytes;
+    corrupt[ring + 32 + 21 * 10] = 9;
+    corrupt[ring + 32 + 21 * 11] = 7;
+    corrupt[ring + 32 + 21 * 12] = 1;
+    corrupt[ring + 32 + 21 * 12 + 13] = 0x03;  // an entry into the middle of nowhere
+    corrupt[ring + 32 + 21 * 12 + 16] = 0x7F;
+    auto [c, cj] = decode("corrupt.core", corrupt);
+    CHECK(c.status == 0);
+    CHECK(cj["corrupt"] == 3);
+    CHECK(c.out.find("skipped") != std::string::npos);
+    // A dump that ends inside the ring keeps the events before the cut.
+    auto [cut, cutj] = decode("cut.core", bytes.substr(0, ring + 32 + 21 * 1000 + 7));
+    CHECK(cut.status == 2);  // the ELF core's segment runs past the file's end
+    CHECK(cut.err.find("truncated") != std::string::npos);
+    write_file(board.dir.file("ram.bin"), bytes.substr(52 + 32, ring - 84 + 32 + 21 * 1000 + 7));
+    Cli raw = emutrace_cli("ringdump " + board.dir.file("ram.bin") + " --base 0x20000000 --elf " + board.elf + " --json " + board.dir.file("d.json"));
+    CHECK(raw.status == 0);
+    CHECK(nlohmann::json::parse(read_file(board.dir.file("d.json")))["events"].get<std::uint64_t>() > 900);
+    // A firmware without the tracer, and a ring of another firmware.
+    REQUIRE(emutrace_cli("run " + firmware("franking") + " -s " + board.scenario + " --dump-ram " + board.dir.file("plain.core") + " -q").status ==
+            0);
+    Cli none = emutrace_cli("ringdump " + board.dir.file("plain.core") + " --elf " + firmware("franking"));
+    CHECK(none.status == 2);
+    CHECK(none.err.find("no trace ring (EMUTRING header)") != std::string::npos);
+    Cli wrong = emutrace_cli("ringdump " + board.core + " --elf " + firmware("rtos"));
+    CHECK(wrong.status == 2);
+    CHECK(wrong.err.find("wrong --elf?") != std::string::npos);
+    CHECK(std::count(wrong.err.begin(), wrong.err.end(), '\n') == 1);
+}
