@@ -192,8 +192,8 @@ SourceTotals RingTrace::deliver() {
         if (!f || f->address != le32(e + 13)) ++strangers;
     }
     if (calls && strangers * 10 > calls)
-        throw ConfigError(dump_ + ": " + std::to_string(strangers) + " of the ring's " + std::to_string(calls) + " entries and exits name no function of " +
-                          elf_.path() + ": the dump is of another firmware (wrong --elf?)");
+        throw ConfigError(dump_ + ": " + std::to_string(strangers) + " of the ring's " + std::to_string(calls) +
+                          " entries and exits name no function of " + elf_.path() + ": the dump is of another firmware (wrong --elf?)");
 
     trace::EventRecorder recorder;
     for (auto* sink : sinks_) recorder.add_sink(*sink);
