@@ -98,6 +98,8 @@ public:
             case kSwitch: switch_to(a, b); return;
         }
         out_.push(ev);
+        // The handler's own exit ends its activation: the next one is another exception.
+        if (kind == kExit && is_exc_return(b) && !handlers_.empty()) leave_handler();
         ++summary_.events;
         summary_.last_cycle = stamp_;
     }

@@ -203,26 +203,40 @@ NI void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp)
     if (et.ready != ET_READY || !et.enabled)
         return;
     fn &= ~1u;
-    et_record(ET_ENTRY, fn, call_site);
     struct et_shadow_stack *s = shadow();
-    if (!s || s->depth == ET_SHADOW_DEPTH) {
-        et_ring.header.shadow_overflows++; /* this call's exit goes unrecorded */
+    if (!s) {
+        et_ring.header.shadow_overflows++; /* no shadow stack left for this thread */
+        et_record(ET_ENTRY, fn, call_site);
         return;
     }
     /* The prologue pushed lr (= call_site) with the callee-saved registers, and may have made
      * room for locals below them: look a bounded way up for it. An inlined instance finds it
      * already redirected by its enclosing function: its exit comes through the exit hook. */
-    uint32_t slot = 0;
+    uint32_t *slot = 0;
     for (uint32_t *p = (uint32_t *)sp; p < (uint32_t *)sp + 64; p++)
         if (*p == call_site) {
-            slot = (uint32_t)(uintptr_t)p;
-            *p = (uint32_t)(uintptr_t)et_exit_trampoline | 1u;
+            slot = p;
             break;
         }
+    /* Live frames nest: each slot lies above the next one's. Entries at or below this call's
+     * slot (or stack pointer) are frames a longjmp abandoned, whose memory this call reuses:
+     * their exits go before this entry. */
+    uint32_t floor = slot ? (uint32_t)(uintptr_t)slot : sp;
+    while (s->depth && s->entries[s->depth - 1].sp && s->entries[s->depth - 1].sp <= floor) {
+        s->depth--;
+        et_record(ET_EXIT, s->entries[s->depth].callee, s->entries[s->depth].caller);
+    }
+    et_record(ET_ENTRY, fn, call_site);
+    if (s->depth == ET_SHADOW_DEPTH) {
+        et_ring.header.shadow_overflows++; /* this call's exit goes unrecorded */
+        return;
+    }
+    if (slot)
+        *slot = (uint32_t)(uintptr_t)et_exit_trampoline | 1u;
     struct et_shadow_entry *e = &s->entries[s->depth++];
     e->caller = call_site;
     e->callee = fn;
-    e->sp = slot;
+    e->sp = (uint32_t)(uintptr_t)slot;
 }
 
 /* An instrumented function returned into the trampoline: record its exit, and those of the
@@ -232,11 +246,15 @@ NI uint32_t et_exit_impl(uint32_t sp)
     struct et_shadow_stack *s = shadow();
     if (!s)
         return 0; /* cannot happen: the entry found a stack */
-    /* The returning function's slot is the outermost one below the stack pointer now. */
-    uint32_t i = s->depth;
-    while (i > 0 && (s->entries[i - 1].sp == 0 || s->entries[i - 1].sp < sp))
-        i--;
-    uint32_t found = i < s->depth ? i : s->depth - 1;
+    /* The returning function's slot was in the frame just popped: of the slots below the stack
+     * pointer now, the highest. Entries above it are frames a longjmp abandoned; entries without
+     * a slot (inlined instances, exits by hook) below it belong to enclosing functions. */
+    uint32_t found = s->depth;
+    for (uint32_t i = 0; i < s->depth; i++)
+        if (s->entries[i].sp && s->entries[i].sp < sp && (found == s->depth || s->entries[i].sp > s->entries[found].sp))
+            found = i;
+    if (found == s->depth)
+        return 0; /* cannot happen: the trampoline is reached only through a redirected slot */
     for (uint32_t k = s->depth; k-- > found;)
         et_record(ET_EXIT, s->entries[k].callee, s->entries[k].caller);
     uint32_t caller = s->entries[found].caller;

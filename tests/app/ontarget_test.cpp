@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -52,60 +54,68 @@ Entries entries(RunRequest request) {
 }
 
 struct Board {
+    explicit Board(const std::string& name) : elf(firmware(name)) {
+        REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core + " -q").status == 1);
+    }
     TempDir dir;
-    std::string elf = firmware("franking_traced"), scenario = source("scenarios/franking/franking.yaml"), core = dir.file("board.core");
+    std::string elf, scenario = source("scenarios/franking/franking.yaml"), core = dir.file("board.core");
     // Every function traced, the print image misses its 11 ms (exit 1), as the paper's fully
     // instrumented build violated its timing constraints; the dump is written all the same.
-    Board() { REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core + " -q").status == 1); }
 };
 
-// One board run (15 M instructions) for every case: they only read its dump.
-const Board& the_board() {
-    static const Board board;
-    return board;
+// One board run (15 M instructions) for every case: they only read its dump. franking_traced_ra
+// records exits by return-address manipulation instead of the compiler's exit hook.
+const Board& the_board(const std::string& name = "franking_traced") {
+    static std::map<std::string, std::unique_ptr<Board>> boards;
+    auto& b = boards[name];
+    if (!b) b = std::make_unique<Board>(name);
+    return *b;
 }
 
 }  // namespace
 
-TEST_CASE("on-target tracing: the ring from the board's dump names the calls emutrace saw, in order") {
-    const Board& board = the_board();
-    RunRequest emulated;
-    emulated.firmware = board.elf;
-    emulated.scenario = board.scenario;
-    const Entries seen = entries(emulated);
-    RunRequest dumped;
-    dumped.firmware = board.elf;
-    dumped.scenario = board.scenario;
-    dumped.ring_dump = board.core;
-    const Entries ring = entries(dumped);
-    REQUIRE(ring.threads.size() + ring.handlers.size() > 10000);  // a wrapped ring: the most recent events
-    // The instrumented functions are those the ring names; emutrace also sees the tracer's own
-    // calls and code built without hooks (libgcc), which the ring cannot.
-    std::set<std::uint32_t> instrumented(ring.threads.begin(), ring.threads.end());
-    instrumented.insert(ring.handlers.begin(), ring.handlers.end());
-    const decode::ElfImage image = decode::ElfImage::load(board.elf);
-    auto same_tail = [&](const std::vector<std::uint32_t>& in_ring, const std::vector<std::uint32_t>& in_emulator) {
-        std::vector<std::uint32_t> filtered;
-        for (std::uint32_t f : in_emulator)
-            if (instrumented.count(f)) filtered.push_back(f);
-        REQUIRE(filtered.size() >= in_ring.size());
-        auto tail = filtered.end() - static_cast<std::ptrdiff_t>(in_ring.size());
-        auto [r, f] = std::mismatch(in_ring.begin(), in_ring.end(), tail);
-        if (r == in_ring.end()) return;
-        std::string context;
-        for (auto k = r; k < std::min(in_ring.end(), r + 5); ++k) context += image.symbols().describe(*k) + " ";
-        context += "| emutrace: ";
-        for (auto k = f; k < std::min(filtered.end(), f + 5); ++k) context += image.symbols().describe(*k) + " ";
-        FAIL_CHECK("the ring differs at its entry " << (r - in_ring.begin()) << ": " << context);
-    };
-    // The ring holds the most recent events: each of its sequences is the end of emutrace's.
-    same_tail(ring.threads, seen.threads);
-    same_tail(ring.handlers, seen.handlers);
-    for (const char* f : {"put_dot", "render_frame", "SysTick_Handler", "switch_context"}) {
-        INFO(f);
-        CHECK(instrumented.count(*image.symbols().address_of(f)));
+TEST_CASE("on-target tracing: the ring from the board's dump names the calls emutrace saw, in order, with exits by hook or by return address") {
+    for (const char* build : {"franking_traced", "franking_traced_ra"}) {
+        INFO(build);
+        const Board& board = the_board(build);
+        RunRequest emulated;
+        emulated.firmware = board.elf;
+        emulated.scenario = board.scenario;
+        const Entries seen = entries(emulated);
+        RunRequest dumped;
+        dumped.firmware = board.elf;
+        dumped.scenario = board.scenario;
+        dumped.ring_dump = board.core;
+        const Entries ring = entries(dumped);
+        REQUIRE(ring.threads.size() + ring.handlers.size() > 10000);  // a wrapped ring: the most recent events
+        // The instrumented functions are those the ring names; emutrace also sees the tracer's own
+        // calls and code built without hooks (libgcc), which the ring cannot.
+        std::set<std::uint32_t> instrumented(ring.threads.begin(), ring.threads.end());
+        instrumented.insert(ring.handlers.begin(), ring.handlers.end());
+        const decode::ElfImage image = decode::ElfImage::load(board.elf);
+        auto same_tail = [&](const std::vector<std::uint32_t>& in_ring, const std::vector<std::uint32_t>& in_emulator) {
+            std::vector<std::uint32_t> filtered;
+            for (std::uint32_t f : in_emulator)
+                if (instrumented.count(f)) filtered.push_back(f);
+            REQUIRE(filtered.size() >= in_ring.size());
+            auto tail = filtered.end() - static_cast<std::ptrdiff_t>(in_ring.size());
+            auto [r, f] = std::mismatch(in_ring.begin(), in_ring.end(), tail);
+            if (r == in_ring.end()) return;
+            std::string context;
+            for (auto k = r; k < std::min(in_ring.end(), r + 5); ++k) context += image.symbols().describe(*k) + " ";
+            context += "| emutrace: ";
+            for (auto k = f; k < std::min(filtered.end(), f + 5); ++k) context += image.symbols().describe(*k) + " ";
+            FAIL_CHECK("the ring differs at its entry " << (r - in_ring.begin()) << ": " << context);
+        };
+        // The ring holds the most recent events: each of its sequences is the end of emutrace's.
+        same_tail(ring.threads, seen.threads);
+        same_tail(ring.handlers, seen.handlers);
+        for (const char* f : {"put_dot", "render_frame", "SysTick_Handler", "switch_context"}) {
+            INFO(f);
+            CHECK(instrumented.count(*image.symbols().address_of(f)));
+        }
+        for (const char* f : {"et_write", "__cyg_profile_func_enter"}) CHECK(!instrumented.count(*image.symbols().address_of(f)));
     }
-    for (const char* f : {"et_write", "__cyg_profile_func_enter"}) CHECK(!instrumented.count(*image.symbols().address_of(f)));
 }
 
 TEST_CASE("on-target tracing: ringdump runs the call tracer and constraints on the board's trace, from ELF core, Intel HEX and raw dumps") {
@@ -189,4 +199,28 @@ TEST_CASE("on-target tracing: torn, corrupt and truncated rings decode what they
     CHECK(wrong.status == 2);
     CHECK(wrong.err.find("wrong --elf?") != std::string::npos);
     CHECK(std::count(wrong.err.begin(), wrong.err.end(), '\n') == 1);
+}
+
+TEST_CASE("on-target tracing: exits by return address survive a full shadow stack, longjmp and interrupts") {
+    TempDir dir;
+    const std::string elf = firmware("ontarget_edges");
+    // The firmware checks its own results: recursion past the shadow stack, a longjmp out of six
+    // calls, a SysTick handler with calls of its own, all with redirected return addresses.
+    Cli run = emutrace_cli("run " + elf + " --dump-ram " + dir.file("edges.core"));
+    REQUIRE(run.status == 0);
+    const std::string out = run.out;  // "deep 24 jumped 7 deep 3 ticks N"
+    REQUIRE(out.find("deep 24 jumped 7 deep 3 ticks ") != std::string::npos);
+    const unsigned ticks = static_cast<unsigned>(std::stoul(out.substr(out.find("ticks ") + 6)));
+    Cli ring = emutrace_cli("ringdump " + dir.file("edges.core") + " --elf " + elf + " --calltrace --json " + dir.file("edges.json"));
+    REQUIRE(ring.status == 0);
+    const auto j = nlohmann::json::parse(read_file(dir.file("edges.json")));
+    CHECK(j["exits_by_return_address"].get<bool>());
+    CHECK(j["shadow_overflows"].get<unsigned>() >= 8);  // main and 25 calls of deep on 16 entries
+    std::map<std::string, unsigned> calls;
+    for (const auto& f : j["calltrace"]["functions"]) calls[f["function"]] = f["calls"];
+    CHECK(calls["deep"] == 25 + 4);
+    CHECK(calls["thrower"] == 6);  // their exits recorded when the stack they left was reused
+    CHECK(calls["SysTick_Handler"] == ticks);
+    CHECK(calls["count_tick"] == ticks);
+    CHECK(j["calltrace"]["unmatched_returns"] == 0);
 }
