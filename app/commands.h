@@ -56,6 +56,14 @@ struct RingdumpOptions {
     std::string scenario;                        ///< analyses' sections (calltrace:, constraints:) and the rtos: thread names
     std::map<std::string, std::string> options;  ///< --json, --junit, the analyses' options
 };
+struct PatchOptions {
+    std::string elf, output;
+    bool disable_all = false, list = false;
+    std::vector<std::string> enable, disable;  ///< function-name globs
+};
+/// Turns the -finstrument-functions hook calls of an ELF into NOPs and back, per function.
+int patch_command(const PatchOptions& options);
+
 /// Decodes the on-target tracer's ring from a memory dump and runs the analyses on it.
 int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& options);
 /// Lists the registered analyses with their scenario sections, outputs and options.

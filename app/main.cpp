@@ -232,6 +232,23 @@ int run(int argc, char** argv) {
         "ring). Example: emutrace run fw_traced.elf -s board.yaml --dump-ram board.core && emutrace ringdump board.core --elf\n"
         "fw_traced.elf -s board.yaml --calltrace (docs/ontarget.md)");
 
+    emutrace::app::PatchOptions patch;
+    CLI::App* patch_cmd =
+        cli.add_subcommand("patch", "Turn the -finstrument-functions hook calls of an ELF into NOPs and back, per function, without recompiling.");
+    patch_cmd->add_option("elf", patch.elf, "ELF built with -finstrument-functions and firmware/ontarget (link with -Wl,--emit-relocs to re-enable)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    patch_cmd->add_flag("--disable-all", patch.disable_all, "Every hook call becomes a NOP.W (first)");
+    patch_cmd->add_option("--enable", patch.enable, "Hook calls of the functions this glob matches become calls again (then; repeatable)")
+        ->type_name("GLOB");
+    patch_cmd->add_option("--disable", patch.disable, "Hook calls of the functions this glob matches become NOPs (last; repeatable)")
+        ->type_name("GLOB");
+    patch_cmd->add_option("-o,--output", patch.output, "The patched ELF")->type_name("FILE");
+    patch_cmd->add_flag("--list", patch.list, "List each instrumented function with its hook calls on");
+    patch_cmd->footer(
+        "Prints the functions whose hook calls changed. A call site that is neither a BL to the hook nor a NOP.W is refused with its\n"
+        "address. Example: emutrace patch fw.elf --disable-all --enable 'render_*' --disable put_dot -o fw_selective.elf (docs/ontarget.md)");
+
     emutrace::app::WcetOptions wcet;
     CLI::App* wcet_cmd =
         cli.add_subcommand("wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
@@ -355,6 +372,7 @@ int run(int argc, char** argv) {
         if (*cfg_cmd) return cfg_command(cfg);
         if (*cc_cmd) return crosscheck_command(registry, cc);
         if (*ring_cmd) return ringdump_command(registry, ring);
+        if (*patch_cmd) return patch_command(patch);
         if (*analyses_cmd) return analyses_command(registry);
         if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);

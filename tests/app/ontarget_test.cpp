@@ -224,3 +224,66 @@ TEST_CASE("on-target tracing: exits by return address survive a full shadow stac
     CHECK(calls["count_tick"] == ticks);
     CHECK(j["calltrace"]["unmatched_returns"] == 0);
 }
+
+TEST_CASE("on-target tracing: patch turns hook calls into NOPs and back, per function, and the patched ELF runs") {
+    TempDir dir;
+    const std::string elf = firmware("franking_traced"), scenario = source("scenarios/franking/franking.yaml");
+    Cli off = emutrace_cli("patch " + elf + " --disable-all -o " + dir.file("off.elf"));
+    REQUIRE(off.status == 0);
+    CHECK(off.out.find("0 of 51 instrumented functions traced") != std::string::npos);
+    CHECK(off.out.find("put_dot") != std::string::npos);  // each function that changed, with its counts
+    // Back: byte for byte the original.
+    REQUIRE(emutrace_cli("patch " + dir.file("off.elf") + " --enable '*' -o " + dir.file("on.elf")).status == 0);
+    CHECK(read_file(dir.file("on.elf")) == read_file(elf));
+    // Selective: the print image's functions only; every other hook stays a NOP.
+    Cli sel = emutrace_cli("patch " + dir.file("off.elf") + " --enable 'render_*' --enable build_print_image -o " + dir.file("sel.elf"));
+    REQUIRE(sel.status == 0);
+    CHECK(sel.out.find("render_indicia") != std::string::npos);
+    CHECK(sel.out.find("3 of 51 instrumented functions traced") != std::string::npos);
+    // The other side's tools read the patched ELF, and objdump shows the NOPs where the hooks were.
+    CHECK(run_shell("arm-none-eabi-readelf -h -S -s " + dir.file("sel.elf")).status == 0);
+    Cli dis = run_shell("arm-none-eabi-objdump -d " + dir.file("sel.elf"));
+    CHECK(dis.status == 0);
+    CHECK(dis.out.find("bl\t") != std::string::npos);
+    CHECK(dis.out.find("nop.w") != std::string::npos);
+    // Each build runs the franking job to the same result; only the selected functions are in its ring.
+    for (const char* build : {"off.elf", "sel.elf"}) {
+        INFO(build);
+        Cli r = emutrace_cli("run " + dir.file(build) + " -s " + scenario + " --dump-ram " + dir.file("b.core") + " -q");
+        CHECK(r.out.find("franking: 8 letters, last postage 0x000001a6, last signature 0x8f45bc18") != std::string::npos);
+        Cli ring = emutrace_cli("ringdump " + dir.file("b.core") + " --elf " + dir.file(build) + " --calltrace --json " + dir.file("r.json"));
+        REQUIRE(ring.status == 0);
+        const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
+        std::set<std::string> traced;
+        for (const auto& f : result["calltrace"]["functions"]) traced.insert(f["function"]);
+        if (std::string(build) == "off.elf") {
+            CHECK(traced.empty());
+            continue;
+        }
+        std::string names;
+        for (const auto& n : traced) names += n + " ";
+        INFO(names);
+        // The traced functions, and the callers the call tracer starts each context in.
+        CHECK(traced.count("build_print_image"));
+        CHECK(traced.count("render_frame"));
+        CHECK(traced.count("render_indicia"));
+        CHECK(!traced.count("put_dot"));
+        CHECK(!traced.count("update_date_element"));
+    }
+    // A hook site that no longer looks like one is refused with its address.
+    std::string bytes = read_file(elf);
+    Cli list = emutrace_cli("patch " + elf + " --list");
+    REQUIRE(list.status == 0);
+    const decode::ElfImage image = decode::ElfImage::load(elf);
+    const std::uint32_t put_dot = *image.symbols().address_of("put_dot");
+    const std::vector<std::uint8_t> prologue = image.bytes_at(put_dot, 16);
+    std::size_t text = bytes.find(std::string(prologue.begin(), prologue.end()));
+    REQUIRE(text != std::string::npos);
+    // put_dot's entry hook call is the first BL in it: clobber put_dot's whole prologue.
+    for (std::size_t i = 0; i < 16; ++i) bytes[text + i] = 0;
+    write_file(dir.file("bad.elf"), bytes);
+    Cli bad = emutrace_cli("patch " + dir.file("bad.elf") + " --disable-all -o " + dir.file("x.elf"));
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("put_dot") != std::string::npos);
+    CHECK(bad.err.find("does not look like a hook call") != std::string::npos);
+}
