@@ -54,6 +54,7 @@ struct RingdumpOptions {
     std::string base;                            ///< address of a raw dump's first byte
     std::string elf;                             ///< the traced firmware
     std::string scenario;                        ///< analyses' sections (calltrace:, constraints:) and the rtos: thread names
+    bool compare = false;                        ///< also run the ELF in emulation and compare the call traces
     std::map<std::string, std::string> options;  ///< --json, --junit, the analyses' options
 };
 struct PatchOptions {

@@ -220,6 +220,9 @@ int run(int argc, char** argv) {
     ring_cmd->add_option("--base", ring.base, "Address of a raw dump's first byte, e.g. 0x20000000");
     ring_cmd->add_option("-s,--scenario", ring.scenario, "Scenario: calltrace:/constraints: sections, rtos: for thread names")
         ->check(CLI::ExistingFile);
+    ring_cmd->add_flag("--compare", ring.compare,
+                       "Also run --elf on the scenario in emulation: where the call traces part, and per function the calls, time and timing-model "
+                       "error side by side (exit 1 when they part)");
     std::string ring_json, ring_junit;
     CLI::Option* ring_json_opt = ring_cmd->add_option("--json", ring_json, "Write the ring's totals and every analysis's result as JSON");
     CLI::Option* ring_junit_opt = ring_cmd->add_option("--junit", ring_junit, "Write the analyses' test cases (timing constraints) as JUnit XML");

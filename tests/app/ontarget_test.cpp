@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -286,4 +287,41 @@ TEST_CASE("on-target tracing: patch turns hook calls into NOPs and back, per fun
     CHECK(bad.status == 2);
     CHECK(bad.err.find("put_dot") != std::string::npos);
     CHECK(bad.err.find("does not look like a hook call") != std::string::npos);
+}
+
+TEST_CASE("on-target tracing: ringdump --compare sets the board's calls beside the emulated run's and finds where they part") {
+    const Board& board = the_board();
+    TempDir dir;
+    Cli same = emutrace_cli("ringdump " + board.core + " --elf " + board.elf + " -s " + board.scenario + " --compare --json " + dir.file("c.json"));
+    CHECK(same.status == 1);  // the print image's constraint, as on the board
+    CHECK(same.out.find("threads: the ring's") != std::string::npos);
+    CHECK(same.out.find("are the emulated run's last ones, in order") != std::string::npos);
+    const auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["comparison"]["identical"].get<bool>());
+    std::map<std::string, nlohmann::json> functions;
+    for (const auto& f : j["comparison"]["functions"]) functions[f["function"]] = f;
+    REQUIRE(functions.count("put_dot"));
+    CHECK(functions["put_dot"]["calls_ring"] == functions["put_dot"]["calls_emulated"]);
+    CHECK(!functions["put_dot"]["timing_model_error"].is_null());
+    // A board whose calls went otherwise: two of the ring's entries swapped.
+    std::string bytes = read_file(board.core);
+    const std::size_t ring = bytes.find("EMUTRING");
+    const decode::ElfImage image = decode::ElfImage::load(board.elf);
+    const std::uint32_t put_dot = *image.symbols().address_of("put_dot"), render_frame = *image.symbols().address_of("render_frame");
+    std::size_t changed = 0;
+    for (std::size_t at = ring + 32; at + 21 <= bytes.size() && changed == 0; at += 21) {
+        std::uint32_t f = 0;
+        std::memcpy(&f, &bytes[at + 13], 4);
+        if (bytes[at] == 1 && f == put_dot && at > ring + 32 + 21 * 20000) {
+            std::memcpy(&bytes[at + 13], &render_frame, 4);
+            ++changed;
+        }
+    }
+    REQUIRE(changed == 1);
+    write_file(dir.file("other.core"), bytes);
+    Cli other = emutrace_cli("ringdump " + dir.file("other.core") + " --elf " + board.elf + " -s " + board.scenario + " --compare");
+    CHECK(other.status == 1);
+    CHECK(other.out.find("threads: FIRST DIVERGENCE at the ring's entry") != std::string::npos);
+    CHECK(other.out.find("ring:     render_frame") != std::string::npos);
+    CHECK(other.out.find("emulated: put_dot") != std::string::npos);
 }
