@@ -65,6 +65,16 @@ struct PatchOptions {
 /// Turns the -finstrument-functions hook calls of an ELF into NOPs and back, per function.
 int patch_command(const PatchOptions& options);
 
+struct OverheadOptions {
+    std::string elf;       ///< the instrumented build (-finstrument-functions, -Wl,--emit-relocs)
+    std::string original;  ///< the build without instrumentation: configuration a
+    std::string scenario;
+    std::vector<std::string> enable;  ///< configuration c's functions (globs); default every one
+    std::string budget;               ///< e.g. "5%": de-select until c is within it of b
+};
+/// The paper's configurations a/b/c run on the scenario, and a budget-driven selection.
+int overhead_command(const AnalysisRegistry& registry, const OverheadOptions& options);
+
 /// Decodes the on-target tracer's ring from a memory dump and runs the analyses on it.
 int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& options);
 /// Lists the registered analyses with their scenario sections, outputs and options.

@@ -252,6 +252,26 @@ int run(int argc, char** argv) {
         "Prints the functions whose hook calls changed. A call site that is neither a BL to the hook nor a NOP.W is refused with its\n"
         "address. Example: emutrace patch fw.elf --disable-all --enable 'render_*' --disable put_dot -o fw_selective.elf (docs/ontarget.md)");
 
+    emutrace::app::OverheadOptions overhead;
+    CLI::App* overhead_cmd = cli.add_subcommand(
+        "overhead", "Predict the probe effect of on-target tracing before deploying: the original, disabled and selective builds side by side.");
+    overhead_cmd->add_option("elf", overhead.elf, "The instrumented build (-finstrument-functions, firmware/ontarget, -Wl,--emit-relocs)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    overhead_cmd->add_option("-s,--scenario", overhead.scenario, "The board's scenario, with the timing constraints to keep")
+        ->required()
+        ->check(CLI::ExistingFile);
+    overhead_cmd->add_option("--original", overhead.original, "The build without instrumentation (configuration a)")->check(CLI::ExistingFile);
+    overhead_cmd->add_option("--enable", overhead.enable, "Configuration c's traced functions (globs, repeatable); default every one")
+        ->type_name("GLOB");
+    overhead_cmd->add_option(
+        "--budget", overhead.budget,
+        "Disable the most frequently called traced function until c grows the constraints (or the work) at most this much over b, "
+        "e.g. 5%; prints the patch command (exit 1 when not met)");
+    overhead_cmd->footer(
+        "Configurations after the entry/exit tracing paper: a original, b instrumented with every hook disabled, c selectively\n"
+        "instrumented. Example: emutrace overhead fw_traced.elf -s board.yaml --original fw.elf --budget 10% (docs/ontarget.md)");
+
     emutrace::app::WcetOptions wcet;
     CLI::App* wcet_cmd =
         cli.add_subcommand("wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
@@ -376,6 +396,7 @@ int run(int argc, char** argv) {
         if (*cc_cmd) return crosscheck_command(registry, cc);
         if (*ring_cmd) return ringdump_command(registry, ring);
         if (*patch_cmd) return patch_command(patch);
+        if (*overhead_cmd) return overhead_command(registry, overhead);
         if (*analyses_cmd) return analyses_command(registry);
         if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);

@@ -325,3 +325,28 @@ TEST_CASE("on-target tracing: ringdump --compare sets the board's calls beside t
     CHECK(other.out.find("ring:     render_frame") != std::string::npos);
     CHECK(other.out.find("emulated: put_dot") != std::string::npos);
 }
+
+TEST_CASE("on-target tracing: overhead predicts a/b/c before deploying and de-selects to a budget, printing the patch command") {
+    TempDir dir;
+    const std::string elf = firmware("franking_instrumented"), scenario = source("scenarios/franking/franking.yaml");
+    Cli r = emutrace_cli("overhead " + elf + " -s " + scenario + " --original " + firmware("franking") + " --budget 10%");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("print_image_in_time") != std::string::npos);
+    CHECK(r.out.find("budget 10.0% over b: met after disabling") != std::string::npos);
+    // The most frequently called function goes first: the scheduler's, called on every tick.
+    const std::size_t dropped = r.out.find("most frequently called first:\n");
+    REQUIRE(dropped != std::string::npos);
+    CHECK(r.out.substr(dropped, 200).find("switch_context") != std::string::npos);
+    const std::size_t cmd = r.out.find("the build: emutrace patch ");
+    REQUIRE(cmd != std::string::npos);
+    std::string command = r.out.substr(cmd + 20, r.out.find('\n', cmd) - cmd - 20);
+    command.replace(command.find(" -o selective.elf"), std::string(" -o selective.elf").size(), " -o " + dir.file("selective.elf"));
+    REQUIRE(emutrace_cli(command).status == 0);
+    CHECK(command.find("--enable switch_context") == std::string::npos);
+    // An impossible budget is reported, exit 1.
+    Cli tight = emutrace_cli("overhead " + elf + " -s " + scenario + " --enable 'render_*' --budget 0%");
+    CHECK(tight.out.find("budget 0.0% over b:") != std::string::npos);
+    Cli bad = emutrace_cli("overhead " + elf + " -s " + scenario + " --budget lots");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("--budget: expected a growth such as 5%") != std::string::npos);
+}
