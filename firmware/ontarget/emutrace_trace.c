@@ -5,7 +5,7 @@
 
 #define NI __attribute__((no_instrument_function))
 #define ET_EVENT_BYTES 21u
-#define ET_CAPACITY ((ET_RING_BYTES - sizeof(struct et_header)) / ET_EVENT_BYTES)
+#define ET_CAPACITY (ET_RING_BYTES / ET_EVENT_BYTES) /* the header comes on top */
 #define DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define DWT_CTRL (*(volatile uint32_t *)0xE0001000u)
 #define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)

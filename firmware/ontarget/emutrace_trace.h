@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #ifndef ET_RING_BYTES
-#define ET_RING_BYTES (512u * 1024u) /* 24,966 events of 21 bytes */
+#define ET_RING_BYTES (512u * 1024u) /* events: 24,966 of 21 bytes (the 32-byte header comes on top) */
 #endif
 #ifndef ET_SHADOW_DEPTH
 #define ET_SHADOW_DEPTH 32 /* shadow stack entries per thread (return-address mode) */
