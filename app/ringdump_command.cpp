@@ -52,7 +52,8 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     emulate.machine.echo_output = false;
     emulate.scenario_outputs = false;
     Session emulation(registry, emulate);
-    emulated_calls.emplace(*image);
+    const std::set<std::uint32_t> traced = analysis::traced_functions(*ring_calls);
+    emulated_calls.emplace(*image, &traced);
     emulation.add_sink(*emulated_calls);
     RunReport run = emulation.run();
     std::printf("\nemulated %s: %s, %s cycles\n", o.elf.c_str(), run.stopped.c_str(), config::grouped(run.totals.cycles).c_str());

@@ -9,19 +9,30 @@
 
 namespace emutrace::analysis {
 
-CallSide::CallSide(const decode::ElfImage& image) : tracer_(image) {
+CallSide::CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of) : tracer_(image), stacks_of_(stacks_of) {
     tracer_.add_listener(*this);
 }
 
 void CallSide::on_batch(const trace::EventBatch& batch) {
-    for (const auto& e : batch.events) {
+    // The call tracer sees the batch in pieces, up to each entry whose stack is kept.
+    std::size_t from = 0;
+    for (std::size_t i = 0; i < batch.events.size(); ++i) {
+        const trace::Event& e = batch.events[i];
         if (e.kind == trace::EventKind::ExceptionEntry) ++depth_;
         if (e.kind == trace::EventKind::ExceptionReturn && depth_ > 0) --depth_;
-        if (e.kind == trace::EventKind::Branch &&
-            (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) || e.value == static_cast<std::uint32_t>(trace::BranchKind::Vector)))
-            (depth_ ? handlers_ : threads_).push_back({e.address & ~1u, e.cycle});
+        if (e.kind != trace::EventKind::Branch ||
+            (e.value != static_cast<std::uint32_t>(trace::BranchKind::Call) && e.value != static_cast<std::uint32_t>(trace::BranchKind::Vector)))
+            continue;
+        const std::uint32_t f = e.address & ~1u;
+        Entry entry{f, e.cycle, {}};
+        if (!stacks_of_ || stacks_of_->count(f)) {
+            tracer_.on_batch({batch.events.subspan(from, i + 1 - from), batch.text});
+            from = i + 1;
+            entry.stack = tracer_.current_stack();
+        }
+        (depth_ ? handlers_ : threads_).push_back(std::move(entry));
     }
-    tracer_.on_batch(batch);
+    if (from < batch.events.size()) tracer_.on_batch({batch.events.subspan(from), batch.text});
 }
 
 void CallSide::on_call_event(const CallEvent& e) {
@@ -45,30 +56,33 @@ struct Alignment {
     std::size_t matched = 0;  ///< ring entries that match, from the start
     std::size_t ring_size = 0;
     std::uint64_t emulated_start = 0;                           ///< the emulated cycle where the ring's window begins
-    std::vector<std::uint32_t> ring_context, emulated_context;  ///< around the first difference
+    std::vector<std::uint32_t> ring_context, emulated_context;  ///< from the first difference on
+    std::vector<std::uint32_t> ring_stack, emulated_stack;      ///< at the first difference
 };
 
 Alignment align(const std::vector<CallSide::Entry>& ring, const std::vector<CallSide::Entry>& emulated, const std::set<std::uint32_t>& traced) {
-    std::vector<CallSide::Entry> filtered;
+    std::vector<const CallSide::Entry*> filtered;
     for (const auto& e : emulated)
-        if (traced.count(e.function)) filtered.push_back(e);
+        if (traced.count(e.function)) filtered.push_back(&e);
     Alignment a;
     a.ring_size = ring.size();
     if (ring.empty()) return a;
     const std::size_t start = filtered.size() >= ring.size() ? filtered.size() - ring.size() : 0;
-    if (start < filtered.size()) a.emulated_start = filtered[start].cycle;
-    while (a.matched < ring.size() && start + a.matched < filtered.size() && ring[a.matched].function == filtered[start + a.matched].function)
+    if (start < filtered.size()) a.emulated_start = filtered[start]->cycle;
+    while (a.matched < ring.size() && start + a.matched < filtered.size() && ring[a.matched].function == filtered[start + a.matched]->function)
         ++a.matched;
     for (std::size_t k = a.matched; k < std::min(ring.size(), a.matched + 5); ++k) a.ring_context.push_back(ring[k].function);
     for (std::size_t k = start + a.matched; k < std::min(filtered.size(), start + a.matched + 5); ++k)
-        a.emulated_context.push_back(filtered[k].function);
+        a.emulated_context.push_back(filtered[k]->function);
+    if (a.matched < ring.size()) a.ring_stack = ring[a.matched].stack;
+    if (start + a.matched < filtered.size()) a.emulated_stack = filtered[start + a.matched]->stack;
     return a;
 }
 
-std::string names(const std::vector<std::uint32_t>& functions, const decode::ElfImage& image) {
+std::string names(const std::vector<std::uint32_t>& functions, const decode::ElfImage& image, const char* separator = " ") {
     std::string s;
     for (std::uint32_t f : functions) {
-        if (!s.empty()) s += ' ';
+        if (!s.empty()) s += separator;
         s += image.symbols().describe(f);
     }
     return s.empty() ? "(end)" : s;
@@ -76,10 +90,15 @@ std::string names(const std::vector<std::uint32_t>& functions, const decode::Elf
 
 }  // namespace
 
-CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, const decode::ElfImage& image, bool ring_has_timestamps) {
+std::set<std::uint32_t> traced_functions(const CallSide& ring) {
     std::set<std::uint32_t> traced;
     for (const auto& e : ring.threads()) traced.insert(e.function);
     for (const auto& e : ring.handlers()) traced.insert(e.function);
+    return traced;
+}
+
+CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, const decode::ElfImage& image, bool ring_has_timestamps) {
+    const std::set<std::uint32_t> traced = traced_functions(ring);
     const Alignment threads = align(ring.threads(), emulated.threads(), traced), handlers = align(ring.handlers(), emulated.handlers(), traced);
     CallComparison out;
     out.identical = threads.matched == threads.ring_size && handlers.matched == handlers.ring_size;
@@ -92,9 +111,14 @@ CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, con
             continue;
         }
         t += "  " + std::string(what) + ": FIRST DIVERGENCE at the ring's entry " + std::to_string(a.matched) + " of " + std::to_string(a.ring_size) +
-             "\n    ring:     " + names(a.ring_context, image) + "\n    emulated: " + names(a.emulated_context, image) + "\n";
-        diverged.push_back(
-            {{"sequence", what}, {"index", a.matched}, {"ring", names(a.ring_context, image)}, {"emulated", names(a.emulated_context, image)}});
+             "\n    ring:     " + names(a.ring_context, image) + "\n    emulated: " + names(a.emulated_context, image) +
+             "\n    ring stack:     " + names(a.ring_stack, image, " > ") + "\n    emulated stack: " + names(a.emulated_stack, image, " > ") + "\n";
+        diverged.push_back({{"sequence", what},
+                            {"index", a.matched},
+                            {"ring", names(a.ring_context, image)},
+                            {"emulated", names(a.emulated_context, image)},
+                            {"ring_stack", names(a.ring_stack, image, " > ")},
+                            {"emulated_stack", names(a.emulated_stack, image, " > ")}});
     }
     // Per function, over the window: calls and mean inclusive time on each side.
     struct Stats {

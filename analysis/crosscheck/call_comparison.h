@@ -4,6 +4,7 @@
 // ring's window, with the timing model's error where the ring carries DWT_CYCCNT stamps.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ namespace emutrace::analysis {
 /// (an interrupt can come between a call and the tracer's entry hook), and every call's time.
 class CallSide final : public trace::TraceSink, public CallListener {
 public:
-    explicit CallSide(const decode::ElfImage& image);
+    /// `stacks_of`: functions whose entries keep the call stack they were made in (every one when
+    /// null): the ring's functions, on the emulated side.
+    explicit CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of = nullptr);
     std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions | trace::WantMarkers; }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override { tracer_.on_end(); }
@@ -27,6 +30,7 @@ public:
     struct Entry {
         std::uint32_t function = 0;
         std::uint64_t cycle = 0;
+        std::vector<std::uint32_t> stack;  ///< outermost first, the function itself last
     };
     struct Call {
         std::uint32_t function = 0;
@@ -38,6 +42,7 @@ public:
 
 private:
     CallTracer tracer_;
+    const std::set<std::uint32_t>* stacks_of_;
     int depth_ = 0;  ///< exceptions active
     std::vector<Entry> threads_, handlers_;
     std::vector<Call> calls_;
@@ -50,6 +55,8 @@ struct CallComparison {
     nlohmann::json json;
 };
 
+/// The functions the ring's trace names.
+std::set<std::uint32_t> traced_functions(const CallSide& ring);
 /// The ring's sequences must be the end of the emulated ones (over the functions the ring names).
 CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, const decode::ElfImage& image, bool ring_has_timestamps);
 

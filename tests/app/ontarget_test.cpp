@@ -324,6 +324,8 @@ TEST_CASE("on-target tracing: ringdump --compare sets the board's calls beside t
     CHECK(other.out.find("threads: FIRST DIVERGENCE at the ring's entry") != std::string::npos);
     CHECK(other.out.find("ring:     render_frame") != std::string::npos);
     CHECK(other.out.find("emulated: put_dot") != std::string::npos);
+    CHECK(other.out.find("emulated stack: franker > build_print_image > render_indicia > put_dot") != std::string::npos);
+    CHECK(other.out.find("ring stack:     franker > build_print_image > render_indicia > render_frame") != std::string::npos);
 }
 
 TEST_CASE("on-target tracing: overhead predicts a/b/c before deploying and de-selects to a budget, printing the patch command") {
