@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "decode/elf_file.h"
 
 namespace emutrace::decode {
@@ -142,9 +143,8 @@ char read_profile(const ElfFile& file) {
         const auto* p = static_cast<const std::uint8_t*>(data->d_buf);
         const std::uint8_t* end = p + data->d_size;
         if (*p++ != 'A') return 0;
-        auto u32 = [](const std::uint8_t* q) { return static_cast<std::uint32_t>(q[0] | q[1] << 8 | q[2] << 16 | q[3] << 24); };
         while (end - p >= 4) {
-            std::uint32_t length = u32(p);
+            std::uint32_t length = config::read_le32(p);
             if (length < 4 || length > static_cast<std::size_t>(end - p)) return 0;
             const std::uint8_t* section_end = p + length;
             const std::uint8_t* q = p + 4;
@@ -152,7 +152,7 @@ char read_profile(const ElfFile& file) {
             q += vendor.size() + 1;
             while (vendor == "aeabi" && section_end - q >= 5) {
                 std::uint8_t tag = *q;
-                std::uint32_t size = u32(q + 1);
+                std::uint32_t size = config::read_le32(q + 1);
                 if (size < 5 || size > static_cast<std::size_t>(section_end - q)) return 0;
                 const std::uint8_t* sub_end = q + size;
                 const std::uint8_t* a = q + 5;

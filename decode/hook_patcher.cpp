@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
 #include "decode/elf_image.h"
@@ -20,9 +20,7 @@ constexpr std::uint16_t kNopW1 = 0xF3AF, kNopW2 = 0x8000, kBxLr = 0x4770, kNop =
 constexpr unsigned kThmCall = 10, kThmJump24 = 30;  // R_ARM_THM_CALL, R_ARM_THM_JUMP24
 const char* const kHooks[] = {"__cyg_profile_func_enter", "__cyg_profile_func_exit"};
 
-std::uint16_t half(const std::uint8_t* p) {
-    return static_cast<std::uint16_t>(p[0] | p[1] << 8);
-}
+using config::read_le16;
 
 // The target of a Thumb-2 BL (or, `tail`, a B.W) at `pc`; none when the halfwords are not one.
 std::optional<std::uint32_t> branch_target(std::uint16_t hw1, std::uint16_t hw2, std::uint32_t pc, bool tail) {
@@ -47,11 +45,6 @@ void encode_branch(std::uint32_t pc, std::uint32_t target, bool tail, std::uint8
 }  // namespace
 
 HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
-    {
-        std::ifstream in(elf, std::ios::binary);
-        if (!in) throw ConfigError(elf + ": cannot open");
-        bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
     const ElfImage image = ElfImage::load(elf);
     std::vector<std::uint32_t> hooks;
     for (const char* h : kHooks)
@@ -59,6 +52,10 @@ HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
     if (hooks.empty()) throw ConfigError(elf + ": no __cyg_profile_func_enter: not built with -finstrument-functions and a tracer");
 
     ElfFile file(elf);
+    std::size_t size = 0;
+    const char* raw = elf_rawfile(file.get(), &size);
+    if (!raw) file.fail("cannot map the file contents");
+    bytes_.assign(raw, raw + size);  // the copy that is patched and written
     std::size_t count = 0;
     if (elf_getshdrnum(file.get(), &count) != 0) file.fail("bad section headers");
     struct RelSite {
@@ -101,7 +98,7 @@ HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
             if (must) throw ConfigError(elf + ": hook call site " + config::hex32(at) + " is in no code section");
             return;
         }
-        const std::uint16_t hw1 = half(&bytes_[off]), hw2 = half(&bytes_[off + 2]);
+        const std::uint16_t hw1 = read_le16(&bytes_[off]), hw2 = read_le16(&bytes_[off + 2]);
         const auto target = branch_target(hw1, hw2, at, tail);
         const bool nop = tail ? hw1 == kBxLr && hw2 == kNop : hw1 == kNopW1 && hw2 == kNopW2;
         if (!(target && *target == hook) && !nop) {
@@ -120,7 +117,7 @@ HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
             for (std::uint32_t at = c.address; at + 4 <= c.address + c.size; at += 2) {
                 const std::uint8_t* p = &bytes_[c.offset + (at - c.address)];
                 for (bool tail : {false, true}) {
-                    auto target = branch_target(half(p), half(p + 2), at, tail);
+                    auto target = branch_target(read_le16(p), read_le16(p + 2), at, tail);
                     if (target && std::find(hooks.begin(), hooks.end(), *target) != hooks.end()) {
                         add(at, *target, tail, false);
                         at += 2;

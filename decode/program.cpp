@@ -7,6 +7,7 @@
 #include <set>
 #include <span>
 
+#include "config/little_endian.h"
 #include "decode/instruction_decoder.h"
 
 namespace emutrace::decode {
@@ -47,7 +48,7 @@ std::uint32_t v6m_table_address(const ElfImage& image, const std::vector<Instruc
     if (!scales_index || !loads_base) return 0;
     std::vector<std::uint8_t> literal = image.bytes_at(((base.address + 4) & ~3u) + static_cast<std::uint32_t>(base.memory.disp), 4);
     if (literal.size() != 4) return 0;
-    return static_cast<std::uint32_t>(literal[0]) | literal[1] << 8 | literal[2] << 16 | static_cast<std::uint32_t>(literal[3]) << 24;
+    return config::read_le32(literal.data());
 }
 
 struct Decoded {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "trace/event_recorder.h"
@@ -15,12 +16,8 @@ constexpr std::size_t kHeaderBytes = 32, kEventBytes = 21;
 constexpr std::uint32_t kHandlerThread = 0xFFFFFF00u;
 enum Kind : std::uint8_t { kEntry = 1, kExit = 2, kCustom = 3, kSwitch = 4 };
 
-std::uint32_t le32(const std::uint8_t* p) {
-    return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-std::uint16_t le16(const std::uint8_t* p) {
-    return static_cast<std::uint16_t>(p[0] | p[1] << 8);
-}
+using config::read_le16;
+using config::read_le32;
 
 struct Found {
     const DumpSegment* segment = nullptr;
@@ -36,14 +33,14 @@ Found find_ring(const MemoryDump& dump, const std::string& name) {
             if (std::memcmp(b.data() + at, "EMUTRING", 8) != 0) continue;
             const std::uint8_t* h = b.data() + at;
             const std::string where = name + ": ring at " + config::hex32(seg.base + static_cast<std::uint32_t>(at));
-            if (le16(h + 8) != 1)
-                rejected = where + ": version " + std::to_string(le16(h + 8)) + ", this emutrace reads version 1";
-            else if (le16(h + 10) != kHeaderBytes || le16(h + 12) != kEventBytes)
-                rejected = where + ": header of " + std::to_string(le16(h + 10)) + " bytes with events of " + std::to_string(le16(h + 12)) +
+            if (read_le16(h + 8) != 1)
+                rejected = where + ": version " + std::to_string(read_le16(h + 8)) + ", this emutrace reads version 1";
+            else if (read_le16(h + 10) != kHeaderBytes || read_le16(h + 12) != kEventBytes)
+                rejected = where + ": header of " + std::to_string(read_le16(h + 10)) + " bytes with events of " + std::to_string(read_le16(h + 12)) +
                            " (expected 32 and 21)";
-            else if (le32(h + 16) == 0 || le32(h + 20) >= le32(h + 16))
-                rejected =
-                    where + ": write index " + std::to_string(le32(h + 20)) + " is outside the ring of " + std::to_string(le32(h + 16)) + " events";
+            else if (read_le32(h + 16) == 0 || read_le32(h + 20) >= read_le32(h + 16))
+                rejected = where + ": write index " + std::to_string(read_le32(h + 20)) + " is outside the ring of " +
+                           std::to_string(read_le32(h + 16)) + " events";
             else
                 return {&seg, at};
         }
@@ -61,16 +58,18 @@ public:
 
     void event(const std::uint8_t* e, std::uint64_t index) {
         const Kind kind = static_cast<Kind>(e[0]);
-        std::uint64_t cycle = le32(e + 1) | static_cast<std::uint64_t>(le32(e + 5)) << 32;
-        const std::uint32_t thread = le32(e + 9), a = le32(e + 13), b = le32(e + 17);
+        const std::uint64_t cycle = read_le32(e + 1) | static_cast<std::uint64_t>(read_le32(e + 5)) << 32;
+        const std::uint32_t thread = read_le32(e + 9), a = read_le32(e + 13), b = read_le32(e + 17);
         if (kind < kEntry || kind > kSwitch || ((kind == kEntry || kind == kExit) && !is_function(a))) {
             ++summary_.corrupt;
             return;
         }
         if (cycle) summary_.timestamps = true;
-        if (!first_) first_ = cycle ? cycle : index + 1;
-        // Without DWT_CYCCNT the events are numbered: order, not time.
-        stamp_ = std::max(stamp_, (cycle ? cycle : index + 1) - std::min(*first_, cycle ? cycle : index + 1));
+        // Without DWT_CYCCNT the events are numbered: order, not time. Stamps start at 0 and never
+        // go back (a wrapped 32-bit counter the device missed).
+        const std::uint64_t time = cycle ? cycle : index + 1;
+        if (!first_) first_ = time;
+        stamp_ = std::max(stamp_, time - std::min(*first_, time));
         context(thread);
         trace::Event ev{};
         ev.cycle = stamp_;
@@ -175,11 +174,11 @@ SourceTotals RingTrace::deliver() {
     s.dump = dump_;
     s.format = dump.format();
     s.address = ring.segment->base + static_cast<std::uint32_t>(ring.at);
-    s.capacity = le32(h + 16);
-    const std::uint32_t write_index = le32(h + 20);
-    s.wraps = le32(h + 24);
-    s.shadow_overflows = le32(h + 28);
-    s.exits_by_return_address = le16(h + 14) & 1;
+    s.capacity = read_le32(h + 16);
+    const std::uint32_t write_index = read_le32(h + 20);
+    s.wraps = read_le32(h + 24);
+    s.shadow_overflows = read_le32(h + 28);
+    s.exits_by_return_address = read_le16(h + 14) & 1;
     // The slots the dump holds (a ring cut by the end of the dump keeps its first part).
     const std::size_t held = std::min<std::size_t>(s.capacity, (b.size() - ring.at - kHeaderBytes) / kEventBytes);
     auto slot = [&](std::uint32_t i) { return b.data() + ring.at + kHeaderBytes + static_cast<std::size_t>(i) * kEventBytes; };
@@ -190,8 +189,8 @@ SourceTotals RingTrace::deliver() {
         const std::uint8_t* e = slot(i);
         if (e[0] != 1 && e[0] != 2) continue;
         ++calls;
-        const Symbol* f = elf_.symbols().function_at(le32(e + 13));
-        if (!f || f->address != le32(e + 13)) ++strangers;
+        const Symbol* f = elf_.symbols().function_at(read_le32(e + 13));
+        if (!f || f->address != read_le32(e + 13)) ++strangers;
     }
     if (calls && strangers * 10 > calls)
         throw ConfigError(dump_ + ": " + std::to_string(strangers) + " of the ring's " + std::to_string(calls) +
@@ -215,7 +214,6 @@ SourceTotals RingTrace::deliver() {
     };
     if (s.wraps) take(write_index, s.capacity);
     take(0, write_index);
-    s.last_cycle = std::max(s.last_cycle, s.first_cycle);
     recorder.push({s.last_cycle, 0, 0, 0, trace::EventKind::Stop, 0, 0});
     recorder.end();
     SourceTotals totals;

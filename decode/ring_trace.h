@@ -28,8 +28,8 @@ struct RingSummary {
     std::uint64_t corrupt = 0;           ///< records with an unknown kind or an address in no function
     std::uint64_t shadow_overflows = 0;  ///< calls whose exit the device could not record
     bool exits_by_return_address = false;
-    bool timestamps = false;  ///< events carry DWT_CYCCNT
-    std::uint64_t first_cycle = 0, last_cycle = 0;
+    bool timestamps = false;       ///< events carry DWT_CYCCNT
+    std::uint64_t last_cycle = 0;  ///< the newest event's stamp, counted from the oldest's
 };
 
 /// Where the threads' names are in their control blocks (the scenario's rtos: section).

@@ -11,6 +11,7 @@
 
 #include <array>
 
+#include "config/little_endian.h"
 #include "emu/detail/machine_impl.h"
 
 namespace emutrace::emu {
@@ -137,7 +138,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     std::array<std::uint8_t, 4> v{};
     std::uint32_t slot = scs->vtor() + 4u * static_cast<std::uint32_t>(n);
     std::uint32_t vector = 0;
-    if (uc.read_memory(slot, v)) vector = v[0] | v[1] << 8 | v[2] << 16 | static_cast<std::uint32_t>(v[3]) << 24;
+    if (uc.read_memory(slot, v)) vector = config::read_le32(v.data());
     const MemoryRegion* code = region_at(plan, vector & ~1u);
     if (!(vector & 1) || !code || !(code->access & AccessExecute)) {
         stop_fault(FaultKind::BadVectorTable, slot, frame[6], false,
@@ -287,7 +288,7 @@ void MachineState::check_thread() {
     if (!thread_variable) return;
     std::array<std::uint8_t, 4> b{};
     if (!uc.read_memory(*thread_variable, b)) return;
-    std::uint32_t now = b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24;
+    std::uint32_t now = config::read_le32(b.data());
     if (now == current_thread) return;
     std::string name;
     if (config.rtos.name_offset && now) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "config/units.h"
 #include "emu/detail/machine_impl.h"
 
@@ -187,7 +188,7 @@ bool detail::MachineState::reset(std::uint32_t& pc) {
         stop_fault(FaultKind::BadVectorTable, vtor, vtor, false, "the vector table is not in mapped memory");
         return false;
     }
-    std::uint32_t sp = v[0] | v[1] << 8 | v[2] << 16 | static_cast<std::uint32_t>(v[3]) << 24;
+    std::uint32_t sp = config::read_le32(v.data());
     pc = v[4] | v[5] << 8 | v[6] << 16 | static_cast<std::uint32_t>(v[7]) << 24;
     if (config.entry) pc = *config.entry | 1u;
     const MemoryRegion* code = region_at(plan, pc & ~1u);

@@ -4,17 +4,10 @@
 
 #include "analysis/replay/event_linker.h"
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "config/units.h"
 
 namespace emutrace::analysis::replay {
-namespace {
-
-std::uint32_t le32(const std::uint8_t* p) {
-    return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
-}  // namespace
-
 EventLog log_from_dump(const decode::MemoryDump& dump, const std::string& name) {
     std::string rejected;  // why the last header that looked like one was not
     std::size_t searched = 0;
@@ -24,7 +17,7 @@ EventLog log_from_dump(const decode::MemoryDump& dump, const std::string& name) 
         for (std::size_t at = 0; at + kLogHeaderBytes <= b.size(); at += 4) {
             if (std::memcmp(b.data() + at, "EMUTRLOG", 8) != 0) continue;
             const std::string where = name + " at " + config::hex32(seg.base + static_cast<std::uint32_t>(at));
-            const std::uint32_t records = le32(b.data() + at + 16), capacity = le32(b.data() + at + 28);
+            const std::uint32_t records = config::read_le32(b.data() + at + 16), capacity = config::read_le32(b.data() + at + 28);
             if (capacity && records > capacity) {
                 rejected = where + ": the ring's header counts " + std::to_string(records) + " records in a ring of " + std::to_string(capacity);
                 continue;

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 
 namespace emutrace::analysis::replay {
 namespace {
@@ -18,13 +19,8 @@ void put16(std::vector<std::uint8_t>& b, std::uint16_t v) {
 void put32(std::vector<std::uint8_t>& b, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
 }
-std::uint16_t get16(const std::uint8_t* p) {
-    return static_cast<std::uint16_t>(p[0] | p[1] << 8);
-}
-std::uint32_t get32(const std::uint8_t* p) {
-    return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 | static_cast<std::uint32_t>(p[2]) << 16 |
-           static_cast<std::uint32_t>(p[3]) << 24;
-}
+using config::read_le16;
+using config::read_le32;
 
 }  // namespace
 
@@ -80,15 +76,15 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
     if (bytes.size() < kLogHeaderBytes) fail(bytes.size(), "truncated header (" + std::to_string(bytes.size()) + " of 32 bytes): not an event log");
     if (std::memcmp(bytes.data(), kMagic, 8) != 0) fail(0, "not an emutrace event log (no EMUTRLOG magic)");
     const std::uint8_t* h = bytes.data();
-    if (get16(h + 8) != kVersion) fail(8, "log version " + std::to_string(get16(h + 8)) + ", this emutrace reads version 2");
-    const std::uint16_t header = get16(h + 10), record = get16(h + 12);
+    if (read_le16(h + 8) != kVersion) fail(8, "log version " + std::to_string(read_le16(h + 8)) + ", this emutrace reads version 2");
+    const std::uint16_t header = read_le16(h + 10), record = read_le16(h + 12);
     if (header < kLogHeaderBytes || header > bytes.size()) fail(10, "header size " + std::to_string(header) + " is impossible");
     if (record < kLogRecordBytes) fail(12, "record size " + std::to_string(record) + " is below 32");
-    const std::uint32_t count = get32(h + 16);
+    const std::uint32_t count = read_le32(h + 16);
     EventLog log;
-    log.flags = get16(h + 14);
-    log.lost = get32(h + 20);
-    log.timing = get32(h + 24);
+    log.flags = read_le16(h + 14);
+    log.lost = read_le32(h + 20);
+    log.timing = read_le32(h + 24);
     const std::size_t need = header + static_cast<std::size_t>(count) * record;
     if (bytes.size() < need)
         fail(bytes.size(), "truncated: the header announces " + std::to_string(count) + " records, the file holds " +
@@ -98,14 +94,14 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
         const std::size_t at = header + static_cast<std::size_t>(i) * record;
         const std::uint8_t* p = bytes.data() + at;
         LogEvent e;
-        e.seq = get32(p);
-        e.before = get32(p + 4);
-        e.thread = get32(p + 8);
+        e.seq = read_le32(p);
+        e.before = read_le32(p + 4);
+        e.thread = read_le32(p + 8);
         e.op = static_cast<Operation>(p[12]);
         e.flags = p[13];
-        e.object = get32(p + 16);
-        e.value = get32(p + 20);
-        e.cycle = get32(p + 24) | static_cast<std::uint64_t>(get32(p + 28)) << 32;
+        e.object = read_le32(p + 16);
+        e.value = read_le32(p + 20);
+        e.cycle = read_le32(p + 24) | static_cast<std::uint64_t>(read_le32(p + 28)) << 32;
         const std::uint32_t previous = log.events.empty() ? 0 : log.events.back().seq;
         if (e.seq <= previous) fail(at, "record " + std::to_string(i) + " has seq " + std::to_string(e.seq) + " after " + std::to_string(previous));
         if (e.before >= e.seq)

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "config/config_error.h"
+#include "config/little_endian.h"
 #include "decode/elf_image.h"
 
 namespace emutrace::analysis::sampler {
@@ -20,10 +21,7 @@ RecordedPlan plan_from_records(const decode::ElfImage& image, const SamplingGrap
              " section: build the firmware with the header of emutrace markers --header and its macros placed");
     if (bytes.size() % 8) fail(std::string(kMarkerRecordSection) + " is " + std::to_string(bytes.size()) + " bytes, not whole 8-byte records");
     RecordedPlan out{MarkerPlan(graph.vertices.size()), std::vector<std::uint32_t>(graph.vertices.size(), 0), 0};
-    auto word = [&](std::size_t at) {
-        return static_cast<std::uint32_t>(bytes[at]) | static_cast<std::uint32_t>(bytes[at + 1]) << 8 |
-               static_cast<std::uint32_t>(bytes[at + 2]) << 16 | static_cast<std::uint32_t>(bytes[at + 3]) << 24;
-    };
+    auto word = [&](std::size_t at) { return config::read_le32(bytes.data() + at); };
     const CodeIndex index(graph);
     for (std::size_t at = 0; at < bytes.size(); at += 8) {
         const std::uint32_t end = word(at) & ~1u, code = word(at + 4);
