@@ -12,6 +12,7 @@
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
+#include "decode/memory_dump.h"
 #include "emutrace/session.h"
 
 namespace emutrace::app {
@@ -23,11 +24,7 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     request.scenario = o.scenario;
     request.ring_dump = o.dump;
     request.options = o.options;
-    if (!o.base.empty()) {
-        auto v = config::parse_integer(o.base);
-        if (!v || *v > 0xFFFFFFFFu) throw ConfigError("--base: expected an address such as 0x20000000, got '" + o.base + "'");
-        request.ring_base = static_cast<std::uint32_t>(*v);
-    }
+    request.ring_base = decode::parse_dump_base(o.base);
     std::string json_path;
     if (auto it = request.options.find("json"); o.compare && it != request.options.end()) {
         json_path = it->second;  // written below, with the comparison

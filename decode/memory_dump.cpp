@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/config_error.h"
+#include "config/units.h"
 #include "decode/elf_file.h"
 
 namespace emutrace::decode {
@@ -99,6 +100,13 @@ std::vector<DumpSegment> read_intel_hex(const std::string& path, const std::vect
 }
 
 }  // namespace
+
+std::optional<std::uint32_t> parse_dump_base(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    auto v = config::parse_integer(text);
+    if (!v || *v > 0xFFFFFFFFu) throw ConfigError("--base: expected an address such as 0x20000000, got '" + text + "'");
+    return static_cast<std::uint32_t>(*v);
+}
 
 MemoryDump MemoryDump::load(const std::string& path, std::optional<std::uint32_t> base) {
     std::vector<std::uint8_t> bytes = read_all(path);

@@ -16,6 +16,10 @@ struct DumpSegment {
     std::vector<std::uint8_t> bytes;
 };
 
+/// The --base option of a raw dump ("0x20000000"); none for an empty text. Throws ConfigError
+/// naming --base for anything that is not a 32-bit address.
+std::optional<std::uint32_t> parse_dump_base(const std::string& text);
+
 class MemoryDump {
 public:
     /// Reads `path`, its format told by its first bytes (ELF magic, a ':' record); anything else

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/replay/event_linker.h"
+#include "config/units.h"
 #include "emutrace/sink.h"
 
 namespace emutrace::analysis::replay {
@@ -33,8 +34,15 @@ public:
     std::uint32_t context() const { return handlers_.empty() ? thread_ : kHandlerThread | handlers_.back(); }
     std::uint32_t thread() const { return thread_; }
     bool in_handler() const { return !handlers_.empty(); }
-    /// Thread control block -> name, where the scenario's rtos: section gives one.
-    const std::unordered_map<std::uint32_t, std::string>& names() const { return names_; }
+    /// A context as reports name it: "handler 15", "main" (start-up code), the thread's name with
+    /// its control block ("worker (0x20001518)", or without it), else "thread 0x20001518".
+    std::string name(std::uint32_t id, bool with_address = true) const {
+        if (id >= kHandlerThread) return "handler " + std::to_string(id & 0xFF);
+        if (id == 0) return "main";
+        auto n = names_.find(id);
+        if (n == names_.end() || n->second.empty()) return (with_address ? "thread " : "") + config::hex32(id);
+        return with_address ? n->second + " (" + config::hex32(id) + ")" : n->second;
+    }
 
 private:
     std::uint32_t thread_ = 0;

@@ -55,7 +55,8 @@ public:
     const std::map<std::uint32_t, ContextTime>& contexts() const { return contexts_; }
     /// By function start address.
     const std::map<std::uint32_t, FunctionTime>& functions() const { return functions_; }
-    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return tracker_.names(); }
+    /// Which thread or handler a context id is, as reports name it.
+    const ContextTracker& context_names() const { return tracker_; }
 
 private:
     struct Frame {

@@ -48,12 +48,7 @@ public:
     }
 
 private:
-    std::string thread(std::uint32_t t) const {
-        if (t >= kHandlerThread) return "handler " + std::to_string(t & 0xFF);
-        if (t == 0) return "main";
-        auto n = detector_.thread_names().find(t);
-        return n == detector_.thread_names().end() || n->second.empty() ? "thread " + config::hex32(t) : n->second + " (" + config::hex32(t) + ")";
-    }
+    std::string thread(std::uint32_t t) const { return detector_.context_names().name(t); }
     std::string where(std::uint32_t pc) const {
         auto line = lines_.at(pc);
         return setup_.describe(pc) + (line ? " (" + *line + ")" : "");

@@ -53,8 +53,8 @@ public:
     /// One entry per pair of access sites, in the order first seen.
     const std::vector<Race>& races() const { return races_; }
     std::uint64_t accesses_checked() const { return checked_; }
-    /// Thread control block -> the thread's name, where the RTOS configuration gives one.
-    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return tracker_.names(); }
+    /// Which thread or handler a context id is, as reports name it.
+    const ContextTracker& context_names() const { return tracker_; }
 
 private:
     using Clock = std::vector<std::uint32_t>;

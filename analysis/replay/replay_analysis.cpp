@@ -79,7 +79,7 @@ public:
     /// `log_name`: the file the log came from (a log, or a device's memory dump).
     ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, EventLog log, std::string log_name, std::string record_path, bool in_order)
         : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
-          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log)),
+          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log), setup.image()),
           times_(std::move(section.instrumentation), &replayer_, section.site_cycles), log_path_(std::move(log_name)),
           record_path_(std::move(record_path)) {}
     std::vector<trace::TraceSink*> sinks() override { return {&replayer_, &times_}; }
@@ -160,12 +160,7 @@ private:
             if (a[i].thread != b[i].thread || a[i].op != b[i].op || a[i].object != b[i].object || a[i].value != b[i].value) return false;
         return true;
     }
-    std::string thread(std::uint32_t t) const {
-        if (t >= kHandlerThread) return "handler " + std::to_string(t & 0xFF);
-        auto n = replayer_.thread_names().find(t);
-        std::string name = n == replayer_.thread_names().end() || n->second.empty() ? "" : n->second + " ";
-        return name + "(" + config::hex32(t) + ")";
-    }
+    std::string thread(std::uint32_t t) const { return replayer_.context_names().name(t); }
     std::string text(const LogEvent& e) const {
         std::string s = operation_name(e.op);
         switch (e.op) {
@@ -216,13 +211,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (log.empty()) return std::make_unique<RecordAnalysis>(setup, std::move(parsed), record, setup.flag("times").has_value());
     EventLog expected;
     if (dump) {
-        std::optional<std::uint32_t> base;
-        if (auto text = setup.flag("base")) {
-            auto v = config::parse_integer(*text);
-            if (!v || *v > 0xFFFFFFFFu) throw ConfigError("--base: expected an address such as 0x20000000, got '" + *text + "'");
-            base = static_cast<std::uint32_t>(*v);
-        }
-        expected = log_from_dump(decode::MemoryDump::load(*dump, base), *dump);
+        expected = log_from_dump(decode::MemoryDump::load(*dump, decode::parse_dump_base(setup.flag("base").value_or(""))), *dump);
     } else {
         expected = EventLog::load(log);
     }

@@ -4,8 +4,8 @@
 
 namespace emutrace::analysis::replay {
 
-Replayer::Replayer(ReplayConfig config, EventLog expected)
-    : config_(std::move(config)), expected_(std::move(expected)), done_(expected_.events.size(), 0) {
+Replayer::Replayer(ReplayConfig config, EventLog expected, const decode::ElfImage& image)
+    : config_(std::move(config)), expected_(std::move(expected)), done_(expected_.events.size(), 0), calls_(image) {
     for (std::size_t i = 0; i < expected_.events.size(); ++i) {
         const LogEvent& e = expected_.events[i];
         queues_[e.thread].push_back(static_cast<std::uint32_t>(i));
@@ -233,27 +233,11 @@ std::uint64_t Replayer::held_between(std::uint32_t thread, std::uint64_t from, s
 }
 
 void Replayer::on_batch(const trace::EventBatch& batch) {
+    calls_.on_batch(batch);
     for (const auto& e : batch.events) {
         tracker_.on_event(e, batch);
-        switch (e.kind) {
-            case trace::EventKind::ExceptionEntry: stacks_[tracker_.context()].clear(); break;
-            case trace::EventKind::Branch: {
-                auto& stack = stacks_[tracker_.context()];
-                // A thread entered by a context switch has no call of its own function on the
-                // stack: its first call's site stands for it.
-                if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) && stack.empty() && e.extra) stack.push_back(e.extra - 2);
-                if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Call) ||
-                    e.value == static_cast<std::uint32_t>(trace::BranchKind::Vector))
-                    stack.push_back(e.address);
-                else if (e.value == static_cast<std::uint32_t>(trace::BranchKind::Return) && !stack.empty())
-                    stack.pop_back();
-                break;
-            }
-            case trace::EventKind::Stop:
-                if (divergence_) divergence_->stack = stacks_[divergence_->seen.thread];
-                break;
-            default: break;
-        }
+        // The run stops where it diverged: the call tracer's stack there is the report's.
+        if (e.kind == trace::EventKind::Stop && divergence_) divergence_->stack = calls_.current_stack();
     }
 }
 

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/calltrace/call_tracer.h"
 #include "analysis/replay/context_tracker.h"
 #include "analysis/replay/event_linker.h"
 #include "analysis/replay/recorder.h"
@@ -50,7 +51,8 @@ struct Divergence {
 
 class Replayer final : public trace::Steering, public trace::TraceSink {
 public:
-    Replayer(ReplayConfig config, EventLog expected);
+    /// `image`: the firmware, for the call stack of a divergence.
+    Replayer(ReplayConfig config, EventLog expected, const decode::ElfImage& image);
 
     // Steering
     trace::WatchOutcome at_watch(std::uint32_t address, trace::MachineControl& m) override;
@@ -78,7 +80,8 @@ public:
     std::uint64_t held_cycles() const { return held_cycles_; }
     /// Events that had to wait for their predecessor (n_d of the paper) and those that did not (n_nd).
     std::size_t delayed_events() const { return delayed_; }
-    const std::unordered_map<std::uint32_t, std::string>& thread_names() const { return tracker_.names(); }
+    /// Which thread or handler a context id is, as reports name it.
+    const ContextTracker& context_names() const { return tracker_; }
     /// Per thread: its events reproduced, and those of them that had to wait (were held).
     std::size_t events_of(std::uint32_t thread) const { return lookup(events_of_, thread); }
     std::size_t delayed_of(std::uint32_t thread) const { return lookup(delayed_of_, thread); }
@@ -146,7 +149,7 @@ private:
 
     // The sink's view, for the report.
     ContextTracker tracker_;
-    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> stacks_;
+    CallTracer calls_;
 };
 
 }  // namespace emutrace::analysis::replay

@@ -12,13 +12,6 @@ using config::grouped;
 
 constexpr std::size_t kListed = 8;  // contexts the summary lists
 
-std::string context_name(std::uint32_t id, const ExecutionTimes& times) {
-    if (id >= kHandlerThread) return "handler " + std::to_string(id & 0xFF);
-    if (id == 0) return "main";
-    auto n = times.thread_names().find(id);
-    return n == times.thread_names().end() || n->second.empty() ? config::hex32(id) : n->second;
-}
-
 }  // namespace
 
 nlohmann::json times_json(const ExecutionTimes& times, const Replayer* replayer, const SourceTotals& totals, const AnalysisSetup& setup) {
@@ -29,7 +22,7 @@ nlohmann::json times_json(const ExecutionTimes& times, const Replayer* replayer,
         overhead += t.instrumentation + t.hold;
         recorder_calls += t.recorder_calls;
         const std::size_t events = replayer ? replayer->events_of(id) : 0, delayed = replayer ? replayer->delayed_of(id) : 0;
-        threads.push_back({{"thread", context_name(id, times)},
+        threads.push_back({{"thread", times.context_names().name(id, false)},
                            {"id", config::hex32(id)},
                            {"cycles", t.cycles},
                            {"instrumentation", t.instrumentation},
