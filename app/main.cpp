@@ -13,6 +13,7 @@
 #include "config/units.h"
 #include "emu/peripherals/registry.h"
 #include "models/core.h"
+#include "session/scenario.h"
 
 namespace {
 
@@ -303,13 +304,27 @@ int run(int argc, char** argv) {
     silicon_cmd->add_option("dir", silicon.dir, "Folder of <category>/<test>.tzst archives, e.g. tests/data/silicon/stm32f100")
         ->required()
         ->check(CLI::ExistingDirectory);
-    silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code");
+    std::string presets;
+    for (const auto& name : emutrace::session::board_preset_names()) presets += (presets.empty() ? "" : ", ") + name;
+    silicon_cmd->add_option("--board", silicon.board, "Board preset (" + presets + ") or scenario file (default stm32f100)");
+    silicon_cmd->add_option("--split", silicon.split, "Tests to run: given, validation (every 5th of a category, held aside) or all (default)")
+        ->check(CLI::IsMember({"given", "validation", "all"}));
+    silicon_cmd->add_option("--max-instructions", silicon.max_instructions,
+                            "A configuration not at its exit after this many fails (default 300000000; 0 = no limit)");
+    silicon_cmd
+        ->add_option("--timeout", silicon.timeout,
+                     "Host seconds per configuration (default: 1 per million --max-instructions, at least 30; 0 = no limit)")
+        ->check(CLI::NonNegativeNumber);
+    silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code; sets, error histograms");
     silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");
     silicon_cmd->add_option("--min-rate", silicon.min_rate, "Exit 1 when the exact-match rate is below this fraction (0-1)")
         ->check(CLI::Range(0.0, 1.0));
     silicon_cmd->footer(
-        "Each configuration runs its flash image from emulator_main_addr to emulator_exit_addr; it is exact when\n"
-        "every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte.");
+        "Each configuration runs its flash image on the board preset from emulator_main_addr to emulator_exit_addr; it is\n"
+        "exact when every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte. After\n"
+        "the table: per category and dumped region, how far each word is off (emulated - measured, in cycles) and the mean\n"
+        "absolute error in % of the measured; with --split all, the exact rates of the given and validation sets apart.\n"
+        "Example: emutrace silicon tests/data/silicon --split given --json silicon.json");
 
     emutrace::app::MarkersOptions markers;
     CLI::App* markers_cmd =

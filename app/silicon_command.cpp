@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "config/config_error.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "session/scenario.h"
 #include "silicon/silicon_suite.h"
 
 namespace emutrace::app {
@@ -19,13 +21,117 @@ constexpr std::size_t kMismatchesShown = 4;  // per configuration in the text re
 struct Tally {
     std::size_t configurations = 0, exact = 0;
     double rate() const { return configurations ? static_cast<double>(exact) / static_cast<double>(configurations) : 0; }
+    void add(const Tally& t) {
+        configurations += t.configurations;
+        exact += t.exact;
+    }
 };
+
+// The error of every compared word, emulated - measured, in signed bins.
+constexpr std::array<const char*, 11> kBins = {"<-10", "-10..-6", "-5..-3", "-2", "-1", "0", "+1", "+2", "+3..+5", "+6..+10", ">+10"};
+
+std::size_t bin(std::int64_t e) {
+    if (e < -10) return 0;
+    if (e <= -6) return 1;
+    if (e <= -3) return 2;
+    if (e <= 2) return static_cast<std::size_t>(e + 5);
+    if (e <= 5) return 8;
+    if (e <= 10) return 9;
+    return 10;
+}
+
+struct Errors {
+    std::array<std::uint64_t, kBins.size()> bins{};
+    std::uint64_t words = 0, abs_error = 0, nonzero = 0;
+    double relative_error = 0;
+    /// Mean over the words measured non-zero of |emulated - measured| in percent of measured;
+    /// negative when every word measured 0.
+    double mae_percent() const { return nonzero ? 100.0 * relative_error / static_cast<double>(nonzero) : -1; }
+    double mae_cycles() const { return words ? static_cast<double>(abs_error) / static_cast<double>(words) : 0; }
+};
+
+using RegionErrors = std::map<std::string, Errors>;  // by dumped region
+
+void add_errors(const SiliconConfiguration& c, RegionErrors& into) {
+    for (const auto& r : c.regions) {
+        Errors& e = into[r.region];
+        e.words += r.words;
+        e.abs_error += r.abs_error;
+        e.nonzero += r.nonzero;
+        e.relative_error += r.relative_error;
+        e.bins[bin(0)] += r.words;  // the mismatches move out of 0 below
+    }
+    for (const auto& m : c.mismatches) {
+        Errors& e = into[m.region];
+        --e.bins[bin(0)];
+        ++e.bins[bin(m.error())];
+    }
+}
 
 void print_row(const std::string& name, const Tally& t) {
     std::printf("  %-58s %6zu %6zu  %6.1f%%\n", name.c_str(), t.configurations, t.exact, 100.0 * t.rate());
 }
 
-nlohmann::json to_json(const std::vector<SiliconTest>& tests, const std::map<std::string, Tally>& categories, const Tally& total) {
+std::string mae_text(const Errors& e) {
+    char buf[32];
+    if (e.mae_percent() < 0) return "-";
+    std::snprintf(buf, sizeof buf, "%.3f%%", e.mae_percent());
+    return buf;
+}
+
+// Breaks a comma-separated list into lines of at most `width` characters, continued with `indent`.
+std::string wrap(const std::string& list, std::size_t width, const std::string& indent) {
+    std::string out, line;
+    std::size_t start = 0;
+    while (start < list.size()) {
+        std::size_t end = list.find(", ", start);
+        std::string item = list.substr(start, end == std::string::npos ? std::string::npos : end + 2 - start);
+        if (!line.empty() && line.size() + item.size() > width) {
+            out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n" + indent;
+            line.clear();
+        }
+        line += item;
+        start = end == std::string::npos ? list.size() : end + 2;
+    }
+    return out + line;
+}
+
+bool differs(const Errors& e) {
+    return e.bins[bin(0)] != e.words;
+}
+
+void print_errors(const std::string& name, const Errors& e) {
+    std::string bins;
+    for (std::size_t i = 0; i < kBins.size(); ++i)
+        if (e.bins[i]) bins += "  " + std::string(kBins[i]) + ": " + std::to_string(e.bins[i]);
+    std::printf("  %-26s %7llu words  mae %7s %s\n", name.c_str(), static_cast<unsigned long long>(e.words), mae_text(e).c_str(), bins.c_str());
+}
+
+nlohmann::json errors_json(const RegionErrors& regions) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, e] : regions) {
+        nlohmann::json bins = nlohmann::json::object();
+        for (std::size_t i = 0; i < kBins.size(); ++i) bins[kBins[i]] = e.bins[i];
+        j[name] = {{"words", e.words},
+                   {"histogram", bins},
+                   {"mae_cycles", e.mae_cycles()},
+                   {"mae_percent", e.mae_percent() < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.mae_percent())}};
+    }
+    return j;
+}
+
+nlohmann::json tally_json(const Tally& t) {
+    return {{"configurations", t.configurations}, {"exact", t.exact}, {"rate", t.rate()}};
+}
+
+struct Summary {
+    std::map<std::string, Tally> categories;
+    std::map<std::string, RegionErrors> category_errors;
+    RegionErrors errors;  // all categories
+    Tally total, given, validation;
+};
+
+nlohmann::json to_json(const SiliconOptions& o, const std::vector<SiliconTest>& tests, const Summary& s) {
     using nlohmann::json;
     json j_tests = json::array();
     for (const auto& t : tests) {
@@ -33,40 +139,82 @@ nlohmann::json to_json(const std::vector<SiliconTest>& tests, const std::map<std
         for (const auto& c : t.configurations) {
             json mismatches = json::array();
             for (const auto& m : c.mismatches)
-                mismatches.push_back({{"region", m.region}, {"index", m.index}, {"measured", m.measured}, {"emulated", m.emulated}});
+                mismatches.push_back(
+                    {{"region", m.region}, {"index", m.index}, {"measured", m.measured}, {"emulated", m.emulated}, {"error", m.error()}});
             configs.push_back({{"number", c.number},
                                {"configuration", c.name},
                                {"exact", c.exact},
                                {"error", c.error},
+                               {"instructions", c.instructions},
                                {"mismatches", mismatches},
                                {"code", c.code}});
         }
-        j_tests.push_back(
-            {{"category", t.category}, {"test", t.name}, {"configurations", t.configurations.size()}, {"exact", t.exact()}, {"results", configs}});
+        j_tests.push_back({{"category", t.category},
+                           {"test", t.name},
+                           {"set", t.validation ? "validation" : "given"},
+                           {"configurations", t.configurations.size()},
+                           {"exact", t.exact()},
+                           {"results", configs}});
     }
     json j_categories = json::object();
-    for (const auto& [name, t] : categories) j_categories[name] = {{"configurations", t.configurations}, {"exact", t.exact}, {"rate", t.rate()}};
-    return {
-        {"configurations", total.configurations}, {"exact", total.exact}, {"rate", total.rate()}, {"categories", j_categories}, {"tests", j_tests}};
+    for (const auto& [name, t] : s.categories) {
+        j_categories[name] = tally_json(t);
+        j_categories[name]["errors"] = errors_json(s.category_errors.at(name));
+    }
+    json sets = json::object();
+    if (o.split != "validation") sets["given"] = tally_json(s.given);
+    if (o.split != "given") sets["validation"] = tally_json(s.validation);
+    return {{"board", o.board},
+            {"split", o.split},
+            {"max_instructions", o.max_instructions},
+            {"configurations", s.total.configurations},
+            {"exact", s.total.exact},
+            {"rate", s.total.rate()},
+            {"sets", sets},
+            {"categories", j_categories},
+            {"errors", errors_json(s.errors)},
+            {"tests", j_tests}};
+}
+
+std::string board_summary(const emu::MachineConfig& m) {
+    std::string text = std::string(m.core.name) + " at " + std::to_string(m.clock_hz / 1'000'000) + " MHz";
+    for (const auto& r : m.memory) {
+        std::uint32_t kib = r.size / 1024;
+        text += ", " + r.name + " " + config::hex32(r.base) + " " + (kib % 1024 ? std::to_string(kib) + " KiB" : std::to_string(kib / 1024) + " MiB");
+    }
+    return text;
 }
 
 }  // namespace
 
 int silicon_command(const SiliconOptions& o) {
-    std::printf("silicon: %s on cortex-m3 (TRM model), STM32F100 board: flash 0x08000000, 8 KiB SRAM\n", o.dir.c_str());
+    const config::Node board = session::load_board(o.board);
+    const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
+    SiliconRunOptions run;
+    run.board = [&board] { return session::load_scenario(board).machine; };
+    run.max_instructions = o.max_instructions;
+    // Without --timeout: room for 1 M instructions a second (the emulator runs tens), at least 30 s.
+    run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 0;
+    run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
+
+    std::printf("silicon: %s on board %s (%s)\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str());
+    std::printf("  tests: %s%s; each run stops at its exit, or after %llu instructions or %.0f s\n", o.split.c_str(),
+                run.split == Split::All          ? " (given, and validation: every 5th test of a category)"
+                : run.split == Split::Validation ? " (every 5th test of a category, held aside)"
+                                                 : " (all but every 5th test of a category)",
+                static_cast<unsigned long long>(o.max_instructions), run.wall_clock_seconds);
     std::printf("  %-58s %6s %6s  %7s\n", "category/test", "configs", "exact", "rate");
-    std::map<std::string, Tally> categories;
-    Tally total;
+    Summary s;
     std::size_t details = 0;
-    std::vector<SiliconTest> tests = run_silicon_suite(o.dir, {}, [&](const SiliconTest& t) {
+    std::vector<SiliconTest> tests = run_silicon_suite(o.dir, run, [&](const SiliconTest& t) {
         Tally tally{t.configurations.size(), t.exact()};
-        print_row(t.category + "/" + t.name, tally);
-        Tally& c = categories[t.category];
-        c.configurations += tally.configurations;
-        c.exact += tally.exact;
-        total.configurations += tally.configurations;
-        total.exact += tally.exact;
+        print_row(t.category + "/" + t.name + (t.validation && run.split == Split::All ? " (validation)" : ""), tally);
+        s.categories[t.category].add(tally);
+        s.total.add(tally);
+        (t.validation ? s.validation : s.given).add(tally);
         for (const auto& config : t.configurations) {
+            add_errors(config, s.category_errors[t.category]);
+            add_errors(config, s.errors);
             if (config.exact || details >= o.show) continue;
             ++details;
             std::printf("    #%u %s\n", config.number, config.name.substr(0, 100).c_str());
@@ -74,20 +222,42 @@ int silicon_command(const SiliconOptions& o) {
             for (std::size_t i = 0; i < std::min(config.mismatches.size(), kMismatchesShown); ++i) {
                 const auto& m = config.mismatches[i];
                 std::printf("      %s[%u]: measured %u, emulated %u (%+lld)\n", m.region.c_str(), m.index, m.measured, m.emulated,
-                            static_cast<long long>(m.emulated) - static_cast<long long>(m.measured));
+                            static_cast<long long>(m.error()));
             }
             if (config.mismatches.size() > kMismatchesShown) std::printf("      ... %zu words differ in all\n", config.mismatches.size());
             for (const auto& line : config.code) std::printf("        %s\n", line.c_str());
         }
     });
     std::printf("  by category:\n");
-    for (const auto& [name, t] : categories) print_row(name, t);
-    print_row("total", total);
+    for (const auto& [name, t] : s.categories) print_row(name, t);
+    print_row("total", s.total);
+    bool any_differs = std::any_of(s.errors.begin(), s.errors.end(), [](const auto& r) { return differs(r.second); });
+    if (any_differs)
+        std::printf(
+            "  error per word, emulated - measured in cycles, where a word differs (mae: mean of |error| in %% of the\n"
+            "  measured word, over the words not measured 0):\n");
+    for (const auto& [category, regions] : s.category_errors)
+        for (const auto& [region, e] : regions)
+            if (differs(e)) print_errors(category + "/" + region, e);
+    std::string matching;
+    for (const auto& [region, e] : s.errors)
+        if (differs(e))
+            print_errors("total/" + region, e);
+        else
+            matching += (matching.empty() ? "" : ", ") + region;
+    if (!matching.empty()) std::printf("  every word matches in: %s\n", wrap(matching, 100, "    ").c_str());
+    std::size_t failed = 0;
+    for (const auto& t : tests)
+        for (const auto& c : t.configurations) failed += !c.error.empty();
+    if (failed) std::printf("  %zu configurations did not finish (--show N says why, --json has all)\n", failed);
+    if (run.split == Split::All)
+        std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
+                    s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
     if (!o.json.empty()) {
-        config::write_text_file(o.json, to_json(tests, categories, total).dump(1) + "\n", "JSON result");
+        config::write_text_file(o.json, to_json(o, tests, s).dump(1) + "\n", "JSON result");
     }
-    if (o.min_rate > 0 && total.rate() < o.min_rate) {
-        std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * total.rate(), 100.0 * o.min_rate);
+    if (o.min_rate > 0 && s.total.rate() < o.min_rate) {
+        std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * s.total.rate(), 100.0 * o.min_rate);
         return 1;
     }
     return 0;

@@ -93,7 +93,17 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     std::sort(devices.begin(), devices.end(), [](auto& a, auto& b) { return a->base < b->base; });
     for (std::size_t i = 0; i < devices.size(); ++i) devices[i]->index = static_cast<std::uint16_t>(i);
 
-    for (const auto& s : image.segments()) uc.write_memory(s.load_address, s.bytes);
+    for (const auto& s : image.segments()) {
+        uc.write_memory(s.load_address, s.bytes);
+        for (const auto& alias : config.memory) {  // a boot alias starts with a copy of what its region was loaded with
+            if (alias.mirrors.empty()) continue;
+            auto of = std::find_if(config.memory.begin(), config.memory.end(), [&](const MemoryRegion& r) { return r.name == alias.mirrors; });
+            if (of == config.memory.end() || s.load_address < of->base || s.load_address - of->base >= alias.size) continue;
+            std::uint32_t offset = s.load_address - of->base;
+            std::size_t n = std::min<std::size_t>(s.bytes.size(), alias.size - offset);
+            uc.write_memory(alias.base + offset, std::span<const std::uint8_t>(s.bytes).first(n));
+        }
+    }
 
     if (!config.stop.at_symbol.empty()) {
         stop_address = image.symbols().address_of(config.stop.at_symbol);

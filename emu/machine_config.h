@@ -34,6 +34,9 @@ struct MemoryRegion {
     bool shares_fetch_port = false;
     /// An unaligned load or store here takes the extra transfers the core splits it into.
     bool times_unaligned = false;
+    /// The name of a region this one mirrors, a boot alias (an STM32's flash at 0): at reset it
+    /// holds a copy of what the image loads there, at the same offsets. Read-only regions only.
+    std::string mirrors = {};
 };
 
 struct DeviceConfig {

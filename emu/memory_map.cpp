@@ -57,6 +57,15 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
             plan.memory.push_back(r);
     }
     check_disjoint(spans);
+    for (const auto& r : config.memory) {
+        if (r.mirrors.empty()) continue;
+        auto of = std::find_if(config.memory.begin(), config.memory.end(), [&](const MemoryRegion& m) { return m.name == r.mirrors; });
+        if (of == config.memory.end() || of->mmio || &*of == &r || !of->mirrors.empty())
+            throw ConfigError("memory region " + r.name + " mirrors '" + r.mirrors + "', which is no other plain memory region that mirrors none");
+        if (r.mmio || (r.access & AccessWrite))
+            throw ConfigError("memory region " + describe(r) + " mirrors " + r.mirrors + ", so it must be read-only (a store would not reach " +
+                              r.mirrors + ")");
+    }
 
     std::vector<Span> devices;
     for (const auto& d : config.devices) {

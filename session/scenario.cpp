@@ -1,7 +1,9 @@
 #include "session/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "config/config_error.h"
 #include "config/units.h"
 #include "emu/peripherals/registry.h"
 #include "session/builtin_scenarios.h"
@@ -10,7 +12,7 @@ namespace emutrace::session {
 namespace {
 
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned"});
+    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned", "mirrors"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -46,6 +48,10 @@ emu::MemoryRegion parse_region(const config::Node& n) {
     if (n.has("times_unaligned")) {
         if (r.mmio) n["times_unaligned"].fail("device accesses are timed by their devices");
         r.times_unaligned = n["times_unaligned"].boolean();
+    }
+    if (n.has("mirrors")) {
+        if (r.mmio || (r.access & emu::AccessWrite)) n["mirrors"].fail("only a read-only region (kind flash or rom) can mirror another");
+        r.mirrors = n["mirrors"].str();
     }
     return r;
 }
@@ -199,6 +205,13 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
     if (root.has("clock")) m.clock_hz = root["clock"].frequency();
     if (root.has("vector_table")) m.vector_table = root["vector_table"].u32();
     for (const auto& n : root["memory"].items()) m.memory.push_back(parse_region(n));
+    for (std::size_t i = 0; i < m.memory.size(); ++i) {
+        const std::string& of = m.memory[i].mirrors;
+        if (of.empty()) continue;
+        auto it = std::find_if(m.memory.begin(), m.memory.end(), [&](const emu::MemoryRegion& r) { return r.name == of; });
+        if (it == m.memory.end() || it->mmio || it - m.memory.begin() == static_cast<std::ptrdiff_t>(i) || !it->mirrors.empty())
+            root["memory"].items()[i]["mirrors"].fail("'" + of + "' is no other plain memory region (that mirrors none)");
+    }
     if (root.has("peripherals"))
         for (const auto& n : root["peripherals"].items()) m.devices.push_back(parse_device(n));
     if (root.has("unclaimed_mmio"))
@@ -235,6 +248,23 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 
 Scenario default_scenario() {
     return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario"));
+}
+
+std::vector<std::string> board_preset_names() {
+    std::vector<std::string> names;
+    for (const auto& p : kBoardPresets) names.emplace_back(p.name);
+    return names;
+}
+
+config::Node load_board(const std::string& name_or_file) {
+    for (const auto& p : kBoardPresets)
+        if (p.name == name_or_file) return config::Node::load_string(std::string(p.yaml), "board preset " + name_or_file);
+    std::error_code ec;
+    bool looks_like_file = name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") || name_or_file.ends_with(".yml");
+    if (looks_like_file || std::filesystem::is_regular_file(name_or_file, ec)) return config::Node::load_file(name_or_file);
+    std::string known;
+    for (const auto& p : kBoardPresets) known += (known.empty() ? "" : ", ") + std::string(p.name);
+    throw ConfigError("unknown board '" + name_or_file + "' (presets: " + known + "; or a scenario file's path)");
 }
 
 }  // namespace emutrace::session

@@ -39,5 +39,10 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 std::vector<std::string> scenario_plugins(const config::Node& root);
 /// The built-in MPS2-AN385 layout (scenarios/boards/mps2-an385.yaml, compiled in).
 Scenario default_scenario();
+/// The board presets compiled in from scenarios/boards/*.yaml, by file stem, in name order.
+std::vector<std::string> board_preset_names();
+/// A board preset's document by name ("stm32f100"), or a scenario file by path. An argument that is
+/// neither throws a one-line ConfigError listing the presets.
+config::Node load_board(const std::string& name_or_file);
 
 }  // namespace emutrace::session

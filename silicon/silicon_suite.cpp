@@ -65,30 +65,33 @@ std::uint32_t address_field(const nlohmann::json& dump, const char* key, const s
     return it->get<std::uint32_t>();
 }
 
-emu::MachineConfig board_config(const SiliconBoard& board, std::uint32_t main, std::uint32_t exit) {
-    emu::MachineConfig c;
-    c.clock_hz = board.clock_hz;
-    auto region = [&](const char* name, std::uint32_t base, std::uint32_t size, unsigned access, bool mmio, unsigned fetch = 0,
-                      bool shares_fetch_port = false) {
-        c.memory.push_back({name, base, size, static_cast<std::uint8_t>(access), mmio, 0, static_cast<std::uint8_t>(fetch), shares_fetch_port,
-                            !mmio && board.times_unaligned});
-    };
-    const unsigned flash_access = emu::AccessRead | emu::AccessExecute;
-    region("flash", board.flash_base, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);
-    region("flash_alias", 0, board.flash_size, flash_access, false, 0, board.flash_shares_fetch_port);  // boot from main flash
-    region("sram", board.sram_base, board.sram_size, emu::AccessRead | emu::AccessWrite | emu::AccessExecute, false, board.sram_fetch_word_cycles);
-    // The test programs do not use the vendor peripherals between main and exit; reads there are 0.
-    region("peripherals", 0x40000000, 0x00030000, emu::AccessRead | emu::AccessWrite, true);
-    c.unclaimed_mmio = emu::UnclaimedMmio::Log;
-    c.vector_table = board.flash_base;
-    c.entry = main;
-    c.trace_enabled = true;  // the board's start-up code, skipped, turns the DWT on
-    c.stop.at_address = exit;
-    c.stop.on_hang = false;  // the exit is a branch-to-self
-    c.stop.max_instructions = 20'000'000;
-    c.stop.wall_clock_seconds = 30;
-    c.echo_output = false;
-    return c;
+struct Flash {
+    std::uint32_t base = 0, size = 0;
+};
+
+// Where the .flash images go: the region that holds the board's vector table, else its lowest
+// read-only plain region.
+Flash board_flash(const emu::MachineConfig& c) {
+    const emu::MemoryRegion* flash = nullptr;
+    for (const auto& r : c.memory) {
+        if (r.mmio) continue;
+        if (c.vector_table) {
+            if (*c.vector_table >= r.base && *c.vector_table - r.base < r.size) return {*c.vector_table, r.base + r.size - *c.vector_table};
+        } else if (!(r.access & emu::AccessWrite) && (!flash || r.base < flash->base)) {
+            flash = &r;
+        }
+    }
+    if (!flash) throw ConfigError("the board has no flash for the .flash images: no plain region holds its vector_table, or none is read-only");
+    return {flash->base, flash->size};
+}
+
+std::string stop_reason(const emu::RunResult& r, const SiliconRunOptions& o, std::uint32_t exit) {
+    std::string where = " before the exit at " + config::hex32(exit) + " (pc " + config::hex32(r.pc) + ")";
+    if (r.reason == emu::StopReason::MaxInstructions)
+        return "stopped at the instruction limit, " + std::to_string(o.max_instructions) + " instructions," + where;
+    if (r.reason == emu::StopReason::WallClock)
+        return "stopped at the time limit, " + std::to_string(static_cast<long long>(o.wall_clock_seconds)) + " s of host time," + where;
+    return r.message.empty() ? std::string(emu::to_string(r.reason)) : r.message;
 }
 
 std::vector<std::string> measured_code(const emu::Machine& m, const nlohmann::json& dump) {
@@ -115,7 +118,7 @@ std::vector<std::string> measured_code(const emu::Machine& m, const nlohmann::js
     return lines;
 }
 
-SiliconConfiguration run_configuration(const std::string& where, std::uint32_t number, const Entry& entry, const SiliconBoard& board) {
+SiliconConfiguration run_configuration(const std::string& where, std::uint32_t number, const Entry& entry, const SiliconRunOptions& o) {
     SiliconConfiguration c;
     c.number = number;
     std::string file = where + ":" + std::to_string(number);
@@ -124,13 +127,28 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
     if (!dump.is_object()) throw ConfigError(file + ".dump: not a MessagePack map");
     c.name = dump.value("configuration_name", "");
     std::uint32_t main = address_field(dump, "emulator_main_addr", file), exit = address_field(dump, "emulator_exit_addr", file);
-    if (entry.flash.size() > board.flash_size) throw ConfigError(file + ".flash: larger than the board's flash");
 
-    decode::ElfImage image = decode::ElfImage::raw(file + ".flash", {board.flash_base, 0}, entry.flash);
-    emu::Machine m(board_config(board, main, exit), image);
+    emu::MachineConfig board = o.board();
+    Flash flash = board_flash(board);
+    if (entry.flash.size() > flash.size) throw ConfigError(file + ".flash: larger than the board's flash at " + config::hex32(flash.base));
+    board.vector_table = flash.base;
+    board.entry = main;
+    board.trace_enabled = true;  // the board's start-up code, skipped, turns the DWT on
+    board.stop.at_symbol.clear();
+    board.stop.at_address = exit;
+    board.stop.on_hang = false;  // the exit is a branch-to-self
+    board.stop.max_instructions = o.max_instructions;
+    board.stop.wall_clock_seconds = o.wall_clock_seconds;
+    board.echo_output = false;
+    // The test programs do not use the vendor peripherals between main and exit; reads there are 0.
+    board.unclaimed_mmio = emu::UnclaimedMmio::Log;
+
+    decode::ElfImage image = decode::ElfImage::raw(file + ".flash", {flash.base}, entry.flash);
+    emu::Machine m(std::move(board), image);
     emu::RunResult r = m.run();
+    c.instructions = r.instructions;
     if (r.reason != emu::StopReason::SymbolReached) {
-        c.error = r.message.empty() ? std::string(emu::to_string(r.reason)) : r.message;
+        c.error = stop_reason(r, o, exit);
         return c;
     }
     c.exact = true;
@@ -146,13 +164,22 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
             c.error = name + " at " + config::hex32(addr) + " is not in the emulated memory map";
             continue;
         }
+        RegionWords& words = c.regions.emplace_back(RegionWords{name});
         for (std::size_t i = 0; i + 4 <= measured.size(); i += 4) {
             auto word = [&](const std::vector<std::uint8_t>& b) {
                 return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
             };
-            if (word(measured) == word(emulated)) continue;
+            WordMismatch w{name, static_cast<std::uint32_t>(i / 4), word(measured), word(emulated)};
+            const auto abs_error = static_cast<std::uint64_t>(w.error() < 0 ? -w.error() : w.error());
+            ++words.words;
+            words.abs_error += abs_error;
+            if (w.measured) {
+                ++words.nonzero;
+                words.relative_error += static_cast<double>(abs_error) / w.measured;
+            }
+            if (w.measured == w.emulated) continue;
             c.exact = false;
-            c.mismatches.push_back({name, static_cast<std::uint32_t>(i / 4), word(measured), word(emulated)});
+            c.mismatches.push_back(std::move(w));
         }
         if (measured.size() % 4 && !std::equal(measured.end() - measured.size() % 4, measured.end(), emulated.end() - measured.size() % 4))
             c.exact = false;
@@ -163,12 +190,22 @@ SiliconConfiguration run_configuration(const std::string& where, std::uint32_t n
 
 }  // namespace
 
+std::string_view to_string(Split split) {
+    switch (split) {
+        case Split::Given: return "given";
+        case Split::Validation: return "validation";
+        case Split::All: break;
+    }
+    return "all";
+}
+
 std::size_t SiliconTest::exact() const {
     return static_cast<std::size_t>(std::count_if(configurations.begin(), configurations.end(), [](const auto& c) { return c.exact; }));
 }
 
-std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconBoard& board,
+std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
                                            const std::function<void(const SiliconTest&)>& progress) {
+    if (!options.board) throw ConfigError("silicon: no board to run on");
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(dir + ": not a directory of silicon measurements");
     std::vector<std::filesystem::path> archives;
@@ -178,13 +215,16 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
     if (archives.empty()) throw ConfigError(dir + ": no <category>/<test>.tzst archives");
     std::sort(archives.begin(), archives.end());
     std::vector<SiliconTest> tests;
+    std::map<std::filesystem::path, std::size_t> in_category;  // archives seen so far per category folder
     for (const auto& path : archives) {
         SiliconTest t;
         t.category = path.parent_path().filename().string();
         t.name = path.stem().string();
+        t.validation = in_validation_set(in_category[path.parent_path()]++);
+        if ((options.split == Split::Given && t.validation) || (options.split == Split::Validation && !t.validation)) continue;
         try {
             for (const auto& [number, entry] : read_archive(path.string()))
-                t.configurations.push_back(run_configuration(path.string(), number, entry, board));
+                t.configurations.push_back(run_configuration(path.string(), number, entry, options));
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError(path.string() + ": malformed dump (" + e.what() + ")");
         }

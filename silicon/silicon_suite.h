@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "emu/machine_config.h"
 
 namespace emutrace::silicon {
 
@@ -15,6 +18,17 @@ struct WordMismatch {
     std::string region;       ///< the dump's symbol, e.g. "times"
     std::uint32_t index = 0;  ///< word index in the region
     std::uint32_t measured = 0, emulated = 0;
+    /// emulated - measured, as a signed 32-bit difference (a counter that wrapped stays small).
+    std::int64_t error() const { return static_cast<std::int32_t>(emulated - measured); }
+};
+
+/// How one dumped region compared, all its words (matching or not).
+struct RegionWords {
+    std::string region;
+    std::uint32_t words = 0;      ///< whole 32-bit words compared
+    std::uint64_t abs_error = 0;  ///< sum of |emulated - measured| over them
+    std::uint32_t nonzero = 0;    ///< words measured other than 0
+    double relative_error = 0;    ///< sum of |emulated - measured| / measured over those
 };
 
 struct SiliconConfiguration {
@@ -22,29 +36,42 @@ struct SiliconConfiguration {
     std::string name;                      ///< the dump's configuration_name
     bool exact = false;                    ///< every dumped region matched byte for byte
     std::string error;                     ///< the emulated run did not reach the exit address: why
+    std::uint64_t instructions = 0;        ///< executed by the emulated run
     std::vector<WordMismatch> mismatches;  ///< every differing word, in dump order
+    std::vector<RegionWords> regions;      ///< every compared region, in dump order
     std::vector<std::string> code;         ///< the measured instruction sequence, disassembled
 };
 
+/// Which tests run: the validation set is every 5th archive, in path order, of each category folder
+/// (indices 4, 9, 14, ...), held aside so the model is not tuned on it; the given set is the rest.
+enum class Split : std::uint8_t { Given, Validation, All };
+std::string_view to_string(Split split);
+/// Archive `index` (0-based, path order) of its category folder is in the validation set.
+constexpr bool in_validation_set(std::size_t index) {
+    return index % 5 == 4;
+}
+
 struct SiliconTest {
     std::string category, name;
+    bool validation = false;  ///< in the held-aside validation set
     std::vector<SiliconConfiguration> configurations;
     std::size_t exact() const;
 };
 
-struct SiliconBoard {
-    std::uint32_t flash_base = 0x08000000, flash_size = 128 * 1024;
-    std::uint32_t sram_base = 0x20000000, sram_size = 8 * 1024;
-    unsigned sram_fetch_word_cycles = 2;  ///< code in SRAM comes over the System bus
-    bool flash_shares_fetch_port = true;  ///< loads from flash take the flash interface ahead of the fetch
-    bool times_unaligned = true;          ///< an unaligned access takes the transfers the core splits it into
-    std::uint64_t clock_hz = 24'000'000;
+struct SiliconRunOptions {
+    /// A fresh machine of the board for each configuration (devices keep state): memory map, core,
+    /// clock. The runner adds entry, stop, DWT and logging on top, and loads each flash image at
+    /// the board's vector table (or its first read-only region).
+    std::function<emu::MachineConfig()> board;
+    std::uint64_t max_instructions = 300'000'000;  ///< a run that has not reached its exit by then fails; 0 = no limit
+    double wall_clock_seconds = 300;               ///< host time per configuration; 0 = no limit
+    Split split = Split::All;
 };
 
-/// Runs every `<category>/<test>.tzst` under `dir` in name order; `progress` (if given) hears of
-/// each test as it finishes. Throws ConfigError naming the file when an archive or dump is
-/// malformed.
-std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconBoard& board = {},
+/// Runs every `<category>/<test>.tzst` under `dir` of `options.split` in name order; `progress` (if
+/// given) hears of each test as it finishes. Throws ConfigError naming the file when an archive or
+/// dump is malformed, or when the board has no flash for the images.
+std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
                                            const std::function<void(const SiliconTest&)>& progress = {});
 
 }  // namespace emutrace::silicon

@@ -1,6 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "config/node.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+#include "emu/memory_map.h"
 #include "session/scenario.h"
 #include "support/paths.h"
 
@@ -78,14 +83,19 @@ TEST_CASE(
     "default does none of it") {
     session::Scenario sc = session::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
-    REQUIRE(sc.machine.memory.size() == 3);
-    CHECK(sc.machine.memory[0].base == 0x08000000u);
-    CHECK(sc.machine.memory[0].fetch_word_cycles == 0);
-    CHECK(sc.machine.memory[1].fetch_word_cycles == 2);
-    CHECK(sc.machine.memory[0].shares_fetch_port);  // loads from flash take the flash interface first
-    CHECK_FALSE(sc.machine.memory[1].shares_fetch_port);
-    CHECK((sc.machine.memory[0].times_unaligned && sc.machine.memory[1].times_unaligned));
-    CHECK_FALSE(sc.machine.memory[2].times_unaligned);  // the APB window: no device models
+    REQUIRE(sc.machine.memory.size() == 4);
+    const auto &flash = sc.machine.memory[0], &boot = sc.machine.memory[1], &sram = sc.machine.memory[2], &apb = sc.machine.memory[3];
+    CHECK(flash.base == 0x08000000u);
+    CHECK(flash.fetch_word_cycles == 0);
+    CHECK(sram.fetch_word_cycles == 2);
+    CHECK(flash.shares_fetch_port);  // loads from flash take the flash interface first
+    CHECK_FALSE(sram.shares_fetch_port);
+    CHECK((flash.times_unaligned && sram.times_unaligned));
+    CHECK_FALSE(apb.times_unaligned);  // the APB window: no device models
+    // The boot alias at 0 holds the flash's image, with the flash's timing.
+    CHECK((boot.base == 0 && boot.size == flash.size && boot.mirrors == "flash" && boot.access == flash.access));
+    CHECK((boot.shares_fetch_port && boot.times_unaligned && boot.fetch_word_cycles == 0));
+    CHECK(flash.mirrors.empty());
     for (const auto& r : session::default_scenario().machine.memory) CHECK((r.fetch_word_cycles == 0 && !r.shares_fetch_port && !r.times_unaligned));
     auto parse = [](const std::string& region) {
         return session::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
@@ -99,5 +109,33 @@ TEST_CASE(
     CHECK_THROWS_WITH_AS(parse("{name: io, kind: mmio, base: 0x40000000, size: 4KiB, times_unaligned: true}"),
                          doctest::Contains("memory[0].times_unaligned: device accesses are timed by their devices"), ConfigError);
     CHECK_THROWS_WITH_AS(parse("{name: sram, base: 0x20000000, size: 8KiB, times_unaligned: 2}"), doctest::Contains("memory[0].times_unaligned"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: boot, base: 0, size: 4KiB, mirrors: flash}"),
+                         doctest::Contains("memory[0].mirrors: only a read-only region (kind flash or rom) can mirror another"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: boot, kind: flash, base: 0, size: 4KiB, mirrors: flash}"),
+                         doctest::Contains("memory[0].mirrors: 'flash' is no other plain memory region"), ConfigError);
+}
+
+TEST_CASE("scenario: board presets are compiled in by name, a boot alias holds the flash's image, and an unknown board lists the presets") {
+    auto names = session::board_preset_names();
+    CHECK(std::find(names.begin(), names.end(), "stm32f100") != names.end());
+    CHECK(std::find(names.begin(), names.end(), "mps2-an385") != names.end());
+    session::Scenario preset = session::load_scenario(session::load_board("stm32f100"));
+    session::Scenario file = session::load_scenario(session::load_board(source("scenarios/boards/stm32f100.yaml")));
+    REQUIRE(preset.machine.memory.size() == file.machine.memory.size());
+    for (std::size_t i = 0; i < preset.machine.memory.size(); ++i) {
+        const auto &a = preset.machine.memory[i], &b = file.machine.memory[i];
+        CHECK(describe(a) == describe(b));
+        CHECK((a.mirrors == b.mirrors && a.fetch_word_cycles == b.fetch_word_cycles && a.shares_fetch_port == b.shares_fetch_port &&
+               a.times_unaligned == b.times_unaligned));
+    }
+
+    // Vector table (SP, reset) and a word, loaded at the flash: the alias at 0 reads the same.
+    std::vector<std::uint8_t> bytes = {0x00, 0x20, 0x00, 0x20, 0x09, 0x00, 0x00, 0x08, 0xfe, 0xe7, 0xfe, 0xe7, 0x78, 0x56, 0x34, 0x12};
+    emu::Machine m(std::move(preset.machine), decode::ElfImage::raw("image", {0x08000000}, bytes));
+    CHECK(m.read_memory(0, 16) == bytes);
+    CHECK(m.read_memory(0x08000000, 16) == bytes);
+
+    CHECK_THROWS_WITH_AS(session::load_board("stm32f999"), doctest::Contains("unknown board 'stm32f999' (presets: mps2-an385, stm32f100"),
                          ConfigError);
 }

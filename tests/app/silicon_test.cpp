@@ -4,7 +4,11 @@
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
 
 #include "support/paths.h"
 #include "support/temp_dir.h"
@@ -22,13 +26,32 @@ int emutrace_status(const std::string& args, const TempDir& dir) {
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
+// The held-aside validation tests, by the fixed rule: every 5th archive of a category in path order.
+std::set<std::string> validation_tests(const std::string& suite) {
+    std::map<std::string, std::vector<std::string>> by_category;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(suite))
+        if (e.path().extension() == ".tzst") by_category[e.path().parent_path().string()].push_back(e.path().string());
+    std::set<std::string> out;
+    for (auto& [folder, archives] : by_category) {
+        std::sort(archives.begin(), archives.end());
+        for (std::size_t i = 4; i < archives.size(); i += 5) {
+            std::filesystem::path p = archives[i];
+            out.insert(p.parent_path().filename().string() + "/" + p.stem().string());
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
-TEST_CASE("silicon: every STM32F100 configuration runs to its exit, and the exact-match rate holds") {
+TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board preset, and the exact-match rate holds") {
     TempDir dir;
-    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
+    int status = emutrace_status(
+        "silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    CHECK(j["board"] == "stm32f100");
+    CHECK(j["split"] == "all");
     CHECK(j["configurations"] == 704);
     CHECK(j["exact"].get<std::size_t>() >= kReachedExact);
     for (const char* category : {"control_flow", "data_processing", "memory"}) CHECK(j["categories"].contains(category));
@@ -36,6 +59,27 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit, and the exac
     for (const auto& t : j["tests"])
         for (const auto& c : t["results"]) errors += !c["error"].get<std::string>().empty();
     CHECK(errors == 0);
+    // Both sets, apart, add up to the whole.
+    const auto& sets = j["sets"];
+    CHECK(sets["given"]["configurations"].get<std::size_t>() + sets["validation"]["configurations"].get<std::size_t>() == 704);
+    CHECK(sets["given"]["exact"].get<std::size_t>() + sets["validation"]["exact"].get<std::size_t>() == j["exact"].get<std::size_t>());
+    std::string out = read_file(dir.file("out"));
+    CHECK(out.find("exact: given ") != std::string::npos);
+    CHECK(out.find(" validation ") != std::string::npos);
+    // The error histograms: every compared word in one bin, the mismatches out of 0.
+    std::size_t mismatching_times = 0;
+    for (const auto& t : j["tests"])
+        for (const auto& c : t["results"])
+            for (const auto& m : c["mismatches"]) mismatching_times += m["region"] == "times";
+    const auto& times = j["errors"]["times"];
+    std::size_t binned = 0;
+    for (const auto& [bin, n] : times["histogram"].items()) binned += n.get<std::size_t>();
+    CHECK(binned == times["words"].get<std::size_t>());
+    CHECK(times["words"].get<std::size_t>() - times["histogram"]["0"].get<std::size_t>() == mismatching_times);
+    CHECK(mismatching_times > 0);
+    CHECK(times["mae_percent"].get<double>() > 0);
+    CHECK(j["categories"]["memory"]["errors"].contains("lsucnts"));
+    CHECK(out.find("total/times") != std::string::npos);
     // A mismatch names the values and shows the code under test.
     for (const auto& t : j["tests"])
         for (const auto& c : t["results"])
@@ -44,6 +88,56 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit, and the exac
                 CHECK(!c["code"].empty());
                 return;
             }
+}
+
+TEST_CASE("silicon: --split validation runs only every 5th test of each category, and a scenario file is a board") {
+    TempDir dir;
+    const std::string suite = source("tests/data/silicon/stm32f100");
+    int status = emutrace_status(
+        "silicon " + suite + " --split validation --board " + source("scenarios/boards/stm32f100.yaml") + " --json " + dir.file("v.json"), dir);
+    CHECK(status == 0);
+    auto j = nlohmann::json::parse(read_file(dir.file("v.json")));
+    CHECK(j["split"] == "validation");
+    std::set<std::string> ran;
+    for (const auto& t : j["tests"]) {
+        ran.insert(t["category"].get<std::string>() + "/" + t["test"].get<std::string>());
+        CHECK(t["set"] == "validation");
+    }
+    std::set<std::string> expected = validation_tests(suite);
+    CHECK(expected.size() == 10);  // 16, 15 and 24 archives: 3 + 3 + 4
+    CHECK(ran == expected);
+    CHECK(!j["sets"].contains("given"));
+    CHECK(j["sets"]["validation"]["configurations"] == j["configurations"]);
+    CHECK(read_file(dir.file("out")).find("tests: validation") != std::string::npos);
+}
+
+TEST_CASE("silicon: a run that does not reach its exit within --max-instructions fails with the reason") {
+    TempDir dir;
+    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --split validation --max-instructions 100 --show 1 --json " +
+                                     dir.file("m.json") + " --min-rate 0.5",
+                                 dir);
+    CHECK(status == 1);  // nothing is exact
+    auto j = nlohmann::json::parse(read_file(dir.file("m.json")));
+    CHECK(j["max_instructions"] == 100);
+    CHECK(j["exact"] == 0);
+    for (const auto& t : j["tests"])
+        for (const auto& c : t["results"]) {
+            CHECK(c["error"].get<std::string>().find("stopped at the instruction limit, 100 instructions, before the exit at 0x") == 0);
+            CHECK(c["instructions"].get<std::uint64_t>() < 200);  // the limit is checked between blocks
+        }
+    std::string out = read_file(dir.file("out"));
+    CHECK(out.find("did not finish: stopped at the instruction limit") != std::string::npos);
+    CHECK(out.find("configurations did not finish") != std::string::npos);
+}
+
+TEST_CASE("silicon: an unknown board is one error line listing the presets") {
+    TempDir dir;
+    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f999", dir);
+    CHECK(status == 2);
+    std::string err = read_file(dir.file("err"));
+    CHECK(err.find("unknown board 'stm32f999' (presets: mps2-an385, stm32f100") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(read_file(dir.file("out")).empty());
 }
 
 TEST_CASE("silicon: a corrupt archive is one error line naming it") {
