@@ -100,6 +100,7 @@ struct SiliconOptions {
     std::string json;
     std::string board = "stm32f100";               ///< a board preset (scenarios/boards) or a scenario file
     std::uint64_t max_instructions = 300'000'000;  ///< per configuration; 0 = no limit
+    std::string timing;                            ///< "trm", "pipeline" or "none" instead of the board's
     double timeout = -1;                           ///< host seconds per configuration; < 0: scaled with max_instructions
     std::string split = "all";                     ///< given, validation or all
     std::size_t show = 0;                          ///< print this many mismatching configurations in detail

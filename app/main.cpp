@@ -307,6 +307,8 @@ int run(int argc, char** argv) {
     std::string presets;
     for (const auto& name : emutrace::session::board_preset_names()) presets += (presets.empty() ? "" : ", ") + name;
     silicon_cmd->add_option("--board", silicon.board, "Board preset (" + presets + ") or scenario file (default stm32f100)");
+    silicon_cmd->add_option("--timing", silicon.timing,
+                            "Cycle model instead of the board's: trm (per block), pipeline (components, cycle by cycle) or none");
     silicon_cmd->add_option("--split", silicon.split, "Tests to run: given, validation (every 5th of a category, held aside) or all (default)")
         ->check(CLI::IsMember({"given", "validation", "all"}));
     silicon_cmd->add_option("--max-instructions", silicon.max_instructions,

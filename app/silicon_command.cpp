@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "app/commands.h"
 #include "config/config_error.h"
@@ -191,13 +192,21 @@ int silicon_command(const SiliconOptions& o) {
     const config::Node board = session::load_board(o.board);
     const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
     SiliconRunOptions run;
-    run.board = [&board] { return session::load_scenario(board).machine; };
+    std::optional<emu::TimingMode> timing;
+    if (!o.timing.empty() && !(timing = emu::timing_mode_named(o.timing)))
+        throw ConfigError("--timing: expected trm, pipeline or none, got '" + o.timing + "'");
+    run.board = [&board, timing] {
+        emu::MachineConfig m = session::load_scenario(board).machine;
+        if (timing) m.timing = *timing;
+        return m;
+    };
     run.max_instructions = o.max_instructions;
     // Without --timeout: room for 1 M instructions a second (the emulator runs tens), at least 30 s.
     run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 0;
     run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
 
-    std::printf("silicon: %s on board %s (%s)\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str());
+    std::printf("silicon: %s on board %s (%s), %s timing\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str(),
+                std::string(emu::to_string(timing ? *timing : preset.machine.timing)).c_str());
     std::printf("  tests: %s%s; each run stops at its exit, or after %llu instructions or %.0f s\n", o.split.c_str(),
                 run.split == Split::All          ? " (given, and validation: every 5th test of a category)"
                 : run.split == Split::Validation ? " (every 5th test of a category, held aside)"

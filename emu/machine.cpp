@@ -137,6 +137,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     // instruction there, so the rest of the code runs unhooked.
     for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
+    if (config.timing == TimingMode::Pipeline) {
+        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core);
+        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
+    }
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
     if (stop_address) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_stop_address), this, *stop_address, *stop_address);
@@ -311,6 +315,16 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
 // one that will go elsewhere (its address is known now: pipelining means this load writes none of
 // its registers).
 nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
+    if (pipeline_feed) {
+        models::PipelineCounters p = pipeline_feed->pipeline().at_data_phase();
+        nvic::CycleCounters at = counters;
+        std::uint64_t exceptional = counters.cycles - pipeline_feed->pipeline().counters().cycles;
+        at.cycles = p.cycles + exceptional;
+        at.instructions = p.instructions;
+        at.lsu = p.lsu;
+        at.fold = p.fold;
+        return at;
+    }
     auto list = blocks.accesses(block_pc);
     std::size_t i = next_access_covering(list, access_cursor, address);
     if (i == list.size()) return counters;
@@ -443,7 +457,7 @@ RunResult Machine::run() {
         info.devices.push_back(d->name);
         info.device_irqs.push_back(d->irq);
     }
-    info.timing = m.config.timing == TimingMode::Trm ? "trm" : "none";
+    info.timing = std::string(to_string(m.config.timing));
     m.recorder.start(info);
 
     m.started = std::chrono::steady_clock::now();

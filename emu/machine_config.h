@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emu/peripherals/peripheral.h"
@@ -102,7 +103,20 @@ struct RtosConfig {
 enum class TimingMode : std::uint8_t {
     Trm,   ///< the core's TRM instruction timings, pipelining, wait states, exception costs (default)
     None,  ///< one cycle per instruction; no wait states
+    /// The pipeline and bus components (models/pipeline) stepped cycle by cycle beside each
+    /// instruction: the reference the block costs are checked against; slower.
+    Pipeline,
 };
+
+/// "trm", "none", "pipeline": as scenarios and --timing name them.
+constexpr std::string_view to_string(TimingMode m) {
+    return m == TimingMode::Trm ? "trm" : m == TimingMode::None ? "none" : "pipeline";
+}
+inline std::optional<TimingMode> timing_mode_named(std::string_view name) {
+    for (TimingMode m : {TimingMode::Trm, TimingMode::None, TimingMode::Pipeline})
+        if (to_string(m) == name) return m;
+    return std::nullopt;
+}
 
 struct MachineConfig {
     models::CoreSpec core = *models::find_core("cortex-m3");

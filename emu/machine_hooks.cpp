@@ -112,6 +112,12 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     account_block(m, pc, size, b);
 }
 
+void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    MachineState& m = machine(user);
+    m.pipeline_feed->executes(static_cast<std::uint32_t>(address));
+    m.sync_pipeline_counters();
+}
+
 void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     auto& site = *static_cast<OperandSite*>(user);
     MachineState& m = *site.machine;

@@ -39,7 +39,10 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
     double cpi = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0;
     std::snprintf(line, sizeof line, "%.2f", cpi);
     out += "  cycles        " + grouped(r.cycles) + " (CPI " + line + ", " +
-           (sc.machine.timing == emu::TimingMode::Trm ? std::string(sc.machine.core.name) + " TRM timing" : "timing model off") + ")\n";
+           (sc.machine.timing == emu::TimingMode::Trm        ? std::string(sc.machine.core.name) + " TRM timing"
+            : sc.machine.timing == emu::TimingMode::Pipeline ? std::string(sc.machine.core.name) + " pipeline timing"
+                                                             : "timing model off") +
+           ")\n";
     out += "  emulated time " + duration(r.emulated_seconds);
     if (r.sleep_cycles) {
         std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
@@ -63,7 +66,7 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["instructions"] = r.instructions;
     j["cycles"] = r.cycles;
     j["cpi"] = r.instructions ? static_cast<double>(r.cycles - r.sleep_cycles) / static_cast<double>(r.instructions) : 0.0;
-    j["timing"] = sc.machine.timing == emu::TimingMode::Trm ? "trm" : "none";
+    j["timing"] = emu::to_string(sc.machine.timing);
     j["stall_cycles"] = r.stall_cycles;
     j["exception_cycles"] = r.exception_cycles;
     j["emulated_seconds"] = r.emulated_seconds;

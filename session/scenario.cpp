@@ -222,7 +222,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
     if (root.has("stimuli"))
         for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
     if (root.has("seed")) m.seed = root["seed"].integer();
-    if (root.has("timing")) m.timing = root["timing"].choice({"trm", "none"}) == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+    if (root.has("timing")) m.timing = *emu::timing_mode_named(root["timing"].choice({"trm", "pipeline", "none"}));
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];

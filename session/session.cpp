@@ -49,8 +49,9 @@ void apply(const MachineOverrides& o, emu::MachineConfig& m) {
         m.clock_hz = *hz;
     }
     if (o.timing) {
-        if (*o.timing != "trm" && *o.timing != "none") throw ConfigError("--timing: expected trm or none, got '" + *o.timing + "'");
-        m.timing = *o.timing == "none" ? emu::TimingMode::None : emu::TimingMode::Trm;
+        auto mode = emu::timing_mode_named(*o.timing);
+        if (!mode) throw ConfigError("--timing: expected trm, pipeline or none, got '" + *o.timing + "'");
+        m.timing = *mode;
     }
     if (o.max_instructions) m.stop.max_instructions = *o.max_instructions;
     if (o.wall_clock_seconds) m.stop.wall_clock_seconds = *o.wall_clock_seconds;

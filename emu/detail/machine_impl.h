@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emu/detail/block_cache.h"
+#include "emu/detail/pipeline_feed.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
@@ -103,6 +104,8 @@ private:
 };
 
 void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// Every instruction, with TimingMode::Pipeline: the pipeline advances beside it.
+void on_pipeline_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// Every instruction, while a sink wants memory accesses: their pc (Unicorn's is the block's, P7).
 void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// A load or store to RAM, while a sink wants memory accesses.
@@ -135,6 +138,15 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void add_idle_cycles(std::uint64_t n, std::uint64_t& bucket) {
         bucket += n;
         counters.cycles += n;
+        if (pipeline_feed) pipeline_feed->pipeline().drain_and_wait(n);
+    }
+    /// With TimingMode::Pipeline: the DWT's counts from the pipeline's.
+    void sync_pipeline_counters() {
+        const models::PipelineCounters& p = pipeline_feed->pipeline().counters();
+        counters.cycles = p.cycles;
+        counters.instructions = p.instructions;
+        counters.lsu = p.lsu;
+        counters.fold = p.fold;
     }
     /// The counters as of the current block's data access to `device` at `address`: the block's
     /// cycles are all counted when it starts, so take back those still to come. A load the block
@@ -215,7 +227,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
     UnicornCore uc;
     MemoryPlan plan;
-    std::optional<models::TimingModel> timing;  ///< none with TimingMode::None
+    std::optional<models::TimingModel> timing;    ///< none with TimingMode::None or Pipeline
+    std::unique_ptr<PipelineFeed> pipeline_feed;  ///< with TimingMode::Pipeline
     BlockCache blocks;
     trace::EventRecorder recorder;
     Semihosting semihosting;

@@ -1,0 +1,131 @@
+#include "emu/detail/pipeline_feed.h"
+
+#include <unicorn/unicorn.h>
+
+namespace emutrace::emu::detail {
+namespace {
+
+models::MemorySystem memory_system(const MemoryPlan& plan) {
+    std::vector<models::MemorySystem::Region> regions;
+    for (const auto& r : plan.memory) {
+        models::MemoryPort p;
+        p.port = models::MemorySystem::port_of(r.base);
+        p.wait_states = static_cast<std::uint8_t>(r.wait_states);
+        p.fetch_word_cycles = static_cast<std::uint8_t>(std::max(1u, static_cast<unsigned>(r.fetch_word_cycles)));
+        p.fetch_shares_data_port = r.shares_fetch_port;
+        p.times_unaligned = r.times_unaligned;
+        regions.push_back({r.base, r.size, p});
+    }
+    return models::MemorySystem(std::move(regions));
+}
+
+models::PipelineParameters parameters(const models::CoreSpec& core) {
+    models::PipelineParameters p;
+    if (core.kind == models::CoreKind::CortexM4 || core.kind == models::CoreKind::CortexM4F) {
+        p.multiply_accumulate_cycles = 1;
+        p.iterative_long_multiply = false;
+    }
+    return p;
+}
+
+// The condition field of a B<cc> (T1: 1101 cccc; T3: 11110 s cccc in the first halfword), or 14.
+unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
+    unsigned hw1 = b[0] | b[1] << 8u, hw2 = b[2] | b[3] << 8u;
+    if ((hw1 & 0xF000u) == 0xD000u) return (hw1 >> 8) & 0xFu;
+    if ((hw1 & 0xF800u) == 0xF000u && (hw2 & 0xD000u) == 0x8000u) return (hw1 >> 6) & 0xFu;
+    return 14;
+}
+
+}  // namespace
+
+PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core)
+    : uc_(uc), core_(core), memory_(memory_system(plan)), operands_(core.kind),
+      pipeline_(std::make_unique<models::Pipeline>(parameters(core), memory_, *this)) {}
+
+const PipelineFeed::Code* PipelineFeed::code_at(std::uint32_t address, bool check) {
+    auto it = code_.find(address);
+    std::array<std::uint8_t, 4> bytes{};
+    bool readable = uc_.read_memory(address, bytes) || uc_.read_memory(address, std::span(bytes).first(2));
+    if (it != code_.end() && (!check || it->second.bytes == bytes)) return it->second.valid ? &it->second : nullptr;
+    Code c;
+    c.bytes = bytes;
+    if (readable) {
+        auto decoded = decoder_.decode(bytes, address);
+        if (!decoded.empty()) {
+            c.insn = decoded.front();
+            c.cls = models::classify(c.insn);
+            c.valid = true;
+        }
+    }
+    Code& slot = code_[address] = std::move(c);
+    return slot.valid ? &slot : nullptr;
+}
+
+const models::ClassifiedInstruction* PipelineFeed::instruction_at(std::uint32_t address) {
+    const Code* c = code_at(address, false);
+    return c ? &c->cls : nullptr;
+}
+
+std::uint32_t PipelineFeed::core_register(int r) const {
+    return uc_.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : r == 14 ? UC_ARM_REG_LR : UC_ARM_REG_PC);
+}
+
+bool PipelineFeed::condition_passes(unsigned cond) const {
+    std::uint32_t psr = uc_.reg(UC_ARM_REG_XPSR);
+    bool n = psr >> 31 & 1, z = psr >> 30 & 1, c = psr >> 29 & 1, v = psr >> 28 & 1;
+    bool result = true;
+    switch (cond >> 1) {
+        case 0: result = z; break;
+        case 1: result = c; break;
+        case 2: result = n; break;
+        case 3: result = v; break;
+        case 4: result = c && !z; break;
+        case 5: result = n == v; break;
+        case 6: result = !z && n == v; break;
+        default: return true;
+    }
+    return (cond & 1) ? !result : result;
+}
+
+void PipelineFeed::executes(std::uint32_t pc) {
+    const Code* code = code_at(pc, true);
+    if (!code) return;
+    const decode::Instruction& insn = code->insn;
+    const models::ClassifiedInstruction& c = code->cls;
+    models::InstructionFacts f;
+    f.pc = pc;
+    f.lr = uc_.reg(UC_ARM_REG_LR);
+    auto reg = [this](int r) { return core_register(r); };
+    if (c.memory_access()) f.data_address = decode::effective_address(insn.memory, pc, reg);
+    switch (c.kind) {
+        case models::InstructionClass::ConditionalBranch: f.taken = condition_passes(branch_condition(code->bytes)); break;
+        case models::InstructionClass::CompareBranch: {
+            bool nonzero = code->bytes[1] & 0x08;
+            f.taken = (core_register(code->bytes[0] & 7) != 0) == nonzero;
+            break;
+        }
+        case models::InstructionClass::Divide:
+        case models::InstructionClass::MultiplyLong:
+        case models::InstructionClass::MultiplyAccumulateLong: {
+            // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
+            unsigned hw1 = code->bytes[0] | code->bytes[1] << 8u, hw2 = code->bytes[2] | code->bytes[3] << 8u;
+            unsigned o = (hw1 >> 4) & 7;
+            std::uint32_t n = core_register(static_cast<int>(hw1 & 0xF)), m = core_register(static_cast<int>(hw2 & 0xF));
+            if (c.kind == models::InstructionClass::Divide)
+                f.execute_cycles = static_cast<std::uint8_t>(operands_.divide(n, m, o == 1));
+            else if (operands_.multiply_long_by_operands())
+                f.execute_cycles = static_cast<std::uint8_t>(operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
+            break;
+        }
+        case models::InstructionClass::RegisterBranch:
+            if (!c.late_branch && (insn.reads & 0x7FFF)) {  // BX/BLX/MOV pc from a register
+                for (int r = 0; r < 15; ++r)
+                    if ((insn.reads >> r) & 1) f.target = core_register(r) & ~1u;
+            }
+            break;
+        default: break;
+    }
+    pipeline_->executes(f);
+}
+
+}  // namespace emutrace::emu::detail

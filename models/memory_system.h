@@ -1,0 +1,57 @@
+#pragma once
+// The buses and memories the core sees, as properties of address ranges: which port of the core
+// a transfer takes, how long a memory makes a transfer wait, whether instruction fetches and data
+// meet at one memory interface. A board preset says these of its regions; the rest of the map has
+// the Cortex-M3/M4 defaults (code region on I-Code/D-Code, the System bus above, the PPB inside).
+
+#include <cstdint>
+#include <vector>
+
+namespace emutrace::models {
+
+/// The core's bus master interfaces.
+enum class BusPort : std::uint8_t {
+    Code,     ///< 0x00000000-0x1FFFFFFF: fetches on I-Code, data on D-Code
+    System,   ///< 0x20000000-0xDFFFFFFF and vendor space: fetches and data on one bus
+    Private,  ///< 0xE0000000-0xE00FFFFF: the PPB (SCS, DWT), inside the core
+};
+
+/// What a memory region does to transfers.
+struct MemoryPort {
+    BusPort port = BusPort::System;
+    std::uint8_t wait_states = 0;  ///< added to every data phase
+    /// Cycles a fetched word holds the bus (at least 1): an STM32F100's SRAM takes 2 over the
+    /// System bus, since fetches there go through the core's registered System-bus interface.
+    std::uint8_t fetch_word_cycles = 1;
+    /// Fetches and data meet at one memory interface even on separate core ports (an STM32F1's
+    /// flash interface serves I-Code and D-Code one transfer a cycle, data first).
+    bool fetch_shares_data_port = false;
+    /// An unaligned access takes the aligned transfers the core splits it into.
+    bool times_unaligned = false;
+};
+
+/// The board's memories by address.
+class MemorySystem {
+public:
+    struct Region {
+        std::uint32_t base = 0, size = 0;
+        MemoryPort port;
+    };
+    MemorySystem() = default;
+    explicit MemorySystem(std::vector<Region> regions);
+    /// The region's properties at `address`, or the architectural default there.
+    const MemoryPort& at(std::uint32_t address) const {
+        for (const auto& r : regions_)
+            if (address - r.base < r.size) return r.port;
+        return default_at(address);
+    }
+    /// The port the architecture assigns `address` to.
+    static BusPort port_of(std::uint32_t address);
+
+private:
+    const MemoryPort& default_at(std::uint32_t address) const;
+    std::vector<Region> regions_;
+    MemoryPort code_{BusPort::Code}, system_{BusPort::System}, private_{BusPort::Private};
+};
+
+}  // namespace emutrace::models

@@ -1,0 +1,63 @@
+#include "models/pipeline/bus_matrix.h"
+
+#include <algorithm>
+
+namespace emutrace::models {
+
+BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t address) const {
+    const MemoryPort& p = memory_.at(address);
+    switch (p.port) {
+        case BusPort::Code: return master == Master::Fetch && !p.fetch_shares_data_port ? ICode : DCode;
+        case BusPort::Private: return Ppb;
+        case BusPort::System: break;
+    }
+    return System;
+}
+
+std::uint64_t BusMatrix::presented(Master master, std::uint32_t address, std::uint64_t cycle) const {
+    const MemoryPort& p = memory_.at(address);
+    return master == Master::Fetch && p.fetch_word_cycles > 1 ? cycle + p.fetch_word_cycles - 1 : cycle;
+}
+
+unsigned BusMatrix::fetch_latency(std::uint32_t address) const {
+    const MemoryPort& p = memory_.at(address);
+    // issued in c, presented in c + k - 1, data in the following 1 + wait-state cycles, decoded after
+    return static_cast<unsigned>(std::max<std::uint8_t>(p.fetch_word_cycles, 1)) + 1 + p.wait_states;
+}
+
+void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycle) {
+    State& s = state_[interface_of(master, address)];
+    std::uint64_t at = presented(master, address, cycle);
+    if (s.requested_cycle != at) s.requested = 0, s.requested_cycle = at;
+    s.requested |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(master));
+}
+
+bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const {
+    Interface i = interface_of(master, address);
+    const State& s = state_[i];
+    std::uint64_t at = presented(master, address, cycle);
+    if (s.next_address > at) return false;
+    if (master == Master::Fetch && fetch_next_issue_ > cycle) return false;
+    if (s.requested_cycle == at && s.requested == 3) {
+        // Both masters want it in the same cycle: the System bus serves the fetch first.
+        Master first = i == System ? Master::Fetch : Master::Data;
+        return master == first;
+    }
+    return true;
+}
+
+Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle) {
+    State& s = state_[interface_of(master, address)];
+    std::uint64_t at = presented(master, address, cycle);
+    std::uint64_t data_end = at + 1 + memory_.at(address).wait_states;
+    s.next_address = data_end;  // the next address phase may overlap the last data cycle
+    if (master == Master::Fetch) fetch_next_issue_ = at + 1;
+    return {data_end};
+}
+
+void BusMatrix::reset() {
+    state_ = {};
+    fetch_next_issue_ = 0;
+}
+
+}  // namespace emutrace::models

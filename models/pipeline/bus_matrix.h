@@ -1,0 +1,57 @@
+#pragma once
+// The bus matrix between the core's masters (the fetch unit on I-Code, the load/store unit on
+// D-Code, both on the System bus) and the memories behind it. Each memory interface takes one
+// address phase a cycle; a transfer's data phase follows its address phase and lasts one cycle
+// plus the memory's wait states, and the next address phase may overlap its last cycle (AHB
+// pipelining). When both masters want one interface in one cycle, the interface's priority
+// decides: data first on the code interfaces, the fetch first on the System bus (CMEmu's
+// measured arbitration). A fetch over the System bus passes a registration buffer first and
+// reaches the bus a cycle after the core issued it.
+
+#include <array>
+#include <cstdint>
+
+#include "models/memory_system.h"
+
+namespace emutrace::models {
+
+enum class Master : std::uint8_t { Fetch, Data };
+
+/// One granted transfer: when its data arrives.
+struct Grant {
+    std::uint64_t data_end = 0;  ///< the last cycle of its data phase
+};
+
+class BusMatrix {
+public:
+    explicit BusMatrix(const MemorySystem& memory) : memory_(memory) {}
+
+    /// Whether `master` may start a transfer at `address` in `cycle`: its interface is free then
+    /// (for a registered fetch, in the cycle after too) and no higher-priority master asked for it
+    /// this cycle (requests are made before grants: request(), then grant()).
+    void request(Master master, std::uint32_t address, std::uint64_t cycle);
+    bool may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const;
+    /// Takes the interface for a transfer issued in `cycle`; `beats` data transfers back to back
+    /// (one address phase each, as LDM issues them) are not modelled here: one call per transfer.
+    Grant grant(Master master, std::uint32_t address, std::uint64_t cycle);
+    /// The cycles a fetch word takes from its issue to when decode can use it.
+    unsigned fetch_latency(std::uint32_t address) const;
+    const MemoryPort& port(std::uint32_t address) const { return memory_.at(address); }
+    void reset();
+
+private:
+    enum Interface : std::uint8_t { ICode, DCode, System, Ppb, kInterfaces };
+    Interface interface_of(Master master, std::uint32_t address) const;
+    // The cycle in which the interface presents a transfer the core issues in `cycle`.
+    std::uint64_t presented(Master master, std::uint32_t address, std::uint64_t cycle) const;
+    struct State {
+        std::uint64_t next_address = 0;  ///< the first cycle a new address phase may be presented
+        std::uint64_t requested_cycle = ~0ull;
+        std::uint8_t requested = 0;  ///< Master bits asking in requested_cycle
+    };
+    const MemorySystem& memory_;
+    std::array<State, kInterfaces> state_{};
+    std::uint64_t fetch_next_issue_ = 0;  ///< the registration buffer holds a fetch until it is presented
+};
+
+}  // namespace emutrace::models

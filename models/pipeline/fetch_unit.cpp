@@ -1,0 +1,95 @@
+#include "models/pipeline/fetch_unit.h"
+
+#include <algorithm>
+
+namespace emutrace::models {
+
+namespace {
+constexpr unsigned kQueueSlots = 6;  // halfwords: the decode head (2) and the queue behind it (4)
+}
+
+unsigned FetchUnit::free_slots() const {
+    unsigned halfwords = (end_ - head_) / 2;
+    unsigned allocated = (halfwords ? 2 : 0) + (halfwords > 2 ? halfwords - 2 : 0);
+    for (const auto& f : in_flight_)
+        if (!f.dropped) allocated += 2;
+    return allocated >= kQueueSlots ? 0 : kQueueSlots - allocated;
+}
+
+void FetchUnit::redirect(std::uint32_t address) {
+    address &= ~1u;
+    ++epoch_;
+    for (auto& f : in_flight_) f.dropped = true;
+    head_ = end_ = address;
+    next_ = address & ~3u;
+    skip_next_ = (address & 2) != 0;
+    disabled_ = false;
+    speculation_pending_ = speculating_ = false;
+}
+
+void FetchUnit::speculate(std::uint32_t target) {
+    speculation_target_ = target & ~1u;
+    speculation_pending_ = speculating_ = true;
+}
+
+void FetchUnit::resolve(bool taken, std::uint64_t cycle) {
+    if (!speculating_) return;
+    speculating_ = false;
+    bool issued = !speculation_pending_;
+    speculation_pending_ = false;
+    if (!taken) {
+        std::erase_if(in_flight_, [](const InFlight& f) { return f.speculative; });  // its data is dropped
+        return;
+    }
+    if (!issued) return redirect(speculation_target_);
+    for (auto& f : in_flight_) f.dropped = !f.speculative;
+    ++epoch_;
+    head_ = end_ = speculation_target_;
+    next_ = (speculation_target_ & ~3u) + 4;
+    skip_next_ = false;
+    for (auto& f : in_flight_) f.speculative = false;
+    receive(cycle);
+}
+
+void FetchUnit::receive(std::uint64_t cycle) {
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+        if (it->ready > cycle || it->speculative) {
+            ++it;
+            continue;
+        }
+        if (!it->dropped) {
+            std::uint32_t from = it->word + (it->skip_half ? 2 : 0);
+            if (from == end_) end_ = it->word + 4;
+        }
+        it = in_flight_.erase(it);
+    }
+}
+
+void FetchUnit::request(std::uint64_t cycle) {
+    requested_ = false;
+    if (speculation_pending_) {
+        bus_.request(Master::Fetch, speculation_target_ & ~3u, cycle);
+        requested_ = true;
+        return;
+    }
+    if (disabled_ || free_slots() < 2) return;
+    bus_.request(Master::Fetch, next_, cycle);
+    requested_ = true;
+}
+
+void FetchUnit::issue(std::uint64_t cycle) {
+    if (!requested_) return;
+    std::uint32_t word = speculation_pending_ ? speculation_target_ & ~3u : next_;
+    if (!bus_.may_grant(Master::Fetch, word, cycle)) return;
+    Grant g = bus_.grant(Master::Fetch, word, cycle);
+    if (speculation_pending_) {
+        in_flight_.push_back({word, g.data_end + 1, (speculation_target_ & 2) != 0, false, true});
+        speculation_pending_ = false;
+        return;
+    }
+    in_flight_.push_back({word, g.data_end + 1, skip_next_, false, false});
+    skip_next_ = false;
+    next_ += 4;
+}
+
+}  // namespace emutrace::models

@@ -1,0 +1,69 @@
+#pragma once
+// The fetch unit: a prefetch queue of three words (the decode head, one word, and two words
+// behind it; CMEmu's PIQ), filled a word at a time from I-Code or the System bus. It asks for the
+// next word while two halfword slots are free, counting each word in flight as two; a branch
+// flushes the queue and the words in flight and fetches the target's word (only its upper
+// halfword when the target is at 2 mod 4). B<cc> fetches its target's word at decode without
+// flushing: taken, the queue restarts from it; not taken, its data is dropped.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/pipeline/bus_matrix.h"
+
+namespace emutrace::models {
+
+class FetchUnit {
+public:
+    explicit FetchUnit(BusMatrix& bus) : bus_(bus) {}
+
+    /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
+    void redirect(std::uint32_t address);
+    /// B<cc> at decode: fetch `target`'s word next, keeping the queue.
+    void speculate(std::uint32_t target);
+    /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
+    void resolve(bool taken, std::uint64_t cycle);
+    /// Stops fetching until redirect() (a load of the pc, TBB, WFI).
+    void disable() { disabled_ = true; }
+
+    /// Start of `cycle`: words whose data phase ended arrive in the queue.
+    void receive(std::uint64_t cycle);
+    /// Asks the bus for the next word in `cycle` (requests come before grants).
+    void request(std::uint64_t cycle);
+    /// Issues the next word's address phase when the bus grants it.
+    void issue(std::uint64_t cycle);
+
+    /// The halfwords queued from head() on: the instruction decode looks at starts at head().
+    std::uint32_t head() const { return head_; }
+    bool holds(std::uint32_t address, unsigned bytes) const { return address >= head_ && address + bytes <= end_; }
+    /// Execute took `bytes` from the head.
+    void consume(unsigned bytes) { head_ += bytes; }
+    /// Changes on every redirect: an instruction decoded before one is no longer in the queue.
+    std::uint32_t epoch() const { return epoch_; }
+
+private:
+    struct InFlight {
+        std::uint32_t word = 0;
+        std::uint64_t ready = 0;   ///< the cycle decode can use it
+        bool skip_half = false;    ///< only the upper halfword is wanted (a target at 2 mod 4)
+        bool dropped = false;      ///< flushed: its data is not kept
+        bool speculative = false;  ///< a B<cc>'s target
+    };
+    unsigned free_slots() const;
+    std::uint32_t next_word() const;
+
+    BusMatrix& bus_;
+    std::uint32_t head_ = 0, end_ = 0;  ///< queued halfwords [head_, end_)
+    std::uint32_t next_ = 0;            ///< next sequential word to fetch
+    bool skip_next_ = false;            ///< the next word fetched is a target at 2 mod 4
+    bool disabled_ = false;
+    bool requested_ = false;
+    std::uint32_t epoch_ = 0;
+    std::vector<InFlight> in_flight_;
+    /// A B<cc> decoded this cycle or waiting for its resolution: its target.
+    bool speculation_pending_ = false;  ///< target not yet issued
+    bool speculating_ = false;          ///< issued (or pending), not yet resolved
+    std::uint32_t speculation_target_ = 0;
+};
+
+}  // namespace emutrace::models

@@ -1,0 +1,351 @@
+#include "models/pipeline/pipeline.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace emutrace::models {
+namespace {
+
+constexpr std::uint16_t kSp = 1u << 13;
+constexpr std::uint16_t kLr = 1u << 14;
+
+bool single_transfer(const ClassifiedInstruction& i) {
+    return i.kind == InstructionClass::Load || i.kind == InstructionClass::Store;
+}
+
+// Execute cycles of an instruction that neither accesses memory nor branches.
+unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& f, const PipelineParameters& p) {
+    switch (i.kind) {
+        case InstructionClass::MultiplyAccumulate: return p.multiply_accumulate_cycles;
+        case InstructionClass::MultiplyLong:
+        case InstructionClass::MultiplyAccumulateLong:
+            return p.iterative_long_multiply && f.execute_cycles ? f.execute_cycles : p.long_multiply_cycles;
+        case InstructionClass::Divide: return std::max<unsigned>(f.execute_cycles, 2);
+        case InstructionClass::FloatingDivide: return 14;
+        case InstructionClass::FloatingMultiplyAdd: return 3;
+        default: return 1;
+    }
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
+    : p_(parameters), code_(code), bus_(memory), fetch_(bus_) {}
+
+void Pipeline::restart(std::uint32_t pc) {
+    fetch_.redirect(pc);
+    decoded_.reset();
+    x_ = {};
+    facts_.clear();
+    last_given_.reset();
+    last_given_insn_ = nullptr;
+    given_data_phase_.reset();
+    settle_registers();
+}
+
+void Pipeline::settle_registers() {
+    for (auto& r : address_ready_) r = std::min(r, cycle_);
+}
+
+void Pipeline::drain_and_wait(std::uint64_t cycles) {
+    for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
+        if (!step()) break;
+    facts_.clear();
+    decoded_.reset();
+    x_ = {};
+    cycle_ += cycles;
+    counters_.cycles = cycle_;
+    settle_registers();
+}
+
+std::uint32_t Pipeline::expected_next() const {
+    const InstructionFacts& f = *last_given_;
+    const ClassifiedInstruction* i = last_given_insn_;
+    if (!i || !f.executed) return f.pc + (i ? i->size : 2);
+    bool conditional_branch = i->kind == InstructionClass::ConditionalBranch || i->kind == InstructionClass::CompareBranch;
+    bool taken = conditional_branch ? f.taken : i->writes_pc;
+    if (!taken) return f.pc + i->size;
+    if (i->target) return i->target;
+    return f.target;  // 0 when not yet known
+}
+
+void Pipeline::queue_skipped_before(std::uint32_t pc) {
+    if (!last_given_) return;
+    std::uint32_t expected = expected_next();
+    if (expected == pc) return;
+    if (expected == 0) {  // a register branch or a load of the pc: this is where it went
+        last_given_->target = pc;
+        if (!facts_.empty() && facts_.back().pc == last_given_->pc) facts_.back().target = pc;
+        if (x_.active && x_.facts.pc == last_given_->pc) {
+            x_.facts.target = pc;
+            if (!x_.redirect_to) x_.redirect_to = pc;
+        }
+        return;
+    }
+    // Instructions an IT block skipped: Unicorn runs no hook for them.
+    std::uint32_t a = expected;
+    std::vector<InstructionFacts> skipped;
+    for (int n = 0; a != pc && n < 4; ++n) {
+        const ClassifiedInstruction* i = code_.instruction_at(a);
+        if (!i || !i->conditional) break;
+        InstructionFacts s;
+        s.pc = a;
+        s.executed = false;
+        skipped.push_back(s);
+        a += i->size;
+    }
+    if (a != pc) return;  // a discontinuity: execute refetches when it sees it
+    for (const auto& s : skipped) facts_.push_back(s);
+}
+
+void Pipeline::executes(const InstructionFacts& facts) {
+    queue_skipped_before(facts.pc);
+    facts_.push_back(facts);
+    last_given_ = facts;
+    last_given_insn_ = code_.instruction_at(facts.pc);
+    lr_ = facts.lr;
+    given_data_phase_.reset();
+    for (int guard = 0; guard < 4096 && step(); ++guard) {}
+}
+
+PipelineCounters Pipeline::at_data_phase() const {
+    if (!given_data_phase_) return counters_;
+    std::uint64_t d = *given_data_phase_;
+    if (d < cycle_ && cycle_ - d < history_.size()) return history_[d % history_.size()];
+    PipelineCounters c = counters_;
+    if (d > cycle_) c.cycles += d - cycle_;
+    return c;
+}
+
+std::uint64_t Pipeline::address_ready(const Decoded& d) const {
+    std::uint64_t ready = d.decoded_at;
+    for (std::uint16_t regs = d.insn->address_registers(); regs; regs &= regs - 1)
+        ready = std::max(ready, address_ready_[static_cast<unsigned>(std::countr_zero(regs))]);
+    return ready;
+}
+
+bool Pipeline::can_accept(const Decoded& d) const {
+    std::uint64_t c = cycle_;
+    if (d.decoded_at >= c || address_ready(d) >= c) return false;
+    if (!x_.active) return true;
+    if (x_.redirect_at && *x_.redirect_at >= c) return false;
+    if (x_.transfers_left == 0 && x_.busy_until < c) return true;
+    // A load/store's data phase may overlap the next single load/store (or NOP): its address
+    // phase follows in the data phase, within one memory.
+    if (!p_.pipelined_loads || x_.transfers_left || !single_transfer(*x_.insn) || x_.insn->writes_pc || !x_.facts.executed) return false;
+    if (c < x_.address_cycle + 1) return false;
+    if (x_.insn->store && x_.insn->writeback) return false;
+    if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
+    const ClassifiedInstruction& n = *d.insn;
+    if (n.kind == InstructionClass::Nop) return true;
+    if (!single_transfer(n) || n.writes_pc || (n.is_load() && n.writeback)) return false;
+    if (facts_.empty()) return false;
+    const InstructionFacts& nf = facts_.front();
+    if (!nf.executed) return false;
+    const MemoryPort& here = bus_.port(x_.facts.data_address);
+    const MemoryPort& there = bus_.port(nf.data_address);
+    return &here == &there;
+}
+
+bool Pipeline::step() {
+    const std::uint64_t c = cycle_;
+    // What this cycle needs to know first.
+    if (x_.active && x_.redirect_at && *x_.redirect_at == c && !x_.redirect_to) return false;
+    if (!decoded_ && !x_.active && facts_.empty() && !code_.instruction_at(fetch_.head())) return false;  // nothing to fetch
+    bool accepting = decoded_ && can_accept(*decoded_);
+    if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty()) {
+        // can_accept() may depend on facts (pipelining into another memory): ask for them
+        if (x_.active && x_.transfers_left == 0 && single_transfer(*x_.insn) && c >= x_.address_cycle + 1) return false;
+    }
+    if (accepting && facts_.empty()) return false;
+    if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->decoded_at + 1 && facts_.empty()) return false;
+
+    fetch_.receive(c);
+    if (x_.active && x_.transfers_left == 0 && x_.busy_until < c && !(x_.redirect_at && *x_.redirect_at >= c)) x_.active = false;
+    if (x_.active && x_.redirect_at && *x_.redirect_at == c) {
+        fetch_.redirect(*x_.redirect_to);
+        x_.redirect_at.reset();
+        decoded_.reset();
+        accepting = false;
+    }
+    bool issued = false, folded = false;
+    if (accepting) {
+        const InstructionFacts& f = facts_.front();
+        if (f.pc != decoded_->insn->address) {  // not what was fetched: refetch from where execution went
+            fetch_.redirect(f.pc);
+            decoded_.reset();
+        } else {
+            folded = decoded_->folded_it;
+            start_execute(c, x_.active);  // still active: this one runs in its data phase
+            issued = true;
+        }
+    }
+    // B<cc> resolved the cycle after its decode.
+    if (issued && x_.insn->kind == InstructionClass::ConditionalBranch && x_.speculation_unresolved) {
+        fetch_.resolve(x_.facts.executed && x_.facts.taken, c);
+        x_.speculation_unresolved = false;
+    } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->decoded_at + 1) {
+        const InstructionFacts& f = facts_.front();
+        fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken, c);
+        decoded_->resolved = true;
+    }
+    bool wants_data = false;
+    std::uint32_t data_address = 0;
+    if (x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c)) {
+        data_address = x_.next_address;
+        bus_.request(Master::Data, data_address, c);
+        wants_data = true;
+    }
+    if (!decoded_) decode(c);
+    fetch_.request(c);
+    if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
+    fetch_.issue(c);
+    count(c, issued, folded);
+    ++cycle_;
+    return true;
+}
+
+void Pipeline::decode(std::uint64_t c) {
+    const ClassifiedInstruction* i = code_.instruction_at(fetch_.head());
+    if (!i || !fetch_.holds(i->address, i->size)) return;
+    Decoded d;
+    d.insn = i;
+    d.decoded_at = c;
+    d.epoch = fetch_.epoch();
+    if (p_.fold_it && i->size == 2 && !i->memory_access() && !i->is_branch() && i->kind != InstructionClass::StatusRegister && !(i->writes & kSp)) {
+        const ClassifiedInstruction* next = code_.instruction_at(i->address + 2);
+        d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(i->address + 2, 2);
+    }
+    bool lr_dirty = previous_decoded_writes_lr_;
+    previous_decoded_writes_lr_ = (i->writes & kLr) != 0;
+    if (p_.decode_time_branches && !i->conditional) {
+        if (i->kind == InstructionClass::Branch && i->target) {
+            fetch_.redirect(i->target);
+            d.branched_at_decode = true;
+        } else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && lr_) {
+            fetch_.redirect(lr_ & ~1u);
+            d.branched_at_decode = true;
+        }
+    }
+    if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) {
+        fetch_.speculate(i->target);
+        d.speculated = true;
+    }
+    decoded_ = d;
+}
+
+void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
+    Decoded d = *decoded_;
+    decoded_.reset();
+    InstructionFacts f = facts_.front();
+    facts_.pop_front();
+    const ClassifiedInstruction& i = *d.insn;
+    if (d.epoch == fetch_.epoch()) fetch_.consume(i.size + (d.folded_it ? 2u : 0u));
+    x_ = {};
+    x_.active = true;
+    x_.insn = &i;
+    x_.facts = f;
+    x_.start = c;
+    x_.busy_until = c;
+    x_.speculation_unresolved = d.speculated && !d.resolved;
+    last_was_lsu_ = i.memory_access() || i.late_branch;
+    if (!f.executed) return;  // skipped in an IT block: one cycle
+    auto written_ready = [&](std::uint16_t regs, std::uint64_t at) {
+        for (; regs; regs &= regs - 1) address_ready_[static_cast<unsigned>(std::countr_zero(regs))] = at;
+    };
+    if (i.memory_access()) {
+        unsigned transfers = i.transfers;
+        const MemoryPort& port = bus_.port(f.data_address);
+        // The aligner splits an unaligned access: a word at 1 or 3 mod 4 into byte, halfword, byte;
+        // at 2 mod 4, or a halfword at an odd address, into two.
+        if (port.times_unaligned && single_transfer(i) && i.bytes > 1 && (f.data_address & (i.bytes - 1u)))
+            transfers += i.bytes == 4 && (f.data_address & 1) ? 2 : 1;
+        x_.transfers_left = transfers;
+        x_.next_address = f.data_address & ~3u;
+        x_.first_address = c;
+        // A register-offset store reads three registers: one more cycle, unless it runs in a load's data phase.
+        if (i.store && i.register_offset && !pipelined) x_.first_address = c + 1;
+        x_.waits_for_data = !(i.kind == InstructionClass::Store);
+        if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable();
+        if (i.writeback && i.base >= 0) written_ready(static_cast<std::uint16_t>(1u << i.base), c + 1);
+        written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives
+        return;
+    }
+    switch (i.kind) {
+        case InstructionClass::Branch:
+            if (!d.branched_at_decode) x_.redirect_at = c, x_.redirect_to = i.target ? i.target : f.target;
+            if (i.writes & kLr) written_ready(kLr, c + 1);
+            return;
+        case InstructionClass::ConditionalBranch: return;
+        case InstructionClass::CompareBranch:
+            if (f.taken) x_.redirect_at = c, x_.redirect_to = i.target;
+            return;
+        case InstructionClass::RegisterBranch:
+            written_ready(static_cast<std::uint16_t>(i.writes & 0x7FFF), c + 1);
+            if (d.branched_at_decode) return;
+            if (i.late_branch) {
+                fetch_.disable();
+                x_.redirect_at = c + 1;
+            } else {
+                x_.redirect_at = c;
+            }
+            if (f.target) x_.redirect_to = f.target;
+            x_.busy_until = *x_.redirect_at;
+            return;
+        case InstructionClass::InstructionBarrier:
+            x_.redirect_at = c;
+            x_.redirect_to = i.address + i.size;
+            return;
+        default: break;
+    }
+    unsigned cycles = compute_cycles(i, f, p_);
+    x_.busy_until = c + cycles - 1;
+    written_ready(static_cast<std::uint16_t>(i.writes & ~i.late_write & 0x7FFF), cycles > 1 && i.late_write ? x_.busy_until : x_.busy_until + 1);
+    written_ready(i.late_write, x_.busy_until + 1);
+}
+
+void Pipeline::issue_transfers(std::uint64_t c) {
+    Grant g = bus_.grant(Master::Data, x_.next_address, c);
+    const ClassifiedInstruction& i = *x_.insn;
+    if (x_.transfers_done == 0 && last_given_ && x_.facts.pc == last_given_->pc) given_data_phase_ = g.data_end;
+    ++x_.transfers_done;
+    --x_.transfers_left;
+    x_.next_address += 4;
+    x_.address_cycle = c;
+    x_.last_data_end = g.data_end;
+    lsu_next_address_ = g.data_end;
+    if (i.store) store_data_end_ = g.data_end;
+    if (!i.store && i.loaded) {
+        // The registers arrive in ascending order, one a transfer (a split access: with its last).
+        unsigned n = 0;
+        for (std::uint16_t regs = i.loaded; regs; regs &= regs - 1, ++n) {
+            bool arrives =
+                single_transfer(i) ? x_.transfers_left == 0 : n + 1 == x_.transfers_done || (x_.transfers_left == 0 && n >= x_.transfers_done);
+            if (arrives) address_ready_[static_cast<unsigned>(std::countr_zero(regs))] = g.data_end;
+        }
+    }
+    if (x_.transfers_left) return;
+    x_.busy_until = x_.waits_for_data ? g.data_end : c;
+    if (i.kind == InstructionClass::TableBranch) {
+        x_.redirect_at = g.data_end + 2;
+        if (x_.facts.target) x_.redirect_to = x_.facts.target;
+        x_.busy_until = *x_.redirect_at;
+    } else if (i.writes_pc) {
+        x_.redirect_at = g.data_end + 1;
+        if (x_.facts.target) x_.redirect_to = x_.facts.target;
+        x_.busy_until = *x_.redirect_at;
+    }
+}
+
+void Pipeline::count(std::uint64_t c, bool issued, bool folded) {
+    history_[c % history_.size()] = counters_;  // as a read in cycle c sees them
+    if (issued) {
+        ++counters_.instructions;
+        if (folded) ++counters_.instructions, ++counters_.fold;
+    } else if (last_was_lsu_) {
+        ++counters_.lsu;
+    }
+    counters_.cycles = c + 1;
+}
+
+}  // namespace emutrace::models

@@ -1,0 +1,138 @@
+#pragma once
+// The Cortex-M3/M4 pipeline as components stepped cycle by cycle: the fetch unit with its
+// prefetch queue, decode (with the address generation unit, IT folding and branches taken at
+// decode), execute (multi-cycle instructions, the register hazards the AGU sees), the load/store
+// unit on the bus matrix, and the DWT's view of each cycle. It is fed in program order with what
+// only execution knows (the instruction ran or was skipped, where a branch went, the address of
+// a data access, operand-dependent cycles) and runs as far as those facts allow, so that a data
+// access's cycle is known while the emulator performs it.
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "models/instruction_class.h"
+#include "models/memory_system.h"
+#include "models/pipeline/bus_matrix.h"
+#include "models/pipeline/fetch_unit.h"
+
+namespace emutrace::models {
+
+/// How one core's components behave: a row of the cores table.
+struct PipelineParameters {
+    std::uint8_t multiply_accumulate_cycles = 2;   ///< MLA/MLS (M4: 1, single-cycle MAC)
+    bool iterative_long_multiply = true;           ///< SMULL and kin take operand-dependent cycles (M3)
+    std::uint8_t long_multiply_cycles = 1;         ///< when not iterative (M4)
+    bool decode_time_branches = true;              ///< B, BL and BX LR fetch their target at decode
+    bool speculative_conditional_branches = true;  ///< B<cc> fetches its target at decode
+    bool fold_it = true;                           ///< an IT folds into a 16-bit instruction before it
+    bool pipelined_loads = true;                   ///< a load's address phase may overlap the data phase before
+};
+
+/// What only executing an instruction tells the pipeline.
+struct InstructionFacts {
+    std::uint32_t pc = 0;
+    bool executed = true;             ///< false: in an IT block with its condition failing
+    bool taken = false;               ///< a conditional branch whose condition passed
+    std::uint32_t target = 0;         ///< a register branch's destination (0: learnt from the next instruction)
+    std::uint32_t data_address = 0;   ///< its first data transfer's address
+    std::uint8_t execute_cycles = 0;  ///< operand-dependent cycles (divide, iterative long multiply); 0: the class's
+    std::uint32_t lr = 0;             ///< LR before it runs, for a BX LR decoded behind it
+};
+
+/// Static instructions by address, for the stages that run ahead of execution.
+class CodeView {
+public:
+    virtual ~CodeView() = default;
+    /// The instruction at `address`, or nullptr when none can be decoded there.
+    virtual const ClassifiedInstruction* instruction_at(std::uint32_t address) = 0;
+};
+
+/// The DWT's counts: cycles = instructions + CPI + LSU - folded (plus exception and sleep cycles).
+struct PipelineCounters {
+    std::uint64_t cycles = 0, instructions = 0, lsu = 0, fold = 0;
+};
+
+class Pipeline {
+public:
+    Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code);
+
+    /// Empties the pipeline and fetches from `pc` (reset, exception entry and return, a pc the
+    /// emulator changed).
+    void restart(std::uint32_t pc);
+    /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
+    void drain_and_wait(std::uint64_t cycles);
+    /// The next instruction in program order runs with `facts`; the pipeline advances as far as
+    /// they allow. Instructions between the previous one and `facts.pc` that an IT block skipped
+    /// are found here.
+    void executes(const InstructionFacts& facts);
+
+    /// The counts as of the last cycle simulated.
+    const PipelineCounters& counters() const { return counters_; }
+    /// The counts as of the data phase of the last given instruction's first transfer: what a
+    /// device it reads sees (a DWT counter read).
+    PipelineCounters at_data_phase() const;
+
+private:
+    struct Decoded {
+        const ClassifiedInstruction* insn = nullptr;
+        std::uint64_t decoded_at = 0;
+        bool folded_it = false;
+        bool branched_at_decode = false;
+        bool speculated = false;
+        bool resolved = false;
+        std::uint32_t epoch = 0;  ///< the fetch unit's when decoded
+    };
+    struct Executing {
+        const ClassifiedInstruction* insn = nullptr;
+        InstructionFacts facts;
+        std::uint64_t start = 0;
+        std::uint64_t busy_until = 0;  ///< last cycle it holds execute (for transfers: set as they go)
+        unsigned transfers_left = 0;   ///< data transfers not yet granted an address phase
+        std::uint32_t next_address = 0;
+        std::uint64_t last_data_end = 0;
+        bool waits_for_data = false;               ///< holds execute until its last data phase ends
+        std::optional<std::uint64_t> redirect_at;  ///< cycle its branch fetches the target
+        std::optional<std::uint32_t> redirect_to;  ///< unknown until the next instruction shows it
+        std::uint64_t first_address = 0;           ///< the first cycle it may present an address
+        std::uint64_t address_cycle = 0;           ///< when its last address phase was granted
+        unsigned transfers_done = 0;
+        bool speculation_unresolved = false;  ///< a B<cc> whose target fetch has not been confirmed
+        bool active = false;
+    };
+
+    bool step();  // one cycle; false (nothing done) when it needs facts it has not got
+    bool can_accept(const Decoded& d) const;
+    std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
+    void start_execute(std::uint64_t c, bool pipelined);
+    void settle_registers();  // after a flush: no register waits for an instruction that will not finish
+    void decode(std::uint64_t c);
+    void issue_transfers(std::uint64_t c);
+    void count(std::uint64_t c, bool issued, bool folded);
+    void queue_skipped_before(std::uint32_t pc);
+    std::uint32_t expected_next() const;
+
+    PipelineParameters p_;
+    CodeView& code_;
+    BusMatrix bus_;
+    FetchUnit fetch_;
+    std::uint64_t cycle_ = 0;
+    std::optional<Decoded> decoded_;
+    Executing x_;
+    std::deque<InstructionFacts> facts_;
+    std::optional<InstructionFacts> last_given_;
+    const ClassifiedInstruction* last_given_insn_ = nullptr;
+    std::array<std::uint64_t, 16> address_ready_{};  ///< per register: the cycle the AGU can use it
+    bool previous_decoded_writes_lr_ = false;
+    std::uint64_t lsu_next_address_ = 0;          ///< the LSU's next address phase may come from this cycle
+    std::array<PipelineCounters, 32> history_{};  ///< counts before each recent cycle
+    std::uint32_t lr_ = 0;
+    std::uint64_t store_data_end_ = 0;  ///< a store's data phase still running behind execute
+    bool last_was_lsu_ = false;
+    PipelineCounters counters_;
+    std::optional<std::uint64_t> given_data_phase_;  ///< data phase cycle of the last given instruction
+    PipelineCounters given_counters_;
+};
+
+}  // namespace emutrace::models
