@@ -2,6 +2,8 @@
 
 #include <unicorn/unicorn.h>
 
+#include <cstdlib>
+
 namespace emutrace::emu::detail {
 namespace {
 
@@ -40,7 +42,10 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 
 PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core)
     : uc_(uc), core_(core), memory_(memory_system(plan)), operands_(core.kind),
-      pipeline_(std::make_unique<models::Pipeline>(parameters(core), memory_, *this)) {}
+      pipeline_(std::make_unique<models::Pipeline>(parameters(core), memory_, *this)) {
+    // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr.
+    if (std::getenv("EMUTRACE_PIPELINE_TRACE")) pipeline_->trace_to(stderr);
+}
 
 const PipelineFeed::Code* PipelineFeed::code_at(std::uint32_t address, bool check) {
     auto it = code_.find(address);

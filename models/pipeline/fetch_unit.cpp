@@ -1,6 +1,7 @@
 #include "models/pipeline/fetch_unit.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace emutrace::models {
 
@@ -65,14 +66,14 @@ void FetchUnit::receive(std::uint64_t cycle) {
     }
 }
 
-void FetchUnit::request(std::uint64_t cycle) {
+void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     requested_ = false;
     if (speculation_pending_) {
         bus_.request(Master::Fetch, speculation_target_ & ~3u, cycle);
         requested_ = true;
         return;
     }
-    if (disabled_ || free_slots() < 2) return;
+    if (disabled_ || free_slots() + advancing < 2) return;
     bus_.request(Master::Fetch, next_, cycle);
     requested_ = true;
 }
@@ -90,6 +91,15 @@ void FetchUnit::issue(std::uint64_t cycle) {
     in_flight_.push_back({word, g.data_end + 1, skip_next_, false, false});
     skip_next_ = false;
     next_ += 4;
+}
+
+std::string FetchUnit::describe() const {
+    char buf[256];
+    int n = std::snprintf(buf, sizeof buf, "[%x,%x) next %x%s", head_, end_, next_, disabled_ ? " off" : "");
+    for (const auto& f : in_flight_)
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), " %x@%lu%s%s", f.word, (unsigned long)f.ready, f.dropped ? "d" : "",
+                           f.speculative ? "s" : "");
+    return buf;
 }
 
 }  // namespace emutrace::models

@@ -7,6 +7,7 @@
 // flushing: taken, the queue restarts from it; not taken, its data is dropped.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/pipeline/bus_matrix.h"
@@ -28,8 +29,10 @@ public:
 
     /// Start of `cycle`: words whose data phase ended arrive in the queue.
     void receive(std::uint64_t cycle);
-    /// Asks the bus for the next word in `cycle` (requests come before grants).
-    void request(std::uint64_t cycle);
+    /// Asks the bus for the next word in `cycle` (requests come before grants). `advancing`:
+    /// halfwords the decoded instruction frees when it moves to execute next cycle, which the
+    /// fetch may count on (CMEmu's over-commit).
+    void request(std::uint64_t cycle, unsigned advancing = 0);
     /// Issues the next word's address phase when the bus grants it.
     void issue(std::uint64_t cycle);
 
@@ -40,6 +43,7 @@ public:
     void consume(unsigned bytes) { head_ += bytes; }
     /// Changes on every redirect: an instruction decoded before one is no longer in the queue.
     std::uint32_t epoch() const { return epoch_; }
+    std::string describe() const;
 
 private:
     struct InFlight {

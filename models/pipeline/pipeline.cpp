@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 
 namespace emutrace::models {
 namespace {
@@ -158,16 +159,13 @@ bool Pipeline::step() {
         if (x_.active && x_.transfers_left == 0 && single_transfer(*x_.insn) && c >= x_.address_cycle + 1) return false;
     }
     if (accepting && facts_.empty()) return false;
-    if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->decoded_at + 1 && facts_.empty()) return false;
+    if (accepting && decoded_->insn->kind == InstructionClass::RegisterBranch && !decoded_->branched_at_decode && !decoded_->insn->late_branch &&
+        facts_.front().executed && !facts_.front().target)
+        return false;  // where it goes shows at the next instruction
+    if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1 && facts_.empty()) return false;
 
     fetch_.receive(c);
     if (x_.active && x_.transfers_left == 0 && x_.busy_until < c && !(x_.redirect_at && *x_.redirect_at >= c)) x_.active = false;
-    if (x_.active && x_.redirect_at && *x_.redirect_at == c) {
-        fetch_.redirect(*x_.redirect_to);
-        x_.redirect_at.reset();
-        decoded_.reset();
-        accepting = false;
-    }
     bool issued = false, folded = false;
     if (accepting) {
         const InstructionFacts& f = facts_.front();
@@ -180,11 +178,16 @@ bool Pipeline::step() {
             issued = true;
         }
     }
+    if (x_.active && x_.redirect_at && *x_.redirect_at == c) {  // a branch in execute fetches its target
+        fetch_.redirect(*x_.redirect_to);
+        x_.redirect_at.reset();
+        decoded_.reset();
+    }
     // B<cc> resolved the cycle after its decode.
     if (issued && x_.insn->kind == InstructionClass::ConditionalBranch && x_.speculation_unresolved) {
         fetch_.resolve(x_.facts.executed && x_.facts.taken, c);
         x_.speculation_unresolved = false;
-    } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->decoded_at + 1) {
+    } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1) {
         const InstructionFacts& f = facts_.front();
         fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken, c);
         decoded_->resolved = true;
@@ -197,10 +200,18 @@ bool Pipeline::step() {
         wants_data = true;
     }
     if (!decoded_) decode(c);
-    fetch_.request(c);
+    // The decoded instruction moves on next cycle unless execute is busy beyond this one.
+    bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
+    if (decoded_ && execute_frees) branch_at_decode(c);
+    unsigned advancing =
+        decoded_ && execute_frees && address_ready(*decoded_) <= c ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u) : 0u;
+    fetch_.request(c, advancing);
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     fetch_.issue(c);
     count(c, issued, folded);
+    if (trace_)
+        std::fprintf(trace_, "c%lu X:%x%s D:%x fetch:%s\n", (unsigned long)c, x_.active ? x_.insn->address : 0, issued ? "*" : " ",
+                     decoded_ ? decoded_->insn->address : 0, fetch_.describe().c_str());
     ++cycle_;
     return true;
 }
@@ -219,19 +230,29 @@ void Pipeline::decode(std::uint64_t c) {
     bool lr_dirty = previous_decoded_writes_lr_;
     previous_decoded_writes_lr_ = (i->writes & kLr) != 0;
     if (p_.decode_time_branches && !i->conditional) {
-        if (i->kind == InstructionClass::Branch && i->target) {
-            fetch_.redirect(i->target);
-            d.branched_at_decode = true;
-        } else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && lr_) {
-            fetch_.redirect(lr_ & ~1u);
-            d.branched_at_decode = true;
-        }
+        if (i->kind == InstructionClass::Branch && i->target)
+            d.decode_target = i->target;
+        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && lr_)
+            d.decode_target = lr_ & ~1u;
     }
-    if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) {
-        fetch_.speculate(i->target);
-        d.speculated = true;
-    }
+    if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) d.speculate_target = i->target;
     decoded_ = d;
+}
+
+void Pipeline::branch_at_decode(std::uint64_t c) {
+    // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
+    // before it moves to execute (CMEmu's HoldBranch).
+    Decoded& d = *decoded_;
+    if (d.decode_target) {
+        fetch_.redirect(*d.decode_target);
+        d.decode_target.reset();
+        d.branched_at_decode = true;
+    } else if (d.speculate_target) {
+        fetch_.speculate(*d.speculate_target);
+        d.speculate_target.reset();
+        d.speculated = true;
+        d.speculated_at = c;
+    }
 }
 
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {

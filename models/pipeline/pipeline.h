@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <optional>
 
@@ -68,6 +69,10 @@ public:
     /// are found here.
     void executes(const InstructionFacts& facts);
 
+    /// Writes each simulated cycle's stages to `out` (null: off): what execute started, what decode
+    /// holds, the prefetch queue and the words in flight.
+    void trace_to(std::FILE* out) { trace_ = out; }
+
     /// The counts as of the last cycle simulated.
     const PipelineCounters& counters() const { return counters_; }
     /// The counts as of the data phase of the last given instruction's first transfer: what a
@@ -82,7 +87,9 @@ private:
         bool branched_at_decode = false;
         bool speculated = false;
         bool resolved = false;
-        std::uint32_t epoch = 0;  ///< the fetch unit's when decoded
+        std::uint64_t speculated_at = 0;
+        std::optional<std::uint32_t> decode_target, speculate_target;  ///< a branch at decode not yet taken
+        std::uint32_t epoch = 0;                                       ///< the fetch unit's when decoded
     };
     struct Executing {
         const ClassifiedInstruction* insn = nullptr;
@@ -108,6 +115,7 @@ private:
     void start_execute(std::uint64_t c, bool pipelined);
     void settle_registers();  // after a flush: no register waits for an instruction that will not finish
     void decode(std::uint64_t c);
+    void branch_at_decode(std::uint64_t c);
     void issue_transfers(std::uint64_t c);
     void count(std::uint64_t c, bool issued, bool folded);
     void queue_skipped_before(std::uint32_t pc);
@@ -133,6 +141,7 @@ private:
     PipelineCounters counters_;
     std::optional<std::uint64_t> given_data_phase_;  ///< data phase cycle of the last given instruction
     PipelineCounters given_counters_;
+    std::FILE* trace_ = nullptr;
 };
 
 }  // namespace emutrace::models
