@@ -28,7 +28,7 @@ unsigned BusMatrix::fetch_latency(std::uint32_t address) const {
 void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycle) {
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
-    if (s.requested_cycle != at) s.requested = 0, s.requested_cycle = at;
+    if (s.requested_cycle != at || s.requested_in != cycle) s.requested = 0, s.requested_cycle = at, s.requested_in = cycle;
     s.requested |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(master));
 }
 
@@ -38,7 +38,7 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
     std::uint64_t at = presented(master, address, cycle);
     if (s.next_address > at) return false;
     if (master == Master::Fetch && fetch_next_issue_ > cycle) return false;
-    if (s.requested_cycle == at && s.requested == 3) {
+    if (s.requested_cycle == at && s.requested_in == cycle && s.requested == 3) {
         // Both masters want it in the same cycle: the System bus serves the fetch first.
         Master first = i == System ? Master::Fetch : Master::Data;
         return master == first;
@@ -50,9 +50,17 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
     std::uint64_t data_end = at + 1 + memory_.at(address).wait_states;
+    if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (master == Master::Fetch) fetch_next_issue_ = at + 1;
     return {data_end};
+}
+
+void BusMatrix::drop_held_fetch(std::uint64_t cycle) {
+    if (held_.at < cycle || held_.at == ~0ull) return;
+    state_[held_.interface].next_address = held_.next_address_before;
+    fetch_next_issue_ = cycle;
+    held_ = {};
 }
 
 void BusMatrix::reset() {

@@ -6,7 +6,7 @@
 // pipelining). When both masters want one interface in one cycle, the interface's priority
 // decides: data first on the code interfaces, the fetch first on the System bus (CMEmu's
 // measured arbitration). A fetch over the System bus passes a registration buffer first and
-// reaches the bus a cycle after the core issued it.
+// reaches the bus a cycle after the core issued it; stopping the fetch drops one it still holds.
 
 #include <array>
 #include <cstdint>
@@ -37,6 +37,9 @@ public:
     /// The cycles a fetch word takes from its issue to when decode can use it.
     unsigned fetch_latency(std::uint32_t address) const;
     const MemoryPort& port(std::uint32_t address) const { return memory_.at(address); }
+    /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
+    /// presented by `cycle` is dropped, and its bus cycle is free for data.
+    void drop_held_fetch(std::uint64_t cycle);
     void reset();
 
 private:
@@ -45,13 +48,19 @@ private:
     // The cycle in which the interface presents a transfer the core issues in `cycle`.
     std::uint64_t presented(Master master, std::uint32_t address, std::uint64_t cycle) const;
     struct State {
-        std::uint64_t next_address = 0;  ///< the first cycle a new address phase may be presented
-        std::uint64_t requested_cycle = ~0ull;
-        std::uint8_t requested = 0;  ///< Master bits asking in requested_cycle
+        std::uint64_t next_address = 0;         ///< the first cycle a new address phase may be presented
+        std::uint64_t requested_cycle = ~0ull;  ///< the cycle the requests below want to be presented in
+        std::uint64_t requested_in = ~0ull;     ///< the cycle they were made in
+        std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
     };
     const MemorySystem& memory_;
     std::array<State, kInterfaces> state_{};
     std::uint64_t fetch_next_issue_ = 0;  ///< the registration buffer holds a fetch until it is presented
+    struct Held {
+        Interface interface = ICode;
+        std::uint64_t at = ~0ull;  ///< when the registration buffer presents it
+        std::uint64_t next_address_before = 0;
+    } held_;
 };
 
 }  // namespace emutrace::models

@@ -25,7 +25,10 @@ public:
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
     void resolve(bool taken, std::uint64_t cycle);
     /// Stops fetching until redirect() (a load of the pc, TBB, WFI).
-    void disable() { disabled_ = true; }
+    void disable(std::uint64_t cycle) {
+        disabled_ = true;
+        bus_.drop_held_fetch(cycle);
+    }
 
     /// Start of `cycle`: words whose data phase ended arrive in the queue.
     void receive(std::uint64_t cycle);

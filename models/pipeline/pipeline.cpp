@@ -182,6 +182,7 @@ bool Pipeline::step() {
         fetch_.redirect(*x_.redirect_to);
         x_.redirect_at.reset();
         decoded_.reset();
+        refill_from_ = c + 1;  // waiting for the target is a fetch stall: CPI, whatever ran before
     }
     // B<cc> resolved the cycle after its decode.
     if (issued && x_.insn->kind == InstructionClass::ConditionalBranch && x_.speculation_unresolved) {
@@ -210,8 +211,8 @@ bool Pipeline::step() {
     fetch_.issue(c);
     count(c, issued, folded);
     if (trace_)
-        std::fprintf(trace_, "c%lu X:%x%s D:%x fetch:%s\n", (unsigned long)c, x_.active ? x_.insn->address : 0, issued ? "*" : " ",
-                     decoded_ ? decoded_->insn->address : 0, fetch_.describe().c_str());
+        std::fprintf(trace_, "c%lu X:%x%s t%u/%lu D:%x fetch:%s\n", (unsigned long)c, x_.active ? x_.insn->address : 0, issued ? "*" : " ",
+                     x_.transfers_left, (unsigned long)x_.last_data_end, decoded_ ? decoded_->insn->address : 0, fetch_.describe().c_str());
     ++cycle_;
     return true;
 }
@@ -287,7 +288,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         // A register-offset store reads three registers: one more cycle, unless it runs in a load's data phase.
         if (i.store && i.register_offset && !pipelined) x_.first_address = c + 1;
         x_.waits_for_data = !(i.kind == InstructionClass::Store);
-        if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable();
+        if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable(c);
         if (i.writeback && i.base >= 0) written_ready(static_cast<std::uint16_t>(1u << i.base), c + 1);
         written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives
         return;
@@ -305,7 +306,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
             written_ready(static_cast<std::uint16_t>(i.writes & 0x7FFF), c + 1);
             if (d.branched_at_decode) return;
             if (i.late_branch) {
-                fetch_.disable();
+                fetch_.disable(c);
                 x_.redirect_at = c + 1;
             } else {
                 x_.redirect_at = c;
@@ -361,9 +362,10 @@ void Pipeline::issue_transfers(std::uint64_t c) {
 void Pipeline::count(std::uint64_t c, bool issued, bool folded) {
     history_[c % history_.size()] = counters_;  // as a read in cycle c sees them
     if (issued) {
+        refill_from_ = ~0ull;
         ++counters_.instructions;
         if (folded) ++counters_.instructions, ++counters_.fold;
-    } else if (last_was_lsu_) {
+    } else if (last_was_lsu_ && c < refill_from_) {
         ++counters_.lsu;
     }
     counters_.cycles = c + 1;
