@@ -63,7 +63,27 @@ const PipelineFeed::Code* PipelineFeed::code_at(std::uint32_t address, bool chec
         }
     }
     Code& slot = code_[address] = std::move(c);
+    if (slot.valid && slot.cls.kind == models::InstructionClass::It) decode_it_block(address);
     return slot.valid ? &slot : nullptr;
+}
+
+// Decoded alone, an instruction an IT makes conditional reads as unconditional (and a 16-bit
+// ADD as ADDS): the IT block is decoded as one, and its instructions replace what is known of them.
+void PipelineFeed::decode_it_block(std::uint32_t it) {
+    std::array<std::uint8_t, 2 + 4 * 4> bytes{};
+    std::size_t n = bytes.size();
+    while (n > 2 && !uc_.read_memory(it, std::span(bytes).first(n))) n -= 2;
+    auto block = decoder_.decode(std::span(bytes).first(n), it);
+    for (std::size_t k = 1; k < block.size() && k <= decode::it_block_length(block.front()); ++k) {
+        Code c;
+        std::size_t at = block[k].address - it;
+        for (std::size_t b = 0; b < 4 && at + b < n; ++b) c.bytes[b] = bytes[at + b];
+        if (block[k].size == 2) c.bytes[2] = c.bytes[3] = 0, uc_.read_memory(block[k].address + 2, std::span(c.bytes).subspan(2));
+        c.insn = block[k];
+        c.cls = models::classify(c.insn);
+        c.valid = true;
+        code_[block[k].address] = std::move(c);
+    }
 }
 
 const models::ClassifiedInstruction* PipelineFeed::instruction_at(std::uint32_t address) {
@@ -120,6 +140,14 @@ void PipelineFeed::executes(std::uint32_t pc) {
                 f.execute_cycles = static_cast<std::uint8_t>(operands_.divide(n, m, o == 1));
             else if (operands_.multiply_long_by_operands())
                 f.execute_cycles = static_cast<std::uint8_t>(operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
+            break;
+        }
+        case models::InstructionClass::It: {  // 1011 1111 cond mask: each instruction's condition
+            unsigned firstcond = code->bytes[0] >> 4, mask = code->bytes[0] & 0xF;
+            for (unsigned k = 0; k < c.it_length; ++k) {
+                unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
+                if (condition_passes(cond)) f.it_passes = static_cast<std::uint8_t>(f.it_passes | 1u << k);
+            }
             break;
         }
         case models::InstructionClass::RegisterBranch:

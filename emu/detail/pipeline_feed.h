@@ -38,6 +38,7 @@ private:
         bool valid = false;
     };
     const Code* code_at(std::uint32_t address, bool check);
+    void decode_it_block(std::uint32_t it);
     std::uint32_t core_register(int r) const;
     bool condition_passes(unsigned cond) const;
 

@@ -158,7 +158,7 @@ bool Pipeline::step() {
         // can_accept() may depend on facts (pipelining into another memory): ask for them
         if (x_.active && x_.transfers_left == 0 && single_transfer(*x_.insn) && c >= x_.address_cycle + 1) return false;
     }
-    if (accepting && facts_.empty()) return false;
+    if (accepting && facts_.size() < (decoded_->folded_it ? 2u : 1u)) return false;  // a folded IT runs with it
     if (accepting && decoded_->insn->kind == InstructionClass::RegisterBranch && !decoded_->branched_at_decode && !decoded_->insn->late_branch &&
         facts_.front().executed && !facts_.front().target)
         return false;  // where it goes shows at the next instruction
@@ -185,7 +185,7 @@ bool Pipeline::step() {
         refill_from_ = c + 1;  // waiting for the target is a fetch stall: CPI, whatever ran before
     }
     // B<cc> resolved the cycle after its decode.
-    if (issued && x_.insn->kind == InstructionClass::ConditionalBranch && x_.speculation_unresolved) {
+    if (issued && x_.speculation_unresolved) {
         fetch_.resolve(x_.facts.executed && x_.facts.taken, c);
         x_.speculation_unresolved = false;
     } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1) {
@@ -230,7 +230,8 @@ void Pipeline::decode(std::uint64_t c) {
     }
     bool lr_dirty = previous_decoded_writes_lr_;
     previous_decoded_writes_lr_ = (i->writes & kLr) != 0;
-    if (p_.decode_time_branches && !i->conditional) {
+    // In an IT block too, when its condition passes (decode sees the flags as execute sets them).
+    if (p_.decode_time_branches && i->kind != InstructionClass::ConditionalBranch) {
         if (i->kind == InstructionClass::Branch && i->target)
             d.decode_target = i->target;
         else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && lr_)
@@ -244,6 +245,11 @@ void Pipeline::branch_at_decode(std::uint64_t c) {
     // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
     // before it moves to execute (CMEmu's HoldBranch).
     Decoded& d = *decoded_;
+    if (d.decode_target && d.insn->conditional && !it_condition_passes(*d.insn)) {
+        // Its condition fails: the target fetch goes out as for a B<cc> and its data is dropped.
+        d.speculate_target = d.decode_target;
+        d.decode_target.reset();
+    }
     if (d.decode_target) {
         fetch_.redirect(*d.decode_target);
         d.decode_target.reset();
@@ -256,11 +262,30 @@ void Pipeline::branch_at_decode(std::uint64_t c) {
     }
 }
 
+// Decode sees the flags as execute will have them: whether an instruction of the IT block the
+// last IT opened passes its condition.
+bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) {
+    std::uint32_t a = it_block_.first;
+    for (unsigned k = 0; k < it_block_.length; ++k) {
+        if (a == i.address) return (it_block_.passes >> k) & 1u;
+        const ClassifiedInstruction* n = code_.instruction_at(a);
+        if (!n) break;
+        a += n->size;
+    }
+    return true;
+}
+
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     Decoded d = *decoded_;
     decoded_.reset();
     InstructionFacts f = facts_.front();
     facts_.pop_front();
+    if (d.folded_it && !facts_.empty() && facts_.front().pc == d.insn->address + d.insn->size) {
+        const ClassifiedInstruction* it = code_.instruction_at(facts_.front().pc);
+        it_block_ = {facts_.front().pc + 2, static_cast<std::uint8_t>(it ? it->it_length : 0), facts_.front().it_passes};
+        facts_.pop_front();
+    }
+    if (d.insn->kind == InstructionClass::It) it_block_ = {d.insn->address + 2, d.insn->it_length, f.it_passes};
     const ClassifiedInstruction& i = *d.insn;
     if (d.epoch == fetch_.epoch()) fetch_.consume(i.size + (d.folded_it ? 2u : 0u));
     x_ = {};

@@ -40,6 +40,7 @@ struct InstructionFacts {
     std::uint32_t data_address = 0;   ///< its first data transfer's address
     std::uint8_t execute_cycles = 0;  ///< operand-dependent cycles (divide, iterative long multiply); 0: the class's
     std::uint32_t lr = 0;             ///< LR before it runs, for a BX LR decoded behind it
+    std::uint8_t it_passes = 0;       ///< an IT: bit k, its k-th instruction's condition passes with the flags now
 };
 
 /// Static instructions by address, for the stages that run ahead of execution.
@@ -133,6 +134,11 @@ private:
     const ClassifiedInstruction* last_given_insn_ = nullptr;
     std::array<std::uint64_t, 16> address_ready_{};  ///< per register: the cycle the AGU can use it
     bool previous_decoded_writes_lr_ = false;
+    struct ItBlock {
+        std::uint32_t first = 1;  ///< the first instruction it makes conditional
+        std::uint8_t length = 0, passes = 0;
+    } it_block_;
+    bool it_condition_passes(const ClassifiedInstruction& i);
     std::uint64_t lsu_next_address_ = 0;          ///< the LSU's next address phase may come from this cycle
     std::array<PipelineCounters, 32> history_{};  ///< counts before each recent cycle
     std::uint32_t lr_ = 0;
