@@ -296,6 +296,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.busy_until = c;
     x_.speculation_unresolved = d.speculated && !d.resolved;
     last_was_lsu_ = i.memory_access() || i.late_branch;
+    lsu_until_ = ~0ull;
     if (!f.executed) return;  // skipped in an IT block: one cycle
     auto written_ready = [&](std::uint16_t regs, std::uint64_t at) {
         for (; regs; regs &= regs - 1) address_ready_[static_cast<unsigned>(std::countr_zero(regs))] = at;
@@ -374,6 +375,7 @@ void Pipeline::issue_transfers(std::uint64_t c) {
     if (x_.transfers_left) return;
     x_.busy_until = x_.waits_for_data ? g.data_end : c;
     if (i.kind == InstructionClass::TableBranch) {
+        lsu_until_ = g.data_end + 1;  // then the adder forms the target: CPI
         x_.redirect_at = g.data_end + 2;
         if (x_.facts.target) x_.redirect_to = x_.facts.target;
         x_.busy_until = *x_.redirect_at;
@@ -390,7 +392,7 @@ void Pipeline::count(std::uint64_t c, bool issued, bool folded) {
         refill_from_ = ~0ull;
         ++counters_.instructions;
         if (folded) ++counters_.instructions, ++counters_.fold;
-    } else if (last_was_lsu_ && c < refill_from_) {
+    } else if (last_was_lsu_ && c < refill_from_ && c <= lsu_until_) {
         ++counters_.lsu;
     }
     counters_.cycles = c + 1;

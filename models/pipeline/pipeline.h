@@ -144,7 +144,9 @@ private:
     std::uint32_t lr_ = 0;
     std::uint64_t store_data_end_ = 0;  ///< a store's data phase still running behind execute
     bool last_was_lsu_ = false;
-    std::uint64_t refill_from_ = ~0ull;  ///< cycles from here to the next issue wait for a branch target
+    std::uint64_t refill_from_ = ~0ull;
+    std::uint64_t lsu_until_ =
+        ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
     PipelineCounters counters_;
     std::optional<std::uint64_t> given_data_phase_;  ///< data phase cycle of the last given instruction
     PipelineCounters given_counters_;
