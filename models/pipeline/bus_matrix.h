@@ -33,7 +33,7 @@ public:
     bool may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const;
     /// Takes the interface for a transfer issued in `cycle`; `beats` data transfers back to back
     /// (one address phase each, as LDM issues them) are not modelled here: one call per transfer.
-    Grant grant(Master master, std::uint32_t address, std::uint64_t cycle);
+    Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
     /// The cycles a fetch word takes from its issue to when decode can use it.
     unsigned fetch_latency(std::uint32_t address) const;
     const MemoryPort& port(std::uint32_t address) const { return memory_.at(address); }
@@ -52,6 +52,7 @@ private:
         std::uint64_t requested_cycle = ~0ull;  ///< the cycle the requests below want to be presented in
         std::uint64_t requested_in = ~0ull;     ///< the cycle they were made in
         std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
+        std::uint64_t write_end = 0;  ///< a buffered write holds fetches off until its data phase ends
     };
     const MemorySystem& memory_;
     std::array<State, kInterfaces> state_{};

@@ -353,7 +353,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
 }
 
 void Pipeline::issue_transfers(std::uint64_t c) {
-    Grant g = bus_.grant(Master::Data, x_.next_address, c);
+    Grant g = bus_.grant(Master::Data, x_.next_address, c, x_.insn->store);
     const ClassifiedInstruction& i = *x_.insn;
     if (x_.transfers_done == 0 && last_given_ && x_.facts.pc == last_given_->pc) given_data_phase_ = g.data_end;
     ++x_.transfers_done;
