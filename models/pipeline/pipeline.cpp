@@ -369,7 +369,13 @@ void Pipeline::issue_transfers(std::uint64_t c) {
         for (std::uint16_t regs = i.loaded; regs; regs &= regs - 1, ++n) {
             bool arrives =
                 single_transfer(i) ? x_.transfers_left == 0 : n + 1 == x_.transfers_done || (x_.transfers_left == 0 && n >= x_.transfers_done);
-            if (arrives) address_ready_[static_cast<unsigned>(std::countr_zero(regs))] = g.data_end;
+            if (!arrives) continue;
+            // The AGU's forwarding path takes a single, dual or 32-bit multiple load's data as it
+            // arrives; a 16-bit LDM/POP, or a load writing its base back, writes the register it
+            // loads last through the register file, a cycle later.
+            auto r = static_cast<unsigned>(std::countr_zero(regs));
+            bool late = (i.writeback || (i.kind == InstructionClass::LoadMultiple && i.size == 2)) && static_cast<int>(r) == i.last_loaded;
+            address_ready_[r] = g.data_end + (late ? 1 : 0);
         }
     }
     if (x_.transfers_left) return;
