@@ -24,6 +24,7 @@ public:
     void speculate(std::uint32_t target);
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
     void resolve(bool taken, std::uint64_t cycle);
+    bool stopped() const { return disabled_; }
     /// Stops fetching until redirect() (a load of the pc, TBB, WFI).
     void disable(std::uint64_t cycle) {
         disabled_ = true;

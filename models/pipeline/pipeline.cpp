@@ -51,6 +51,10 @@ void Pipeline::settle_registers() {
 void Pipeline::drain_and_wait(std::uint64_t cycles) {
     for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
         if (!step()) break;
+    // What could not finish without the next instruction's facts (a branch whose target they
+    // tell) still ran: counted, not timed.
+    for (const auto& f : facts_)
+        if (f.executed) ++counters_.instructions;
     facts_.clear();
     decoded_.reset();
     x_ = {};
@@ -152,7 +156,10 @@ bool Pipeline::step() {
     const std::uint64_t c = cycle_;
     // What this cycle needs to know first.
     if (x_.active && x_.redirect_at && *x_.redirect_at == c && !x_.redirect_to) return false;
-    if (!decoded_ && !x_.active && facts_.empty() && !code_.instruction_at(fetch_.head())) return false;  // nothing to fetch
+    if (!decoded_ && !x_.active && facts_.empty() && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) return false;  // nothing to do
+    // Execution went where nothing fetches (an exception's handler or return after the fetch
+    // stopped): fetch from there.
+    if (!decoded_ && !x_.active && !facts_.empty() && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) fetch_.redirect(facts_.front().pc);
     bool accepting = decoded_ && can_accept(*decoded_);
     if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty()) {
         // can_accept() may depend on facts (pipelining into another memory): ask for them
