@@ -132,7 +132,7 @@ struct Summary {
     Tally total, given, validation;
 };
 
-nlohmann::json to_json(const SiliconOptions& o, const std::vector<SiliconTest>& tests, const Summary& s) {
+nlohmann::json to_json(const SiliconOptions& o, emu::TimingMode timing, const std::vector<SiliconTest>& tests, const Summary& s) {
     using nlohmann::json;
     json j_tests = json::array();
     for (const auto& t : tests) {
@@ -166,6 +166,7 @@ nlohmann::json to_json(const SiliconOptions& o, const std::vector<SiliconTest>& 
     if (o.split != "validation") sets["given"] = tally_json(s.given);
     if (o.split != "given") sets["validation"] = tally_json(s.validation);
     return {{"board", o.board},
+            {"timing", std::string(emu::to_string(timing))},
             {"split", o.split},
             {"max_instructions", o.max_instructions},
             {"configurations", s.total.configurations},
@@ -263,7 +264,7 @@ int silicon_command(const SiliconOptions& o) {
         std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
     if (!o.json.empty()) {
-        config::write_text_file(o.json, to_json(o, tests, s).dump(1) + "\n", "JSON result");
+        config::write_text_file(o.json, to_json(o, timing ? *timing : preset.machine.timing, tests, s).dump(1) + "\n", "JSON result");
     }
     if (o.min_rate > 0 && s.total.rate() < o.min_rate) {
         std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * s.total.rate(), 100.0 * o.min_rate);

@@ -17,8 +17,12 @@ using namespace emutrace::test;
 
 namespace {
 
-// The exact matches the model reached (674 of 704 configurations, 95.7%); raise them with the model.
-constexpr std::size_t kReachedExact = 674;
+// The exact matches the board preset's model (the pipeline components) reached: 658 of 704
+// configurations, 496 of the 522 given (95.0%, the floor issue 25 sets), 162 of the 182 held aside
+// (89.0%). Raise them with the model.
+constexpr std::size_t kReachedExact = 658, kReachedGiven = 496;
+// The per-block model (--timing trm), fitted to every test here, given and held aside alike.
+constexpr std::size_t kPerBlockExact = 674;
 
 int emutrace_status(const std::string& args, const TempDir& dir) {
     std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err");
@@ -47,7 +51,7 @@ std::set<std::string> validation_tests(const std::string& suite) {
 TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board preset, and the exact-match rate holds") {
     TempDir dir;
     int status = emutrace_status(
-        "silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") + " --min-rate 0.9573", dir);
+        "silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") + " --min-rate 0.934", dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
     CHECK(j["board"] == "stm32f100");
@@ -63,6 +67,8 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board 
     const auto& sets = j["sets"];
     CHECK(sets["given"]["configurations"].get<std::size_t>() + sets["validation"]["configurations"].get<std::size_t>() == 704);
     CHECK(sets["given"]["exact"].get<std::size_t>() + sets["validation"]["exact"].get<std::size_t>() == j["exact"].get<std::size_t>());
+    CHECK(sets["given"]["exact"].get<std::size_t>() >= kReachedGiven);
+    CHECK(j["timing"] == "pipeline");
     std::string out = read_file(dir.file("out"));
     CHECK(out.find("exact: given ") != std::string::npos);
     CHECK(out.find(" validation ") != std::string::npos);
@@ -88,6 +94,16 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board 
                 CHECK(!c["code"].empty());
                 return;
             }
+}
+
+TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at the rate it reached") {
+    TempDir dir;
+    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --timing trm --json " + dir.file("t.json"), dir);
+    CHECK(status == 0);
+    auto j = nlohmann::json::parse(read_file(dir.file("t.json")));
+    CHECK(j["timing"] == "trm");
+    CHECK(j["exact"].get<std::size_t>() >= kPerBlockExact);
+    CHECK(read_file(dir.file("out")).find("trm timing") != std::string::npos);
 }
 
 TEST_CASE("silicon: --split validation runs only every 5th test of each category, and a scenario file is a board") {

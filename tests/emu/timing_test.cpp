@@ -23,62 +23,73 @@ std::map<std::string, unsigned long> timings(const std::string& text, const std:
 }
 }  // namespace
 
-TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts") {
-    FirmwareRun r = run_firmware("dwt_timing");
-    REQUIRE(r.result.exit_code == 0);
-    // A load reads CYCCNT in its last cycle, so each delta covers the sequence and the second
-    // CYCCNT load: 2, or 1 when it pipelines behind a load. (This reading of "when" was corrected
-    // by silicon: on the STM32F100, ldr; ldr from CYCCNT differ by 1, not by the first load's 2;
-    // tests/data/silicon control_flow and data_processing tests, times[0].)
-    const std::map<std::string, unsigned long> expected{
-        // 8 x NOP 1, but the first runs in the opening read's data phase (silicon,
-        // control_flow/cbz_deps: read; nop; cbz; read measures 1 less than with adds for nop).
-        {"nop8", 2 + 8 - 1},
-        {"alu8", 2 + 8},      // 8 x ADDS/EORS 1
-        {"mul4", 2 + 4},      // MUL 1
-        {"mla2", 2 + 2 * 2},  // MLA 2 on Cortex-M3
-        // LDR after LDR pipelines to 1 cycle, but only within one memory or device: from the DWT
-        // to SRAM and back it does not (silicon, memory/ldr_reg: N loads between two DWT reads
-        // take N + 3; the TRM reading gave N + 1).
-        {"ldr1", 2 + 2},          // SRAM load behind a DWT read, then the read behind it
-        {"ldr4", 2 + 3 * 1 + 2},  // the first and the read break the pipeline, 3 pipelined
-        // STR [Rn,#imm] 1, but the closing read right behind the last one waits for its data
-        // phase (silicon, memory/mov_str_imm_deps: mov; str; ldr from the DWT measures 1 more).
-        {"str4", 2 + 4 * 1 + 1},
-        {"ldm4", 2 + (1 + 4)},  // LDM 1 + N
-        {"push_pop", 2 + (1 + 4) + (1 + 4)},
-        // The TRM gives divides only as 2-12; silicon (sdiv_udiv_timing) gives 5 plus one per 4
-        // bits the dividend is longer than the divisor. This corrects the quotient-bits guess.
-        {"udiv_small", 2 + 6},             // 100 / 7: 4 bits longer, 5 + 1
-        {"udiv_large", 2 + 12},            // 0xFFFFFFF0 / 3: 30 bits longer, the maximum 12
-        {"sdiv_zero", 2 + 2},              // division by zero: the minimum 2
-        {"b_taken", 2 + (1 + 2) - 1},      // B: 1 + P, less the refill cycle its early target
-                                           // fetch hides behind the 2-cycle read (silicon:
-                                           // control_flow/b_after_ldr; the TRM gives 1 + P)
-        {"bne_not_taken", 2 + 1 + 1 + 1},  // CMP 1, BNE not taken 1, NOP 1
-        {"bne_taken", 2 + 1 + 2},          // CMP 1, BNE taken P: its target is known at decode
-                                           // (silicon: control_flow/bcond; the TRM gives 1 + P)
-        {"isb", 2 + (1 + 2)},              // ISB 1 + B, B = P
-        // Silicon (control_flow/it): an IT behind a 16-bit instruction folds into it and takes no
-        // cycle; an instruction in an IT block that fails its condition takes 1, whatever it is.
-        {"it_fold", 2 + 1 + 0 + 1},         // CMP 1, IT 0, ADD 1
-        {"it_mla_run", 2 + 1 + 0 + 2},      // CMP 1, IT 0, MLA 2
-        {"it_mla_skipped", 2 + 1 + 0 + 1},  // CMP 1, IT 0, MLA skipped 1
-        // A block Unicorn ends at a page boundary, inside a straight line of code, changes
-        // nothing (silicon: piq_narrow_b_to_unaligned, udiv straddling 1 KiB, then b.n).
-        {"udiv_b_page", 2 + 6 + 2},  // 100 / 7 6, B behind it P
-        // An IT block split by a page boundary: the bxeq after it is still conditional.
-        {"it_page", 2 + 1 + 0 + 1},  // CMP 1, IT 0 (folded), BXEQ skipped 1
-        // Unaligned accesses cost what aligned ones do unless the region times them (below).
-        {"ldr_plus1", 2 + 2},  // SRAM load behind a DWT read, as ldr1
-        {"ldr_plus2", 2 + 2},
-        {"ldrh_plus1", 2 + 2},
-        {"str_plus3", 2 + 1 + 1},  // STR 1, the closing read waits for its data phase
-        // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
-        // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
-        {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
-    };
-    CHECK(timings(r.sink.text) == expected);
+// Both cycle models: the per-block costs (trm) and the pipeline components stepped cycle by cycle
+// (pipeline), which must agree on every measured sequence.
+const emu::TimingMode kModels[] = {emu::TimingMode::Trm, emu::TimingMode::Pipeline};
+
+FirmwareRun run_with(const char* elf, emu::TimingMode model) {
+    return run_firmware(elf, "", [model](emu::MachineConfig& c) { c.timing = model; });
+}
+
+TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both models") {
+    for (emu::TimingMode model : kModels) {
+        CAPTURE(emu::to_string(model));
+        FirmwareRun r = run_with("dwt_timing", model);
+        REQUIRE(r.result.exit_code == 0);
+        // A load reads CYCCNT in its last cycle, so each delta covers the sequence and the second
+        // CYCCNT load: 2, or 1 when it pipelines behind a load. (This reading of "when" was corrected
+        // by silicon: on the STM32F100, ldr; ldr from CYCCNT differ by 1, not by the first load's 2;
+        // tests/data/silicon control_flow and data_processing tests, times[0].)
+        const std::map<std::string, unsigned long> expected{
+            // 8 x NOP 1, but the first runs in the opening read's data phase (silicon,
+            // control_flow/cbz_deps: read; nop; cbz; read measures 1 less than with adds for nop).
+            {"nop8", 2 + 8 - 1},
+            {"alu8", 2 + 8},      // 8 x ADDS/EORS 1
+            {"mul4", 2 + 4},      // MUL 1
+            {"mla2", 2 + 2 * 2},  // MLA 2 on Cortex-M3
+            // LDR after LDR pipelines to 1 cycle, but only within one memory or device: from the DWT
+            // to SRAM and back it does not (silicon, memory/ldr_reg: N loads between two DWT reads
+            // take N + 3; the TRM reading gave N + 1).
+            {"ldr1", 2 + 2},          // SRAM load behind a DWT read, then the read behind it
+            {"ldr4", 2 + 3 * 1 + 2},  // the first and the read break the pipeline, 3 pipelined
+            // STR [Rn,#imm] 1, but the closing read right behind the last one waits for its data
+            // phase (silicon, memory/mov_str_imm_deps: mov; str; ldr from the DWT measures 1 more).
+            {"str4", 2 + 4 * 1 + 1},
+            {"ldm4", 2 + (1 + 4)},  // LDM 1 + N
+            {"push_pop", 2 + (1 + 4) + (1 + 4)},
+            // The TRM gives divides only as 2-12; silicon (sdiv_udiv_timing) gives 5 plus one per 4
+            // bits the dividend is longer than the divisor. This corrects the quotient-bits guess.
+            {"udiv_small", 2 + 6},             // 100 / 7: 4 bits longer, 5 + 1
+            {"udiv_large", 2 + 12},            // 0xFFFFFFF0 / 3: 30 bits longer, the maximum 12
+            {"sdiv_zero", 2 + 2},              // division by zero: the minimum 2
+            {"b_taken", 2 + (1 + 2) - 1},      // B: 1 + P, less the refill cycle its early target
+                                               // fetch hides behind the 2-cycle read (silicon:
+                                               // control_flow/b_after_ldr; the TRM gives 1 + P)
+            {"bne_not_taken", 2 + 1 + 1 + 1},  // CMP 1, BNE not taken 1, NOP 1
+            {"bne_taken", 2 + 1 + 2},          // CMP 1, BNE taken P: its target is known at decode
+                                               // (silicon: control_flow/bcond; the TRM gives 1 + P)
+            {"isb", 2 + (1 + 2)},              // ISB 1 + B, B = P
+            // Silicon (control_flow/it): an IT behind a 16-bit instruction folds into it and takes no
+            // cycle; an instruction in an IT block that fails its condition takes 1, whatever it is.
+            {"it_fold", 2 + 1 + 0 + 1},         // CMP 1, IT 0, ADD 1
+            {"it_mla_run", 2 + 1 + 0 + 2},      // CMP 1, IT 0, MLA 2
+            {"it_mla_skipped", 2 + 1 + 0 + 1},  // CMP 1, IT 0, MLA skipped 1
+            // A block Unicorn ends at a page boundary, inside a straight line of code, changes
+            // nothing (silicon: piq_narrow_b_to_unaligned, udiv straddling 1 KiB, then b.n).
+            {"udiv_b_page", 2 + 6 + 2},  // 100 / 7 6, B behind it P
+            // An IT block split by a page boundary: the bxeq after it is still conditional.
+            {"it_page", 2 + 1 + 0 + 1},  // CMP 1, IT 0 (folded), BXEQ skipped 1
+            // Unaligned accesses cost what aligned ones do unless the region times them (below).
+            {"ldr_plus1", 2 + 2},  // SRAM load behind a DWT read, as ldr1
+            {"ldr_plus2", 2 + 2},
+            {"ldrh_plus1", 2 + 2},
+            {"str_plus3", 2 + 1 + 1},  // STR 1, the closing read waits for its data phase
+            // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
+            // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
+            {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
+        };
+        CHECK(timings(r.sink.text) == expected);
+    }
 }
 
 TEST_CASE("timing: a region that times unaligned accesses charges the core's extra transfers") {
@@ -100,22 +111,42 @@ TEST_CASE("timing: a region that times unaligned accesses charges the core's ext
     CHECK(lsu.at("lsu_ldr_nop") == 0);  // the event counters' measurements are aligned
 }
 
-TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the extra cycles") {
-    FirmwareRun r = run_firmware("dwt_timing");
-    REQUIRE(r.result.exit_code == 0);
-    // Each delta covers the opening read's data phase, the sequence and the closing read's first
-    // cycle. Silicon (tests/data/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
-    const std::map<std::string, unsigned long> expected{
-        {"cpi_b", 1},     // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
-        {"lsu_b", 1},     // the opening read's data phase: B does not run in it
-        {"cpi_udiv", 5},  // 100 / 7 takes 6
-        // No load stalls: each NOP runs in a load's data phase, and the closing read samples
-        // before its own (silicon: cbz_deps, a DWT read; nop; cbz; DWT read counts LSU 0).
-        {"lsu_ldr_nop", 0},
-        {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
-        {"fold_it", 1},      // the IT folded behind CMP
-    };
-    CHECK(timings(r.sink.text, "counter") == expected);
+TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the extra cycles, in both models") {
+    for (emu::TimingMode model : kModels) {
+        CAPTURE(emu::to_string(model));
+        FirmwareRun r = run_with("dwt_timing", model);
+        REQUIRE(r.result.exit_code == 0);
+        // Each delta covers the opening read's data phase, the sequence and the closing read's first
+        // cycle. Silicon (tests/data/silicon control_flow/cbz): cbz taken then ldr counts CPI 2, LSU 1.
+        const std::map<std::string, unsigned long> expected{
+            {"cpi_b", 1},     // B's refill P less the cycle hidden behind the read; its second cycle is LSU's
+            {"lsu_b", 1},     // the opening read's data phase: B does not run in it
+            {"cpi_udiv", 5},  // 100 / 7 takes 6
+            // No load stalls: each NOP runs in a load's data phase, and the closing read samples
+            // before its own (silicon: cbz_deps, a DWT read; nop; cbz; DWT read counts LSU 0).
+            {"lsu_ldr_nop", 0},
+            {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
+            {"fold_it", 1},      // the IT folded behind CMP
+        };
+        CHECK(timings(r.sink.text, "counter") == expected);
+    }
+}
+
+TEST_CASE("timing: the pipeline components run compiled code with interrupts and an RTOS to the same output as the block costs") {
+    // Not cycle for cycle (the models differ where silicon taught them differently), but within 2%
+    // over the whole run, with every exception entry and return, and the same firmware output.
+    for (const char* elf : {"kernels", "rtos"}) {
+        CAPTURE(elf);
+        FirmwareRun block = run_with(elf, emu::TimingMode::Trm), pipeline = run_with(elf, emu::TimingMode::Pipeline);
+        REQUIRE(block.result.exit_code == 0);
+        REQUIRE(pipeline.result.exit_code == 0);
+        CHECK(pipeline.result.exceptions == block.result.exceptions);
+        double ratio = static_cast<double>(pipeline.result.cycles) / static_cast<double>(block.result.cycles);
+        CAPTURE(ratio);
+        CHECK(ratio > 0.98);
+        CHECK(ratio < 1.02);
+        CHECK(pipeline.result.cycles > pipeline.result.instructions);
+    }
 }
 
 TEST_CASE("timing: the same firmware with the model off sees one cycle per instruction") {
