@@ -1,0 +1,102 @@
+// The two cycle models side by side on compiled code: the pipeline components stepped cycle by
+// cycle (timing: pipeline) against the per-block costs (timing: trm), in speed (medians of
+// interleaved runs) and in the cycles each gives every kernel of tests/firmware/kernels.c.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench_timing.h"
+#include "decode/elf_image.h"
+#include "emu/machine.h"
+#include "emutrace/sink.h"
+#include "session/scenario.h"
+
+using namespace emutrace;
+
+namespace {
+
+struct Output final : trace::TraceSink {
+    std::string text;
+    std::uint32_t wants() const override { return trace::WantOutput; }
+    void on_batch(const trace::EventBatch& b) override {
+        for (const auto& e : b.events)
+            if (e.kind == trace::EventKind::Output) text += b.output_text(e);
+    }
+};
+
+struct Run {
+    double seconds = 0;
+    emu::RunResult result;
+    std::map<std::string, unsigned long> kernels;  ///< the firmware's own DWT_CYCCNT figure per kernel
+};
+
+Run run(const decode::ElfImage& image, emu::TimingMode timing) {
+    emu::MachineConfig c = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml").machine;
+    c.timing = timing;
+    c.echo_output = false;
+    emu::Machine m(std::move(c), image);
+    Output out;
+    m.add_sink(out);
+    Run r;
+    double t0 = bench::cpu_now();
+    r.result = m.run();
+    r.seconds = bench::cpu_now() - t0;
+    for (std::size_t at = 0; (at = out.text.find("kernel ", at)) != std::string::npos; at += 7) {
+        char name[32] = {};
+        unsigned long cycles = 0;
+        if (std::sscanf(out.text.c_str() + at, "kernel %31s cycles=%lu", name, &cycles) == 2) r.kernels[name] = cycles;
+    }
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int repeat = 5;
+    std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/kernels.elf";
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::printf(
+                "usage: bench_pipeline [--repeat N] [firmware.elf]\n"
+                "The pipeline cycle model against the per-block one on the kernels firmware (or the ELF given):\n"
+                "MIPS as medians of N interleaved runs (default 5), and the cycles each gives every kernel.\n");
+            return 0;
+        }
+        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = std::max(1, std::atoi(argv[++i]));
+        else
+            elf = argv[i];
+    }
+    try {
+        decode::ElfImage image = decode::ElfImage::load(elf);
+        std::vector<double> block_mips, pipeline_mips;
+        Run block, pipeline;
+        for (int i = 0; i < repeat; ++i) {
+            block = run(image, emu::TimingMode::Trm);
+            pipeline = run(image, emu::TimingMode::Pipeline);
+            block_mips.push_back(static_cast<double>(block.result.instructions) / block.seconds / 1e6);
+            pipeline_mips.push_back(static_cast<double>(pipeline.result.instructions) / pipeline.seconds / 1e6);
+        }
+        double b = bench::median(block_mips), p = bench::median(pipeline_mips);
+        std::printf("bench_pipeline: %s, %llu instructions, medians of %d interleaved runs\n", elf.c_str(),
+                    static_cast<unsigned long long>(block.result.instructions), repeat);
+        std::printf("  %-40s %8.1f MIPS\n", "per-block costs (timing: trm)", b);
+        std::printf("  %-40s %8.1f MIPS  (%.3fx the per-block speed)\n", "pipeline components (timing: pipeline)", p, p / b);
+        std::printf("  %-40s %12llu %12llu  %+.2f%%\n", "cycles, whole run (trm, pipeline)", static_cast<unsigned long long>(block.result.cycles),
+                    static_cast<unsigned long long>(pipeline.result.cycles),
+                    100.0 * (static_cast<double>(pipeline.result.cycles) / static_cast<double>(block.result.cycles) - 1));
+        for (const auto& [name, cycles] : block.kernels) {
+            auto it = pipeline.kernels.find(name);
+            if (it == pipeline.kernels.end()) continue;
+            std::printf("    kernel %-31s %12lu %12lu  %+.2f%%\n", name.c_str(), cycles, it->second,
+                        100.0 * (static_cast<double>(it->second) / static_cast<double>(cycles) - 1));
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_pipeline: %s\n", e.what());
+        return 2;
+    }
+}
