@@ -143,7 +143,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
     const ClassifiedInstruction& n = *d.insn;
     if (n.kind == InstructionClass::Nop) return true;
-    if (!single_transfer(n) || n.writes_pc || (n.is_load() && n.writeback)) return false;
+    if (!single_transfer(n) || n.writes_pc || n.writeback) return false;
     if (facts_.empty()) return false;
     const InstructionFacts& nf = facts_.front();
     if (!nf.executed) return false;
