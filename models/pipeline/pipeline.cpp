@@ -318,9 +318,10 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         x_.transfers_left = transfers;
         x_.next_address = f.data_address & ~3u;
         x_.first_address = c;
-        // A register-offset store reads three registers: one more cycle, unless it runs in a load's data phase.
-        if (i.store && i.register_offset && !pipelined) x_.first_address = c + 1;
-        x_.waits_for_data = !(i.kind == InstructionClass::Store);
+        // A store leaves execute after its address phase, but one addressed [Rn, Rm] reads its
+        // third register, the data, in its data phase and stays for it (unless it runs in a
+        // load's data phase, when the register file has a port to spare).
+        x_.waits_for_data = i.kind != InstructionClass::Store || (i.register_offset && !pipelined);
         if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable(c);
         if (i.writeback && i.base >= 0) written_ready(static_cast<std::uint16_t>(1u << i.base), c + 1);
         written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives
