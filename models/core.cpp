@@ -7,11 +7,18 @@ namespace {
 
 using namespace emutrace::decode;
 
+// The pipelines: the Cortex-M3's as measured on silicon; the M4's single-cycle MAC and long
+// multiplies (M4 TRM); the M0's von Neumann core without load pipelining, branch prediction or
+// IT, whose stores hold execute for their data phase (M0 TRM: LDR/STR 2, B taken 3).
+constexpr PipelineParameters kM3Pipeline{};
+constexpr PipelineParameters kM4Pipeline{1, false, 1, true, true, true, true, false};
+constexpr PipelineParameters kM0Pipeline{1, false, 1, false, false, false, false, true};
+
 constexpr std::array<CoreSpec, 4> kCores{{
-    {CoreKind::CortexM0, "cortex-m0", "ARMv6-M", 0, 2},
-    {CoreKind::CortexM3, "cortex-m3", "ARMv7-M", IsaThumb2 | IsaDivide, 4},
-    {CoreKind::CortexM4, "cortex-m4", "ARMv7E-M", IsaThumb2 | IsaDivide | IsaDsp, 4},
-    {CoreKind::CortexM4F, "cortex-m4f", "ARMv7E-M+FPv4-SP", IsaThumb2 | IsaDivide | IsaDsp | IsaFpSingle, 4},
+    {CoreKind::CortexM0, "cortex-m0", "ARMv6-M", 0, 2, kM0Pipeline},
+    {CoreKind::CortexM3, "cortex-m3", "ARMv7-M", IsaThumb2 | IsaDivide, 4, kM3Pipeline},
+    {CoreKind::CortexM4, "cortex-m4", "ARMv7E-M", IsaThumb2 | IsaDivide | IsaDsp, 4, kM4Pipeline},
+    {CoreKind::CortexM4F, "cortex-m4f", "ARMv7E-M+FPv4-SP", IsaThumb2 | IsaDivide | IsaDsp | IsaFpSingle, 4, kM4Pipeline},
 }};
 
 constexpr std::array<std::pair<IsaFeature, std::string_view>, 5> kFeatureNames{{

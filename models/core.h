@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "decode/instruction_decoder.h"
+#include "models/pipeline/pipeline_parameters.h"
 
 namespace emutrace::models {
 
@@ -17,10 +18,11 @@ enum class CoreKind : std::uint8_t { CortexM0, CortexM3, CortexM4, CortexM4F };
 
 struct CoreSpec {
     CoreKind kind;
-    std::string_view name;       ///< as written in scenarios and --cpu: "cortex-m3"
-    std::string_view arch;       ///< "ARMv6-M", "ARMv7-M", "ARMv7E-M"
-    std::uint8_t isa;            ///< decode::IsaFeature bits the core implements
-    std::uint8_t priority_bits;  ///< implemented NVIC priority bits (typical silicon value)
+    std::string_view name;        ///< as written in scenarios and --cpu: "cortex-m3"
+    std::string_view arch;        ///< "ARMv6-M", "ARMv7-M", "ARMv7E-M"
+    std::uint8_t isa;             ///< decode::IsaFeature bits the core implements
+    std::uint8_t priority_bits;   ///< implemented NVIC priority bits (typical silicon value)
+    PipelineParameters pipeline;  ///< how its pipeline components behave (timing: pipeline)
 };
 
 /// Every modelled core, in a fixed order.

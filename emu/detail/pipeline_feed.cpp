@@ -21,15 +21,6 @@ models::MemorySystem memory_system(const MemoryPlan& plan) {
     return models::MemorySystem(std::move(regions));
 }
 
-models::PipelineParameters parameters(const models::CoreSpec& core) {
-    models::PipelineParameters p;
-    if (core.kind == models::CoreKind::CortexM4 || core.kind == models::CoreKind::CortexM4F) {
-        p.multiply_accumulate_cycles = 1;
-        p.iterative_long_multiply = false;
-    }
-    return p;
-}
-
 // The condition field of a B<cc> (T1: 1101 cccc; T3: 11110 s cccc in the first halfword), or 14.
 unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
     unsigned hw1 = b[0] | b[1] << 8u, hw2 = b[2] | b[3] << 8u;
@@ -42,7 +33,7 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 
 PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core)
     : uc_(uc), core_(core), memory_(memory_system(plan)), operands_(core.kind),
-      pipeline_(std::make_unique<models::Pipeline>(parameters(core), memory_, *this)) {
+      pipeline_(std::make_unique<models::Pipeline>(core.pipeline, memory_, *this)) {
     // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr.
     if (std::getenv("EMUTRACE_PIPELINE_TRACE")) pipeline_->trace_to(stderr);
 }

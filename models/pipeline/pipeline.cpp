@@ -321,7 +321,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         // A store leaves execute after its address phase, but one addressed [Rn, Rm] reads its
         // third register, the data, in its data phase and stays for it (unless it runs in a
         // load's data phase, when the register file has a port to spare).
-        x_.waits_for_data = i.kind != InstructionClass::Store || (i.register_offset && !pipelined);
+        x_.waits_for_data = i.kind != InstructionClass::Store || (i.register_offset && !pipelined) || p_.stores_hold_execute;
         if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable(c);
         if (i.writeback && i.base >= 0) written_ready(static_cast<std::uint16_t>(1u << i.base), c + 1);
         written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives

@@ -1,0 +1,20 @@
+#pragma once
+// What distinguishes one core's pipeline from another's: a row of the cores table (models/core.h).
+
+#include <cstdint>
+
+namespace emutrace::models {
+
+/// How one core's components behave: a row of the cores table.
+struct PipelineParameters {
+    std::uint8_t multiply_accumulate_cycles = 2;   ///< MLA/MLS (M4: 1, single-cycle MAC)
+    bool iterative_long_multiply = true;           ///< SMULL and kin take operand-dependent cycles (M3)
+    std::uint8_t long_multiply_cycles = 1;         ///< when not iterative (M4)
+    bool decode_time_branches = true;              ///< B, BL and BX LR fetch their target at decode
+    bool speculative_conditional_branches = true;  ///< B<cc> fetches its target at decode
+    bool fold_it = true;                           ///< an IT folds into a 16-bit instruction before it
+    bool pipelined_loads = true;                   ///< a load's address phase may overlap the data phase before
+    bool stores_hold_execute = false;              ///< a store stays in execute for its data phase (M0: STR 2)
+};
+
+}  // namespace emutrace::models
