@@ -142,6 +142,7 @@ ClassifiedInstruction classify(const Instruction& insn) {
     c.accumulator = insn.accumulator;
     c.multiplicands = insn.multiplicands;
     c.it_length = static_cast<std::uint8_t>(decode::it_block_length(insn));
+    c.subtracts = insn.id == ARM_INS_MLS;
     c.late_branch = c.kind == InstructionClass::RegisterBranch && insn.id == ARM_INS_ADD;
     c.register_offset = insn.memory.mode == MemoryAccess::Mode::Offset && insn.memory.index >= 0;
     c.reads_lr_target = c.kind == InstructionClass::RegisterBranch && (insn.reads & kLr) && !(insn.reads & ~(kLr | kPc) & 0x1FFF);

@@ -64,6 +64,7 @@ struct ClassifiedInstruction {
     bool reads_lr_target = false;         ///< a register branch to LR (BX LR, MOV pc, lr)
     bool late_branch = false;             ///< its target comes from the adder a cycle late (ADD pc, Rm)
     bool register_offset = false;         ///< a load/store addressed [Rn, Rm]
+    bool subtracts = false;               ///< MLS rather than MLA
     bool memory_access() const { return transfers != 0; }
     bool is_load() const { return transfers && !store; }
     bool is_branch() const;

@@ -135,6 +135,13 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (!x_.active) return true;
     if (x_.redirect_at && *x_.redirect_at >= c) return false;
     if (x_.transfers_left == 0 && x_.busy_until < c) return true;
+    // An MLA accumulating the RdHi of the SMULL/UMULL before it (and not multiplying it) enters in
+    // the multiply's last cycle, as RdHi is written (CMEmu's pipelined xMULL/MLA slot).
+    const ClassifiedInstruction& m = *x_.insn;
+    if (m.kind == InstructionClass::MultiplyLong && d.insn->kind == InstructionClass::MultiplyAccumulate && !d.insn->subtracts &&
+        d.insn->accumulator >= 0 && ((m.late_write >> d.insn->accumulator) & 1u) && !(d.insn->multiplicands & m.late_write) && c == x_.busy_until &&
+        x_.facts.executed)
+        return true;
     // A load/store's data phase may overlap the next single load/store (or NOP): its address
     // phase follows in the data phase, within one memory.
     if (!p_.pipelined_loads || x_.transfers_left || !single_transfer(*x_.insn) || x_.insn->writes_pc || !x_.facts.executed) return false;
