@@ -17,8 +17,10 @@ unsigned FetchUnit::free_slots() const {
     return allocated >= kQueueSlots ? 0 : kQueueSlots - allocated;
 }
 
-void FetchUnit::redirect(std::uint32_t address) {
+void FetchUnit::redirect(std::uint32_t address, bool hold) {
     address &= ~1u;
+    hold_next_ = hold;
+    held_ = false;
     ++epoch_;
     for (auto& f : in_flight_) f.dropped = true;
     head_ = end_ = address;
@@ -73,7 +75,7 @@ void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
         requested_ = true;
         return;
     }
-    if (disabled_ || free_slots() + advancing < 2) return;
+    if (disabled_ || held_ || free_slots() + advancing < 2) return;
     bus_.request(Master::Fetch, next_, cycle);
     requested_ = true;
 }
@@ -90,6 +92,8 @@ void FetchUnit::issue(std::uint64_t cycle) {
     }
     in_flight_.push_back({word, g.data_end + 1, skip_next_, false, false});
     skip_next_ = false;
+    held_ = hold_next_;
+    hold_next_ = false;
     next_ += 4;
 }
 

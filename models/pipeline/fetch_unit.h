@@ -19,7 +19,10 @@ public:
     explicit FetchUnit(BusMatrix& bus) : bus_(bus) {}
 
     /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
-    void redirect(std::uint32_t address);
+    /// `hold`: a branch at decode that waits for execute: only the target's word is fetched until
+    /// release() (CMEmu's HoldBranch; piq_narrow_b_to_unaligned).
+    void redirect(std::uint32_t address, bool hold = false);
+    void release() { held_ = false; }
     /// B<cc> at decode: fetch `target`'s word next, keeping the queue.
     void speculate(std::uint32_t target);
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
@@ -65,6 +68,8 @@ private:
     std::uint32_t next_ = 0;            ///< next sequential word to fetch
     bool skip_next_ = false;            ///< the next word fetched is a target at 2 mod 4
     bool disabled_ = false;
+    bool held_ = false;  ///< fetched the held branch target's word; no more until release()
+    bool hold_next_ = false;
     bool requested_ = false;
     std::uint32_t epoch_ = 0;
     std::vector<InFlight> in_flight_;

@@ -217,7 +217,7 @@ bool Pipeline::step() {
     if (!decoded_) decode(c);
     // The decoded instruction moves on next cycle unless execute is busy beyond this one.
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
-    if (decoded_ && execute_frees) branch_at_decode(c);
+    if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
     unsigned advancing =
         decoded_ && execute_frees && address_ready(*decoded_) <= c ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u) : 0u;
     fetch_.request(c, advancing);
@@ -232,6 +232,7 @@ bool Pipeline::step() {
 }
 
 void Pipeline::decode(std::uint64_t c) {
+    if (c < decode_not_before_) return;  // a branch's target enters the decode head as the branch enters execute
     const ClassifiedInstruction* i = code_.instruction_at(fetch_.head());
     if (!i || !fetch_.holds(i->address, i->size)) return;
     Decoded d;
@@ -255,7 +256,7 @@ void Pipeline::decode(std::uint64_t c) {
     decoded_ = d;
 }
 
-void Pipeline::branch_at_decode(std::uint64_t c) {
+void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
     // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
     // before it moves to execute (CMEmu's HoldBranch).
     Decoded& d = *decoded_;
@@ -265,7 +266,7 @@ void Pipeline::branch_at_decode(std::uint64_t c) {
         d.decode_target.reset();
     }
     if (d.decode_target) {
-        fetch_.redirect(*d.decode_target);
+        fetch_.redirect(*d.decode_target, !execute_frees);
         d.decode_target.reset();
         d.branched_at_decode = true;
     } else if (d.speculate_target) {
@@ -309,6 +310,10 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.start = c;
     x_.busy_until = c;
     x_.speculation_unresolved = d.speculated && !d.resolved;
+    if (d.branched_at_decode) {
+        decode_not_before_ = c + 1;
+        fetch_.release();
+    }
     last_was_lsu_ = i.memory_access() || i.late_branch;
     lsu_until_ = ~0ull;
     if (!f.executed) return;  // skipped in an IT block: one cycle

@@ -106,7 +106,7 @@ private:
     void start_execute(std::uint64_t c, bool pipelined);
     void settle_registers();  // after a flush: no register waits for an instruction that will not finish
     void decode(std::uint64_t c);
-    void branch_at_decode(std::uint64_t c);
+    void branch_at_decode(std::uint64_t c, bool execute_frees);
     void issue_transfers(std::uint64_t c);
     void count(std::uint64_t c, bool issued, bool folded);
     void queue_skipped_before(std::uint32_t pc);
@@ -135,6 +135,7 @@ private:
     std::uint64_t store_data_end_ = 0;  ///< a store's data phase still running behind execute
     bool last_was_lsu_ = false;
     std::uint64_t refill_from_ = ~0ull;
+    std::uint64_t decode_not_before_ = 0;  ///< a branch taken at decode: its target waits for it to enter execute
     std::uint64_t lsu_until_ =
         ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
     PipelineCounters counters_;
