@@ -266,7 +266,10 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
         d.decode_target.reset();
     }
     if (d.decode_target) {
-        fetch_.redirect(*d.decode_target, !execute_frees);
+        // Held only behind a multi-cycle computation: behind a load the fetch keeps its pace
+        // (a load's target has its first two words in when it executes, silicon rule 40).
+        bool computing = !execute_frees && x_.active && !x_.insn->memory_access();
+        fetch_.redirect(*d.decode_target, computing);
         d.decode_target.reset();
         d.branched_at_decode = true;
     } else if (d.speculate_target) {
