@@ -147,7 +147,9 @@ int run(int argc, char** argv) {
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
         cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
         cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
-        cmd->add_option("--timing", run.machine.timing, "Cycle model: trm (the core's TRM timings, default) or none (1 cycle per instruction)");
+        cmd->add_option("--timing", run.machine.timing,
+                        "Cycle model: trm (per-block costs from the core's TRM timings, default), pipeline (the pipeline components cycle by cycle, "
+                        "slower) or none (1 cycle per instruction)");
         cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
         cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
         cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");

@@ -90,7 +90,7 @@ bool MachineState::take_pending(std::uint32_t return_address, bool tail_chain) {
     int n = scs->exceptions().preempting(execution_priority());
     if (!n) return false;
     unsigned overhead = !timing ? 0 : tail_chain ? timing->tail_chain() : timing->exception_entry();
-    return enter_exception(n, return_address, overhead);
+    return enter_exception(n, return_address, overhead, tail_chain);
 }
 
 bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
@@ -110,7 +110,7 @@ bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
     return enter_exception(n, return_address, timing ? timing->exception_entry() : 0);
 }
 
-bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned overhead) {
+bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry) {
     std::uint32_t xpsr = uc.reg(UC_ARM_REG_XPSR);
     std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
     std::uint32_t ipsr = xpsr & 0x1FF;
@@ -171,6 +171,12 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
         recorder.push(e);
     }
     if (steering) steering->at_exception(static_cast<unsigned>(n), frame[6], external, this->control);
+    if (pipeline_feed) {  // stacking and the vector read as bus transfers
+        std::uint64_t spent = pipeline_feed->pipeline().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry);
+        counters.exception += spent;
+        sync_pipeline_counters();
+        return true;
+    }
     add_idle_cycles(overhead, counters.exception);
     return true;
 }
@@ -230,6 +236,12 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & branch_mask;
     // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain
     // overhead instead of a return and an entry.
+    if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
+        if (take_pending(frame[6], /*tail_chain=*/true)) return;
+        counters.exception += pipeline_feed->pipeline().exception_return(frame_at, frame[6] & ~1u);
+        sync_pipeline_counters();
+        return;
+    }
     if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return(), counters.exception);
 }
 

@@ -204,7 +204,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// A synchronous exception (SVC, a fault): escalates to HardFault, or locks up, as the core does.
     bool take_synchronous(int exception, std::uint32_t return_address);
     /// Stacks, vectors and charges `overhead` cycles (the core's entry or tail-chain latency).
-    bool enter_exception(int exception, std::uint32_t return_address, unsigned overhead);
+    /// `tail_chain_entry`: straight from a return (the pipeline model then reads only the vector).
+    bool enter_exception(int exception, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry = false);
     void return_from_exception(std::uint32_t exc_return);
     /// Turns a Unicorn memory or instruction error into the architectural fault (FaultPolicy::Handler).
     bool deliver_fault(uc_err err);

@@ -48,6 +48,84 @@ void Pipeline::settle_registers() {
     for (auto& r : address_ready_) r = std::min(r, cycle_);
 }
 
+void Pipeline::drain() {
+    for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
+        if (!step()) break;
+    for (const auto& f : facts_)
+        if (f.executed) ++counters_.instructions;
+    facts_.clear();
+    decoded_.reset();
+    x_ = {};
+    last_given_.reset();
+    last_given_insn_ = nullptr;
+    settle_registers();
+}
+
+std::uint64_t Pipeline::frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot,
+                                        std::uint64_t* vector_end) {
+    std::uint64_t last = cycle_;
+    bool vector_done = !vector_slot;
+    unsigned next = 0;
+    for (std::uint64_t c = cycle_; next < 8 || !vector_done; ++c) {
+        std::uint32_t address = frame + 4 * order[next < 8 ? next : 0];
+        if (next < 8) bus_.request(Master::Data, address, c);
+        if (!vector_done) bus_.request(Master::Fetch, vector_slot, c);
+        if (next < 8 && c >= lsu_next_address_ && bus_.may_grant(Master::Data, address, c)) {
+            Grant g = bus_.grant(Master::Data, address, c, write);
+            lsu_next_address_ = g.data_end;
+            last = std::max(last, g.data_end);
+            ++next;
+        }
+        if (!vector_done && bus_.may_grant(Master::Fetch, vector_slot, c)) {
+            *vector_end = bus_.grant(Master::Fetch, vector_slot, c).data_end;
+            vector_done = true;
+        }
+        if (c - cycle_ > 256) break;  // a bus that never grants: give up rather than hang
+    }
+    return last;
+}
+
+std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain) {
+    drain();
+    const std::uint64_t start = cycle_;
+    static constexpr unsigned kStackingOrder[8] = {6, 7, 0, 1, 2, 3, 4, 5};  // PC, xPSR, R0-R3, R12, LR
+    std::uint64_t vector_end = cycle_, done = cycle_;
+    if (!tail_chain) {
+        done = frame_transfers(frame, kStackingOrder, true, vector_slot, &vector_end);
+    } else {
+        for (std::uint64_t c = cycle_ + 1;; ++c) {  // LR takes its EXC_RETURN value, then the vector alone
+            bus_.request(Master::Fetch, vector_slot, c);
+            if (bus_.may_grant(Master::Fetch, vector_slot, c) || c - cycle_ > 256) {
+                vector_end = bus_.grant(Master::Fetch, vector_slot, c).data_end;
+                break;
+            }
+        }
+    }
+    // The entry completes in the cycle after the frame and the vector are in; the handler's
+    // fetch goes out then.
+    std::uint64_t complete = std::max(done, vector_end) + 1;
+    cycle_ = complete;
+    counters_.cycles = cycle_;
+    fetch_.redirect(handler);
+    settle_registers();
+    return complete - start;
+}
+
+std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resume) {
+    drain();
+    const std::uint64_t start = cycle_;
+    static constexpr unsigned kUnstackingOrder[8] = {0, 1, 2, 3, 4, 5, 6, 7};  // R0-R3, R12, LR, PC, xPSR
+    std::uint64_t ignored = 0;
+    std::uint64_t last = frame_transfers(frame, kUnstackingOrder, false, 0, &ignored);
+    // The return address is the 7th word: its fetch goes out as it arrives, the 8th behind it.
+    std::uint64_t resume_at = last - 1;
+    cycle_ = std::max(resume_at, start);
+    counters_.cycles = cycle_;
+    fetch_.redirect(resume);
+    settle_registers();
+    return cycle_ - start;
+}
+
 void Pipeline::drain_and_wait(std::uint64_t cycles) {
     for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
         if (!step()) break;

@@ -55,6 +55,15 @@ public:
     void restart(std::uint32_t pc);
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
+    /// Exception entry once the instructions given have finished: the 8-word frame at `frame` is
+    /// written a word a cycle (PC, xPSR, R0-R3, R12, LR) while the fetch reads the vector at
+    /// `vector_slot`; the handler at `handler` is fetched when both are done. A tail-chain reads
+    /// only the vector. Returns the cycles the entry took before the handler's fetch (EXCCNT).
+    std::uint64_t exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain);
+    /// Exception return, right after the instruction that returned: the frame at `frame` is read
+    /// a word a cycle and `resume` is fetched as the return address (the 7th word) arrives.
+    /// Returns the cycles it took (EXCCNT).
+    std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume);
     /// The next instruction in program order runs with `facts`; the pipeline advances as far as
     /// they allow. Instructions between the previous one and `facts.pc` that an IT block skipped
     /// are found here.
@@ -104,7 +113,12 @@ private:
     bool can_accept(const Decoded& d) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
     void start_execute(std::uint64_t c, bool pipelined);
-    void settle_registers();  // after a flush: no register waits for an instruction that will not finish
+    void settle_registers();
+    void drain();  // lets execute finish what it has; drops what it cannot finish without facts
+    // Transfers of an exception's frame, one a cycle as the bus grants them, from cycle_ on:
+    // the last data phase's end (and the vector's, when `vector_slot` is not 0).
+    std::uint64_t frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot,
+                                  std::uint64_t* vector_end);  // after a flush: no register waits for an instruction that will not finish
     void decode(std::uint64_t c);
     void branch_at_decode(std::uint64_t c, bool execute_frees);
     void issue_transfers(std::uint64_t c);
