@@ -64,7 +64,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     : config(with_system_devices(std::move(cfg), counters, access_counters)), image(img), scs(find_scs(config)), uc(unicorn_model(config.core.kind)),
       plan(plan_memory(config, uc.page_size())),
       timing(config.timing == TimingMode::Trm ? std::optional<models::TimingModel>(config.core.kind) : std::nullopt),
-      blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols(), config.trace_points),
+      blocks(uc, config.core, timing ? &*timing : nullptr, plan, img.symbols(), config.trace_points, config.timing == TimingMode::Pipeline),
       semihosting(config.semihosting, config.clock_hz, *this), stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
     check_stimuli(config);
@@ -257,7 +257,35 @@ void detail::MachineState::fault_from_error(uc_err err) {
     }
 }
 
+void detail::MachineState::defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+    flush_deferred_block(start);
+    deferred_block = {true, start, pc, size, b.instructions, b.end, (b.flags & BlockInfo::Split) != 0, b.first_piece};
+}
+
+void detail::MachineState::flush_deferred_block(std::uint64_t now) {
+    DeferredBlock& d = deferred_block;
+    if (!d.active) return;
+    d.active = false;
+    std::uint64_t cycles = now > d.start ? now - d.start : 0;
+    if (!d.split) {
+        recorder.push_block(d.start, d.pc, d.size, d.instructions, static_cast<std::uint32_t>(cycles), d.end);
+        return;
+    }
+    // The parts share the block's cycles by their instructions; the last takes the rest.
+    const BlockPiece* piece = blocks.pieces_from(d.first_piece);
+    std::uint64_t at = d.start, spent = 0;
+    for (std::uint32_t end = d.pc + d.size;; ++piece) {
+        bool last = piece->address + piece->size >= end;
+        std::uint64_t part = last ? cycles - spent : cycles * piece->instructions / std::max<std::uint32_t>(d.instructions, 1);
+        recorder.push_block(at, piece->address, piece->size, piece->instructions, static_cast<std::uint32_t>(part), piece->end);
+        at += part;
+        spent += part;
+        if (last) return;
+    }
+}
+
 RunResult detail::MachineState::finish() {
+    flush_deferred_block(cycles());
     check_thread();
     RunResult r;
     r.reason = reason.value_or(StopReason::Fault);

@@ -74,6 +74,8 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     m.counters.lsu += b.lsu;
     m.counters.fold += b.fold;
     if (!m.want_blocks) return;
+    if (b.flags & BlockInfo::Deferred) [[unlikely]]
+        return m.defer_block_event(start, pc, size, b);
     if (b.flags & BlockInfo::Split) [[unlikely]] {
         const BlockPiece* piece = m.blocks.pieces(b);
         for (std::uint32_t end = pc + size;; ++piece) {

@@ -132,7 +132,8 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         for (std::size_t i = 0; i + 1 < insns.size(); ++i) since_refill += cost[i];
         cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_last, since_refill, word_fetch);
     }
-    info.cycles = info.instructions;
+    info.cycles = timed_by_pipeline_ ? 0 : info.instructions;
+    if (timed_by_pipeline_) info.flags |= BlockInfo::Deferred;
     if (timing_) {
         std::uint32_t wait = region ? region->wait_states : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);

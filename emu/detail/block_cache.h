@@ -40,6 +40,9 @@ struct BlockInfo {
         /// Its first instruction's wait for its second word, which branch_in_extra counts, is
         /// saved behind a TwoWordsEarly branch (TimingModel::saves_second_word).
         SecondWordSaved = 512,
+        /// Timed by the pipeline model (TimingMode::Pipeline): the block costs nothing here, and
+        /// its event is pushed when the next block starts, with the cycles that went by.
+        Deferred = 1024,
         /// How the final branch fetched its target: what the next block's entry depends on.
         ExitFetch = EarlyFetch | TwoWordsEarly,
         /// Flags the hot path handles itself.
@@ -126,9 +129,11 @@ class BlockCache {
 public:
     /// `timing` null means one cycle per instruction (timing model off). `trace_points` (sorted)
     /// are addresses where a block event must start even inside a translated block.
+    /// `timed_by_pipeline`: the pipeline model counts the cycles (blocks flagged Deferred).
     BlockCache(const UnicornCore& core, const models::CoreSpec& spec, const models::TimingModel* timing, const MemoryPlan& plan,
-               const decode::SymbolTable& symbols, std::vector<std::uint32_t> trace_points = {})
-        : uc_(core), spec_(spec), timing_(timing), plan_(plan), symbols_(symbols), trace_points_(std::move(trace_points)) {}
+               const decode::SymbolTable& symbols, std::vector<std::uint32_t> trace_points = {}, bool timed_by_pipeline = false)
+        : uc_(core), spec_(spec), timing_(timing), plan_(plan), symbols_(symbols), trace_points_(std::move(trace_points)),
+          timed_by_pipeline_(timed_by_pipeline) {}
 
     const BlockInfo& lookup(std::uint32_t address, std::uint32_t size) {
         BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
@@ -145,6 +150,7 @@ public:
     /// The parts of a block flagged Split, in order: from its first_piece to the part that ends
     /// where the block does.
     const BlockPiece* pieces(const BlockInfo& block) const { return piece_store_.data() + block.first_piece; }
+    const BlockPiece* pieces_from(std::uint32_t first_piece) const { return piece_store_.data() + first_piece; }
     /// The data accesses of the block starting at `address` (empty if it has none or is unknown).
     std::span<const BlockAccess> accesses(std::uint32_t address) const;
     const decode::InstructionDecoder& decoder() const { return decoder_; }
@@ -190,6 +196,7 @@ private:
     std::unordered_map<std::uint32_t, Violation> violations_;
     std::unordered_map<std::uint32_t, std::vector<OperandSiteCode>> operand_sites_;
     std::vector<std::uint32_t> trace_points_;
+    bool timed_by_pipeline_ = false;
     std::vector<BlockPiece> piece_store_;
     /// The last instruction of each block that ends without branching (Unicorn ends a block at a
     /// page boundary, after ISB, MSR and the like), by the address that continues it.

@@ -136,10 +136,23 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint64_t cycles() const { return counters.cycles; }
     /// Time that passes without instructions: wait states, sleep, exception overhead.
     void add_idle_cycles(std::uint64_t n, std::uint64_t& bucket) {
+        flush_deferred_block(counters.cycles);
         bucket += n;
         counters.cycles += n;
         if (pipeline_feed) pipeline_feed->pipeline().drain_and_wait(n);
     }
+    /// With TimingMode::Pipeline a block's event waits for the next block, which tells its cycles.
+    struct DeferredBlock {
+        bool active = false;
+        std::uint64_t start = 0;
+        std::uint32_t pc = 0, size = 0, instructions = 0;
+        std::uint8_t end = 0;
+        bool split = false;
+        std::uint32_t first_piece = 0;
+    } deferred_block;
+    void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
+    /// Pushes the deferred block's event with the cycles up to `now` (the next block, an exception, the end).
+    void flush_deferred_block(std::uint64_t now);
     /// With TimingMode::Pipeline: the DWT's counts from the pipeline's.
     void sync_pipeline_counters() {
         const models::PipelineCounters& p = pipeline_feed->pipeline().counters();
