@@ -259,28 +259,39 @@ void detail::MachineState::fault_from_error(uc_err err) {
 
 void detail::MachineState::defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     flush_deferred_block(start);
-    deferred_block = {true, start, pc, size, b.instructions, b.end, (b.flags & BlockInfo::Split) != 0, b.first_piece};
+    // The block's events go in now, in cycle order with what the block does, and get their
+    // cycles when the next block starts; room is made so that the batch stays until then.
+    constexpr std::size_t kRoomForTheBlock = 64;
+    recorder.make_room(kRoomForTheBlock);
+    DeferredBlock& d = deferred_block;
+    d = {true, start, pc, size, b.instructions, 0, recorder.next_index(), recorder.batch_number()};
+    if (!(b.flags & BlockInfo::Split)) {
+        recorder.push_block(start, pc, size, b.instructions, 0, b.end);
+        d.events = 1;
+        return;
+    }
+    for (const BlockPiece* piece = blocks.pieces(b);; ++piece) {
+        recorder.push_block(start, piece->address, piece->size, piece->instructions, 0, piece->end);
+        ++d.events;
+        if (piece->address + piece->size >= pc + size) return;
+    }
 }
 
 void detail::MachineState::flush_deferred_block(std::uint64_t now) {
     DeferredBlock& d = deferred_block;
     if (!d.active) return;
     d.active = false;
-    std::uint64_t cycles = now > d.start ? now - d.start : 0;
-    if (!d.split) {
-        recorder.push_block(d.start, d.pc, d.size, d.instructions, static_cast<std::uint32_t>(cycles), d.end);
-        return;
-    }
-    // The parts share the block's cycles by their instructions; the last takes the rest.
-    const BlockPiece* piece = blocks.pieces_from(d.first_piece);
-    std::uint64_t at = d.start, spent = 0;
-    for (std::uint32_t end = d.pc + d.size;; ++piece) {
-        bool last = piece->address + piece->size >= end;
-        std::uint64_t part = last ? cycles - spent : cycles * piece->instructions / std::max<std::uint32_t>(d.instructions, 1);
-        recorder.push_block(at, piece->address, piece->size, piece->instructions, static_cast<std::uint32_t>(part), piece->end);
+    trace::Event* events = recorder.unsent(d.first_event, d.batch);
+    if (!events) return;  // a block with more events than the room made: its cost went out as 0
+    std::uint64_t cycles = now > d.start ? now - d.start : 0, at = d.start, spent = 0;
+    // Parts at trace points share the block's cycles by their instructions; the last takes the rest.
+    for (std::uint32_t i = 0; i < d.events; ++i) {
+        trace::Event& e = events[i];
+        std::uint64_t part = i + 1 == d.events ? cycles - spent : cycles * e.extra / std::max<std::uint32_t>(d.instructions, 1);
+        e.cycle = at;
+        e.channel = static_cast<std::uint16_t>(std::min<std::uint64_t>(part, 0xFFFF));
         at += part;
         spent += part;
-        if (last) return;
     }
 }
 

@@ -82,8 +82,20 @@ public:
         push(e);
     }
 
+    /// Makes sure `n` more events fit in the batch before it is sent (flushes it otherwise).
+    void make_room(std::size_t n) {
+        if (kBatchSize - count_ < n) flush();
+    }
+    /// The events pushed from `first` on, still in the batch, for a source that learns their cost
+    /// only later (the pipeline model's blocks); null once the batch has gone out.
+    Event* unsent(std::size_t first, std::uint64_t batch) { return batch == batches_ && first < count_ ? events_ + first : nullptr; }
+    /// Where the next event goes: its index in the batch and the batch's number.
+    std::size_t next_index() const { return count_; }
+    std::uint64_t batch_number() const { return batches_; }
+
     [[gnu::noinline]] void flush() {
         if (count_ == 0) return;
+        ++batches_;
         EventBatch batch{std::span<const Event>(events_, count_), text_};
         for (auto* s : sinks_) s->on_batch(batch);
         count_ = 0;
@@ -104,6 +116,7 @@ private:
     Event* events_ = own_.data();  ///< own_, or the lending sink's storage
     BatchStorage* storage_ = nullptr;
     std::size_t count_ = 0;
+    std::uint64_t batches_ = 0;  ///< batches sent
     std::string text_;
 };
 

@@ -146,9 +146,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         bool active = false;
         std::uint64_t start = 0;
         std::uint32_t pc = 0, size = 0, instructions = 0;
-        std::uint8_t end = 0;
-        bool split = false;
-        std::uint32_t first_piece = 0;
+        std::uint32_t events = 0;     ///< its Block events (its parts at trace points)
+        std::size_t first_event = 0;  ///< where they are in the recorder's batch
+        std::uint64_t batch = 0;      ///< and which batch that is
     } deferred_block;
     void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
     /// Pushes the deferred block's event with the cycles up to `now` (the next block, an exception, the end).
