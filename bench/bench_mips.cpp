@@ -29,6 +29,8 @@
 #include "session/scenario.h"
 #include "trace/background_sink.h"
 
+#include "bench_timing.h"
+
 using namespace emutrace;
 
 namespace {
@@ -180,19 +182,12 @@ int main(int argc, char** argv) {
 int run(int argc, char** argv) {
     int repeat = 5;
     std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/bench_compute.elf";
-    for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf(
-                "usage: bench_mips [--repeat N] [firmware.elf]\n"
-                "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
-                "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n");
-            return 0;
-        }
-        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = std::max(1, std::atoi(argv[++i]));
-        else
-            elf = argv[i];
-    }
+    if (!bench::parse_repeat_and_elf(argc, argv,
+                                     "usage: bench_mips [--repeat N] [firmware.elf]\n"
+                                     "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
+                                     "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n",
+                                     repeat, elf))
+        return 0;
     decode::ElfImage image = decode::ElfImage::load(elf);
 
     double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30, traced = 1e30, pft = 1e30, unaligned = 1e30;

@@ -57,19 +57,12 @@ Run run(const decode::ElfImage& image, emu::TimingMode timing) {
 int main(int argc, char** argv) {
     int repeat = 5;
     std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/kernels.elf";
-    for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf(
-                "usage: bench_pipeline [--repeat N] [firmware.elf]\n"
-                "The pipeline cycle model against the per-block one on the kernels firmware (or the ELF given):\n"
-                "MIPS as medians of N interleaved runs (default 5), and the cycles each gives every kernel.\n");
-            return 0;
-        }
-        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = std::max(1, std::atoi(argv[++i]));
-        else
-            elf = argv[i];
-    }
+    if (!bench::parse_repeat_and_elf(argc, argv,
+                                     "usage: bench_pipeline [--repeat N] [firmware.elf]\n"
+                                     "The pipeline cycle model against the per-block one on the kernels firmware (or the ELF given):\n"
+                                     "MIPS as medians of N interleaved runs (default 5), and the cycles each gives every kernel.\n",
+                                     repeat, elf))
+        return 0;
     try {
         decode::ElfImage image = decode::ElfImage::load(elf);
         std::vector<double> block_mips, pipeline_mips;

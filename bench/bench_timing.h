@@ -3,6 +3,10 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace emutrace::bench {
@@ -23,6 +27,21 @@ inline double cpu_now() {
 inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// The benchmarks' command line, `[--repeat N] [firmware.elf]`: false after printing `usage` for --help.
+inline bool parse_repeat_and_elf(int argc, char** argv, const char* usage, int& repeat, std::string& elf) {
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::fputs(usage, stdout);
+            return false;
+        }
+        if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = std::max(1, std::atoi(argv[++i]));
+        else
+            elf = argv[i];
+    }
+    return true;
 }
 
 }  // namespace emutrace::bench

@@ -13,8 +13,10 @@ using decode::MemoryAccess;
 constexpr std::uint16_t kPc = 1u << 15;
 constexpr std::uint16_t kLr = 1u << 14;
 
-InstructionClass class_of(const Instruction& insn) {
-    switch (insn.id) {
+}  // namespace
+
+InstructionClass class_of_id(unsigned id) {
+    switch (id) {
         case ARM_INS_LDR:
         case ARM_INS_LDRB:
         case ARM_INS_LDRH:
@@ -48,11 +50,8 @@ InstructionClass class_of(const Instruction& insn) {
         case ARM_INS_TBB:
         case ARM_INS_TBH: return InstructionClass::TableBranch;
         case ARM_INS_BL: return InstructionClass::Branch;
-        case ARM_INS_B: return decode::is_conditional_branch(insn) ? InstructionClass::ConditionalBranch : InstructionClass::Branch;
         case ARM_INS_CBZ:
         case ARM_INS_CBNZ: return InstructionClass::CompareBranch;
-        case ARM_INS_BX:
-        case ARM_INS_BLX: return insn.target ? InstructionClass::Branch : InstructionClass::RegisterBranch;
         case ARM_INS_IT: return InstructionClass::It;
         case ARM_INS_ISB: return InstructionClass::InstructionBarrier;
         case ARM_INS_DMB:
@@ -92,8 +91,20 @@ InstructionClass class_of(const Instruction& insn) {
         case ARM_INS_VSTMIA:
         case ARM_INS_VLDMDB:
         case ARM_INS_VSTMDB: return InstructionClass::FloatingMultiple;
+        default: return InstructionClass::DataProcessing;
+    }
+}
+
+namespace {
+
+InstructionClass class_of(const Instruction& insn) {
+    switch (insn.id) {
+        case ARM_INS_B: return decode::is_conditional_branch(insn) ? InstructionClass::ConditionalBranch : InstructionClass::Branch;
+        case ARM_INS_BX:
+        case ARM_INS_BLX: return insn.target ? InstructionClass::Branch : InstructionClass::RegisterBranch;
         default: break;
     }
+    if (InstructionClass c = class_of_id(insn.id); c != InstructionClass::DataProcessing) return c;
     if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) return InstructionClass::FloatingPoint;
     if (insn.writes_pc) return InstructionClass::RegisterBranch;  // MOV pc, ADD pc
     return InstructionClass::DataProcessing;

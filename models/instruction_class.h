@@ -72,5 +72,8 @@ struct ClassifiedInstruction {
 };
 
 ClassifiedInstruction classify(const decode::Instruction& insn);
+/// The class of a Capstone instruction id where the id alone decides it (loads, stores, multiples,
+/// multiplies, divides, barriers...), else DataProcessing: for the per-block model's tables.
+InstructionClass class_of_id(unsigned capstone_id);
 
 }  // namespace emutrace::models

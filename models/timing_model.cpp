@@ -1,5 +1,7 @@
 #include "models/timing_model.h"
 
+#include "models/instruction_class.h"
+
 #include <capstone/arm.h>
 
 #include <algorithm>
@@ -13,50 +15,18 @@ using decode::MemoryAccess;
 
 constexpr std::uint16_t kPc = 1u << 15;
 
+// The project's instruction classes (models/instruction_class.h) by Capstone id.
 bool is_load_single(unsigned id) {
-    switch (id) {
-        case ARM_INS_LDR:
-        case ARM_INS_LDRB:
-        case ARM_INS_LDRH:
-        case ARM_INS_LDRSB:
-        case ARM_INS_LDRSH:
-        case ARM_INS_LDRT:
-        case ARM_INS_LDRBT:
-        case ARM_INS_LDRHT:
-        case ARM_INS_LDRSBT:
-        case ARM_INS_LDRSHT:
-        case ARM_INS_LDREX:
-        case ARM_INS_LDREXB:
-        case ARM_INS_LDREXH: return true;
-        default: return false;
-    }
+    return class_of_id(id) == InstructionClass::Load;
 }
 
 bool is_store_single(unsigned id) {
-    switch (id) {
-        case ARM_INS_STR:
-        case ARM_INS_STRB:
-        case ARM_INS_STRH:
-        case ARM_INS_STRT:
-        case ARM_INS_STRBT:
-        case ARM_INS_STRHT:
-        case ARM_INS_STREX:
-        case ARM_INS_STREXB:
-        case ARM_INS_STREXH: return true;
-        default: return false;
-    }
+    return class_of_id(id) == InstructionClass::Store;
 }
 
 bool is_multiple(unsigned id) {
-    switch (id) {
-        case ARM_INS_LDM:
-        case ARM_INS_LDMDB:
-        case ARM_INS_STM:
-        case ARM_INS_STMDB:
-        case ARM_INS_PUSH:
-        case ARM_INS_POP: return true;
-        default: return false;
-    }
+    InstructionClass c = class_of_id(id);
+    return c == InstructionClass::LoadMultiple || c == InstructionClass::StoreMultiple;
 }
 
 bool is_branch(unsigned id) {
@@ -72,7 +42,8 @@ bool is_branch(unsigned id) {
 }
 
 bool is_multiply_long(unsigned id) {
-    return id == ARM_INS_SMULL || id == ARM_INS_UMULL || id == ARM_INS_SMLAL || id == ARM_INS_UMLAL;
+    InstructionClass c = class_of_id(id);
+    return c == InstructionClass::MultiplyLong || c == InstructionClass::MultiplyAccumulateLong;
 }
 
 unsigned registers_in_list(const Instruction& insn) {

@@ -51,13 +51,13 @@ void Pipeline::settle_registers() {
 void Pipeline::drain() {
     for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
         if (!step()) break;
+    // What could not finish without the next instruction's facts (a branch whose target they
+    // tell) still ran: counted, not timed.
     for (const auto& f : facts_)
         if (f.executed) ++counters_.instructions;
     facts_.clear();
     decoded_.reset();
     x_ = {};
-    last_given_.reset();
-    last_given_insn_ = nullptr;
     settle_registers();
 }
 
@@ -127,15 +127,7 @@ std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resu
 }
 
 void Pipeline::drain_and_wait(std::uint64_t cycles) {
-    for (int guard = 0; (x_.active || !facts_.empty()) && guard < 4096; ++guard)
-        if (!step()) break;
-    // What could not finish without the next instruction's facts (a branch whose target they
-    // tell) still ran: counted, not timed.
-    for (const auto& f : facts_)
-        if (f.executed) ++counters_.instructions;
-    facts_.clear();
-    decoded_.reset();
-    x_ = {};
+    drain();
     cycle_ += cycles;
     counters_.cycles = cycle_;
     settle_registers();
