@@ -589,25 +589,11 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
 
 // Cortex-M4 TRM "FPU instruction set" (cortex-m4f).
 unsigned TimingModel::fpu(const Instruction& insn) const {
-    switch (insn.id) {
-        case ARM_INS_VDIV:
-        case ARM_INS_VSQRT: return 14;
-        case ARM_INS_VMLA:
-        case ARM_INS_VMLS:
-        case ARM_INS_VNMLA:
-        case ARM_INS_VNMLS:
-        case ARM_INS_VFMA:
-        case ARM_INS_VFMS:
-        case ARM_INS_VFNMA:
-        case ARM_INS_VFNMS: return 3;
-        case ARM_INS_VLDR:
-        case ARM_INS_VSTR: return 2;
-        case ARM_INS_VPUSH:
-        case ARM_INS_VPOP:
-        case ARM_INS_VLDMIA:
-        case ARM_INS_VSTMIA:
-        case ARM_INS_VLDMDB:
-        case ARM_INS_VSTMDB: return 1 + insn.memory.bytes / 4;
+    switch (class_of_id(insn.id)) {
+        case InstructionClass::FloatingDivide: return 14;  // VDIV, VSQRT
+        case InstructionClass::FloatingMultiplyAdd: return 3;
+        case InstructionClass::FloatingLoad: return 2;  // VLDR, VSTR
+        case InstructionClass::FloatingMultiple: return 1 + insn.memory.bytes / 4;
         default: return 1;  // VADD, VSUB, VMUL, VNEG, VABS, VCMP, VCVT, VMOV, VMRS
     }
 }
