@@ -33,17 +33,6 @@ unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
     : p_(parameters), code_(code), bus_(memory), fetch_(bus_) {}
 
-void Pipeline::restart(std::uint32_t pc) {
-    fetch_.redirect(pc);
-    decoded_.reset();
-    x_ = {};
-    facts_.clear();
-    last_given_.reset();
-    last_given_insn_ = nullptr;
-    given_data_phase_.reset();
-    settle_registers();
-}
-
 void Pipeline::settle_registers() {
     for (auto& r : address_ready_) r = std::min(r, cycle_);
 }

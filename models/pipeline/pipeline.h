@@ -50,9 +50,6 @@ class Pipeline {
 public:
     Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code);
 
-    /// Empties the pipeline and fetches from `pc` (reset, exception entry and return, a pc the
-    /// emulator changed).
-    void restart(std::uint32_t pc);
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
     /// Exception entry once the instructions given have finished: the 8-word frame at `frame` is
@@ -113,12 +110,11 @@ private:
     bool can_accept(const Decoded& d) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
     void start_execute(std::uint64_t c, bool pipelined);
-    void settle_registers();
-    void drain();  // lets execute finish what it has; drops what it cannot finish without facts
+    void settle_registers();  // after a flush: no register waits for an instruction that will not finish
+    void drain();             // lets execute finish what it has; drops what it cannot finish without facts
     // Transfers of an exception's frame, one a cycle as the bus grants them, from cycle_ on:
     // the last data phase's end (and the vector's, when `vector_slot` is not 0).
-    std::uint64_t frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot,
-                                  std::uint64_t* vector_end);  // after a flush: no register waits for an instruction that will not finish
+    std::uint64_t frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot, std::uint64_t* vector_end);
     void decode(std::uint64_t c);
     void branch_at_decode(std::uint64_t c, bool execute_frees);
     void issue_transfers(std::uint64_t c);
@@ -154,7 +150,6 @@ private:
         ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
     PipelineCounters counters_;
     std::optional<std::uint64_t> given_data_phase_;  ///< data phase cycle of the last given instruction
-    PipelineCounters given_counters_;
     std::FILE* trace_ = nullptr;
 };
 
