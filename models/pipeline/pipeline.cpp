@@ -148,18 +148,21 @@ void Pipeline::queue_skipped_before(std::uint32_t pc) {
     }
     // Instructions an IT block skipped: Unicorn runs no hook for them.
     std::uint32_t a = expected;
-    std::vector<InstructionFacts> skipped;
-    for (int n = 0; a != pc && n < 4; ++n) {
+    std::array<std::uint32_t, 4> skipped{};  // an IT block holds at most 4
+    std::size_t n = 0;
+    for (; a != pc && n < skipped.size(); ++n) {
         const ClassifiedInstruction* i = code_.instruction_at(a);
         if (!i || !i->conditional) break;
-        InstructionFacts s;
-        s.pc = a;
-        s.executed = false;
-        skipped.push_back(s);
+        skipped[n] = a;
         a += i->size;
     }
     if (a != pc) return;  // a discontinuity: execute refetches when it sees it
-    for (const auto& s : skipped) facts_.push_back(s);
+    for (std::size_t k = 0; k < n; ++k) {
+        InstructionFacts s;
+        s.pc = skipped[k];
+        s.executed = false;
+        facts_.push_back(s);
+    }
 }
 
 void Pipeline::executes(const InstructionFacts& facts) {
