@@ -280,8 +280,11 @@ bool Pipeline::step() {
     // The decoded instruction moves on next cycle unless execute is busy beyond this one.
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
-    unsigned advancing =
-        decoded_ && execute_frees && address_ready(*decoded_) <= c ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u) : 0u;
+    // A load behind a multiple load waits for its last data phase: it frees nothing next cycle.
+    bool waits_behind_multiple = decoded_ && x_.active && x_.insn->kind == InstructionClass::LoadMultiple && decoded_->insn->is_load();
+    unsigned advancing = decoded_ && execute_frees && !waits_behind_multiple && address_ready(*decoded_) <= c
+                             ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u)
+                             : 0u;
     fetch_.request(c, advancing);
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     fetch_.issue(c);
