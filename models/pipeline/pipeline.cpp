@@ -280,8 +280,10 @@ bool Pipeline::step() {
     // The decoded instruction moves on next cycle unless execute is busy beyond this one.
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
-    // A load behind a multiple load waits for its last data phase: it frees nothing next cycle.
-    bool waits_behind_multiple = decoded_ && x_.active && x_.insn->kind == InstructionClass::LoadMultiple && decoded_->insn->is_load();
+    // A load that cannot run in the data phase of the load before it (a multiple or dual one, one
+    // writing its base back, anything behind a multiple load) waits for it: it frees nothing next cycle.
+    bool waits_behind_multiple = decoded_ && x_.active && x_.insn->is_load() && decoded_->insn->is_load() &&
+                                 (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(*decoded_->insn) || decoded_->insn->writeback);
     unsigned advancing = decoded_ && execute_frees && !waits_behind_multiple && address_ready(*decoded_) <= c
                              ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u)
                              : 0u;
