@@ -32,7 +32,7 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 }  // namespace
 
 PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core)
-    : uc_(uc), core_(core), memory_(memory_system(plan)), operands_(core.kind),
+    : uc_(uc), plan_(plan), core_(core), memory_(memory_system(plan)), operands_(core.kind),
       pipeline_(std::make_unique<models::Pipeline>(core.pipeline, memory_, *this)) {
     // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr.
     if (std::getenv("EMUTRACE_PIPELINE_TRACE")) pipeline_->trace_to(stderr);
@@ -40,10 +40,15 @@ PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const 
 
 const PipelineFeed::Code* PipelineFeed::code_at(std::uint32_t address, bool check) {
     auto it = code_.find(address);
+    // Code in read-only memory cannot change under the cache; code in RAM is compared with
+    // memory each time it runs (a program that copies code there, then runs it).
+    if (it != code_.end() && (!check || !it->second.writable)) return it->second.valid ? &it->second : nullptr;
     std::array<std::uint8_t, 4> bytes{};
     bool readable = uc_.read_memory(address, bytes) || uc_.read_memory(address, std::span(bytes).first(2));
-    if (it != code_.end() && (!check || it->second.bytes == bytes)) return it->second.valid ? &it->second : nullptr;
+    if (it != code_.end() && it->second.bytes == bytes) return it->second.valid ? &it->second : nullptr;
     Code c;
+    const MemoryRegion* region = region_at(plan_, address);
+    c.writable = !region || (region->access & AccessWrite);
     c.bytes = bytes;
     if (readable) {
         auto decoded = decoder_.decode(bytes, address);
@@ -73,12 +78,20 @@ void PipelineFeed::decode_it_block(std::uint32_t it) {
         c.insn = block[k];
         c.cls = models::classify(c.insn);
         c.valid = true;
+        const MemoryRegion* region = region_at(plan_, c.insn.address);
+        c.writable = !region || (region->access & AccessWrite);
         code_[block[k].address] = std::move(c);
     }
 }
 
 const models::ClassifiedInstruction* PipelineFeed::instruction_at(std::uint32_t address) {
+    // The stages ask for the same few addresses every cycle: a direct-mapped table in front of
+    // the map (whose entries stay where they are).
+    auto& slot = recent_[(address >> 1) & (recent_.size() - 1)];
+    if (slot.address == address && slot.code) return slot.code->valid ? &slot.code->cls : nullptr;
     const Code* c = code_at(address, false);
+    auto it = code_.find(address);
+    slot = {address, it == code_.end() ? nullptr : &it->second};
     return c ? &c->cls : nullptr;
 }
 

@@ -36,6 +36,7 @@ private:
         models::ClassifiedInstruction cls;
         std::array<std::uint8_t, 4> bytes{};
         bool valid = false;
+        bool writable = true;  ///< in memory a store can change: compared with memory when it runs
     };
     const Code* code_at(std::uint32_t address, bool check);
     void decode_it_block(std::uint32_t it);
@@ -43,11 +44,17 @@ private:
     bool condition_passes(unsigned cond) const;
 
     const UnicornCore& uc_;
+    const MemoryPlan& plan_;
     models::CoreSpec core_;
     models::MemorySystem memory_;
     models::TimingModel operands_;  // the divider's and the iterative multiplier's operand timing
     decode::InstructionDecoder decoder_;
     std::unordered_map<std::uint32_t, Code> code_;
+    struct Recent {
+        std::uint32_t address = 1;
+        const Code* code = nullptr;
+    };
+    std::array<Recent, 1024> recent_{};
     std::unique_ptr<models::Pipeline> pipeline_;
 };
 

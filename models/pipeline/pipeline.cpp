@@ -363,8 +363,9 @@ bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) {
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     Decoded d = *decoded_;
     decoded_.reset();
-    InstructionFacts f = facts_.front();
+    x_.facts = facts_.front();  // straight into execute's record: no copy in between
     facts_.pop_front();
+    const InstructionFacts& f = x_.facts;
     if (d.folded_it && !facts_.empty() && facts_.front().pc == d.insn->address + d.insn->size) {
         const ClassifiedInstruction* it = code_.instruction_at(facts_.front().pc);
         it_block_ = {facts_.front().pc + 2, static_cast<std::uint8_t>(it ? it->it_length : 0), facts_.front().it_passes};
@@ -373,12 +374,20 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     if (d.insn->kind == InstructionClass::It) it_block_ = {d.insn->address + 2, d.insn->it_length, f.it_passes};
     const ClassifiedInstruction& i = *d.insn;
     if (d.epoch == fetch_.epoch()) fetch_.consume(i.size + (d.folded_it ? 2u : 0u));
-    x_ = {};
+    // Field by field: clearing the whole record costs more than the instruction (per instruction).
     x_.active = true;
     x_.insn = &i;
-    x_.facts = f;
     x_.start = c;
     x_.busy_until = c;
+    x_.transfers_left = 0;
+    x_.next_address = 0;
+    x_.last_data_end = 0;
+    x_.waits_for_data = false;
+    x_.redirect_at.reset();
+    x_.redirect_to.reset();
+    x_.first_address = 0;
+    x_.address_cycle = 0;
+    x_.transfers_done = 0;
     x_.speculation_unresolved = d.speculated && !d.resolved;
     if (d.branched_at_decode) {
         decode_not_before_ = c + 1;
