@@ -212,6 +212,9 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
     const ClassifiedInstruction& n = *d.insn;
     if (n.kind == InstructionClass::Nop) return true;
+    // A store addressed [Rn, Rm] reads its data register in its data phase: the register file has
+    // no port left for the next instruction (CMEmu's RegisterBankConflict).
+    if (x_.insn->store && x_.insn->register_offset) return false;
     if (!single_transfer(n) || n.writes_pc || n.writeback) return false;
     if (facts_.empty()) return false;
     const InstructionFacts& nf = facts_.front();
