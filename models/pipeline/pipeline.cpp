@@ -224,35 +224,39 @@ bool Pipeline::can_accept(const Decoded& d) const {
     return &here == &there;
 }
 
-bool Pipeline::step() {
-    const std::uint64_t c = cycle_;
-    // What this cycle needs to know first.
+// What cycle `c` needs to know before it runs: false when facts of an instruction not yet
+// given decide it. `accepting`: execute takes the decoded instruction this cycle.
+bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
     if (x_.active && x_.redirect_at && *x_.redirect_at == c && !x_.redirect_to) return false;
-    if (!decoded_ && !x_.active && facts_.empty() && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) return false;  // nothing to do
-    // Execution went where nothing fetches (an exception's handler or return after the fetch
-    // stopped): fetch from there.
-    if (!decoded_ && !x_.active && !facts_.empty() && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) fetch_.redirect(facts_.front().pc);
-    bool accepting = decoded_ && can_accept(*decoded_);
-    if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty()) {
-        // can_accept() may depend on facts (pipelining into another memory): ask for them
-        if (x_.active && x_.transfers_left == 0 && single_transfer(*x_.insn) && c >= x_.address_cycle + 1) return false;
+    bool idle = !decoded_ && !x_.active;
+    if (idle && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) {
+        if (facts_.empty()) return false;  // nothing to do
+        // Execution went where nothing fetches (an exception's handler or return after the
+        // fetch stopped): fetch from there.
+        fetch_.redirect(facts_.front().pc);
     }
+    accepting = decoded_ && can_accept(*decoded_);
+    // can_accept() may depend on facts (pipelining into another memory): ask for them.
+    if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty() && x_.active && x_.transfers_left == 0 &&
+        single_transfer(*x_.insn) && c >= x_.address_cycle + 1)
+        return false;
     if (accepting && facts_.size() < (decoded_->folded_it ? 2u : 1u)) return false;  // a folded IT runs with it
     if (accepting && decoded_->insn->kind == InstructionClass::RegisterBranch && !decoded_->branched_at_decode && !decoded_->insn->late_branch &&
         facts_.front().executed && !facts_.front().target)
         return false;  // where it goes shows at the next instruction
-    if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1 && facts_.empty()) return false;
+    return !(decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1 && facts_.empty());
+}
 
-    fetch_.receive(c);
+// Execute's cycle: the instruction leaving, the decoded one entering, a branch in execute
+// fetching its target, a B<cc> resolved. Returns whether an instruction entered.
+bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
     if (x_.active && x_.transfers_left == 0 && x_.busy_until < c && !(x_.redirect_at && *x_.redirect_at >= c)) x_.active = false;
-    bool issued = false, folded = false;
+    bool issued = false;
     if (accepting) {
-        const InstructionFacts& f = facts_.front();
-        if (f.pc != decoded_->insn->address) {  // not what was fetched: refetch from where execution went
-            fetch_.redirect(f.pc);
+        if (facts_.front().pc != decoded_->insn->address) {  // not what was fetched: refetch from where execution went
+            fetch_.redirect(facts_.front().pc);
             decoded_.reset();
         } else {
-            folded = decoded_->folded_it;
             start_execute(c, x_.active);  // still active: this one runs in its data phase
             issued = true;
         }
@@ -263,7 +267,7 @@ bool Pipeline::step() {
         decoded_.reset();
         refill_from_ = c + 1;  // waiting for the target is a fetch stall: CPI, whatever ran before
     }
-    // B<cc> resolved the cycle after its decode.
+    // A B<cc> (or a failing IT-block branch) is resolved the cycle after its target fetch.
     if (issued && x_.speculation_unresolved) {
         fetch_.resolve(x_.facts.executed && x_.facts.taken, c);
         x_.speculation_unresolved = false;
@@ -272,25 +276,39 @@ bool Pipeline::step() {
         fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken, c);
         decoded_->resolved = true;
     }
-    bool wants_data = false;
-    std::uint32_t data_address = 0;
-    if (x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c)) {
-        data_address = x_.next_address;
-        bus_.request(Master::Data, data_address, c);
-        wants_data = true;
-    }
+    return issued;
+}
+
+// Halfwords the decoded instruction frees when it moves to execute next cycle, which the fetch
+// may count on (CMEmu's over-commit): none while execute is busy beyond this cycle, or for a
+// load that cannot run in the data phase of the load before it (a multiple or dual one, one
+// writing its base back, anything behind a multiple load).
+unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
+    if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
+    const ClassifiedInstruction& d = *decoded_->insn;
+    bool waits =
+        x_.active && x_.insn->is_load() && d.is_load() && (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || d.writeback);
+    return waits ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
+}
+
+bool Pipeline::step() {
+    const std::uint64_t c = cycle_;
+    bool accepting = false;
+    if (!knows_enough(c, accepting)) return false;
+    fetch_.receive(c);
+    bool folded = accepting && decoded_->folded_it;
+    bool issued = execute_cycle(c, accepting);
+    folded = folded && issued;
+    // The load/store unit asks for the bus before the fetch does; the bus matrix arbitrates.
+    bool wants_data =
+        x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c);
+    std::uint32_t data_address = x_.next_address;
+    if (wants_data) bus_.request(Master::Data, data_address, c);
     if (!decoded_) decode(c);
     // The decoded instruction moves on next cycle unless execute is busy beyond this one.
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
-    // A load that cannot run in the data phase of the load before it (a multiple or dual one, one
-    // writing its base back, anything behind a multiple load) waits for it: it frees nothing next cycle.
-    bool waits_behind_multiple = decoded_ && x_.active && x_.insn->is_load() && decoded_->insn->is_load() &&
-                                 (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(*decoded_->insn) || decoded_->insn->writeback);
-    unsigned advancing = decoded_ && execute_frees && !waits_behind_multiple && address_ready(*decoded_) <= c
-                             ? decoded_->insn->size / 2u + (decoded_->folded_it ? 1u : 0u)
-                             : 0u;
-    fetch_.request(c, advancing);
+    fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     fetch_.issue(c);
     count(c, issued, folded);

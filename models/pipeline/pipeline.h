@@ -107,6 +107,9 @@ private:
     };
 
     bool step();  // one cycle; false (nothing done) when it needs facts it has not got
+    bool knows_enough(std::uint64_t c, bool& accepting);
+    bool execute_cycle(std::uint64_t c, bool accepting);
+    unsigned slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const;
     bool can_accept(const Decoded& d) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
     void start_execute(std::uint64_t c, bool pipelined);
