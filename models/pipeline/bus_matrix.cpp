@@ -1,7 +1,5 @@
 #include "models/pipeline/bus_matrix.h"
 
-#include <algorithm>
-
 namespace emutrace::models {
 
 BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t address) const {
@@ -17,12 +15,6 @@ BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t addres
 std::uint64_t BusMatrix::presented(Master master, std::uint32_t address, std::uint64_t cycle) const {
     const MemoryPort& p = memory_.at(address);
     return master == Master::Fetch && p.fetch_word_cycles > 1 ? cycle + p.fetch_word_cycles - 1 : cycle;
-}
-
-unsigned BusMatrix::fetch_latency(std::uint32_t address) const {
-    const MemoryPort& p = memory_.at(address);
-    // issued in c, presented in c + k - 1, data in the following 1 + wait-state cycles, decoded after
-    return static_cast<unsigned>(std::max<std::uint8_t>(p.fetch_word_cycles, 1)) + 1 + p.wait_states;
 }
 
 void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycle) {
@@ -62,11 +54,6 @@ void BusMatrix::drop_held_fetch(std::uint64_t cycle) {
     state_[held_.interface].next_address = held_.next_address_before;
     fetch_next_issue_ = cycle;
     held_ = {};
-}
-
-void BusMatrix::reset() {
-    state_ = {};
-    fetch_next_issue_ = 0;
 }
 
 }  // namespace emutrace::models

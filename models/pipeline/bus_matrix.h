@@ -31,16 +31,13 @@ public:
     /// this cycle (requests are made before grants: request(), then grant()).
     void request(Master master, std::uint32_t address, std::uint64_t cycle);
     bool may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const;
-    /// Takes the interface for a transfer issued in `cycle`; `beats` data transfers back to back
-    /// (one address phase each, as LDM issues them) are not modelled here: one call per transfer.
+    /// Takes the interface for one transfer issued in `cycle` (an LDM asks once a word); `write`:
+    /// a buffered write, which holds fetches off the interface until its data phase ends.
     Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
-    /// The cycles a fetch word takes from its issue to when decode can use it.
-    unsigned fetch_latency(std::uint32_t address) const;
     const MemoryPort& port(std::uint32_t address) const { return memory_.at(address); }
     /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);
-    void reset();
 
 private:
     enum Interface : std::uint8_t { ICode, DCode, System, Ppb, kInterfaces };
