@@ -29,7 +29,7 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
     const State& s = state_[i];
     std::uint64_t at = presented(master, address, cycle);
     if (s.next_address > at) return false;
-    if (master == Master::Fetch && (fetch_next_issue_ > cycle || s.write_end >= at)) return false;
+    if (master == Master::Fetch && (fetch_next_issue_ > cycle || at < s.fetch_after_write)) return false;
     if (s.requested_cycle == at && s.requested_in == cycle && s.requested == 3) {
         // Both masters want it in the same cycle: the System bus serves the fetch first.
         Master first = i == System ? Master::Fetch : Master::Data;
@@ -44,7 +44,7 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     std::uint64_t data_end = at + 1 + memory_.at(address).wait_states;
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
-    if (write) s.write_end = data_end;
+    if (write) s.fetch_after_write = data_end + 1;
     if (master == Master::Fetch) fetch_next_issue_ = at + 1;
     return {data_end};
 }

@@ -49,7 +49,7 @@ private:
         std::uint64_t requested_cycle = ~0ull;  ///< the cycle the requests below want to be presented in
         std::uint64_t requested_in = ~0ull;     ///< the cycle they were made in
         std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
-        std::uint64_t write_end = 0;            ///< a buffered write holds fetches off until its data phase ends
+        std::uint64_t fetch_after_write = 0;    ///< a buffered write holds fetches off until its data phase ends
     };
     const MemorySystem& memory_;
     std::array<State, kInterfaces> state_{};

@@ -1,0 +1,113 @@
+// The bus matrix and the fetch unit on their own: the transfer timing the pipeline model is built
+// on (docs/timing.md), with an STM32F100-like memory system: flash whose interface I-Code and
+// D-Code share, SRAM whose fetches pass the System bus's registration buffer.
+
+#include <doctest/doctest.h>
+
+#include "models/memory_system.h"
+#include "models/pipeline/bus_matrix.h"
+#include "models/pipeline/fetch_unit.h"
+
+using namespace emutrace::models;
+
+namespace {
+
+MemorySystem stm32f100() {
+    MemoryPort flash{BusPort::Code, 0, 1, true, true};
+    MemoryPort sram{BusPort::System, 0, 2, false, true};
+    return MemorySystem({{0x08000000, 128 * 1024, flash}, {0x20000000, 8 * 1024, sram}});
+}
+
+// The cycles at which each word from `from` on can be decoded, with the fetch asked every cycle
+// and decode taking each word as it comes.
+std::vector<std::uint64_t> arrivals(FetchUnit& fetch, std::uint32_t from, unsigned words) {
+    std::vector<std::uint64_t> at;
+    fetch.redirect(from);
+    for (std::uint64_t c = 0; c < 64 && at.size() < words; ++c) {
+        fetch.receive(c);
+        if (fetch.holds(from, 4)) {
+            at.push_back(c);
+            fetch.consume(4);
+            from += 4;
+        }
+        fetch.request(c);
+        fetch.issue(c);
+    }
+    return at;
+}
+
+}  // namespace
+
+TEST_CASE("bus matrix: a flash word is decodable two cycles after its address phase, a word a cycle") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    FetchUnit fetch(bus);
+    auto at = arrivals(fetch, 0x08000100, 4);
+    REQUIRE(at.size() == 4);
+    CHECK(at[0] == 2);  // address phase 0, data 1, decode 2
+    CHECK(at[1] == 3);
+    CHECK(at[2] == 4);
+}
+
+TEST_CASE("bus matrix: an SRAM word passes the registration buffer: three cycles to decode, a word every two") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    FetchUnit fetch(bus);
+    auto at = arrivals(fetch, 0x20000100, 3);
+    REQUIRE(at.size() == 3);
+    CHECK(at[0] == 3);
+    CHECK(at[1] == 5);
+    CHECK(at[2] == 7);
+}
+
+TEST_CASE("bus matrix: on the shared flash interface data goes first; on the System bus the fetch does") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    bus.request(Master::Data, 0x08000400, 10);
+    bus.request(Master::Fetch, 0x08000100, 10);
+    CHECK(bus.may_grant(Master::Data, 0x08000400, 10));
+    CHECK_FALSE(bus.may_grant(Master::Fetch, 0x08000100, 10));
+    Grant g = bus.grant(Master::Data, 0x08000400, 10);
+    CHECK(g.data_end == 11);
+    CHECK(bus.may_grant(Master::Fetch, 0x08000100, 11));  // the next address phase overlaps the data phase
+
+    // SRAM data and a flash fetch use different interfaces: no conflict.
+    bus.request(Master::Data, 0x20000000, 20);
+    bus.request(Master::Fetch, 0x08000100, 20);
+    CHECK(bus.may_grant(Master::Data, 0x20000000, 20));
+    CHECK(bus.may_grant(Master::Fetch, 0x08000100, 20));
+}
+
+TEST_CASE("bus matrix: a buffered write holds fetches off its interface until its data phase ends") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    bus.request(Master::Data, 0x20000000, 30);
+    bus.grant(Master::Data, 0x20000000, 30, /*write=*/true);  // data phase 31
+    // An SRAM fetch issued at 30 would be presented at 31, inside the write's data phase.
+    CHECK_FALSE(bus.may_grant(Master::Fetch, 0x20000100, 30));
+    CHECK(bus.may_grant(Master::Fetch, 0x20000100, 31));  // presented at 32
+}
+
+TEST_CASE("fetch unit: a B<cc>'s target fetch takes a slot; not taken, its data is dropped and the queue goes on") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    FetchUnit fetch(bus);
+    fetch.redirect(0x08000100);
+    for (std::uint64_t c = 0; c < 2; ++c) {
+        fetch.receive(c);
+        fetch.request(c);
+        fetch.issue(c);
+    }
+    fetch.speculate(0x08000200);
+    fetch.receive(2);
+    fetch.request(2);
+    fetch.issue(2);  // the target's word goes out instead of 0x08000108
+    fetch.resolve(false, 3);
+    for (std::uint64_t c = 3; c < 8; ++c) {
+        fetch.receive(c);
+        fetch.request(c);
+        fetch.issue(c);
+    }
+    CHECK(fetch.head() == 0x08000100);
+    CHECK(fetch.holds(0x08000100, 12));  // 0x100, 0x104 and, a cycle late, 0x108
+}
