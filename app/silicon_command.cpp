@@ -194,8 +194,7 @@ int silicon_command(const SiliconOptions& o) {
     const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
     SiliconRunOptions run;
     std::optional<emu::TimingMode> timing;
-    if (!o.timing.empty() && !(timing = emu::timing_mode_named(o.timing)))
-        throw ConfigError("--timing: expected trm, pipeline or none, got '" + o.timing + "'");
+    if (!o.timing.empty()) timing = session::timing_option(o.timing);
     run.board = [&board, timing] {
         emu::MachineConfig m = session::load_scenario(board).machine;
         if (timing) m.timing = *timing;

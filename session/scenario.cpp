@@ -250,6 +250,11 @@ Scenario default_scenario() {
     return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario"));
 }
 
+emu::TimingMode timing_option(const std::string& value) {
+    if (auto mode = emu::timing_mode_named(value)) return *mode;
+    throw ConfigError("--timing: expected trm, pipeline or none, got '" + value + "'");
+}
+
 std::vector<std::string> board_preset_names() {
     std::vector<std::string> names;
     for (const auto& p : kBoardPresets) names.emplace_back(p.name);

@@ -41,6 +41,8 @@ std::vector<std::string> scenario_plugins(const config::Node& root);
 Scenario default_scenario();
 /// The board presets compiled in from scenarios/boards/*.yaml, by file stem, in name order.
 std::vector<std::string> board_preset_names();
+/// The cycle model a --timing value names; throws ConfigError listing the choices.
+emu::TimingMode timing_option(const std::string& value);
 /// A board preset's document by name ("stm32f100"), or a scenario file by path. An argument that is
 /// neither throws a one-line ConfigError listing the presets.
 config::Node load_board(const std::string& name_or_file);

@@ -48,11 +48,7 @@ void apply(const MachineOverrides& o, emu::MachineConfig& m) {
         if (!hz) throw ConfigError("--clock: expected a frequency such as 168MHz, got '" + *o.clock + "'");
         m.clock_hz = *hz;
     }
-    if (o.timing) {
-        auto mode = emu::timing_mode_named(*o.timing);
-        if (!mode) throw ConfigError("--timing: expected trm, pipeline or none, got '" + *o.timing + "'");
-        m.timing = *mode;
-    }
+    if (o.timing) m.timing = session::timing_option(*o.timing);
     if (o.max_instructions) m.stop.max_instructions = *o.max_instructions;
     if (o.wall_clock_seconds) m.stop.wall_clock_seconds = *o.wall_clock_seconds;
     if (o.stop_at) m.stop.at_symbol = *o.stop_at;

@@ -38,29 +38,29 @@ PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const 
     if (std::getenv("EMUTRACE_PIPELINE_TRACE")) pipeline_->trace_to(stderr);
 }
 
-const PipelineFeed::Code* PipelineFeed::code_at(std::uint32_t address, bool check) {
+void PipelineFeed::set(Code& c, const decode::Instruction& insn) const {
+    c.insn = insn;
+    c.cls = models::classify(insn);
+    c.valid = true;
+    const MemoryRegion* region = region_at(plan_, insn.address);
+    c.writable = !region || (region->access & AccessWrite);
+}
+
+const PipelineFeed::Code& PipelineFeed::code_at(std::uint32_t address, bool check) {
     auto it = code_.find(address);
     // Code in read-only memory cannot change under the cache; code in RAM is compared with
     // memory each time it runs (a program that copies code there, then runs it).
-    if (it != code_.end() && (!check || !it->second.writable)) return it->second.valid ? &it->second : nullptr;
+    if (it != code_.end() && (!check || !it->second.writable)) return it->second;
     std::array<std::uint8_t, 4> bytes{};
     bool readable = uc_.read_memory(address, bytes) || uc_.read_memory(address, std::span(bytes).first(2));
-    if (it != code_.end() && it->second.bytes == bytes) return it->second.valid ? &it->second : nullptr;
+    if (it != code_.end() && it->second.bytes == bytes) return it->second;
     Code c;
-    const MemoryRegion* region = region_at(plan_, address);
-    c.writable = !region || (region->access & AccessWrite);
     c.bytes = bytes;
-    if (readable) {
-        auto decoded = decoder_.decode(bytes, address);
-        if (!decoded.empty()) {
-            c.insn = decoded.front();
-            c.cls = models::classify(c.insn);
-            c.valid = true;
-        }
-    }
+    if (readable)
+        if (auto decoded = decoder_.decode(bytes, address); !decoded.empty()) set(c, decoded.front());
     Code& slot = code_[address] = std::move(c);
     if (slot.valid && slot.cls.kind == models::InstructionClass::It) decode_it_block(address);
-    return slot.valid ? &slot : nullptr;
+    return slot;
 }
 
 // Decoded alone, an instruction an IT makes conditional reads as unconditional (and a 16-bit
@@ -75,11 +75,7 @@ void PipelineFeed::decode_it_block(std::uint32_t it) {
         std::size_t at = block[k].address - it;
         for (std::size_t b = 0; b < 4 && at + b < n; ++b) c.bytes[b] = bytes[at + b];
         if (block[k].size == 2) c.bytes[2] = c.bytes[3] = 0, uc_.read_memory(block[k].address + 2, std::span(c.bytes).subspan(2));
-        c.insn = block[k];
-        c.cls = models::classify(c.insn);
-        c.valid = true;
-        const MemoryRegion* region = region_at(plan_, c.insn.address);
-        c.writable = !region || (region->access & AccessWrite);
+        set(c, block[k]);
         code_[block[k].address] = std::move(c);
     }
 }
@@ -88,11 +84,8 @@ const models::ClassifiedInstruction* PipelineFeed::instruction_at(std::uint32_t 
     // The stages ask for the same few addresses every cycle: a direct-mapped table in front of
     // the map (whose entries stay where they are).
     auto& slot = recent_[(address >> 1) & (recent_.size() - 1)];
-    if (slot.address == address && slot.code) return slot.code->valid ? &slot.code->cls : nullptr;
-    const Code* c = code_at(address, false);
-    auto it = code_.find(address);
-    slot = {address, it == code_.end() ? nullptr : &it->second};
-    return c ? &c->cls : nullptr;
+    if (slot.address != address || !slot.code) slot = {address, &code_at(address, false)};
+    return slot.code->valid ? &slot.code->cls : nullptr;
 }
 
 std::uint32_t PipelineFeed::core_register(int r) const {
@@ -117,8 +110,8 @@ bool PipelineFeed::condition_passes(unsigned cond) const {
 }
 
 void PipelineFeed::executes(std::uint32_t pc) {
-    const Code* code = code_at(pc, true);
-    if (!code) return;
+    const Code* code = &code_at(pc, true);
+    if (!code->valid) return;
     const decode::Instruction& insn = code->insn;
     const models::ClassifiedInstruction& c = code->cls;
     models::InstructionFacts f;

@@ -38,7 +38,9 @@ private:
         bool valid = false;
         bool writable = true;  ///< in memory a store can change: compared with memory when it runs
     };
-    const Code* code_at(std::uint32_t address, bool check);
+    /// The cache's entry for `address` (decoded on first sight; `check`: read again if in RAM).
+    const Code& code_at(std::uint32_t address, bool check);
+    void set(Code& c, const decode::Instruction& insn) const;
     void decode_it_block(std::uint32_t it);
     std::uint32_t core_register(int r) const;
     bool condition_passes(unsigned cond) const;
