@@ -173,7 +173,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     if (steering) steering->at_exception(static_cast<unsigned>(n), frame[6], external, this->control);
     if (pipeline_feed) {  // stacking and the vector read as bus transfers
         flush_deferred_block(counters.cycles);
-        std::uint64_t spent = pipeline_feed->pipeline().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry);
+        std::uint64_t spent = pipeline_feed->pipeline().change().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry);
         counters.exception += spent;
         sync_pipeline_counters();
         return true;
@@ -240,7 +240,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
         flush_deferred_block(counters.cycles);
         if (take_pending(frame[6], /*tail_chain=*/true)) return;
-        counters.exception += pipeline_feed->pipeline().exception_return(frame_at, frame[6] & ~1u);
+        counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u);
         sync_pipeline_counters();
         return;
     }

@@ -138,7 +138,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
-        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core);
+        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core, config.timing_cache);
         uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
     }
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
@@ -313,6 +313,10 @@ RunResult detail::MachineState::finish() {
     r.sleep_cycles = counters.sleep;
     r.stall_cycles = counters.stall;
     r.exception_cycles = counters.exception;
+    if (pipeline_feed) {
+        const auto& c = pipeline_feed->pipeline().stats();
+        r.timing_cache = {c.lookups, c.hits, c.states, c.clears};
+    }
 
     trace::Event e{};
     e.cycle = r.cycles;
@@ -355,7 +359,7 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
 // its registers).
 nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
     if (pipeline_feed) {
-        models::PipelineCounters p = pipeline_feed->pipeline().at_data_phase();
+        models::PipelineCounters p = pipeline_feed->pipeline().view().at_data_phase();
         nvic::CycleCounters at = counters;
         std::uint64_t exceptional = counters.cycles - pipeline_feed->pipeline().counters().cycles;
         at.cycles = p.cycles + exceptional;
@@ -505,6 +509,7 @@ RunResult Machine::run() {
     bool running = m.reset(pc);
     while (running && !m.reason) {
         uc_err err = m.uc.start(pc | 1, kNoEnd);
+        m.settle_pipeline();
         if (m.reason) break;
         pc = m.uc.reg(UC_ARM_REG_PC);
         // WFI ends uc_emu_start with OK, WFE with "invalid instruction", both with pc after it.

@@ -140,6 +140,10 @@ struct MachineConfig {
     unsigned irqs = 64;  ///< external interrupt lines the NVIC implements (1-240)
     FaultPolicy faults = FaultPolicy::Stop;
     TimingMode timing = TimingMode::Trm;
+    /// With TimingMode::Pipeline: reuse what the pipeline did from a state it was in before with
+    /// the same facts (the block-cost cache). Off, every instruction is stepped: the same cycles,
+    /// slower, for checking the cache.
+    bool timing_cache = true;
     std::vector<Stimulus> stimuli;
     std::uint64_t seed = 1;  ///< seeds stimulus jitter; same seed, same run
     RtosConfig rtos;

@@ -89,6 +89,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.
 [[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
+    m.settle_pipeline();
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     const BlockInfo& b = m.blocks.lookup(address, size);
@@ -116,8 +117,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 
 void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     MachineState& m = machine(user);
-    m.pipeline_feed->executes(static_cast<std::uint32_t>(address));
-    m.sync_pipeline_counters();
+    m.pipeline_feed->executes(static_cast<std::uint32_t>(address));  // runs when a hook needs the counts
 }
 
 void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
@@ -154,6 +154,7 @@ void on_port_read(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int6
 
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     detail::MachineState& m = machine(user);
+    m.settle_pipeline();
     std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);
     switch (intno) {
         case 7: {  // EXCP_BKPT, pc at the BKPT
@@ -186,17 +187,20 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
 
 bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
     detail::MachineState& m = machine(user);
+    m.settle_pipeline();
     if (!m.memory_fault) m.memory_fault = detail::MachineState::MemoryFault{type, static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_PC)};
     return false;
 }
 
 void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     detail::MachineState& m = machine(user);
+    m.settle_pipeline();
     std::string what = m.config.stop.at_symbol.empty() ? "the stop address" : m.config.stop.at_symbol;
     m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    machine(user).settle_pipeline();
     machine(user).reach_watch(static_cast<std::uint32_t>(address));
 }
 
@@ -206,6 +210,7 @@ void on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user
 
 void on_ram_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {
     MachineState& m = machine(user);
+    m.settle_pipeline();
     const bool masked = (m.uc.reg(UC_ARM_REG_PRIMASK) & 1) || m.uc.reg(UC_ARM_REG_BASEPRI);
     m.recorder.push({m.cycles(), static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_SP), m.instruction_pc, trace::EventKind::Access,
                      static_cast<std::uint8_t>(size), static_cast<std::uint16_t>((type == UC_MEM_WRITE ? 1 : 0) | (masked ? 2 : 0))});
@@ -213,12 +218,14 @@ void on_ram_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size
 
 void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     MachineState& m = machine(user);
+    m.settle_pipeline();
     m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
 }
 
 std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
+    m.settle_pipeline();
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
@@ -235,6 +242,7 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
 void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
+    m.settle_pipeline();
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) {

@@ -61,6 +61,11 @@ struct RunResult {
     std::uint64_t sleep_cycles = 0;      ///< cycles spent asleep in WFI/WFE (part of `cycles`)
     std::uint64_t stall_cycles = 0;      ///< memory and device wait states (part of `cycles`)
     std::uint64_t exception_cycles = 0;  ///< exception entry/return overhead (part of `cycles`)
+    /// With timing: pipeline, the block-cost cache: runs of instructions looked up, found, and
+    /// the pipeline states saved (all 0 with the cache off).
+    struct TimingCache {
+        std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
+    } timing_cache;
 };
 
 std::string_view to_string(StopReason reason);

@@ -139,7 +139,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         flush_deferred_block(counters.cycles);
         bucket += n;
         counters.cycles += n;
-        if (pipeline_feed) pipeline_feed->pipeline().drain_and_wait(n);
+        if (pipeline_feed) pipeline_feed->pipeline().change().drain_and_wait(n);
     }
     /// With TimingMode::Pipeline a block's event waits for the next block, which tells its cycles.
     struct DeferredBlock {
@@ -153,7 +153,11 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
     /// Pushes the deferred block's event with the cycles up to `now` (the next block, an exception, the end).
     void flush_deferred_block(std::uint64_t now);
-    /// With TimingMode::Pipeline: the DWT's counts from the pipeline's.
+    /// With TimingMode::Pipeline: the DWT's counts from the pipeline's, once it has run the
+    /// instructions given so far. Every hook but the pipeline's own starts with it.
+    void settle_pipeline() {
+        if (pipeline_feed) sync_pipeline_counters();
+    }
     void sync_pipeline_counters() {
         const models::PipelineCounters& p = pipeline_feed->pipeline().counters();
         counters.cycles = p.cycles;

@@ -31,11 +31,13 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 
 }  // namespace
 
-PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core)
-    : uc_(uc), plan_(plan), core_(core), memory_(memory_system(plan)), operands_(core.kind),
-      pipeline_(std::make_unique<models::Pipeline>(core.pipeline, memory_, *this)) {
-    // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr.
-    if (std::getenv("EMUTRACE_PIPELINE_TRACE")) pipeline_->trace_to(stderr);
+PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached)
+    : uc_(uc), plan_(plan), core_(core), memory_(memory_system(plan)), operands_(core.kind) {
+    // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr, which
+    // needs every cycle stepped.
+    bool trace = std::getenv("EMUTRACE_PIPELINE_TRACE") != nullptr;
+    pipeline_ = std::make_unique<models::CachedPipeline>(core.pipeline, memory_, *this, cached && !trace);
+    if (trace) pipeline_->trace_to(stderr);
 }
 
 void PipelineFeed::set(Code& c, const decode::Instruction& insn) const {
@@ -58,6 +60,7 @@ const PipelineFeed::Code& PipelineFeed::code_at(std::uint32_t address, bool chec
     c.bytes = bytes;
     if (readable)
         if (auto decoded = decoder_.decode(bytes, address); !decoded.empty()) set(c, decoded.front());
+    if (it != code_.end()) pipeline_->forget();  // saved pipeline states point at what it was
     Code& slot = code_[address] = std::move(c);
     if (slot.valid && slot.cls.kind == models::InstructionClass::It) decode_it_block(address);
     return slot;
@@ -76,7 +79,7 @@ void PipelineFeed::decode_it_block(std::uint32_t it) {
         for (std::size_t b = 0; b < 4 && at + b < n; ++b) c.bytes[b] = bytes[at + b];
         if (block[k].size == 2) c.bytes[2] = c.bytes[3] = 0, uc_.read_memory(block[k].address + 2, std::span(c.bytes).subspan(2));
         set(c, block[k]);
-        code_[block[k].address] = std::move(c);
+        if (!code_.insert_or_assign(block[k].address, std::move(c)).second) pipeline_->forget();
     }
 }
 

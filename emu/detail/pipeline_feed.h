@@ -16,19 +16,20 @@
 #include "models/core.h"
 #include "models/instruction_class.h"
 #include "models/memory_system.h"
-#include "models/pipeline/pipeline.h"
+#include "models/pipeline/cached_pipeline.h"
 #include "models/timing_model.h"
 
 namespace emutrace::emu::detail {
 
 class PipelineFeed final : public models::CodeView {
 public:
-    PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core);
+    /// `cached`: through the block-cost cache (timing_cache); off, every instruction is stepped.
+    PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached);
 
     const models::ClassifiedInstruction* instruction_at(std::uint32_t address) override;
     /// The instruction at `pc` is about to run, with the registers as Unicorn has them now.
     void executes(std::uint32_t pc);
-    models::Pipeline& pipeline() { return *pipeline_; }
+    models::CachedPipeline& pipeline() { return *pipeline_; }
 
 private:
     struct Code {
@@ -57,7 +58,7 @@ private:
         const Code* code = nullptr;
     };
     std::array<Recent, 1024> recent_{};
-    std::unique_ptr<models::Pipeline> pipeline_;
+    std::unique_ptr<models::CachedPipeline> pipeline_;
 };
 
 }  // namespace emutrace::emu::detail

@@ -3,7 +3,7 @@
 namespace emutrace::models {
 
 BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t address) const {
-    const MemoryPort& p = memory_.at(address);
+    const MemoryPort& p = memory_->at(address);
     switch (p.port) {
         case BusPort::Code: return master == Master::Fetch && !p.fetch_shares_data_port ? ICode : DCode;
         case BusPort::Private: return Ppb;
@@ -13,7 +13,7 @@ BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t addres
 }
 
 std::uint64_t BusMatrix::presented(Master master, std::uint32_t address, std::uint64_t cycle) const {
-    const MemoryPort& p = memory_.at(address);
+    const MemoryPort& p = memory_->at(address);
     return master == Master::Fetch && p.fetch_word_cycles > 1 ? cycle + p.fetch_word_cycles - 1 : cycle;
 }
 
@@ -41,7 +41,7 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
 Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write) {
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
-    std::uint64_t data_end = at + 1 + memory_.at(address).wait_states;
+    std::uint64_t data_end = at + 1 + memory_->at(address).wait_states;
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;

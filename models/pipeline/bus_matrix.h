@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/memory_system.h"
 
@@ -24,7 +25,7 @@ struct Grant {
 
 class BusMatrix {
 public:
-    explicit BusMatrix(const MemorySystem& memory) : memory_(memory) {}
+    explicit BusMatrix(const MemorySystem& memory) : memory_(&memory) {}
 
     /// Whether `master` may start a transfer at `address` in `cycle`: its interface is free then
     /// (for a registered fetch, in the cycle after too) and no higher-priority master asked for it
@@ -34,10 +35,24 @@ public:
     /// Takes the interface for one transfer issued in `cycle` (an LDM asks once a word); `write`:
     /// a buffered write, which holds fetches off the interface until its data phase ends.
     Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
-    const MemoryPort& port(std::uint32_t address) const { return memory_.at(address); }
+    const MemoryPort& port(std::uint32_t address) const { return memory_->at(address); }
     /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);
+
+    /// Appends the state that decides later grants, its cycles as `cycle(value)` writes them.
+    template <typename Cycle>
+    void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
+        for (const State& s : state_)
+            out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write)});
+        out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
+    }
+    /// The same state `delta` cycles later.
+    template <typename Shift>
+    void shift(Shift shift) {
+        for (State& s : state_) shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write);
+        shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before);
+    }
 
 private:
     enum Interface : std::uint8_t { ICode, DCode, System, Ppb, kInterfaces };
@@ -51,7 +66,7 @@ private:
         std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
         std::uint64_t fetch_after_write = 0;    ///< a buffered write holds fetches off until its data phase ends
     };
-    const MemorySystem& memory_;
+    const MemorySystem* memory_;
     std::array<State, kInterfaces> state_{};
     std::uint64_t fetch_next_issue_ = 0;  ///< the registration buffer holds a fetch until it is presented
     struct Held {

@@ -71,20 +71,20 @@ void FetchUnit::receive(std::uint64_t cycle) {
 void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     requested_ = false;
     if (speculation_pending_) {
-        bus_.request(Master::Fetch, speculation_target_ & ~3u, cycle);
+        bus_->request(Master::Fetch, speculation_target_ & ~3u, cycle);
         requested_ = true;
         return;
     }
     if (disabled_ || held_ || free_slots() + advancing < 2) return;
-    bus_.request(Master::Fetch, next_, cycle);
+    bus_->request(Master::Fetch, next_, cycle);
     requested_ = true;
 }
 
 void FetchUnit::issue(std::uint64_t cycle) {
     if (!requested_) return;
     std::uint32_t word = speculation_pending_ ? speculation_target_ & ~3u : next_;
-    if (!bus_.may_grant(Master::Fetch, word, cycle)) return;
-    Grant g = bus_.grant(Master::Fetch, word, cycle);
+    if (!bus_->may_grant(Master::Fetch, word, cycle)) return;
+    Grant g = bus_->grant(Master::Fetch, word, cycle);
     if (speculation_pending_) {
         in_flight_.push_back({word, g.data_end + 1, (speculation_target_ & 2) != 0, false, true});
         speculation_pending_ = false;

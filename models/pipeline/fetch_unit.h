@@ -16,7 +16,9 @@ namespace emutrace::models {
 
 class FetchUnit {
 public:
-    explicit FetchUnit(BusMatrix& bus) : bus_(bus) {}
+    explicit FetchUnit(BusMatrix& bus) : bus_(&bus) {}
+    /// Fetches over `bus` from now on (a copied pipeline's own).
+    void attach(BusMatrix& bus) { bus_ = &bus; }
 
     /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
     /// `hold`: a branch at decode that waits for execute: only the target's word is fetched until
@@ -31,7 +33,7 @@ public:
     /// Stops fetching until redirect() (a load of the pc, TBB, WFI).
     void disable(std::uint64_t cycle) {
         disabled_ = true;
-        bus_.drop_held_fetch(cycle);
+        bus_->drop_held_fetch(cycle);
     }
 
     /// Start of `cycle`: words whose data phase ended arrive in the queue.
@@ -52,6 +54,19 @@ public:
     std::uint32_t epoch() const { return epoch_; }
     std::string describe() const;
 
+    /// Appends the state that decides later fetches, its cycles as `cycle(value)` writes them;
+    /// the epoch counts only against a decoded instruction's (epoch()).
+    template <typename Cycle>
+    void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
+        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_next_, requested_, speculation_pending_, speculating_,
+                               speculation_target_, in_flight_.size()});
+        for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
+    }
+    template <typename Shift>
+    void shift(Shift shift) {
+        for (InFlight& f : in_flight_) shift(f.ready);
+    }
+
 private:
     struct InFlight {
         std::uint32_t word = 0;
@@ -63,7 +78,7 @@ private:
     unsigned free_slots() const;
     std::uint32_t next_word() const;
 
-    BusMatrix& bus_;
+    BusMatrix* bus_;
     std::uint32_t head_ = 0, end_ = 0;  ///< queued halfwords [head_, end_)
     std::uint32_t next_ = 0;            ///< next sequential word to fetch
     bool skip_next_ = false;            ///< the next word fetched is a target at 2 mod 4

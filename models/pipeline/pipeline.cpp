@@ -31,7 +31,17 @@ unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& 
 }  // namespace
 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
-    : p_(parameters), code_(code), bus_(memory), fetch_(bus_) {}
+    : p_(parameters), code_(&code), bus_(memory), fetch_(bus_) {}
+
+Pipeline::Pipeline(const Pipeline& other)
+    : p_(other.p_), code_(other.code_), bus_(other.bus_), fetch_(other.fetch_), cycle_(other.cycle_), decoded_(other.decoded_), x_(other.x_),
+      facts_(other.facts_), last_given_(other.last_given_), last_given_insn_(other.last_given_insn_), address_ready_(other.address_ready_),
+      previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), it_block_(other.it_block_), lsu_next_address_(other.lsu_next_address_),
+      history_(other.history_), lr_(other.lr_), store_data_end_(other.store_data_end_), last_was_lsu_(other.last_was_lsu_),
+      refill_from_(other.refill_from_), decode_not_before_(other.decode_not_before_), lsu_until_(other.lsu_until_), counters_(other.counters_),
+      given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
+    fetch_.attach(bus_);
+}
 
 void Pipeline::settle_registers() {
     for (auto& r : address_ready_) r = std::min(r, cycle_);
@@ -151,7 +161,7 @@ void Pipeline::queue_skipped_before(std::uint32_t pc) {
     std::array<std::uint32_t, 4> skipped{};  // an IT block holds at most 4
     std::size_t n = 0;
     for (; a != pc && n < skipped.size(); ++n) {
-        const ClassifiedInstruction* i = code_.instruction_at(a);
+        const ClassifiedInstruction* i = code_->instruction_at(a);
         if (!i || !i->conditional) break;
         skipped[n] = a;
         a += i->size;
@@ -169,7 +179,7 @@ void Pipeline::executes(const InstructionFacts& facts) {
     queue_skipped_before(facts.pc);
     facts_.push_back(facts);
     last_given_ = facts;
-    last_given_insn_ = code_.instruction_at(facts.pc);
+    last_given_insn_ = code_->instruction_at(facts.pc);
     lr_ = facts.lr;
     given_data_phase_.reset();
     for (int guard = 0; guard < 4096 && step(); ++guard) {}
@@ -229,7 +239,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
 bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
     if (x_.active && x_.redirect_at && *x_.redirect_at == c && !x_.redirect_to) return false;
     bool idle = !decoded_ && !x_.active;
-    if (idle && (fetch_.stopped() || !code_.instruction_at(fetch_.head()))) {
+    if (idle && (fetch_.stopped() || !code_->instruction_at(fetch_.head()))) {
         if (facts_.empty()) return false;  // nothing to do
         // Execution went where nothing fetches (an exception's handler or return after the
         // fetch stopped): fetch from there.
@@ -321,14 +331,14 @@ bool Pipeline::step() {
 
 void Pipeline::decode(std::uint64_t c) {
     if (c < decode_not_before_) return;  // a branch's target enters the decode head as the branch enters execute
-    const ClassifiedInstruction* i = code_.instruction_at(fetch_.head());
+    const ClassifiedInstruction* i = code_->instruction_at(fetch_.head());
     if (!i || !fetch_.holds(i->address, i->size)) return;
     Decoded d;
     d.insn = i;
     d.decoded_at = c;
     d.epoch = fetch_.epoch();
     if (p_.fold_it && i->size == 2 && !i->memory_access() && !i->is_branch() && i->kind != InstructionClass::StatusRegister && !(i->writes & kSp)) {
-        const ClassifiedInstruction* next = code_.instruction_at(i->address + 2);
+        const ClassifiedInstruction* next = code_->instruction_at(i->address + 2);
         d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(i->address + 2, 2);
     }
     bool lr_dirty = previous_decoded_writes_lr_;
@@ -374,7 +384,7 @@ bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) {
     std::uint32_t a = it_block_.first;
     for (unsigned k = 0; k < it_block_.length; ++k) {
         if (a == i.address) return (it_block_.passes >> k) & 1u;
-        const ClassifiedInstruction* n = code_.instruction_at(a);
+        const ClassifiedInstruction* n = code_->instruction_at(a);
         if (!n) break;
         a += n->size;
     }
@@ -388,7 +398,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     facts_.pop_front();
     const InstructionFacts& f = x_.facts;
     if (d.folded_it && !facts_.empty() && facts_.front().pc == d.insn->address + d.insn->size) {
-        const ClassifiedInstruction* it = code_.instruction_at(facts_.front().pc);
+        const ClassifiedInstruction* it = code_->instruction_at(facts_.front().pc);
         it_block_ = {facts_.front().pc + 2, static_cast<std::uint8_t>(it ? it->it_length : 0), facts_.front().it_passes};
         facts_.pop_front();
     }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "models/instruction_class.h"
 #include "models/memory_system.h"
@@ -49,6 +50,10 @@ struct PipelineCounters {
 class Pipeline {
 public:
     Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code);
+    /// A copy is a saved state: it runs on as the original would, on its own bus. (Every member
+    /// but the wiring is in the copy's list: a new member goes there too.)
+    Pipeline(const Pipeline& other);
+    Pipeline& operator=(const Pipeline&) = delete;
 
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
@@ -69,6 +74,15 @@ public:
     /// Writes each simulated cycle's stages to `out` (null: off): what execute started, what decode
     /// holds, the prefetch queue and the words in flight.
     void trace_to(std::FILE* out) { trace_ = out; }
+
+    /// The state as a key: everything that decides what the pipeline does from here, with cycles
+    /// counted back from now (those longer ago than kHorizon, which nothing compares any more,
+    /// as one value) and data addresses as the memory they are in. States with equal keys run
+    /// alike from here, whenever they occur.
+    void state_key(std::vector<std::uint64_t>& out) const;
+    static constexpr std::uint64_t kHorizon = 64;
+    /// Moves a saved state in time: it is now at `now` (its cycle counter) with these counts.
+    void move_to(const PipelineCounters& now);
 
     /// The counts as of the last cycle simulated.
     const PipelineCounters& counters() const { return counters_; }
@@ -126,7 +140,7 @@ private:
     std::uint32_t expected_next() const;
 
     PipelineParameters p_;
-    CodeView& code_;
+    CodeView* code_;
     BusMatrix bus_;
     FetchUnit fetch_;
     std::uint64_t cycle_ = 0;

@@ -149,6 +149,44 @@ TEST_CASE("timing: the pipeline components run compiled code with interrupts and
     }
 }
 
+TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, events and DWT readings, and finds most runs") {
+    // The cache reuses what the components did from a state they were in before with the same
+    // facts: nothing a firmware or a sink can see may change, on code with loops, calls, DWT
+    // reads in mid-block, interrupts, tail-chains and an RTOS's context switches.
+    struct Case {
+        const char* elf;
+        const char* scenario;
+        const char* cmdline;
+    };
+    for (const Case& k : {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"}}) {
+        CAPTURE(k.elf);
+        auto with = [&](bool cache) {
+            return run_firmware(k.elf, k.scenario, [&](emu::MachineConfig& c) {
+                c.timing = emu::TimingMode::Pipeline;
+                c.timing_cache = cache;
+                c.semihosting.cmdline = k.cmdline;
+            });
+        };
+        FirmwareRun stepped = with(false), cached = with(true);
+        REQUIRE(stepped.result.exit_code == 0);
+        REQUIRE(cached.result.exit_code == 0);
+        CHECK(cached.result.cycles == stepped.result.cycles);
+        CHECK(cached.result.instructions == stepped.result.instructions);
+        CHECK(cached.result.exception_cycles == stepped.result.exception_cycles);
+        CHECK(cached.sink.text == stepped.sink.text);  // every DWT reading the firmware printed
+        CHECK(cached.sink.block_cycles == stepped.sink.block_cycles);
+        CHECK(cached.sink.last_cycle == stepped.sink.last_cycle);
+        REQUIRE(cached.sink.exceptions.size() == stepped.sink.exceptions.size());
+        for (std::size_t i = 0; i < cached.sink.exceptions.size(); ++i) CHECK(cached.sink.exceptions[i].cycle == stepped.sink.exceptions[i].cycle);
+        CHECK(stepped.result.timing_cache.lookups == 0);
+        const auto& c = cached.result.timing_cache;
+        CAPTURE(c.hits);
+        CAPTURE(c.lookups);
+        CHECK(c.lookups > 0);
+        if (std::string(k.elf) == "kernels") CHECK(c.hits * 10 > c.lookups * 7);  // loops: most runs recur from a state seen before
+    }
+}
+
 TEST_CASE("timing: the same firmware with the model off sees one cycle per instruction") {
     FirmwareRun r = run_firmware("dwt_timing", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::None; });
     REQUIRE(r.result.exit_code == 0);

@@ -1,0 +1,54 @@
+#pragma once
+// The pipeline as the emulator runs it: facts are gathered per instruction and the component
+// model runs when someone needs its state (a block starts, a device is read, an exception is
+// taken), through the block-cost cache, so that a run of instructions it has seen from the same
+// state costs a table lookup. With the cache off it steps every instruction as it is given: the
+// reference the cache is checked against.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/pipeline/block_cost_cache.h"
+#include "models/pipeline/pipeline.h"
+
+namespace emutrace::models {
+
+class CachedPipeline {
+public:
+    CachedPipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code, bool use_cache);
+
+    /// The next instruction in program order runs with `facts` (Pipeline::executes).
+    void executes(const InstructionFacts& facts);
+    /// The counts once every instruction given has been run.
+    const PipelineCounters& counters();
+    /// The pipeline once every instruction given has been run, to look at (at_data_phase()).
+    const Pipeline& view();
+    /// The same, to act on (an exception, a wait): its state is saved again before it runs on.
+    Pipeline& change();
+    /// The code changed under saved states (code in RAM rewritten, an instruction decoded
+    /// again in its IT block): they are forgotten before the next lookup.
+    void forget() { forget_ = use_cache_; }
+    /// How well the cache did (all zero with it off).
+    const BlockCostCache::Stats& stats() const { return cache_.stats(); }
+    /// Writes each simulated cycle's stages to `out` (Pipeline::trace_to).
+    void trace_to(std::FILE* out);
+
+private:
+    void settle();       // runs the instructions given and not yet run: a lookup or the model
+    void materialise();  // makes live_ the current state
+
+    const MemorySystem& memory_;
+    bool use_cache_;
+    BlockCostCache cache_;
+    std::optional<Pipeline> live_;
+    bool live_current_ = true;   ///< live_ is the current state (else state_ and counters_ are)
+    bool live_changed_ = false;  ///< live_ was acted on since it was saved: state_ is stale
+    BlockCostCache::StateId state_ = 0;
+    PipelineCounters counters_;
+    bool forget_ = false;
+    std::vector<InstructionFacts> pending_;
+    std::uint64_t pending_hash_ = BlockCostCache::kEmpty;
+};
+
+}  // namespace emutrace::models
