@@ -138,8 +138,14 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
-        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core, config.timing_cache);
-        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
+        bool per_block = config.pipeline_facts == MachineConfig::PipelineFacts::Block;
+        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core, config.timing_cache, per_block);
+        if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
+        if (pipeline_feed->hooks_memory())
+            for (const auto& r : plan.memory)
+                if (!r.mmio)
+                    uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_pipeline_data_access), this, r.base,
+                                static_cast<std::uint64_t>(r.base) + r.size - 1);
     }
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);
@@ -509,7 +515,7 @@ RunResult Machine::run() {
     bool running = m.reset(pc);
     while (running && !m.reason) {
         uc_err err = m.uc.start(pc | 1, kNoEnd);
-        m.settle_pipeline();
+        m.settle_pipeline(m.uc.reg(UC_ARM_REG_PC), false);
         if (m.reason) break;
         pc = m.uc.reg(UC_ARM_REG_PC);
         // WFI ends uc_emu_start with OK, WFE with "invalid instruction", both with pc after it.

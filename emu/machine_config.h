@@ -144,6 +144,10 @@ struct MachineConfig {
     /// the same facts (the block-cost cache). Off, every instruction is stepped: the same cycles,
     /// slower, for checking the cache.
     bool timing_cache = true;
+    /// With TimingMode::Pipeline: where the pipeline learns what ran. Block: per translated block,
+    /// with hooks only where operands decide (fast). Instruction: a code hook on every instruction
+    /// reads every fact from the registers (exact on every board, slower: the reference).
+    enum class PipelineFacts : std::uint8_t { Block, Instruction } pipeline_facts = PipelineFacts::Block;
     std::vector<Stimulus> stimuli;
     std::uint64_t seed = 1;  ///< seeds stimulus jitter; same seed, same run
     RtosConfig rtos;

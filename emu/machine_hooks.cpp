@@ -89,9 +89,14 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.
 [[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
-    m.settle_pipeline();
+    if (m.pipeline_feed) {
+        m.pipeline_feed->block_ends(address);
+        m.sync_pipeline_counters();
+    }
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
+    if (m.pipeline_feed && m.pipeline_feed->per_block() && !m.pipeline_feed->block_starts(address, size))
+        return m.uc.set_reg(UC_ARM_REG_PC, address | 1);  // its sites are hooked now: run it again
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]]
         return m.hook_operand_sites(address, size);  // runs it again
@@ -109,15 +114,25 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
+    if (m.pipeline_feed) [[unlikely]] {  // the block before is done: its cycles, before any service is due
+        m.pipeline_feed->block_ends(pc);
+        m.sync_pipeline_counters();
+    }
     const BlockInfo& b = m.blocks.slot(pc);
     if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
         return on_block_slow(m, pc, size);
+    if (m.pipeline_feed && m.pipeline_feed->per_block() && !m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
+        return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
     account_block(m, pc, size, b);
 }
 
 void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     MachineState& m = machine(user);
     m.pipeline_feed->executes(static_cast<std::uint32_t>(address));  // runs when a hook needs the counts
+}
+
+void on_pipeline_data_access(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int64_t, void* user) {
+    machine(user).pipeline_feed->data_access(static_cast<std::uint32_t>(address), false);
 }
 
 void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
@@ -154,8 +169,12 @@ void on_port_read(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int6
 
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     detail::MachineState& m = machine(user);
-    m.settle_pipeline();
     std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);
+    if (intno == 8 && m.pipeline_feed) {  // the block ended with the branch to EXC_RETURN
+        m.pipeline_feed->block_ends(pc | 1);
+        m.sync_pipeline_counters();
+    }
+    m.settle_pipeline(pc, intno == 7);  // BKPT: pc at it; SVC: past it
     switch (intno) {
         case 7: {  // EXCP_BKPT, pc at the BKPT
             std::array<std::uint8_t, 2> hw{};
@@ -187,20 +206,20 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
 
 bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
     detail::MachineState& m = machine(user);
-    m.settle_pipeline();
+    m.settle_pipeline(~0u, false);  // where in the block is not known (P7): all of it
     if (!m.memory_fault) m.memory_fault = detail::MachineState::MemoryFault{type, static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_PC)};
     return false;
 }
 
 void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     detail::MachineState& m = machine(user);
-    m.settle_pipeline();
+    m.settle_pipeline(static_cast<std::uint32_t>(address), false);
     std::string what = m.config.stop.at_symbol.empty() ? "the stop address" : m.config.stop.at_symbol;
     m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
-    machine(user).settle_pipeline();
+    machine(user).settle_pipeline(static_cast<std::uint32_t>(address), false);
     machine(user).reach_watch(static_cast<std::uint32_t>(address));
 }
 
@@ -210,23 +229,26 @@ void on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user
 
 void on_ram_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {
     MachineState& m = machine(user);
-    m.settle_pipeline();
+    m.settle_pipeline(m.instruction_pc, true);
     const bool masked = (m.uc.reg(UC_ARM_REG_PRIMASK) & 1) || m.uc.reg(UC_ARM_REG_BASEPRI);
     m.recorder.push({m.cycles(), static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_SP), m.instruction_pc, trace::EventKind::Access,
                      static_cast<std::uint8_t>(size), static_cast<std::uint16_t>((type == UC_MEM_WRITE ? 1 : 0) | (masked ? 2 : 0))});
 }
 
-void on_user_event_function(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+void on_user_event_function(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     MachineState& m = machine(user);
-    m.settle_pipeline();
+    m.settle_pipeline(static_cast<std::uint32_t>(address), false);
     m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
 }
 
 std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
-    m.settle_pipeline();
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
+    if (m.pipeline_feed) {  // a device sees the cycle of its access's data phase
+        m.pipeline_feed->data_access(address, true);
+        m.sync_pipeline_counters();
+    }
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
     m.access_counters = m.counters_at_access(address, *d);
@@ -242,8 +264,11 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
 void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
-    m.settle_pipeline();
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
+    if (m.pipeline_feed) {  // a device sees the cycle of its access's data phase
+        m.pipeline_feed->data_access(address, true);
+        m.sync_pipeline_counters();
+    }
     DeviceSlot* d = m.device_at(address);
     if (!d) {
         m.unclaimed_mmio(address, true);

@@ -185,6 +185,21 @@ std::vector<std::string> scenario_plugins(const config::Node& root) {
     return out;
 }
 
+// `timing: pipeline`, or with the pipeline's options: `timing: {model: pipeline, facts: instruction, cache: false}`.
+void parse_timing(const config::Node& n, emu::MachineConfig& m) {
+    if (!n.is_map()) {
+        m.timing = *emu::timing_mode_named(n.choice({"trm", "pipeline", "none"}));
+        return;
+    }
+    n.allow_only({"model", "facts", "cache"});
+    if (n.has("model")) m.timing = *emu::timing_mode_named(n["model"].choice({"trm", "pipeline", "none"}));
+    if ((n.has("facts") || n.has("cache")) && m.timing != emu::TimingMode::Pipeline) n.fail("facts and cache are options of model: pipeline");
+    if (n.has("facts"))
+        m.pipeline_facts = n["facts"].choice({"block", "instruction"}) == "block" ? emu::MachineConfig::PipelineFacts::Block
+                                                                                  : emu::MachineConfig::PipelineFacts::Instruction;
+    if (n.has("cache")) m.timing_cache = n["cache"].boolean();
+}
+
 Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     std::vector<std::string> keys = {"cpu",  "clock",       "vector_table", "memory",   "peripherals", "unclaimed_mmio",
@@ -222,7 +237,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
     if (root.has("stimuli"))
         for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
     if (root.has("seed")) m.seed = root["seed"].integer();
-    if (root.has("timing")) m.timing = *emu::timing_mode_named(root["timing"].choice({"trm", "pipeline", "none"}));
+    if (root.has("timing")) parse_timing(root["timing"], m);
     parse_rtos(root["rtos"], m.rtos);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];

@@ -46,7 +46,7 @@ struct BlockInfo {
         /// How the final branch fetched its target: what the next block's entry depends on.
         ExitFetch = EarlyFetch | TwoWordsEarly,
         /// Flags the hot path handles itself.
-        HotPath = Split | EarlyFetch | StraddleTarget | TwoWordsEarly | SecondWordSaved,
+        HotPath = Split | EarlyFetch | StraddleTarget | TwoWordsEarly | SecondWordSaved | Deferred,
     };
     std::uint32_t address = 1;       ///< odd: matches no Thumb block, so empty slots always miss
     std::uint16_t instructions = 0;  ///< a translated block holds at most 512

@@ -106,6 +106,8 @@ private:
 void on_operand_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// Every instruction, with TimingMode::Pipeline: the pipeline advances beside it.
 void on_pipeline_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// Every data access to memory, with TimingMode::Pipeline per block on a board whose memories differ in timing.
+void on_pipeline_data_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// Every instruction, while a sink wants memory accesses: their pc (Unicorn's is the block's, P7).
 void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// A load or store to RAM, while a sink wants memory accesses.
@@ -153,10 +155,13 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
     /// Pushes the deferred block's event with the cycles up to `now` (the next block, an exception, the end).
     void flush_deferred_block(std::uint64_t now);
-    /// With TimingMode::Pipeline: the DWT's counts from the pipeline's, once it has run the
-    /// instructions given so far. Every hook but the pipeline's own starts with it.
-    void settle_pipeline() {
-        if (pipeline_feed) sync_pipeline_counters();
+    /// With TimingMode::Pipeline: the pipeline has run what ran before execution got to `pc`
+    /// (the instruction there `including`), and the DWT's counts are its. Every hook but the
+    /// pipeline's own starts with it.
+    void settle_pipeline(std::uint32_t pc, bool including) {
+        if (!pipeline_feed) return;
+        pipeline_feed->reached(pc, including);
+        sync_pipeline_counters();
     }
     void sync_pipeline_counters() {
         const models::PipelineCounters& p = pipeline_feed->pipeline().counters();

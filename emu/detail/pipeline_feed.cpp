@@ -31,8 +31,11 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 
 }  // namespace
 
-PipelineFeed::PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached)
-    : uc_(uc), plan_(plan), core_(core), memory_(memory_system(plan)), operands_(core.kind) {
+PipelineFeed::PipelineFeed(UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached, bool per_block)
+    : uc_(uc), plan_(plan), per_block_(per_block), core_(core), memory_(memory_system(plan)), operands_(core.kind) {
+    // Memories that differ in timing make a data access's memory worth a hook on every access.
+    for (const auto& r : plan.memory)
+        hooks_memory_ |= per_block && !r.mmio && (r.wait_states || r.times_unaligned || r.shares_fetch_port || r.fetch_word_cycles > 1);
     // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr, which
     // needs every cycle stepped.
     bool trace = std::getenv("EMUTRACE_PIPELINE_TRACE") != nullptr;

@@ -1,14 +1,23 @@
 #pragma once
-// Feeds the component pipeline (models/pipeline) from Unicorn, one instruction at a time, with
-// what only execution tells: the data address from the registers as they are, a conditional
-// branch's outcome from the flags, a divide's or long multiply's operand-dependent cycles. It
-// also serves the pipeline's fetch and decode stages the static instructions they look ahead at.
-// Used with TimingMode::Pipeline, where it replaces the per-block costs.
+// Feeds the component pipeline (models/pipeline) from Unicorn with what only execution tells:
+// which instructions ran, where each branch went, the data addresses, operand-dependent cycles.
+// It also serves the pipeline's fetch and decode stages the static instructions they look ahead
+// at. Used with TimingMode::Pipeline, where it replaces the per-block costs.
+//
+// Two sources of facts. Per block (the default): the block hook says which translated block runs
+// and where the one before went; per-address hooks at the few instructions whose facts only their
+// operands tell (an IT's flags, a divide's or long multiply's operands); data addresses from the
+// memory hooks on a board that times its memories apart, else from the instruction (a literal's
+// is exact, the rest are taken to be the stack's memory), and a device access's from the device.
+// Per instruction (PipelineFacts::Instruction): a code hook on every instruction reads them all
+// from the registers as they are: slower, exact on every board; the reference for the first.
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "decode/instruction_decoder.h"
 #include "emu/detail/unicorn_core.h"
@@ -24,11 +33,30 @@ namespace emutrace::emu::detail {
 class PipelineFeed final : public models::CodeView {
 public:
     /// `cached`: through the block-cost cache (timing_cache); off, every instruction is stepped.
-    PipelineFeed(const UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached);
+    /// `per_block`: facts per block (else a code hook calls executes() for every instruction).
+    PipelineFeed(UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached, bool per_block);
 
     const models::ClassifiedInstruction* instruction_at(std::uint32_t address) override;
-    /// The instruction at `pc` is about to run, with the registers as Unicorn has them now.
+    /// Per instruction: the instruction at `pc` is about to run, with the registers as they are now.
     void executes(std::uint32_t pc);
+
+    // Per block (pipeline_block_feed.cpp). Each call gives the pipeline what ran before it.
+    bool per_block() const { return per_block_; }
+    /// Translated block [address, address + size) is about to run. False when it holds sites
+    /// not hooked yet: they are hooked now, and the block must be translated and started again.
+    bool block_starts(std::uint32_t address, std::uint32_t size);
+    /// The current block ran to its end, and execution went on at `successor`.
+    void block_ends(std::uint32_t successor);
+    /// Execution is at `pc` in the current block (a hook there, an exception, a stop), the
+    /// instruction there run (`including`) or not yet.
+    void reached(std::uint32_t pc, bool including);
+    /// A data access to `address` by the current block: a device's, or any on a hooked board.
+    /// `device`: the pipeline then runs up to its instruction (a device read sees its data phase).
+    void data_access(std::uint32_t address, bool device);
+    /// Whether the board's memories differ in timing, so that data accesses are worth hooking.
+    bool hooks_memory() const { return hooks_memory_; }
+    /// A site's hook: the instruction at `pc` is about to run.
+    void site_runs(std::uint32_t pc);
     models::CachedPipeline& pipeline() { return *pipeline_; }
 
 private:
@@ -46,8 +74,60 @@ private:
     std::uint32_t core_register(int r) const;
     bool condition_passes(unsigned cond) const;
 
-    const UnicornCore& uc_;
+    // Per block.
+    struct Block {
+        std::uint32_t address = 1, size = 0;
+        std::vector<const Code*> code;
+        bool sites = false;      ///< holds an IT, a divide or (iterative) long multiply
+        bool reads_lr = false;   ///< holds a branch to LR, which decode can take from LR
+        bool lr_return = false;  ///< one of its first three instructions branches to LR
+        bool ends_in_lr_branch = false;
+        /// The last two successors looked at, and whether each branches to LR within decode's reach.
+        std::array<std::uint32_t, 2> next_checked{1, 1};
+        std::array<bool, 2> next_wants_lr{};
+        std::uint8_t next_replace = 0;
+    };
+    Block& block_at(std::uint32_t address, std::uint32_t size);
+    void give_until(std::size_t end, std::uint32_t successor);  // instructions [given_, end); successor 0: not known
+    void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
+    std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);
+    bool lr_branch_near(std::uint32_t address);
+    bool skipped(std::size_t i) const { return any_skipped_ && skipped_[i]; }
+    void skip(std::size_t i) {
+        if (!any_skipped_) skipped_.assign(current_->code.size(), 0), any_skipped_ = true;
+        skipped_[i] = 1;
+    }
+    std::size_t index_in_block(std::uint32_t pc) const;
+    std::size_t instruction_of_access(std::uint32_t address);  // the current block's, by count or by registers
+    std::uint32_t predicted_address(const Code& c);
+    std::uint8_t site_fact(std::uint32_t pc) const;
+    static void on_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+
+    UnicornCore& uc_;
     const MemoryPlan& plan_;
+    bool per_block_;
+    bool hooks_memory_ = false;
+    std::unordered_map<std::uint32_t, Block> blocks_;
+    std::unordered_set<std::uint32_t> hooked_sites_;
+    std::array<Block*, 4096> block_slots_{};  ///< direct-mapped in front of blocks_
+    Block* current_ = nullptr;
+    std::size_t given_ = 0;  ///< instructions of current_ given to the pipeline
+    struct Access {
+        std::size_t instruction;
+        std::uint32_t address;
+    };
+    std::vector<Access> accesses_;                               ///< the current block's, in order
+    std::size_t count_at_ = 0, count_left_ = 0;                  ///< counting transfers on a hooked board
+    std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts
+    std::vector<std::uint8_t> skipped_;                          ///< per instruction of current_: an IT failed it
+    bool any_skipped_ = false;                                   ///< else skipped_ is stale
+    std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
+    std::vector<models::InstructionFacts> facts_;
+    struct Pending {
+        std::size_t from = 0, end = 0;
+        std::uint32_t successor = 0, lr = 0;
+    } pending_;                ///< the run a cache miss builds facts for
+    std::uint32_t stack_ = 0;  ///< where predicted non-literal accesses go
     models::CoreSpec core_;
     models::MemorySystem memory_;
     models::TimingModel operands_;  // the divider's and the iterative multiplier's operand timing

@@ -1,31 +1,17 @@
 #include "models/pipeline/block_cost_cache.h"
 
+#include <algorithm>
+
 namespace emutrace::models {
 namespace {
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    return h ^ (h >> 29);
-}
-
 std::uint64_t hash_words(const std::vector<std::uint64_t>& words) {
     std::uint64_t h = BlockCostCache::kEmpty;
-    for (std::uint64_t w : words) h = mix(h, w);
+    for (std::uint64_t w : words) h = BlockCostCache::mix(h, w);
     return h;
 }
 
 }  // namespace
-
-PipelineCounters operator-(const PipelineCounters& a, const PipelineCounters& b) {
-    return {a.cycles - b.cycles, a.instructions - b.instructions, a.lsu - b.lsu, a.fold - b.fold};
-}
-
-PipelineCounters& operator+=(PipelineCounters& a, const PipelineCounters& b) {
-    a.cycles += b.cycles, a.instructions += b.instructions, a.lsu += b.lsu, a.fold += b.fold;
-    return a;
-}
 
 BlockCostCache::StateId BlockCostCache::intern(const Pipeline& state) {
     scratch_.clear();
@@ -42,16 +28,22 @@ BlockCostCache::StateId BlockCostCache::intern(const Pipeline& state) {
     return id;
 }
 
-const BlockCostCache::Transition* BlockCostCache::find(StateId from, std::uint64_t facts) {
-    ++stats_.lookups;
-    auto it = transitions_.find(Key{from, facts});
+const BlockCostCache::Transition* BlockCostCache::find_remembered(Recent& slot, const Key& key) {
+    auto it = transitions_.find(key);
     if (it == transitions_.end()) return nullptr;
     ++stats_.hits;
-    return &it->second;
+    slot = {key, it->second};
+    return &slot.transition;
 }
 
-void BlockCostCache::remember(StateId from, std::uint64_t facts, Transition t) {
-    transitions_.insert_or_assign(Key{from, facts}, t);
+void BlockCostCache::remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost) {
+    constexpr std::uint64_t kMax = 0xFFFFFFFFull;
+    if (cost.cycles > kMax || cost.instructions > kMax || cost.lsu > kMax || cost.fold > kMax) return;
+    Transition t{to, static_cast<std::uint32_t>(cost.cycles), static_cast<std::uint32_t>(cost.instructions), static_cast<std::uint32_t>(cost.lsu),
+                 static_cast<std::uint32_t>(cost.fold)};
+    const Key key{from, facts};
+    transitions_.insert_or_assign(key, t);
+    recent_[KeyHash{}(key) & (recent_.size() - 1)] = {key, t};
 }
 
 void BlockCostCache::clear() {
@@ -59,6 +51,7 @@ void BlockCostCache::clear() {
     keys_.clear();
     by_key_hash_.clear();
     transitions_.clear();
+    std::fill(recent_.begin(), recent_.end(), Recent{});
     ++stats_.clears;
 }
 

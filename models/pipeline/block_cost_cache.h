@@ -14,15 +14,21 @@
 namespace emutrace::models {
 
 /// A PipelineCounters difference: what a run of instructions added.
-PipelineCounters operator-(const PipelineCounters& a, const PipelineCounters& b);
-PipelineCounters& operator+=(PipelineCounters& a, const PipelineCounters& b);
+inline PipelineCounters operator-(const PipelineCounters& a, const PipelineCounters& b) {
+    return {a.cycles - b.cycles, a.instructions - b.instructions, a.lsu - b.lsu, a.fold - b.fold};
+}
+inline PipelineCounters& operator+=(PipelineCounters& a, const PipelineCounters& b) {
+    a.cycles += b.cycles, a.instructions += b.instructions, a.lsu += b.lsu, a.fold += b.fold;
+    return a;
+}
 
 class BlockCostCache {
 public:
     using StateId = std::uint32_t;
     struct Transition {
         StateId to = 0;
-        PipelineCounters cost;
+        std::uint32_t cycles = 0, instructions = 0, lsu = 0, fold = 0;  ///< what the run adds to the counts
+        void add_to(PipelineCounters& c) const { c.cycles += cycles, c.instructions += instructions, c.lsu += lsu, c.fold += fold; }
     };
     struct Stats {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
@@ -35,13 +41,29 @@ public:
     StateId intern(const Pipeline& state);
     const Pipeline& state(StateId id) const { return states_[id]; }
     /// What the instructions whose facts hash to `facts` do from state `from`, if known.
-    const Transition* find(StateId from, std::uint64_t facts);
-    void remember(StateId from, std::uint64_t facts, Transition t);
+    const Transition* find(StateId from, std::uint64_t facts) {
+        ++stats_.lookups;
+        const Key key{from, facts};
+        Recent& slot = recent_[KeyHash{}(key) & (recent_.size() - 1)];
+        if (slot.key == key) {
+            ++stats_.hits;
+            return &slot.transition;
+        }
+        return find_remembered(slot, key);
+    }
+    /// Remembers what the run did: `cost` as the counts' difference (a run that took more than
+    /// 2^32 cycles is not remembered).
+    void remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost);
     bool full() const { return states_.size() >= max_states_; }
     /// Forgets every state and transition (the ids given so far mean nothing after).
     void clear();
     const Stats& stats() const { return stats_; }
 
+    /// A key from a few words (mix(mix(kEmpty, a), b)...), for runs whose facts they decide.
+    static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+        h = (h ^ v) * 0xFF51AFD7ED558CCDull;
+        return h ^ (h >> 32);
+    }
     /// Adds `f` to a hash of facts in program order, by what decides timing: its data address as
     /// `memory`'s port and alignment, the rest as given.
     static std::uint64_t hash(std::uint64_t h, const InstructionFacts& f, const MemorySystem& memory);
@@ -53,6 +75,8 @@ private:
         std::uint64_t facts;
         bool operator==(const Key&) const = default;
     };
+    struct Recent;
+    const Transition* find_remembered(Recent& slot, const Key& key);
     struct KeyHash {
         std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.facts ^ (std::uint64_t{k.from} * 0xFF51AFD7ED558CCDull)); }
     };
@@ -61,6 +85,12 @@ private:
     std::unordered_multimap<std::uint64_t, StateId> by_key_hash_;
     std::vector<std::vector<std::uint64_t>> keys_;  ///< each state's key, to tell hash collisions apart
     std::unordered_map<Key, Transition, KeyHash> transitions_;
+    // A direct-mapped table in front of transitions_: the lookup on every block.
+    struct Recent {
+        Key key{~0u, 0};
+        Transition transition;
+    };
+    std::vector<Recent> recent_ = std::vector<Recent>(std::size_t{1} << 12);
     std::vector<std::uint64_t> scratch_;
     Stats stats_;
 };

@@ -32,6 +32,17 @@ void CachedPipeline::materialise() {
 
 void CachedPipeline::settle() {
     if (pending_.empty()) return;
+    auto give = [](Pipeline& p, void* self) {
+        for (const InstructionFacts& f : static_cast<CachedPipeline*>(self)->pending_) p.executes(f);
+    };
+    const std::uint64_t key = pending_hash_;
+    pending_hash_ = BlockCostCache::kEmpty;
+    run(key, give, this);
+    pending_.clear();
+}
+
+void CachedPipeline::run_after_change(std::uint64_t key, Give give, void* context) {
+    if (!use_cache_) return give(*live_, context);
     if (forget_) {
         materialise();
         cache_.clear();
@@ -42,36 +53,26 @@ void CachedPipeline::settle() {
         state_ = cache_.intern(*live_);
         live_changed_ = false;
     }
-    if (const BlockCostCache::Transition* t = cache_.find(state_, pending_hash_)) {
-        if (live_current_) counters_ = live_->counters();
-        counters_ += t->cost;
-        state_ = t->to;
-        live_current_ = false;
-    } else {
-        materialise();
-        if (cache_.full()) {
-            cache_.clear();
-            state_ = cache_.intern(*live_);
-        }
-        const PipelineCounters before = live_->counters();
-        for (const InstructionFacts& f : pending_) live_->executes(f);
-        const BlockCostCache::StateId from = state_;
-        if (forget_) {  // the run decoded code that replaced what saved states point at
-            cache_.clear();
-            forget_ = false;
-            state_ = cache_.intern(*live_);
-        } else {
-            state_ = cache_.intern(*live_);
-            cache_.remember(from, pending_hash_, {state_, live_->counters() - before});
-        }
-    }
-    pending_.clear();
-    pending_hash_ = BlockCostCache::kEmpty;
+    run(key, give, context);
 }
 
-const PipelineCounters& CachedPipeline::counters() {
-    settle();
-    return live_current_ ? live_->counters() : counters_;
+void CachedPipeline::run_model(std::uint64_t key, Give give, void* context) {
+    materialise();
+    if (cache_.full()) {
+        cache_.clear();
+        state_ = cache_.intern(*live_);
+    }
+    const PipelineCounters before = live_->counters();
+    give(*live_, context);
+    const BlockCostCache::StateId from = state_;
+    if (forget_) {  // the run decoded code that replaced what saved states point at
+        cache_.clear();
+        forget_ = false;
+        state_ = cache_.intern(*live_);
+        return;
+    }
+    state_ = cache_.intern(*live_);
+    cache_.remember(from, key, state_, live_->counters() - before);
 }
 
 const Pipeline& CachedPipeline::view() {

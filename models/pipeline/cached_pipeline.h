@@ -20,8 +20,24 @@ public:
 
     /// The next instruction in program order runs with `facts` (Pipeline::executes).
     void executes(const InstructionFacts& facts);
+    /// A run of instructions whose facts hash to `key` (BlockCostCache::hash): `give` hands them
+    /// to the pipeline, and is called only when the cache does not know the run.
+    using Give = void (*)(Pipeline& pipeline, void* context);
+    void run(std::uint64_t key, Give give, void* context) {
+        if (!use_cache_ || forget_ || live_changed_) return run_after_change(key, give, context);
+        if (const BlockCostCache::Transition* t = cache_.find(state_, key)) {  // the hot path
+            if (live_current_) counters_ = live_->counters(), live_current_ = false;
+            t->add_to(counters_);
+            state_ = t->to;
+            return;
+        }
+        run_model(key, give, context);
+    }
     /// The counts once every instruction given has been run.
-    const PipelineCounters& counters();
+    const PipelineCounters& counters() {
+        if (!pending_.empty()) settle();
+        return live_current_ ? live_->counters() : counters_;
+    }
     /// The pipeline once every instruction given has been run, to look at (at_data_phase()).
     const Pipeline& view();
     /// The same, to act on (an exception, a wait): its state is saved again before it runs on.
@@ -35,7 +51,10 @@ public:
     void trace_to(std::FILE* out);
 
 private:
-    void settle();       // runs the instructions given and not yet run: a lookup or the model
+    void settle();  // runs the instructions given and not yet run: a lookup or the model
+    // run() with the cache off, or after forget() or change(); a run the cache does not know.
+    void run_after_change(std::uint64_t key, Give give, void* context);
+    void run_model(std::uint64_t key, Give give, void* context);
     void materialise();  // makes live_ the current state
 
     const MemorySystem& memory_;

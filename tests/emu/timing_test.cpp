@@ -158,7 +158,8 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
         const char* scenario;
         const char* cmdline;
     };
-    for (const Case& k : {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"}}) {
+    for (const Case& k :
+         {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"}}) {
         CAPTURE(k.elf);
         auto with = [&](bool cache) {
             return run_firmware(k.elf, k.scenario, [&](emu::MachineConfig& c) {

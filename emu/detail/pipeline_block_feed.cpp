@@ -1,0 +1,295 @@
+// The pipeline's facts per translated block (PipelineFeed, per block): the block hook tells which
+// block runs and where the one before went; what only operands tell comes from hooks at the few
+// instructions that need it; data addresses from the memory hooks of a board that times its
+// memories apart, or from the instruction. The facts of a block are handed to the pipeline when
+// the machine needs its counts (the next block, a device access, an exception), through the
+// block-cost cache.
+#include <unicorn/unicorn.h>
+
+#include "emu/detail/pipeline_feed.h"
+
+namespace emutrace::emu::detail {
+namespace {
+
+using models::InstructionClass;
+
+bool is_site(const models::ClassifiedInstruction& c, bool iterative_multiply) {
+    switch (c.kind) {
+        case InstructionClass::It:
+        case InstructionClass::Divide: return true;
+        case InstructionClass::MultiplyLong:
+        case InstructionClass::MultiplyAccumulateLong: return iterative_multiply;
+        default: return false;
+    }
+}
+
+bool lr_branch(const models::ClassifiedInstruction* c) {
+    return c && c->kind == InstructionClass::RegisterBranch && c->reads_lr_target;
+}
+
+}  // namespace
+
+PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t size) {
+    Block*& slot = block_slots_[(address >> 1) & (block_slots_.size() - 1)];
+    if (slot && slot->address == address && slot->size == size) return *slot;
+    auto it = blocks_.find(address);
+    if (it != blocks_.end() && it->second.size == size) return *(slot = &it->second);
+    Block b;
+    b.address = address;
+    b.size = size;
+    for (std::uint32_t a = address; a < address + size;) {
+        const Code& c = code_at(a, false);
+        if (!c.valid) break;
+        b.code.push_back(&c);
+        b.sites |= is_site(c.cls, operands_.multiply_long_by_operands());
+        b.reads_lr |= lr_branch(&c.cls);
+        a += c.cls.size;
+    }
+    for (std::size_t i = 0; i < b.code.size() && i < 3; ++i) b.lr_return |= lr_branch(&b.code[i]->cls);
+    b.ends_in_lr_branch = !b.code.empty() && lr_branch(&b.code.back()->cls);
+    return *(slot = &(blocks_[address] = std::move(b)));
+}
+
+void PipelineFeed::on_site(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    static_cast<PipelineFeed*>(user)->site_runs(static_cast<std::uint32_t>(address));
+}
+
+bool PipelineFeed::block_starts(std::uint32_t address, std::uint32_t size) {
+    Block& b = block_at(address, size);
+    if (b.sites) {
+        bool added = false;
+        for (const Code* c : b.code) {
+            if (!is_site(c->cls, operands_.multiply_long_by_operands()) || !hooked_sites_.insert(c->cls.address).second) continue;
+            uc_.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_site), this, c->cls.address, c->cls.address);
+            added = true;
+        }
+        if (added) {  // translated before its hooks existed: translate it again and start it over
+            uc_.remove_cache(address, address + size);
+            return false;
+        }
+    }
+    current_ = &b;
+    given_ = 0;
+    accesses_.clear();
+    count_at_ = count_left_ = 0;
+    sites_.clear();
+    any_skipped_ = false;
+    // Instructions an IT block before this one failed.
+    for (std::uint32_t at : skip_next_)
+        if (std::size_t i = index_in_block(at); i < b.code.size()) skip(i);
+    skip_next_.clear();
+    return true;
+}
+
+std::size_t PipelineFeed::index_in_block(std::uint32_t pc) const {
+    if (!current_) return 0;
+    const auto& code = current_->code;
+    for (std::size_t i = 0; i < code.size(); ++i)
+        if (code[i]->cls.address == pc) return i;
+    return code.size();
+}
+
+void PipelineFeed::site_runs(std::uint32_t pc) {
+    const Code& code = code_at(pc, false);
+    const models::ClassifiedInstruction& c = code.cls;
+    std::uint8_t fact = 0;
+    if (c.kind == InstructionClass::It) {
+        unsigned firstcond = code.bytes[0] >> 4, mask = code.bytes[0] & 0xF;
+        std::uint32_t at = pc + 2;
+        std::size_t i = index_in_block(at);
+        for (unsigned k = 0; k < c.it_length; ++k) {
+            unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
+            bool passes = condition_passes(cond);
+            if (passes) fact = static_cast<std::uint8_t>(fact | 1u << k);
+            const Code& next = code_at(at, false);
+            if (!passes) {
+                if (current_ && i < current_->code.size())
+                    skip(i);
+                else
+                    skip_next_.push_back(at);
+            }
+            at += next.valid ? next.cls.size : 2;
+            ++i;
+        }
+    } else {
+        // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
+        unsigned hw1 = code.bytes[0] | code.bytes[1] << 8u, hw2 = code.bytes[2] | code.bytes[3] << 8u;
+        unsigned o = (hw1 >> 4) & 7;
+        std::uint32_t n = core_register(static_cast<int>(hw1 & 0xF)), m = core_register(static_cast<int>(hw2 & 0xF));
+        fact = static_cast<std::uint8_t>(c.kind == InstructionClass::Divide ? operands_.divide(n, m, o == 1)
+                                                                            : operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
+    }
+    sites_.emplace_back(pc, fact);
+}
+
+std::uint8_t PipelineFeed::site_fact(std::uint32_t pc) const {
+    for (const auto& [at, fact] : sites_)
+        if (at == pc) return fact;
+    return 0;
+}
+
+std::uint32_t PipelineFeed::predicted_address(const Code& c) {
+    if (c.insn.memory.base == 15) return decode::effective_address(c.insn.memory, c.cls.address, [](int) { return 0u; });
+    if (!stack_) stack_ = (uc_.reg(UC_ARM_REG_SP) & ~3u) - 4;
+    return stack_;
+}
+
+std::size_t PipelineFeed::instruction_of_access(std::uint32_t address) {
+    const auto& code = current_->code;
+    if (hooks_memory_) {  // every access is seen: the next transfer of the next instruction that makes one
+        while (count_left_ == 0 && count_at_ < code.size()) {
+            const auto& c = code[count_at_]->cls;
+            if (c.memory_access() && !skipped(count_at_))
+                count_left_ = c.transfers;
+            else
+                ++count_at_;
+        }
+        if (count_at_ >= code.size()) return code.size() - 1;
+        std::size_t at = count_at_;
+        if (--count_left_ == 0) ++count_at_;
+        return at;
+    }
+    // Only device accesses are seen: the first instruction after the last one matched whose
+    // access, with the registers as they are now, covers the address (or the next word of the
+    // multiple load or store matched last).
+    auto covers = [&](std::size_t i) {
+        const Code& c = *code[i];
+        std::uint32_t a = decode::effective_address(c.insn.memory, c.cls.address, [this](int r) { return core_register(r); });
+        std::uint32_t bytes = c.cls.transfers > 1 ? 4u * c.cls.transfers : c.insn.memory.bytes;
+        if (c.insn.memory.mode == decode::MemoryAccess::Mode::DecrementBefore) a -= bytes;
+        return address - a < bytes;
+    };
+    std::size_t from = given_;
+    if (!accesses_.empty()) {
+        std::size_t last = accesses_.back().instruction;
+        if (code[last]->cls.transfers > 1 && covers(last)) return last;
+        from = std::max(from, last + 1);
+    }
+    for (std::size_t i = from; i < code.size(); ++i)
+        if (code[i]->cls.memory_access() && !skipped(i) && covers(i)) return i;
+    return std::min(from, code.size() - 1);
+}
+
+void PipelineFeed::data_access(std::uint32_t address, bool device) {
+    if (!current_ || current_->code.empty()) return;
+    std::size_t i = instruction_of_access(address);
+    accesses_.push_back({i, address});
+    if (device) give_until(i + 1, 0);
+}
+
+void PipelineFeed::reached(std::uint32_t pc, bool including) {
+    if (!current_) return;
+    std::size_t i = index_in_block(pc);
+    give_until(i < current_->code.size() && including ? i + 1 : i, 0);
+}
+
+void PipelineFeed::block_ends(std::uint32_t successor) {
+    if (!current_) return;
+    give_until(current_->code.size(), successor);
+    current_ = nullptr;
+}
+
+bool PipelineFeed::lr_branch_near(std::uint32_t at) {
+    auto next = blocks_.find(at);
+    if (next != blocks_.end()) return next->second.lr_return;
+    for (int k = 0; k < 3; ++k) {
+        const models::ClassifiedInstruction* c = instruction_at(at);
+        if (!c) return false;
+        if (lr_branch(c)) return true;
+        at += c->size;
+    }
+    return false;
+}
+
+// LR as decode reads it for a branch to LR, in this block or within decode's reach past the last
+// instruction given; 0 when there is none (a register read costs as much as the block's lookup).
+// A branch to LR that ran at the end of this block went to LR as it was (a BLX LR has written it since).
+std::uint32_t PipelineFeed::lr_fact(Block& b, std::size_t end, std::uint32_t successor) {
+    const bool to_end = end == b.code.size();
+    if (to_end && successor && b.ends_in_lr_branch && !skipped(end - 1)) return successor | 1u;
+    bool wants = b.reads_lr;
+    if (!wants && to_end && successor) {
+        if (b.next_checked[0] == successor) {
+            wants = b.next_wants_lr[0];
+        } else if (b.next_checked[1] == successor) {
+            wants = b.next_wants_lr[1];
+        } else {
+            wants = lr_branch_near(successor);
+            b.next_checked[b.next_replace] = successor, b.next_wants_lr[b.next_replace] = wants;
+            b.next_replace ^= 1;
+        }
+    } else if (!wants) {
+        wants = lr_branch_near(to_end ? b.address + b.size : b.code[end]->cls.address);
+    }
+    return wants ? uc_.reg(UC_ARM_REG_LR) : 0;
+}
+
+void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr) {
+    const Block& b = *current_;
+    facts_.clear();
+    std::size_t access = 0;
+    for (std::size_t i = from; i < end; ++i) {
+        if (skipped(i)) continue;
+        const Code& code = *b.code[i];
+        const models::ClassifiedInstruction& c = code.cls;
+        models::InstructionFacts f;
+        f.pc = c.address;
+        f.lr = lr;
+        if (c.memory_access()) {
+            while (access < accesses_.size() && accesses_[access].instruction < i) ++access;
+            f.data_address = access < accesses_.size() && accesses_[access].instruction == i ? accesses_[access].address : predicted_address(code);
+        }
+        bool last = i + 1 == b.code.size() && successor;
+        switch (c.kind) {
+            case InstructionClass::ConditionalBranch:
+            case InstructionClass::CompareBranch: f.taken = last && successor == c.target; break;
+            case InstructionClass::RegisterBranch:
+                if (last && !c.late_branch) f.target = successor & ~1u;
+                break;
+            case InstructionClass::It: f.it_passes = site_fact(c.address); break;
+            case InstructionClass::Divide: f.execute_cycles = site_fact(c.address); break;
+            case InstructionClass::MultiplyLong:
+            case InstructionClass::MultiplyAccumulateLong:
+                if (operands_.multiply_long_by_operands()) f.execute_cycles = site_fact(c.address);
+                break;
+            default: break;
+        }
+        facts_.push_back(f);
+    }
+}
+
+void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
+    Block& b = *current_;
+    end = std::min(end, b.code.size());
+    if (given_ >= end) return;
+    const std::uint32_t lr = lr_fact(b, end, successor);
+    const std::size_t from = given_;
+    given_ = end;
+    auto give = [](models::Pipeline& p, void* self) {
+        for (const auto& f : static_cast<PipelineFeed*>(self)->facts_) p.executes(f);
+    };
+    using Cache = models::BlockCostCache;
+    if (!b.sites && accesses_.empty() && !any_skipped_) {
+        // Its facts follow from its code, where it went and LR: keyed by those, and built only
+        // when the cache does not know them (the hot path).
+        std::uint64_t key =
+            Cache::mix(Cache::mix(Cache::mix(Cache::kEmpty, b.address | std::uint64_t{b.size} << 32), from | std::uint64_t{end} << 32),
+                       successor | std::uint64_t{lr} << 32);
+        pending_ = {from, end, successor, lr};
+        return pipeline_->run(
+            key,
+            [](models::Pipeline& p, void* self) {
+                auto& feed = *static_cast<PipelineFeed*>(self);
+                feed.build_facts(feed.pending_.from, feed.pending_.end, feed.pending_.successor, feed.pending_.lr);
+                for (const auto& f : feed.facts_) p.executes(f);
+            },
+            this);
+    }
+    build_facts(from, end, successor, lr);
+    if (facts_.empty()) return;
+    std::uint64_t key = Cache::kEmpty;
+    for (const auto& f : facts_) key = Cache::hash(key, f, memory_);
+    pipeline_->run(key, give, this);
+}
+
+}  // namespace emutrace::emu::detail
