@@ -43,6 +43,11 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
             : sc.machine.timing == emu::TimingMode::Pipeline ? std::string(sc.machine.core.name) + " pipeline timing"
                                                              : "timing model off") +
            ")\n";
+    if (const auto& c = r.timing_cache; c.lookups) {
+        std::snprintf(line, sizeof line, "  timing cache  %.2f%% of %s runs of instructions from a pipeline state seen before (%s states)\n",
+                      100.0 * static_cast<double>(c.hits) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(), grouped(c.states).c_str());
+        out += line;
+    }
     out += "  emulated time " + duration(r.emulated_seconds);
     if (r.sleep_cycles) {
         std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
@@ -80,6 +85,9 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["exceptions"] = r.exceptions;
     j["thread_switches"] = r.thread_switches;
     j["sleep_cycles"] = r.sleep_cycles;
+    if (r.timing_cache.lookups)
+        j["timing_cache"] = {
+            {"lookups", r.timing_cache.lookups}, {"hits", r.timing_cache.hits}, {"states", r.timing_cache.states}, {"clears", r.timing_cache.clears}};
     if (r.fault) {
         const emu::Fault& f = *r.fault;
         j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)},

@@ -78,6 +78,29 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }
 
+TEST_CASE("scenario: timing names a model, or a model with the pipeline's facts and cache") {
+    auto load = [](const std::string& timing) {
+        return session::load_scenario(
+                   config::Node::load_string("memory: [{name: ram, base: 0x20000000, size: 64KiB}]\ntiming: " + timing + "\n", "s.yaml"))
+            .machine;
+    };
+    using Facts = emu::MachineConfig::PipelineFacts;
+    emu::MachineConfig m = load("pipeline");
+    CHECK(m.timing == emu::TimingMode::Pipeline);
+    CHECK(m.pipeline_facts == Facts::Block);  // the defaults: per block, through the cache
+    CHECK(m.timing_cache);
+    m = load("{model: pipeline, facts: instruction, cache: false}");
+    CHECK(m.timing == emu::TimingMode::Pipeline);
+    CHECK(m.pipeline_facts == Facts::Instruction);
+    CHECK(!m.timing_cache);
+    CHECK(load("{model: none}").timing == emu::TimingMode::None);
+    CHECK_THROWS_WITH_AS(load("{model: trm, cache: false}"), doctest::Contains("s.yaml:2"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("{model: trm, cache: false}"), doctest::Contains("options of model: pipeline"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("{model: pipeline, facts: sometimes}"), doctest::Contains("'sometimes' is not one of: block, instruction"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(load("{model: pipeline, speed: fast}"), doctest::Contains("timing.speed"), ConfigError);
+}
+
 TEST_CASE(
     "scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the "
     "default does none of it") {

@@ -188,6 +188,28 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
     }
 }
 
+TEST_CASE("timing: the pipeline's facts per block give what the facts per instruction give, where the board leaves nothing to guess") {
+    // Per block, a data address that no hook sees is taken from the instruction (a literal's) or
+    // taken to be in the stack's memory; DWT reads in mid-block, IT blocks, divides, long
+    // multiplies, branches to LR and calls are all facts the block hook and the site hooks tell.
+    using Facts = emu::MachineConfig::PipelineFacts;
+    for (const char* elf : {"dwt_timing", "kernels", "rtos"}) {
+        CAPTURE(elf);
+        auto with = [&](Facts facts) {
+            return run_firmware(elf, "", [&](emu::MachineConfig& c) {
+                c.timing = emu::TimingMode::Pipeline;
+                c.pipeline_facts = facts;
+            });
+        };
+        FirmwareRun block = with(Facts::Block), instruction = with(Facts::Instruction);
+        REQUIRE(block.result.exit_code == 0);
+        REQUIRE(instruction.result.exit_code == 0);
+        CHECK(block.result.cycles == instruction.result.cycles);
+        CHECK(block.sink.text == instruction.sink.text);
+        CHECK(instruction.result.timing_cache.lookups > 0);  // both through the cache
+    }
+}
+
 TEST_CASE("timing: the same firmware with the model off sees one cycle per instruction") {
     FirmwareRun r = run_firmware("dwt_timing", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::None; });
     REQUIRE(r.result.exit_code == 0);
