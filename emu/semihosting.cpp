@@ -1,6 +1,9 @@
 #include "emu/semihosting.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+
 #include <cerrno>
 
 #include <algorithm>
@@ -174,6 +177,52 @@ std::uint32_t Semihosting::read(std::uint32_t arg) {
     return static_cast<std::uint32_t>(w[2] - n);  // bytes NOT read
 }
 
+// Opens `name` beneath `dir` without following any symbolic link: each directory on the way is
+// opened beneath the one before with O_NOFOLLOW, and the file itself with O_NOFOLLOW, so that a
+// link planted in the granted tree (to a file, a directory, or a path that does not exist yet)
+// leads nowhere. An absolute name or a ".." fails with EACCES. Returns null with errno set.
+std::FILE* Semihosting::open_beneath(const std::filesystem::path& dir, const std::string& name, std::uint32_t mode) {
+    namespace fs = std::filesystem;
+    const fs::path path(name);
+    std::vector<std::string> parts;
+    for (const auto& part : path.relative_path()) {
+        if (part == "..") {
+            errno = EACCES;
+            return nullptr;
+        }
+        if (!part.empty() && part != ".") parts.push_back(part.string());
+    }
+    if (path.is_absolute() || parts.empty()) {
+        errno = path.is_absolute() ? EACCES : ENOENT;
+        return nullptr;
+    }
+    int at = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (std::size_t i = 0; at >= 0 && i + 1 < parts.size(); ++i) {
+        int next = ::openat(at, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        ::close(at);
+        errno = saved;
+        at = next;
+    }
+    if (at < 0) {
+        if (errno == ELOOP || errno == ENOTDIR) errno = EACCES;  // a link where a directory was wanted
+        return nullptr;
+    }
+    // fopen's modes as open(2) flags: r, r+, w, w+, a, a+ (each also with b).
+    static constexpr int kFlags[] = {
+        O_RDONLY, O_RDWR, O_WRONLY | O_CREAT | O_TRUNC, O_RDWR | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT | O_APPEND};
+    int fd = ::openat(at, parts.back().c_str(), kFlags[mode / 2] | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int saved = errno;
+    ::close(at);
+    if (fd < 0) {
+        errno = saved == ELOOP || saved == ENOTDIR ? EACCES : saved;  // a link where a name was wanted
+        return nullptr;
+    }
+    std::FILE* f = ::fdopen(fd, kModes[mode]);
+    if (!f) ::close(fd);
+    return f;
+}
+
 std::uint32_t Semihosting::open(std::uint32_t arg) {
     std::array<std::uint32_t, 3> w{};  // name, mode, name length
     if (!read_words(arg, w)) return fail(EFAULT);
@@ -189,16 +238,11 @@ std::uint32_t Semihosting::open(std::uint32_t arg) {
             name);
         return fail(EACCES);
     }
-    namespace fs = std::filesystem;
-    fs::path base = fs::weakly_canonical(*config_.host_dir);
-    fs::path wanted = fs::weakly_canonical(base / fs::path(name).relative_path());
-    auto [b, w2] = std::mismatch(base.begin(), base.end(), wanted.begin(), wanted.end());
-    if (b != base.end() || fs::path(name).is_absolute()) {
-        spdlog::warn("semihosting: '{}' is outside the granted directory {}; refused", name, base.string());
-        return fail(EACCES);
+    std::FILE* f = open_beneath(*config_.host_dir, name, w[1]);
+    if (!f) {
+        if (errno == EACCES) spdlog::warn("semihosting: '{}' leads outside the granted directory {}; refused", name, config_.host_dir->string());
+        return fail(errno);
     }
-    std::FILE* f = std::fopen(wanted.c_str(), kModes[w[1]]);
-    if (!f) return fail(errno);
     files_.push_back(f);
     return static_cast<std::uint32_t>(files_.size() - 1 + kFirstFileHandle);
 }

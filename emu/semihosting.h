@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,6 +53,7 @@ private:
     std::uint32_t file_op(std::uint32_t op, std::uint32_t arg);
     std::uint32_t get_cmdline(std::uint32_t arg);
     std::FILE* file(std::uint32_t handle);
+    static std::FILE* open_beneath(const std::filesystem::path& dir, const std::string& name, std::uint32_t mode);
 
     SemihostingConfig config_;
     std::uint64_t clock_hz_;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "support/run_firmware.h"
 #include "support/temp_dir.h"
@@ -31,6 +32,41 @@ TEST_CASE("semihosting: host files are refused unless the scenario grants a dire
     CHECK(granted.reason == emu::StopReason::Exited);
     CHECK(text2.find("faults: open=3 errno=0") != std::string::npos);
     CHECK(read_file(dir.file("out.txt")) == "hello host\n");
+}
+
+TEST_CASE("semihosting: no path, link or dangling link leads a firmware outside its granted directory") {
+    namespace fs = std::filesystem;
+    TempDir root;
+    const fs::path io = fs::path(root.path()) / "io", outside = fs::path(root.path()) / "outside";
+    fs::create_directories(io / "sub");
+    fs::create_directories(outside);
+    { std::ofstream(outside / "secret.txt") << "secret\n"; }
+    fs::create_symlink(outside / "created.txt", io / "dangling");  // to a file that does not exist yet
+    fs::create_symlink(outside / "secret.txt", io / "to_file");
+    fs::create_symlink(outside, io / "to_dir");
+    fs::create_symlink(outside / "secret.txt", io / "sub" / "deep_link");
+    auto open = [&](const std::string& mode, const std::string& name) {
+        auto [r, text] = run_faults(mode + " " + name, [&](emu::MachineConfig& c) { c.semihosting.host_dir = io; });
+        CHECK(r.reason == emu::StopReason::Exited);
+        return text;
+    };
+    const std::string refused = "faults: open=-1 errno=13";  // EACCES
+    for (const char* name :
+         {"dangling", "to_file", "to_dir/new.txt", "to_dir/secret.txt", "sub/deep_link", "../outside/secret.txt", "sub/../../x.txt"}) {
+        CAPTURE(name);
+        CHECK(open("host-open", name).find(refused) != std::string::npos);
+        CHECK(open("host-read", name).find(refused) != std::string::npos);
+    }
+    CHECK(open("host-open", (outside / "abs.txt").string()).find(refused) != std::string::npos);
+    CHECK(!fs::exists(outside / "created.txt"));
+    CHECK(!fs::exists(outside / "new.txt"));
+    CHECK(!fs::exists(outside / "abs.txt"));
+    CHECK(read_file((outside / "secret.txt").string()) == "secret\n");
+    // Inside, files and directories work as before.
+    CHECK(open("host-open", "sub/inner.txt").find("faults: open=3 errno=0") != std::string::npos);
+    CHECK(read_file((io / "sub" / "inner.txt").string()) == "firmware\n");
+    CHECK(open("host-read", "./sub/inner.txt").find("faults: open=3 errno=0") != std::string::npos);
+    CHECK(open("host-read", "missing.txt").find("faults: open=-1 errno=2") != std::string::npos);  // ENOENT
 }
 
 TEST_CASE("semihosting: SYS_CLOCK counts emulated, not host, time") {

@@ -133,6 +133,24 @@ int main(void)
         checkpoint_reached();
         spin_forever();
     }
+    if (streq(mode, "host-open") || streq(mode, "host-read")) {
+        /* host-open NAME: open NAME for writing and write to it; host-read NAME: open for reading. */
+        int writing = streq(mode, "host-open");
+        int fd = sh_open(arg, writing ? 4 /* "w" */ : 0 /* "r" */);
+        int err = fd == -1 ? sh_errno() : 0;
+        char *q = fmt_str(line, "faults: open=");
+        q = fmt_int(q, fd);
+        q = fmt_str(q, " errno=");
+        q = fmt_int(q, err);
+        fmt_str(q, "\n");
+        sh_write0(line);
+        if (fd != -1) {
+            if (writing)
+                sh_write(fd, "firmware\n", 9);
+            sh_close(fd);
+        }
+        return 0;
+    }
     if (streq(mode, "host-file")) {
         int fd = sh_open("out.txt", 4 /* "w" */);
         int err = fd == -1 ? sh_errno() : 0;
