@@ -303,6 +303,7 @@ void detail::MachineState::flush_deferred_block(std::uint64_t now) {
 
 RunResult detail::MachineState::finish() {
     flush_deferred_block(cycles());
+    semihosting.report_unshown_warnings();
     check_thread();
     RunResult r;
     r.reason = reason.value_or(StopReason::Fault);

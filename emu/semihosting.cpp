@@ -137,7 +137,7 @@ SemihostingOutcome Semihosting::call(std::uint32_t op, std::uint32_t arg) {
             else
                 out.exit_code = w[0] == kApplicationExit ? static_cast<int>(w[1]) : 1;
             return out;
-        default: spdlog::warn("semihosting: unsupported operation {:#x}; returning -1", op); return {fail(ENOSYS)};
+        default: warn("semihosting: unsupported operation {:#x}; returning -1", op); return {fail(ENOSYS)};
     }
 }
 
@@ -223,6 +223,16 @@ std::FILE* Semihosting::open_beneath(const std::filesystem::path& dir, const std
     return f;
 }
 
+template <typename... Args>
+void Semihosting::warn(spdlog::format_string_t<Args...> format, Args&&... args) {
+    if (++warnings_ <= kShownWarnings) spdlog::warn(format, std::forward<Args>(args)...);
+    if (warnings_ == kShownWarnings) spdlog::warn("semihosting: further warnings are counted, not shown");
+}
+
+void Semihosting::report_unshown_warnings() const {
+    if (warnings_ > kShownWarnings) spdlog::warn("semihosting: {} more warnings like those above were not shown", warnings_ - kShownWarnings);
+}
+
 std::uint32_t Semihosting::open(std::uint32_t arg) {
     std::array<std::uint32_t, 3> w{};  // name, mode, name length
     if (!read_words(arg, w)) return fail(EFAULT);
@@ -232,7 +242,7 @@ std::uint32_t Semihosting::open(std::uint32_t arg) {
     if (name == ":tt") return w[1] < 4 ? 0 : w[1] < 8 ? 1 : 2;  // the console: stdin, stdout, stderr
     if (name == ":semihosting-features") return fail(ENOENT);
     if (!config_.host_dir) {
-        spdlog::warn(
+        warn(
             "semihosting: firmware tried to open host file '{}'; refused (grant a directory with "
             "semihosting.host_dir in the scenario)",
             name);
@@ -240,7 +250,7 @@ std::uint32_t Semihosting::open(std::uint32_t arg) {
     }
     std::FILE* f = open_beneath(*config_.host_dir, name, w[1]);
     if (!f) {
-        if (errno == EACCES) spdlog::warn("semihosting: '{}' leads outside the granted directory {}; refused", name, config_.host_dir->string());
+        if (errno == EACCES) warn("semihosting: '{}' leads outside the granted directory {}; refused", name, config_.host_dir->string());
         return fail(errno);
     }
     files_.push_back(f);

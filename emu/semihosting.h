@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "emu/machine_config.h"
 #include "trace/event.h"
 
@@ -42,6 +44,9 @@ public:
 
     /// Performs operation `op` (r0) with parameter `arg` (r1).
     SemihostingOutcome call(std::uint32_t op, std::uint32_t arg);
+    /// At the end of a run: how many warnings were not shown (a firmware that repeats a refused
+    /// call in a loop would otherwise print one line per call), as one line; none when all were.
+    void report_unshown_warnings() const;
 
 private:
     bool read_words(std::uint32_t address, std::span<std::uint32_t> out);
@@ -53,6 +58,11 @@ private:
     std::uint32_t file_op(std::uint32_t op, std::uint32_t arg);
     std::uint32_t get_cmdline(std::uint32_t arg);
     std::FILE* file(std::uint32_t handle);
+    /// The first kShownWarnings warnings are logged; the rest only counted.
+    template <typename... Args>
+    void warn(spdlog::format_string_t<Args...> format, Args&&... args);
+    static constexpr unsigned kShownWarnings = 10;
+    std::uint64_t warnings_ = 0;
     static std::FILE* open_beneath(const std::filesystem::path& dir, const std::string& name, std::uint32_t mode);
 
     SemihostingConfig config_;

@@ -22,6 +22,18 @@ std::size_t lines(const std::string& s) {
 
 }  // namespace
 
+TEST_CASE("cli: a firmware that repeats a refused semihosting call gets ten warnings and one count, not a line per call") {
+    Cli r = emutrace_cli("run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline 'host-spam 5000'");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("faults: spammed") != std::string::npos);
+    std::size_t lines = 0, refused = 0;
+    for (std::size_t at = 0; (at = r.err.find('\n', at)) != std::string::npos; ++at) ++lines;
+    for (std::size_t at = 0; (at = r.err.find("refused", at)) != std::string::npos; ++at) ++refused;
+    CHECK(refused == 10);
+    CHECK(lines < 20);
+    CHECK(r.err.find("4990 more warnings like those above were not shown") != std::string::npos);
+}
+
 TEST_CASE("cli: run prints the firmware's output and a summary, and writes JSON") {
     TempDir dir;
     Cli r = emutrace_cli("run " + firmware("compute") + " --json " + dir.file("r.json"));

@@ -151,6 +151,14 @@ int main(void)
         }
         return 0;
     }
+    if (streq(mode, "host-spam")) {
+        /* A refused call in a loop: ARG times. */
+        int32_t n = parse_int(arg);
+        for (int32_t i = 0; i < n; i++)
+            sh_open("out.txt", 4);
+        sh_write0("faults: spammed\n");
+        return 0;
+    }
     if (streq(mode, "host-file")) {
         int fd = sh_open("out.txt", 4 /* "w" */);
         int err = fd == -1 ? sh_errno() : 0;
