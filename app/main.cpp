@@ -1,5 +1,6 @@
 // emutrace: run ARM Cortex-M firmware in an emulator and turn the run into trace streams.
 
+#include <algorithm>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -74,11 +75,14 @@ public:
 
 private:
     void add(CLI::App& cmd, const emutrace::AnalysisOption& o, bool output) {
+        // outputs.events_limit is --events-limit on the command line.
+        std::string flag = "--" + o.name;
+        std::replace(flag.begin(), flag.end(), '_', '-');
         // The command's own option of that name wins (crosscheck's --snapshot is the capture it reads).
-        if (cmd.get_option_no_throw("--" + o.name)) return;
+        if (cmd.get_option_no_throw(flag)) return;
         auto value = std::make_shared<std::string>();
-        CLI::Option* opt = o.value_name.empty() ? cmd.add_flag("--" + o.name, o.help)
-                                                : cmd.add_option("--" + o.name, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
+        CLI::Option* opt = o.value_name.empty() ? cmd.add_flag(flag, o.help)
+                                                : cmd.add_option(flag, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
         if (!o.value_name.empty()) opt->type_name(o.value_name);
         declared_.push_back({o.name, opt, value});
     }

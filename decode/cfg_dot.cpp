@@ -1,15 +1,15 @@
 #include "decode/cfg_dot.h"
 
-#include <fstream>
+#include <sstream>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/units.h"
 
 namespace emutrace::decode {
 
 void write_cfg_dot(const std::string& path, const std::vector<const decode::Function*>& functions, const DotAnnotation& annotate) {
-    std::ofstream out(path);
-    if (!out) throw ConfigError(path + ": cannot write the DOT file");
+    std::ostringstream out;
     out << "digraph cfg {\n  node [shape=box, fontname=monospace];\n";
     for (std::size_t k = 0; k < functions.size(); ++k) {
         const auto& f = *functions[k];
@@ -28,7 +28,7 @@ void write_cfg_dot(const std::string& path, const std::vector<const decode::Func
         out << "  }\n";
     }
     out << "}\n";
-    if (!out) throw ConfigError(path + ": writing the DOT file failed");
+    config::write_text_file(path, out.str(), "DOT file");
 }
 
 }  // namespace emutrace::decode

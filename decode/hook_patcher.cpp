@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/little_endian.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
@@ -155,10 +156,7 @@ std::size_t HookPatcher::set(const std::string& glob, bool enabled) {
 }
 
 void HookPatcher::write(const std::string& path) const {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw ConfigError(path + ": cannot write the patched ELF");
-    out.write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(bytes_.size()));
-    if (!out) throw ConfigError(path + ": cannot write the patched ELF");
+    config::write_binary_file(path, bytes_, "patched ELF");
 }
 
 }  // namespace emutrace::decode

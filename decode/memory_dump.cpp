@@ -162,7 +162,8 @@ void MemoryDump::save_elf_core(const std::string& path, const std::vector<DumpSe
         offset += static_cast<std::uint32_t>(s.bytes.size());
     }
     for (const DumpSegment& s : segments) out.write(reinterpret_cast<const char*>(s.bytes.data()), static_cast<std::streamsize>(s.bytes.size()));
-    if (!out) throw ConfigError(path + ": cannot write the memory dump");
+    out.close();  // a full disk shows at the close
+    if (!out) throw ConfigError(path + ": writing the memory dump failed: " + std::strerror(errno ? errno : EIO));
 }
 
 }  // namespace emutrace::decode

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 
 namespace emutrace::analysis {
 namespace {
@@ -87,9 +88,7 @@ void CompactTraceWriter::write(const std::string& path, std::uint64_t clock_hz, 
         put<std::uint16_t>(out, static_cast<std::uint16_t>(t.size()));
         out.insert(out.end(), t.begin(), t.end());
     }
-    std::ofstream f(path, std::ios::binary);
-    if (!f || !f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size())))
-        throw ConfigError(path + ": cannot write the compact trace");
+    config::write_binary_file(path, out, "compact trace");
 }
 
 CompactTrace read_compact_trace(const std::string& path) {

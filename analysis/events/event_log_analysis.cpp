@@ -2,6 +2,8 @@
 #include <memory>
 
 #include "analysis/events/event_log_writer.h"
+#include "config/config_error.h"
+#include "config/units.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
@@ -9,7 +11,7 @@ namespace {
 
 class EventLogAnalysis final : public Analysis {
 public:
-    explicit EventLogAnalysis(const std::string& path) : writer_(path) {}
+    EventLogAnalysis(const std::string& path, std::uint64_t limit) : writer_(path, limit) {}
     std::vector<trace::TraceSink*> sinks() override { return {&writer_}; }
 
 private:
@@ -18,15 +20,26 @@ private:
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     std::string path = setup.output("events");
-    if (path.empty()) return nullptr;
-    return std::make_unique<EventLogAnalysis>(path);
+    std::string limit = setup.output("events_limit");
+    if (path.empty()) {
+        if (!limit.empty()) throw ConfigError("--events-limit / outputs.events_limit: there is no event log (--events FILE) to limit");
+        return nullptr;
+    }
+    std::uint64_t bytes = EventLogWriter::kDefaultLimit;
+    if (!limit.empty()) {
+        auto parsed = config::parse_size(limit);
+        if (!parsed || !*parsed) throw ConfigError("--events-limit / outputs.events_limit: '" + limit.substr(0, 80) + "' is no size (100MiB, 4GiB)");
+        bytes = *parsed;
+    }
+    return std::make_unique<EventLogAnalysis>(path, bytes);
 }
 
 }  // namespace
 
 AnalysisType event_log_analysis() {
     return {"event_log", "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
-            {},          {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"}},
+            {},          {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"},
+             {"events_limit", "SIZE", "Stop writing the event log after this many bytes, with a last 'truncated' line (default 1GiB)"}},
             {},          trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
             &create};
 }

@@ -1,6 +1,7 @@
 #include "analysis/events/event_log_writer.h"
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <cstring>
@@ -9,8 +10,24 @@
 
 namespace emutrace::analysis {
 
-EventLogWriter::EventLogWriter(const std::string& path) : out_(std::fopen(path.c_str(), "w")) {
+EventLogWriter::EventLogWriter(const std::string& path, std::uint64_t limit) : path_(path), limit_(limit), out_(std::fopen(path.c_str(), "w")) {
     if (!out_) throw ConfigError(path + ": cannot write the event log: " + std::strerror(errno));
+}
+
+// A write error is kept and reported when the run ends: on_batch runs inside the emulator's
+// callbacks, through which no exception may pass.
+bool EventLogWriter::failed() {
+    if (!error_ && std::ferror(out_)) error_ = errno ? errno : EIO;
+    return error_ != 0;
+}
+
+void EventLogWriter::stop_at_limit(std::uint64_t cycle) {
+    truncated_ = true;
+    print("{\"cycle\":%llu,\"kind\":\"truncated\",\"limit_bytes\":%llu}\n", static_cast<unsigned long long>(cycle),
+          static_cast<unsigned long long>(limit_));
+    spdlog::warn("{}: the event log reached its limit of {} bytes at cycle {}; later events are not written (raise it with --events-limit "
+                 "or outputs.events_limit)",
+                 path_, limit_, cycle);
 }
 
 EventLogWriter::~EventLogWriter() {
@@ -23,15 +40,20 @@ std::string EventLogWriter::device(std::uint16_t index) const {
 
 void EventLogWriter::on_batch(const trace::EventBatch& batch) {
     using trace::EventKind;
+    if (truncated_ || failed()) return;
     for (const auto& e : batch.events) {
+        if (written_ >= limit_) {
+            stop_at_limit(e.cycle);
+            break;
+        }
         switch (e.kind) {
             case EventKind::Block:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u,\"cycles\":%u}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u,\"cycles\":%u}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra, e.channel);
                 break;
             case EventKind::MmioRead:
             case EventKind::MmioWrite:
-                std::fprintf(out_,
+                print(
                              "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
                              "\"width\":%u,\"value\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
@@ -42,54 +64,54 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                                    : e.channel == static_cast<std::uint16_t>(trace::OutputChannel::Stderr) ? "stderr"
                                                                                                            : "stdout";
                 nlohmann::json text = std::string(batch.output_text(e));
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
+                print( "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
                              nlohmann::json(from).dump().c_str(), text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             }
             case EventKind::ExceptionEntry:
-                std::fprintf(out_,
+                print(
                              "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
                              "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
                 break;
             case EventKind::ExceptionReturn:
-                std::fprintf(out_,
+                print(
                              "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
                              "\"exc_return\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra);
                 break;
             case EventKind::ThreadSwitch:
-                std::fprintf(
-                    out_, "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
+                print(
+                    "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
                     static_cast<unsigned long long>(e.cycle), e.extra, e.address,
                     nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             case EventKind::Marker:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.value, e.extra, e.address, e.width ? "function" : "device");
                 break;
             case EventKind::Branch: {
                 static constexpr const char* kKinds[] = {"?", "call", "return", "jump", "vector", "resume"};
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"branch\",\"branch\":\"%s\",\"to\":\"0x%08x\",\"fallthrough\":\"0x%08x\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"branch\",\"branch\":\"%s\",\"to\":\"0x%08x\",\"fallthrough\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), kKinds[e.value < 6 ? e.value : 0], e.address, e.extra);
                 break;
             }
             case EventKind::Gap: {
                 static constexpr const char* kWhy[] = {"?", "trace_on", "no_sync", "not_in_memory"};
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"gap\",\"why\":\"%s\",\"trace_index\":%u,\"address\":\"0x%08x\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"gap\",\"why\":\"%s\",\"trace_index\":%u,\"address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), kWhy[e.value < 4 ? e.value : 0], e.extra, e.address);
                 break;
             }
             case EventKind::Watch:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
                 break;
             case EventKind::Access:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"width\":%u,\"pc\":\"0x%08x\",\"sp\":\"0x%08x\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"width\":%u,\"pc\":\"0x%08x\",\"sp\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.channel ? "store" : "load", e.address, e.width, e.extra, e.value);
                 break;
             case EventKind::Stop:
-                std::fprintf(out_, "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
+                print( "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
                              static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
                 break;
         }
@@ -97,7 +119,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
 }
 
 void EventLogWriter::on_end() {
-    std::fflush(out_);
+    if (std::fflush(out_) != 0 && !error_) error_ = errno;
+    if (failed()) throw ConfigError(path_ + ": writing the event log failed: " + std::strerror(error_));
 }
 
 }  // namespace emutrace::analysis

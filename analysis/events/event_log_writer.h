@@ -12,8 +12,11 @@ namespace emutrace::analysis {
 
 class EventLogWriter final : public trace::TraceSink {
 public:
-    /// Opens `path` for writing; throws ConfigError when it cannot.
-    explicit EventLogWriter(const std::string& path);
+    /// Opens `path` for writing; throws ConfigError when it cannot. After `limit` bytes it writes
+    /// one last "truncated" line and a warning, and nothing more. A write that fails (a full
+    /// disk) throws ConfigError naming the file.
+    explicit EventLogWriter(const std::string& path, std::uint64_t limit = kDefaultLimit);
+    static constexpr std::uint64_t kDefaultLimit = std::uint64_t{1} << 30;  ///< 1 GiB: about 10 M events
     ~EventLogWriter() override;
     EventLogWriter(const EventLogWriter&) = delete;
     EventLogWriter& operator=(const EventLogWriter&) = delete;
@@ -28,6 +31,18 @@ public:
 
 private:
     std::string device(std::uint16_t index) const;
+    template <typename... Args>
+    void print(const char* format, Args... args) {
+        int n = std::fprintf(out_, format, args...);
+        if (n > 0) written_ += static_cast<std::uint64_t>(n);
+    }
+    bool failed();
+    void stop_at_limit(std::uint64_t cycle);
+    std::string path_;
+    std::uint64_t limit_;
+    std::uint64_t written_ = 0;
+    bool truncated_ = false;
+    int error_ = 0;  ///< errno of the first failed write
     std::FILE* out_;
     std::vector<std::string> devices_;
 };

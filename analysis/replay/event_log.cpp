@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/little_endian.h"
 
 namespace emutrace::analysis::replay {
@@ -121,10 +122,7 @@ EventLog EventLog::load(const std::string& path) {
 }
 
 void EventLog::save(const std::string& path) const {
-    std::vector<std::uint8_t> bytes = encode();
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw ConfigError(path + ": cannot write the event log");
+    config::write_binary_file(path, encode(), "event log");
 }
 
 }  // namespace emutrace::analysis::replay

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 
 namespace emutrace::analysis::wcet {
 namespace {
@@ -86,10 +87,7 @@ void StatisticsTable::save(const std::string& path) const {
                         {"code_id", code_id},          {"runs", runs},        {"checked_runs", checked_runs},
                         {"blocks", blocks_j},          {"loops", loops_j},    {"functions", functions_j},
                         {"indirect_calls", indirect_j}};
-    std::ofstream out(path);
-    if (!out) throw ConfigError(path + ": cannot write the WCET statistics");
-    out << j.dump(1) << '\n';
-    if (!out) throw ConfigError(path + ": writing the WCET statistics failed");
+    config::write_text_file(path, j.dump(1) + "\n", "WCET statistics");
 }
 
 StatisticsTable StatisticsTable::load(const std::string& path) {

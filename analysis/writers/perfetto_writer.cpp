@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 
 namespace emutrace::analysis {
 
@@ -75,9 +76,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         }
     }
     json doc = {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_}}}};
-    std::ofstream out(path);
-    if (!out) throw ConfigError(path + ": cannot write the Perfetto trace");
-    out << doc.dump() << "\n";
+    config::write_text_file(path, doc.dump() + "\n", "Perfetto trace");
 }
 
 }  // namespace emutrace::analysis

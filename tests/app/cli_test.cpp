@@ -22,6 +22,31 @@ std::size_t lines(const std::string& s) {
 
 }  // namespace
 
+TEST_CASE("cli: every output written to a full disk is a one-line error naming the file, with exit status 2") {
+    const std::string run = "run " + firmware("kernels") + " -q ";
+    for (const std::string& args :
+         {run + "--json /dev/full", run + "--junit /dev/full", run + "--perfetto /dev/full", run + "--events /dev/full", run + "--trace /dev/full",
+          run + "--pft /dev/full", "cfg " + firmware("kernels") + " --dot /dev/full", "cfg " + firmware("kernels") + " --json /dev/full"}) {
+        CAPTURE(args);
+        Cli r = emutrace_cli(args);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("/dev/full") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("cli: the event log stops at its size limit with a last line that says so") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("kernels") + " --events " + dir.file("e.jsonl") + " --events-limit 8KiB");
+    CHECK(r.status == 0);
+    CHECK(r.err.find("reached its limit of 8192 bytes") != std::string::npos);
+    std::string log = read_file(dir.file("e.jsonl"));
+    CHECK(log.size() < 8192 + 512);
+    CHECK(log.substr(log.rfind("{\"cycle\"")).find("\"kind\":\"truncated\",\"limit_bytes\":8192}\n") != std::string::npos);  // the last line
+    CHECK(emutrace_cli("run " + firmware("kernels") + " -q --events-limit 8KiB").err.find("no event log") != std::string::npos);
+    CHECK(emutrace_cli("run " + firmware("kernels") + " -q --events " + dir.file("f.jsonl") + " --events-limit lots").status == 2);
+}
+
 TEST_CASE("cli: a firmware that repeats a refused semihosting call gets ten warnings and one count, not a line per call") {
     Cli r = emutrace_cli("run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline 'host-spam 5000'");
     CHECK(r.status == 0);
