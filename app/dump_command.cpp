@@ -20,13 +20,18 @@ int dump_command(const std::string& trace_path, const std::string& elf) {
     std::printf("%s: %zu records (the most recent of %llu seen; ring of %u), %.6g MHz\n", trace_path.c_str(), t.records.size(),
                 static_cast<unsigned long long>(t.seen), t.capacity, static_cast<double>(t.clock_hz) / 1e6);
     std::printf("%14s %14s  %-12s %s\n", "cycle", "time (us)", "thread", "event");
+    // Two spaces a call level, up to 32 levels; deeper ones (a deep recursion, or a corrupt record's
+    // depth of billions) show their depth instead of a line as wide as it.
+    auto indent = [](std::uint32_t depth) {
+        return depth <= 32 ? std::string(2 * depth, ' ') : std::string(64, ' ') + "[depth " + std::to_string(depth) + "] ";
+    };
     for (const auto& r : t.records) {
         std::string thread = r.thread < t.threads.size() ? t.threads[r.thread] : std::to_string(r.thread);
         double us = static_cast<double>(r.cycle) * 1e6 / static_cast<double>(t.clock_hz);
         std::string what;
         switch (r.kind) {
-            case 0: what = std::string(2 * r.payload, ' ') + "> " + name(r.value); break;
-            case 1: what = std::string(2 * r.payload, ' ') + "< " + name(r.value); break;
+            case 0: what = indent(r.payload) + "> " + name(r.value); break;
+            case 1: what = indent(r.payload) + "< " + name(r.value); break;
             case 2: what = "* user event " + std::to_string(r.value) + " payload " + std::to_string(r.payload); break;
             case 3: what = "! exception " + std::to_string(r.value) + " entry"; break;
             case 4: what = "! exception " + std::to_string(r.value) + " return"; break;

@@ -54,7 +54,13 @@ std::vector<ConstraintSpec> resolve_all(const CalltraceConfig& config, const dec
         s.start = resolve(c.start, image);
         s.end = resolve(c.end, image);
         if (c.deadline) s.deadline = resolve(*c.deadline, image);
-        s.limit_cycles = c.limit_cycles ? c.limit_cycles : static_cast<std::uint64_t>(std::llround(c.limit_seconds * static_cast<double>(clock_hz)));
+        // A time limit is the whole cycles that fit in it: a window of N cycles meets it when N
+        // cycles take no longer (the 1e-9 absorbs the decimal time's rounding, 10ms at 25 MHz).
+        s.limit_cycles =
+            c.limit_cycles ? c.limit_cycles : static_cast<std::uint64_t>(std::floor(c.limit_seconds * static_cast<double>(clock_hz) + 1e-9));
+        if (c.limit_seconds > 0 && !s.limit_cycles)  // a limit that rounds to no cycle would never be checked
+            throw ConfigError(c.limit_where + ": constraints: '" + c.name + "': limit " + c.limit_text + " is less than one cycle at " +
+                              std::to_string(clock_hz) + " Hz; give at least one cycle's time");
         s.by_payload = c.by_payload;
         out.push_back(std::move(s));
     }

@@ -32,10 +32,14 @@ ConstraintConfig parse_constraint(const config::Node& n) {
         if (limit.size() > 6 && limit.ends_with("cycles")) {
             auto v = config::parse_integer(limit.substr(0, limit.size() - 6));
             if (!v) n["limit"].fail("expected a number of cycles such as '30000 cycles'");
+            if (!*v) n["limit"].fail("a limit of 0 cycles can never be met: give at least one cycle, or leave the limit out");
             c.limit_cycles = *v;
         } else {
             c.limit_seconds = n["limit"].seconds();
+            if (!(c.limit_seconds > 0)) n["limit"].fail("a limit of no time can never be met: give a time such as '50us', or leave the limit out");
         }
+        c.limit_text = limit.substr(0, 80);
+        c.limit_where = n["limit"].where();
     } else if (!c.deadline) {
         n.fail("a constraint needs a limit, a deadline, or both");
     }

@@ -26,6 +26,8 @@ struct ConstraintConfig {
     std::optional<TraceEventConfig> deadline;
     double limit_seconds = 0;        ///< the limit as a time, or
     std::uint64_t limit_cycles = 0;  ///< as cycles
+    std::string limit_text;          ///< as written, and where ("file:line:col"), for a limit under one cycle
+    std::string limit_where;
     bool by_payload = false;
 };
 

@@ -1,6 +1,8 @@
 // End-to-end: the emutrace command as a user runs it, on the project's firmware.
 #include <doctest/doctest.h>
+
 #include <sys/wait.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -21,6 +23,25 @@ std::size_t lines(const std::string& s) {
 }
 
 }  // namespace
+
+TEST_CASE("cli: a timing constraint whose limit is no cycle is an error, not a gate that always passes") {
+    TempDir dir;
+    auto run = [&](const std::string& limit) {
+        std::string board = read_file(source("scenarios/boards/mps2-an385.yaml"));
+        std::ofstream(dir.file("s.yaml")) << board << "constraints:\n  - name: crc\n    start: {enter: kernel_crc32}\n    end: {exit: kernel_crc32}\n"
+                                          << "    limit: " << limit << "\n";
+        return emutrace_cli("run " + firmware("kernels") + " -q -s " + dir.file("s.yaml"));
+    };
+    for (const char* limit : {"0s", "0 cycles", "1ns", "39ns"}) {  // a cycle at 25 MHz is 40 ns
+        CAPTURE(limit);
+        Cli r = run(limit);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("s.yaml:") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    CHECK(run("40ns").status == 1);  // one cycle: checked, and violated
+    CHECK(run("10ms").status == 0);  // met
+}
 
 TEST_CASE("cli: every output written to a full disk is a one-line error naming the file, with exit status 2") {
     const std::string run = "run " + firmware("kernels") + " -q ";
@@ -189,6 +210,21 @@ TEST_CASE("cli: --help teaches the commands and the exit statuses") {
     CHECK(r.out.find("--scenario") != std::string::npos);
     CHECK(r.out.find("Exit status") != std::string::npos);
     CHECK(r.out.find("cmsdk.uart") != std::string::npos);
+}
+
+TEST_CASE("cli: dump shows a record's depth instead of trusting it for the indentation") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + firmware("compute") + " -s " + source("tests/scenarios/calltrace_globs.yaml") + " -q --trace " + dir.file("t.bin"))
+                .status == 0);
+    std::string bytes = read_file(dir.file("t.bin"));
+    REQUIRE(bytes.size() > 36 + 21);
+    REQUIRE(bytes[36] == 0);                        // the first record is a call: its payload is its depth
+    bytes.replace(36 + 15, 4, "\xff\xff\xff\xff");  // a corrupt depth of 4 G levels
+    std::ofstream(dir.file("bad.bin"), std::ios::binary) << bytes;
+    Cli d = emutrace_cli("dump " + dir.file("bad.bin"));
+    CHECK(d.status == 0);
+    CHECK(d.out.find("[depth 4294967295] > ") != std::string::npos);
+    CHECK(d.out.size() < 200 * 1024);
 }
 
 TEST_CASE("cli: trace selection by glob and by event budget") {
