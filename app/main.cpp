@@ -1,9 +1,9 @@
 // emutrace: run ARM Cortex-M firmware in an emulator and turn the run into trace streams.
 
-#include <algorithm>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 #include <cstdio>
 #include <exception>
@@ -81,8 +81,8 @@ private:
         // The command's own option of that name wins (crosscheck's --snapshot is the capture it reads).
         if (cmd.get_option_no_throw(flag)) return;
         auto value = std::make_shared<std::string>();
-        CLI::Option* opt = o.value_name.empty() ? cmd.add_flag(flag, o.help)
-                                                : cmd.add_option(flag, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
+        CLI::Option* opt =
+            o.value_name.empty() ? cmd.add_flag(flag, o.help) : cmd.add_option(flag, *value, o.help + (output ? " (outputs." + o.name + ")" : ""));
         if (!o.value_name.empty()) opt->type_name(o.value_name);
         declared_.push_back({o.name, opt, value});
     }

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "config/config_error.h"
-#include "config/text_file.h"
 #include "config/little_endian.h"
+#include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
 #include "decode/elf_image.h"

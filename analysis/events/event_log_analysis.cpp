@@ -37,10 +37,13 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace
 
 AnalysisType event_log_analysis() {
-    return {"event_log", "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
-            {},          {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"},
+    return {"event_log",
+            "the event stream (blocks, branches, MMIO, exceptions, output, markers) as JSON Lines",
+            {},
+            {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"},
              {"events_limit", "SIZE", "Stop writing the event log after this many bytes, with a last 'truncated' line (default 1GiB)"}},
-            {},          trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
+            {},
+            trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
             &create};
 }
 

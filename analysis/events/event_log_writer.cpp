@@ -1,7 +1,7 @@
 #include "analysis/events/event_log_writer.h"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -25,9 +25,10 @@ void EventLogWriter::stop_at_limit(std::uint64_t cycle) {
     truncated_ = true;
     print("{\"cycle\":%llu,\"kind\":\"truncated\",\"limit_bytes\":%llu}\n", static_cast<unsigned long long>(cycle),
           static_cast<unsigned long long>(limit_));
-    spdlog::warn("{}: the event log reached its limit of {} bytes at cycle {}; later events are not written (raise it with --events-limit "
-                 "or outputs.events_limit)",
-                 path_, limit_, cycle);
+    spdlog::warn(
+        "{}: the event log reached its limit of {} bytes at cycle {}; later events are not written (raise it with --events-limit "
+        "or outputs.events_limit)",
+        path_, limit_, cycle);
 }
 
 EventLogWriter::~EventLogWriter() {
@@ -48,71 +49,70 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
         }
         switch (e.kind) {
             case EventKind::Block:
-                print( "{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u,\"cycles\":%u}\n",
-                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra, e.channel);
+                print("{\"cycle\":%llu,\"kind\":\"block\",\"address\":\"0x%08x\",\"size\":%u,\"instructions\":%u,\"cycles\":%u}\n",
+                      static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra, e.channel);
                 break;
             case EventKind::MmioRead:
             case EventKind::MmioWrite:
                 print(
-                             "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
-                             "\"width\":%u,\"value\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
-                             nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
+                    "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
+                    "\"width\":%u,\"value\":\"0x%08x\"}\n",
+                    static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
+                    nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
                 break;
             case EventKind::Output: {
                 std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))
                                    : e.channel == static_cast<std::uint16_t>(trace::OutputChannel::Stderr) ? "stderr"
                                                                                                            : "stdout";
                 nlohmann::json text = std::string(batch.output_text(e));
-                print( "{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
-                             nlohmann::json(from).dump().c_str(), text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                print("{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
+                      nlohmann::json(from).dump().c_str(), text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             }
             case EventKind::ExceptionEntry:
                 print(
-                             "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
-                             "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
+                    "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
+                    "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
+                    static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
                 break;
             case EventKind::ExceptionReturn:
                 print(
-                             "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
-                             "\"exc_return\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra);
+                    "{\"cycle\":%llu,\"kind\":\"exception_return\",\"exception\":%u,\"resume\":\"0x%08x\","
+                    "\"exc_return\":\"0x%08x\"}\n",
+                    static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra);
                 break;
             case EventKind::ThreadSwitch:
-                print(
-                    "{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
-                    static_cast<unsigned long long>(e.cycle), e.extra, e.address,
-                    nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                print("{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
+                      static_cast<unsigned long long>(e.cycle), e.extra, e.address,
+                      nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             case EventKind::Marker:
-                print( "{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.value, e.extra, e.address, e.width ? "function" : "device");
+                print("{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",
+                      static_cast<unsigned long long>(e.cycle), e.value, e.extra, e.address, e.width ? "function" : "device");
                 break;
             case EventKind::Branch: {
                 static constexpr const char* kKinds[] = {"?", "call", "return", "jump", "vector", "resume"};
-                print( "{\"cycle\":%llu,\"kind\":\"branch\",\"branch\":\"%s\",\"to\":\"0x%08x\",\"fallthrough\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), kKinds[e.value < 6 ? e.value : 0], e.address, e.extra);
+                print("{\"cycle\":%llu,\"kind\":\"branch\",\"branch\":\"%s\",\"to\":\"0x%08x\",\"fallthrough\":\"0x%08x\"}\n",
+                      static_cast<unsigned long long>(e.cycle), kKinds[e.value < 6 ? e.value : 0], e.address, e.extra);
                 break;
             }
             case EventKind::Gap: {
                 static constexpr const char* kWhy[] = {"?", "trace_on", "no_sync", "not_in_memory"};
-                print( "{\"cycle\":%llu,\"kind\":\"gap\",\"why\":\"%s\",\"trace_index\":%u,\"address\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), kWhy[e.value < 4 ? e.value : 0], e.extra, e.address);
+                print("{\"cycle\":%llu,\"kind\":\"gap\",\"why\":\"%s\",\"trace_index\":%u,\"address\":\"0x%08x\"}\n",
+                      static_cast<unsigned long long>(e.cycle), kWhy[e.value < 4 ? e.value : 0], e.extra, e.address);
                 break;
             }
             case EventKind::Watch:
-                print( "{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                print("{\"cycle\":%llu,\"kind\":\"watch\",\"pc\":\"0x%08x\",\"r0\":\"0x%08x\",\"r1\":\"0x%08x\"}\n",
+                      static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
                 break;
             case EventKind::Access:
-                print( "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"width\":%u,\"pc\":\"0x%08x\",\"sp\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.channel ? "store" : "load", e.address, e.width, e.extra, e.value);
+                print("{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"width\":%u,\"pc\":\"0x%08x\",\"sp\":\"0x%08x\"}\n",
+                      static_cast<unsigned long long>(e.cycle), e.channel ? "store" : "load", e.address, e.width, e.extra, e.value);
                 break;
             case EventKind::Stop:
-                print( "{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
-                             static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
+                print("{\"cycle\":%llu,\"kind\":\"stop\",\"pc\":\"0x%08x\",\"reason_code\":%u,\"fault_address\":\"0x%08x\"}\n",
+                      static_cast<unsigned long long>(e.cycle), e.address, e.value, e.extra);
                 break;
         }
     }

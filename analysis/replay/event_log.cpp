@@ -5,8 +5,8 @@
 #include <iterator>
 
 #include "config/config_error.h"
-#include "config/text_file.h"
 #include "config/little_endian.h"
+#include "config/text_file.h"
 
 namespace emutrace::analysis::replay {
 namespace {
