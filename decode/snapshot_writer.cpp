@@ -101,7 +101,12 @@ std::string trace_ini(const SnapshotSpec& spec) {
 
 }  // namespace
 
-void write_snapshot(const std::string& dir, const SnapshotSpec& spec) {
+void write_snapshot(const std::string& dir, const SnapshotSpec& given) {
+    // OpenCSD 1.3.3's file memory accessor refuses a dump of odd length ("Failed to create memory
+    // accessor", and every range then reads OCSD_GEN_TRC_ELEM_ADDR_NACC): each dump is padded with
+    // zeros to a whole number of words.
+    SnapshotSpec spec = given;
+    for (auto& m : spec.memory) m.bytes.resize((m.bytes.size() + 3) & ~std::size_t{3});
     fs::path root(dir);
     std::error_code error;
     fs::create_directories(root, error);

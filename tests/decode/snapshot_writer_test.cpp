@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -124,4 +125,26 @@ TEST_CASE("snapshot: a place that cannot be written is an error naming it") {
     // A directory in the way of a file.
     std::filesystem::create_directories(dir.path() / "snap" / "trace.ini");
     CHECK_THROWS_WITH_AS(write_snapshot(dir.file("snap"), spec_for(ptm_stream, false)), doctest::Contains("trace.ini: cannot write"), ConfigError);
+}
+
+TEST_CASE("snapshot: OpenCSD's trc_pkt_lister reads dumps of every length (padded to whole words)") {
+    // OpenCSD 1.3.3 refuses a memory dump of odd length ("Failed to create memory accessor") and
+    // then reads every range as OCSD_GEN_TRC_ELEM_ADDR_NACC: a firmware whose code image was 491
+    // bytes long decoded to nothing.
+    REQUIRE_MESSAGE(std::system("command -v trc_pkt_lister >/dev/null") == 0,
+                    "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
+    for (std::size_t length = 10; length <= 13; ++length) {
+        CAPTURE(length);
+        test::TempDir dir;
+        SnapshotSpec spec = spec_for(format_frames(ptm_stream, 0x13), true);
+        spec.memory[0].bytes.resize(length, 0xBF);
+        write_snapshot(dir.file("snap"), spec);
+        CHECK(std::filesystem::file_size(dir.file("snap/mem_cortex-m3_0.bin")) % 4 == 0);
+        std::string listing = dir.file("listing.txt");
+        REQUIRE(std::system(("trc_pkt_lister -ss_dir " + dir.file("snap") + " -decode -logstdout >" + listing + " 2>&1").c_str()) == 0);
+        std::string out = test::read_file(listing);
+        CHECK(out.find("Failed to create memory accessor") == std::string::npos);
+        CHECK(out.find("ADDR_NACC") == std::string::npos);
+        CHECK(out.find("exec range=0x8000000:[0x800000a] num_i(5)") != std::string::npos);  // four nops and the b .
+    }
 }

@@ -1,0 +1,74 @@
+// Our trace files read by the other side's tool: OpenCSD's own trc_pkt_lister (Debian
+// libopencsd-bin) decodes each snapshot emutrace writes, and must find exactly the instructions the
+// emulated run executed, with no range it cannot read.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+
+namespace {
+
+struct Listed {
+    std::uint64_t instructions = 0, ranges = 0, unreadable = 0;
+    bool accessor_failed = false;
+};
+
+// trc_pkt_lister's decode of a snapshot: the instructions in its OCSD_GEN_TRC_ELEM_INSTR_RANGE
+// elements (num_i), and the elements that say it could not read the code.
+Listed list(const std::string& snapshot) {
+    Cli r = run_shell("trc_pkt_lister -ss_dir " + snapshot + " -decode -logstdout");
+    Listed l;
+    static const std::regex num_i(R"(num_i\((\d+)\))");
+    std::size_t at = 0;
+    for (std::size_t end; (end = r.out.find('\n', at)) != std::string::npos; at = end + 1) {
+        std::string line = r.out.substr(at, end - at);
+        if (line.find("OCSD_GEN_TRC_ELEM_INSTR_RANGE") != std::string::npos) {
+            std::smatch m;
+            if (std::regex_search(line, m, num_i)) l.instructions += std::stoull(m[1]), ++l.ranges;
+        }
+        if (line.find("ADDR_NACC") != std::string::npos) ++l.unreadable;
+        if (line.find("Failed to create memory accessor") != std::string::npos) l.accessor_failed = true;
+    }
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("opencsd: trc_pkt_lister decodes every snapshot emutrace writes to the instructions the run executed") {
+    REQUIRE_MESSAGE(run_shell("command -v trc_pkt_lister").status == 0, "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
+    TempDir dir;
+    std::ofstream(dir.file("ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "pft: {cycle_accurate: true}\n";
+    struct Case {
+        std::string name, args;
+    };
+    // Loops and calls; exceptions with tail-chains; an RTOS's context switches; code images of
+    // odd lengths (faults: 2,266 bytes and a 10-byte one in SRAM); cycle-accurate trace.
+    const Case cases[] = {
+        {"kernels", firmware("kernels")},
+        {"irq", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
+        {"rtos", firmware("rtos")},
+        {"faults", firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline host-file"},
+        {"dwt_timing_cycle_accurate", firmware("dwt_timing") + " -s " + dir.file("ca.yaml")},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const std::string snapshot = dir.file(c.name), json = dir.file(c.name + ".json");
+        Cli run = emutrace_cli("run " + c.args + " -q --snapshot " + snapshot + " --json " + json);
+        REQUIRE(run.status == 0);
+        const std::uint64_t executed = nlohmann::json::parse(read_file(json))["instructions"];
+        Listed l = list(snapshot);
+        CHECK(!l.accessor_failed);
+        CHECK(l.unreadable == 0);
+        CHECK(l.ranges > 0);
+        CHECK(l.instructions == executed);
+    }
+}
