@@ -213,8 +213,10 @@ int run(int argc, char** argv) {
     cc_analysis_options.declare(*cc_cmd, registry);
     cc_cmd->footer(
         "The registered analyses run on the capture as on an emulated run (--calltrace, --wcet FUNCTION, --events, ...;\n"
-        "a WCET bound needs a cycle-accurate capture). Exit status: 0 decoded (and, with --scenario, the paths match),\n"
-        "1 paths differ or an analysis failed, 2 bad input.\n"
+        "a WCET bound needs a cycle-accurate capture). Exit status: 0 decoded whole (and, with --scenario, the paths match),\n"
+        "1 paths differ or an analysis failed, 2 bad input or no instruction decoded (an empty, garbage or unreadable capture),\n"
+        "7 part of the capture could not be decoded (OpenCSD errors, or bytes skipped to resynchronise: each with its byte\n"
+        "offset in the summary and the JSON), the rest analysed as usual.\n"
         "Example: emutrace run fw.elf --snapshot snap/ && emutrace crosscheck --snapshot snap/ --elf fw.elf --calltrace -s board.yaml");
 
     emutrace::app::RingdumpOptions ring;

@@ -2,9 +2,11 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "config/config_error.h"
 #include "config/units.h"
@@ -145,15 +147,45 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
     return OCSD_RESP_CONT;
 }
 
-// Feeds a buffer to a tree; a fatal response resets the decoders, which then look for the next
-// sync, so a damaged stretch costs only itself.
-void feed(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size) {
+// What a fatal datapath response says, when OpenCSD logged no error with it.
+std::string fatal_response(ocsd_datapath_resp_t r) {
+    switch (r) {
+        case OCSD_RESP_FATAL_INVALID_DATA: return "OpenCSD: data path fatal error: invalid trace data (OCSD_RESP_FATAL_INVALID_DATA)";
+        case OCSD_RESP_FATAL_NOT_INIT: return "OpenCSD: data path fatal error: decoder not initialised (OCSD_RESP_FATAL_NOT_INIT)";
+        case OCSD_RESP_FATAL_INVALID_OP: return "OpenCSD: data path fatal error: invalid operation (OCSD_RESP_FATAL_INVALID_OP)";
+        case OCSD_RESP_FATAL_INVALID_PARAM: return "OpenCSD: data path fatal error: invalid parameter (OCSD_RESP_FATAL_INVALID_PARAM)";
+        default: return "OpenCSD: data path fatal error " + std::to_string(static_cast<int>(r));
+    }
+}
+
+void record_error(CaptureSummary& s, std::uint64_t offset, std::string reason) {
+    if (s.errors.size() < CaptureSummary::kMaxErrors) s.errors.push_back({offset, std::move(reason)});
+    ++s.error_count;
+}
+
+// Feeds a buffer to a tree; a fatal response is recorded with OpenCSD's reason and resets the
+// decoders, which then look for the next sync, so a damaged stretch costs only itself. A
+// formatted buffer holds whole 16-byte frames: a cut one's tail is an error, not fed.
+void feed(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size, bool formatted, CaptureSummary& summary) {
+    if (formatted && size % 16) {
+        record_error(summary, size - size % 16,
+                     std::to_string(size) + " bytes are not a whole number of 16-byte formatter frames (a cut capture?): the last " +
+                         std::to_string(size % 16) + " are not decoded");
+        size -= size % 16;
+    }
     std::uint32_t done = 0;
     while (done < size) {
         std::uint32_t used = 0;
         ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(size - done), data + done, &used);
         done += used;
         if (OCSD_DATA_RESP_IS_FATAL(r)) {
+            char message[256] = {};
+            ocsd_trc_index_t index = done;
+            std::uint8_t channel = 0;
+            ocsd_err_t err = ocsd_get_last_err(&index, &channel, message, sizeof message);
+            std::string reason = message[0] && err != OCSD_OK ? std::string(message) : fatal_response(r);
+            while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+            record_error(summary, done, reason);
             std::uint32_t ignored = 0;
             ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored);
             if (used == 0) ++done;
@@ -175,6 +207,7 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
     recorder.start(trace::RunInfo{"pft", "", "", 0, {}, "", {}});
+    ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
     dcd_tree_handle_t tree =
         ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
     if (tree != C_API_INVALID_TREE_HANDLE) {
@@ -187,7 +220,7 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
             for (const auto& m : memory)
                 ocsd_dt_add_buffer_mem_acc(tree, m.address, OCSD_MEM_SPACE_ANY, m.bytes.data(), static_cast<std::uint32_t>(m.bytes.size()));
             ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
-            feed(tree, data.data(), data.size());
+            feed(tree, data.data(), data.size(), formatted, summary);
             ctx.resynchronised(static_cast<std::uint32_t>(data.size()));  // lost to the end
             summary.bytes = data.size();
         }
@@ -201,6 +234,10 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
 CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
     fs::path root(dir);
     Ini snapshot = read_ini(root / "snapshot.ini");
+    if (!snapshot.count("device_list") || snapshot["device_list"].empty())
+        throw ConfigError((root / "snapshot.ini").string() + ": no [device_list]: not an OpenCSD/DS-5 snapshot");
+    if (!snapshot.count("trace") || !snapshot["trace"].count("metadata"))
+        throw ConfigError((root / "snapshot.ini").string() + ": no [trace] metadata= naming the trace buffers' .ini");
     std::map<std::string, Ini> devices;  // by device name
     std::map<std::string, fs::path> device_files;
     for (const auto& [key, file] : snapshot["device_list"]) {
@@ -221,6 +258,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     std::map<std::string, std::string> core_of_source;
     for (const auto& [core, source] : trace["core_trace_sources"]) core_of_source[source] = core;
 
+    std::vector<std::uint8_t> present;  // every PTM source's trace ID, for an --id that is none of them
     std::size_t at = 0;
     while (at <= buffers.size()) {
         std::size_t comma = buffers.find(',', at);
@@ -230,10 +268,12 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         const auto& b = trace[buffer];
         if (!b.count("file")) throw ConfigError((root / snapshot["trace"]["metadata"]).string() + ": buffer " + buffer + " names no file");
         bool formatted = b.count("format") && b.at("format") == "coresight";
+        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
         dcd_tree_handle_t tree =
             ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
         if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
         Context ctx{&summary, &recorder};
+        std::set<std::pair<std::uint64_t, std::string>> dumps;  // in this tree: cores that share memory list the same dump
 
         // Every PTM source that writes into this buffer.
         for (const auto& [source, target] : trace["source_buffers"]) {
@@ -252,6 +292,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
             cfg.core_prof = profile_CortexA;
             std::uint8_t id = static_cast<std::uint8_t>(cfg.reg_trc_id & 0x7F);
             ctx.cycle_accurate = ctx.cycle_accurate || (cfg.reg_ctrl & (1u << 12));  // ETMCR.CycleAccurate
+            present.push_back(id);
             if (only_id && id != only_id) continue;
             unsigned char csid = 0;
             if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) != OCSD_OK)
@@ -264,7 +305,13 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
                     auto address = config::parse_integer(kv.at("address"));
                     fs::path mem = root / kv.at("file");
                     if (!address || !fs::exists(mem)) throw ConfigError(device_files[core->second].string() + ": bad memory dump " + section);
-                    ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str());
+                    if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
+                    if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
+                        char why[128] = {};
+                        ocsd_err_str(e, why, sizeof why);
+                        throw ConfigError(device_files[core->second].string() + ": memory dump " + section + " (" + kv.at("file") + " at " +
+                                          kv.at("address") + ") rejected by OpenCSD: " + why);
+                    }
                 }
             }
         }
@@ -273,10 +320,16 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         std::ifstream in(root / b.at("file"), std::ios::binary);
         if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
         std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
-        feed(tree, data.data(), data.size());
+        feed(tree, data.data(), data.size(), formatted, summary);
         ctx.resynchronised(static_cast<std::uint32_t>(data.size()));
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
+    }
+    if (present.empty()) throw ConfigError(dir + ": no PTM/PFT trace source feeds a trace buffer (trace.ini [source_buffers])");
+    if (only_id && std::find(present.begin(), present.end(), only_id) == present.end()) {
+        std::string ids;
+        for (auto id : present) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        throw ConfigError(dir + ": --id " + std::to_string(only_id) + " is not in the capture; its trace IDs are " + ids);
     }
     recorder.push({summary.cycles ? summary.cycles : summary.instructions, 0, 0, 0, trace::EventKind::Stop, 0, 0});
     recorder.end();

@@ -32,6 +32,17 @@ struct CaptureSummary {
     std::uint64_t cycles = 0;                ///< cycle counts, when the capture is cycle-accurate
     std::uint64_t bytes = 0;                 ///< trace bytes processed
     std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
+    /// What OpenCSD could not decode: each error's byte offset in its buffer and OpenCSD's reason
+    /// (the first kMaxErrors kept), and how many there were.
+    struct Error {
+        std::uint64_t offset = 0;
+        std::string reason;
+    };
+    std::vector<Error> errors;
+    std::uint64_t error_count = 0;
+    static constexpr std::size_t kMaxErrors = 20;
+    /// Whether part of the capture could not be decoded (errors, or bytes skipped to resync).
+    bool damaged() const { return error_count || lost_bytes; }
 };
 
 /// The registers a PTM decoder is configured from (a trace_source device's .ini).

@@ -15,6 +15,21 @@ public:
     std::string summary_text() const override { return format_capture(capture_.summary()); }
     nlohmann::json summary_json() const override { return capture_json(capture_.summary()); }
     const std::string& name() const override { return dir_; }
+    int verdict(std::string& why) const override {
+        const decode::CaptureSummary& s = capture_.summary();
+        std::string first = s.errors.empty() ? std::string() : "; first at byte " + std::to_string(s.errors[0].offset) + ": " + s.errors[0].reason;
+        if (!s.instructions) {
+            why = dir_ + ": no instruction decoded from " + std::to_string(s.bytes) + " trace bytes (" + std::to_string(s.error_count) +
+                  " OpenCSD errors" + first + ")";
+            return kNothingDecoded;
+        }
+        if (s.damaged()) {
+            why = dir_ + ": part of the capture could not be decoded: " + std::to_string(s.error_count) + " OpenCSD errors, " +
+                  std::to_string(s.lost_bytes) + " bytes skipped to resynchronise" + first;
+            return kPartlyDecoded;
+        }
+        return 0;
+    }
 
 private:
     std::string dir_;

@@ -22,6 +22,14 @@ public:
     virtual nlohmann::json summary_json() const = 0;
     /// The file or directory it was read from, for messages.
     virtual const std::string& name() const = 0;
+    /// Its own verdict on what it delivered: 0, or an exit status with `why` in one line
+    /// (kNothingDecoded, kPartlyDecoded).
+    virtual int verdict(std::string& why) const {
+        (void)why;
+        return 0;
+    }
+    static constexpr int kNothingDecoded = 2;  ///< an empty, cut to nothing or unreadable capture
+    static constexpr int kPartlyDecoded = 7;   ///< OpenCSD errors, or bytes skipped to resynchronise
 };
 
 std::unique_ptr<RecordedSource> open_capture(const std::string& snapshot, unsigned trace_id);

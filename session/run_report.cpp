@@ -119,16 +119,25 @@ std::string format_capture(const decode::CaptureSummary& s) {
                       static_cast<unsigned long long>(s.lost_bytes), static_cast<long long>(s.first_loss_at));
         out += line;
     }
+    if (s.error_count) {
+        out += "  errors          " + std::to_string(s.error_count) + " (OpenCSD could not decode there)\n";
+        for (std::size_t i = 0; i < s.errors.size() && i < 3; ++i)
+            out += "    at byte " + std::to_string(s.errors[i].offset) + ": " + s.errors[i].reason.substr(0, 160) + "\n";
+    }
     return out;
 }
 
 nlohmann::json capture_json(const decode::CaptureSummary& s) {
-    return {{"snapshot", s.snapshot},     {"trace_ids", s.trace_ids},
-            {"ranges", s.ranges},         {"instructions", s.instructions},
-            {"exceptions", s.exceptions}, {"exception_returns", s.exception_returns},
-            {"trace_on", s.trace_on},     {"gaps", s.gaps},
-            {"cycles", s.cycles},         {"bytes", s.bytes},
-            {"lost_bytes", s.lost_bytes}, {"first_loss_at", s.first_loss_at}};
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& e : s.errors) errors.push_back({{"offset", e.offset}, {"reason", e.reason}});
+    return {{"snapshot", s.snapshot},       {"trace_ids", s.trace_ids},
+            {"ranges", s.ranges},           {"instructions", s.instructions},
+            {"exceptions", s.exceptions},   {"exception_returns", s.exception_returns},
+            {"trace_on", s.trace_on},       {"gaps", s.gaps},
+            {"cycles", s.cycles},           {"bytes", s.bytes},
+            {"lost_bytes", s.lost_bytes},   {"first_loss_at", s.first_loss_at},
+            {"error_count", s.error_count}, {"errors", errors},
+            {"damaged", s.damaged()}};
 }
 
 }  // namespace emutrace::session

@@ -223,6 +223,8 @@ RunReport Session::run() {
         j = s.recorded->summary_json();
         report.summary = s.recorded->summary_text();
         report.stopped = "decoded";
+        std::string why;
+        if ((report.status = s.recorded->verdict(why))) report.failures.push_back(why);
         if (report.totals.clock_hz)
             report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
     }

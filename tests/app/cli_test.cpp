@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,30 @@ TEST_CASE("cli: a timing constraint whose limit is no cycle is an error, not a g
     }
     CHECK(run("40ns").status == 1);  // one cycle: checked, and violated
     CHECK(run("10ms").status == 0);  // met
+}
+
+TEST_CASE("cli: crosscheck exits 7 when part of a capture is lost and 2 when nothing decodes, saying where and why") {
+    TempDir dir;
+    namespace fs = std::filesystem;
+    const fs::path tc2 = source("tests/data/captures/TC2");
+    auto copy_with = [&](const std::string& name, const std::string& bytes) {
+        fs::copy(tc2, dir.path() / name, fs::copy_options::recursive);
+        std::ofstream(dir.path() / name / "cstrace.bin", std::ios::binary | std::ios::trunc) << bytes;
+        return (dir.path() / name).string();
+    };
+    const std::string trace = read_file((tc2 / "cstrace.bin").string());
+    Cli cut = emutrace_cli("crosscheck --snapshot " + copy_with("cut", trace.substr(0, trace.size() - 1)) + " --json " + dir.file("cut.json"));
+    CHECK(cut.status == 7);
+    CHECK(cut.err.find("part of the capture could not be decoded") != std::string::npos);
+    CHECK(cut.out.find("at byte " + std::to_string(trace.size() - 16)) != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("cut.json")));
+    CHECK(j["damaged"] == true);
+    CHECK(j["error_count"] == 1);
+    Cli zeros = emutrace_cli("crosscheck --snapshot " + copy_with("zeros", std::string(trace.size(), '\0')));
+    CHECK(zeros.status == 2);
+    CHECK(zeros.err.find("no instruction decoded") != std::string::npos);
+    Cli whole = emutrace_cli("crosscheck --snapshot " + tc2.string());
+    CHECK(whole.status == 0);
 }
 
 TEST_CASE("cli: every output written to a full disk is a one-line error naming the file, with exit status 2") {
@@ -331,7 +356,7 @@ TEST_CASE("cli: a damaged snapshot trace decodes what it can and says how many b
     for (std::size_t i = 200; i + 16 < trace.size(); i += 1601) trace[i + 1] = static_cast<char>(trace[i + 1] ^ 0xFF);
     write_file(dir.file("snap") + "/cstrace.bin", trace);
     Cli r = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --json " + dir.file("c.json"));
-    CHECK(r.status == 0);
+    CHECK(r.status == 7);  // part of the capture was lost: not a clean decode
     auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
     CHECK(j["instructions"].get<int>() > 50'000);
     CHECK(j["lost_bytes"].get<int>() > 0);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "config/config_error.h"
 #include "decode/capture_decoder.h"
@@ -83,4 +84,53 @@ TEST_CASE("capture: corrupt and truncated buffers decode what they can without c
 TEST_CASE("capture: a broken snapshot directory is an error naming the file") {
     test::TempDir dir;
     CHECK_THROWS_WITH_AS(decode_snapshot(dir.path().string()), doctest::Contains("snapshot.ini: cannot open"), ConfigError);
+}
+
+TEST_CASE("capture: what OpenCSD cannot decode is counted, with each error's offset and reason") {
+    std::string tc2 = test::read_file(capture("TC2") + "/cstrace.bin");
+    REQUIRE(tc2.size() % 16 == 0);
+    test::TempDir a, b, c;
+    // Cut by one byte: the whole frames decode; the cut one is an error at its offset.
+    CaptureSummary cut = decode_snapshot(with_buffer(a, "TC2", "cstrace.bin", tc2.substr(0, tc2.size() - 1)), 0x13);
+    CHECK(cut.instructions > 9'000);
+    CHECK(cut.error_count == 1);
+    REQUIRE(cut.errors.size() == 1);
+    CHECK(cut.errors[0].offset == tc2.size() - 16);
+    CHECK(cut.errors[0].reason.find("16-byte formatter frames") != std::string::npos);
+    CHECK(cut.damaged());
+    // Random bytes: errors with OpenCSD's reason, nothing decoded.
+    std::string noise(tc2.size(), '\0');
+    std::uint32_t x = 12345;
+    for (auto& ch : noise) ch = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+    CaptureSummary garbage = decode_snapshot(with_buffer(b, "TC2", "cstrace.bin", noise));
+    CHECK(garbage.instructions == 0);
+    CHECK(garbage.error_count > 0);
+    REQUIRE(!garbage.errors.empty());
+    CHECK(garbage.errors[0].reason.find("OpenCSD") != std::string::npos);
+    // The capture as it is: nothing lost.
+    CHECK(!decode_snapshot(capture("TC2"), 0x13).damaged());
+    (void)c;
+}
+
+TEST_CASE("capture: a snapshot with no devices, an --id it does not hold, or a dump outside the address space is an error") {
+    test::TempDir dir;
+    fs::path empty = dir.path() / "empty";
+    fs::copy(capture("TC2"), empty, fs::copy_options::recursive);
+    std::ofstream(empty / "snapshot.ini", std::ios::trunc) << "";
+    CHECK_THROWS_WITH_AS(decode_snapshot(empty.string()), doctest::Contains("no [device_list]"), ConfigError);
+    CHECK_THROWS_WITH_AS(decode_snapshot(capture("TC2"), 99), doctest::Contains("--id 99 is not in the capture; its trace IDs are 19, 20"),
+                         ConfigError);
+    fs::path high = dir.path() / "high";
+    fs::copy(capture("trace_cov_a15"), high, fs::copy_options::recursive);
+    // Every dump moved to 0xFFFFFFF0, where its bytes would run past the 4 GiB space.
+    for (const auto& entry : fs::directory_iterator(high)) {
+        if (entry.path().extension() != ".ini") continue;
+        std::string text = test::read_file(entry.path().string());
+        for (std::size_t at = 0; (at = text.find("address=", at)) != std::string::npos; at += 8) {
+            std::size_t end = text.find('\n', at);
+            text.replace(at + 8, end - at - 8, "0xFFFFFFF0");
+        }
+        std::ofstream(entry.path(), std::ios::trunc) << text;
+    }
+    CHECK_THROWS_WITH_AS(decode_snapshot(high.string()), doctest::Contains("rejected by OpenCSD"), ConfigError);
 }

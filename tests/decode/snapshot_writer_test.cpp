@@ -82,7 +82,7 @@ TEST_CASE("snapshot: an ETB buffer of formatter frames decodes like the raw stre
     CHECK(from_frames.bytes == 32);  // 15 bytes: two frames
     CHECK(from_frames.instructions == 8);
     check_same_decode(from_frames, from_raw);
-    CHECK(decode_snapshot(framed, 0x14).instructions == 0);  // only ID 0x13 is in the frames
+    CHECK_THROWS_WITH_AS(decode_snapshot(framed, 0x14), doctest::Contains("--id 20 is not in the capture; its trace IDs are 19"), ConfigError);
 }
 
 TEST_CASE("snapshot: a trace of many frames decodes like the raw stream") {
