@@ -1,6 +1,8 @@
 #include "config/node.h"
 
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -17,6 +19,49 @@ std::string join(const Words& words) {
         out += w;
     }
     return out;
+}
+
+// A value as an error message quotes it: whole up to 80 characters, else its start and its size
+// (a 10 MB value would otherwise be echoed whole in a one-line error).
+std::string quoted(const std::string& s) {
+    if (s.size() <= 80) return "'" + s + "'";
+    return "'" + s.substr(0, 60) + "...' (" + std::to_string(s.size()) + " characters)";
+}
+
+std::string position(const std::string& file, const YAML::Mark& m) {
+    return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+// What yaml-cpp accepts and a scenario must not hold: a key twice in one mapping (the second would
+// silently lose to the first), and a key with no value (`cpu:`), which would read as the default.
+void check_tree(const YAML::Node& n, const std::string& file) {
+    if (n.IsSequence()) {
+        for (const auto& item : n) check_tree(item, file);
+        return;
+    }
+    if (!n.IsMap()) return;
+    std::vector<std::pair<std::string, YAML::Mark>> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        if (!it->first.IsScalar()) continue;
+        const std::string& key = it->first.Scalar();
+        for (const auto& [other, mark] : seen)
+            if (other == key)
+                throw ConfigError(position(file, it->first.Mark()) + ": " + quoted(key) + " appears twice in one mapping (first at line " +
+                                  std::to_string(mark.line + 1) + ")");
+        seen.emplace_back(key, it->first.Mark());
+        if (it->second.IsNull())
+            throw ConfigError(position(file, it->first.Mark()) + ": " + quoted(key) + " has no value (give one, or leave the key out)");
+        check_tree(it->second, file);
+    }
+}
+
+// One YAML document, checked (check_tree); a second document is an error, not ignored.
+YAML::Node load_one(std::istream& in, const std::string& file) {
+    std::vector<YAML::Node> documents = YAML::LoadAll(in);
+    if (documents.size() > 1) throw ConfigError(position(file, documents[1].Mark()) + ": a second YAML document ('---'): a scenario is one document");
+    YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+    check_tree(root, file);
+    return root;
 }
 
 YAML::Mark mark_of(const YAML::Node& n, const YAML::Mark& fallback) {
@@ -55,11 +100,11 @@ bool Node::is_scalar() const {
 
 Node Node::load_file(const std::string& path) {
     auto source = std::make_shared<const Source>(Source{path});
+    std::ifstream in(path);
+    if (!in) throw ConfigError(path + ": cannot open the file");
     try {
-        YAML::Node root = YAML::LoadFile(path);
+        YAML::Node root = load_one(in, path);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
-    } catch (const YAML::BadFile&) {
-        throw ConfigError(path + ": cannot open the file");
     } catch (const YAML::ParserException& e) {
         throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
     }
@@ -68,7 +113,8 @@ Node Node::load_file(const std::string& path) {
 Node Node::load_string(const std::string& text, const std::string& name) {
     auto source = std::make_shared<const Source>(Source{name});
     try {
-        YAML::Node root = YAML::Load(text);
+        std::istringstream in(text);
+        YAML::Node root = load_one(in, name);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
         throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
@@ -149,44 +195,44 @@ bool Node::boolean() const {
     std::string s = str();
     if (s == "true" || s == "yes" || s == "on") return true;
     if (s == "false" || s == "no" || s == "off") return false;
-    fail("expected true or false, got '" + s + "'");
+    fail("expected true or false, got " + quoted(s));
 }
 
 std::uint64_t Node::integer() const {
     std::string s = str();
     if (auto v = parse_integer(s)) return *v;
-    fail("expected a non-negative integer (decimal or 0x hex), got '" + s + "'");
+    fail("expected a non-negative integer (decimal or 0x hex), got " + quoted(s));
 }
 
 std::uint32_t Node::u32() const {
     std::uint64_t v = integer();
-    if (v > std::numeric_limits<std::uint32_t>::max()) fail("value " + str() + " does not fit in 32 bits");
+    if (v > std::numeric_limits<std::uint32_t>::max()) fail("value " + quoted(str()) + " does not fit in 32 bits");
     return static_cast<std::uint32_t>(v);
 }
 
 std::uint64_t Node::size() const {
     std::string s = str();
     if (auto v = parse_size(s)) return *v;
-    fail("expected a size such as 4096, 0x1000, 64KiB or 4MiB, got '" + s + "'");
+    fail("expected a size such as 4096, 0x1000, 64KiB or 4MiB, got " + quoted(s));
 }
 
 std::uint64_t Node::frequency() const {
     std::string s = str();
     if (auto v = parse_frequency(s)) return *v;
-    fail("expected a frequency such as 25MHz or 8000000, got '" + s + "'");
+    fail("expected a frequency such as 25MHz or 8000000, got " + quoted(s));
 }
 
 double Node::seconds() const {
     std::string s = str();
     if (auto v = parse_seconds(s)) return *v;
-    fail("expected a duration such as 60s, 500ms or 10us, got '" + s + "'");
+    fail("expected a duration such as 60s, 500ms or 10us, got " + quoted(s));
 }
 
 std::string Node::choice(std::initializer_list<std::string_view> choices) const {
     std::string s = str();
     for (auto c : choices)
         if (c == s) return s;
-    fail("'" + s + "' is not one of: " + join(choices));
+    fail(quoted(s) + " is not one of: " + join(choices));
 }
 
 }  // namespace emutrace::config

@@ -20,8 +20,11 @@ namespace {
 void check_header(const ElfFile& file, const GElf_Ehdr& eh) {
     if (eh.e_ident[EI_CLASS] != ELFCLASS32)
         file.fail("64-bit ELF (e_machine " + std::to_string(eh.e_machine) + "); emutrace runs 32-bit ARM Cortex-M firmware");
+    // Byte order first: a big-endian file's e_machine reads byte-swapped (ARM's 40 as 10240).
+    if (eh.e_ident[EI_DATA] != ELFDATA2LSB)
+        file.fail(eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big-endian ELF; Cortex-M firmware is little-endian"
+                                                     : "ELF of unknown byte order (EI_DATA " + std::to_string(eh.e_ident[EI_DATA]) + ")");
     if (eh.e_machine != EM_ARM) file.fail("ELF for machine " + std::to_string(eh.e_machine) + ", not ARM (EM_ARM = 40); is this a host binary?");
-    if (eh.e_ident[EI_DATA] != ELFDATA2LSB) file.fail("big-endian ARM ELF; Cortex-M firmware is little-endian");
     if (eh.e_type != ET_EXEC)
         file.fail(eh.e_type == ET_REL ? "relocatable object file (ET_REL), not a linked executable: link it first"
                                       : "not an executable ELF (e_type " + std::to_string(eh.e_type) + ")");

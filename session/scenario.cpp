@@ -227,8 +227,14 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         if (it == m.memory.end() || it->mmio || it - m.memory.begin() == static_cast<std::ptrdiff_t>(i) || !it->mirrors.empty())
             root["memory"].items()[i]["mirrors"].fail("'" + of + "' is no other plain memory region (that mirrors none)");
     }
-    if (root.has("peripherals"))
-        for (const auto& n : root["peripherals"].items()) m.devices.push_back(parse_device(n));
+    if (root.has("peripherals")) {
+        for (const auto& n : root["peripherals"].items()) {
+            m.devices.push_back(parse_device(n));
+            for (std::size_t i = 0; i + 1 < m.devices.size(); ++i)
+                if (m.devices[i].name == m.devices.back().name)
+                    n["name"].fail("a second peripheral named '" + m.devices.back().name + "' (stimuli and events name peripherals: each needs its own)");
+        }
+    }
     if (root.has("unclaimed_mmio"))
         m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
     parse_stop(root["stop"], m.stop);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -133,6 +134,19 @@ struct Session::Impl final : AnalysisSetup {
                 for (const auto& f : t.flags) known = known || f.name == name;
             }
             if (!known) throw ConfigError("--" + name + ": no registered analysis takes this option (see emutrace analyses)");
+        }
+        // Two outputs into one file: the second would overwrite the first without a word.
+        std::vector<std::string> files(std::begin(session::kRunOutputs), std::end(session::kRunOutputs));
+        for (const auto& t : registry.types())
+            for (const auto& o : t.outputs)
+                if (o.value_name == "FILE" || o.value_name == "DIR") files.push_back(o.name);
+        std::map<std::string, std::string> writer;  // path -> the output writing it
+        for (const auto& key : files) {
+            std::string path = output(key);
+            if (path.empty() || path.rfind("/dev/", 0) == 0) continue;
+            std::string normal = std::filesystem::weakly_canonical(path).string();
+            auto [it, added] = writer.emplace(normal, key);
+            if (!added) throw ConfigError(path + ": both the " + it->second + " and the " + key + " output write this file; give each its own");
         }
     }
 };

@@ -68,6 +68,14 @@ TEST_CASE("cli: crosscheck exits 7 when part of a capture is lost and 2 when not
     CHECK(whole.status == 0);
 }
 
+TEST_CASE("cli: two outputs into one file is an error before the run, naming both") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -q --json " + dir.file("x") + " --events " + dir.file("x"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("both the json and the events output write this file") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir.file("x")));
+}
+
 TEST_CASE("cli: every output written to a full disk is a one-line error naming the file, with exit status 2") {
     const std::string run = "run " + firmware("kernels") + " -q ";
     for (const std::string& args :

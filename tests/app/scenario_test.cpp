@@ -78,6 +78,29 @@ TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     CHECK_THROWS_WITH_AS(load("nvic: {priority_bits: 9}\n"), doctest::Contains("between 2 and 8"), ConfigError);
 }
 
+TEST_CASE("scenario: what YAML lets through is an error: a key twice, a key with no value, a second document, a long value echoed") {
+    auto load = [](const std::string& text) { return session::load_scenario(config::Node::load_string(text, "s.yaml")); };
+    const std::string ram = "memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n";
+    CHECK_THROWS_WITH_AS(load("cpu: cortex-m3\n" + ram + "cpu: cortex-m4\n"),
+                         doctest::Contains("s.yaml:3:1: 'cpu' appears twice in one mapping (first at line 1)"), ConfigError);
+    CHECK_THROWS_WITH_AS(load(ram + "stop: {wall_clock: 1s, wall_clock: 2s}\n"), doctest::Contains("'wall_clock' appears twice"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("cpu:\n" + ram), doctest::Contains("s.yaml:1:1: 'cpu' has no value"), ConfigError);
+    CHECK_THROWS_WITH_AS(load(ram + "clock: ~\n"), doctest::Contains("'clock' has no value"), ConfigError);
+    CHECK_THROWS_WITH_AS(load(ram + "---\ncpu: cortex-m4\n"), doctest::Contains("a second YAML document"), ConfigError);
+    CHECK_THROWS_WITH_AS(
+        load(ram + "peripherals:\n  - {name: u, type: cmsdk.uart, base: 0x40004000}\n  - {name: u, type: cmsdk.uart, base: 0x40005000}\n"),
+        doctest::Contains("a second peripheral named 'u'"), ConfigError);
+    // A 10 MB value is quoted by its start and its size: the error stays one short line.
+    try {
+        load(ram + "clock: " + std::string(10'000'000, '9') + "x\n");
+        FAIL("a bad clock passed");
+    } catch (const ConfigError& e) {
+        std::string what = e.what();
+        CHECK(what.size() < 300);
+        CHECK(what.find("(10000001 characters)") != std::string::npos);
+    }
+}
+
 TEST_CASE("scenario: timing names a model, or a model with the pipeline's facts and cache") {
     auto load = [](const std::string& timing) {
         return session::load_scenario(

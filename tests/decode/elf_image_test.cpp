@@ -42,4 +42,7 @@ TEST_CASE("elf: bad input is rejected with the file name and the reason") {
     no_segments[45] = 0;
     CHECK_THROWS_WITH_AS(ElfImage::load(dir.write("nophdr.elf", no_segments)), doctest::Contains("no loadable (PT_LOAD) segments"), ConfigError);
     CHECK_THROWS_AS(ElfImage::load(dir.write("truncated.elf", elf.substr(0, 200))), ConfigError);
+    std::string big_endian = elf;
+    big_endian[5] = 2;  // EI_DATA: ELFDATA2MSB, as an armeb toolchain writes
+    CHECK_THROWS_WITH_AS(ElfImage::load(dir.write("be.elf", big_endian)), doctest::Contains("big-endian ELF"), ConfigError);
 }
