@@ -20,10 +20,43 @@ nlohmann::json to_json(const TimeStat& s) {
 
 // Counts and cycles as written by save(): unsigned integers, small enough that sums and the ILP's
 // doubles stay exact.
+// nlohmann's message without its "[json.exception.type_error.302] " prefix.
+std::string plain(const std::exception& e) {
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0)
+        if (auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    return what;
+}
+
+// An error already prefixed with the JSON path of the value at fault.
+struct PathError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// Calls `f` on each element of the list under `key`; an error in one says which: "blocks[3].first: ...".
+template <typename F>
+void each(const nlohmann::json& j, const char* key, F&& f) {
+    if (!j.contains(key)) throw PathError(std::string(key) + ": missing");
+    const nlohmann::json& list = j.at(key);
+    if (!list.is_array()) throw PathError(std::string(key) + ": expected a list, not " + list.type_name());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string at = std::string(key) + "[" + std::to_string(i) + "]";
+        try {
+            f(list[i]);
+        } catch (const PathError& e) {
+            throw PathError(at + "." + e.what());
+        } catch (const std::exception& e) {
+            throw PathError(at + ": " + plain(e));
+        }
+    }
+}
+
 std::uint64_t count_at(const nlohmann::json& j, const char* key) {
+    if (!j.is_object()) throw PathError(std::string("expected an object, not ") + j.type_name());
+    if (!j.contains(key)) throw PathError(std::string(key) + ": missing");
     const nlohmann::json& v = j.at(key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= (1ull << 53))
-        throw std::invalid_argument(std::string("'") + key + "' is " + v.dump() + ", not an unsigned integer below 2^53");
+        throw PathError(std::string(key) + ": " + v.dump().substr(0, 40) + " is not an unsigned integer below 2^53");
     return v.get<std::uint64_t>();
 }
 
@@ -42,6 +75,19 @@ TimeStat stat_from(const nlohmann::json& j) {
     s.count = count_at(j, "count");
     if (s.count == 0 || s.min > s.max) throw std::invalid_argument("a statistic with min > max or no count");
     return s;
+}
+
+// The statistic under `key`, its errors prefixed with the key.
+TimeStat stat_at(const nlohmann::json& j, const char* key) {
+    if (!j.is_object()) throw PathError(std::string("expected an object, not ") + j.type_name());
+    if (!j.contains(key)) throw PathError(std::string(key) + ": missing");
+    try {
+        return stat_from(j.at(key));
+    } catch (const PathError& e) {
+        throw PathError(std::string(key) + "." + e.what());
+    } catch (const std::exception& e) {
+        throw PathError(std::string(key) + ": " + plain(e));
+    }
 }
 
 }  // namespace
@@ -105,32 +151,34 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         t.runs = count_at(j, "runs");
         t.checked_runs = j.contains("checked_runs") ? count_at(j, "checked_runs") : 0;  // older files did not check
         if (t.checked_runs > t.runs) throw std::invalid_argument("checked_runs is larger than runs");
-        for (const auto& b : j.at("blocks")) {
+        each(j, "blocks", [&](const nlohmann::json& b) {
             BlockRecord& r = t.blocks[address_at(b, "address")];
-            r.context[0] = stat_from(b.at("first"));
-            r.context[1] = stat_from(b.at("later"));
+            r.context[0] = stat_at(b, "first");
+            r.context[1] = stat_at(b, "later");
             if (b.contains("most_per_call")) t.most_per_call[address_at(b, "address")] = count_at(b, "most_per_call");
-        }
-        for (const auto& l : j.at("loops")) {
+        });
+        each(j, "loops", [&](const nlohmann::json& l) {
             t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
             if (l.contains("max_total")) t.loop_totals[address_at(l, "header")] = count_at(l, "max_total");
-        }
-        for (const auto& f : j.at("functions")) t.functions[address_at(f, "address")].time = stat_from(f.at("time"));
+        });
+        each(j, "functions", [&](const nlohmann::json& f) { t.functions[address_at(f, "address")].time = stat_at(f, "time"); });
         if (j.contains("indirect_calls"))
-            for (const auto& c : j.at("indirect_calls")) {
+            each(j, "indirect_calls", [&](const nlohmann::json& c) {
                 auto& targets = t.indirect_targets[address_at(c, "block")];
-                for (const auto& target : c.at("targets")) {
+                each(c, "targets", [&](const nlohmann::json& target) {
                     auto& within = targets[address_at(target, "target")];
-                    for (const auto& f : target.at("within")) {
+                    each(target, "within", [&](const nlohmann::json& f) {
                         if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
-                            throw std::invalid_argument("an indirect call's caller that is not a 32-bit address");
+                            throw PathError(f.dump().substr(0, 40) + " is not a 32-bit address");
                         within.insert(f.get<std::uint32_t>());
-                    }
-                }
-            }
+                    });
+                });
+            });
         return t;
+    } catch (const PathError& e) {
+        throw ConfigError(path + ": bad WCET statistics at " + e.what());
     } catch (const std::exception& e) {
-        throw ConfigError(path + ": bad WCET statistics: " + e.what());
+        throw ConfigError(path + ": bad WCET statistics: " + plain(e));
     }
 }
 

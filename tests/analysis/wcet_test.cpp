@@ -224,10 +224,30 @@ TEST_CASE("wcet statistics: merging is associative and survives a save and a loa
     write_file(dir.file("negative.json"),
                "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": -1, "
                "\"blocks\": [], \"loops\": [], \"functions\": []}");
-    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("negative.json")), doctest::Contains("'runs' is -1"), ConfigError);
+    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("negative.json")), doctest::Contains("at runs: -1 is not an unsigned integer"), ConfigError);
     write_file(dir.file("bad.json"),
                "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, \"blocks\": [{\"address\": 4}]}");
-    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("bad.json: bad WCET statistics"), ConfigError);
+    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("bad.json: bad WCET statistics at blocks[0].first: missing"),
+                         ConfigError);
+    // Each error names the JSON path of the value at fault, not nlohmann's internal message.
+    const std::string head = "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, ";
+    const std::string stat = "{\"min\": 1, \"max\": 2, \"total\": 3, \"count\": 2}";
+    struct Case {
+        std::string body, says;
+    };
+    for (const Case& c :
+         {Case{"\"blocks\": 3, \"loops\": [], \"functions\": []}", "at blocks: expected a list, not number"},
+          Case{"\"blocks\": [{\"address\": 4, \"first\": " + stat + ", \"later\": {\"min\": \"a\"}}], \"loops\": [], \"functions\": []}",
+               "at blocks[0].later.min: \"a\" is not an unsigned integer"},
+          Case{"\"blocks\": [], \"loops\": [{\"header\": 8}], \"functions\": []}", "at loops[0].max_iterations: missing"},
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [7]}", "at functions[0].expected an object, not number"},
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"indirect_calls\": [{\"block\": 4, \"targets\": [{\"target\": 8, "
+               "\"within\": [-1]}]}]}",
+               "at indirect_calls[0].targets[0].within[0].-1 is not a 32-bit address"}}) {
+        CAPTURE(c.body);
+        write_file(dir.file("c.json"), head + c.body);
+        CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("c.json")), doctest::Contains(c.says.c_str()), ConfigError);
+    }
 }
 
 namespace {
