@@ -30,14 +30,22 @@ struct Entry {
     std::vector<std::uint8_t> flash, dump;
 };
 
-// The archive's members by configuration number (libarchive reads the zstd-compressed tar).
-std::map<std::uint32_t, Entry> read_archive(const std::string& path) {
+// Sizes an archive's members may claim: a flash image or a dump of a few MiB at most, so that a
+// hostile archive (members of zeros that compress to nothing) cannot take the host's memory.
+constexpr la_int64_t kMostMemberBytes = 32 << 20;
+constexpr std::size_t kMostPendingBytes = 64 << 20;  ///< members read whose other half has not come yet
+
+// Calls `run` with each configuration of the archive as soon as both its members have been read
+// (libarchive streams the zstd-compressed tar), so that only unpaired members are held.
+template <typename Run>
+void for_each_configuration(const std::string& path, Run&& run) {
     std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
     archive_read_support_filter_all(a.get());
     archive_read_support_format_tar(a.get());
     if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
         throw ConfigError(path + ": cannot read the archive (" + archive_error(a.get()) + ")");
-    std::map<std::uint32_t, Entry> entries;
+    std::map<std::uint32_t, Entry> pending;
+    std::size_t pending_bytes = 0;
     archive_entry* e = nullptr;
     for (;;) {
         int rc = archive_read_next_header(a.get(), &e);
@@ -48,14 +56,27 @@ std::map<std::uint32_t, Entry> read_archive(const std::string& path) {
         bool numbered = !stem.empty() && stem.size() <= 6 && std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
         if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
         la_int64_t size = archive_entry_size(e);
-        if (size < 0 || size > (64 << 20)) throw ConfigError(path + ": " + member.string() + " has an implausible size");
+        if (size < 0 || size > kMostMemberBytes)
+            throw ConfigError(path + ": " + member.string() + " claims " + std::to_string(size) + " bytes (at most " + std::to_string(kMostMemberBytes >> 20) +
+                              " MiB)");
+        if (pending_bytes + static_cast<std::size_t>(size) > kMostPendingBytes)
+            throw ConfigError(path + ": more than " + std::to_string(kMostPendingBytes >> 20) +
+                              " MiB of members without their other half (N.flash and N.dump belong together)");
         std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-        if (size && archive_read_data(a.get(), bytes.data(), bytes.size()) != size)
-            throw ConfigError(path + ": " + member.string() + " is cut short");
-        Entry& entry = entries[static_cast<std::uint32_t>(std::stoul(stem))];
-        (ext == ".flash" ? entry.flash : entry.dump) = std::move(bytes);
+        if (size && archive_read_data(a.get(), bytes.data(), bytes.size()) != size) throw ConfigError(path + ": " + member.string() + " is cut short");
+        auto number = static_cast<std::uint32_t>(std::stoul(stem));
+        Entry& entry = pending[number];
+        std::vector<std::uint8_t>& half = ext == ".flash" ? entry.flash : entry.dump;
+        if (!half.empty()) throw ConfigError(path + ": " + member.string() + " appears twice");
+        pending_bytes += bytes.size();
+        half = std::move(bytes);
+        if (entry.flash.empty() || entry.dump.empty()) continue;
+        pending_bytes -= entry.flash.size() + entry.dump.size();
+        Entry whole = std::move(entry);
+        pending.erase(number);
+        run(number, whole);
     }
-    return entries;
+    for (const auto& [number, entry] : pending) run(number, entry);  // a half alone: run_configuration says which is missing
 }
 
 std::uint32_t address_field(const nlohmann::json& dump, const char* key, const std::string& where) {
@@ -223,8 +244,10 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
         t.validation = in_validation_set(in_category[path.parent_path()]++);
         if ((options.split == Split::Given && t.validation) || (options.split == Split::Validation && !t.validation)) continue;
         try {
-            for (const auto& [number, entry] : read_archive(path.string()))
+            for_each_configuration(path.string(), [&](std::uint32_t number, const Entry& entry) {
                 t.configurations.push_back(run_configuration(path.string(), number, entry, options));
+            });
+            std::sort(t.configurations.begin(), t.configurations.end(), [](const auto& x, const auto& y) { return x.number < y.number; });
         } catch (const nlohmann::json::exception& e) {
             throw ConfigError(path.string() + ": malformed dump (" + e.what() + ")");
         }

@@ -1,5 +1,7 @@
 // The real-silicon conformance runner on tests/data/silicon/stm32f100: every configuration must run
 // to its exit address, and the exact-match rate must not drop below what the cycle model reached.
+#include <archive.h>
+#include <archive_entry.h>
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
@@ -163,4 +165,49 @@ TEST_CASE("silicon: a corrupt archive is one error line naming it") {
     int status = emutrace_status("silicon " + dir.file("suite"), dir);
     CHECK(status == 2);
     CHECK(read_file(dir.file("err")).find("broken.tzst") != std::string::npos);
+}
+
+namespace {
+
+// A zstd-compressed tar of `members` (name, size in bytes of zeros), written with libarchive.
+void write_zero_archive(const std::string& path, const std::vector<std::pair<std::string, std::size_t>>& members) {
+    archive* a = archive_write_new();
+    archive_write_add_filter_zstd(a);
+    archive_write_set_format_pax_restricted(a);
+    REQUIRE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK);
+    const std::vector<char> zeros(1 << 20, 0);
+    for (const auto& [name, size] : members) {
+        archive_entry* e = archive_entry_new();
+        archive_entry_set_pathname(e, name.c_str());
+        archive_entry_set_size(e, static_cast<la_int64_t>(size));
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_write_header(a, e);
+        for (std::size_t left = size; left;) {
+            std::size_t n = std::min(left, zeros.size());
+            archive_write_data(a, zeros.data(), n);
+            left -= n;
+        }
+        archive_entry_free(e);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+}
+
+}  // namespace
+
+TEST_CASE("silicon: an archive of members that claim too much, or never pair, is refused before it takes the host's memory") {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    // One member beyond the 32 MiB a flash image or a dump may have.
+    write_zero_archive(dir.file("suite/memory/huge.tzst"), {{"0.flash", std::size_t{40} << 20}});
+    CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
+    CHECK(read_file(dir.file("err")).find("0.flash claims 41943040 bytes (at most 32 MiB)") != std::string::npos);
+    // Many flash images whose dumps never come: more than 64 MiB held is refused.
+    std::filesystem::remove(dir.file("suite/memory/huge.tzst"));
+    std::vector<std::pair<std::string, std::size_t>> unpaired;
+    for (int i = 0; i < 6; ++i) unpaired.push_back({std::to_string(i) + ".flash", std::size_t{12} << 20});
+    write_zero_archive(dir.file("suite/memory/unpaired.tzst"), unpaired);
+    CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
+    CHECK(read_file(dir.file("err")).find("without their other half") != std::string::npos);
 }
