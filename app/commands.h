@@ -21,7 +21,8 @@ struct RunOptions {
     MachineOverrides machine;
     /// --json, --junit and every registered analysis's options that were given, by name.
     std::map<std::string, std::string> options;
-    std::string dump_ram;  ///< --dump-ram: the RAM at the end as an ELF core
+    std::string dump_ram;            ///< --dump-ram: the RAM at the end as an ELF core
+    bool emutrace_statuses = false;  ///< --exit-status emutrace
     Verbosity verbosity = Verbosity::Normal;
 };
 

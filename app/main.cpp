@@ -30,7 +30,9 @@ flash at 0x0 (4 MiB), SRAM at 0x20000000 (4 MiB), CMSDK UART0 at 0x40004000.
 
 Exit status: the firmware's exit code when it exits through semihosting; 0 when it reaches
 --stop-at; 1 when a timing constraint is violated; 2 for bad input or a firmware fault; 3 max
-instructions; 4 wall-clock limit; 5 hang; 6 reset requested.
+instructions; 4 wall-clock limit; 5 hang; 6 reset requested. A firmware's own code can be any of
+these: with --exit-status emutrace only emutrace's statuses are used, and a firmware that exits
+non-zero gives 8 (a CI gate then tells "the firmware failed" from "emutrace stopped it").
 
 The analysis options above come from the registry: 'emutrace analyses' lists each analysis with
 its scenario section; --plugin FILE (before or after 'run') adds the options of out-of-tree ones.)";
@@ -152,8 +154,8 @@ int run(int argc, char** argv) {
         cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
         cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
         cmd->add_option("--timing", run.machine.timing,
-                        "Cycle model: trm (per-block costs from the core's TRM timings, default), pipeline (the pipeline components cycle by cycle, "
-                        "slower) or none (1 cycle per instruction)");
+                        "Cycle model: trm (per-block costs from the core's TRM timings, default), pipeline (the pipeline components, through "
+                        "their block-cost cache) or none (1 cycle per instruction)");
         cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
         cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
         cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");
@@ -167,6 +169,12 @@ int run(int argc, char** argv) {
     };
     CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
     declare_run_options(run_cmd);
+    std::string exit_statuses = "firmware";
+    run_cmd
+        ->add_option("--exit-status", exit_statuses,
+                     "Whose codes the exit status is: firmware (default: the firmware's own exit code when it exits) or emutrace "
+                     "(emutrace's statuses only; a firmware exiting non-zero gives 8, its code is in the summary and the JSON)")
+        ->check(CLI::IsMember({"firmware", "emutrace"}));
     AnalysisOptions run_analysis_options;
     run_analysis_options.declare(*run_cmd, registry);
     run_cmd->add_flag("-v,--verbose", verbose, "Log debug detail");
@@ -414,6 +422,7 @@ int run(int argc, char** argv) {
                 if (!s) throw emutrace::ConfigError("--wall-clock: expected a duration such as 10s, got '" + wall_clock + "'");
                 run.machine.wall_clock_seconds = *s;
             }
+            run.emutrace_statuses = exit_statuses == "emutrace";
             return run_command(registry, run);
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);

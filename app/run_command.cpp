@@ -11,6 +11,7 @@ int run_command(const AnalysisRegistry& registry, const RunOptions& o) {
     request.scenario = o.scenario;
     request.options = o.options;
     request.machine = o.machine;
+    request.emutrace_statuses = o.emutrace_statuses;
     Session session(registry, std::move(request));
     RunReport report = session.run();
     if (o.verbosity != Verbosity::Quiet) std::fputs(report.summary.c_str(), stderr);

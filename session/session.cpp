@@ -223,6 +223,7 @@ RunReport Session::run() {
         for (trace::TraceSink* sink : a.analysis->sinks()) source.add_sink(*sink);
 
     RunReport report;
+    std::string firmware_failed;  // with emutrace_statuses: why the firmware's own verdict failed
     report.totals = source.deliver();
     report.totals.clock_hz = s.clock_hz();
     nlohmann::json j;
@@ -231,6 +232,11 @@ RunReport Session::run() {
         j = session::to_json(s.scenario, s.elf, result);
         report.summary = session::format_summary(s.scenario, s.elf, result);
         report.status = emu::exit_status(result);
+        if (s.request.emutrace_statuses && result.reason == emu::StopReason::Exited && result.exit_code != 0) {
+            report.status = 0;  // decided below, after the analyses' failures
+            firmware_failed = "the firmware exited with code " + std::to_string(result.exit_code) + " (exit status " +
+                              std::to_string(kFirmwareFailed) + " with --exit-status emutrace)";
+        }
         report.stopped = result.message;
         if (!report.totals.complete) report.error = s.elf + ": " + result.message;
     } else {
@@ -259,6 +265,10 @@ RunReport Session::run() {
         for (auto& t : a->test_cases()) cases.push_back(std::move(t));
     }
     if (report.status == 0 && !report.failures.empty()) report.status = 1;
+    if (!firmware_failed.empty()) {
+        report.failures.push_back(firmware_failed);
+        if (report.status == 0) report.status = kFirmwareFailed;
+    }
     report.json = j.dump(2) + "\n";
     std::string json_path = s.output("json"), junit_path = s.output("junit");
     if (!json_path.empty()) config::write_text_file(json_path, report.json, "JSON result");

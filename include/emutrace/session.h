@@ -45,7 +45,15 @@ struct RunRequest {
     /// Whether the scenario's `outputs:` are written; off for a run that only stands beside
     /// another (crosscheck's emulated run), so that the two do not write the same files.
     bool scenario_outputs = true;
+    /// Whether emutrace's statuses own the exit status (--exit-status emutrace): a firmware that
+    /// exits non-zero then gives kFirmwareFailed, never one of emutrace's own (a firmware's 4 would
+    /// otherwise read as "wall-clock limit"). Off: the firmware's code is the status, as a test
+    /// runner expects.
+    bool emutrace_statuses = false;
 };
+
+/// With RunRequest::emutrace_statuses: the firmware exited with a non-zero code (in the JSON as exit_code).
+inline constexpr int kFirmwareFailed = 8;
 
 struct RunReport {
     SourceTotals totals;

@@ -76,6 +76,17 @@ TEST_CASE("cli: two outputs into one file is an error before the run, naming bot
     CHECK(!std::filesystem::exists(dir.file("x")));
 }
 
+TEST_CASE("cli: --exit-status emutrace keeps a firmware's own exit code from reading as one of emutrace's statuses") {
+    const std::string faults = "run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " -q ";
+    CHECK(emutrace_cli(faults + "--cmdline 'exit 4'").status == 4);  // by default the firmware's code: 4 looks like "wall clock"
+    Cli own = emutrace_cli(faults + "--cmdline 'exit 4' --exit-status emutrace");
+    CHECK(own.status == 8);
+    CHECK(own.err.find("the firmware exited with code 4") != std::string::npos);
+    CHECK(emutrace_cli(faults + "--cmdline 'exit 0' --exit-status emutrace").status == 0);
+    CHECK(emutrace_cli("run " + firmware("kernels") + " -q --max-instructions 1000 --exit-status emutrace").status == 3);  // emutrace's own
+    CHECK(emutrace_cli(faults + "--cmdline 'exit 0' --exit-status sometimes").status != 0);
+}
+
 TEST_CASE("cli: every output written to a full disk is a one-line error naming the file, with exit status 2") {
     const std::string run = "run " + firmware("kernels") + " -q ";
     for (const std::string& args :
