@@ -39,6 +39,46 @@ static _Noreturn void spin_forever(void)
 
 static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
+/* Hostile firmware (the emulator must end each with one line and what was traced so far). */
+
+/* Recursion with no end, a kilobyte of stack a call, until the stack leaves RAM. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+__attribute__((noinline)) static uint32_t recurse(uint32_t depth)
+{
+    volatile uint8_t frame[1024];
+    frame[0] = (uint8_t)depth;
+    frame[1023] = (uint8_t)(depth >> 8);
+    return recurse(depth + 1) + frame[0] + frame[1023];
+}
+#pragma GCC diagnostic pop
+
+/* An undefined instruction (udf #0xfe) kept in flash as data. */
+__attribute__((used, aligned(4))) const uint16_t faults_data_code[2] = {0xdefe, 0xdefe};
+
+/* SysTick every few cycles: the handler only counts, and the main code barely moves. */
+volatile uint32_t storm_count;
+void SysTick_Handler(void)
+{
+    storm_count++;
+}
+
+#define SCS_VTOR (*(volatile uint32_t *)0xE000ED08u)
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+
+/* Code written into RAM and run, rewritten and run again: movs r0, #N; bx lr. */
+static uint16_t smc_code[4] __attribute__((aligned(4)));
+static uint32_t run_smc(uint8_t n)
+{
+    smc_code[0] = (uint16_t)(0x2000u | n); /* movs r0, #n */
+    smc_code[1] = 0x4770u;                 /* bx lr */
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    uint32_t (*fn)(void) = (uint32_t (*)(void))((uintptr_t)smc_code | 1u);
+    return fn();
+}
+
 static int32_t parse_int(const char *s)
 {
     int neg = 0;
@@ -149,6 +189,43 @@ int main(void)
                 sh_write(fd, "firmware\n", 9);
             sh_close(fd);
         }
+        return 0;
+    }
+    if (streq(mode, "stack-overflow"))
+        return (int)recurse(0);
+    if (streq(mode, "jump-unmapped")) {
+        void (*fn)(void) = (void (*)(void))(UNMAPPED_ADDR | 1u);
+        __asm__ volatile("" : "+r"(fn));
+        fn();
+        return survived();
+    }
+    if (streq(mode, "jump-data")) {
+        void (*fn)(void) = (void (*)(void))((uintptr_t)faults_data_code | 1u);
+        __asm__ volatile("" : "+r"(fn));
+        fn();
+        return survived();
+    }
+    if (streq(mode, "vtor-unmapped")) {
+        /* The vector table moved where nothing is mapped, then an exception. */
+        SCS_VTOR = UNMAPPED_ADDR;
+        __asm__ volatile("svc #1" ::: "memory");
+        return survived();
+    }
+    if (streq(mode, "irq-storm")) {
+        SYST_RVR = 2;
+        SYST_CVR = 0;
+        SYST_CSR = 7; /* enable, interrupt, core clock */
+        for (;;)
+            spin_counter++;
+    }
+    if (streq(mode, "smc")) {
+        uint32_t first = run_smc(1), second = run_smc(2);
+        char *q = fmt_str(line, "faults: smc ");
+        q = fmt_dec(q, first);
+        q = fmt_str(q, " ");
+        q = fmt_dec(q, second);
+        fmt_str(q, "\n");
+        sh_write0(line);
         return 0;
     }
     if (streq(mode, "host-spam")) {
