@@ -232,7 +232,8 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
             m.devices.push_back(parse_device(n));
             for (std::size_t i = 0; i + 1 < m.devices.size(); ++i)
                 if (m.devices[i].name == m.devices.back().name)
-                    n["name"].fail("a second peripheral named '" + m.devices.back().name + "' (stimuli and events name peripherals: each needs its own)");
+                    n["name"].fail("a second peripheral named '" + m.devices.back().name +
+                                   "' (stimuli and events name peripherals: each needs its own)");
         }
     }
     if (root.has("unclaimed_mmio"))

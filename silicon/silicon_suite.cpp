@@ -57,13 +57,14 @@ void for_each_configuration(const std::string& path, Run&& run) {
         if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
         la_int64_t size = archive_entry_size(e);
         if (size < 0 || size > kMostMemberBytes)
-            throw ConfigError(path + ": " + member.string() + " claims " + std::to_string(size) + " bytes (at most " + std::to_string(kMostMemberBytes >> 20) +
-                              " MiB)");
+            throw ConfigError(path + ": " + member.string() + " claims " + std::to_string(size) + " bytes (at most " +
+                              std::to_string(kMostMemberBytes >> 20) + " MiB)");
         if (pending_bytes + static_cast<std::size_t>(size) > kMostPendingBytes)
             throw ConfigError(path + ": more than " + std::to_string(kMostPendingBytes >> 20) +
                               " MiB of members without their other half (N.flash and N.dump belong together)");
         std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-        if (size && archive_read_data(a.get(), bytes.data(), bytes.size()) != size) throw ConfigError(path + ": " + member.string() + " is cut short");
+        if (size && archive_read_data(a.get(), bytes.data(), bytes.size()) != size)
+            throw ConfigError(path + ": " + member.string() + " is cut short");
         auto number = static_cast<std::uint32_t>(std::stoul(stem));
         Entry& entry = pending[number];
         std::vector<std::uint8_t>& half = ext == ".flash" ? entry.flash : entry.dump;
