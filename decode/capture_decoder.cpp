@@ -122,12 +122,16 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             c.next_branch = trace::BranchKind::Resume;
             c.push(trace::EventKind::ExceptionReturn, 0, 0, 0, id);
             break;
+        // After a gap the trace no longer shows where the last branch went: a call whose callee was
+        // filtered out resumes at its own return address, which is no call (nor jump) to there.
         case OCSD_GEN_TRC_ELEM_TRACE_ON:
             ++s.trace_on;
             c.resynchronised(at);
+            c.next_branch = {};
             if (c.decoded) c.push(trace::EventKind::Gap, 0, 1, at, id);
             break;
         case OCSD_GEN_TRC_ELEM_NO_SYNC:  // also where every stream starts, before its first sync
+            c.next_branch = {};
             if (!c.decoded) break;
             ++s.gaps;
             if (c.lost_from < 0) c.lost_from = at;
@@ -135,6 +139,7 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
             c.push(trace::EventKind::Gap, 0, 2, at, id);
             break;
         case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+            c.next_branch = {};
             ++s.gaps;
             c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id);
             break;

@@ -134,3 +134,28 @@ TEST_CASE("capture: a snapshot with no devices, an --id it does not hold, or a d
     }
     CHECK_THROWS_WITH_AS(decode_snapshot(high.string()), doctest::Contains("rejected by OpenCSD"), ConfigError);
 }
+
+namespace {
+// Branch events of a decode: calls, and calls to the calling range's own end (its return address).
+struct CallCounter final : trace::TraceSink {
+    std::size_t calls = 0, to_own_return = 0;
+    std::uint32_t wants() const override { return trace::WantBranches | trace::WantBlocks; }
+    void on_batch(const trace::EventBatch& b) override {
+        for (const auto& e : b.events) {
+            if (e.kind != trace::EventKind::Branch || e.value != static_cast<std::uint32_t>(trace::BranchKind::Call)) continue;
+            ++calls;
+            if (e.address == e.extra) ++to_own_return;
+        }
+    }
+};
+}  // namespace
+
+TEST_CASE("capture: a call whose callee the trace filtered out is no call to its own return address") {
+    // TC2's trace is switched off and on (137 trace-on elements): a call into code outside the
+    // trace resumes at the instruction after the call.
+    CallCounter sink;
+    CaptureSummary s = decode_snapshot(capture("TC2"), 0, {&sink});
+    REQUIRE(s.trace_on > 1);
+    CHECK(sink.calls > 0);
+    CHECK(sink.to_own_return == 0);
+}
