@@ -39,6 +39,21 @@ static _Noreturn void spin_forever(void)
 
 static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
+/* Opens a host file through semihosting and prints "faults: open=<fd> errno=<errno>". */
+static int open_and_report(const char *name, int mode)
+{
+    char line[96];
+    int fd = sh_open(name, mode);
+    int err = fd == -1 ? sh_errno() : 0;
+    char *q = fmt_str(line, "faults: open=");
+    q = fmt_int(q, fd);
+    q = fmt_str(q, " errno=");
+    q = fmt_int(q, err);
+    fmt_str(q, "\n");
+    sh_write0(line);
+    return fd;
+}
+
 /* Hostile firmware (the emulator must end each with one line and what was traced so far). */
 
 /* Recursion with no end, a kilobyte of stack a call, until the stack leaves RAM. */
@@ -176,14 +191,7 @@ int main(void)
     if (streq(mode, "host-open") || streq(mode, "host-read")) {
         /* host-open NAME: open NAME for writing and write to it; host-read NAME: open for reading. */
         int writing = streq(mode, "host-open");
-        int fd = sh_open(arg, writing ? 4 /* "w" */ : 0 /* "r" */);
-        int err = fd == -1 ? sh_errno() : 0;
-        char *q = fmt_str(line, "faults: open=");
-        q = fmt_int(q, fd);
-        q = fmt_str(q, " errno=");
-        q = fmt_int(q, err);
-        fmt_str(q, "\n");
-        sh_write0(line);
+        int fd = open_and_report(arg, writing ? 4 /* "w" */ : 0 /* "r" */);
         if (fd != -1) {
             if (writing)
                 sh_write(fd, "firmware\n", 9);
@@ -237,14 +245,7 @@ int main(void)
         return 0;
     }
     if (streq(mode, "host-file")) {
-        int fd = sh_open("out.txt", 4 /* "w" */);
-        int err = fd == -1 ? sh_errno() : 0;
-        char *q = fmt_str(line, "faults: open=");
-        q = fmt_int(q, fd);
-        q = fmt_str(q, " errno=");
-        q = fmt_int(q, err);
-        fmt_str(q, "\n");
-        sh_write0(line);
+        int fd = open_and_report("out.txt", 4 /* "w" */);
         if (fd != -1) {
             static const char msg[] = "hello host\n";
             sh_write(fd, msg, sizeof msg - 1);
