@@ -10,12 +10,14 @@
 #include <unicorn/unicorn.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@
 #include "bench_timing.h"
 
 using namespace emutrace;
+using bench::Samples;
 
 namespace {
 
@@ -185,41 +188,42 @@ int run(int argc, char** argv) {
     if (!bench::parse_repeat_and_elf(argc, argv,
                                      "usage: bench_mips [--repeat N] [firmware.elf]\n"
                                      "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"
-                                     "best of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n",
+                                     "medians of N interleaved runs (default 5), as MIPS and as a share of bare Unicorn.\n",
                                      repeat, elf))
         return 0;
     decode::ElfImage image = decode::ElfImage::load(elf);
+    const std::string pft_file = (std::filesystem::temp_directory_path() / ("emutrace-bench-" + std::to_string(::getpid()) + ".pft")).string();
 
-    double base = 1e30, bare_hook = 1e30, untimed = 1e30, plain = 1e30, stream = 1e30, traced = 1e30, pft = 1e30, unaligned = 1e30;
+    Samples base, bare_hook, untimed, plain, stream, traced, pft, unaligned;
     decode::Program program = decode::Program::build(image);
     analysis::wcet::TracePoints points(program);
-    double wcet = 1e30, split_stream = 1e30, wcet_thread = 1e30, wcet_wall = 1e30, handed_thread = 1e30;
-    double checked_thread = 1e30, checked_wall = 1e30;
+    Samples wcet, split_stream, wcet_thread, wcet_wall, handed_thread;
+    Samples checked_thread, checked_wall;
     std::uint64_t split_blocks = 0;
     std::size_t wcet_blocks = 0;
-    double plain_thread = 1e30, plain_wall = 1e30, pft_threaded_cpu = 1e30, pft_threaded_thread = 1e30, pft_threaded_wall = 1e30;
+    Samples plain_thread, plain_wall, pft_threaded_cpu, pft_threaded_thread, pft_threaded_wall;
     std::uint64_t pft_bytes = 0;
     std::uint64_t records = 0;
     std::uint64_t instructions = 0, blocks = 0;
     for (int i = 0; i < repeat; ++i) {
-        base = std::min(base, run_unicorn(image, false));
-        bare_hook = std::min(bare_hook, run_unicorn(image, true));
+        base.add(run_unicorn(image, false));
+        bare_hook.add(run_unicorn(image, true));
         double t = 0;
         run_machine(image, nullptr, t, emu::TimingMode::None);
-        untimed = std::min(untimed, t);
+        untimed.add(t);
         ThreadTimes plain_times;
         emu::RunResult r = run_machine(image, nullptr, t, emu::TimingMode::Trm, &plain_times);
-        plain_thread = std::min(plain_thread, plain_times.emulation_thread);
-        plain_wall = std::min(plain_wall, plain_times.wall);
+        plain_thread.add(plain_times.emulation_thread);
+        plain_wall.add(plain_times.wall);
         if (r.reason != emu::StopReason::Exited) {
             std::fprintf(stderr, "bench: firmware did not exit cleanly: %s\n", r.message.c_str());
             return 1;
         }
         instructions = r.instructions;
-        plain = std::min(plain, t);
+        plain.add(t);
         // As on the STM32F100 preset: every data access hooked to find the unaligned ones.
         run_machine(image, nullptr, t, emu::TimingMode::Trm, nullptr, {}, true);
-        unaligned = std::min(unaligned, t);
+        unaligned.add(t);
         BlockCounter counter;
         emu::RunResult rs = run_machine(image, &counter, t);
         if (counter.instructions != rs.instructions) {
@@ -227,40 +231,40 @@ int run(int argc, char** argv) {
                          static_cast<unsigned long long>(rs.instructions));
             return 1;
         }
-        stream = std::min(stream, t);
+        stream.add(t);
         blocks = counter.blocks;
         // The paper's use: function entry/exit into the 512 KiB compact ring buffer.
         analysis::CallTracer tracer(image);
         analysis::CompactTraceWriter compact(analysis::kDefaultCompactBytes, [](std::uint32_t) { return true; });
         tracer.add_listener(compact);
         run_machine(image, &tracer, t);
-        traced = std::min(traced, t);
+        traced.add(t);
         records = compact.seen();
         // The emulator as a PTM: cycle-accurate PFT bytes, written to a file.
         analysis::PftOutput out;
-        out.file = "/dev/null";
+        out.file = pft_file;  // a real file on disk, as a user writes it
         analysis::PftWriter writer(out, image);
         run_machine(image, &writer, t);
-        pft = std::min(pft, t);
+        pft.add(t);
         pft_bytes = writer.stats().bytes;
         // Loop-context WCET aggregation over every function: block events split at the CFG's
         // leaders, each measured and filed by its loop context.
         {
             BlockCounter split_counter;
             run_machine(image, &split_counter, t, emu::TimingMode::Trm, nullptr, points.addresses());
-            split_stream = std::min(split_stream, t);
+            split_stream.add(t);
             split_blocks = split_counter.blocks;
             analysis::wcet::WcetAggregator aggregator(program, points);
             run_machine(image, &aggregator, t, emu::TimingMode::Trm, nullptr, points.addresses());
-            wcet = std::min(wcet, t);
+            wcet.add(t);
             wcet_blocks = aggregator.table().blocks.size();
             // As emutrace runs it: the aggregation on its own thread.
             analysis::wcet::WcetAggregator behind(program, points);
             trace::BackgroundSink background(behind);
             ThreadTimes times;
             run_machine(image, &background, t, emu::TimingMode::Trm, &times, points.addresses());
-            wcet_thread = std::min(wcet_thread, times.emulation_thread);
-            wcet_wall = std::min(wcet_wall, times.wall);
+            wcet_thread.add(times.emulation_thread);
+            wcet_wall.add(times.wall);
             // As emutrace wcet runs it since the soundness cross-check: the call tracer, whose
             // function times check the aggregator's, on a thread of its own too.
             analysis::wcet::WcetAggregator checked(program, points);
@@ -270,14 +274,14 @@ int run(int argc, char** argv) {
             checker.add_listener(call_times);
             trace::BackgroundSink checker_background(checker);
             run_machine(image, &checked_background, t, emu::TimingMode::Trm, &times, points.addresses(), false, &checker_background);
-            checked_thread = std::min(checked_thread, times.emulation_thread);
-            checked_wall = std::min(checked_wall, times.wall);
+            checked_thread.add(times.emulation_thread);
+            checked_wall.add(times.wall);
             // The same split stream handed to a thread that only counts: what any analysis on its
             // own thread costs before it does anything.
             BlockCounter idle;
             trace::BackgroundSink idle_background(idle);
             run_machine(image, &idle_background, t, emu::TimingMode::Trm, &times, points.addresses());
-            handed_thread = std::min(handed_thread, times.emulation_thread);
+            handed_thread.add(times.emulation_thread);
         }
         // As emutrace run does it: the encoder on its own thread, overlapping the emulation.
         analysis::PftWriter behind(out, image);
@@ -289,12 +293,13 @@ int run(int argc, char** argv) {
                          static_cast<unsigned long long>(behind.stats().bytes), static_cast<unsigned long long>(pft_bytes));
             return 1;
         }
-        pft_threaded_cpu = std::min(pft_threaded_cpu, t);
-        pft_threaded_thread = std::min(pft_threaded_thread, threaded_times.emulation_thread);
-        pft_threaded_wall = std::min(pft_threaded_wall, threaded_times.wall);
+        pft_threaded_cpu.add(t);
+        pft_threaded_thread.add(threaded_times.emulation_thread);
+        pft_threaded_wall.add(threaded_times.wall);
     }
     auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
-    std::printf("bench_mips: %s, %llu instructions in %llu blocks, best of %d\n", elf.c_str(), static_cast<unsigned long long>(instructions),
+    std::filesystem::remove(pft_file);
+    std::printf("bench_mips: %s, %llu instructions in %llu blocks, medians of %d interleaved runs\n", elf.c_str(), static_cast<unsigned long long>(instructions),
                 static_cast<unsigned long long>(blocks), repeat);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn + empty block hook", mips(bare_hook), 100.0 * base / bare_hook);

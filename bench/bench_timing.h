@@ -29,6 +29,13 @@ inline double median(std::vector<double> v) {
     return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+/// One figure's timings over interleaved runs; reads as their median.
+struct Samples {
+    std::vector<double> values;
+    void add(double v) { values.push_back(v); }
+    operator double() const { return median(values); }
+};
+
 /// The benchmarks' command line, `[--repeat N] [firmware.elf]`: false after printing `usage` for --help.
 inline bool parse_repeat_and_elf(int argc, char** argv, const char* usage, int& repeat, std::string& elf) {
     for (int i = 1; i < argc; ++i) {

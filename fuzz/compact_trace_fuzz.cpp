@@ -6,7 +6,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {
         (void)emutrace::analysis::read_compact_trace(emutrace::fuzz::as_file(data, size, ".trace"));
-    } catch (const emutrace::ConfigError&) {
-    }
+    } catch (const emutrace::ConfigError&) {}
     return 0;
 }

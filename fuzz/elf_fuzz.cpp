@@ -9,7 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         emutrace::decode::ElfImage image = emutrace::decode::ElfImage::load(emutrace::fuzz::as_file(data, size, ".elf"));
         (void)emutrace::decode::Program::build(image);
-    } catch (const emutrace::ConfigError&) {
-    }
+    } catch (const emutrace::ConfigError&) {}
     return 0;
 }

@@ -7,7 +7,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {
         (void)emutrace::analysis::replay::EventLog::decode(std::vector<std::uint8_t>(data, data + size), "fuzz.log");
-    } catch (const emutrace::ConfigError&) {
-    }
+    } catch (const emutrace::ConfigError&) {}
     return 0;
 }

@@ -26,7 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.wall_clock_seconds = 1;
     try {
         (void)emutrace::silicon::run_silicon_suite(dir.string(), options);
-    } catch (const emutrace::ConfigError&) {
-    }
+    } catch (const emutrace::ConfigError&) {}
     return 0;
 }
