@@ -299,8 +299,8 @@ int run(int argc, char** argv) {
     }
     auto mips = [&](double s) { return static_cast<double>(instructions) / s / 1e6; };
     std::filesystem::remove(pft_file);
-    std::printf("bench_mips: %s, %llu instructions in %llu blocks, medians of %d interleaved runs\n", elf.c_str(), static_cast<unsigned long long>(instructions),
-                static_cast<unsigned long long>(blocks), repeat);
+    std::printf("bench_mips: %s, %llu instructions in %llu blocks, medians of %d interleaved runs\n", elf.c_str(),
+                static_cast<unsigned long long>(instructions), static_cast<unsigned long long>(blocks), repeat);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn, no hooks (baseline)", mips(base), 100.0);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "unicorn + empty block hook", mips(bare_hook), 100.0 * base / bare_hook);
     std::printf("  %-36s %8.1f MIPS  %6.1f%%\n", "machine, timing model off, no sinks", mips(untimed), 100.0 * base / untimed);
