@@ -1,5 +1,6 @@
 #include "config/node.h"
 
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -21,11 +22,29 @@ std::string join(const Words& words) {
     return out;
 }
 
+// Text for a one-line error: control characters (a newline in a value or in yaml-cpp's message)
+// written as escapes.
+std::string one_line(const std::string& s) {
+    std::string out;
+    for (unsigned char ch : s) {
+        if (ch == '\n') {
+            out += "\\n";
+        } else if (ch < 0x20 || ch == 0x7F) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", ch);
+            out += hex;
+        } else {
+            out += static_cast<char>(ch);
+        }
+    }
+    return out;
+}
+
 // A value as an error message quotes it: whole up to 80 characters, else its start and its size
 // (a 10 MB value would otherwise be echoed whole in a one-line error).
 std::string quoted(const std::string& s) {
-    if (s.size() <= 80) return "'" + s + "'";
-    return "'" + s.substr(0, 60) + "...' (" + std::to_string(s.size()) + " characters)";
+    if (s.size() <= 80) return "'" + one_line(s) + "'";
+    return "'" + one_line(s.substr(0, 60)) + "...' (" + std::to_string(s.size()) + " characters)";
 }
 
 std::string position(const std::string& file, const YAML::Mark& m) {
@@ -106,7 +125,7 @@ Node Node::load_file(const std::string& path) {
         YAML::Node root = load_one(in, path);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + one_line(e.msg));
     }
 }
 
@@ -117,7 +136,7 @@ Node Node::load_string(const std::string& text, const std::string& name) {
         YAML::Node root = load_one(in, name);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + one_line(e.msg));
     }
 }
 
@@ -127,7 +146,7 @@ std::string Node::where() const {
 }
 
 void Node::fail(const std::string& message) const {
-    throw ConfigError(where() + ": " + (path_.empty() ? std::string() : path_ + ": ") + message);
+    throw ConfigError(one_line(where() + ": " + (path_.empty() ? std::string() : path_ + ": ") + message));
 }
 
 Node Node::operator[](std::string_view key) const {

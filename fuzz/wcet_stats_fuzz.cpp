@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {
-        (void)emutrace::analysis::StatisticsTable::load(emutrace::fuzz::as_file(data, size, ".json"));
+        (void)emutrace::analysis::wcet::StatisticsTable::load(emutrace::fuzz::as_file(data, size, ".json"));
     } catch (const emutrace::ConfigError&) {}
     return 0;
 }

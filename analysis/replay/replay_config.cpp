@@ -50,8 +50,9 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             const std::string name = item.str();
             const decode::Function* f = program.function(name);
             if (!f) item.fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
+            const Operation operation = op;  // a copy: clang 14 cannot capture a structured binding
             auto add = [&](std::uint32_t at, bool at_return) {
-                if (!c.watches.emplace(at, WatchedCall{op, at_return, name}).second) item.fail(name + " is named twice in replay:");
+                if (!c.watches.emplace(at, WatchedCall{operation, at_return, name}).second) item.fail(name + " is named twice in replay:");
             };
             add(f->start, false);
             if (is_acquisition(op))

@@ -31,15 +31,18 @@ bool lr_branch(const models::ClassifiedInstruction* c) {
 
 PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t size) {
     Block*& slot = block_slots_[(address >> 1) & (block_slots_.size() - 1)];
-    if (slot && slot->address == address && slot->size == size) return *slot;
+    // Code in memory a store can change is decoded again each time it runs (code_at compares it
+    // with memory): a program that rewrites code in RAM runs what it wrote.
+    if (slot && slot->address == address && slot->size == size && !slot->writable) return *slot;
     auto it = blocks_.find(address);
-    if (it != blocks_.end() && it->second.size == size) return *(slot = &it->second);
+    if (it != blocks_.end() && it->second.size == size && !it->second.writable) return *(slot = &it->second);
     Block b;
     b.address = address;
     b.size = size;
     for (std::uint32_t a = address; a < address + size;) {
-        const Code& c = code_at(a, false);
+        const Code& c = code_at(a, true);
         if (!c.valid) break;
+        b.writable |= c.writable;
         b.code.push_back(&c);
         b.sites |= is_site(c.cls, operands_.multiply_long_by_operands());
         b.reads_lr |= lr_branch(&c.cls);

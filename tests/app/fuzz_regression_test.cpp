@@ -1,0 +1,29 @@
+// Every input the fuzzers found (tests/data/fuzz/README.md) ends as the parsers must: one line, exit
+// status 2, and no more memory than the input justifies.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+
+TEST_CASE("fuzz regressions: a YAML error whose message held a control character is one line") {
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -s " + source("tests/data/fuzz/scenario-escape-newline.yaml"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("YAML syntax error") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("fuzz regressions: a MessagePack dump declaring more elements than it holds is refused before it is allocated") {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    std::filesystem::copy_file(source("tests/data/fuzz/silicon-msgpack-huge-array.tzst"), dir.file("suite/memory/t.tzst"));
+    Cli r = emutrace_cli("silicon " + dir.file("suite"));  // before the fix: an 8 GiB allocation
+    CHECK(r.status == 2);
+    CHECK(r.err.find("declaring more elements than it holds") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
