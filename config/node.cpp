@@ -51,11 +51,19 @@ std::string position(const std::string& file, const YAML::Mark& m) {
     return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
+// Nodes a document may hold, aliases counted each time they are used: a scenario has thousands at
+// most, and a few nested aliases (a "billion laughs") would otherwise expand to billions.
+constexpr std::size_t kMostNodes = 200'000;
+
 // What yaml-cpp accepts and a scenario must not hold: a key twice in one mapping (the second would
-// silently lose to the first), and a key with no value (`cpu:`), which would read as the default.
-void check_tree(const YAML::Node& n, const std::string& file) {
+// silently lose to the first), a key with no value (`cpu:`), which would read as the default, and
+// more nodes than kMostNodes.
+void check_tree(const YAML::Node& n, const std::string& file, std::size_t& nodes) {
+    if (++nodes > kMostNodes)
+        throw ConfigError(position(file, n.Mark()) + ": more than " + std::to_string(kMostNodes) +
+                          " values, aliases counted each time they are used: not a scenario");
     if (n.IsSequence()) {
-        for (const auto& item : n) check_tree(item, file);
+        for (const auto& item : n) check_tree(item, file, nodes);
         return;
     }
     if (!n.IsMap()) return;
@@ -70,7 +78,7 @@ void check_tree(const YAML::Node& n, const std::string& file) {
         seen.emplace_back(key, it->first.Mark());
         if (it->second.IsNull())
             throw ConfigError(position(file, it->first.Mark()) + ": " + quoted(key) + " has no value (give one, or leave the key out)");
-        check_tree(it->second, file);
+        check_tree(it->second, file, nodes);
     }
 }
 
@@ -79,7 +87,8 @@ YAML::Node load_one(std::istream& in, const std::string& file) {
     std::vector<YAML::Node> documents = YAML::LoadAll(in);
     if (documents.size() > 1) throw ConfigError(position(file, documents[1].Mark()) + ": a second YAML document ('---'): a scenario is one document");
     YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
-    check_tree(root, file);
+    std::size_t nodes = 0;
+    check_tree(root, file, nodes);
     return root;
 }
 
@@ -125,7 +134,8 @@ Node Node::load_file(const std::string& path) {
         YAML::Node root = load_one(in, path);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + one_line(e.msg));
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + one_line(e.msg));
     }
 }
 
@@ -136,7 +146,8 @@ Node Node::load_string(const std::string& text, const std::string& name) {
         YAML::Node root = load_one(in, name);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");
     } catch (const YAML::ParserException& e) {
-        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + one_line(e.msg));
+        throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + one_line(e.msg));
     }
 }
 

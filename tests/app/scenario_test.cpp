@@ -90,6 +90,11 @@ TEST_CASE("scenario: what YAML lets through is an error: a key twice, a key with
     CHECK_THROWS_WITH_AS(
         load(ram + "peripherals:\n  - {name: u, type: cmsdk.uart, base: 0x40004000}\n  - {name: u, type: cmsdk.uart, base: 0x40005000}\n"),
         doctest::Contains("a second peripheral named 'u'"), ConfigError);
+    // Nested aliases ("billion laughs") are counted as they expand, not walked for ever.
+    std::string bomb = ram + "calltrace:\n  include: &a [x, x, x, x, x, x, x, x, x, x]\n  exclude: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
+    bomb += "  phases: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nwcet: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
+    bomb += "sampler: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
+    CHECK_THROWS_WITH_AS(load(bomb), doctest::Contains("more than 200000 values"), ConfigError);
     // A 10 MB value is quoted by its start and its size: the error stays one short line.
     try {
         load(ram + "clock: " + std::string(10'000'000, '9') + "x\n");
