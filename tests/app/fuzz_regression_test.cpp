@@ -18,6 +18,12 @@ TEST_CASE("fuzz regressions: a YAML error whose message held a control character
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
+TEST_CASE("fuzz regressions: a scenario that is a lone comma ends at once with one line") {
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -s " + source("tests/data/fuzz/scenario-lone-comma.yaml"));
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
 TEST_CASE("fuzz regressions: a MessagePack dump declaring more elements than it holds is refused before it is allocated") {
     TempDir dir;
     std::filesystem::create_directories(dir.file("suite/memory"));
