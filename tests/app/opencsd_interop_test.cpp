@@ -25,7 +25,8 @@ struct Listed {
 // trc_pkt_lister's decode of a snapshot: the instructions in its OCSD_GEN_TRC_ELEM_INSTR_RANGE
 // elements (num_i), and the elements that say it could not read the code.
 Listed list(const std::string& snapshot) {
-    Cli r = run_shell("trc_pkt_lister -ss_dir " + snapshot + " -decode -logstdout");
+    // From the snapshot's directory: trc_pkt_lister also writes trc_pkt_lister.ppl where it runs.
+    Cli r = run_shell("cd " + snapshot + " && trc_pkt_lister -ss_dir . -decode -logstdout");
     Listed l;
     static const std::regex num_i(R"(num_i\((\d+)\))");
     std::size_t at = 0;

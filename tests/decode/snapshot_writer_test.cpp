@@ -141,7 +141,8 @@ TEST_CASE("snapshot: OpenCSD's trc_pkt_lister reads dumps of every length (padde
         write_snapshot(dir.file("snap"), spec);
         CHECK(std::filesystem::file_size(dir.file("snap/mem_cortex-m3_0.bin")) % 4 == 0);
         std::string listing = dir.file("listing.txt");
-        REQUIRE(std::system(("trc_pkt_lister -ss_dir " + dir.file("snap") + " -decode -logstdout >" + listing + " 2>&1").c_str()) == 0);
+        // From the snapshot's directory: trc_pkt_lister also writes trc_pkt_lister.ppl where it runs.
+        REQUIRE(std::system(("cd " + dir.file("snap") + " && trc_pkt_lister -ss_dir . -decode -logstdout >" + listing + " 2>&1").c_str()) == 0);
         std::string out = test::read_file(listing);
         CHECK(out.find("Failed to create memory accessor") == std::string::npos);
         CHECK(out.find("ADDR_NACC") == std::string::npos);
