@@ -95,34 +95,25 @@ std::size_t PipelineFeed::index_in_block(std::uint32_t pc) const {
 void PipelineFeed::site_runs(std::uint32_t pc) {
     const Code& code = code_at(pc, false);
     const models::ClassifiedInstruction& c = code.cls;
-    std::uint8_t fact = 0;
-    if (c.kind == InstructionClass::It) {
-        unsigned firstcond = code.bytes[0] >> 4, mask = code.bytes[0] & 0xF;
-        std::uint32_t at = pc + 2;
-        std::size_t i = index_in_block(at);
-        for (unsigned k = 0; k < c.it_length; ++k) {
-            unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
-            bool passes = condition_passes(cond);
-            if (passes) fact = static_cast<std::uint8_t>(fact | 1u << k);
-            const Code& next = code_at(at, false);
-            if (!passes) {
-                if (current_ && i < current_->code.size())
-                    skip(i);
-                else
-                    skip_next_.push_back(at);
-            }
-            at += next.valid ? next.cls.size : 2;
-            ++i;
-        }
-    } else {
-        // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
-        unsigned hw1 = code.bytes[0] | code.bytes[1] << 8u, hw2 = code.bytes[2] | code.bytes[3] << 8u;
-        unsigned o = (hw1 >> 4) & 7;
-        std::uint32_t n = core_register(static_cast<int>(hw1 & 0xF)), m = core_register(static_cast<int>(hw2 & 0xF));
-        fact = static_cast<std::uint8_t>(c.kind == InstructionClass::Divide ? operands_.divide(n, m, o == 1)
-                                                                            : operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
+    if (c.kind != InstructionClass::It) {
+        sites_.emplace_back(pc, operand_cycles(code));
+        return;
     }
-    sites_.emplace_back(pc, fact);
+    const std::uint8_t passes = it_passes(code);
+    // The instructions it fails are skipped: in this block, or in the next when it ends here.
+    std::uint32_t at = pc + 2;
+    std::size_t i = index_in_block(at);
+    for (unsigned k = 0; k < c.it_length; ++k, ++i) {
+        const Code& next = code_at(at, false);
+        if (!((passes >> k) & 1u)) {
+            if (current_ && i < current_->code.size())
+                skip(i);
+            else
+                skip_next_.push_back(at);
+        }
+        at += next.valid ? next.cls.size : 2;
+    }
+    sites_.emplace_back(pc, passes);
 }
 
 std::uint8_t PipelineFeed::site_fact(std::uint32_t pc) const {

@@ -115,6 +115,27 @@ bool PipelineFeed::condition_passes(unsigned cond) const {
     return (cond & 1) ? !result : result;
 }
 
+std::uint8_t PipelineFeed::operand_cycles(const Code& code) const {
+    // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
+    unsigned hw1 = code.bytes[0] | code.bytes[1] << 8u, hw2 = code.bytes[2] | code.bytes[3] << 8u;
+    unsigned o = (hw1 >> 4) & 7;
+    std::uint32_t n = core_register(static_cast<int>(hw1 & 0xF)), m = core_register(static_cast<int>(hw2 & 0xF));
+    if (code.cls.kind == models::InstructionClass::Divide) return static_cast<std::uint8_t>(operands_.divide(n, m, o == 1));
+    if (!operands_.multiply_long_by_operands()) return 0;
+    return static_cast<std::uint8_t>(operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
+}
+
+std::uint8_t PipelineFeed::it_passes(const Code& code) const {
+    // 1011 1111 cond mask: each instruction's condition from the first and the mask's bits.
+    unsigned firstcond = code.bytes[0] >> 4, mask = code.bytes[0] & 0xF;
+    std::uint8_t passes = 0;
+    for (unsigned k = 0; k < code.cls.it_length; ++k) {
+        unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
+        if (condition_passes(cond)) passes = static_cast<std::uint8_t>(passes | 1u << k);
+    }
+    return passes;
+}
+
 void PipelineFeed::executes(std::uint32_t pc) {
     const Code* code = &code_at(pc, true);
     if (!code->valid) return;
@@ -134,25 +155,8 @@ void PipelineFeed::executes(std::uint32_t pc) {
         }
         case models::InstructionClass::Divide:
         case models::InstructionClass::MultiplyLong:
-        case models::InstructionClass::MultiplyAccumulateLong: {
-            // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
-            unsigned hw1 = code->bytes[0] | code->bytes[1] << 8u, hw2 = code->bytes[2] | code->bytes[3] << 8u;
-            unsigned o = (hw1 >> 4) & 7;
-            std::uint32_t n = core_register(static_cast<int>(hw1 & 0xF)), m = core_register(static_cast<int>(hw2 & 0xF));
-            if (c.kind == models::InstructionClass::Divide)
-                f.execute_cycles = static_cast<std::uint8_t>(operands_.divide(n, m, o == 1));
-            else if (operands_.multiply_long_by_operands())
-                f.execute_cycles = static_cast<std::uint8_t>(operands_.multiply_long(n, m, o == 0 || o == 4, o >= 4));
-            break;
-        }
-        case models::InstructionClass::It: {  // 1011 1111 cond mask: each instruction's condition
-            unsigned firstcond = code->bytes[0] >> 4, mask = code->bytes[0] & 0xF;
-            for (unsigned k = 0; k < c.it_length; ++k) {
-                unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
-                if (condition_passes(cond)) f.it_passes = static_cast<std::uint8_t>(f.it_passes | 1u << k);
-            }
-            break;
-        }
+        case models::InstructionClass::MultiplyAccumulateLong: f.execute_cycles = operand_cycles(*code); break;
+        case models::InstructionClass::It: f.it_passes = it_passes(*code); break;
         case models::InstructionClass::RegisterBranch:
             if (!c.late_branch && (insn.reads & 0x7FFF)) {  // BX/BLX/MOV pc from a register
                 for (int r = 0; r < 15; ++r)

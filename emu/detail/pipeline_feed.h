@@ -73,6 +73,10 @@ private:
     void decode_it_block(std::uint32_t it);
     std::uint32_t core_register(int r) const;
     bool condition_passes(unsigned cond) const;
+    /// A divide's or (iterative) long multiply's cycles from its operands as they are now; 0: the class's.
+    std::uint8_t operand_cycles(const Code& code) const;
+    /// An IT's instructions whose condition passes with the flags as they are now (bit k: the k-th).
+    std::uint8_t it_passes(const Code& code) const;
 
     // Per block.
     struct Block {
