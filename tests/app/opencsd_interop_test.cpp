@@ -73,3 +73,43 @@ TEST_CASE("opencsd: trc_pkt_lister decodes every snapshot emutrace writes to the
         CHECK(l.instructions == executed);
     }
 }
+
+// The raw stream of --pft (no formatter frames) is what a PTM emits on its own trace port: OpenCSD
+// reads it as a "source_data" buffer. The snapshot written beside it supplies the core, the PTM's
+// registers and the code; its trace.ini is pointed at the raw file instead of the ETB's.
+TEST_CASE("opencsd: trc_pkt_lister decodes the raw --pft stream to the instructions the run executed") {
+    REQUIRE_MESSAGE(run_shell("command -v trc_pkt_lister").status == 0, "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
+    TempDir dir;
+    std::ofstream(dir.file("ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "pft: {cycle_accurate: true}\n";
+    struct Case {
+        std::string name, args;
+    };
+    const Case cases[] = {
+        {"kernels", firmware("kernels")},
+        {"irq", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
+        {"dwt_timing_cycle_accurate", firmware("dwt_timing") + " -s " + dir.file("ca.yaml")},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const std::string snapshot = dir.file(c.name), json = dir.file(c.name + ".json"), raw = dir.file(c.name + ".pft");
+        Cli run = emutrace_cli("run " + c.args + " -q --pft " + raw + " --snapshot " + snapshot + " --json " + json);
+        REQUIRE(run.status == 0);
+        const std::uint64_t executed = nlohmann::json::parse(read_file(json))["instructions"];
+        std::string ini = read_file(snapshot + "/trace.ini");
+        auto replace = [&](const std::string& from, const std::string& to) {
+            std::size_t at = ini.find(from);
+            REQUIRE_MESSAGE(at != std::string::npos, "trace.ini lacks " << from);
+            ini.replace(at, from.size(), to);
+        };
+        replace("name=ETB_0", "name=PTM_0");
+        replace("file=cstrace.bin", "file=../" + c.name + ".pft");  // trc_pkt_lister joins it to the snapshot's path
+        replace("format=coresight", "format=source_data");
+        replace("PTM_0=ETB_0", "PTM_0=PTM_0");
+        std::ofstream(snapshot + "/trace.ini") << ini;
+        Listed l = list(snapshot);
+        CHECK(!l.accessor_failed);
+        CHECK(l.unreadable == 0);
+        CHECK(l.ranges > 0);
+        CHECK(l.instructions == executed);
+    }
+}
