@@ -53,10 +53,10 @@ std::uint32_t reg(const Ini& dev, const std::string& name, const fs::path& file)
     throw ConfigError(file.string() + ": register " + name + " is missing or not a number");
 }
 
-// What OpenCSD's element callback writes into: the totals and the event stream.
-struct Context {
-    CaptureSummary* summary;
-    trace::EventRecorder* recorder;
+// One trace source's decoding: its own clock, and how its next range is reached.
+struct SourceState {
+    std::uint32_t index = 0;  ///< in RunInfo::cores and CaptureSummary::cores
+    std::uint8_t trace_id = 0;
     std::uint64_t clock = 0;  ///< cycles when cycle-accurate, else instructions so far
     bool cycle_accurate = false;
     bool decoded = false;             ///< a range was decoded: later trace-on and lost sync are gaps in it
@@ -64,15 +64,30 @@ struct Context {
     trace::BranchKind next_branch{};  ///< how the next range is reached (a call, a return, a vector), or 0
     bool next_indirect = false;       ///< through a register or a load (Event::width of a Branch)
     std::uint32_t branch_from = 0;    ///< the end of the range that branched: a call's return address
+};
 
-    void resynchronised(std::uint32_t at) {
-        if (lost_from < 0) return;
-        summary->lost_bytes += at - static_cast<std::uint64_t>(lost_from);
-        lost_from = -1;
+// What OpenCSD's element callback writes into: the totals and the event stream, with a Source
+// event whenever the elements move to another source of a multi-source capture.
+struct Context {
+    CaptureSummary* summary;
+    trace::EventRecorder* recorder;
+    std::array<SourceState*, 256> by_channel{};  ///< by the channel OpenCSD reports (the trace ID)
+    bool announce = false;                       ///< several sources: Source events mark the changes
+    const SourceState* announced = nullptr;
+
+    void resynchronised(SourceState& s, std::uint32_t at) {
+        if (s.lost_from < 0) return;
+        summary->lost_bytes += at - static_cast<std::uint64_t>(s.lost_from);
+        s.lost_from = -1;
     }
 
-    void push(trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id, std::uint8_t width = 0) {
-        recorder->push({clock, address, value, extra, kind, width, id});
+    void push(SourceState& s, trace::EventKind kind, std::uint32_t address, std::uint32_t value, std::uint32_t extra, std::uint8_t id,
+              std::uint8_t width = 0) {
+        if (announce && announced != &s) {
+            recorder->push({s.clock, s.trace_id, s.index, 0, trace::EventKind::CoreSwitch, 0, 0});
+            announced = &s;
+        }
+        recorder->push({s.clock, address, value, extra, kind, width, id});
     }
 };
 
@@ -88,66 +103,74 @@ trace::BlockEnd block_end(ocsd_instr_type type) {
 ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, const uint8_t id, const ocsd_generic_trace_elem* e) {
     auto& c = *const_cast<Context*>(static_cast<const Context*>(p));
     auto& s = *c.summary;
+    SourceState* source = c.by_channel[id];
+    if (!source) return OCSD_RESP_CONT;  // a decoder is created only for a source we decode
+    SourceState& src = *source;
+    CoreTotals& totals = s.cores[src.index];
     auto at = static_cast<std::uint32_t>(index);
     switch (e->elem_type) {
         case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
             ++s.ranges;
-            c.decoded = true;
-            c.resynchronised(at);
+            src.decoded = true;
+            c.resynchronised(src, at);
             s.instructions += e->num_instr_range;
+            totals.instructions += e->num_instr_range;
+            ++totals.ranges;
             if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
-            if (c.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
-                c.push(trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(c.next_branch), c.branch_from, 0,
-                       c.next_indirect ? 1 : 0);
-            c.push(trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
+            if (src.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
+                c.push(src, trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(src.next_branch),
+                       src.branch_from, 0, src.next_indirect ? 1 : 0);
+            c.push(src, trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
                    e->num_instr_range, 0, static_cast<std::uint8_t>(block_end(e->last_i_type)));  // a capture gives no per-block cost
             // An executed jump, conditional or not, may be a tail call; the call tracer checks for a
             // function start (and, for an indirect one, for a caller's return address).
-            c.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER                     ? trace::BranchKind{}
-                            : e->last_i_subtype == OCSD_S_INSTR_BR_LINK                                   ? trace::BranchKind::Call
-                            : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET                            ? trace::BranchKind::Return
-                            : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
-                                                                                                          : trace::BranchKind{};
-            c.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
-            c.branch_from = static_cast<std::uint32_t>(e->en_addr);
-            if (!c.cycle_accurate) c.clock += e->num_instr_range;
+            src.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER                     ? trace::BranchKind{}
+                              : e->last_i_subtype == OCSD_S_INSTR_BR_LINK                                   ? trace::BranchKind::Call
+                              : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET                            ? trace::BranchKind::Return
+                              : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
+                                                                                                            : trace::BranchKind{};
+            src.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
+            src.branch_from = static_cast<std::uint32_t>(e->en_addr);
+            if (!src.cycle_accurate) src.clock += e->num_instr_range;
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION:
             ++s.exceptions;
-            c.next_branch = trace::BranchKind::Vector;
-            c.push(trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
+            ++totals.exceptions;
+            src.next_branch = trace::BranchKind::Vector;
+            c.push(src, trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
             ++s.exception_returns;
-            c.next_branch = trace::BranchKind::Resume;
-            c.push(trace::EventKind::ExceptionReturn, 0, 0, 0, id);
+            src.next_branch = trace::BranchKind::Resume;
+            c.push(src, trace::EventKind::ExceptionReturn, 0, 0, 0, id);
             break;
         // After a gap the trace no longer shows where the last branch went: a call whose callee was
         // filtered out resumes at its own return address, which is no call (nor jump) to there.
         case OCSD_GEN_TRC_ELEM_TRACE_ON:
             ++s.trace_on;
-            c.resynchronised(at);
-            c.next_branch = {};
-            if (c.decoded) c.push(trace::EventKind::Gap, 0, 1, at, id);
+            c.resynchronised(src, at);
+            src.next_branch = {};
+            if (src.decoded) c.push(src, trace::EventKind::Gap, 0, 1, at, id);
             break;
         case OCSD_GEN_TRC_ELEM_NO_SYNC:  // also where every stream starts, before its first sync
-            c.next_branch = {};
-            if (!c.decoded) break;
+            src.next_branch = {};
+            if (!src.decoded) break;
             ++s.gaps;
-            if (c.lost_from < 0) c.lost_from = at;
+            if (src.lost_from < 0) src.lost_from = at;
             if (s.first_loss_at < 0) s.first_loss_at = at;
-            c.push(trace::EventKind::Gap, 0, 2, at, id);
+            c.push(src, trace::EventKind::Gap, 0, 2, at, id);
             break;
         case OCSD_GEN_TRC_ELEM_ADDR_NACC:
-            c.next_branch = {};
+            src.next_branch = {};
             ++s.gaps;
-            c.push(trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id);
+            c.push(src, trace::EventKind::Gap, static_cast<std::uint32_t>(e->st_addr), 3, at, id);
             break;
         default: break;
     }
     if (e->has_cc || e->elem_type == OCSD_GEN_TRC_ELEM_CYCLE_COUNT) {
         s.cycles += e->cycle_count;
-        if (c.cycle_accurate) c.clock += e->cycle_count;
+        totals.cycles += e->cycle_count;
+        if (src.cycle_accurate) src.clock += e->cycle_count;
     }
     return OCSD_RESP_CONT;
 }
@@ -211,22 +234,30 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     CaptureSummary summary;
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
-    recorder.start(trace::RunInfo{"pft", "", "", 0, {}, "", {}});
+    auto trace_id = static_cast<std::uint8_t>(regs.trace_id & 0x7F);
+    trace::TracedCore source{"PTM_0", "", "", trace_id, regs.core_profile};
+    trace::RunInfo info{"pft", "", "", 0, {}, "", {}, {}};
+    info.cores.push_back(source);
+    recorder.start(info);
     ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
     dcd_tree_handle_t tree =
         ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
     if (tree != C_API_INVALID_TREE_HANDLE) {
         ocsd_ptm_cfg cfg{regs.idr, regs.ctrl, regs.ccer, regs.trace_id, ARCH_V7, profile_CortexA};
         unsigned char csid = 0;
+        SourceState state;
+        state.trace_id = trace_id;
+        state.cycle_accurate = (regs.ctrl & (1u << 12)) != 0;  // ETMCR.CycleAccurate
         Context ctx{&summary, &recorder};
-        ctx.cycle_accurate = (regs.ctrl & (1u << 12)) != 0;  // ETMCR.CycleAccurate
         if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) == OCSD_OK) {
-            summary.trace_ids.push_back(static_cast<std::uint8_t>(regs.trace_id & 0x7F));
+            ctx.by_channel[csid] = &state;
+            summary.trace_ids.push_back(trace_id);
+            summary.cores.push_back({source});
             for (const auto& m : memory)
                 ocsd_dt_add_buffer_mem_acc(tree, m.address, OCSD_MEM_SPACE_ANY, m.bytes.data(), static_cast<std::uint32_t>(m.bytes.size()));
             ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
             feed(tree, data.data(), data.size(), formatted, summary);
-            ctx.resynchronised(static_cast<std::uint32_t>(data.size()));  // lost to the end
+            ctx.resynchronised(state, static_cast<std::uint32_t>(data.size()));  // lost to the end
             summary.bytes = data.size();
         }
         ocsd_destroy_dcd_tree(tree);
@@ -252,69 +283,112 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         device_files[name] = root / file;
     }
     Ini trace = read_ini(root / snapshot["trace"]["metadata"]);
-
-    CaptureSummary summary;
-    summary.snapshot = dir;
-    trace::EventRecorder recorder;
-    for (auto* sink : sinks) recorder.add_sink(*sink);
-    recorder.start(trace::RunInfo{"capture", dir, "", 0, {}, "", {}});
     std::string buffers = trace["trace_buffers"]["buffers"];
+
     // Which trace source is which core's.
     std::map<std::string, std::string> core_of_source;
     for (const auto& [core, source] : trace["core_trace_sources"]) core_of_source[source] = core;
 
+    // Every PTM source that feeds a buffer, with its registers: known before the first event, so
+    // that the sinks learn every source (and how its core numbers exceptions) at the start.
+    struct Plan {
+        std::string buffer, name;
+        ocsd_ptm_cfg cfg{};
+        trace::TracedCore source;
+    };
+    std::vector<Plan> plans;
     std::vector<std::uint8_t> present;  // every PTM source's trace ID, for an --id that is none of them
-    std::size_t at = 0;
-    while (at <= buffers.size()) {
+    std::vector<std::string> buffer_list;
+    for (std::size_t at = 0; at <= buffers.size();) {
         std::size_t comma = buffers.find(',', at);
         std::string buffer = buffers.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
         at = comma == std::string::npos ? buffers.size() + 1 : comma + 1;
         if (buffer.empty()) continue;
+        buffer_list.push_back(buffer);
         const auto& b = trace[buffer];
         if (!b.count("file")) throw ConfigError((root / snapshot["trace"]["metadata"]).string() + ": buffer " + buffer + " names no file");
-        bool formatted = b.count("format") && b.at("format") == "coresight";
-        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
-        dcd_tree_handle_t tree =
-            ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
-        if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
-        Context ctx{&summary, &recorder};
-        std::set<std::pair<std::uint64_t, std::string>> dumps;  // in this tree: cores that share memory list the same dump
-
-        // Every PTM source that writes into this buffer.
+        std::string buffer_name = b.count("name") ? b.at("name") : buffer;
         for (const auto& [source, target] : trace["source_buffers"]) {
-            std::string buffer_name = b.count("name") ? b.at("name") : buffer;
             if (target != buffer_name || !devices.count(source)) continue;
             const Ini& dev = devices[source];
             std::string type = dev.at("device").count("type") ? dev.at("device").at("type") : "";
             if (type.rfind("PFT", 0) != 0 && type.rfind("PTM", 0) != 0) continue;
             const fs::path& file = device_files[source];
-            ocsd_ptm_cfg cfg{};
-            cfg.reg_idr = reg(dev, "ETMIDR", file);
-            cfg.reg_ctrl = reg(dev, "ETMCR", file);
-            cfg.reg_ccer = reg(dev, "ETMCCER", file);
-            cfg.reg_trc_id = reg(dev, "ETMTRACEIDR", file);
-            cfg.arch_ver = ARCH_V7;
-            cfg.core_prof = profile_CortexA;
-            std::uint8_t id = static_cast<std::uint8_t>(cfg.reg_trc_id & 0x7F);
-            ctx.cycle_accurate = ctx.cycle_accurate || (cfg.reg_ctrl & (1u << 12));  // ETMCR.CycleAccurate
+            Plan plan{buffer, source, {}, {}};
+            plan.cfg.reg_idr = reg(dev, "ETMIDR", file);
+            plan.cfg.reg_ctrl = reg(dev, "ETMCR", file);
+            plan.cfg.reg_ccer = reg(dev, "ETMCCER", file);
+            plan.cfg.reg_trc_id = reg(dev, "ETMTRACEIDR", file);
+            plan.cfg.arch_ver = ARCH_V7;
+            plan.cfg.core_prof = profile_CortexA;
+            auto id = static_cast<std::uint8_t>(plan.cfg.reg_trc_id & 0x7F);
             present.push_back(id);
             if (only_id && id != only_id) continue;
+            plan.source.name = source;
+            plan.source.trace_id = id;
+            if (auto core = core_of_source.find(source); core != core_of_source.end()) {
+                plan.source.core = core->second;
+                if (auto d = devices.find(core->second); d != devices.end() && d->second["device"].count("type"))
+                    plan.source.core_type = d->second["device"]["type"];
+            }
+            // A PTM traces an A- or R-profile core, except in the snapshots emutrace writes for its M-profile cores.
+            bool m_profile = plan.source.core_type.rfind("Cortex-M", 0) == 0 || plan.source.core_type.rfind("cortex-m", 0) == 0;
+            plan.source.exceptions = m_profile ? trace::ExceptionModel::MProfile : trace::ExceptionModel::PftA;
+            plans.push_back(std::move(plan));
+        }
+    }
+
+    CaptureSummary summary;
+    summary.snapshot = dir;
+    trace::EventRecorder recorder;
+    for (auto* sink : sinks) recorder.add_sink(*sink);
+    trace::RunInfo info{"capture", dir, "", 0, {}, "", {}, {}};
+    for (const Plan& plan : plans) {
+        info.cores.push_back(plan.source);
+        summary.cores.push_back({plan.source});
+    }
+    if (plans.size() == 1) info.cpu = plans[0].source.core_type;
+    recorder.start(info);
+    std::vector<SourceState> states(plans.size());
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        states[i].index = static_cast<std::uint32_t>(i);
+        states[i].trace_id = plans[i].source.trace_id;
+        states[i].cycle_accurate = (plans[i].cfg.reg_ctrl & (1u << 12)) != 0;  // ETMCR.CycleAccurate
+    }
+    Context ctx{&summary, &recorder};
+    ctx.announce = plans.size() > 1;
+
+    for (const std::string& buffer : buffer_list) {
+        const auto& b = trace[buffer];
+        bool formatted = b.count("format") && b.at("format") == "coresight";
+        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
+        dcd_tree_handle_t tree =
+            ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+        if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
+        std::set<std::pair<std::uint64_t, std::string>> dumps;  // in this tree: cores that share memory list the same dump
+        std::vector<SourceState*> in_tree;
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            Plan& plan = plans[i];
+            if (plan.buffer != buffer) continue;
+            const fs::path& file = device_files[plan.name];
             unsigned char csid = 0;
-            if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) != OCSD_OK)
+            if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &plan.cfg, &csid) != OCSD_OK)
                 throw ConfigError(file.string() + ": OpenCSD rejected the PTM configuration");
-            summary.trace_ids.push_back(id);
+            ctx.by_channel[csid] = &states[i];
+            in_tree.push_back(&states[i]);
+            summary.trace_ids.push_back(plan.source.trace_id);
             // The memory images of the traced core, for following the program.
-            if (auto core = core_of_source.find(source); core != core_of_source.end() && devices.count(core->second)) {
-                for (const auto& [section, kv] : devices[core->second]) {
+            if (!plan.source.core.empty() && devices.count(plan.source.core)) {
+                for (const auto& [section, kv] : devices[plan.source.core]) {
                     if (section.rfind("dump", 0) != 0 || !kv.count("file") || !kv.count("address")) continue;
                     auto address = config::parse_integer(kv.at("address"));
                     fs::path mem = root / kv.at("file");
-                    if (!address || !fs::exists(mem)) throw ConfigError(device_files[core->second].string() + ": bad memory dump " + section);
+                    if (!address || !fs::exists(mem)) throw ConfigError(device_files[plan.source.core].string() + ": bad memory dump " + section);
                     if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
                     if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
                         char why[128] = {};
                         ocsd_err_str(e, why, sizeof why);
-                        throw ConfigError(device_files[core->second].string() + ": memory dump " + section + " (" + kv.at("file") + " at " +
+                        throw ConfigError(device_files[plan.source.core].string() + ": memory dump " + section + " (" + kv.at("file") + " at " +
                                           kv.at("address") + ") rejected by OpenCSD: " + why);
                     }
                 }
@@ -326,9 +400,10 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
         std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
         feed(tree, data.data(), data.size(), formatted, summary);
-        ctx.resynchronised(static_cast<std::uint32_t>(data.size()));
+        for (SourceState* state : in_tree) ctx.resynchronised(*state, static_cast<std::uint32_t>(data.size()));
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
+        ctx.by_channel = {};  // the next buffer's decoders may reuse the channels
     }
     if (present.empty()) throw ConfigError(dir + ": no PTM/PFT trace source feeds a trace buffer (trace.ini [source_buffers])");
     if (only_id && std::find(present.begin(), present.end(), only_id) == present.end()) {
@@ -336,7 +411,10 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         for (auto id : present) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
         throw ConfigError(dir + ": --id " + std::to_string(only_id) + " is not in the capture; its trace IDs are " + ids);
     }
-    recorder.push({summary.cycles ? summary.cycles : summary.instructions, 0, 0, 0, trace::EventKind::Stop, 0, 0});
+    // The run ends when the last source's trace does.
+    std::uint64_t end = 0;
+    for (const SourceState& state : states) end = std::max(end, state.clock);
+    recorder.push({end, 0, 0, 0, trace::EventKind::Stop, 0, 0});
     recorder.end();
     return summary;
 }

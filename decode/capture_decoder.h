@@ -18,9 +18,17 @@ struct DecodedRange {
     std::uint8_t trace_id = 0;
 };
 
+/// What one core (one trace source) of a capture gave.
+struct CoreTotals {
+    trace::TracedCore core;
+    std::uint64_t ranges = 0, instructions = 0, exceptions = 0;
+    std::uint64_t cycles = 0;  ///< this core's cycle counts, when cycle-accurate
+};
+
 struct CaptureSummary {
     std::string snapshot;
     std::vector<std::uint8_t> trace_ids;  ///< the PTM sources decoded
+    std::vector<CoreTotals> cores;        ///< each decoded source apart, as RunInfo::cores
     std::uint64_t ranges = 0;
     std::uint64_t instructions = 0;
     std::uint64_t exceptions = 0;
@@ -29,7 +37,7 @@ struct CaptureSummary {
     std::uint64_t gaps = 0;                  ///< no-sync and address-not-in-memory stretches
     std::uint64_t lost_bytes = 0;            ///< trace bytes skipped while resynchronising after damage
     std::int64_t first_loss_at = -1;         ///< byte index where sync was first lost, or -1
-    std::uint64_t cycles = 0;                ///< cycle counts, when the capture is cycle-accurate
+    std::uint64_t cycles = 0;                ///< cycle counts of all sources together, when cycle-accurate
     std::uint64_t bytes = 0;                 ///< trace bytes processed
     std::vector<DecodedRange> first_ranges;  ///< the first few, for reports
     /// What OpenCSD could not decode: each error's byte offset in its buffer and OpenCSD's reason
@@ -51,6 +59,8 @@ struct PtmRegisters {
     std::uint32_t ctrl = 0x20000400;  ///< ETMCR
     std::uint32_t ccer = 0x34C01AC2;  ///< ETMCCER
     std::uint32_t trace_id = 2;       ///< ETMTRACEIDR
+    /// How the traced core numbers exceptions: emutrace's own streams come from M-profile cores.
+    trace::ExceptionModel core_profile = trace::ExceptionModel::MProfile;
 };
 
 /// Code the traced core executed, for the decoder to follow the program through.

@@ -51,11 +51,30 @@ Frame make_frame(std::span<const std::uint8_t> chunk, std::uint8_t trace_id) {
     return frame;  // the rest is zero: null-ID data
 }
 
-}  // namespace
-
-std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std::uint8_t trace_id) {
+void check_id(std::uint8_t trace_id) {
     if (trace_id < 0x01 || trace_id > 0x6F)
         throw std::invalid_argument("CoreSight trace ID " + std::to_string(trace_id) + " is outside 1..111 (0x01..0x6F)");
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> format_frames(std::span<const FormatterInput> sources) {
+    std::vector<std::uint8_t> frames;
+    for (const auto& s : sources) check_id(s.trace_id);
+    for (std::size_t at = 0;; at += frame_payload) {
+        bool any = false;
+        for (const auto& s : sources) {
+            if (at >= s.data.size()) continue;
+            Frame frame = make_frame(s.data.subspan(at, std::min(frame_payload, s.data.size() - at)), s.trace_id);
+            frames.insert(frames.end(), frame.begin(), frame.end());
+            any = true;
+        }
+        if (!any) return frames;
+    }
+}
+
+std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std::uint8_t trace_id) {
+    check_id(trace_id);
     std::vector<std::uint8_t> frames;
     frames.reserve((data.size() + frame_payload - 1) / frame_payload * sizeof(Frame));
     for (std::size_t at = 0; at < data.size(); at += frame_payload) {

@@ -14,4 +14,14 @@ namespace emutrace::decode {
 /// data. No data gives no frames. `trace_id` outside 0x01..0x6F throws std::invalid_argument.
 std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std::uint8_t trace_id);
 
+/// One source's raw bytes and its trace ID, for a buffer several sources share.
+struct FormatterInput {
+    std::span<const std::uint8_t> data;
+    std::uint8_t trace_id;
+};
+/// Several sources in one buffer, as a funnel merges them into an ETB: a frame of each source
+/// in turn (14 bytes each) until every stream is written, so that their trace interleaves as
+/// several cores' does. IDs are checked as format_frames does.
+std::vector<std::uint8_t> format_frames(std::span<const FormatterInput> sources);
+
 }  // namespace emutrace::decode

@@ -27,18 +27,7 @@ constexpr std::array<int, 8> kFrameRegs{UC_ARM_REG_R0,  UC_ARM_REG_R1, UC_ARM_RE
                                         UC_ARM_REG_R12, UC_ARM_REG_LR, UC_ARM_REG_PC, UC_ARM_REG_XPSR};
 
 std::string exception_name(int n) {
-    switch (n) {
-        case nv::kNmi: return "NMI";
-        case nv::kHardFault: return "HardFault";
-        case nv::kMemManage: return "MemManage";
-        case nv::kBusFault: return "BusFault";
-        case nv::kUsageFault: return "UsageFault";
-        case nv::kSvcall: return "SVCall";
-        case nv::kDebugMonitor: return "DebugMonitor";
-        case nv::kPendSv: return "PendSV";
-        case nv::kSysTick: return "SysTick";
-        default: return n >= nv::kFirstIrq ? "IRQ" + std::to_string(n - nv::kFirstIrq) : "exception " + std::to_string(n);
-    }
+    return trace::exception_name(trace::ExceptionModel::MProfile, static_cast<std::uint32_t>(n));
 }
 
 std::array<std::uint8_t, 32> pack(const std::array<std::uint32_t, 8>& words) {

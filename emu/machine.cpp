@@ -502,7 +502,7 @@ RunResult Machine::run() {
     m.stimuli.open_live_sources();  // a replay's outside world is its log: it opens none
     m.branch_mask = m.want_branches ? 0xFF : 0;
     m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
-    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}, {}};
+    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}, {}, {}};
     for (const auto& d : m.devices) {
         info.devices.push_back(d->name);
         info.device_irqs.push_back(d->irq);

@@ -114,6 +114,14 @@ std::string format_capture(const decode::CaptureSummary& s) {
                   static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.exception_returns),
                   static_cast<unsigned long long>(s.trace_on), static_cast<unsigned long long>(s.gaps), static_cast<unsigned long long>(s.cycles));
     out += line;
+    if (s.cores.size() > 1)  // each core apart: its own instructions and its own clock
+        for (const auto& c : s.cores) {
+            std::snprintf(line, sizeof line, "    %-12s trace ID %-4u %-14s %llu instructions, %llu exceptions, %llu cycles\n", c.core.name.c_str(),
+                          c.core.trace_id, (c.core.core + (c.core.core_type.empty() ? "" : " " + c.core.core_type)).c_str(),
+                          static_cast<unsigned long long>(c.instructions), static_cast<unsigned long long>(c.exceptions),
+                          static_cast<unsigned long long>(c.cycles));
+            out += line;
+        }
     if (s.lost_bytes) {
         std::snprintf(line, sizeof line, "  lost            %llu bytes while resynchronising, first at byte %lld\n",
                       static_cast<unsigned long long>(s.lost_bytes), static_cast<long long>(s.first_loss_at));
@@ -130,6 +138,17 @@ std::string format_capture(const decode::CaptureSummary& s) {
 nlohmann::json capture_json(const decode::CaptureSummary& s) {
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& e : s.errors) errors.push_back({{"offset", e.offset}, {"reason", e.reason}});
+    nlohmann::json cores = nlohmann::json::array();
+    for (const auto& c : s.cores)
+        cores.push_back({{"source", c.core.name},
+                         {"core", c.core.core},
+                         {"core_type", c.core.core_type},
+                         {"trace_id", c.core.trace_id},
+                         {"exceptions_numbered", c.core.exceptions == trace::ExceptionModel::MProfile ? "M-profile" : "PFT (A/R-profile)"},
+                         {"ranges", c.ranges},
+                         {"instructions", c.instructions},
+                         {"exceptions", c.exceptions},
+                         {"cycles", c.cycles}});
     return {{"snapshot", s.snapshot},       {"trace_ids", s.trace_ids},
             {"ranges", s.ranges},           {"instructions", s.instructions},
             {"exceptions", s.exceptions},   {"exception_returns", s.exception_returns},
@@ -137,7 +156,7 @@ nlohmann::json capture_json(const decode::CaptureSummary& s) {
             {"cycles", s.cycles},           {"bytes", s.bytes},
             {"lost_bytes", s.lost_bytes},   {"first_loss_at", s.first_loss_at},
             {"error_count", s.error_count}, {"errors", errors},
-            {"damaged", s.damaged()}};
+            {"damaged", s.damaged()},       {"cores", cores}};
 }
 
 }  // namespace emutrace::session

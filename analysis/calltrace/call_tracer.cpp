@@ -132,15 +132,37 @@ std::uint32_t CallTracer::thread_index(std::uint32_t tcb, const std::string& nam
     return it->second;
 }
 
+void CallTracer::on_start(const trace::RunInfo& info) {
+    cores_.clear();
+    if (info.cores.size() < 2) return;
+    for (const auto& c : info.cores) cores_.push_back({(c.core.empty() ? c.name : c.core) + " (" + c.name + ")", 0, {}});
+}
+
+// Each core has its own thread (named after it) and its own nest of handlers; another core's
+// events leave them as they are until it runs again.
+void CallTracer::switch_core(std::uint32_t core) {
+    if (core >= cores_.size() || core == core_) return;
+    if (core_ < cores_.size()) {
+        cores_[core_].exception_contexts = std::move(exception_contexts_);
+        cores_[core_].thread = current_thread_;
+    }
+    core_ = core;
+    Core& c = cores_[core];
+    if (c.thread == 0) c.thread = static_cast<std::uint32_t>(thread_names_.size()), thread_names_.push_back(c.name);
+    current_thread_ = c.thread;
+    exception_contexts_ = std::move(c.exception_contexts);
+    exception_base_ = kExceptionContext + static_cast<std::uint32_t>(core) * 0x100;
+    live_ = nullptr;
+}
+
 void CallTracer::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         last_cycle_ = e.cycle;
         switch (e.kind) {
             case trace::EventKind::Branch: on_branch(e); break;
             case trace::EventKind::ExceptionEntry: {
-                std::uint32_t interrupted =
-                    exception_contexts_.empty() ? current_thread_ : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
-                exception_contexts_.push_back(Context{kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size()), 1, {}, false});
+                std::uint32_t interrupted = exception_contexts_.empty() ? current_thread_ : exception_context(exception_contexts_.size() - 1);
+                exception_contexts_.push_back(Context{exception_context(exception_contexts_.size()), 1, {}, false});
                 live_ = nullptr;  // the vector may have moved its contexts
                 emit({CallEvent::Kind::ExceptionEntry, e.cycle, e.value, 1, interrupted, 0, 0, 0, false, false});
                 break;
@@ -151,14 +173,17 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                 while (!c.frames.empty()) pop(c, e.cycle);
                 exception_contexts_.pop_back();
                 live_ = nullptr;
-                std::uint32_t resumed =
-                    exception_contexts_.empty() ? current_thread_ : kExceptionContext + static_cast<std::uint32_t>(exception_contexts_.size() - 1);
+                std::uint32_t resumed = exception_contexts_.empty() ? current_thread_ : exception_context(exception_contexts_.size() - 1);
                 emit({CallEvent::Kind::ExceptionReturn, e.cycle, e.value, 1, resumed, 0, 0, 0, false, false});
                 break;
             }
             case trace::EventKind::ThreadSwitch:
                 current_thread_ = thread_index(e.address, std::string(batch.thread_name(e)));
                 live_ = nullptr;
+                emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0, false, false});
+                break;
+            case trace::EventKind::CoreSwitch:
+                switch_core(e.value);
                 emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0, false, false});
                 break;
             case trace::EventKind::Marker:
@@ -170,10 +195,18 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
 }
 
 void CallTracer::on_end() {
-    while (!exception_contexts_.empty()) {
-        Context& c = exception_contexts_.back();
-        while (!c.frames.empty()) pop(c, last_cycle_, false, true);
-        exception_contexts_.pop_back();
+    auto close_handlers = [this] {
+        while (!exception_contexts_.empty()) {
+            Context& c = exception_contexts_.back();
+            while (!c.frames.empty()) pop(c, last_cycle_, false, true);
+            exception_contexts_.pop_back();
+        }
+    };
+    close_handlers();
+    for (std::uint32_t core = 0; core < cores_.size(); ++core) {  // the other cores' handlers
+        if (cores_[core].exception_contexts.empty()) continue;
+        switch_core(core);
+        close_handlers();
     }
     live_ = nullptr;
     for (auto& [thread, c] : thread_contexts_) {

@@ -54,13 +54,15 @@ public:
     explicit CallTracer(const decode::ElfImage& image);
 
     std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions | trace::WantMarkers; }
+    void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;
 
     void add_listener(CallListener& listener) { listeners_.push_back(&listener); }
 
     /// Thread names by index; 0 is the code that runs before any thread ("main"), 1 the
-    /// exception handlers ("isr").
+    /// exception handlers ("isr"). Each core of a multi-core capture is a thread of its own, named
+    /// after the core, with its own call stacks (its handlers' among them).
     const std::vector<std::string>& threads() const { return thread_names_; }
     /// The live call stack of the current context, outermost first, as function addresses.
     std::vector<std::uint32_t> current_stack() const;
@@ -91,6 +93,8 @@ private:
     Context& refresh_live();
     std::uint32_t function_of(std::uint32_t address) const;
     std::uint32_t thread_index(std::uint32_t tcb, const std::string& name);
+    void switch_core(std::uint32_t core);
+    std::uint32_t exception_context(std::size_t nesting) const { return exception_base_ + static_cast<std::uint32_t>(nesting); }
 
     const decode::ElfImage& image_;
     std::vector<CallListener*> listeners_;
@@ -99,7 +103,16 @@ private:
     std::unordered_map<std::uint32_t, Context> thread_contexts_;  ///< by thread index
     std::vector<Context> exception_contexts_;                     ///< one per active exception
     std::uint32_t current_thread_ = 0;
-    Context* live_ = nullptr;  ///< cache of live(); node addresses in thread_contexts_ are stable
+    /// A multi-core capture's cores: each one's thread and active exceptions while another runs.
+    struct Core {
+        std::string name;
+        std::uint32_t thread = 0;
+        std::vector<Context> exception_contexts;
+    };
+    std::vector<Core> cores_;
+    std::size_t core_ = SIZE_MAX;                       ///< the core whose events come now (none before the first switch)
+    std::uint32_t exception_base_ = kExceptionContext;  ///< its handlers' contexts start here
+    Context* live_ = nullptr;                           ///< cache of live(); node addresses in thread_contexts_ are stable
     std::uint64_t last_cycle_ = 0;
     std::uint64_t unmatched_returns_ = 0;
 };

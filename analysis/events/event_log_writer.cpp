@@ -70,10 +70,23 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 break;
             }
             case EventKind::ExceptionEntry:
-                print(
-                    "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"return_address\":\"0x%08x\","
-                    "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
-                    static_cast<unsigned long long>(e.cycle), e.value, e.address, e.extra, e.width ? "psp" : "msp");
+                if (cores_.empty()) {  // emulated: the frame's stack is known
+                    print(
+                        "{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"name\":\"%s\",\"return_address\":\"0x%08x\","
+                        "\"sp\":\"0x%08x\",\"stack\":\"%s\"}\n",
+                        static_cast<unsigned long long>(e.cycle), e.value, trace::exception_name(trace::ExceptionModel::MProfile, e.value).c_str(),
+                        e.address, e.extra, e.width ? "psp" : "msp");
+                } else {  // captured: numbered as the core that took it numbers them; a trace shows no stack
+                    const trace::TracedCore& core = cores_[core_ < cores_.size() ? core_ : 0];
+                    print("{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"name\":\"%s\",\"return_address\":\"0x%08x\"}\n",
+                          static_cast<unsigned long long>(e.cycle), e.value, trace::exception_name(core.exceptions, e.value).c_str(), e.address);
+                }
+                break;
+            case EventKind::CoreSwitch:
+                core_ = e.value;
+                if (core_ < cores_.size())
+                    print("{\"cycle\":%llu,\"kind\":\"core\",\"source\":%s,\"core\":%s,\"trace_id\":%u}\n", static_cast<unsigned long long>(e.cycle),
+                          nlohmann::json(cores_[core_].name).dump().c_str(), nlohmann::json(cores_[core_].core).dump().c_str(), e.address);
                 break;
             case EventKind::ExceptionReturn:
                 print(

@@ -25,7 +25,10 @@ public:
         return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
                trace::WantWatches;
     }
-    void on_start(const trace::RunInfo& info) override { devices_ = info.devices; }
+    void on_start(const trace::RunInfo& info) override {
+        devices_ = info.devices;
+        cores_ = info.cores;
+    }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;
 
@@ -45,6 +48,8 @@ private:
     int error_ = 0;  ///< errno of the first failed write
     std::FILE* out_;
     std::vector<std::string> devices_;
+    std::vector<trace::TracedCore> cores_;  ///< a capture's cores; empty for an emulated run
+    std::size_t core_ = 0;                  ///< the one the events come from now
 };
 
 }  // namespace emutrace::analysis

@@ -23,6 +23,7 @@ enum class EventKind : std::uint8_t {
     Gap,              ///< a decoded capture lost or restarted the trace here (no sync, trace on)
     Watch,            ///< execution reached a watch point an analysis asked for (a function's entry or return)
     Access,           ///< a load or store to RAM (for sinks that want memory accesses: slow, for replay)
+    CoreSwitch,       ///< the events after it come from another core (a trace source of a multi-core capture)
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -47,23 +48,26 @@ enum class BlockEnd : std::uint8_t {
 enum class OutputChannel : std::uint16_t { Stdout = 1, Stderr = 2, Device = 3 };
 
 struct Event {
-    /// Cycle stamp: cycles spent before this event (block start, access, print, stop).
+    /// Cycle stamp: cycles spent before this event (block start, access, print, stop), on the
+    /// clock of the source that produced it (each core of a capture counts its own cycles).
     std::uint64_t cycle;
     /// Block: address of the first instruction. Mmio: absolute bus address.
     /// Output: 0. Stop: program counter at the stop. ExceptionEntry: the return address
     /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
-    /// control block. Watch: the watch point. Access: the data address.
+    /// control block. Watch: the watch point. Access: the data address. CoreSwitch: its trace ID.
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
-    /// (emu/run_result.h). ExceptionEntry/Return: the exception number (16 + n for IRQ n).
+    /// (emu/run_result.h). ExceptionEntry/Return: the exception number in the profile of the core
+    /// that took it (M-profile: 16 + n for IRQ n; A/R-profile PTM: PFT's exception encoding).
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     /// Watch: r0 there (a function's first argument at its entry, its result at its return).
     /// Access: the stack pointer then (to tell a thread's stack from shared data).
+    /// CoreSwitch: the index of the core in RunInfo::cores.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
-    /// pointer after stacking. ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
+    /// pointer after stacking (0 from a capture, which does not see it). ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
     /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
     /// Watch: r1 there. Access: the pc of the load or store.

@@ -23,6 +23,24 @@ enum Capability : std::uint32_t {
     WantMemory = 1u << 7,      ///< every load and store to RAM (slow: a hook per instruction and access)
 };
 
+/// How a core numbers its exceptions (and whether it stacks a frame for them).
+enum class ExceptionModel : std::uint8_t {
+    MProfile,  ///< Cortex-M: 1 Reset, 2 NMI, 3 HardFault, ..., 15 SysTick, 16 + n IRQ n
+    PftA,      ///< Cortex-A/R traced by a PTM: PFT 1.1's encoding (1 Debug halt, ..., 14 IRQ, 15 FIQ)
+};
+
+/// The readable name of exception `number` in `model` ("SysTick", "IRQ3", "Data abort").
+std::string exception_name(ExceptionModel model, std::uint32_t number);
+
+/// One trace source of a capture: a core and the trace unit that traced it.
+struct TracedCore {
+    std::string name;  ///< the trace unit, e.g. "PTM_0"
+    std::string core;  ///< the core it traces, e.g. "cpu_3", and its type, e.g. "Cortex-A15"
+    std::string core_type;
+    std::uint8_t trace_id = 0;
+    ExceptionModel exceptions = ExceptionModel::MProfile;
+};
+
 /// What a source tells its sinks before the first batch.
 struct RunInfo {
     std::string source;                ///< e.g. "emulator" or a capture file name
@@ -32,6 +50,9 @@ struct RunInfo {
     std::vector<std::string> devices;  ///< device names, indexed by Event::channel
     std::string timing;                ///< the cycle model: "trm", "none"; empty for a capture
     std::vector<int> device_irqs;      ///< each device's external interrupt line, -1 for none
+    /// A capture's trace sources, indexed by Source events; empty for an emulated run (one
+    /// Cortex-M core, whose exception frames and stack pointers the events carry).
+    std::vector<TracedCore> cores;
 };
 
 /// Memory a sink lends a source to write batches into, so that a sink which keeps every batch

@@ -13,6 +13,7 @@ struct CollectingSink final : trace::TraceSink {
     std::vector<trace::Event> markers;
     std::size_t branches = 0;
     std::size_t gaps = 0;
+    std::size_t core_switches = 0;
     trace::RunInfo info;
     std::string text;
     std::uint64_t block_instructions = 0;
@@ -58,6 +59,7 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::Gap: ++gaps; break;
                 case trace::EventKind::Watch: watches.push_back(e); break;
                 case trace::EventKind::Access: accesses.push_back(e); break;
+                case trace::EventKind::CoreSwitch: ++core_switches; break;
             }
         }
     }
