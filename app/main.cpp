@@ -146,8 +146,8 @@ int run(int argc, char** argv) {
     std::string max_instructions;
     std::string wall_clock;
     // run and replay take the same machine options into the same variables (one subcommand parses).
-    std::string run_json, run_junit;
-    std::vector<CLI::Option*> json_options, junit_options;
+    std::string run_json, run_junit, run_checkpoint;
+    std::vector<CLI::Option*> json_options, junit_options, checkpoint_options;
     auto declare_run_options = [&](CLI::App* cmd) {
         cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
@@ -166,6 +166,10 @@ int run(int argc, char** argv) {
         cmd->add_option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
         json_options.push_back(cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file"));
         junit_options.push_back(cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML"));
+        checkpoint_options.push_back(cmd->add_option("--checkpoint-every", run_checkpoint,
+                                                     "Rewrite the --json result every this much emulated time, e.g. 1h: a long run that is "
+                                                     "killed keeps its figures up to the last one (outputs.checkpoint_every)")
+                                         ->type_name("DURATION"));
     };
     CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
     declare_run_options(run_cmd);
@@ -396,6 +400,8 @@ int run(int argc, char** argv) {
         if (o->count()) run.options["json"] = run_json;
     for (CLI::Option* o : junit_options)
         if (o->count()) run.options["junit"] = run_junit;
+    for (CLI::Option* o : checkpoint_options)
+        if (o->count()) run.options["checkpoint_every"] = run_checkpoint;
     cc_analysis_options.collect(cc.options);
     ring_analysis_options.collect(ring.options);
     if (ring_json_opt->count()) ring.options["json"] = ring_json;

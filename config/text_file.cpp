@@ -8,16 +8,29 @@
 
 namespace emutrace::config {
 
+TextFileWriter::TextFileWriter(const std::string& path, std::string_view what) : path_(path), what_(what), out_(std::fopen(path.c_str(), "wb")) {
+    if (!out_) throw ConfigError(path + ": cannot write the " + what_ + ": " + std::strerror(errno));
+}
+
+TextFileWriter::~TextFileWriter() {
+    if (out_) std::fclose(out_);
+}
+
+// A full disk shows only when the data reaches it: at a write, the flush or the close.
+void TextFileWriter::close() {
+    if (!out_) return;
+    if (std::fflush(out_) != 0 && !error_) error_ = errno;
+    if (std::fclose(out_) != 0 && !error_) error_ = errno;
+    out_ = nullptr;
+    if (error_) throw ConfigError(path_ + ": writing the " + what_ + " failed: " + std::strerror(error_));
+}
+
 namespace {
 
 void write_file(const std::string& path, const char* data, std::size_t size, std::string_view what) {
-    std::FILE* out = std::fopen(path.c_str(), "wb");
-    if (!out) throw ConfigError(path + ": cannot write the " + std::string(what) + ": " + std::strerror(errno));
-    // A full disk shows only when the data reaches it: at the write, the flush or the close.
-    bool written = std::fwrite(data, 1, size, out) == size && std::fflush(out) == 0;
-    int error = written ? 0 : errno;
-    if (std::fclose(out) != 0 && written) written = false, error = errno;
-    if (!written) throw ConfigError(path + ": writing the " + std::string(what) + " failed: " + std::strerror(error ? error : EIO));
+    TextFileWriter out(path, what);
+    out.write({data, size});
+    out.close();
 }
 
 }  // namespace

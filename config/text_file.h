@@ -3,7 +3,9 @@
 // written, or a disk that fills, is their input at fault, so it throws ConfigError naming the file
 // and what it was to hold.
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,5 +15,25 @@ namespace emutrace::config {
 void write_text_file(const std::string& path, std::string_view text, std::string_view what);
 /// The same for bytes (a trace, a patched ELF, a log).
 void write_binary_file(const std::string& path, std::span<const std::uint8_t> bytes, std::string_view what);
+
+/// A result file written piece by piece, for one too large to hold in memory first: the same
+/// errors as write_text_file, thrown by close() (or the constructor) once the data has reached the disk.
+class TextFileWriter {
+public:
+    TextFileWriter(const std::string& path, std::string_view what);
+    ~TextFileWriter();
+    TextFileWriter(const TextFileWriter&) = delete;
+    TextFileWriter& operator=(const TextFileWriter&) = delete;
+    void write(std::string_view text) {
+        if (std::fwrite(text.data(), 1, text.size(), out_) != text.size() && !error_) error_ = errno ? errno : EIO;
+    }
+    /// Flushes and closes; throws ConfigError naming the file when any write failed.
+    void close();
+
+private:
+    std::string path_, what_;
+    std::FILE* out_;
+    int error_ = 0;
+};
 
 }  // namespace emutrace::config

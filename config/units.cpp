@@ -102,6 +102,8 @@ std::optional<double> parse_seconds(std::string_view text) {
         factor = 1e-9;
     else if (suffix == "min")
         factor = 60;
+    else if (suffix == "h")
+        factor = 3600;
     else
         return std::nullopt;
     auto v = parse_real(number);

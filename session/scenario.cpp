@@ -249,6 +249,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
     std::vector<std::string> outputs(std::begin(kRunOutputs), std::end(kRunOutputs));
+    outputs.insert(outputs.end(), std::begin(kRunOutputSettings), std::end(kRunOutputSettings));
     for (const auto& k : registry.outputs()) outputs.push_back(k);
     out.allow_only(outputs);
     if (out.defined())

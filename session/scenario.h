@@ -30,6 +30,9 @@ struct Scenario {
 
 /// The outputs every run has, whatever analyses run: the JSON result and the JUnit report.
 inline constexpr const char* kRunOutputs[] = {"json", "junit", "dump-ram"};
+/// How the run writes them: outputs.checkpoint_every (--checkpoint-every), emulated time between
+/// rewrites of the JSON result during the run.
+inline constexpr const char* kRunOutputSettings[] = {"checkpoint_every"};
 
 /// Parses and validates the machine and the keys; a top-level key or output no analysis of
 /// `registry` registered is an error naming file and line. Analyses parse their sections later.

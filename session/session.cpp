@@ -1,11 +1,16 @@
 #include "emutrace/session.h"
 #include "config/text_file.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
 
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "config/units.h"
@@ -13,6 +18,7 @@
 #include "decode/memory_dump.h"
 #include "decode/program.h"
 #include "emu/machine.h"
+#include "session/checkpoint_sink.h"
 #include "session/junit_report.h"
 #include "session/recorded_source.h"
 #include "session/run_report.h"
@@ -76,6 +82,16 @@ std::string firmware_path(const RunRequest& r, const session::Scenario& sc) {
     return elf.string();
 }
 
+// The process's resident memory now, for the checkpoints of a long run (0 where /proc has none).
+std::uint64_t resident_kib() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long long size = 0, resident = 0;
+    int n = std::fscanf(f, "%llu %llu", &size, &resident);
+    std::fclose(f);
+    return n == 2 ? resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 1024 : 0;
+}
+
 }  // namespace
 
 struct Session::Impl final : AnalysisSetup {
@@ -125,10 +141,56 @@ struct Session::Impl final : AnalysisSetup {
     }
     mutable std::optional<decode::Program> program_built;  ///< on the first analysis that asks
 
+    // --checkpoint-every: the JSON result rewritten as the run goes, so that a run of days that is
+    // killed keeps its figures up to the last period (the analyses' checkpoint()).
+    std::unique_ptr<session::CheckpointSink> checkpoints() {
+        std::string every = output("checkpoint_every");
+        if (every.empty()) return nullptr;
+        const std::string what = "--checkpoint-every / outputs.checkpoint_every";
+        std::optional<double> seconds = config::parse_seconds(every);
+        if (!seconds || *seconds <= 0) throw ConfigError(what + ": '" + every.substr(0, 80) + "' is no duration (10s, 15min, 1h)");
+        std::string path = output("json");
+        if (path.empty()) throw ConfigError(what + ": the checkpoints rewrite the JSON result: give --json FILE (or outputs.json)");
+        std::uint64_t hz = clock_hz();
+        if (!hz) throw ConfigError(what + ": the source has no clock to measure emulated time by");
+        auto period = static_cast<std::uint64_t>(*seconds * static_cast<double>(hz));
+        auto started = std::chrono::steady_clock::now();
+        return std::make_unique<session::CheckpointSink>(period, [this, path, hz, started, n = std::uint64_t{0}](std::uint64_t cycle) mutable {
+            nlohmann::json j;
+            rusage usage{};
+            getrusage(RUSAGE_SELF, &usage);
+            j["status"] = "running";
+            j["checkpoint"] = {{"number", ++n},
+                               {"cycle", cycle},
+                               {"emulated_seconds", static_cast<double>(cycle) / static_cast<double>(hz)},
+                               {"host_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
+                               {"rss_kib", resident_kib()},
+                               {"peak_rss_kib", usage.ru_maxrss}};
+            for (const auto& a : analyses) {
+                try {  // e.g. no bound yet: the function has not run
+                    std::string text = a.analysis->checkpoint();
+                    if (text.empty()) continue;
+                    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+                    if (!value.is_discarded()) j[a.name] = std::move(value);
+                } catch (const std::exception& e) {
+                    j[a.name] = {{"not_yet", e.what()}};
+                }
+            }
+            // Written beside and renamed over: a kill during the write leaves the last whole checkpoint.
+            try {
+                config::write_text_file(path + ".partial", j.dump(2) + "\n", "checkpoint");
+                std::filesystem::rename(path + ".partial", path);
+            } catch (const std::exception& e) {  // no exception crosses the source's callbacks
+                spdlog::warn("{}: checkpoint {} not written: {}", path, n, e.what());
+            }
+        });
+    }
+
     // Every option must be one some analysis or the run itself takes.
     void check_options() const {
         for (const auto& [name, value] : request.options) {
-            bool known = std::count(std::begin(session::kRunOutputs), std::end(session::kRunOutputs), name) > 0;
+            bool known = std::count(std::begin(session::kRunOutputs), std::end(session::kRunOutputs), name) > 0 ||
+                         std::count(std::begin(session::kRunOutputSettings), std::end(session::kRunOutputSettings), name) > 0;
             for (const auto& t : registry.types()) {
                 for (const auto& o : t.outputs) known = known || o.name == name;
                 for (const auto& f : t.flags) known = known || f.name == name;
@@ -221,6 +283,9 @@ RunReport Session::run() {
     trace::TraceSource& source = s.recorded ? static_cast<trace::TraceSource&>(*s.recorded) : *s.machine;
     for (const auto& a : s.analyses)
         for (trace::TraceSink* sink : a.analysis->sinks()) source.add_sink(*sink);
+
+    std::unique_ptr<session::CheckpointSink> checkpoints = s.checkpoints();
+    if (checkpoints) source.add_sink(*checkpoints);  // last: the analyses have seen each batch first
 
     RunReport report;
     std::string firmware_failed;  // with emutrace_statuses: why the firmware's own verdict failed

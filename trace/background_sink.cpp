@@ -77,6 +77,7 @@ void BackgroundSink::replay_loop() {
             if (ready_.empty()) return;
             c = std::move(ready_.front());
             ready_.erase(ready_.begin());
+            replaying_ = true;
         }
         bool failed;
         {
@@ -103,8 +104,17 @@ void BackgroundSink::replay_loop() {
         c->ends.clear();
         std::lock_guard lock(mutex_);
         free_.push_back(std::move(c));
-        free_cv_.notify_one();
+        replaying_ = false;
+        free_cv_.notify_all();
     }
+}
+
+void BackgroundSink::settle() {
+    if (!worker_.joinable()) return;
+    if (!filling_->ends.empty()) hand_over();
+    std::unique_lock lock(mutex_);
+    ready_cv_.notify_one();
+    free_cv_.wait(lock, [this] { return ready_.empty() && !replaying_; });
 }
 
 void BackgroundSink::stop() {

@@ -38,6 +38,9 @@ public:
     /// calls the inner on_end on this thread.
     void on_end() override;
     BatchStorage* batch_storage() override { return this; }
+    /// Waits until the sink's thread has replayed every batch so far: until the next batch, the
+    /// inner sink's state may be read on this thread (a long run's checkpoint).
+    void settle();
 
 private:
     struct Chunk {
@@ -62,6 +65,7 @@ private:
     std::vector<std::unique_ptr<Chunk>> free_;
     bool closing_ = false;
     bool worker_waiting_ = false;
+    bool replaying_ = false;  ///< the worker holds a chunk it has taken from ready_
     std::exception_ptr failure_;
     std::thread worker_;
 };

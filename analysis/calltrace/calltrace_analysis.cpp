@@ -82,9 +82,12 @@ class UserEventLog final : public CallListener {
 public:
     static constexpr std::size_t kMax = 100'000;
     void on_call_event(const CallEvent& e) override {
-        if (e.kind == CallEvent::Kind::Marker && events.size() < kMax) events.push_back(e);
+        if (e.kind != CallEvent::Kind::Marker) return;
+        ++counts[e.id];
+        if (events.size() < kMax) events.push_back(e);
     }
-    std::vector<CallEvent> events;
+    std::vector<CallEvent> events;                  ///< the first kMax
+    std::map<std::uint32_t, std::uint64_t> counts;  ///< every one, by id
 };
 
 /// The files the analysis writes and the baseline it compares with.
@@ -106,11 +109,15 @@ public:
     /// Profile table, phases and constraint table, for the terminal.
     std::string summary() const override;
     std::string json() const override { return to_json().dump(); }
+    /// The profile, constraints and user-event counts so far (calls still open are not in it yet).
+    std::string checkpoint() override { return to_json(false).dump(); }
     std::vector<TestCase> test_cases() const override;
     std::vector<std::string> failures() const override;
 
 private:
-    nlohmann::json to_json() const;
+    /// `every_user_event`: the list of user events (up to UserEventLog::kMax), else their counts
+    /// by id only (a checkpoint's, whose cost must not grow with the run).
+    nlohmann::json to_json(bool every_user_event = true) const;
     /// Constraints whose max or mean duration grew by more than the threshold (0.05 = 5%) over the
     /// same constraint in the baseline (an earlier --json result): {name, measure, baseline, now, change}.
     nlohmann::json regressions(const nlohmann::json& baseline, double threshold) const;
@@ -159,6 +166,7 @@ TraceAnalysis::TraceAnalysis(CalltraceConfig config, CalltraceOutputs outputs, c
     auto is_selected = [this](std::uint32_t address) { return selected(address); };
     if (!outputs_.perfetto.empty()) {
         perfetto_ = std::make_unique<PerfettoWriter>(tracer_, clock_hz, is_selected);
+        checker_.on_window([w = perfetto_.get()](std::size_t constraint, const ConstraintWindow& window) { w->on_window(constraint, window); });
         tracer_.add_listener(*perfetto_);
     }
     if (!outputs_.trace.empty()) {
@@ -238,8 +246,8 @@ std::vector<TestCase> TraceAnalysis::test_cases() const {
         t.name = r.spec->name;
         t.seconds = static_cast<double>(r.occurrences ? r.max : 0) / static_cast<double>(clock_hz_);
         if (!r.passed()) {
-            t.failure = std::to_string(r.violations.size()) + " of " + std::to_string(r.occurrences) +
-                        " occurrences violated: " + r.violations.front().reason;
+            t.failure =
+                std::to_string(r.violation_count) + " of " + std::to_string(r.occurrences) + " occurrences violated: " + r.violations.front().reason;
             for (const auto& x : r.violations) {
                 t.details += x.reason + " at cycle " + std::to_string(x.end_cycle) + "; stack:";
                 for (const auto& f : x.stack) t.details += " " + f;
@@ -285,11 +293,9 @@ std::string TraceAnalysis::summary() const {
             out += line;
         }
     }
-    if (!user_events_.events.empty()) {
-        std::map<std::uint32_t, std::size_t> by_id;
-        for (const auto& e : user_events_.events) ++by_id[e.id];
+    if (!user_events_.counts.empty()) {
         out += "user events  ";
-        for (const auto& [id, n] : by_id) out += " id " + std::to_string(id) + ": " + std::to_string(n) + "x";
+        for (const auto& [id, n] : user_events_.counts) out += " id " + std::to_string(id) + ": " + std::to_string(n) + "x";
         out += "\n";
     }
     if (!checker_.results().empty()) {
@@ -308,15 +314,20 @@ std::string TraceAnalysis::summary() const {
                           static_cast<unsigned long long>(r.occurrences), r.occurrences ? time_text(r.min, clock_hz_).c_str() : "-",
                           time_text(static_cast<std::uint64_t>(r.mean()), clock_hz_).c_str(), time_text(r.max, clock_hz_).c_str(),
                           r.spec->limit_cycles ? time_text(r.spec->limit_cycles, clock_hz_).c_str() : "-", slack,
-                          r.passed() ? "ok" : ("VIOLATED " + std::to_string(r.violations.size()) + "x").c_str());
+                          r.passed() ? "ok" : ("VIOLATED " + std::to_string(r.violation_count) + "x").c_str());
             out += line;
-            for (const auto& v : r.violations) {
+            constexpr std::size_t kShown = 5;  // the rest are in the JSON and the JUnit report
+            for (std::size_t k = 0; k < r.violations.size() && k < kShown; ++k) {
+                const Violation& v = r.violations[k];
                 std::string stack;
                 for (const auto& f : v.stack) stack += (stack.empty() ? "" : " > ") + f;
                 std::snprintf(line, sizeof line, "    at %s (key %u): %s; stack: %s\n", time_text(v.end_cycle, clock_hz_).c_str(), v.key,
                               v.reason.c_str(), stack.empty() ? "(none)" : stack.c_str());
                 out += line;
             }
+            if (r.violation_count > kShown)
+                out += "    ... and " + std::to_string(r.violation_count - kShown) + " more (--json lists the first " +
+                       std::to_string(ConstraintResult::kMaxViolations) + ")\n";
         }
     }
     if (!auto_dropped_.empty()) {
@@ -328,7 +339,7 @@ std::string TraceAnalysis::summary() const {
     return out;
 }
 
-nlohmann::json TraceAnalysis::to_json() const {
+nlohmann::json TraceAnalysis::to_json(bool every_user_event) const {
     using nlohmann::json;
     json functions = json::array();
     for (const auto& [fn, s] : profile_.overall())
@@ -368,14 +379,23 @@ nlohmann::json TraceAnalysis::to_json() const {
                                {"worst_slack_cycles", r.worst_slack()},
                                {"passed", r.passed()},
                                {"violations", violations},
+                               {"violation_count", r.violation_count},
                                {"open_at_end", r.open_at_end}});
     }
     json user_events = json::array();
-    for (const auto& e : user_events_.events)
-        user_events.push_back({{"cycle", e.cycle}, {"id", e.id}, {"payload", e.payload}, {"thread", tracer_.threads().at(e.thread)}});
-    return {{"functions", functions},        {"per_thread", per_thread},   {"threads", tracer_.threads()},
-            {"constraints", constraints},    {"user_events", user_events}, {"unmatched_returns", tracer_.unmatched_returns()},
-            {"auto_dropped", auto_dropped_}, {"regressions", regressions_}};
+    if (every_user_event)
+        for (const auto& e : user_events_.events)
+            user_events.push_back({{"cycle", e.cycle}, {"id", e.id}, {"payload", e.payload}, {"thread", tracer_.threads().at(e.thread)}});
+    json counts = json::object();
+    for (const auto& [id, n] : user_events_.counts) counts[std::to_string(id)] = n;
+    return {{"functions", functions},
+            {"per_thread", per_thread},
+            {"threads", tracer_.threads()},
+            {"constraints", constraints},
+            {every_user_event ? "user_events" : "user_event_counts", every_user_event ? user_events : counts},
+            {"unmatched_returns", tracer_.unmatched_returns()},
+            {"auto_dropped", auto_dropped_},
+            {"regressions", regressions_}};
 }
 
 nlohmann::json TraceAnalysis::regressions(const nlohmann::json& baseline, double threshold) const {

@@ -41,8 +41,8 @@ void ConstraintChecker::close(std::size_t i, std::uint32_t key, std::uint64_t st
     if (reason.empty() && s.limit_cycles && d > s.limit_cycles) {
         reason = "took " + std::to_string(d) + " cycles, over the limit of " + std::to_string(s.limit_cycles);
     }
-    if (!reason.empty()) r.violations.push_back({start, end, key, reason, stack_names()});
-    r.windows.push_back({start, end, key, !reason.empty()});
+    if (!reason.empty() && ++r.violation_count <= ConstraintResult::kMaxViolations) r.violations.push_back({start, end, key, reason, stack_names()});
+    if (window_listener_) window_listener_(i, {start, end, key, !reason.empty()});
 }
 
 void ConstraintChecker::on_call_event(const CallEvent& e) {

@@ -5,6 +5,7 @@
 // the print head). Marker events pair by payload when asked, so overlapping jobs are kept apart.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,16 +46,19 @@ struct ConstraintWindow {
 };
 
 struct ConstraintResult {
+    /// A run of days keeps the figures of every occurrence but the details of only the first
+    /// violations, so that its memory stays flat.
+    static constexpr std::size_t kMaxViolations = 1'000;
     const ConstraintSpec* spec = nullptr;
-    std::vector<ConstraintWindow> windows;  ///< every occurrence, in order
     std::uint64_t occurrences = 0;
     std::uint64_t min = UINT64_MAX, max = 0, total = 0;  ///< durations in cycles
-    std::vector<Violation> violations;
-    std::uint64_t open_at_end = 0;  ///< windows never closed
+    std::vector<Violation> violations;                   ///< the first kMaxViolations
+    std::uint64_t violation_count = 0;                   ///< all of them
+    std::uint64_t open_at_end = 0;                       ///< windows never closed
     double mean() const { return occurrences ? static_cast<double>(total) / static_cast<double>(occurrences) : 0; }
     /// limit - max duration (negative when violated); meaningless without a limit.
     std::int64_t worst_slack() const { return static_cast<std::int64_t>(spec->limit_cycles) - static_cast<std::int64_t>(occurrences ? max : 0); }
-    bool passed() const { return violations.empty(); }
+    bool passed() const { return violation_count == 0; }
 };
 
 class ConstraintChecker final : public CallListener {
@@ -64,6 +68,10 @@ public:
     void on_finish(std::uint64_t end_cycle) override;
     const std::vector<ConstraintResult>& results() const { return results_; }
     bool all_passed() const;
+    /// Told each occurrence's window as it closes, with the constraint's index in results() (the
+    /// Perfetto trace draws them).
+    using WindowListener = std::function<void(std::size_t constraint, const ConstraintWindow& window)>;
+    void on_window(WindowListener listener) { window_listener_ = std::move(listener); }
 
 private:
     void close(std::size_t i, std::uint32_t key, std::uint64_t start, std::uint64_t end, const std::string& deadline_reason);
@@ -72,6 +80,7 @@ private:
     std::vector<ConstraintSpec> specs_;
     const CallTracer& tracer_;
     std::vector<ConstraintResult> results_;
+    WindowListener window_listener_;
     std::vector<std::map<std::uint32_t, std::uint64_t>> open_;  ///< per constraint: key -> start cycle
 };
 

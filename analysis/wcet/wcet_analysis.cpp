@@ -32,6 +32,8 @@ public:
         return j.dump();
     }
     std::vector<std::string> failures() const override { return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{}; }
+    /// The bound from the runs of the function measured so far.
+    std::string checkpoint() override { return wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_).dump(); }
 
 private:
     WcetConfig config_;

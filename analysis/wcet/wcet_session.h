@@ -31,6 +31,10 @@ public:
     /// The sinks that measure a run. The aggregation and the call tracer run on threads of their
     /// own, overlapping the source.
     std::vector<trace::TraceSink*> sinks();
+    /// The bound of `query` from this run so far, for a long run's checkpoint: waits for the
+    /// measuring threads to catch up with the source first, and leaves the end-of-run figures as
+    /// they would have been without it.
+    WcetResult bound_so_far(WcetQuery query);
     /// This run's statistics merged with the loaded ones.
     StatisticsTable statistics(const std::vector<std::string>& stats_in, bool include_run) const;
     /// The bound of `query` from `stats`, with the soundness cross-check's verdict: this run's, and

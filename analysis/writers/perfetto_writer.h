@@ -9,6 +9,8 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "analysis/constraints/constraint_checker.h"
+#include "analysis/writers/record_spool.h"
+#include "config/text_file.h"
 
 namespace emutrace::analysis {
 
@@ -18,15 +20,26 @@ public:
     PerfettoWriter(const CallTracer& tracer, std::uint64_t clock_hz, std::function<bool(std::uint32_t)> selected)
         : tracer_(tracer), clock_hz_(clock_hz), selected_(std::move(selected)) {}
     void on_call_event(const CallEvent& e) override;
-    /// Writes the file; `constraints` adds their windows. Throws ConfigError when it cannot write.
+    /// A constraint window closed (ConstraintChecker::on_window): an async slice.
+    void on_window(std::size_t constraint, const ConstraintWindow& window);
+    /// Writes the file, event by event; `constraints` names the windows' constraints. Throws
+    /// ConfigError when it cannot write.
     void write(const std::string& path, const std::vector<ConstraintResult>& constraints) const;
     static constexpr std::size_t kMaxEvents = 2'000'000;  ///< beyond this, calls are dropped (said in the file)
 
 private:
+    void write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting) const;
+    struct Window {
+        std::size_t constraint;
+        ConstraintWindow window;
+    };
+
     const CallTracer& tracer_;
     std::uint64_t clock_hz_;
     std::function<bool(std::uint32_t)> selected_;
-    std::vector<CallEvent> events_;
+    // Kept until the end of the run, when the selection of functions is known, on disk.
+    RecordSpool<CallEvent> events_;
+    RecordSpool<Window> windows_;
     std::size_t dropped_ = 0;
 };
 

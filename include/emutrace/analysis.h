@@ -91,6 +91,12 @@ public:
     /// The analysis steers the emulated run as it happens (a replay: emutrace/steering.h); at
     /// most one per run. Owned by the analysis.
     virtual trace::Steering* steering() { return nullptr; }
+    /// The result so far, as the text of one JSON value like json()'s, for the checkpoints of a
+    /// long run (--checkpoint-every): a killed run keeps what its last checkpoint wrote. Called
+    /// between batches on the thread that delivers them, before finish(); an analysis whose sinks
+    /// run on a thread of their own waits for them first (trace::BackgroundSink::settle). The
+    /// default has nothing to say.
+    virtual std::string checkpoint() { return {}; }
     /// After the last batch: finish the figures and write the analysis's own output files.
     virtual void finish(const SourceTotals& totals) { (void)totals; }
     /// Lines for the terminal summary; empty for none.
