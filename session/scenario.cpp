@@ -18,7 +18,12 @@ emu::MemoryRegion parse_region(const config::Node& n) {
     r.name = n["name"].str();
     r.base = n["base"].u32();
     std::uint64_t size = n["size"].size();
-    if (size == 0 || size > 0x1'0000'0000ull - r.base) n["size"].fail("must be non-zero and end inside the 4 GiB space");
+    constexpr std::uint64_t kSpace = 0x1'0000'0000ull;
+    if (size == 0) n["size"].fail("must be non-zero");
+    if (size >= kSpace) n["size"].fail(std::to_string(size) + " bytes do not fit the 32-bit address space (4 GiB is all of it)");
+    if (size > kSpace - r.base)
+        n["size"].fail("the region would end " + std::to_string(r.base + size - kSpace) + " bytes past the 4 GiB space (it starts at " +
+                       config::hex32(r.base) + ")");
     r.size = static_cast<std::uint32_t>(size);
     std::string kind = n.has("kind") ? n["kind"].choice({"flash", "rom", "ram", "mmio"}) : "ram";
     r.mmio = kind == "mmio";

@@ -51,6 +51,19 @@ TEST_CASE("scenario: mistakes name the file, line and key") {
           std::string::npos);
 }
 
+TEST_CASE("scenario: a region's size must fit the 32-bit address space, and is reported as given when it does not") {
+    auto load = [](const std::string& memory) {
+        return session::load_scenario(config::Node::load_string("memory:\n  - " + memory + "\n", "t.yaml"));
+    };
+    CHECK_THROWS_WITH_AS(load("{name: all, base: 0, size: 4GiB}"), doctest::Contains("4294967296 bytes do not fit the 32-bit address space"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(load("{name: big, base: 0, size: 8GiB}"), doctest::Contains("8589934592 bytes do not fit"), ConfigError);
+    CHECK_THROWS_WITH_AS(load("{name: high, base: 0xF0000000, size: 512MiB}"), doctest::Contains("would end 268435456 bytes past the 4 GiB space"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(load("{name: none, base: 0, size: 0}"), doctest::Contains("t.yaml:2:33: memory[0].size: must be non-zero"), ConfigError);
+    CHECK(load("{name: top, base: 0xFFFFFC00, size: 1KiB}").machine.memory.size() == 1);
+}
+
 TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     auto load = [](const std::string& extra) {
         return session::load_scenario(config::Node::load_string("memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
