@@ -17,7 +17,8 @@ enum class Verbosity { Quiet, Normal, Verbose };
 
 struct RunOptions {
     std::string elf;
-    std::string scenario;  ///< empty = built-in mps2-an385 layout
+    std::string scenario;               ///< empty = built-in mps2-an385 layout
+    std::vector<std::string> settings;  ///< --set path=value over the scenario's keys
     MachineOverrides machine;
     /// --json, --junit and every registered analysis's options that were given, by name.
     std::map<std::string, std::string> options;

@@ -151,6 +151,10 @@ int run(int argc, char** argv) {
     auto declare_run_options = [&](CLI::App* cmd) {
         cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
+        cmd->add_option("--set", run.settings,
+                        "Set a scenario key over the file's (repeatable): --set clock=36MHz --set stimuli[0].jitter=200us "
+                        "--set 'peripherals[1].params.registers[0].sequence=[1, 2, 3]'")
+            ->type_name("PATH=VALUE");
         cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
         cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
         cmd->add_option("--timing", run.machine.timing,

@@ -9,6 +9,7 @@ int run_command(const AnalysisRegistry& registry, const RunOptions& o) {
     RunRequest request;
     request.firmware = o.elf;
     request.scenario = o.scenario;
+    request.settings = o.settings;
     request.options = o.options;
     request.machine = o.machine;
     request.emutrace_statuses = o.emutrace_statuses;

@@ -174,6 +174,62 @@ Node Node::load_string(const std::string& text, const std::string& name) {
     }
 }
 
+Node Node::with_settings(const std::vector<std::string>& settings) const {
+    if (settings.empty()) return *this;
+    YAML::Node root = YAML::Clone(value_->node);
+    if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    for (const std::string& setting : settings) {
+        auto fail = [&](const std::string& why) { throw ConfigError(one_line("--set " + setting + ": " + why)); };
+        std::size_t eq = setting.find('=');
+        if (eq == std::string::npos || eq == 0) fail("give it as path=value, e.g. clock=48MHz or stimuli[0].jitter=200us");
+        const std::string path = setting.substr(0, eq);
+        YAML::Node value;
+        try {
+            value = YAML::Load(setting.substr(eq + 1));
+        } catch (const YAML::ParserException& e) {
+            fail("the value is no YAML: " + one_line(e.msg));
+        }
+        // Walk the path: keys separated by '.', each followed by any number of [index].
+        YAML::Node at = root;
+        std::string walked;
+        std::size_t i = 0;
+        auto step = [&](auto&& key_or_index, bool last) {
+            if (last) {
+                at[key_or_index] = value;
+                return;
+            }
+            YAML::Node next = at[key_or_index];
+            at.reset(next);
+        };
+        while (i < path.size()) {
+            std::size_t end = path.find_first_of(".[", i);
+            std::string key = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+            if (key.empty()) fail("'" + path + "' has an empty key");
+            if (at.IsDefined() && !at.IsNull() && !at.IsMap()) fail(walked + " is no mapping, so it has no key '" + key + "'");
+            walked += (walked.empty() ? "" : ".") + key;
+            i = end == std::string::npos ? path.size() : end;
+            bool last = i == path.size();
+            step(key, last);
+            while (i < path.size() && path[i] == '[') {
+                std::size_t close = path.find(']', i);
+                if (close == std::string::npos) fail("'" + path + "' has a '[' without its ']'");
+                auto index = parse_integer(path.substr(i + 1, close - i - 1));
+                if (!at.IsSequence()) fail(walked + " is no list");
+                if (!index || *index >= at.size())
+                    fail(walked + " has " + std::to_string(at.size()) + " entries, no [" + path.substr(i + 1, close - i - 1) + "]");
+                walked += path.substr(i, close + 1 - i);
+                i = close + 1;
+                step(static_cast<std::size_t>(*index), i == path.size());
+            }
+            if (i < path.size()) {
+                if (path[i] != '.') fail("'" + path + "' is no key path");
+                ++i;
+            }
+        }
+    }
+    return Node(value(root, value_->mark), source_, path_);
+}
+
 std::string Node::where() const {
     if (value_->mark.is_null()) return source_->file;
     return source_->file + ":" + std::to_string(value_->mark.line + 1) + ":" + std::to_string(value_->mark.column + 1);

@@ -274,8 +274,8 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
     return load_scenario(config::Node::load_file(path), registry);
 }
 
-Scenario default_scenario() {
-    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario"));
+Scenario default_scenario(const std::vector<std::string>& settings) {
+    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario").with_settings(settings));
 }
 
 emu::TimingMode timing_option(const std::string& value) {

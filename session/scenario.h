@@ -41,7 +41,7 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 /// The `plugins:` list of a scenario document, resolved against its file.
 std::vector<std::string> scenario_plugins(const config::Node& root);
 /// The built-in MPS2-AN385 layout (scenarios/boards/mps2-an385.yaml, compiled in).
-Scenario default_scenario();
+Scenario default_scenario(const std::vector<std::string>& settings = {});
 /// The board presets compiled in from scenarios/boards/*.yaml, by file stem, in name order.
 std::vector<std::string> board_preset_names();
 /// The cycle model a --timing value names; throws ConfigError listing the choices.

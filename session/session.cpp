@@ -28,9 +28,9 @@ namespace emutrace {
 namespace {
 
 // The built-in board, or the scenario file with the plug-ins it names loaded into `registry`.
-session::Scenario load(const std::string& path, AnalysisRegistry& registry) {
-    if (path.empty()) return session::default_scenario();
-    config::Node root = config::Node::load_file(path);
+session::Scenario load(const std::string& path, const std::vector<std::string>& settings, AnalysisRegistry& registry) {
+    if (path.empty()) return session::default_scenario(settings);
+    config::Node root = config::Node::load_file(path).with_settings(settings);
     for (const auto& plugin : session::scenario_plugins(root)) registry.load_plugin(plugin);
     return session::load_scenario(root, registry);
 }
@@ -109,7 +109,8 @@ struct Session::Impl final : AnalysisSetup {
     std::unique_ptr<session::RecordedSource> recorded;  ///< a capture or a ring dump instead of the machine
     bool ran = false;
 
-    Impl(const AnalysisRegistry& r, RunRequest req) : registry(r), request(std::move(req)), scenario(load(request.scenario, registry)) {}
+    Impl(const AnalysisRegistry& r, RunRequest req)
+        : registry(r), request(std::move(req)), scenario(load(request.scenario, request.settings, registry)) {}
 
     // AnalysisSetup: what each analysis is built from.
     config::Node section(std::string_view key) const override { return (*scenario.root)[key]; }

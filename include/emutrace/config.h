@@ -23,6 +23,11 @@ public:
     static Node load_file(const std::string& path);
     /// Parses YAML text; `name` stands for the file name in messages.
     static Node load_string(const std::string& text, const std::string& name);
+    /// This document with `settings` applied, each "path=value": a key path as messages name it
+    /// (clock, stimuli[0].jitter, peripherals[1].params.output) and a YAML value (200us, [1, 2],
+    /// {irq: 3}). A missing key is added; an index past a list's end, a path through a value
+    /// that is no mapping or list, or a setting without '=' throw ConfigError naming the setting.
+    Node with_settings(const std::vector<std::string>& settings) const;
 
     bool defined() const;
     bool is_map() const;

@@ -31,6 +31,8 @@ struct MachineOverrides {
 struct RunRequest {
     std::string firmware;  ///< ELF path; empty: the scenario's `firmware:`
     std::string scenario;  ///< YAML path; empty: the built-in MPS2-AN385 board
+    /// Scenario keys set over the file's ("path=value", config::Node::with_settings): --set.
+    std::vector<std::string> settings;
     /// An OpenCSD snapshot directory: the analyses read this capture instead of an emulated run.
     std::string capture;
     unsigned capture_trace_id = 0;  ///< 0: every PTM source of the capture

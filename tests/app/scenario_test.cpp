@@ -64,6 +64,29 @@ TEST_CASE("scenario: a region's size must fit the 32-bit address space, and is r
     CHECK(load("{name: top, base: 0xFFFFFC00, size: 1KiB}").machine.memory.size() == 1);
 }
 
+TEST_CASE("scenario: --set sets any key by its path over the file's, and says what is wrong with a path") {
+    const config::Node base = config::Node::load_file(source("bench/soak.yaml"));
+    session::Scenario sc = session::load_scenario(base.with_settings(
+        {"clock=24MHz", "stimuli[0].every=2s", "seed=7", "peripherals[2].params.registers[0].sequence=[1, 2]", "stop.max_instructions=1000"}));
+    CHECK(sc.machine.clock_hz == 24'000'000u);
+    CHECK(sc.machine.stimuli.at(0).every_seconds == doctest::Approx(2.0));
+    CHECK(sc.machine.seed == 7u);
+    CHECK(sc.machine.stop.max_instructions == 1000u);
+    CHECK(session::load_scenario(base).machine.clock_hz == 48'000'000u);  // the file's own document is untouched
+    auto error = [&](const std::string& setting) {
+        try {
+            session::load_scenario(base.with_settings({setting}));
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error("stimuli[1].every=1s") == "--set stimuli[1].every=1s: stimuli has 1 entries, no [1]");
+    CHECK(error("clock.hz=1") == "--set clock.hz=1: clock is no mapping, so it has no key 'hz'");
+    CHECK(error("clock").find("give it as path=value") != std::string::npos);
+    CHECK(error("clokc=1MHz").find("clokc: unknown key") != std::string::npos);  // checked as a file's key is
+}
+
 TEST_CASE("scenario: stimuli, faults, nvic and rtos keys") {
     auto load = [](const std::string& extra) {
         return session::load_scenario(config::Node::load_string("memory: [{name: ram, base: 0x20000000, size: 64KiB}]\n" + extra, "s.yaml"));
