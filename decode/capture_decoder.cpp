@@ -75,9 +75,15 @@ struct Context {
     bool announce = false;                       ///< several sources: Source events mark the changes
     const SourceState* announced = nullptr;
 
+    /// Bytes of this buffer already counted as lost: several sources that lose sync over the
+    /// same stretch of a shared buffer lose its bytes once.
+    std::uint64_t lost_until = 0;
+
     void resynchronised(SourceState& s, std::uint32_t at) {
         if (s.lost_from < 0) return;
-        summary->lost_bytes += at - static_cast<std::uint64_t>(s.lost_from);
+        std::uint64_t from = std::max<std::uint64_t>(static_cast<std::uint64_t>(s.lost_from), lost_until);
+        if (at > from) summary->lost_bytes += at - from;
+        lost_until = std::max<std::uint64_t>(lost_until, at);
         s.lost_from = -1;
     }
 
@@ -404,6 +410,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         summary.bytes += data.size();
         ocsd_destroy_dcd_tree(tree);
         ctx.by_channel = {};  // the next buffer's decoders may reuse the channels
+        ctx.lost_until = 0;
     }
     if (present.empty()) throw ConfigError(dir + ": no PTM/PFT trace source feeds a trace buffer (trace.ini [source_buffers])");
     if (only_id && std::find(present.begin(), present.end(), only_id) == present.end()) {

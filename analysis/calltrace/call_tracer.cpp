@@ -134,8 +134,10 @@ std::uint32_t CallTracer::thread_index(std::uint32_t tcb, const std::string& nam
 
 void CallTracer::on_start(const trace::RunInfo& info) {
     cores_.clear();
+    core_ = SIZE_MAX;
+    exception_base_ = kExceptionContext;
     if (info.cores.size() < 2) return;
-    for (const auto& c : info.cores) cores_.push_back({(c.core.empty() ? c.name : c.core) + " (" + c.name + ")", 0, {}});
+    for (const auto& c : info.cores) cores_.push_back({(c.core.empty() ? c.name : c.core) + " (" + c.name + ")", 0, {}, 0});
 }
 
 // Each core has its own thread (named after it) and its own nest of handlers; another core's
@@ -158,6 +160,7 @@ void CallTracer::switch_core(std::uint32_t core) {
 void CallTracer::on_batch(const trace::EventBatch& batch) {
     for (const auto& e : batch.events) {
         last_cycle_ = e.cycle;
+        if (core_ < cores_.size() && e.kind != trace::EventKind::Stop && e.kind != trace::EventKind::CoreSwitch) cores_[core_].last_cycle = e.cycle;
         switch (e.kind) {
             case trace::EventKind::Branch: on_branch(e); break;
             case trace::EventKind::ExceptionEntry: {
@@ -182,10 +185,9 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
                 live_ = nullptr;
                 emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0, false, false});
                 break;
-            case trace::EventKind::CoreSwitch:
-                switch_core(e.value);
-                emit({CallEvent::Kind::ThreadSwitch, e.cycle, 0, current_thread_, current_thread_, 0, 0, 0, false, false});
-                break;
+            // Not a thread switch: no time passes on one core's clock while another's events are
+            // read, so nothing is switched out (each core's calls carry its thread and contexts).
+            case trace::EventKind::CoreSwitch: switch_core(e.value); break;
             case trace::EventKind::Marker:
                 emit({CallEvent::Kind::Marker, e.cycle, 0, exception_contexts_.empty() ? current_thread_ : 1u, 0, 0, e.value, e.extra, false, false});
                 break;
@@ -195,6 +197,7 @@ void CallTracer::on_batch(const trace::EventBatch& batch) {
 }
 
 void CallTracer::on_end() {
+    const std::uint64_t end = last_cycle_;
     auto close_handlers = [this] {
         while (!exception_contexts_.empty()) {
             Context& c = exception_contexts_.back();
@@ -202,17 +205,23 @@ void CallTracer::on_end() {
             exception_contexts_.pop_back();
         }
     };
-    close_handlers();
-    for (std::uint32_t core = 0; core < cores_.size(); ++core) {  // the other cores' handlers
-        if (cores_[core].exception_contexts.empty()) continue;
-        switch_core(core);
-        close_handlers();
-    }
-    live_ = nullptr;
-    for (auto& [thread, c] : thread_contexts_) {
+    auto close_thread = [this](std::uint32_t thread, Context& c) {
         current_thread_ = thread;
         while (!c.frames.empty()) pop(c, last_cycle_, false, true);
+    };
+    // Each core's calls still open end with its own trace, on its own clock.
+    for (std::uint32_t core = 0; core < cores_.size(); ++core) {
+        if (core != core_ && cores_[core].thread == 0) continue;  // no event of it came
+        switch_core(core);
+        last_cycle_ = cores_[core].last_cycle;
+        close_handlers();
+        live_ = nullptr;
+        if (auto it = thread_contexts_.find(current_thread_); it != thread_contexts_.end()) close_thread(it->first, it->second);
     }
+    last_cycle_ = end;
+    close_handlers();
+    live_ = nullptr;
+    for (auto& [thread, c] : thread_contexts_) close_thread(thread, c);
     for (auto* l : listeners_) l->on_finish(last_cycle_);
 }
 

@@ -108,6 +108,7 @@ private:
         std::string name;
         std::uint32_t thread = 0;
         std::vector<Context> exception_contexts;
+        std::uint64_t last_cycle = 0;  ///< its last event's stamp, on its own clock
     };
     std::vector<Core> cores_;
     std::size_t core_ = SIZE_MAX;                       ///< the core whose events come now (none before the first switch)

@@ -40,13 +40,16 @@ void Profile::on_call_event(const CallEvent& e) {
             break;
         }
         case CallEvent::Kind::ExceptionEntry: preempted_.emplace_back(e.context, e.cycle); break;
-        case CallEvent::Kind::ExceptionReturn:
-            if (!preempted_.empty()) {
-                auto [context, since] = preempted_.back();
-                preempted_.pop_back();
-                exclude_from_top(context, e.cycle - since);
-            }
+        case CallEvent::Kind::ExceptionReturn: {
+            // The entry that interrupted the context this return resumes: the last one on one
+            // core; on a capture of several, another core's may have come since.
+            auto it = std::find_if(preempted_.rbegin(), preempted_.rend(), [&](const auto& p) { return p.first == e.context; });
+            if (it == preempted_.rend()) break;
+            std::uint64_t since = it->second;
+            preempted_.erase(std::next(it).base());
+            exclude_from_top(e.context, e.cycle - since);
             break;
+        }
         case CallEvent::Kind::ThreadSwitch:
             switched_out_[current_thread_] = e.cycle;
             current_thread_ = e.thread;

@@ -48,9 +48,14 @@ const SoundnessReport& WcetSession::soundness() const {
 WcetResult WcetSession::bound_so_far(WcetQuery query) {
     background_.settle();
     tracer_background_.settle();
-    WcetResult r = bound(statistics({}, true), std::move(query));
-    soundness_.reset();  // worked out on part of the run: the end works it out again
-    return r;
+    try {
+        WcetResult r = bound(statistics({}, true), std::move(query));
+        soundness_.reset();  // worked out on part of the run: the end works it out again
+        return r;
+    } catch (...) {
+        soundness_.reset();
+        throw;
+    }
 }
 
 StatisticsTable WcetSession::statistics(const std::vector<std::string>& stats_in, bool include_run) const {

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -56,7 +58,8 @@ TEST_CASE("multi-core capture: each core decodes apart, on its own clock, as its
         Cli run = emutrace_cli("run " + firmware("irq_tests") + " -q -s " + dir.file(name + ".yaml") + " --cmdline " + c.cmdline + " --pft " +
                                dir.file(name + ".pft") + " --snapshot " + dir.file(name));
         REQUIRE_MESSAGE(run.status == 0, run.err);
-        Cli alone = emutrace_cli("crosscheck --snapshot " + dir.file(name) + " --json " + dir.file(name + ".json"));
+        Cli alone = emutrace_cli("crosscheck --snapshot " + dir.file(name) + " --json " + dir.file(name + ".json") + " --elf " +
+                                 firmware("irq_tests") + " --calltrace");
         REQUIRE_MESSAGE(alone.status == 0, alone.err);
         c.alone = json::parse(read_file(dir.file(name + ".json")));
         REQUIRE(c.alone["exceptions"].get<int>() > 0);
@@ -98,6 +101,21 @@ TEST_CASE("multi-core capture: each core decodes apart, on its own clock, as its
     }
     CHECK(capture["instructions"] == cores[0].alone["instructions"].get<std::uint64_t>() + cores[1].alone["instructions"].get<std::uint64_t>());
     CHECK(check.out.find("cpu_1") != std::string::npos);  // the summary lists each core
+
+    // The profile keeps each core's time on its own clock, however the two streams interleave:
+    // the functions take, per function, the cycles they take in the two cores' own captures.
+    const json both_json = json::parse(read_file(dir.file("both.json")));
+    std::map<std::string, std::uint64_t> expected, merged_profile;
+    for (const Core& c : cores)
+        for (const auto& f : c.alone["calltrace"]["functions"]) expected[f["function"]] += f["exclusive_cycles"].get<std::uint64_t>();
+    for (const auto& f : both_json["calltrace"]["functions"]) merged_profile[f["function"]] += f["exclusive_cycles"].get<std::uint64_t>();
+    CHECK(!expected.empty());
+    CHECK(merged_profile == expected);
+    bool each_core_a_thread = true;
+    for (const std::string thread : {"cpu_0 (PTM_0)", "cpu_1 (PTM_1)"})
+        each_core_a_thread =
+            each_core_a_thread && std::count(both_json["calltrace"]["threads"].begin(), both_json["calltrace"]["threads"].end(), thread) == 1;
+    CHECK(each_core_a_thread);
 
     // The event log says which core each event comes from, and stamps it with that core's clock:
     // within a core, stamps never go back, although the two cores' streams interleave.
