@@ -110,6 +110,15 @@ struct SiliconOptions {
 };
 int silicon_command(const SiliconOptions& options);
 
+struct CampaignOptions {
+    std::string file;
+    unsigned jobs = 0;  ///< 0: one per core
+    bool resume = false;
+    bool quiet = false;
+    std::string json, junit;  ///< over the campaign file's outputs
+};
+int campaign_command(const CampaignOptions& options);
+
 struct MarkersOptions {
     std::string elf;
     std::string function;

@@ -345,6 +345,28 @@ int run(int argc, char** argv) {
     silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");
     silicon_cmd->add_option("--min-rate", silicon.min_rate, "Exit 1 when the exact-match rate is below this fraction (0-1)")
         ->check(CLI::Range(0.0, 1.0));
+    CampaignOptions campaign;
+    CLI::App* campaign_cmd =
+        cli.add_subcommand("campaign", "Run many cases (firmware x scenario x a matrix of scenario keys) and merge their results.");
+    campaign_cmd->add_option("file", campaign.file, "Campaign YAML: runs (firmware, scenario, matrix, args) and outputs")
+        ->required()
+        ->check(CLI::ExistingFile);
+    campaign_cmd->add_option("-j,--jobs", campaign.jobs, "Cases at a time (default: one per core)");
+    campaign_cmd->add_flag("--resume", campaign.resume, "Keep the cases already complete in the results directory; run the rest");
+    campaign_cmd->add_option("--json", campaign.json, "Write the merged result as JSON (overrides outputs.json)");
+    campaign_cmd->add_option("--junit", campaign.junit, "Write one JUnit test case per case and constraint (overrides outputs.junit)");
+    campaign_cmd->add_flag("-q,--quiet", campaign.quiet, "No progress line and no summary");
+    campaign_cmd->footer(
+        "Each case is 'emutrace run' with the matrix's values as --set PATH=VALUE, in a process of its own; its result.json,\n"
+        "result.xml, stdout, stderr and exit status go to <results>/case-NNNN/. Merging adds counts, keeps extremes with\n"
+        "the case they came from, and weighs means by their counts; per run entry and over all. Exit status: 0 every case\n"
+        "passed, 1 some case did not (listed), 2 a bad campaign file. docs/campaign.md has the file format.\n"
+        "Example:\n"
+        "  runs:\n"
+        "    - firmware: franking\n"
+        "      scenario: scenarios/franking/franking.yaml\n"
+        "      matrix: {seed: [1, 2, 3], clock: [48MHz, 40MHz], \"stimuli[0].jitter\": [0us, 300us]}\n"
+        "  outputs: {results: nightly.results, json: nightly.json, junit: nightly.xml}");
     silicon_cmd->footer(
         "Each configuration runs its flash image on the board preset from emulator_main_addr to emulator_exit_addr; it is\n"
         "exact when every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte. After\n"
@@ -445,6 +467,7 @@ int run(int argc, char** argv) {
         if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);
         if (*silicon_cmd) return silicon_command(silicon);
+        if (*campaign_cmd) return campaign_command(campaign);
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

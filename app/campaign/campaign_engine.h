@@ -1,0 +1,34 @@
+#pragma once
+// Runs a campaign's cases on this machine: each case is `emutrace run` in a process of its own,
+// N at a time, its JSON, JUnit, output and exit status in its own directory; a case whose status
+// file exists is complete, so an interrupted campaign resumes where it stopped.
+
+#include <string>
+#include <vector>
+
+#include "app/campaign/campaign_file.h"
+
+namespace emutrace::app {
+
+struct CaseOutcome {
+    std::size_t index = 0;
+    int status = -1;       ///< the run's exit status (docs/scenario.md); -1: it did not end (killed)
+    bool resumed = false;  ///< complete before this invocation: not run again
+};
+
+struct EngineOptions {
+    std::string emutrace;  ///< the emutrace executable the cases run
+    unsigned jobs = 1;     ///< cases at a time
+    bool resume = false;   ///< skip cases already complete; else every case runs afresh
+    bool progress = true;  ///< a progress line on stderr (redrawn on a terminal)
+};
+
+/// The results directory of `k`.
+std::string case_dir(const Campaign& c, const CampaignCase& k);
+/// The command line of `k` (argv[0] is `emutrace`), writing into `dir`.
+std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir);
+/// Runs the cases; throws ConfigError when the results directory cannot be written or a case's
+/// process cannot be started.
+std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& options);
+
+}  // namespace emutrace::app

@@ -1,0 +1,36 @@
+#pragma once
+// A campaign: many runs, one answer. The file names the firmware and scenarios, a parameter
+// matrix of scenario keys (each combination is one case, run as `emutrace run --set ...`), the
+// extra arguments of every run, and where the results go (docs/campaign.md).
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace emutrace::app {
+
+/// One run of the campaign: the command line of `emutrace run` and what it is for.
+struct CampaignCase {
+    std::size_t index = 0;                                      ///< 0-based, in file order, the matrix's last key varying fastest
+    std::string group;                                          ///< the `runs:` entry it comes from: its `name`, else firmware + scenario
+    std::string firmware;                                       ///< ELF path, or the name of a firmware the build produced
+    std::string scenario;                                       ///< scenario path; empty: the built-in board
+    std::vector<std::pair<std::string, std::string>> settings;  ///< --set path=value, the matrix's values
+    std::vector<std::string> args;                              ///< the entry's extra arguments
+    std::string id() const;                                     ///< "case-0007": its results directory
+};
+
+struct Campaign {
+    std::string file;  ///< the campaign file
+    std::string name;
+    std::vector<CampaignCase> cases;
+    std::string results;      ///< directory of the cases' results (default: <file stem>.results beside the file)
+    std::string json, junit;  ///< merged outputs; empty: not written
+};
+
+/// Reads a campaign file; mistakes are ConfigError naming file, line and key, as a scenario's are.
+/// Relative paths are taken from the campaign file's directory.
+Campaign load_campaign(const std::string& path);
+
+}  // namespace emutrace::app

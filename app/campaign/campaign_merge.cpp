@@ -1,0 +1,185 @@
+#include "app/campaign/campaign_merge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace emutrace::app {
+namespace {
+
+std::uint64_t u64(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : 0;
+}
+
+void add(ConstraintTotals& a, const ConstraintTotals& b) {
+    a.limit_cycles = std::max(a.limit_cycles, b.limit_cycles);
+    a.occurrences += b.occurrences;
+    a.violations += b.violations;
+    a.total_cycles += b.total_cycles;
+    a.min_cycles = std::min(a.min_cycles, b.min_cycles);
+    a.max.keep_larger(b.max);
+    a.failed.insert(b.failed.begin(), b.failed.end());
+}
+
+void add(FunctionTotals& a, const FunctionTotals& b) {
+    a.calls += b.calls;
+    a.inclusive_cycles += b.inclusive_cycles;
+    a.exclusive_cycles += b.exclusive_cycles;
+    a.inclusive_min = std::min(a.inclusive_min, b.inclusive_min);
+    a.exclusive_min = std::min(a.exclusive_min, b.exclusive_min);
+    a.inclusive_max = std::max(a.inclusive_max, b.inclusive_max);
+    a.exclusive_max = std::max(a.exclusive_max, b.exclusive_max);
+}
+
+void add(WcetTotals& a, const WcetTotals& b) {
+    a.runs += b.runs;
+    a.observed.keep_larger(b.observed);
+    a.bound.keep_larger(b.bound);
+}
+
+template <typename Map>
+void add_all(Map& into, const Map& from) {
+    for (const auto& [key, value] : from) add(into[key], value);
+}
+
+}  // namespace
+
+MergedResults case_results(const nlohmann::json& result, int status, const std::string& case_id) {
+    MergedResults r;
+    r.cases = 1;
+    r.statuses[status] = 1;
+    if (status != 0) r.not_passed.insert(case_id);
+    if (!result.is_object()) return r;
+    r.instructions = u64(result, "instructions");
+    r.cycles = u64(result, "cycles");
+    if (auto ct = result.find("calltrace"); ct != result.end() && ct->is_object()) {
+        for (const auto& k : ct->value("constraints", nlohmann::json::array())) {
+            ConstraintTotals t;
+            t.limit_cycles = u64(k, "limit_cycles");
+            t.occurrences = u64(k, "occurrences");
+            t.violations = u64(k, "violation_count");
+            // The case's total: its mean over its occurrences, in whole cycles (the durations are).
+            t.total_cycles = static_cast<std::uint64_t>(std::llround(k.value("mean_cycles", 0.0) * static_cast<double>(t.occurrences)));
+            if (t.occurrences) t.min_cycles = u64(k, "min_cycles");
+            if (t.occurrences) t.max = {u64(k, "max_cycles"), case_id};
+            if (t.violations) t.failed.insert(case_id);
+            add(r.constraints[k.value("name", "")], t);
+        }
+        for (const auto& f : ct->value("functions", nlohmann::json::array())) {
+            FunctionTotals t{u64(f, "calls"),         u64(f, "inclusive_cycles"), u64(f, "exclusive_cycles"), u64(f, "inclusive_min"),
+                             u64(f, "exclusive_min"), u64(f, "inclusive_max"),    u64(f, "exclusive_max")};
+            add(r.functions[f.value("function", "")], t);
+        }
+    }
+    if (auto w = result.find("wcet"); w != result.end() && w->is_object() && w->contains("function")) {
+        WcetTotals t;
+        t.runs = u64(*w, "observed_runs");
+        t.observed = {u64(*w, "observed_max_cycles"), case_id};
+        t.bound = {u64(*w, "bound_cycles"), case_id};
+        add(r.wcet[(*w)["function"].is_string() ? (*w)["function"].get<std::string>() : "?"], t);
+    }
+    return r;
+}
+
+MergedResults merge(const MergedResults& a, const MergedResults& b) {
+    MergedResults r = a;
+    r.cases += b.cases;
+    r.instructions += b.instructions;
+    r.cycles += b.cycles;
+    for (const auto& [status, n] : b.statuses) r.statuses[status] += n;
+    r.not_passed.insert(b.not_passed.begin(), b.not_passed.end());
+    add_all(r.constraints, b.constraints);
+    add_all(r.functions, b.functions);
+    add_all(r.wcet, b.wcet);
+    return r;
+}
+
+nlohmann::json to_json(const MergedResults& r) {
+    using nlohmann::json;
+    json statuses = json::object();
+    for (const auto& [status, n] : r.statuses) statuses[std::to_string(status)] = n;
+    json constraints = json::array();
+    for (const auto& [name, t] : r.constraints)
+        constraints.push_back({{"name", name},
+                               {"limit_cycles", t.limit_cycles},
+                               {"occurrences", t.occurrences},
+                               {"violation_count", t.violations},
+                               {"min_cycles", t.occurrences ? t.min_cycles : 0},
+                               {"mean_cycles", t.occurrences ? static_cast<double>(t.total_cycles) / static_cast<double>(t.occurrences) : 0.0},
+                               {"max_cycles", t.max.value},
+                               {"max_case", t.max.case_id},
+                               {"failed_cases", t.failed},
+                               {"passed", t.violations == 0}});
+    json functions = json::array();
+    for (const auto& [name, t] : r.functions)
+        functions.push_back({{"function", name},
+                             {"calls", t.calls},
+                             {"inclusive_cycles", t.inclusive_cycles},
+                             {"exclusive_cycles", t.exclusive_cycles},
+                             {"inclusive_min", t.calls ? t.inclusive_min : 0},
+                             {"inclusive_max", t.inclusive_max},
+                             {"exclusive_min", t.calls ? t.exclusive_min : 0},
+                             {"exclusive_max", t.exclusive_max}});
+    json wcet = json::array();
+    for (const auto& [name, t] : r.wcet)
+        wcet.push_back({{"function", name},
+                        {"runs", t.runs},
+                        {"observed_max_cycles", t.observed.value},
+                        {"observed_max_case", t.observed.case_id},
+                        {"bound_max_cycles", t.bound.value},
+                        {"bound_max_case", t.bound.case_id}});
+    return {{"cases", r.cases},   {"statuses", statuses},       {"not_passed", r.not_passed}, {"instructions", r.instructions},
+            {"cycles", r.cycles}, {"constraints", constraints}, {"functions", functions},     {"wcet", wcet}};
+}
+
+std::string summary(const MergedResults& r, std::size_t top_functions) {
+    std::string out;
+    char line[256];
+    std::uint64_t passed = r.statuses.count(0) ? r.statuses.at(0) : 0;
+    std::snprintf(line, sizeof line, "  cases         %llu: %llu passed, %llu did not\n", static_cast<unsigned long long>(r.cases),
+                  static_cast<unsigned long long>(passed), static_cast<unsigned long long>(r.cases - passed));
+    out += line;
+    for (const auto& [status, n] : r.statuses)
+        if (status != 0) {
+            std::snprintf(line, sizeof line, "    exit status %d: %llu\n", status, static_cast<unsigned long long>(n));
+            out += line;
+        }
+    if (!r.constraints.empty()) {
+        std::snprintf(line, sizeof line, "  %-26s %10s %10s %10s %12s %12s  %s\n", "constraint", "count", "violated", "limit", "mean", "max",
+                      "worst case");
+        out += line;
+        for (const auto& [name, t] : r.constraints) {
+            std::snprintf(line, sizeof line, "  %-26s %10llu %10llu %10llu %12.1f %12llu  %s\n", name.substr(0, 26).c_str(),
+                          static_cast<unsigned long long>(t.occurrences), static_cast<unsigned long long>(t.violations),
+                          static_cast<unsigned long long>(t.limit_cycles),
+                          t.occurrences ? static_cast<double>(t.total_cycles) / static_cast<double>(t.occurrences) : 0.0,
+                          static_cast<unsigned long long>(t.max.value), t.max.case_id.c_str());
+            out += line;
+        }
+    }
+    if (!r.functions.empty()) {
+        std::vector<std::pair<std::string, FunctionTotals>> by_cycles(r.functions.begin(), r.functions.end());
+        std::sort(by_cycles.begin(), by_cycles.end(), [](const auto& a, const auto& b) {
+            return a.second.exclusive_cycles != b.second.exclusive_cycles ? a.second.exclusive_cycles > b.second.exclusive_cycles : a.first < b.first;
+        });
+        std::snprintf(line, sizeof line, "  %-30s %12s %16s %14s\n", "function (all cases)", "calls", "exclusive cycles", "excl max");
+        out += line;
+        for (std::size_t i = 0; i < by_cycles.size() && i < top_functions; ++i) {
+            const auto& [name, t] = by_cycles[i];
+            std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n", name.substr(0, 30).c_str(), static_cast<unsigned long long>(t.calls),
+                          static_cast<unsigned long long>(t.exclusive_cycles), static_cast<unsigned long long>(t.exclusive_max));
+            out += line;
+        }
+    }
+    for (const auto& [name, t] : r.wcet) {
+        std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n", name.c_str(),
+                      static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(), static_cast<unsigned long long>(t.runs),
+                      static_cast<unsigned long long>(t.observed.value), t.observed.case_id.c_str());
+        out += line;
+    }
+    return out;
+}
+
+}  // namespace emutrace::app

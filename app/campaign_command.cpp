@@ -1,0 +1,105 @@
+// emutrace campaign FILE: every case of a campaign on this machine, N at a time, resumable, and
+// one merged answer (docs/campaign.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "app/campaign/campaign_engine.h"
+#include "app/campaign/campaign_file.h"
+#include "app/campaign/campaign_merge.h"
+#include "app/commands.h"
+#include "config/text_file.h"
+#include "session/junit_report.h"
+
+namespace emutrace::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json read_result(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return nullptr;
+    return nlohmann::json::parse(in, nullptr, false, true);
+}
+
+std::string settings_text(const CampaignCase& k) {
+    std::string s;
+    for (const auto& [path, value] : k.settings) s += (s.empty() ? "" : " ") + path + "=" + value;
+    return s;
+}
+
+// One JUnit test case per (case, constraint), and one for a case that did not run to its end.
+void add_test_cases(std::vector<TestCase>& out, const CampaignCase& k, const nlohmann::json& result, int status, const std::string& dir) {
+    const std::string label = k.id() + " " + k.group + (k.settings.empty() ? "" : " [" + settings_text(k) + "]");
+    bool any = false;
+    if (result.is_object() && result.contains("calltrace"))
+        for (const auto& c : result["calltrace"].value("constraints", nlohmann::json::array())) {
+            TestCase t;
+            t.classname = "emutrace.campaign";
+            t.name = label + ": " + c.value("name", "");
+            std::uint64_t violations = c.value("violation_count", std::uint64_t{0});
+            if (violations) t.failure = std::to_string(violations) + " of " + std::to_string(c.value("occurrences", 0)) + " occurrences violated";
+            t.output = "max " + std::to_string(c.value("max_cycles", 0)) + " cycles, limit " + std::to_string(c.value("limit_cycles", 0));
+            out.push_back(std::move(t));
+            any = true;
+        }
+    if (status != 0 && status != 1) {  // 1 is a failed check, listed above; anything else is the run's own
+        std::ifstream err(dir + "/stderr");
+        std::string first;
+        std::getline(err, first);
+        out.push_back({"emutrace.campaign", label + ": run", 0, "exit status " + std::to_string(status), first, ""});
+    } else if (!any) {
+        out.push_back({"emutrace.campaign", label + ": run", 0, status ? "exit status 1" : "", "", ""});
+    }
+}
+
+}  // namespace
+
+int campaign_command(const CampaignOptions& o) {
+    Campaign c = load_campaign(o.file);
+    EngineOptions engine;
+    std::error_code ec;
+    engine.emutrace = fs::read_symlink("/proc/self/exe", ec).string();
+    engine.jobs = o.jobs ? o.jobs : std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
+    engine.resume = o.resume;
+    engine.progress = !o.quiet;
+    if (!o.quiet)
+        std::fprintf(stderr, "campaign %s: %zu cases, %u at a time, results in %s\n", c.name.c_str(), c.cases.size(), engine.jobs, c.results.c_str());
+    std::vector<CaseOutcome> outcomes = run_locally(c, engine);
+
+    MergedResults all;
+    std::map<std::string, MergedResults> by_group;
+    std::vector<TestCase> tests;
+    std::size_t resumed = 0;
+    for (const CampaignCase& k : c.cases) {
+        const CaseOutcome& outcome = outcomes[k.index];
+        resumed += outcome.resumed;
+        const std::string dir = case_dir(c, k);
+        nlohmann::json result = read_result(dir + "/result.json");
+        MergedResults one = case_results(result, outcome.status, k.id());
+        all = merge(all, one);
+        by_group[k.group] = merge(by_group[k.group], one);
+        add_test_cases(tests, k, result, outcome.status, dir);
+    }
+    nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}};
+    for (const auto& [group, r] : by_group) j["runs"][group] = to_json(r);
+    const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
+    if (!json_path.empty()) config::write_text_file(json_path, j.dump(2) + "\n", "merged campaign result");
+    if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
+    if (!o.quiet) {
+        std::printf("campaign %s: %zu cases (%zu from an earlier invocation), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
+                    c.results.c_str());
+        for (const auto& [group, r] : by_group)
+            if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, 3).c_str());
+        std::printf("all runs:\n%s", summary(all).c_str());
+        for (const auto& id : all.not_passed) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
+    }
+    return all.not_passed.empty() ? 0 : 1;
+}
+
+}  // namespace emutrace::app

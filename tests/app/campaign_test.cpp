@@ -1,0 +1,172 @@
+// Campaigns: many runs, one answer. A small campaign of the franking demo (two seeds x two clocks,
+// and the slow variant) on two workers; its merged figures equal the cases' own results merged
+// by hand; merging is associative and commutative on real results; --resume runs only what is
+// missing; a bad campaign file is a one-line error.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "app/campaign/campaign_file.h"
+#include "app/campaign/campaign_merge.h"
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+using nlohmann::json;
+
+namespace {
+
+std::string campaign_text(const std::string& results) {
+    return "name: franking-small\n"
+           "runs:\n"
+           "  - name: franking\n"
+           "    firmware: franking\n"
+           "    scenario: " +
+           source("scenarios/franking/franking.yaml") +
+           "\n"
+           "    matrix: {seed: [1, 2], clock: [48MHz, 40MHz]}\n"
+           "  - name: franking-slow\n"
+           "    firmware: franking_slow\n"
+           "    scenario: " +
+           source("scenarios/franking/franking-slow.yaml") +
+           "\n"
+           "    matrix: {seed: [1, 2]}\n"
+           "outputs: {results: " +
+           results + ", json: merged.json, junit: merged.xml}\n";
+}
+
+struct CaseResult {
+    std::string id;
+    json result;
+    int status;
+};
+
+std::vector<CaseResult> case_results(const std::string& results) {
+    std::vector<CaseResult> out;
+    for (int i = 0; i < 6; ++i) {
+        char id[16];
+        std::snprintf(id, sizeof id, "case-%04d", i);
+        const std::string dir = results + "/" + id;
+        out.push_back({id, json::parse(read_file(dir + "/result.json")), std::stoi(read_file(dir + "/status"))});
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("campaign: the merged figures are the cases' own merged by hand, and a case is the run a user would make") {
+    TempDir dir;
+    std::ofstream(dir.file("c.yaml")) << campaign_text(dir.file("results"));
+    Cli run = emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2");
+    CHECK(run.status == 1);  // the slow variant misses its deadline, and 40 MHz is too slow for it too
+    CHECK(run.out.find("cases         6:") != std::string::npos);
+    const json merged = json::parse(read_file(dir.file("merged.json")));
+    const std::vector<CaseResult> cases = case_results(dir.file("results"));
+
+    // By hand: counts add, the extremes are the extremes, the mean is the total over the count.
+    std::uint64_t occurrences = 0, violations = 0, max = 0, total = 0, not_passed = 0;
+    std::string max_case;
+    std::map<std::string, std::uint64_t> calls;
+    for (const auto& c : cases) {
+        const json& k = c.result["calltrace"]["constraints"][0];
+        occurrences += k["occurrences"].get<std::uint64_t>();
+        violations += k["violation_count"].get<std::uint64_t>();
+        total += static_cast<std::uint64_t>(std::llround(k["mean_cycles"].get<double>() * k["occurrences"].get<double>()));
+        if (k["max_cycles"].get<std::uint64_t>() > max) max = k["max_cycles"], max_case = c.id;
+        for (const auto& f : c.result["calltrace"]["functions"]) calls[f["function"]] += f["calls"].get<std::uint64_t>();
+        not_passed += c.status != 0;
+    }
+    const json& k = merged["overall"]["constraints"][0];
+    CHECK(k["name"] == "print_image_in_time");
+    CHECK(k["occurrences"] == occurrences);
+    CHECK(occurrences == 6 * 8);  // eight letters per run
+    CHECK(k["violation_count"] == violations);
+    CHECK(violations > 0);
+    CHECK(k["max_cycles"] == max);
+    CHECK(k["max_case"] == max_case);
+    CHECK(k["mean_cycles"].get<double>() == doctest::Approx(static_cast<double>(total) / static_cast<double>(occurrences)));
+    for (const auto& f : merged["overall"]["functions"]) CHECK(calls[f["function"]] == f["calls"]);
+    CHECK(merged["overall"]["not_passed"].size() == not_passed);
+    CHECK(merged["runs"]["franking"]["cases"] == 4);
+    CHECK(merged["runs"]["franking-slow"]["cases"] == 2);
+
+    // A case is exactly `emutrace run` with the matrix's values set: the same run gives the same result.
+    Cli alone = emutrace_cli("run " + firmware("franking") + " -s " + source("scenarios/franking/franking.yaml") +
+                             " --set seed=2 --set clock=40MHz -q --exit-status emutrace --json " + dir.file("alone.json"));
+    const json one = json::parse(read_file(dir.file("alone.json")));
+    CHECK(alone.status == cases[3].status);
+    CHECK(one["cycles"] == cases[3].result["cycles"]);
+    CHECK(one["calltrace"]["constraints"] == cases[3].result["calltrace"]["constraints"]);
+
+    // One JUnit test case per case and constraint.
+    const std::string junit = read_file(dir.file("merged.xml"));
+    std::size_t testcases = 0;
+    for (std::size_t at = 0; (at = junit.find("<testcase ", at)) != std::string::npos; ++at) ++testcases;
+    CHECK(testcases == 6);
+    Cli lint = run_shell("xmllint --noout " + dir.file("merged.xml"));
+    CHECK_MESSAGE(lint.status == 0, lint.err);
+}
+
+TEST_CASE("campaign: merging real results is associative and commutative") {
+    TempDir dir;
+    std::ofstream(dir.file("c.yaml")) << campaign_text(dir.file("results"));
+    REQUIRE(emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2 -q").status == 1);
+    std::vector<emutrace::app::MergedResults> parts;
+    for (const auto& c : case_results(dir.file("results"))) parts.push_back(emutrace::app::case_results(c.result, c.status, c.id));
+    using emutrace::app::merge;
+    const auto& a = parts[0];
+    const auto& b = parts[3];
+    const auto& c = parts[5];
+    CHECK(merge(a, merge(b, c)) == merge(merge(a, b), c));
+    CHECK(merge(a, b) == merge(b, a));
+    // Any order of all six, folded left or in pairs, gives one answer.
+    emutrace::app::MergedResults in_order;
+    for (const auto& p : parts) in_order = merge(in_order, p);
+    std::mt19937 shuffle(7);
+    for (int round = 0; round < 5; ++round) {
+        std::vector<emutrace::app::MergedResults> shuffled = parts;
+        std::shuffle(shuffled.begin(), shuffled.end(), shuffle);
+        emutrace::app::MergedResults left, pairs;
+        for (const auto& p : shuffled) left = merge(left, p);
+        for (std::size_t i = 0; i < shuffled.size(); i += 2) pairs = merge(merge(shuffled[i], shuffled[i + 1]), pairs);
+        CHECK(left == in_order);
+        CHECK(pairs == in_order);
+    }
+    CHECK(in_order.cases == 6);
+}
+
+TEST_CASE("campaign: --resume runs only the cases not complete, and the answer is the same") {
+    TempDir dir;
+    std::ofstream(dir.file("c.yaml")) << campaign_text(dir.file("results"));
+    REQUIRE(emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2 -q").status == 1);
+    const json before = json::parse(read_file(dir.file("merged.json")))["overall"];
+    std::filesystem::remove(dir.file("results/case-0002/status"));  // as if killed while it ran
+    std::filesystem::remove(dir.file("merged.json"));
+    Cli resumed = emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2 --resume");
+    CHECK(resumed.err.find("1/1 done") != std::string::npos);
+    CHECK(resumed.out.find("6 cases (5 from an earlier invocation)") != std::string::npos);
+    CHECK(json::parse(read_file(dir.file("merged.json")))["overall"] == before);
+}
+
+TEST_CASE("campaign: a bad campaign file is a one-line error naming file, line and key") {
+    TempDir dir;
+    std::ofstream(dir.file("bad.yaml")) << "runs:\n  - firmware: franking\n    matrx: {seed: [1, 2]}\n";
+    Cli bad = emutrace_cli("campaign " + dir.file("bad.yaml"));
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("bad.yaml:3:5: runs[0].matrx: unknown key") != std::string::npos);
+    std::ofstream(dir.file("empty.yaml")) << "runs:\n  - firmware: franking\n    matrix: {seed: []}\n";
+    Cli empty = emutrace_cli("campaign " + dir.file("empty.yaml"));
+    CHECK(empty.status == 2);
+    CHECK(empty.err.find("an empty list makes no case") != std::string::npos);
+    std::ofstream(dir.file("unbuilt.yaml")) << "runs:\n  - firmware: no_such_firmware\n";
+    Cli unbuilt = emutrace_cli("campaign " + dir.file("unbuilt.yaml"));
+    CHECK(unbuilt.status == 2);
+    CHECK(unbuilt.err.find("firmware 'no_such_firmware' is not built") != std::string::npos);
+}
