@@ -58,6 +58,40 @@ void add_test_cases(std::vector<TestCase>& out, const CampaignCase& k, const nlo
     }
 }
 
+// One WCET bound from every case of a run entry that measured the function: the statistics of
+// all the runs merged (`emutrace wcet --no-run --stats-in ...`, where StatisticsTable::merge is the
+// algebra), with the case whose run came closest to it.
+nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, const MergedResults& merged, const std::string& emutrace) {
+    std::vector<std::string> stats;
+    std::string firmware, scenario, function;
+    for (const CampaignCase& k : c.cases) {
+        if (k.group != group) continue;
+        const std::string dir = case_dir(c, k);
+        nlohmann::json result = read_result(dir + "/result.json");
+        if (!result.is_object() || !result.contains("wcet") || !fs::exists(dir + "/wcet_stats.json")) continue;
+        stats.push_back(dir + "/wcet_stats.json");
+        firmware = result.value("firmware", "");
+        scenario = k.scenario;
+        function = result["wcet"].value("function", "");
+    }
+    if (stats.empty() || firmware.empty() || function.empty()) return nullptr;
+    const std::string out = c.results + "/wcet-" + std::to_string(std::hash<std::string>{}(group) % 100000);
+    std::vector<std::string> argv{emutrace, "wcet", firmware, "-f", function, "--no-run", "--json", out + ".json"};
+    if (!scenario.empty()) argv.insert(argv.end(), {"-s", scenario});
+    for (const auto& s : stats) argv.insert(argv.end(), {"--stats-in", s});
+    int status = run_process(argv, out + ".stdout", out + ".stderr");
+    nlohmann::json bound = read_result(out + ".json");
+    nlohmann::json j = {
+        {"function", function}, {"firmware", firmware}, {"runs_of_cases", stats.size()}, {"status", status}, {"report", out + ".json"}};
+    if (bound.is_object()) {
+        j["bound_cycles"] = bound.value("bound_cycles", 0);
+        j["observed_max_cycles"] = bound.value("observed_max_cycles", 0);
+        j["observed_runs"] = bound.value("observed_runs", 0);
+    }
+    if (auto w = merged.wcet.find(function); w != merged.wcet.end()) j["closest_case"] = w->second.observed.case_id;
+    return j;
+}
+
 }  // namespace
 
 int campaign_command(const CampaignOptions& o) {
@@ -87,7 +121,25 @@ int campaign_command(const CampaignOptions& o) {
         add_test_cases(tests, k, result, outcome.status, dir);
     }
     nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}};
-    for (const auto& [group, r] : by_group) j["runs"][group] = to_json(r);
+    std::string wcet_lines;
+    for (const auto& [group, r] : by_group) {
+        j["runs"][group] = to_json(r);
+        nlohmann::json bound = bound_over_cases(c, group, r, engine.emutrace);
+        if (bound.is_null()) continue;
+        j["runs"][group]["wcet_all_runs"] = bound;
+        if (bound.contains("bound_cycles")) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  WCET of %s over the %llu runs of %s: bound %llu cycles; longest run %llu cycles (%s)\n",
+                          bound["function"].get<std::string>().c_str(), static_cast<unsigned long long>(bound["observed_runs"].get<std::uint64_t>()),
+                          group.c_str(), static_cast<unsigned long long>(bound["bound_cycles"].get<std::uint64_t>()),
+                          static_cast<unsigned long long>(bound["observed_max_cycles"].get<std::uint64_t>()),
+                          bound.value("closest_case", "").c_str());
+            wcet_lines += line;
+        } else {
+            wcet_lines += "  WCET over the runs of " + group + ": not bounded (exit status " + std::to_string(bound["status"].get<int>()) + ", see " +
+                          bound["report"].get<std::string>() + ")\n";
+        }
+    }
     const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
     if (!json_path.empty()) config::write_text_file(json_path, j.dump(2) + "\n", "merged campaign result");
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
@@ -96,7 +148,7 @@ int campaign_command(const CampaignOptions& o) {
                     c.results.c_str());
         for (const auto& [group, r] : by_group)
             if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, 3).c_str());
-        std::printf("all runs:\n%s", summary(all).c_str());
+        std::printf("all runs:\n%s%s", summary(all).c_str(), wcet_lines.c_str());
         for (const auto& id : all.not_passed) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
     }
     return all.not_passed.empty() ? 0 : 1;

@@ -16,14 +16,19 @@ namespace {
 
 class WcetAnalysis final : public Analysis {
 public:
-    WcetAnalysis(WcetConfig config, const decode::ElfImage& image, std::uint64_t clock_hz, bool emulated)
-        : config_(std::move(config)), session_(image), clock_hz_(clock_hz), emulated_(emulated) {
+    WcetAnalysis(WcetConfig config, const decode::ElfImage& image, std::uint64_t clock_hz, bool emulated, std::string stats_out)
+        : config_(std::move(config)), session_(image), clock_hz_(clock_hz), emulated_(emulated), stats_out_(std::move(stats_out)) {
         if (!session_.program().function(config_.function))
             throw ConfigError(image.path() + ": no function named '" + config_.function + "' with a size in the symbol table (see emutrace cfg)");
     }
     std::vector<trace::TraceSink*> sinks() override { return session_.sinks(); }
     std::vector<std::uint32_t> trace_points() const override { return emulated_ ? session_.trace_points() : std::vector<std::uint32_t>{}; }
-    void finish(const SourceTotals&) override { bound_ = session_.bound(session_.statistics({}, true), {config_.function, config_.flow_facts, {}}); }
+    void finish(const SourceTotals&) override {
+        StatisticsTable stats = session_.statistics({}, true);
+        // Saved before the bound, which may throw: a campaign bounds all runs' statistics together.
+        if (!stats_out_.empty()) stats.save(stats_out_);
+        bound_ = session_.bound(stats, {config_.function, config_.flow_facts, {}});
+    }
     std::string summary() const override { return bound_ ? format_wcet(*bound_, clock_hz_) : ""; }
     std::string json() const override {
         if (!bound_) return "";
@@ -40,6 +45,7 @@ private:
     WcetSession session_;
     std::uint64_t clock_hz_;
     bool emulated_;
+    std::string stats_out_;  ///< --wcet-stats: this run's loop-context statistics, for wcet --stats-in
     std::optional<WcetResult> bound_;
 };
 
@@ -51,7 +57,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         config.enabled = true;
     }
     if (!config.enabled) return nullptr;
-    return std::make_unique<WcetAnalysis>(std::move(config), setup.image(), setup.clock_hz(), setup.emulated());
+    return std::make_unique<WcetAnalysis>(std::move(config), setup.image(), setup.clock_hz(), setup.emulated(), setup.output("wcet_stats"));
 }
 
 }  // namespace
@@ -64,7 +70,7 @@ AnalysisType wcet_analysis() {
             "loop-context WCET bound of one function by IPET (GLPK), cross-checked against the call tracer; exit 1 when untrusted or "
             "above max_cycles",
             {"wcet"},
-            {},
+            {{"wcet_stats", "FILE", "Write the run's loop-context statistics (for 'wcet --stats-in': one bound over many runs)"}},
             {{"wcet", "FUNCTION", "Bound this function's WCET from the run (overrides the scenario's wcet.function)"}},
             trace::WantBlocks | trace::WantBranches | trace::WantExceptions,
             &wcet::create};

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -43,6 +44,23 @@ std::string duration(double seconds) {
     return text;
 }
 
+pid_t spawn(const std::vector<std::string>& command, const std::string& stdout_file, const std::string& stderr_file) {
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&files, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv = command;
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, argv[0].c_str(), &files, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&files);
+    if (rc != 0) throw ConfigError(argv[0] + ": cannot start it: " + std::strerror(rc));
+    return pid;
+}
+
 int read_status(const fs::path& file) {
     std::ifstream in(file);
     int status = -1;
@@ -50,6 +68,14 @@ int read_status(const fs::path& file) {
 }
 
 }  // namespace
+
+int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file) {
+    pid_t pid = spawn(argv, stdout_file, stderr_file);
+    int raw = 0;
+    while (waitpid(pid, &raw, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
 
 std::string case_dir(const Campaign& c, const CampaignCase& k) {
     return (fs::path(c.results) / k.id()).string();
@@ -60,7 +86,9 @@ std::vector<std::string> case_command(const CampaignCase& k, const std::string& 
     if (!k.firmware.empty()) argv.push_back(resolve_firmware(k.firmware, emutrace));
     if (!k.scenario.empty()) argv.insert(argv.end(), {"-s", k.scenario});
     for (const auto& [path, value] : k.settings) argv.insert(argv.end(), {"--set", path + "=" + value});
-    argv.insert(argv.end(), {"--json", dir + "/result.json", "--junit", dir + "/result.xml", "-q", "--exit-status", "emutrace"});
+    // The WCET analysis, when the scenario runs it, saves its statistics: one bound over all cases.
+    argv.insert(argv.end(), {"--json", dir + "/result.json", "--junit", dir + "/result.xml", "--wcet-stats", dir + "/wcet_stats.json", "-q",
+                             "--exit-status", "emutrace"});
     argv.insert(argv.end(), k.args.begin(), k.args.end());
     return argv;
 }
@@ -103,19 +131,7 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
         nlohmann::json about = {{"case", k.id()}, {"group", k.group}, {"firmware", k.firmware}, {"scenario", k.scenario}, {"command", argv}};
         for (const auto& [path, value] : k.settings) about["settings"][path] = value;
         config::write_text_file(dir + "/case.json", about.dump(2) + "\n", "case description");
-        posix_spawn_file_actions_t files;
-        posix_spawn_file_actions_init(&files);
-        posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, (dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&files, STDERR_FILENO, (dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        std::vector<char*> args;
-        for (auto& a : argv) args.push_back(a.data());
-        args.push_back(nullptr);
-        pid_t pid = 0;
-        int rc = posix_spawn(&pid, argv[0].c_str(), &files, nullptr, args.data(), environ);
-        posix_spawn_file_actions_destroy(&files);
-        if (rc != 0) throw ConfigError(argv[0] + ": cannot start the case " + k.id() + ": " + std::strerror(rc));
-        running[pid] = k.index;
+        running[spawn(argv, dir + "/stdout", dir + "/stderr")] = k.index;
     };
     progress(false);
     while (next < todo.size() || !running.empty()) {

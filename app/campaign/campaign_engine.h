@@ -27,6 +27,9 @@ struct EngineOptions {
 std::string case_dir(const Campaign& c, const CampaignCase& k);
 /// The command line of `k` (argv[0] is `emutrace`), writing into `dir`.
 std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir);
+/// Runs `argv` (argv[0] a path) with stdin from /dev/null and its output to the two files; waits
+/// for it and returns its exit status (-1 when it did not exit). Throws ConfigError when it cannot start.
+int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file);
 /// Runs the cases; throws ConfigError when the results directory cannot be written or a case's
 /// process cannot be started.
 std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& options);

@@ -170,3 +170,25 @@ TEST_CASE("campaign: a bad campaign file is a one-line error naming file, line a
     CHECK(unbuilt.status == 2);
     CHECK(unbuilt.err.find("firmware 'no_such_firmware' is not built") != std::string::npos);
 }
+
+TEST_CASE("campaign: one WCET bound over every case's runs, from their merged loop-context statistics") {
+    TempDir dir;
+    std::ofstream(dir.file("w.yaml")) << "runs:\n  - name: soak\n    firmware: soak\n    scenario: " << source("bench/soak.yaml")
+                                      << "\n    matrix: {seed: [1, 2, 3], \"semihosting.cmdline\": [\"120\"]}\n"
+                                      << "outputs: {results: " << dir.file("results") << ", json: w.json}\n";
+    REQUIRE(emutrace_cli("campaign " + dir.file("w.yaml") + " -j 2 -q").status == 0);
+    const json all = json::parse(read_file(dir.file("w.json")))["runs"]["soak"]["wcet_all_runs"];
+    REQUIRE(all.is_object());
+    CHECK(all["status"] == 0);
+    std::uint64_t runs = 0, largest_bound = 0, longest = 0;
+    for (int i = 0; i < 3; ++i) {
+        const json w = json::parse(read_file(dir.file("results/case-000" + std::to_string(i) + "/result.json")))["wcet"];
+        runs += w["observed_runs"].get<std::uint64_t>();
+        largest_bound = std::max(largest_bound, w["bound_cycles"].get<std::uint64_t>());
+        longest = std::max(longest, w["observed_max_cycles"].get<std::uint64_t>());
+    }
+    CHECK(runs == 3 * 120);
+    CHECK(all["observed_runs"] == runs);                               // every case's runs in one table
+    CHECK(all["observed_max_cycles"] == longest);                      // the longest of them all
+    CHECK(all["bound_cycles"].get<std::uint64_t>() >= largest_bound);  // the maxima of all runs bound at least what each did
+}
