@@ -12,6 +12,7 @@
 #include "app/campaign/campaign_engine.h"
 #include "app/campaign/campaign_file.h"
 #include "app/campaign/campaign_merge.h"
+#include "app/campaign/slurm_engine.h"
 #include "app/commands.h"
 #include "config/text_file.h"
 #include "session/junit_report.h"
@@ -94,37 +95,29 @@ nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, con
 
 }  // namespace
 
-int campaign_command(const CampaignOptions& o) {
-    Campaign c = load_campaign(o.file);
-    EngineOptions engine;
-    std::error_code ec;
-    engine.emutrace = fs::read_symlink("/proc/self/exe", ec).string();
-    engine.jobs = o.jobs ? o.jobs : std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
-    engine.resume = o.resume;
-    engine.progress = !o.quiet;
-    if (!o.quiet)
-        std::fprintf(stderr, "campaign %s: %zu cases, %u at a time, results in %s\n", c.name.c_str(), c.cases.size(), engine.jobs, c.results.c_str());
-    std::vector<CaseOutcome> outcomes = run_locally(c, engine);
+namespace {
 
+// The merged answer from the cases' directories: JSON, JUnit and the summary; the exit status.
+int merge_results(const Campaign& c, const CampaignOptions& o, const std::string& emutrace, std::size_t resumed) {
     MergedResults all;
     std::map<std::string, MergedResults> by_group;
     std::vector<TestCase> tests;
-    std::size_t resumed = 0;
+    std::size_t incomplete = 0;
     for (const CampaignCase& k : c.cases) {
-        const CaseOutcome& outcome = outcomes[k.index];
-        resumed += outcome.resumed;
         const std::string dir = case_dir(c, k);
+        const int status = case_status(c, k);
+        incomplete += status < 0;
         nlohmann::json result = read_result(dir + "/result.json");
-        MergedResults one = case_results(result, outcome.status, k.id());
+        MergedResults one = case_results(result, status, k.id());
         all = merge(all, one);
         by_group[k.group] = merge(by_group[k.group], one);
-        add_test_cases(tests, k, result, outcome.status, dir);
+        add_test_cases(tests, k, result, status, dir);
     }
-    nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}};
+    nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}, {"incomplete", incomplete}};
     std::string wcet_lines;
     for (const auto& [group, r] : by_group) {
         j["runs"][group] = to_json(r);
-        nlohmann::json bound = bound_over_cases(c, group, r, engine.emutrace);
+        nlohmann::json bound = bound_over_cases(c, group, r, emutrace);
         if (bound.is_null()) continue;
         j["runs"][group]["wcet_all_runs"] = bound;
         if (bound.contains("bound_cycles")) {
@@ -144,14 +137,88 @@ int campaign_command(const CampaignOptions& o) {
     if (!json_path.empty()) config::write_text_file(json_path, j.dump(2) + "\n", "merged campaign result");
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
     if (!o.quiet) {
-        std::printf("campaign %s: %zu cases (%zu from an earlier invocation), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
-                    c.results.c_str());
+        std::printf("campaign %s: %zu cases (%zu from an earlier invocation%s), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
+                    incomplete ? (", " + std::to_string(incomplete) + " not complete").c_str() : "", c.results.c_str());
         for (const auto& [group, r] : by_group)
             if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, 3).c_str());
         std::printf("all runs:\n%s%s", summary(all).c_str(), wcet_lines.c_str());
         for (const auto& id : all.not_passed) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
     }
     return all.not_passed.empty() ? 0 : 1;
+}
+
+// Complete, not complete and failed cases, and what Slurm says of the last submission.
+int print_status(const Campaign& c) {
+    std::size_t complete = 0, passed = 0;
+    std::vector<std::string> missing;
+    for (const CampaignCase& k : c.cases) {
+        int status = case_status(c, k);
+        if (status < 0) {
+            missing.push_back(k.id());
+            continue;
+        }
+        ++complete;
+        passed += status == 0;
+    }
+    std::printf("campaign %s: %zu cases, %zu complete (%zu passed, %zu did not), %zu not complete\n", c.name.c_str(), c.cases.size(), complete,
+                passed, complete - passed, missing.size());
+    for (std::size_t i = 0; i < missing.size() && i < 20; ++i) std::printf("  not complete: %s\n", missing[i].c_str());
+    if (missing.size() > 20) std::printf("  ... and %zu more\n", missing.size() - 20);
+    SlurmSubmission s;
+    if (last_submission(c, s)) {
+        std::printf("  slurm: array job %s (%zu of %u shards), merge job %s\n", s.array_job.c_str(), s.shards.size(), s.shard_count,
+                    s.merge_job.c_str());
+        const std::string out = c.results + "/slurm/squeue";
+        if (run_process({"/usr/bin/env", "squeue", "-h", "-j", s.array_job + "," + s.merge_job, "-o", "%i %T %R"}, out + ".out", out + ".err") == 0) {
+            std::ifstream in(out + ".out");
+            std::string line, all;
+            while (std::getline(in, line)) all += "    " + line + "\n";
+            std::printf("%s", all.empty() ? "    (no job of it is queued or running)\n" : all.c_str());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int campaign_command(const CampaignOptions& o) {
+    Campaign c = load_campaign(o.file);
+    std::error_code ec;
+    const std::string emutrace = fs::read_symlink("/proc/self/exe", ec).string();
+    if (o.action == CampaignOptions::Action::Status) return print_status(c);
+    if (o.action == CampaignOptions::Action::Merge) return merge_results(c, o, emutrace, c.cases.size());
+    if (o.engine == "slurm") {
+        SlurmOptions slurm{emutrace, o.shards, o.partition, o.sbatch_args, o.retry_failed};
+        SlurmSubmission s = submit_to_slurm(c, o.file, slurm);
+        if (s.shards.empty()) {
+            std::printf("campaign %s: every case is complete; nothing to submit (emutrace campaign merge %s)\n", c.name.c_str(), o.file.c_str());
+            return 0;
+        }
+        std::printf(
+            "campaign %s: %zu cases in %zu shards as Slurm array job %s, merge job %s (after it); results in %s\n"
+            "  follow it with: emutrace campaign status %s\n",
+            c.name.c_str(), c.cases.size(), s.shards.size(), s.array_job.c_str(), s.merge_job.c_str(), c.results.c_str(), o.file.c_str());
+        return 0;
+    }
+    EngineOptions engine;
+    engine.emutrace = emutrace;
+    engine.jobs = o.jobs ? o.jobs : std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
+    engine.resume = o.resume;
+    engine.progress = !o.quiet;
+    if (o.shard_count) {  // a Slurm array task: its shard, no merged answer; fails only when a case did not complete
+        engine.shard_index = o.shard_index;
+        engine.shard_count = o.shard_count;
+        std::vector<CaseOutcome> outcomes = run_locally(c, engine);
+        for (const CampaignCase& k : c.cases)
+            if (k.index % o.shard_count == o.shard_index && outcomes[k.index].status < 0) return 3;
+        return 0;
+    }
+    if (!o.quiet)
+        std::fprintf(stderr, "campaign %s: %zu cases, %u at a time, results in %s\n", c.name.c_str(), c.cases.size(), engine.jobs, c.results.c_str());
+    std::vector<CaseOutcome> outcomes = run_locally(c, engine);
+    std::size_t resumed = 0;
+    for (const auto& outcome : outcomes) resumed += outcome.resumed;
+    return merge_results(c, o, emutrace, resumed);
 }
 
 }  // namespace emutrace::app

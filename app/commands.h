@@ -111,11 +111,18 @@ struct SiliconOptions {
 int silicon_command(const SiliconOptions& options);
 
 struct CampaignOptions {
+    enum class Action { Run, Status, Merge } action = Action::Run;
     std::string file;
     unsigned jobs = 0;  ///< 0: one per core
     bool resume = false;
     bool quiet = false;
-    std::string json, junit;  ///< over the campaign file's outputs
+    std::string json, junit;                    ///< over the campaign file's outputs
+    std::string engine = "local";               ///< local or slurm
+    unsigned shard_index = 0, shard_count = 0;  ///< --shard I/N (a Slurm array task); 0: every case
+    unsigned shards = 0;                        ///< --shards: Slurm array tasks (0: one per case, at most 100)
+    std::string partition;
+    std::vector<std::string> sbatch_args;
+    bool retry_failed = false;
 };
 int campaign_command(const CampaignOptions& options);
 

@@ -124,6 +124,11 @@ Examples:
 
 Exit status: 0 the log was reproduced; 1 the replay diverged or an analysis failed; 2 bad input.)";
 
+int usage_error_for(const std::string& command, const std::string& what) {
+    std::fprintf(stderr, "emutrace: error: %s (see 'emutrace %s --help')\n", what.c_str(), command.c_str());
+    return 2;
+}
+
 int usage_error(const std::string& what) {
     std::fprintf(stderr, "emutrace: error: %s (see 'emutrace replay --help')\n", what.c_str());
     return 2;
@@ -348,10 +353,24 @@ int run(int argc, char** argv) {
     CampaignOptions campaign;
     CLI::App* campaign_cmd =
         cli.add_subcommand("campaign", "Run many cases (firmware x scenario x a matrix of scenario keys) and merge their results.");
-    campaign_cmd->add_option("file", campaign.file, "Campaign YAML: runs (firmware, scenario, matrix, args) and outputs")
-        ->required()
-        ->check(CLI::ExistingFile);
+    campaign_cmd->add_option("file", campaign.file, "Campaign YAML: runs (firmware, scenario, matrix, args) and outputs")->check(CLI::ExistingFile);
     campaign_cmd->add_option("-j,--jobs", campaign.jobs, "Cases at a time (default: one per core)");
+    campaign_cmd->add_option("--engine", campaign.engine, "local (default: this machine) or slurm (a job array and a merge job, sbatch)")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    campaign_cmd->add_option("--shards", campaign.shards, "With --engine slurm: array tasks (default: one per case, at most 100)");
+    campaign_cmd->add_option("--partition", campaign.partition, "With --engine slurm: the partition (default: the cluster's)");
+    campaign_cmd->add_option("--sbatch-arg", campaign.sbatch_args, "With --engine slurm: one more sbatch option, e.g. --time=2:00:00 (repeatable)")
+        ->allow_extra_args(false);
+    campaign_cmd->add_flag("--retry-failed", campaign.retry_failed, "With --engine slurm: submit again the shards of the cases not complete");
+    std::string shard;
+    campaign_cmd->add_option("--shard", shard, "Run only shard I of N (index mod N == I), no merge: what a Slurm array task runs")->type_name("I/N");
+    CLI::App* campaign_status = campaign_cmd->add_subcommand("status", "Which cases are complete, passed or not, and the Slurm jobs' state");
+    campaign_status->add_option("file", campaign.file, "Campaign YAML")->required()->check(CLI::ExistingFile);
+    CLI::App* campaign_merge = campaign_cmd->add_subcommand("merge", "Merge the cases' results as they are (the Slurm merge job runs this)");
+    campaign_merge->add_option("file", campaign.file, "Campaign YAML")->required()->check(CLI::ExistingFile);
+    campaign_merge->add_option("--json", campaign.json, "Write the merged result as JSON (overrides outputs.json)");
+    campaign_merge->add_option("--junit", campaign.junit, "Write one JUnit test case per case and constraint (overrides outputs.junit)");
+    campaign_merge->add_flag("-q,--quiet", campaign.quiet, "No summary");
     campaign_cmd->add_flag("--resume", campaign.resume, "Keep the cases already complete in the results directory; run the rest");
     campaign_cmd->add_option("--json", campaign.json, "Write the merged result as JSON (overrides outputs.json)");
     campaign_cmd->add_option("--junit", campaign.junit, "Write one JUnit test case per case and constraint (overrides outputs.junit)");
@@ -467,7 +486,19 @@ int run(int argc, char** argv) {
         if (*markers_cmd) return markers_command(markers);
         if (*wcet_cmd) return wcet_command(wcet);
         if (*silicon_cmd) return silicon_command(silicon);
-        if (*campaign_cmd) return campaign_command(campaign);
+        if (*campaign_cmd) {
+            if (*campaign_status) campaign.action = CampaignOptions::Action::Status;
+            if (*campaign_merge) campaign.action = CampaignOptions::Action::Merge;
+            if (campaign.file.empty()) return usage_error_for("campaign", "give the campaign file");
+            if (!shard.empty()) {
+                unsigned i = 0, n = 0;
+                char rest = 0;
+                if (std::sscanf(shard.c_str(), "%u/%u%c", &i, &n, &rest) != 2 || n == 0 || i >= n)
+                    return usage_error_for("campaign", "--shard " + shard + ": give I/N with 0 <= I < N, e.g. 3/16");
+                campaign.shard_index = i, campaign.shard_count = n;
+            }
+            return campaign_command(campaign);
+        }
         return info_command(info_elf);
     } catch (const emutrace::ConfigError& e) {
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());

@@ -81,6 +81,10 @@ std::string case_dir(const Campaign& c, const CampaignCase& k) {
     return (fs::path(c.results) / k.id()).string();
 }
 
+int case_status(const Campaign& c, const CampaignCase& k) {
+    return read_status(fs::path(case_dir(c, k)) / "status");
+}
+
 std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir) {
     std::vector<std::string> argv{emutrace, "run"};
     if (!k.firmware.empty()) argv.push_back(resolve_firmware(k.firmware, emutrace));
@@ -99,9 +103,14 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
     if (error) throw ConfigError(c.results + ": cannot create the campaign's results directory: " + error.message());
     std::vector<CaseOutcome> outcomes(c.cases.size());
     std::vector<std::size_t> todo;
+    const unsigned shards = std::max(options.shard_count, 1u);
     for (const CampaignCase& k : c.cases) {
         outcomes[k.index].index = k.index;
         fs::path status = fs::path(case_dir(c, k)) / "status";
+        if (k.index % shards != options.shard_index) {  // another shard's: as it is
+            outcomes[k.index] = {k.index, read_status(status), true};
+            continue;
+        }
         if (options.resume && fs::exists(status)) {
             outcomes[k.index] = {k.index, read_status(status), true};
             continue;

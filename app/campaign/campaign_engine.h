@@ -21,7 +21,12 @@ struct EngineOptions {
     unsigned jobs = 1;     ///< cases at a time
     bool resume = false;   ///< skip cases already complete; else every case runs afresh
     bool progress = true;  ///< a progress line on stderr (redrawn on a terminal)
+    /// Only the cases of this shard: index % shard_count == shard_index (a Slurm array task's).
+    unsigned shard_index = 0, shard_count = 1;
 };
+
+/// The exit status a complete case left in its directory; -1 when it is not complete.
+int case_status(const Campaign& c, const CampaignCase& k);
 
 /// The results directory of `k`.
 std::string case_dir(const Campaign& c, const CampaignCase& k);
