@@ -142,7 +142,10 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
         for (const auto& [group, r] : by_group)
             if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, 3).c_str());
         std::printf("all runs:\n%s%s", summary(all).c_str(), wcet_lines.c_str());
-        for (const auto& id : all.not_passed) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
+        std::size_t listed = 0;
+        for (const auto& id : all.not_passed)
+            if (listed++ < 10) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
+        if (all.not_passed.size() > 10) std::printf("  ... and %zu more not passed (the JSON's overall.not_passed)\n", all.not_passed.size() - 10);
     }
     return all.not_passed.empty() ? 0 : 1;
 }

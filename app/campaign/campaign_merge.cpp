@@ -15,6 +15,7 @@ std::uint64_t u64(const nlohmann::json& j, const char* key) {
 
 void add(ConstraintTotals& a, const ConstraintTotals& b) {
     a.limit_cycles = std::max(a.limit_cycles, b.limit_cycles);
+    a.smallest_limit_cycles = std::min(a.smallest_limit_cycles, b.smallest_limit_cycles);
     a.occurrences += b.occurrences;
     a.violations += b.violations;
     a.total_cycles += b.total_cycles;
@@ -57,7 +58,7 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
     if (auto ct = result.find("calltrace"); ct != result.end() && ct->is_object()) {
         for (const auto& k : ct->value("constraints", nlohmann::json::array())) {
             ConstraintTotals t;
-            t.limit_cycles = u64(k, "limit_cycles");
+            t.limit_cycles = t.smallest_limit_cycles = u64(k, "limit_cycles");
             t.occurrences = u64(k, "occurrences");
             t.violations = u64(k, "violation_count");
             // The case's total: its mean over its occurrences, in whole cycles (the durations are).
@@ -104,6 +105,7 @@ nlohmann::json to_json(const MergedResults& r) {
     for (const auto& [name, t] : r.constraints)
         constraints.push_back({{"name", name},
                                {"limit_cycles", t.limit_cycles},
+                               {"smallest_limit_cycles", t.occurrences ? t.smallest_limit_cycles : t.limit_cycles},
                                {"occurrences", t.occurrences},
                                {"violation_count", t.violations},
                                {"min_cycles", t.occurrences ? t.min_cycles : 0},
@@ -147,13 +149,15 @@ std::string summary(const MergedResults& r, std::size_t top_functions) {
             out += line;
         }
     if (!r.constraints.empty()) {
-        std::snprintf(line, sizeof line, "  %-26s %10s %10s %10s %12s %12s  %s\n", "constraint", "count", "violated", "limit", "mean", "max",
+        std::snprintf(line, sizeof line, "  %-26s %10s %10s %15s %12s %12s  %s\n", "constraint", "count", "violated", "limit (cycles)", "mean", "max",
                       "worst case");
         out += line;
         for (const auto& [name, t] : r.constraints) {
-            std::snprintf(line, sizeof line, "  %-26s %10llu %10llu %10llu %12.1f %12llu  %s\n", name.substr(0, 26).c_str(),
-                          static_cast<unsigned long long>(t.occurrences), static_cast<unsigned long long>(t.violations),
-                          static_cast<unsigned long long>(t.limit_cycles),
+            // Cases at other clocks have other limits in cycles: then the range.
+            std::string limit = std::to_string(t.limit_cycles);
+            if (t.smallest_limit_cycles < t.limit_cycles) limit = std::to_string(t.smallest_limit_cycles) + "-" + limit;
+            std::snprintf(line, sizeof line, "  %-26s %10llu %10llu %15s %12.1f %12llu  %s\n", name.substr(0, 26).c_str(),
+                          static_cast<unsigned long long>(t.occurrences), static_cast<unsigned long long>(t.violations), limit.c_str(),
                           t.occurrences ? static_cast<double>(t.total_cycles) / static_cast<double>(t.occurrences) : 0.0,
                           static_cast<unsigned long long>(t.max.value), t.max.case_id.c_str());
             out += line;

@@ -24,7 +24,8 @@ struct Extreme {
 };
 
 struct ConstraintTotals {
-    std::uint64_t limit_cycles = 0;
+    std::uint64_t limit_cycles = 0;  ///< the largest limit; cases at other clocks have other limits in cycles
+    std::uint64_t smallest_limit_cycles = UINT64_MAX;
     std::uint64_t occurrences = 0, violations = 0, total_cycles = 0;
     std::uint64_t min_cycles = UINT64_MAX;
     Extreme max;                   ///< the longest occurrence and its case
