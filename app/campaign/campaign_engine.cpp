@@ -44,9 +44,11 @@ std::string duration(double seconds) {
     return text;
 }
 
-pid_t spawn(const std::vector<std::string>& command, const std::string& stdout_file, const std::string& stderr_file) {
+// `cwd`: where it runs (empty: here).
+pid_t spawn(const std::vector<std::string>& command, const std::string& stdout_file, const std::string& stderr_file, const std::string& cwd = "") {
     posix_spawn_file_actions_t files;
     posix_spawn_file_actions_init(&files);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&files, cwd.c_str());
     posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&files, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -140,7 +142,9 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
         nlohmann::json about = {{"case", k.id()}, {"group", k.group}, {"firmware", k.firmware}, {"scenario", k.scenario}, {"command", argv}};
         for (const auto& [path, value] : k.settings) about["settings"][path] = value;
         config::write_text_file(dir + "/case.json", about.dump(2) + "\n", "case description");
-        running[spawn(argv, dir + "/stdout", dir + "/stderr")] = k.index;
+        // In its own directory: outputs a scenario names by a relative path (franking.yaml's
+        // Perfetto trace) are the case's own, not one file every case writes at once.
+        running[spawn(argv, dir + "/stdout", dir + "/stderr", dir)] = k.index;
     };
     progress(false);
     while (next < todo.size() || !running.empty()) {

@@ -11,9 +11,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Absolute: a case runs in its own results directory.
 std::string relative_to(const fs::path& dir, const std::string& path) {
     if (path.empty() || fs::path(path).is_absolute()) return path;
-    return (dir / path).lexically_normal().string();
+    return fs::absolute(dir / path).lexically_normal().string();
 }
 
 // A firmware name without a '/' and without .elf is one the build produced (as in a scenario).
@@ -46,7 +47,7 @@ Campaign load_campaign(const std::string& path) {
     c.name = root.has("name") ? root["name"].str() : fs::path(path).stem().string();
     const config::Node out = root["outputs"];
     out.allow_only({"results", "json", "junit"});
-    c.results = out.has("results") ? relative_to(dir, out["results"].str()) : (dir / (fs::path(path).stem().string() + ".results")).string();
+    c.results = relative_to(dir, out.has("results") ? out["results"].str() : fs::path(path).stem().string() + ".results");
     if (out.has("json")) c.json = relative_to(dir, out["json"].str());
     if (out.has("junit")) c.junit = relative_to(dir, out["junit"].str());
 

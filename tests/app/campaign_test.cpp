@@ -105,6 +105,10 @@ TEST_CASE("campaign: the merged figures are the cases' own merged by hand, and a
     CHECK(one["cycles"] == cases[3].result["cycles"]);
     CHECK(one["calltrace"]["constraints"] == cases[3].result["calltrace"]["constraints"]);
 
+    // Each case runs in its own directory: the scenario's own outputs (franking.yaml writes a
+    // Perfetto trace by a relative path) are the case's, not one file all cases write at once.
+    for (const auto& c : cases) CHECK(std::filesystem::exists(dir.file("results/" + c.id + "/franking.perfetto.json")));
+
     // One JUnit test case per case and constraint.
     const std::string junit = read_file(dir.file("merged.xml"));
     std::size_t testcases = 0;
