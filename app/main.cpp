@@ -151,8 +151,8 @@ int run(int argc, char** argv) {
     std::string max_instructions;
     std::string wall_clock;
     // run and replay take the same machine options into the same variables (one subcommand parses).
-    std::string run_json, run_junit, run_checkpoint;
-    std::vector<CLI::Option*> json_options, junit_options, checkpoint_options;
+    std::string run_json, run_junit, run_checkpoint, run_report;
+    std::vector<CLI::Option*> json_options, junit_options, checkpoint_options, report_options;
     auto declare_run_options = [&](CLI::App* cmd) {
         cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
@@ -175,6 +175,10 @@ int run(int argc, char** argv) {
         cmd->add_option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
         json_options.push_back(cmd->add_option("--json", run_json, "Write the run summary and every analysis's result as JSON to this file"));
         junit_options.push_back(cmd->add_option("--junit", run_junit, "Write the analyses' test cases (timing constraints, ...) as JUnit XML"));
+        report_options.push_back(cmd->add_option("--report", run_report,
+                                                 "Write one self-contained HTML page (no network needed to view it): summary, "
+                                                 "constraints, timeline, profile, flame graph and each analysis's charts")
+                                     ->type_name("FILE.html"));
         checkpoint_options.push_back(cmd->add_option("--checkpoint-every", run_checkpoint,
                                                      "Rewrite the --json result every this much emulated time, e.g. 1h: a long run that is "
                                                      "killed keeps its figures up to the last one (outputs.checkpoint_every)")
@@ -445,6 +449,8 @@ int run(int argc, char** argv) {
         if (o->count()) run.options["json"] = run_json;
     for (CLI::Option* o : junit_options)
         if (o->count()) run.options["junit"] = run_junit;
+    for (CLI::Option* o : report_options)
+        if (o->count()) run.options["report"] = run_report;
     for (CLI::Option* o : checkpoint_options)
         if (o->count()) run.options["checkpoint_every"] = run_checkpoint;
     cc_analysis_options.collect(cc.options);

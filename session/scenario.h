@@ -29,7 +29,7 @@ struct Scenario {
 };
 
 /// The outputs every run has, whatever analyses run: the JSON result and the JUnit report.
-inline constexpr const char* kRunOutputs[] = {"json", "junit", "dump-ram"};
+inline constexpr const char* kRunOutputs[] = {"json", "junit", "report", "dump-ram"};
 /// How the run writes them: outputs.checkpoint_every (--checkpoint-every), emulated time between
 /// rewrites of the JSON result during the run.
 inline constexpr const char* kRunOutputSettings[] = {"checkpoint_every"};

@@ -18,6 +18,7 @@
 #include "decode/memory_dump.h"
 #include "decode/program.h"
 #include "emu/machine.h"
+#include "report/run_page.h"
 #include "session/checkpoint_sink.h"
 #include "session/junit_report.h"
 #include "session/recorded_source.h"
@@ -318,6 +319,7 @@ RunReport Session::run() {
     if (std::string dump = s.output("dump-ram"); !dump.empty() && s.machine) write_ram_dump(*s.machine, dump);
 
     std::vector<TestCase> cases;
+    std::vector<emutrace::report::Part> report_parts;
     for (const auto& [name, a] : s.analyses) {
         a->finish(report.totals);
         std::string text = a->json();
@@ -329,6 +331,7 @@ RunReport Session::run() {
         report.summary += a->summary();
         for (auto& f : a->failures()) report.failures.push_back(std::move(f));
         for (auto& t : a->test_cases()) cases.push_back(std::move(t));
+        if (std::string html = a->report_html(); !html.empty()) report_parts.push_back({name, std::move(html)});
     }
     if (report.status == 0 && !report.failures.empty()) report.status = 1;
     if (!firmware_failed.empty()) {
@@ -339,6 +342,8 @@ RunReport Session::run() {
     std::string json_path = s.output("json"), junit_path = s.output("junit");
     if (!json_path.empty()) config::write_text_file(json_path, report.json, "JSON result");
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
+    if (std::string path = s.output("report"); !path.empty())
+        config::write_text_file(path, emutrace::report::run_page(j, report.failures, report_parts), "HTML report");
     return report;
 }
 

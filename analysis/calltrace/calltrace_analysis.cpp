@@ -17,6 +17,7 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "analysis/calltrace/calltrace_config.h"
+#include "analysis/calltrace/calltrace_report.h"
 #include "analysis/calltrace/compact_trace.h"
 #include "analysis/calltrace/profile.h"
 #include "analysis/constraints/constraint_checker.h"
@@ -93,6 +94,7 @@ public:
 /// The files the analysis writes and the baseline it compares with.
 struct CalltraceOutputs {
     std::string perfetto, trace;  ///< empty: not written
+    bool report = false;          ///< the run writes a --report page: keep call paths and a timeline
     std::string baseline;         ///< an earlier --json result; empty: none
     double regression_threshold = 0.05;
 };
@@ -113,6 +115,7 @@ public:
     std::string checkpoint() override { return to_json(false).dump(); }
     std::vector<TestCase> test_cases() const override;
     std::vector<std::string> failures() const override;
+    std::string report_html() const override;
 
 private:
     /// `every_user_event`: the list of user events (up to UserEventLog::kMax), else their counts
@@ -136,6 +139,9 @@ private:
     Profile profile_;
     ConstraintChecker checker_;
     UserEventLog user_events_;
+    ConstraintMargins margins_{checker_.results()};
+    std::unique_ptr<CallPathTree> paths_;     ///< with a report only
+    std::unique_ptr<CallTimeline> timeline_;  ///< likewise
     std::unique_ptr<PerfettoWriter> perfetto_;
     std::unique_ptr<CompactTraceWriter> compact_;
     std::unordered_map<std::uint32_t, bool> selection_;  ///< cache of selected()
@@ -166,8 +172,17 @@ TraceAnalysis::TraceAnalysis(CalltraceConfig config, CalltraceOutputs outputs, c
     auto is_selected = [this](std::uint32_t address) { return selected(address); };
     if (!outputs_.perfetto.empty()) {
         perfetto_ = std::make_unique<PerfettoWriter>(tracer_, clock_hz, is_selected);
-        checker_.on_window([w = perfetto_.get()](std::size_t constraint, const ConstraintWindow& window) { w->on_window(constraint, window); });
         tracer_.add_listener(*perfetto_);
+    }
+    checker_.on_window([this](std::size_t constraint, const ConstraintWindow& window) {
+        margins_.on_window(constraint, window);
+        if (perfetto_) perfetto_->on_window(constraint, window);
+    });
+    if (outputs_.report) {
+        paths_ = std::make_unique<CallPathTree>(tracer_);
+        timeline_ = std::make_unique<CallTimeline>(tracer_);
+        tracer_.add_listener(*paths_);
+        tracer_.add_listener(*timeline_);
     }
     if (!outputs_.trace.empty()) {
         compact_ = std::make_unique<CompactTraceWriter>(config_.buffer_bytes, is_selected);
@@ -339,6 +354,13 @@ std::string TraceAnalysis::summary() const {
     return out;
 }
 
+std::string TraceAnalysis::report_html() const {
+    if (!paths_) return {};
+    return CalltraceReport{tracer_, profile_,  checker_,      margins_,          *paths_,      *timeline_,
+                           lines_,  clock_hz_, total_cycles_, outputs_.perfetto, regressions_, outputs_.baseline}
+        .html();
+}
+
 nlohmann::json TraceAnalysis::to_json(bool every_user_event) const {
     using nlohmann::json;
     json functions = json::array();
@@ -421,14 +443,16 @@ namespace {
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     CalltraceConfig config = parse_calltrace_config(setup.section("calltrace"), setup.section("constraints"));
-    CalltraceOutputs outputs{setup.output("perfetto"), setup.output("trace"), setup.flag("baseline").value_or(""), 0.05};
+    CalltraceOutputs outputs{setup.output("perfetto"), setup.output("trace"), !setup.output("report").empty(), setup.flag("baseline").value_or(""),
+                             0.05};
     if (auto t = setup.flag("regression-threshold")) {
         char* end = nullptr;
         outputs.regression_threshold = std::strtod(t->c_str(), &end);
         if (end == t->c_str() || *end || outputs.regression_threshold < 0 || outputs.regression_threshold > 100)
             throw ConfigError("--regression-threshold: expected a fraction such as 0.05, got '" + *t + "'");
     }
-    if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty()) return nullptr;
+    // A report without a profile would say little: --report turns the tracer on.
+    if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty() && !outputs.report) return nullptr;
     return std::make_unique<TraceAnalysis>(std::move(config), std::move(outputs), setup.scenario_file(), setup.image(), setup.clock_hz());
 }
 

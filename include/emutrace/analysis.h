@@ -105,6 +105,10 @@ public:
     /// result; empty for none.
     virtual std::string json() const { return {}; }
     virtual std::vector<TestCase> test_cases() const { return {}; }
+    /// The analysis's part of the --report page: HTML <section> elements, self-contained (inline
+    /// SVG and styles; nothing fetched when the page is viewed). Empty for none. A section's
+    /// heading is an <h2>; the page lists every section's heading in its table of contents.
+    virtual std::string report_html() const { return {}; }
     /// Why the run fails, one line each (printed after "emutrace: "); empty when it passes.
     virtual std::vector<std::string> failures() const { return {}; }
 };

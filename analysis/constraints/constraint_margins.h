@@ -1,0 +1,35 @@
+#pragma once
+// How close each occurrence of a constraint came to its limit: counts of durations in bins of
+// 10% of the limit (the last bin holds everything from 150% up). Fed the checker's windows;
+// constant memory however many occurrences.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/constraints/constraint_checker.h"
+
+namespace emutrace::analysis {
+
+class ConstraintMargins {
+public:
+    static constexpr std::size_t kBins = 16;  ///< [0,10%), ..., [140%,150%), [150%, inf)
+    explicit ConstraintMargins(const std::vector<ConstraintResult>& results) : results_(results) {}
+    void on_window(std::size_t constraint, const ConstraintWindow& w) {
+        if (constraint >= results_.size() || !results_[constraint].spec->limit_cycles) return;
+        if (bins_.size() <= constraint) bins_.resize(constraint + 1);
+        std::uint64_t limit = results_[constraint].spec->limit_cycles;
+        std::uint64_t bin = (w.end_cycle - w.start_cycle) * 10 / limit;
+        ++bins_[constraint][bin < kBins ? bin : kBins - 1];
+    }
+    /// Bins of the constraint at `index` of the checker's results; all zero when it has no limit.
+    std::array<std::uint64_t, kBins> bins(std::size_t index) const {
+        return index < bins_.size() ? bins_[index] : std::array<std::uint64_t, kBins>{};
+    }
+
+private:
+    const std::vector<ConstraintResult>& results_;
+    std::vector<std::array<std::uint64_t, kBins>> bins_;
+};
+
+}  // namespace emutrace::analysis

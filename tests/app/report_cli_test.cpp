@@ -1,0 +1,95 @@
+// `--report FILE.html`: one self-contained page per run, through the emutrace command as a user
+// runs it. What a browser makes of the page is tests/browser's.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+using nlohmann::json;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("report: the slow franking job's page shows the violated constraint with each violation's call stack") {
+    TempDir dir;
+    Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking-slow.yaml") + " --report " + dir.file("r.html") + " --json " +
+                         dir.file("r.json"));
+    CHECK(r.status == 1);  // the page is written when the run fails, too
+    const std::string page = read_file(dir.file("r.html"));
+    const json result = json::parse(read_file(dir.file("r.json")));
+    for (const char* id : {"summary", "constraints", "timeline", "profile", "flamegraph", "frequency"})
+        CHECK(page.find("<section id=\"" + std::string(id) + "\"") != std::string::npos);
+    CHECK(page.find("verdict fail") != std::string::npos);
+    const json& constraint = result["calltrace"]["constraints"][0];
+    CHECK(count(page, "<tr class=\"constraint fail\">") == 1);
+    CHECK(count(page, "<div class=\"violation\">") == constraint["violation_count"].get<std::size_t>());
+    for (const auto& v : constraint["violations"]) {
+        std::string stack;
+        for (const auto& f : v["stack"]) stack += (stack.empty() ? "" : " &gt; ") + f.get<std::string>();
+        CHECK(page.find("call stack: " + stack + "</pre>") != std::string::npos);
+    }
+    // Self-contained: nothing is fetched when the page is viewed (the one link is to the Perfetto UI).
+    CHECK(page.find(" src=") == std::string::npos);
+    CHECK(page.find("<link") == std::string::npos);
+    CHECK(page.find("url(") == std::string::npos);
+    CHECK(page.find("@import") == std::string::npos);
+    std::regex link("href=\"([^\"#][^\"]*)\"");
+    for (auto it = std::sregex_iterator(page.begin(), page.end(), link); it != std::sregex_iterator(); ++it)
+        CHECK((*it)[1].str() == "https://ui.perfetto.dev");
+}
+
+TEST_CASE("report: the plain franking job passes and its profile has a bar for each busy function") {
+    TempDir dir;
+    Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking.yaml") + " --report " + dir.file("r.html") + " --json " +
+                         dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    const std::string page = read_file(dir.file("r.html"));
+    const json result = json::parse(read_file(dir.file("r.json")));
+    CHECK(page.find("verdict pass") != std::string::npos);
+    std::size_t busy = 0, called = 0;
+    for (const auto& f : result["calltrace"]["functions"]) {
+        busy += f["exclusive_cycles"].get<std::uint64_t>() > 0;
+        called += f["calls"].get<std::uint64_t>() > 0;
+    }
+    auto section = [&](const std::string& id) {
+        auto at = page.find("<section id=\"" + id + "\"");
+        return page.substr(at, page.find("</section>", at) - at);
+    };
+    CHECK(count(section("profile"), "<rect class=\"bar\"") == std::min<std::size_t>(busy, 25));
+    CHECK(count(section("frequency"), "<rect class=\"bar\"") == std::min<std::size_t>(called, 25));
+    std::string digits = std::to_string(result["instructions"].get<std::uint64_t>()), grouped;
+    for (std::size_t i = 0; i < digits.size(); ++i) grouped += (i && (digits.size() - i) % 3 == 0 ? "," : "") + digits.substr(i, 1);
+    CHECK(section("summary").find("<span class=\"instructions\">" + grouped + "</span>") != std::string::npos);
+}
+
+TEST_CASE("report: a long run with many calls keeps its page small") {
+    // A compute-bound kernel for 10^7 instructions, hundreds of thousands of calls and returns.
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("bench_compute") + " --max-instructions 1e7 --report " + dir.file("r.html") + " --json " +
+                         dir.file("r.json") + " -q");
+    CHECK(r.status == 3);  // stopped at the instruction limit: still reported
+    const std::string page = read_file(dir.file("r.html"));
+    CHECK(page.find("max_instructions") != std::string::npos);
+    CHECK(page.size() < 1'000'000);
+    CHECK(count(page, "class=\"span\"") <= 4'000);
+}
+
+TEST_CASE("report: a report that cannot be written is a one-line error naming the file") {
+    Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking.yaml") + " --report /nonexistent-dir/r.html -q");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("/nonexistent-dir/r.html") != std::string::npos);
+    CHECK(count(r.err, "\n") == 1);
+}
