@@ -25,6 +25,7 @@ struct RunOptions {
     std::string dump_ram;            ///< --dump-ram: the RAM at the end as an ELF core
     bool emutrace_statuses = false;  ///< --exit-status emutrace
     Verbosity verbosity = Verbosity::Normal;
+    RunRequest::Progress progress = RunRequest::Progress::Auto;  ///< --progress; never with -q
 };
 
 struct CfgOptions {

@@ -153,6 +153,7 @@ int run(int argc, char** argv) {
     // run and replay take the same machine options into the same variables (one subcommand parses).
     std::string run_json, run_junit, run_checkpoint, run_report;
     std::vector<CLI::Option*> json_options, junit_options, checkpoint_options, report_options;
+    std::string progress = "auto";
     auto declare_run_options = [&](CLI::App* cmd) {
         cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
@@ -183,6 +184,10 @@ int run(int argc, char** argv) {
                                                      "Rewrite the --json result every this much emulated time, e.g. 1h: a long run that is "
                                                      "killed keeps its figures up to the last one (outputs.checkpoint_every)")
                                          ->type_name("DURATION"));
+        cmd->add_option("--progress", progress,
+                        "The progress line on stderr (emulated time, instructions, MIPS, events) of a run longer than a second: "
+                        "auto (default: when stderr is a terminal), always or never; -q turns it off")
+            ->check(CLI::IsMember({"auto", "always", "never"}));
     };
     CLI::App* run_cmd = cli.add_subcommand("run", "Run an ELF until it exits, faults, hangs or hits a limit; print a summary.");
     declare_run_options(run_cmd);
@@ -480,6 +485,9 @@ int run(int argc, char** argv) {
                 run.machine.wall_clock_seconds = *s;
             }
             run.emutrace_statuses = exit_statuses == "emutrace";
+            run.progress = progress == "always"  ? emutrace::RunRequest::Progress::Always
+                           : progress == "never" ? emutrace::RunRequest::Progress::Never
+                                                 : emutrace::RunRequest::Progress::Auto;
             return run_command(registry, run);
         }
         if (*dump_cmd) return dump_command(dump_file, dump_elf);

@@ -13,6 +13,7 @@ int run_command(const AnalysisRegistry& registry, const RunOptions& o) {
     request.options = o.options;
     request.machine = o.machine;
     request.emutrace_statuses = o.emutrace_statuses;
+    request.progress = o.verbosity == Verbosity::Quiet ? RunRequest::Progress::Never : o.progress;
     Session session(registry, std::move(request));
     RunReport report = session.run();
     if (o.verbosity != Verbosity::Quiet) std::fputs(report.summary.c_str(), stderr);

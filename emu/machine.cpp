@@ -464,6 +464,10 @@ void Machine::set_steering(trace::Steering& steering) {
     impl_->steering = &steering;
 }
 
+void Machine::set_progress(std::function<void(std::uint64_t, std::uint64_t)> observer) {
+    impl_->progress = std::move(observer);
+}
+
 SourceTotals Machine::deliver() {
     const RunResult& r = last_ = run();
     return {"emulator",         r.instructions,

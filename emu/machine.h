@@ -2,6 +2,8 @@
 // The emulated Cortex-M machine: the public surface over the Unicorn engine. Build it from a
 // MachineConfig and an ELF image, attach sinks, run once.
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,6 +33,9 @@ public:
     /// The run's steering (emutrace/steering.h): called synchronously at watch points, exception
     /// entries, device reads and the times it asks for. Must outlive run(); at most one.
     void set_steering(trace::Steering& steering);
+    /// Told the cycles and instructions so far every 2^20 cycles or so of the run (where the
+    /// limits are checked), also when no sink gets events: a progress display's figures. Keep it cheap.
+    void set_progress(std::function<void(std::uint64_t cycles, std::uint64_t instructions)> observer);
 
     /// Resets from the vector table and runs until a stop condition. Guest misbehaviour never
     /// throws: it ends the run with StopReason::Fault. Sinks get their on_end() in every case.

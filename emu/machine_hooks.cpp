@@ -314,6 +314,7 @@ std::uint64_t detail::MachineState::check_limits() {
             return 0;
         }
     }
+    if (progress) progress(cycles(), counters.instructions);
     // Cycles grow at least as fast as instructions, so this is never late for the instruction limit.
     std::uint64_t due = cycles() + detail::kCheckInterval;
     if (s.max_instructions) due = std::min(due, cycles() + (s.max_instructions - counters.instructions));

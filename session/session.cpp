@@ -21,6 +21,7 @@
 #include "report/run_page.h"
 #include "session/checkpoint_sink.h"
 #include "session/junit_report.h"
+#include "session/progress_meter.h"
 #include "session/recorded_source.h"
 #include "session/run_report.h"
 #include "session/scenario.h"
@@ -288,6 +289,14 @@ RunReport Session::run() {
 
     std::unique_ptr<session::CheckpointSink> checkpoints = s.checkpoints();
     if (checkpoints) source.add_sink(*checkpoints);  // last: the analyses have seen each batch first
+    std::optional<session::ProgressMeter> progress;
+    using Progress = RunRequest::Progress;
+    if (s.request.progress == Progress::Always || (s.request.progress == Progress::Auto && isatty(STDERR_FILENO))) {
+        progress.emplace(s.clock_hz(), stderr);
+        source.add_sink(*progress);
+        if (s.machine)
+            s.machine->set_progress([&progress](std::uint64_t cycles, std::uint64_t instructions) { progress->counts(cycles, instructions); });
+    }
 
     RunReport report;
     std::string firmware_failed;  // with emutrace_statuses: why the firmware's own verdict failed

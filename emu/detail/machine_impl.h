@@ -4,6 +4,7 @@
 
 #include <bitset>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -310,6 +311,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint64_t thread_switches = 0;
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none
     std::chrono::steady_clock::time_point started;
+    std::function<void(std::uint64_t, std::uint64_t)> progress;  ///< Machine::set_progress
     std::unordered_set<std::uint32_t> warned_unclaimed;
 
     struct MemoryFault {

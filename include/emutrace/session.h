@@ -52,6 +52,10 @@ struct RunRequest {
     /// otherwise read as "wall-clock limit"). Off: the firmware's code is the status, as a test
     /// runner expects.
     bool emutrace_statuses = false;
+    /// The progress line on stderr while the run goes (emulated time, instructions, MIPS, events),
+    /// after its first second, erased before the summary. Auto: when stderr is a terminal.
+    enum class Progress { Auto, Never, Always };
+    Progress progress = Progress::Auto;
 };
 
 /// With RunRequest::emutrace_statuses: the firmware exited with a non-zero code (in the JSON as exit_code).

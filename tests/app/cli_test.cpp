@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,12 @@
 using namespace emutrace::test;
 
 namespace {
+
+std::size_t occurrences(const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+    return n;
+}
 
 std::size_t lines(const std::string& s) {
     std::size_t n = 0;
@@ -452,4 +459,56 @@ TEST_CASE("cli: a scenario's wcet analysis fails the run when the bound exceeds 
     CHECK(bad.status == 2);
     CHECK(bad.err.find("bad.yaml:6") != std::string::npos);
     CHECK(bad.err.find("flow_fact") != std::string::npos);
+}
+
+// A spinning firmware stopped by the wall-clock limit: a run of that many host seconds, whatever the host's speed.
+TEST_CASE("cli: --progress always redraws one line in place at most ten times a second and erases it before the summary") {
+    const std::string faults = firmware("faults");
+    auto started = std::chrono::steady_clock::now();
+    Cli r = emutrace_cli("run " + faults + " --cmdline spin --wall-clock 1.6s --progress always");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    CHECK(r.status == 4);
+    const std::size_t draws = occurrences(r.err, "\remutrace: ");
+    CAPTURE(draws);
+    CAPTURE(seconds);
+    CHECK(draws >= 2);                 // after the first second, every 100 ms until 1.6 s
+    CHECK(draws <= 10 * seconds + 1);  // never more often than ten times a second
+    CHECK(r.err.find(" s emulated, ") != std::string::npos);
+    CHECK(r.err.find(" instructions, ") != std::string::npos);  // the emulator's count, though no sink gets blocks
+    CHECK(r.err.find(" MIPS, ") != std::string::npos);
+    CHECK(r.err.find(" events\x1b[K") != std::string::npos);
+    CHECK(lines(r.err.substr(0, r.err.find("\r\x1b[K"))) == 0);  // in place: no line feed between the redraws
+    // Erased (carriage return, clear to the end of the line) just before the summary, which is as without it.
+    const std::size_t erased = r.err.find("\r\x1b[Kemutrace: " + faults + " on cortex-m3");
+    REQUIRE(erased != std::string::npos);
+    const std::string rest = r.err.substr(erased + 3);
+    CHECK(rest.find('\r') == std::string::npos);
+    CHECK(rest.find("\x1b") == std::string::npos);
+    CHECK(rest.find("  stopped       wall_clock: wall-clock limit of 1.6 s") != std::string::npos);
+}
+
+TEST_CASE("cli: no progress line with -q, with --progress never, or when stderr is not a terminal") {
+    const std::string spin = "run " + firmware("faults") + " --cmdline spin --wall-clock 1.2s ";
+    for (const std::string& options : {std::string("-q --progress always"), std::string("--progress never"), std::string("")}) {
+        CAPTURE(options);
+        Cli r = emutrace_cli(spin + options);  // stderr is a file
+        CHECK(r.status == 4);
+        CHECK(r.err.find('\r') == std::string::npos);
+        CHECK(r.err.find("MIPS,") == std::string::npos);
+        CHECK(r.err.find("\x1b") == std::string::npos);
+    }
+}
+
+TEST_CASE("cli: the progress line is drawn by default when stderr is a terminal") {
+    if (run_shell("command -v script").status != 0) {
+        MESSAGE("skipped: util-linux's script (to give the run a terminal) is not installed");
+        return;
+    }
+    // script(1) runs the command on a pseudo-terminal; its stdout goes to /dev/null, its stderr to the terminal.
+    Cli r = run_shell("script -qec '" + std::string(EMUTRACE_BINARY) + " run " + firmware("faults") +
+                      " --cmdline spin --wall-clock 1.3s 2>&1 >/dev/null' /dev/null");
+    CHECK(r.status == 4);
+    CHECK(r.out.find("\remutrace: ") != std::string::npos);
+    CHECK(r.out.find(" MIPS, ") != std::string::npos);
+    CHECK(r.out.find("\r\x1b[Kemutrace: ") != std::string::npos);
 }
