@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     try {
         emutrace::test::DevtoolsBrowser browser;
         for (int i = 0; i < loads; ++i) {
-            open.add(browser.open("file://" + html.string() + "?load=" + std::to_string(i)));
+            open.add(browser.open(emutrace::test::file_url(html) + "?load=" + std::to_string(i)));
             errors = browser.errors();
         }
     } catch (const std::exception& e) {

@@ -140,7 +140,7 @@ void check_report(const Report& report, const std::string& png_name, bool slow) 
     REQUIRE(!names.empty());
 
     DevtoolsBrowser& b = browser();
-    const double seconds = b.open("file://" + fs::absolute(report.html).string());
+    const double seconds = b.open(file_url(report.html));
     std::printf("%s: %ju bytes, loaded in %.0f ms\n", report.html.filename().c_str(), static_cast<std::uintmax_t>(fs::file_size(report.html)),
                 seconds * 1000);
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -57,6 +59,20 @@ std::string where(const json& p) {
 }
 
 }  // namespace
+
+std::string file_url(const fs::path& file) {
+    std::string url = "file://";
+    for (unsigned char c : fs::absolute(file).lexically_normal().string()) {
+        if (std::isalnum(c) || std::strchr("/-._~", c))
+            url += static_cast<char>(c);
+        else {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, "%%%02X", c);
+            url += hex;
+        }
+    }
+    return url;
+}
 
 std::string base64_decode(const std::string& text) {
     static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

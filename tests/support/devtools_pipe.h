@@ -89,6 +89,9 @@ private:
     std::vector<std::string> errors_;
 };
 
+/// The file:// URL of a local file (made absolute, percent-encoded).
+std::string file_url(const std::filesystem::path& file);
+
 /// Standard base64 (RFC 4648) to bytes; whitespace skipped, DevtoolsError on anything else.
 std::string base64_decode(const std::string& text);
 
