@@ -95,12 +95,14 @@ struct WcetOptions {
     bool no_run = false;                ///< only merge and solve
     bool all = false;                   ///< bound every function that ran, as a table
     std::string json, dot;
+    std::string report;  ///< --report: the HTML page
 };
 int wcet_command(const WcetOptions& options);
 
 struct SiliconOptions {
     std::string dir;  ///< <category>/<test>.tzst measurements
     std::string json;
+    std::string report;                            ///< --report: the HTML page
     std::string board = "stm32f100";               ///< a board preset (scenarios/boards) or a scenario file
     std::uint64_t max_instructions = 300'000'000;  ///< per configuration; 0 = no limit
     std::string timing;                            ///< "trm", "pipeline" or "none" instead of the board's

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <optional>
 
+#include "analysis/crosscheck/comparison_report.h"
 #include "analysis/crosscheck/run_comparison.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
+#include "report/run_page.h"
 
 namespace emutrace::app {
 
@@ -61,6 +63,15 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         if (!c.identical) status = 1;
     }
     for (const auto& f : report.failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
+    // The session wrote the capture's page; with the comparison it is written again, whole.
+    if (auto it = o.options.find("report"); it != o.options.end()) {
+        std::vector<report::Part> parts;
+        for (auto& html : report.report_sections) parts.push_back({"", std::move(html)});
+        if (j.contains("comparison")) parts.push_back({"comparison", analysis::comparison_report_html(j["comparison"])});
+        std::vector<std::string> failures = report.failures;
+        if (j.contains("comparison") && !j["comparison"].value("identical", false)) failures.push_back("the capture and the emulated run differ");
+        config::write_text_file(it->second, report::run_page(j, failures, parts), "HTML report");
+    }
     if (!json_path.empty()) {
         config::write_text_file(json_path, j.dump(2) + "\n", "JSON file");
     }

@@ -239,6 +239,12 @@ int run(int argc, char** argv) {
     cc_cmd->add_option("--cmdline", cc.cmdline, "Semihosting command line of the emulated run");
     std::string cc_json;
     CLI::Option* cc_json_opt = cc_cmd->add_option("--json", cc_json, "Write totals, profile, the analyses' results and the comparison as JSON");
+    std::string cc_report;
+    CLI::Option* cc_report_opt =
+        cc_cmd
+            ->add_option("--report", cc_report,
+                         "Write a self-contained HTML page: the capture's summary and analyses, and the emulated-vs-captured comparison")
+            ->type_name("FILE.html");
     AnalysisOptions cc_analysis_options;
     cc_analysis_options.declare(*cc_cmd, registry);
     cc_cmd->footer(
@@ -326,6 +332,8 @@ int run(int argc, char** argv) {
     wcet_cmd->add_flag("--all", wcet.all, "Bound every function that ran: a table of observed and bound per function (--json writes it)");
     wcet_cmd->add_option("--json", wcet.json, "Write bound, observed time, worst path and never-executed blocks as JSON");
     wcet_cmd->add_option("--dot", wcet.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
+    wcet_cmd->add_option("--report", wcet.report, "Write a self-contained HTML page: the bound beside the longest run, the worst path on each CFG")
+        ->type_name("FILE.html");
     wcet_cmd->footer(
         "The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
         "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
@@ -355,6 +363,8 @@ int run(int argc, char** argv) {
         ->add_option("--timeout", silicon.timeout,
                      "Host seconds per configuration (default: 1 per million --max-instructions, at least 30; 0 = no limit)")
         ->check(CLI::NonNegativeNumber);
+    silicon_cmd->add_option("--report", silicon.report, "Write a self-contained HTML page: exact rates per set and category, the error histogram")
+        ->type_name("FILE.html");
     silicon_cmd->add_option("--json", silicon.json, "Write per test and configuration: exact or not, differing words, code; sets, error histograms");
     silicon_cmd->add_option("--show", silicon.show, "Print this many mismatching configurations with their values and code");
     silicon_cmd->add_option("--min-rate", silicon.min_rate, "Exit 1 when the exact-match rate is below this fraction (0-1)")
@@ -463,6 +473,7 @@ int run(int argc, char** argv) {
     if (ring_json_opt->count()) ring.options["json"] = ring_json;
     if (ring_junit_opt->count()) ring.options["junit"] = ring_junit;
     if (cc_json_opt->count()) cc.options["json"] = cc_json;
+    if (cc_report_opt->count()) cc.options["report"] = cc_report;
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;
     set_up_logging(run.verbosity);
 

@@ -10,7 +10,9 @@
 #include "config/config_error.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "report/page.h"
 #include "session/scenario.h"
+#include "silicon/silicon_report.h"
 #include "silicon/silicon_suite.h"
 
 namespace emutrace::app {
@@ -262,8 +264,19 @@ int silicon_command(const SiliconOptions& o) {
     if (run.split == Split::All)
         std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
-    if (!o.json.empty()) {
-        config::write_text_file(o.json, to_json(o, timing ? *timing : preset.machine.timing, tests, s).dump(1) + "\n", "JSON result");
+    if (!o.json.empty() || !o.report.empty()) {
+        nlohmann::json result = to_json(o, timing ? *timing : preset.machine.timing, tests, s);
+        if (!o.json.empty()) config::write_text_file(o.json, result.dump(1) + "\n", "JSON result");
+        if (!o.report.empty()) {
+            report::Page page;
+            page.title = "emutrace silicon: " + o.dir;
+            page.facts = {"board " + o.board, board_summary(preset.machine)};
+            page.has_verdict = o.min_rate > 0;
+            if (page.has_verdict && s.total.rate() < o.min_rate) page.failures.push_back("exact-match rate below --min-rate");
+            page.passed = "the exact-match rate is at least --min-rate";
+            page.sections.push_back(silicon_report_html(result));
+            config::write_text_file(o.report, page.html(), "HTML report");
+        }
     }
     if (o.min_rate > 0 && s.total.rate() < o.min_rate) {
         std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * s.total.rate(), 100.0 * o.min_rate);

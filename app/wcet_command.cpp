@@ -1,12 +1,14 @@
 #include <cstdio>
 
 #include "analysis/wcet/wcet_config.h"
+#include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
+#include "report/page.h"
 #include "session/scenario.h"
 
 namespace emutrace::app {
@@ -46,7 +48,7 @@ int wcet_command(const WcetOptions& o) {
     if (!o.stats_out.empty()) stats.save(o.stats_out);
 
     if (o.all) {
-        if (!o.dot.empty()) throw ConfigError("wcet: --dot draws one function's worst path; give --function NAME");
+        if (!o.dot.empty() || !o.report.empty()) throw ConfigError("wcet: --dot and --report draw one function's worst path; give --function NAME");
         WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
@@ -68,6 +70,15 @@ int wcet_command(const WcetOptions& o) {
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
     std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);
+    if (!o.report.empty()) {
+        report::Page page;
+        page.title = "emutrace wcet: " + r.function;
+        page.facts = {o.elf, "statistics of " + std::to_string(stats.runs) + (stats.runs == 1 ? " run" : " runs")};
+        page.failures = failures;
+        page.passed = "the bound is trusted" + std::string(wcet.max_cycles ? " and within max_cycles" : "");
+        page.sections.push_back(wcet_report_html(session.program(), r, sc.machine.clock_hz, wcet.max_cycles));
+        config::write_text_file(o.report, page.html(), "HTML report");
+    }
     for (const auto& f : failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
     if (status == 0 && !failures.empty()) return 1;
     return status;

@@ -62,7 +62,7 @@ std::string Page::html() const {
     out += "<li>emutrace " EMUTRACE_VERSION "</li></ul>\n";
     if (has_verdict) {
         if (failures.empty()) {
-            out += "<div class=\"verdict pass\">PASSED: every timing constraint held</div>\n";
+            out += "<div class=\"verdict pass\">PASSED: " + escape(passed) + "</div>\n";
         } else {
             out += "<div class=\"verdict fail\">FAILED<ul>";
             for (const std::string& f : failures) out += "<li>" + escape(f) + "</li>";

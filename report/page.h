@@ -10,11 +10,12 @@
 namespace emutrace::report {
 
 struct Page {
-    std::string title;                  ///< e.g. "emutrace run: franking.elf"
-    std::vector<std::string> facts;     ///< short lines under the title (scenario, core, version)
-    std::vector<std::string> failures;  ///< why the run fails; none: the banner says it passed
-    bool has_verdict = true;            ///< false: no pass/fail banner (a silicon suite, say)
-    std::vector<std::string> sections;  ///< HTML <section> elements (report::section)
+    std::string title;                                    ///< e.g. "emutrace run: franking.elf"
+    std::vector<std::string> facts;                       ///< short lines under the title (scenario, core, version)
+    std::vector<std::string> failures;                    ///< why the run fails; none: the banner says it passed
+    bool has_verdict = true;                              ///< false: no pass/fail banner (a silicon suite, say)
+    std::string passed = "every timing constraint held";  ///< the banner's words when nothing failed
+    std::vector<std::string> sections;                    ///< HTML <section> elements (report::section)
     std::string html() const;
 };
 

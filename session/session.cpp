@@ -353,6 +353,7 @@ RunReport Session::run() {
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
     if (std::string path = s.output("report"); !path.empty())
         config::write_text_file(path, emutrace::report::run_page(j, report.failures, report_parts), "HTML report");
+    for (auto& part : report_parts) report.report_sections.push_back(std::move(part.html));
     return report;
 }
 

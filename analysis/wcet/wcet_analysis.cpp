@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/wcet/wcet_config.h"
+#include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
 #include "config/config_error.h"
 
@@ -37,6 +38,7 @@ public:
         return j.dump();
     }
     std::vector<std::string> failures() const override { return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{}; }
+    std::string report_html() const override { return bound_ ? wcet_report_html(session_.program(), *bound_, clock_hz_, config_.max_cycles) : ""; }
     /// The bound from the runs of the function measured so far.
     std::string checkpoint() override { return wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_).dump(); }
 

@@ -69,6 +69,9 @@ struct RunReport {
     std::vector<std::string> failures;  ///< why the run fails, one line each
     std::string stopped;                ///< why the source stopped ("exited with code 0", a fault, ...)
     std::string error;                  ///< "<elf>: <why>" when the run did not complete
+    /// The analyses' --report sections (Analysis::report_html), in registry order, for a command
+    /// that builds a page of its own around them (crosscheck); empty without --report.
+    std::vector<std::string> report_sections;
 };
 
 class Session {

@@ -365,13 +365,25 @@ TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run,
     CHECK(compared >= 8);
 
     Cli other = emutrace_cli("crosscheck --snapshot " + dir.file("snap") + " --elf " + elf + " -s " + scenario + " --cmdline tailchain --json " +
-                             dir.file("d.json"));
+                             dir.file("d.json") + " --report " + dir.file("d.html"));
     CHECK(other.status == 1);
     CHECK(other.out.find("first divergence at step") != std::string::npos);
     auto d = nlohmann::json::parse(read_file(dir.file("d.json")));
     CHECK(d["comparison"]["identical"] == false);
     CHECK(d["comparison"]["first_divergence"]["step"].get<int>() > 0);
     CHECK(d["comparison"]["first_divergence"]["emulated"].get<std::string>().find(" in main") != std::string::npos);
+    // The report shows the divergence and, per function, which counts differ: as many as the JSON says.
+    const std::string page = read_file(dir.file("d.html"));
+    CHECK(page.find("<section id=\"comparison\"") != std::string::npos);
+    CHECK(page.find("verdict fail") != std::string::npos);
+    std::size_t differing = 0, rows = 0;
+    for (const auto& f : d["comparison"]["functions"]) differing += f["capture"] != f["emulated"] || f["capture_calls"] != f["emulated_calls"];
+    for (auto at = page.find("<tr class=\"function differs\">"); at != std::string::npos; at = page.find("<tr class=\"function differs\">", at + 1))
+        ++rows;
+    CHECK(differing > 0);
+    CHECK(rows == differing);
+    CHECK(page.find("<tr class=\"divergence\"><td>emulated</td><td>" + d["comparison"]["first_divergence"]["emulated"].get<std::string>()) !=
+          std::string::npos);
 }
 
 TEST_CASE("cli: a damaged snapshot trace decodes what it can and says how many bytes were lost") {

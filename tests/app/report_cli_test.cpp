@@ -21,6 +21,13 @@ std::size_t count(const std::string& text, const std::string& what) {
     return n;
 }
 
+/// 1234567 as "1,234,567", as the page writes counts.
+std::string grouped(std::uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) out += (i && (digits.size() - i) % 3 == 0 ? "," : "") + digits.substr(i, 1);
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("report: the slow franking job's page shows the violated constraint with each violation's call stack") {
@@ -70,9 +77,7 @@ TEST_CASE("report: the plain franking job passes and its profile has a bar for e
     };
     CHECK(count(section("profile"), "<rect class=\"bar\"") == std::min<std::size_t>(busy, 25));
     CHECK(count(section("frequency"), "<rect class=\"bar\"") == std::min<std::size_t>(called, 25));
-    std::string digits = std::to_string(result["instructions"].get<std::uint64_t>()), grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) grouped += (i && (digits.size() - i) % 3 == 0 ? "," : "") + digits.substr(i, 1);
-    CHECK(section("summary").find("<span class=\"instructions\">" + grouped + "</span>") != std::string::npos);
+    CHECK(section("summary").find("<span class=\"instructions\">" + grouped(result["instructions"]) + "</span>") != std::string::npos);
 }
 
 TEST_CASE("report: a long run with many calls keeps its page small") {
@@ -92,4 +97,18 @@ TEST_CASE("report: a report that cannot be written is a one-line error naming th
     CHECK(r.status == 2);
     CHECK(r.err.find("/nonexistent-dir/r.html") != std::string::npos);
     CHECK(count(r.err, "\n") == 1);
+}
+
+TEST_CASE("report: wcet --report draws the worst path on the function's CFG, each of its blocks once") {
+    TempDir dir;
+    Cli r = emutrace_cli("wcet " + firmware("wcet") + " --function wcet_scan --report " + dir.file("w.html") + " --json " + dir.file("w.json"));
+    REQUIRE(r.status == 0);
+    const std::string page = read_file(dir.file("w.html"));
+    const json result = json::parse(read_file(dir.file("w.json")));
+    CHECK(page.find("<section id=\"wcet\"") != std::string::npos);
+    CHECK(count(page, "<rect class=\"block worst\"") == result["path"].size());
+    CHECK(count(page, "<tr class=\"path-block\">") == result["path"].size());
+    // The bound and the longest run, side by side.
+    CHECK(page.find(">" + grouped(result["bound_cycles"]) + " cycles") != std::string::npos);
+    CHECK(page.find(">" + grouped(result["observed_max_cycles"]) + " cycles") != std::string::npos);
 }

@@ -52,10 +52,24 @@ std::set<std::string> validation_tests(const std::string& suite) {
 
 TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board preset, and the exact-match rate holds") {
     TempDir dir;
-    int status = emutrace_status(
-        "silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") + " --min-rate 0.977", dir);
+    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") +
+                                     " --min-rate 0.977 --report " + dir.file("s.html"),
+                                 dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    // The report draws what the JSON says: a bar per category, a row per set and per differing configuration.
+    const std::string page = read_file(dir.file("s.html"));
+    auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (auto at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(page.find("<section id=\"silicon\"") != std::string::npos);
+    CHECK(count("<tr class=\"set\">") == j["sets"].size());
+    std::size_t differing = j["configurations"].get<std::size_t>() - j["exact"].get<std::size_t>();
+    CHECK(count("<tr class=\"differs\">") == std::min<std::size_t>(differing, 30));
+    CHECK(count("<rect class=\"bar") == j["categories"].size() + (differing ? 10 : 0));  // + the error bins but "0"
+    CHECK(page.find("verdict pass") != std::string::npos);
     CHECK(j["board"] == "stm32f100");
     CHECK(j["split"] == "all");
     CHECK(j["configurations"] == 704);
