@@ -271,6 +271,10 @@ int run(int argc, char** argv) {
     std::string ring_json, ring_junit;
     CLI::Option* ring_json_opt = ring_cmd->add_option("--json", ring_json, "Write the ring's totals and every analysis's result as JSON");
     CLI::Option* ring_junit_opt = ring_cmd->add_option("--junit", ring_junit, "Write the analyses' test cases (timing constraints) as JUnit XML");
+    std::string ring_report;
+    CLI::Option* ring_report_opt =
+        ring_cmd->add_option("--report", ring_report, "Write a self-contained HTML page: the ring's calls as profile, flame graph, constraints")
+            ->type_name("FILE.html");
     AnalysisOptions ring_analysis_options;
     ring_analysis_options.declare(*ring_cmd, registry);
     ring_cmd->footer(
@@ -472,6 +476,7 @@ int run(int argc, char** argv) {
     ring_analysis_options.collect(ring.options);
     if (ring_json_opt->count()) ring.options["json"] = ring_json;
     if (ring_junit_opt->count()) ring.options["junit"] = ring_junit;
+    if (ring_report_opt->count()) ring.options["report"] = ring_report;
     if (cc_json_opt->count()) cc.options["json"] = cc_json;
     if (cc_report_opt->count()) cc.options["report"] = cc_report;
     run.verbosity = verbose ? Verbosity::Verbose : quiet ? Verbosity::Quiet : Verbosity::Normal;

@@ -1,5 +1,7 @@
-// The HTML report of a long run: tests/firmware/soak.c under bench/soak.yaml (every analysis on)
-// for 10^8 instructions with --report. Prints the report's size (limit 5 MB), the time headless
+// The HTML report of a long run, for 10^8 instructions with --report, on two workloads:
+// tests/firmware/soak.c under bench/soak.yaml (every analysis on; a day of sensor samples) and the
+// call-heavy compute benchmark (hundreds of thousands of calls: the timeline and flame graph at
+// their bounds). Prints the report's size (limit 5 MB), the time headless
 // Chromium takes to open it (Page.navigate to the load event, median of 5 loads; limit 2 s), and
 // the run's host time with and without --report (median of 3 interleaved runs) as a ratio.
 //   bench_report [--instructions N] [--runs R] [--loads L] [--keep]
@@ -27,13 +29,16 @@ namespace {
 
 constexpr double kSizeLimitMB = 5.0, kOpenLimitSeconds = 2.0;
 
-/// One `emutrace run` of the soak firmware; its exit status (3 = stopped at the instruction limit).
-int run(const fs::path& dir, const std::string& instructions, bool report) {
-    std::string cmd = std::string(EMUTRACE_BINARY) +
-                      " run " EMUTRACE_FIRMWARE_DIR "/soak.elf --scenario " EMUTRACE_BENCH_DIR "/soak.yaml --cmdline 1000000000 --max-instructions " +
-                      instructions + " -q --json " + (dir / "run.json").string() +
-                      (report ? " --report " + (dir / "report.html").string() : std::string()) + " >" + (dir / "run.log").string() +
-                      " 2>&1 </dev/null";
+struct Workload {
+    const char* name;
+    std::string arguments;  ///< firmware, scenario and options of `emutrace run`
+};
+
+/// One `emutrace run` of a workload; its exit status (3 = stopped at the instruction limit).
+int run(const Workload& w, const fs::path& dir, const std::string& instructions, bool report) {
+    std::string cmd = std::string(EMUTRACE_BINARY) + " run " + w.arguments + " --max-instructions " + instructions + " -q --json " +
+                      (dir / "run.json").string() + (report ? " --report " + (dir / "report.html").string() : std::string()) + " >" +
+                      (dir / "run.log").string() + " 2>&1 </dev/null";
     int raw = std::system(cmd.c_str());
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
@@ -63,56 +68,67 @@ int main(int argc, char** argv) {
             return a == "--help" ? 0 : 2;
         }
     }
-    const fs::path dir = fs::temp_directory_path() / ("emutrace-bench-report-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const Workload workloads[] = {
+        {"soak firmware under bench/soak.yaml", EMUTRACE_FIRMWARE_DIR "/soak.elf --scenario " EMUTRACE_BENCH_DIR "/soak.yaml --cmdline 1000000000"},
+        {"compute benchmark, call-heavy",
+         EMUTRACE_FIRMWARE_DIR "/bench_compute.elf --scenario " EMUTRACE_BENCH_DIR "/compute_bench.yaml --calltrace"}};
+    bool all_ok = true;
+    for (const Workload& w : workloads) {
+        const fs::path dir = fs::temp_directory_path() / ("emutrace-bench-report-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
 
-    Samples with, without;
-    for (int r = 0; r < runs; ++r)
-        for (bool report : {false, true}) {
-            double t0 = wall_now();
-            int status = run(dir, instructions, report);
-            double seconds = wall_now() - t0;
-            if (status != 0 && status != 3) {  // 3: stopped at --max-instructions, as asked
-                std::fprintf(stderr, "bench_report: emutrace exited with status %d (see %s)\n", status, (dir / "run.log").c_str());
-                return 1;
+        Samples with, without;
+        for (int r = 0; r < runs; ++r)
+            for (bool report : {false, true}) {
+                double t0 = wall_now();
+                int status = run(w, dir, instructions, report);
+                double seconds = wall_now() - t0;
+                if (status != 0 && status != 3) {  // 3: stopped at --max-instructions, as asked
+                    std::fprintf(stderr, "bench_report: emutrace exited with status %d (see %s)\n", status, (dir / "run.log").c_str());
+                    return 1;
+                }
+                (report ? with : without).add(seconds);
             }
-            (report ? with : without).add(seconds);
+        const fs::path html = dir / "report.html";
+        if (!fs::exists(html)) {
+            std::fprintf(stderr, "bench_report: emutrace wrote no report (%s)\n", (dir / "run.log").c_str());
+            return 1;
         }
-    const fs::path html = dir / "report.html";
-    if (!fs::exists(html)) {
-        std::fprintf(stderr, "bench_report: emutrace wrote no report (%s)\n", (dir / "run.log").c_str());
-        return 1;
-    }
-    nlohmann::json result = nlohmann::json::parse(std::ifstream(dir / "run.json"), nullptr, false);
-    const double megabytes = static_cast<double>(fs::file_size(html)) / 1e6;
+        nlohmann::json result = nlohmann::json::parse(std::ifstream(dir / "run.json"), nullptr, false);
+        const double megabytes = static_cast<double>(fs::file_size(html)) / 1e6;
 
-    Samples open;
-    std::vector<std::string> errors;
-    try {
-        emutrace::test::DevtoolsBrowser browser;
-        for (int i = 0; i < loads; ++i) {
-            open.add(browser.open(emutrace::test::file_url(html) + "?load=" + std::to_string(i)));
-            errors = browser.errors();
+        Samples open;
+        std::vector<std::string> errors;
+        try {
+            emutrace::test::DevtoolsBrowser browser;
+            for (int i = 0; i < loads; ++i) {
+                open.add(browser.open(emutrace::test::file_url(html) + "?load=" + std::to_string(i)));
+                errors = browser.errors();
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "bench_report: %s\n", e.what());
+            return 1;
         }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_report: %s\n", e.what());
-        return 1;
-    }
 
-    const double instructions_run = result.is_object() ? result.value("instructions", 0.0) : 0.0;
-    std::printf("bench_report: soak firmware under bench/soak.yaml, %.3g instructions (%.0f s emulated), with --report\n", instructions_run,
-                result.is_object() ? result.value("emulated_seconds", 0.0) : 0.0);
-    std::printf("  report size        %8.3f MB   (%ju bytes; limit %.0f MB: %s)\n", megabytes, static_cast<std::uintmax_t>(fs::file_size(html)),
-                kSizeLimitMB, megabytes <= kSizeLimitMB ? "ok" : "OVER");
-    std::printf("  open in Chromium   %8.0f ms   (navigation to load event, median of %d loads; limit %.0f s: %s)%s\n", open * 1000.0, loads,
-                kOpenLimitSeconds, open <= kOpenLimitSeconds ? "ok" : "OVER", errors.empty() ? "" : "  CONSOLE ERRORS");
-    std::printf("  run without report %8.3f s\n", static_cast<double>(without));
-    std::printf("  run with --report  %8.3f s    (%.2fx; medians of %d interleaved runs)\n", static_cast<double>(with),
-                static_cast<double>(with) / static_cast<double>(without), runs);
-    for (const auto& e : errors) std::printf("  console error: %s\n", e.c_str());
-    if (keep)
-        std::printf("  files in %s\n", dir.c_str());
-    else
-        fs::remove_all(dir);
-    return megabytes <= kSizeLimitMB && open <= kOpenLimitSeconds && errors.empty() ? 0 : 1;
+        const double instructions_run = result.is_object() ? result.value("instructions", 0.0) : 0.0;
+        std::size_t calls = 0;
+        if (result.is_object() && result.contains("calltrace"))
+            for (const auto& f : result["calltrace"]["functions"]) calls += f.value("calls", std::size_t{0});
+        std::printf("bench_report: %s, %.3g instructions (%.0f s emulated, %zu calls), with --report\n", w.name, instructions_run,
+                    result.is_object() ? result.value("emulated_seconds", 0.0) : 0.0, calls);
+        std::printf("  report size        %8.3f MB   (%ju bytes; limit %.0f MB: %s)\n", megabytes, static_cast<std::uintmax_t>(fs::file_size(html)),
+                    kSizeLimitMB, megabytes <= kSizeLimitMB ? "ok" : "OVER");
+        std::printf("  open in Chromium   %8.0f ms   (navigation to load event, median of %d loads; limit %.0f s: %s)%s\n", open * 1000.0, loads,
+                    kOpenLimitSeconds, open <= kOpenLimitSeconds ? "ok" : "OVER", errors.empty() ? "" : "  CONSOLE ERRORS");
+        std::printf("  run without report %8.3f s\n", static_cast<double>(without));
+        std::printf("  run with --report  %8.3f s    (%.2fx; medians of %d interleaved runs)\n", static_cast<double>(with),
+                    static_cast<double>(with) / static_cast<double>(without), runs);
+        for (const auto& e : errors) std::printf("  console error: %s\n", e.c_str());
+        if (keep)
+            std::printf("  files in %s\n", dir.c_str());
+        else
+            fs::remove_all(dir);
+        all_ok = all_ok && megabytes <= kSizeLimitMB && open <= kOpenLimitSeconds && errors.empty();
+    }
+    return all_ok ? 0 : 1;
 }

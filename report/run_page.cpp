@@ -43,7 +43,11 @@ std::string run_summary_section(const nlohmann::json& r) {
     }
     row("instructions", "<span class=\"instructions\">" + thousands(instructions) + "</span>");
     if (cycles) {
-        std::string cpi = instructions ? " (CPI " + fixed(static_cast<double>(cycles) / static_cast<double>(instructions), "%.2f") + ")" : "";
+        // The run's own CPI leaves out the cycles asleep; a capture has none, so it is computed.
+        double cpi_value = r.contains("cpi") && r["cpi"].is_number() ? r["cpi"].get<double>()
+                           : instructions                            ? static_cast<double>(cycles) / static_cast<double>(instructions)
+                                                                     : 0;
+        std::string cpi = cpi_value > 0 ? " (CPI " + fixed(cpi_value, "%.2f") + ")" : "";
         row("cycles", thousands(cycles) + cpi);
     }
     if (hz && cycles) {

@@ -125,8 +125,13 @@ TEST_CASE("on-target tracing: ringdump runs the call tracer and constraints on t
         return emutrace_cli("ringdump " + dump + " --elf " + board.elf + " -s " + board.scenario + " --calltrace --json " + board.dir.file("r.json") +
                             " " + extra);
     };
-    Cli core = ringdump(board.core, "");
+    Cli core = ringdump(board.core, "--report " + board.dir.file("r.html"));
     CHECK(core.status == 1);  // every function traced: the print image misses its deadline, as the paper's fully instrumented build did
+    // The ring's calls make the same page as an emulated run's: the missed deadline with its stacks.
+    const std::string page = read_file(board.dir.file("r.html"));
+    CHECK(page.find("<tr class=\"constraint fail\">") != std::string::npos);
+    CHECK(page.find("<div class=\"violation\">") != std::string::npos);
+    CHECK(page.find("<section id=\"flamegraph\"") != std::string::npos);
     CHECK(core.out.find("on-target trace ring in") != std::string::npos);
     CHECK(core.out.find("put_dot") != std::string::npos);
     CHECK(core.out.find("print_image_in_time") != std::string::npos);
