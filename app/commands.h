@@ -138,6 +138,7 @@ struct MarkersOptions {
     std::uint64_t max_delta_t = 100'000;    ///< the pair search's limit, in cycles
     std::uint64_t max_states = 20'000'000;  ///< and its budget of product states
     std::string json;
+    std::string report;            ///< --report: the HTML page
     std::string header;            ///< the plan as a C header for a firmware build
     bool verbose = false;          ///< print each step's intersecting pair
     bool exact_durations = false;  ///< blocks take exactly their best case (the paper's model)

@@ -425,6 +425,8 @@ int run(int argc, char** argv) {
     markers_cmd->add_option("--steps", markers.steps, "Instrumentation steps at most (default 50)")->check(CLI::Range(0, 64));
     markers_cmd->add_option("--cpu", markers.cpu, "Core whose timing gives the blocks' best-case cycles (default cortex-m3)");
     markers_cmd->add_option("--max-delta-t", markers.max_delta_t, "Search for intersecting paths up to this many cycles (default 100000)");
+    markers_cmd->add_option("--report", markers.report, "Write a self-contained HTML page: Δt after each step of markers, where they go")
+        ->type_name("FILE.html");
     markers_cmd->add_option("--json", markers.json, "Write Δt per step, the plan and the metrics as JSON");
     markers_cmd->add_option("--header", markers.header, "Write the plan as a C header: marker variables and one macro per block");
     markers_cmd->add_flag("-v,--verbose", markers.verbose, "Print each step's two paths that a sample could not tell apart");

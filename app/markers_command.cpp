@@ -7,12 +7,14 @@
 #include "analysis/sampler/code_graph.h"
 #include "analysis/sampler/marker_header.h"
 #include "analysis/sampler/marker_planner.h"
+#include "analysis/sampler/marker_report.h"
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
+#include "report/page.h"
 
 namespace emutrace::app {
 namespace {
@@ -71,7 +73,7 @@ int markers_command(const MarkersOptions& o) {
         config::write_text_file(o.header, marker_header(g, r.plan, o.function, r.scheme, r.achieved(), [&](std::uint32_t a) { return lines.at(a); }),
                                 "C header");
     }
-    if (!o.json.empty()) {
+    if (!o.json.empty() || !o.report.empty()) {
         nlohmann::json steps = nlohmann::json::array(), plan = nlohmann::json::array();
         for (std::size_t i = 0; i < r.steps.size(); ++i) {
             nlohmann::json added = nlohmann::json::array();
@@ -108,7 +110,15 @@ int markers_command(const MarkersOptions& o) {
                             {"steps", steps},
                             {"plan", plan},
                             {"stopped", r.stopped}};
-        config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
+        if (!o.json.empty()) config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
+        if (!o.report.empty()) {
+            report::Page page;
+            page.title = "emutrace markers: " + o.function;
+            page.facts = {o.elf};
+            page.has_verdict = false;
+            page.sections.push_back(marker_report_html(j));
+            config::write_text_file(o.report, page.html(), "HTML report");
+        }
     }
     return 0;
 }

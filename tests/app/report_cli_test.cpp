@@ -112,3 +112,17 @@ TEST_CASE("report: wcet --report draws the worst path on the function's CFG, eac
     CHECK(page.find(">" + grouped(result["bound_cycles"]) + " cycles") != std::string::npos);
     CHECK(page.find(">" + grouped(result["observed_max_cycles"]) + " cycles") != std::string::npos);
 }
+
+TEST_CASE("report: markers --report charts the sampling period after each step and lists every marker") {
+    TempDir dir;
+    Cli r = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec --report " + dir.file("m.html") + " --json " +
+                         dir.file("m.json"));
+    REQUIRE(r.status == 0);
+    const std::string page = read_file(dir.file("m.html"));
+    const json result = json::parse(read_file(dir.file("m.json")));
+    CHECK(page.find("<section id=\"markers\"") != std::string::npos);
+    CHECK(count(page, "<rect class=\"bar\"") == result["delta_t"].size());  // one column per step, and one before any
+    CHECK(count(page, "<tr class=\"marker\">") == result["plan"].size());
+    CHECK(result["plan"].size() > 0);
+    for (const auto& d : result["delta_t"]) CHECK(page.find(">" + grouped(d) + "</text>") != std::string::npos);
+}
