@@ -2,6 +2,7 @@
 // one merged answer (docs/campaign.md).
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -62,7 +63,8 @@ void add_test_cases(std::vector<TestCase>& out, const CampaignCase& k, const nlo
 // One WCET bound from every case of a run entry that measured the function: the statistics of
 // all the runs merged (`emutrace wcet --no-run --stats-in ...`, where StatisticsTable::merge is the
 // algebra), with the case whose run came closest to it.
-nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, const MergedResults& merged, const std::string& emutrace) {
+nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, std::size_t group_index, const MergedResults& merged,
+                                const std::string& emutrace) {
     std::vector<std::string> stats;
     std::string firmware, scenario, function;
     for (const CampaignCase& k : c.cases) {
@@ -76,7 +78,11 @@ nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, con
         function = result["wcet"].value("function", "");
     }
     if (stats.empty() || firmware.empty() || function.empty()) return nullptr;
-    const std::string out = c.results + "/wcet-" + std::to_string(std::hash<std::string>{}(group) % 100000);
+    // Named after the run entry, readable and never shared: its name may hold any character, so
+    // only letters and digits of it are kept, and its index makes it unique.
+    std::string name;
+    for (char ch : group) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    const std::string out = c.results + "/wcet-" + std::to_string(group_index) + "-" + name.substr(0, 60);
     std::vector<std::string> argv{emutrace, "wcet", firmware, "-f", function, "--no-run", "--json", out + ".json"};
     if (!scenario.empty()) argv.insert(argv.end(), {"-s", scenario});
     for (const auto& s : stats) argv.insert(argv.end(), {"--stats-in", s});
@@ -115,9 +121,10 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
     }
     nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}, {"incomplete", incomplete}};
     std::string wcet_lines;
+    std::size_t group_index = 0;
     for (const auto& [group, r] : by_group) {
         j["runs"][group] = to_json(r);
-        nlohmann::json bound = bound_over_cases(c, group, r, emutrace);
+        nlohmann::json bound = bound_over_cases(c, group, group_index++, r, emutrace);
         if (bound.is_null()) continue;
         j["runs"][group]["wcet_all_runs"] = bound;
         if (bound.contains("bound_cycles")) {
@@ -134,7 +141,13 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
         }
     }
     const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
-    if (!json_path.empty()) config::write_text_file(json_path, j.dump(2) + "\n", "merged campaign result");
+    // Written beside and renamed over: a job killed while writing leaves the last whole result.
+    if (!json_path.empty()) {
+        config::write_text_file(json_path + ".partial", j.dump(2) + "\n", "merged campaign result");
+        std::error_code failed;
+        fs::rename(json_path + ".partial", json_path, failed);
+        if (failed) throw ConfigError(json_path + ": cannot write the merged campaign result: " + failed.message());
+    }
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
     if (!o.quiet) {
         std::printf("campaign %s: %zu cases (%zu from an earlier invocation%s), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
