@@ -19,6 +19,8 @@ int run_command(const AnalysisRegistry& registry, const RunOptions& o) {
     if (o.verbosity != Verbosity::Quiet) std::fputs(report.summary.c_str(), stderr);
     if (!report.error.empty()) std::fprintf(stderr, "emutrace: error: %s\n", report.error.c_str());
     for (const auto& f : report.failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
+    // Last, once the analyses have spoken: the status the shell sees.
+    if (o.verbosity != Verbosity::Quiet) std::fprintf(stderr, "exit status %d\n", report.status);
     return report.status;
 }
 

@@ -58,7 +58,6 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
         out += "  exceptions    " + grouped(r.exceptions) + " taken, " + grouped(r.thread_switches) + " thread switches\n";
     std::snprintf(line, sizeof line, "  host time     %s (%.1f MIPS)\n", duration(r.host_seconds).c_str(), mips(r));
     out += line;
-    out += "  exit status   " + std::to_string(emu::exit_status(r)) + "\n";
     return out;
 }
 

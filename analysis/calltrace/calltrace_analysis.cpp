@@ -273,6 +273,19 @@ std::vector<TestCase> TraceAnalysis::test_cases() const {
                    std::to_string(r.spec->limit_cycles) + " cycles";
         out.push_back(std::move(t));
     }
+    // A regression against the baseline fails the run: its own failing case, so that a CI's
+    // test view says why (a constraint can pass its limit and still have grown).
+    for (const auto& x : regressions_) {
+        TestCase t;
+        t.classname = "emutrace.regressions";
+        t.name = x["name"].get<std::string>() + " " + x["measure"].get<std::string>();
+        char text[256];
+        std::snprintf(text, sizeof text, "%.0f cycles, %+.1f%% against the baseline's %.0f (threshold %+.1f%%)", x["now"].get<double>(),
+                      100 * x["change"].get<double>(), x["baseline"].get<double>(), 100 * outputs_.regression_threshold);
+        t.failure = text;
+        t.details = "baseline " + outputs_.baseline;
+        out.push_back(std::move(t));
+    }
     return out;
 }
 

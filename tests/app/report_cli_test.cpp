@@ -35,6 +35,9 @@ TEST_CASE("report: the slow franking job's page shows the violated constraint wi
     Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking-slow.yaml") + " --report " + dir.file("r.html") + " --json " +
                          dir.file("r.json"));
     CHECK(r.status == 1);  // the page is written when the run fails, too
+    // The summary's last line is the status the shell sees, after the analyses' verdicts.
+    CHECK(r.err.size() > 14);
+    CHECK(r.err.substr(r.err.size() - 14) == "exit status 1\n");
     const std::string page = read_file(dir.file("r.html"));
     const json result = json::parse(read_file(dir.file("r.json")));
     for (const char* id : {"summary", "constraints", "timeline", "profile", "flamegraph", "frequency"})
