@@ -155,7 +155,9 @@ int run(int argc, char** argv) {
     std::vector<CLI::Option*> json_options, junit_options, checkpoint_options, report_options;
     std::string progress = "auto";
     auto declare_run_options = [&](CLI::App* cmd) {
-        cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware")->check(CLI::ExistingFile);
+        // Not CLI::ExistingFile: a misspelt option before a value would then be reported as that
+        // value not being a file; the loader names a missing ELF itself.
+        cmd->add_option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware");
         cmd->add_option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs")->check(CLI::ExistingFile);
         cmd->add_option("--set", run.settings,
                         "Set a scenario key over the file's (repeatable): --set clock=36MHz --set stimuli[0].jitter=200us "

@@ -301,6 +301,7 @@ RunReport Session::run() {
     RunReport report;
     std::string firmware_failed;  // with emutrace_statuses: why the firmware's own verdict failed
     report.totals = source.deliver();
+    if (progress && s.machine) s.machine->set_progress({});  // the meter is gone when run() returns
     report.totals.clock_hz = s.clock_hz();
     nlohmann::json j;
     if (s.machine) {

@@ -15,8 +15,8 @@ using report::escape;
 constexpr std::size_t kDiffersShown = 30;
 
 std::string rate_text(const nlohmann::json& tally) {
-    return report::percent(tally.value("rate", 0.0)) + " (" + report::thousands(tally.value("exact", 0u)) + " of " +
-           report::thousands(tally.value("configurations", 0u)) + ")";
+    return report::percent(tally.value("rate", 0.0)) + " (" + report::thousands(tally.value("exact", std::uint64_t{0})) + " of " +
+           report::thousands(tally.value("configurations", std::uint64_t{0})) + ")";
 }
 
 }  // namespace
@@ -35,8 +35,8 @@ std::string silicon_report_html(const nlohmann::json& r) {
         t.headers = {"set", "configurations", "exact", "rate"};
         t.numeric = {false, true, true, true};
         for (const auto& [name, tally] : sets.items()) {
-            t.rows.push_back({escape(name), report::thousands(tally.value("configurations", 0u)), report::thousands(tally.value("exact", 0u)),
-                              report::percent(tally.value("rate", 0.0))});
+            t.rows.push_back({escape(name), report::thousands(tally.value("configurations", std::uint64_t{0})),
+                              report::thousands(tally.value("exact", std::uint64_t{0})), report::percent(tally.value("rate", 0.0))});
             t.row_classes.push_back("set");
         }
         body +=
@@ -102,13 +102,13 @@ std::string silicon_report_html(const nlohmann::json& r) {
                 what = std::to_string(m.size()) + " words";
                 if (!m.empty()) {
                     char first[96];
-                    std::snprintf(first, sizeof first, ", first %s[%u]: %+lld", m[0].value("region", "").c_str(), m[0].value("index", 0u),
-                                  static_cast<long long>(m[0].value("error", 0)));
+                    std::snprintf(first, sizeof first, ", first %s[%u]: %+lld", m[0].value("region", "").c_str(),
+                                  m[0].value("index", std::uint64_t{0}), static_cast<long long>(m[0].value("error", 0)));
                     what += first;
                 }
             }
             d.rows.push_back({escape(t.value("category", "") + "/" + t.value("test", "")),
-                              escape("#" + std::to_string(c.value("number", 0u)) + " " + c.value("configuration", "").substr(0, 80)),
+                              escape("#" + std::to_string(c.value("number", std::uint64_t{0})) + " " + c.value("configuration", "").substr(0, 80)),
                               escape(t.value("set", "")), escape(what)});
             d.row_classes.push_back("differs");
         }

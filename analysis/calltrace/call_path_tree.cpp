@@ -46,8 +46,9 @@ void CallPathTree::on_call_event(const CallEvent& e) {
     account(e.cycle);
     switch (e.kind) {
         case CallEvent::Kind::Entry: {
+            // Pushed and popped as the profile does, not by the event's depth: the tracer's depth
+            // also counts the frames of a BL into a function's own body, which enter no function.
             auto& s = stack(e.context, e.thread);
-            s.resize(std::min<std::size_t>(s.size(), e.depth + 1));
             std::uint32_t node = s.size() > kMaxDepth ? s.back() : child(s.back(), e.function);
             s.push_back(node);
             live_ = node;
@@ -55,7 +56,7 @@ void CallPathTree::on_call_event(const CallEvent& e) {
         }
         case CallEvent::Kind::Exit: {
             auto& s = stack(e.context, e.thread);
-            s.resize(std::max<std::size_t>(1, std::min<std::size_t>(s.size(), e.depth + 1)));
+            if (s.size() > 1) s.pop_back();
             live_ = s.back();
             break;
         }
@@ -65,7 +66,10 @@ void CallPathTree::on_call_event(const CallEvent& e) {
             live_ = context_root(kExceptionContext, 0);
             break;
         case CallEvent::Kind::ExceptionReturn:
-        case CallEvent::Kind::Resume: live_ = stack(e.context, e.thread).back(); break;
+        case CallEvent::Kind::Resume:
+            // A thread's context is its index; the event's `thread` may be the handlers'.
+            live_ = stack(e.context, e.context < kExceptionContext ? e.context : 0).back();
+            break;
         case CallEvent::Kind::ThreadSwitch: live_ = stack(e.thread, e.thread).back(); break;
         case CallEvent::Kind::Marker: break;
     }

@@ -6,8 +6,10 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -464,6 +466,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         if (end == t->c_str() || *end || outputs.regression_threshold < 0 || outputs.regression_threshold > 100)
             throw ConfigError("--regression-threshold: expected a fraction such as 0.05, got '" + *t + "'");
     }
+    if (!outputs.baseline.empty() && !std::ifstream(outputs.baseline))  // before the run, not after it
+        throw ConfigError("--baseline " + outputs.baseline + ": cannot open: " + std::strerror(errno));
     // A report without a profile would say little: --report turns the tracer on.
     if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty() && !outputs.report) return nullptr;
     return std::make_unique<TraceAnalysis>(std::move(config), std::move(outputs), setup.scenario_file(), setup.image(), setup.clock_hz());

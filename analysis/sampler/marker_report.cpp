@@ -17,13 +17,13 @@ std::string hex(std::uint32_t a) {
 }  // namespace
 
 std::string marker_report_html(const nlohmann::json& r) {
-    std::string body = "<p>Function <b>" + escape(r.value("function", "")) + "</b> (" + std::to_string(r.value("blocks", 0u)) + " blocks, " +
-                       std::to_string(r.value("edges", 0u)) + " edges) on " + escape(r.value("cpu", "")) + ", scheme " +
+    std::string body = "<p>Function <b>" + escape(r.value("function", "")) + "</b> (" + std::to_string(r.value("blocks", std::uint64_t{0})) +
+                       " blocks, " + std::to_string(r.value("edges", std::uint64_t{0})) + " edges) on " + escape(r.value("cpu", "")) + ", scheme " +
                        escape(r.value("scheme", "")) + ": a monitor that samples every " +
-                       report::thousands(std::max<std::uint64_t>(r.value("achieved_delta_t", 1u), 2) - 1) +
+                       report::thousands(std::max<std::uint64_t>(r.value("achieved_delta_t", std::uint64_t{1}), 2) - 1) +
                        " cycles or faster reconstructs every path" + (r.value("unlimited", false) ? " (no limit found within the search)" : "") +
-                       ", with " + report::thousands(r.value("marker_bytes", 0u)) + " bytes of markers costing " +
-                       report::thousands(r.value("overhead_cycles", 0u)) + " cycles if every instrumented block runs once.</p>\n";
+                       ", with " + report::thousands(r.value("marker_bytes", std::uint64_t{0})) + " bytes of markers costing " +
+                       report::thousands(r.value("overhead_cycles", std::uint64_t{0})) + " cycles if every instrumented block runs once.</p>\n";
     std::vector<report::Bar> bars;
     if (r.contains("delta_t")) {
         std::size_t step = 0;
@@ -45,14 +45,16 @@ std::string marker_report_html(const nlohmann::json& r) {
         for (const auto& p : r["plan"]) {
             std::string ops;
             for (const auto& op : p["ops"]) ops += (ops.empty() ? "" : "; ") + op.get<std::string>();
-            t.rows.push_back({hex(p.value("block", 0u)), escape(p.value("name", "")), escape(ops), report::thousands(p.value("cycles", 0u))});
+            t.rows.push_back({hex(p.value("block", std::uint64_t{0})), escape(p.value("name", "")), escape(ops),
+                              report::thousands(p.value("cycles", std::uint64_t{0}))});
             t.row_classes.push_back("marker");
         }
     if (!t.rows.empty()) body += "<h3>Where the markers go</h3>\n" + t.html();
     char metrics[200];
     std::snprintf(metrics, sizeof metrics, "max Δt %llu, interference %llu, memory efficiency %.2f cycles/byte; %s",
-                  static_cast<unsigned long long>(r.value("max_delta_t", 0u)), static_cast<unsigned long long>(r.value("interference", 0u)),
-                  r.value("memory_efficiency", 0.0), r.value("stopped", "").c_str());
+                  static_cast<unsigned long long>(r.value("max_delta_t", std::uint64_t{0})),
+                  static_cast<unsigned long long>(r.value("interference", std::uint64_t{0})), r.value("memory_efficiency", 0.0),
+                  r.value("stopped", "").c_str());
     body += "<p class=\"note\">" + escape(metrics) + "</p>\n";
     return report::section("markers", "Markers for " + r.value("function", std::string()), body);
 }

@@ -127,3 +127,104 @@ TEST_CASE("report: text from the firmware is escaped before it reaches the page"
     CHECK(report::duration(48'000, 48'000'000) == "1.000 ms");
     CHECK(report::duration(24, 48'000'000) == "0.5 us");
 }
+
+namespace {
+
+/// Call events as the tracer emits them, fed to the report's listeners and the profile alike.
+struct Listeners {
+    decode::ElfImage image = decode::ElfImage::load(firmware("franking"));
+    analysis::CallTracer tracer{image};
+    analysis::Profile profile;
+    analysis::CallPathTree paths{tracer};
+    analysis::CallTimeline timeline{tracer};
+    void feed(const analysis::CallEvent& e) {
+        profile.on_call_event(e);
+        paths.on_call_event(e);
+        timeline.on_call_event(e);
+    }
+    void finish(std::uint64_t end) {
+        paths.on_finish(end);
+        timeline.on_finish(end);
+    }
+    std::uint32_t at(const char* name) const { return *image.symbols().address_of(name); }
+};
+
+analysis::CallEvent event(analysis::CallEvent::Kind kind, std::uint64_t cycle, std::uint32_t function, std::uint32_t depth,
+                          std::uint32_t context = 0) {
+    analysis::CallEvent e;
+    e.kind = kind;
+    e.cycle = cycle;
+    e.function = function;
+    e.depth = depth;
+    e.context = context;
+    e.thread = context;
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("report: a BL into a function's own body (a frame the tracer counts in its depth but enters no function) nests nothing") {
+    // main calls f and g from code it reached by `bl 1f`: the tracer's depth for f and g is 2.
+    using K = analysis::CallEvent::Kind;
+    Listeners l;
+    const std::uint32_t main = l.at("main"), f = l.at("render_frame"), g = l.at("render_indicia");
+    for (const auto& e : {event(K::Entry, 0, main, 0), event(K::Entry, 10, f, 2), event(K::Exit, 20, f, 2), event(K::Entry, 50, g, 2),
+                          event(K::Exit, 60, g, 2), event(K::Exit, 100, main, 0)})
+        l.feed(e);
+    l.finish(100);
+    std::map<std::string, std::uint64_t> self;
+    self_by_name(l.paths.flame(), self);
+    CHECK(self["main"] == l.profile.overall().at(main).exclusive);
+    CHECK(self["main"] == 80);
+    CHECK(self["render_frame"] == 10);
+    CHECK(self["render_indicia"] == 10);
+    // f and g are main's callees, side by side, at depth 1 of the timeline.
+    std::vector<report::Lane> lanes = l.timeline.lanes();
+    REQUIRE(lanes.size() == 1);
+    std::map<std::string, std::uint32_t> depth;
+    for (const auto& s : lanes[0].spans) depth[s.name] = s.depth;
+    CHECK(depth.size() == 3);
+    CHECK(depth["render_frame"] == 1);
+    CHECK(depth["render_indicia"] == 1);
+}
+
+TEST_CASE("report: a thread whose first event is an exception return keeps its own tower in the flame graph") {
+    using K = analysis::CallEvent::Kind;
+    Listeners l;
+    analysis::CallEvent back = event(K::ExceptionReturn, 40, 15, 0, 0);
+    back.thread = 1;  // the tracer's: the handlers'
+    l.feed(event(K::ExceptionEntry, 0, 15, 0, 0));
+    l.feed(back);
+    l.feed(event(K::Entry, 50, l.at("main"), 0, 0));
+    l.feed(event(K::Exit, 90, l.at("main"), 0, 0));
+    l.finish(100);
+    std::vector<std::string> towers;
+    for (const auto& c : l.paths.flame().children) towers.push_back(c.name);
+    CHECK(std::count(towers.begin(), towers.end(), "thread main") == 1);
+    CHECK(std::count(towers.begin(), towers.end(), "thread isr") == 0);
+}
+
+TEST_CASE("report: a hundred thousand thread switches keep the running bands bounded and reaching the end of the run") {
+    using K = analysis::CallEvent::Kind;
+    Listeners l;
+    std::uint64_t cycle = 0;
+    for (std::uint32_t i = 0; i < 100'000; ++i) {
+        analysis::CallEvent e = event(K::ThreadSwitch, cycle += 100 + i % 7, 0, 0, 2 + i % 3);
+        l.feed(e);
+    }
+    l.finish(cycle + 1000);
+    std::size_t slices = 0;
+    std::uint64_t last_end = 0;
+    for (const auto& lane : l.timeline.lanes()) {
+        slices += lane.running.size();
+        for (const auto& [b, e] : lane.running) {
+            CHECK(b < e);
+            last_end = std::max(last_end, e);
+        }
+    }
+    CHECK(slices <= analysis::CallTimeline::kMaxSpans);
+    // Gaps of a few hundred cycles in a run of millions are closed: each thread's band is solid,
+    // as a page could only draw it.
+    CHECK(slices >= 3);
+    CHECK(last_end == cycle + 1000);
+}
