@@ -2,21 +2,15 @@
 
 #include <sstream>
 
+#include "report/html.h"
+
 namespace emutrace::session {
 namespace {
 
+// Text from the firmware (function names, reasons) in XML: the same escaping as the HTML report,
+// which also replaces the control characters XML 1.0 does not allow.
 std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
+    return report::escape(s);
 }
 
 }  // namespace

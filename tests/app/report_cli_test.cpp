@@ -28,18 +28,30 @@ std::string grouped(std::uint64_t n) {
     return out;
 }
 
+/// An emutrace command with --report and --json into a fresh directory: its status, page and result.
+struct Reported {
+    TempDir dir;
+    Cli cli;
+    std::string page;
+    json result;
+    explicit Reported(const std::string& command) {
+        cli = emutrace_cli(command + " --report " + dir.file("r.html") + " --json " + dir.file("r.json"));
+        page = read_file(dir.file("r.html"));
+        result = json::parse(read_file(dir.file("r.json")), nullptr, false);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("report: the slow franking job's page shows the violated constraint with each violation's call stack") {
-    TempDir dir;
-    Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking-slow.yaml") + " --report " + dir.file("r.html") + " --json " +
-                         dir.file("r.json"));
+    const Reported run("run --scenario " + source("scenarios/franking/franking-slow.yaml"));
+    const Cli& r = run.cli;
     CHECK(r.status == 1);  // the page is written when the run fails, too
     // The summary's last line is the status the shell sees, after the analyses' verdicts.
     CHECK(r.err.size() > 14);
     CHECK(r.err.substr(r.err.size() - 14) == "exit status 1\n");
-    const std::string page = read_file(dir.file("r.html"));
-    const json result = json::parse(read_file(dir.file("r.json")));
+    const std::string& page = run.page;
+    const json& result = run.result;
     for (const char* id : {"summary", "constraints", "timeline", "profile", "flamegraph", "frequency"})
         CHECK(page.find("<section id=\"" + std::string(id) + "\"") != std::string::npos);
     CHECK(page.find("verdict fail") != std::string::npos);
@@ -62,12 +74,10 @@ TEST_CASE("report: the slow franking job's page shows the violated constraint wi
 }
 
 TEST_CASE("report: the plain franking job passes and its profile has a bar for each busy function") {
-    TempDir dir;
-    Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking.yaml") + " --report " + dir.file("r.html") + " --json " +
-                         dir.file("r.json"));
-    REQUIRE(r.status == 0);
-    const std::string page = read_file(dir.file("r.html"));
-    const json result = json::parse(read_file(dir.file("r.json")));
+    const Reported run("run --scenario " + source("scenarios/franking/franking.yaml"));
+    REQUIRE(run.cli.status == 0);
+    const std::string& page = run.page;
+    const json& result = run.result;
     CHECK(page.find("verdict pass") != std::string::npos);
     std::size_t busy = 0, called = 0;
     for (const auto& f : result["calltrace"]["functions"]) {
@@ -103,11 +113,10 @@ TEST_CASE("report: a report that cannot be written is a one-line error naming th
 }
 
 TEST_CASE("report: wcet --report draws the worst path on the function's CFG, each of its blocks once") {
-    TempDir dir;
-    Cli r = emutrace_cli("wcet " + firmware("wcet") + " --function wcet_scan --report " + dir.file("w.html") + " --json " + dir.file("w.json"));
-    REQUIRE(r.status == 0);
-    const std::string page = read_file(dir.file("w.html"));
-    const json result = json::parse(read_file(dir.file("w.json")));
+    const Reported run("wcet " + firmware("wcet") + " --function wcet_scan");
+    REQUIRE(run.cli.status == 0);
+    const std::string& page = run.page;
+    const json& result = run.result;
     CHECK(page.find("<section id=\"wcet\"") != std::string::npos);
     CHECK(count(page, "<rect class=\"block worst\"") == result["path"].size());
     CHECK(count(page, "<tr class=\"path-block\">") == result["path"].size());
@@ -117,12 +126,10 @@ TEST_CASE("report: wcet --report draws the worst path on the function's CFG, eac
 }
 
 TEST_CASE("report: markers --report charts the sampling period after each step and lists every marker") {
-    TempDir dir;
-    Cli r = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec --report " + dir.file("m.html") + " --json " +
-                         dir.file("m.json"));
-    REQUIRE(r.status == 0);
-    const std::string page = read_file(dir.file("m.html"));
-    const json result = json::parse(read_file(dir.file("m.json")));
+    const Reported run("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec");
+    REQUIRE(run.cli.status == 0);
+    const std::string& page = run.page;
+    const json& result = run.result;
     CHECK(page.find("<section id=\"markers\"") != std::string::npos);
     CHECK(count(page, "<rect class=\"bar\"") == result["delta_t"].size());  // one column per step, and one before any
     CHECK(count(page, "<tr class=\"marker\">") == result["plan"].size());
