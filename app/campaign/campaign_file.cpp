@@ -38,7 +38,10 @@ std::string CampaignCase::id() const {
 }
 
 Campaign load_campaign(const std::string& path) {
-    const config::Node root = config::Node::load_file(path);
+    return parse_campaign(config::Node::load_file(path), path);
+}
+
+Campaign parse_campaign(const config::Node& root, const std::string& path) {
     root.allow_only({"name", "runs", "outputs"});
     root.require({"runs"});
     const fs::path dir = fs::path(path).parent_path();
@@ -75,6 +78,11 @@ Campaign load_campaign(const std::string& path) {
                 }
                 axes.emplace_back(key, std::move(texts));
             }
+            std::size_t cases = 1;
+            for (const auto& [key, texts] : axes)
+                if ((cases *= texts.size()) > kMaxCampaignCases - c.cases.size())
+                    run["matrix"].fail("the matrix makes more than the " + std::to_string(kMaxCampaignCases) +
+                                       " cases a campaign may have; split it into campaigns");
         }
         std::vector<std::size_t> at(axes.size(), 0);
         for (;;) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "config/node.h"
+
 namespace emutrace::app {
 
 /// One run of the campaign: the command line of `emutrace run` and what it is for.
@@ -32,5 +34,11 @@ struct Campaign {
 /// Reads a campaign file; mistakes are ConfigError naming file, line and key, as a scenario's are.
 /// Relative paths are taken from the campaign file's directory.
 Campaign load_campaign(const std::string& path);
+/// The same from a loaded document; `path` is the file it came from.
+Campaign parse_campaign(const config::Node& root, const std::string& path);
+
+/// More cases than a campaign may have: a matrix that multiplies out beyond is refused before
+/// any case is made (ten keys of ten values would be 10^10 of them).
+inline constexpr std::size_t kMaxCampaignCases = 1'000'000;
 
 }  // namespace emutrace::app

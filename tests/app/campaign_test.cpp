@@ -172,6 +172,14 @@ TEST_CASE("campaign: a bad campaign file is a one-line error naming file, line a
     std::ofstream(dir.file("unbuilt.yaml")) << "runs:\n  - firmware: no_such_firmware\n";
     Cli unbuilt = emutrace_cli("campaign " + dir.file("unbuilt.yaml"));
     CHECK(unbuilt.status == 2);
+    // Seven keys of ten values would be ten million cases: refused before one is made.
+    std::string keys;
+    for (char k = 'a'; k < 'h'; ++k) keys += std::string(keys.empty() ? "" : ", ") + k + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]";
+    std::ofstream(dir.file("huge.yaml")) << "runs:\n  - firmware: franking\n    matrix: {" << keys << "}\n";
+    Cli huge = emutrace_cli("campaign " + dir.file("huge.yaml"));
+    CHECK(huge.status == 2);
+    CHECK(huge.err.find("huge.yaml:3:13: runs[0].matrix: the matrix makes more than the 1000000 cases") != std::string::npos);
+    CHECK(std::count(huge.err.begin(), huge.err.end(), '\n') == 1);
     CHECK(unbuilt.err.find("firmware 'no_such_firmware' is not built") != std::string::npos);
 }
 
