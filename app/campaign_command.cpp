@@ -13,6 +13,7 @@
 #include "app/campaign/campaign_engine.h"
 #include "app/campaign/campaign_file.h"
 #include "app/campaign/campaign_merge.h"
+#include "app/campaign/campaign_report.h"
 #include "app/campaign/slurm_engine.h"
 #include "app/commands.h"
 #include "config/text_file.h"
@@ -149,6 +150,7 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
         if (failed) throw ConfigError(json_path + ": cannot write the merged campaign result: " + failed.message());
     }
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
+    if (!o.report.empty()) config::write_text_file(o.report, campaign_report_html(j), "HTML report");
     if (!o.quiet) {
         std::printf("campaign %s: %zu cases (%zu from an earlier invocation%s), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
                     incomplete ? (", " + std::to_string(incomplete) + " not complete").c_str() : "", c.results.c_str());

@@ -120,6 +120,7 @@ struct CampaignOptions {
     bool resume = false;
     bool quiet = false;
     std::string json, junit;                    ///< over the campaign file's outputs
+    std::string report;                         ///< --report: the merged HTML page
     std::string engine = "local";               ///< local or slurm
     unsigned shard_index = 0, shard_count = 0;  ///< --shard I/N (a Slurm array task); 0: every case
     unsigned shards = 0;                        ///< --shards: Slurm array tasks (0: one per case, at most 100)

@@ -395,10 +395,13 @@ int run(int argc, char** argv) {
     campaign_merge->add_option("file", campaign.file, "Campaign YAML")->required()->check(CLI::ExistingFile);
     campaign_merge->add_option("--json", campaign.json, "Write the merged result as JSON (overrides outputs.json)");
     campaign_merge->add_option("--junit", campaign.junit, "Write one JUnit test case per case and constraint (overrides outputs.junit)");
+    campaign_merge->add_option("--report", campaign.report, "Write a self-contained HTML page of the merged result")->type_name("FILE.html");
     campaign_merge->add_flag("-q,--quiet", campaign.quiet, "No summary");
     campaign_cmd->add_flag("--resume", campaign.resume, "Keep the cases already complete in the results directory; run the rest");
     campaign_cmd->add_option("--json", campaign.json, "Write the merged result as JSON (overrides outputs.json)");
     campaign_cmd->add_option("--junit", campaign.junit, "Write one JUnit test case per case and constraint (overrides outputs.junit)");
+    campaign_cmd->add_option("--report", campaign.report, "Write a self-contained HTML page of the merged result: statuses, constraints, WCET")
+        ->type_name("FILE.html");
     campaign_cmd->add_flag("-q,--quiet", campaign.quiet, "No progress line and no summary");
     campaign_cmd->footer(
         "Each case is 'emutrace run' with the matrix's values as --set PATH=VALUE, in a process of its own; its result.json,\n"

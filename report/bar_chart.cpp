@@ -27,7 +27,7 @@ std::string number(double v) {
 }  // namespace
 
 std::string horizontal_bars(std::span<const Bar> bars, std::string_view caption) {
-    constexpr double width = 760, label_width = 210, value_width = 110, row = 18;
+    constexpr double width = 760, label_width = 200, value_width = 180, row = 18;
     const double plot = width - label_width - value_width, top = 4;
     const double height = top + row * static_cast<double>(bars.size()) + 4, scale = plot / longest(bars);
     std::string out = "<figure><svg class=\"chart bar-chart\" viewBox=\"0 0 " + number(width) + " " + number(height) +

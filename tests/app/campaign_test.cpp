@@ -64,10 +64,22 @@ std::vector<CaseResult> case_results(const std::string& results) {
 TEST_CASE("campaign: the merged figures are the cases' own merged by hand, and a case is the run a user would make") {
     TempDir dir;
     std::ofstream(dir.file("c.yaml")) << campaign_text(dir.file("results"));
-    Cli run = emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2");
+    Cli run = emutrace_cli("campaign " + dir.file("c.yaml") + " -j 2 --report " + dir.file("c.html"));
     CHECK(run.status == 1);  // the slow variant misses its deadline, and 40 MHz is too slow for it too
     CHECK(run.out.find("cases         6:") != std::string::npos);
     const json merged = json::parse(read_file(dir.file("merged.json")));
+    // The page draws the merged result: a row per run entry and per constraint, every case not passed.
+    const std::string page = read_file(dir.file("c.html"));
+    auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (auto at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count("<tr class=\"run-entry\">") == merged["runs"].size());
+    CHECK(count("<tr class=\"constraint ") == merged["overall"]["constraints"].size());
+    CHECK(page.find("verdict fail") != std::string::npos);
+    for (const auto& id : merged["overall"]["not_passed"])
+        CHECK(page.find("<li><code>" + id.get<std::string>() + "</code></li>") != std::string::npos);
     const std::vector<CaseResult> cases = case_results(dir.file("results"));
 
     // By hand: counts add, the extremes are the extremes, the mean is the total over the count.
