@@ -322,7 +322,7 @@ RunResult detail::MachineState::finish() {
     r.exception_cycles = counters.exception;
     if (pipeline_feed) {
         const auto& c = pipeline_feed->pipeline().stats();
-        r.timing_cache = {c.lookups, c.hits, c.states, c.clears};
+        r.timing_cache = {c.lookups, c.hits, c.states, c.clears, c.followed};
     }
 
     trace::Event e{};

@@ -62,9 +62,10 @@ struct RunResult {
     std::uint64_t stall_cycles = 0;      ///< memory and device wait states (part of `cycles`)
     std::uint64_t exception_cycles = 0;  ///< exception entry/return overhead (part of `cycles`)
     /// With timing: pipeline, the block-cost cache: runs of instructions looked up, found, and
-    /// the pipeline states saved (all 0 with the cache off).
+    /// the pipeline states saved (all 0 with the cache off); of those found, how many by following
+    /// the run before rather than by a lookup.
     struct TimingCache {
-        std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
+        std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0, followed = 0;
     } timing_cache;
 };
 

@@ -44,8 +44,11 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
                                                              : "timing model off") +
            ")\n";
     if (const auto& c = r.timing_cache; c.lookups) {
-        std::snprintf(line, sizeof line, "  timing cache  %.2f%% of %s runs of instructions from a pipeline state seen before (%s states)\n",
-                      100.0 * static_cast<double>(c.hits) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(), grouped(c.states).c_str());
+        std::snprintf(line, sizeof line,
+                      "  timing cache  %.2f%% of %s runs of instructions from a pipeline state seen before (%s states; %.1f%% followed on from the "
+                      "run before)\n",
+                      100.0 * static_cast<double>(c.hits) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(), grouped(c.states).c_str(),
+                      100.0 * static_cast<double>(c.followed) / static_cast<double>(c.lookups));
         out += line;
     }
     out += "  emulated time " + duration(r.emulated_seconds);
@@ -85,8 +88,11 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["thread_switches"] = r.thread_switches;
     j["sleep_cycles"] = r.sleep_cycles;
     if (r.timing_cache.lookups)
-        j["timing_cache"] = {
-            {"lookups", r.timing_cache.lookups}, {"hits", r.timing_cache.hits}, {"states", r.timing_cache.states}, {"clears", r.timing_cache.clears}};
+        j["timing_cache"] = {{"lookups", r.timing_cache.lookups},
+                             {"hits", r.timing_cache.hits},
+                             {"states", r.timing_cache.states},
+                             {"clears", r.timing_cache.clears},
+                             {"followed", r.timing_cache.followed}};
     if (r.fault) {
         const emu::Fault& f = *r.fault;
         j["fault"] = {{"kind", emu::to_string(f.kind)}, {"address", config::hex32(f.address)},

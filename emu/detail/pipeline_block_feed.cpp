@@ -57,7 +57,7 @@ void PipelineFeed::on_site(uc_engine*, std::uint64_t address, std::uint32_t, voi
     static_cast<PipelineFeed*>(user)->site_runs(static_cast<std::uint32_t>(address));
 }
 
-bool PipelineFeed::block_starts(std::uint32_t address, std::uint32_t size) {
+bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) {
     Block& b = block_at(address, size);
     if (b.sites) {
         bool added = false;
@@ -177,7 +177,7 @@ void PipelineFeed::reached(std::uint32_t pc, bool including) {
     give_until(i < current_->code.size() && including ? i + 1 : i, 0);
 }
 
-void PipelineFeed::block_ends(std::uint32_t successor) {
+void PipelineFeed::block_ends_slow(std::uint32_t successor) {
     if (!current_) return;
     give_until(current_->code.size(), successor);
     current_ = nullptr;
@@ -200,6 +200,7 @@ bool PipelineFeed::lr_branch_near(std::uint32_t at) {
 // A branch to LR that ran at the end of this block went to LR as it was (a BLX LR has written it since).
 std::uint32_t PipelineFeed::lr_fact(Block& b, std::size_t end, std::uint32_t successor) {
     const bool to_end = end == b.code.size();
+    lr_read_ = false;
     if (to_end && successor && b.ends_in_lr_branch && !skipped(end - 1)) return successor | 1u;
     bool wants = b.reads_lr;
     if (!wants && to_end && successor) {
@@ -215,6 +216,7 @@ std::uint32_t PipelineFeed::lr_fact(Block& b, std::size_t end, std::uint32_t suc
     } else if (!wants) {
         wants = lr_branch_near(to_end ? b.address + b.size : b.code[end]->cls.address);
     }
+    lr_read_ = wants;
     return wants ? uc_.reg(UC_ARM_REG_LR) : 0;
 }
 
@@ -270,6 +272,9 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
             Cache::mix(Cache::mix(Cache::mix(Cache::kEmpty, b.address | std::uint64_t{b.size} << 32), from | std::uint64_t{end} << 32),
                        successor | std::uint64_t{lr} << 32);
         pending_ = {from, end, successor, lr};
+        // Named for follow() when the block and where it went decide the key: the whole block, LR
+        // as the branch to it left it or not read, its code not rewritable.
+        const bool named = from == 0 && end == b.code.size() && successor && !lr_read_ && !b.writable;
         return pipeline_->run(
             key,
             [](models::Pipeline& p, void* self) {
@@ -277,7 +282,7 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
                 feed.build_facts(feed.pending_.from, feed.pending_.end, feed.pending_.successor, feed.pending_.lr);
                 for (const auto& f : feed.facts_) p.executes(f);
             },
-            this);
+            this, named ? &b : nullptr, run_exit(b, successor));
     }
     build_facts(from, end, successor, lr);
     if (facts_.empty()) return;

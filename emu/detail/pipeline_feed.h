@@ -44,9 +44,29 @@ public:
     bool per_block() const { return per_block_; }
     /// Translated block [address, address + size) is about to run. False when it holds sites
     /// not hooked yet: they are hooked now, and the block must be translated and started again.
-    bool block_starts(std::uint32_t address, std::uint32_t size);
+    bool block_starts(std::uint32_t address, std::uint32_t size) {
+        Block* next = next_;
+        next_ = nullptr;
+        if (next && next->address == address && next->size == size && skip_next_.empty()) {
+            current_ = next;  // the hot path: the block the pipeline expected, nothing carried over
+            return true;
+        }
+        return block_starts_slow(address, size);
+    }
     /// The current block ran to its end, and execution went on at `successor`.
-    void block_ends(std::uint32_t successor);
+    void block_ends(std::uint32_t successor) {
+        // The whole block, with nothing only its run tells (a device's address, a skipped
+        // instruction): the pipeline may know what it does after what ran before it (the hot path).
+        Block* b = current_;
+        if (b && given_ == 0 && accesses_.empty() && !any_skipped_ && successor && pipeline_->follow(b, run_exit(*b, successor))) {
+            current_ = nullptr;
+            // The block it ran before next time; a followed run is a block without sites, so
+            // nothing of this one is left for the next to clear.
+            next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
+            return;
+        }
+        block_ends_slow(successor);
+    }
     /// Execution is at `pc` in the current block (a hook there, an exception, a stop), the
     /// instruction there run (`including`) or not yet.
     void reached(std::uint32_t pc, bool including);
@@ -93,9 +113,14 @@ private:
         std::uint8_t next_replace = 0;
     };
     Block& block_at(std::uint32_t address, std::uint32_t size);
+    bool block_starts_slow(std::uint32_t address, std::uint32_t size);
+    void block_ends_slow(std::uint32_t successor);
     void give_until(std::size_t end, std::uint32_t successor);  // instructions [given_, end); successor 0: not known
     void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
-    std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);
+    std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);  // sets lr_read_
+    // With the block's node (the run's name for CachedPipeline::follow), what tells its runs apart:
+    // where it went, and its size (a node can be translated again with another).
+    static std::uint64_t run_exit(const Block& b, std::uint32_t successor) { return successor | std::uint64_t{b.size} << 32; }
     bool lr_branch_near(std::uint32_t address);
     bool skipped(std::size_t i) const { return any_skipped_ && skipped_[i]; }
     void skip(std::size_t i) {
@@ -116,6 +141,8 @@ private:
     std::unordered_set<std::uint32_t> hooked_sites_;
     std::array<Block*, 4096> block_slots_{};  ///< direct-mapped in front of blocks_
     Block* current_ = nullptr;
+    Block* next_ = nullptr;  ///< the block expected to start next (a named run, so without sites)
+    bool lr_read_ = false;   ///< the last lr_fact() read LR: the run depends on more than where it went
     std::size_t given_ = 0;  ///< instructions of current_ given to the pipeline
     struct Access {
         std::size_t instruction;

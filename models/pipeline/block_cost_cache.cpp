@@ -28,22 +28,30 @@ BlockCostCache::StateId BlockCostCache::intern(const Pipeline& state) {
     return id;
 }
 
-const BlockCostCache::Transition* BlockCostCache::find_remembered(Recent& slot, const Key& key) {
+BlockCostCache::Transition* BlockCostCache::find_remembered(Recent& slot, const Key& key) {
     auto it = transitions_.find(key);
     if (it == transitions_.end()) return nullptr;
-    ++stats_.hits;
+    count_hit();
     slot = {key, it->second};
-    return &slot.transition;
+    return slot.transition;
 }
 
-void BlockCostCache::remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost) {
+BlockCostCache::Transition* BlockCostCache::remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost) {
     constexpr std::uint64_t kMax = 0xFFFFFFFFull;
-    if (cost.cycles > kMax || cost.instructions > kMax || cost.lsu > kMax || cost.fold > kMax) return;
-    Transition t{to, static_cast<std::uint32_t>(cost.cycles), static_cast<std::uint32_t>(cost.instructions), static_cast<std::uint32_t>(cost.lsu),
-                 static_cast<std::uint32_t>(cost.fold)};
+    if (cost.cycles > kMax || cost.instructions > kMax || cost.lsu > kMax || cost.fold > kMax) return nullptr;
+    Transition t{to,
+                 static_cast<std::uint32_t>(cost.cycles),
+                 static_cast<std::uint32_t>(cost.instructions),
+                 static_cast<std::uint32_t>(cost.lsu),
+                 static_cast<std::uint32_t>(cost.fold),
+                 {}};
     const Key key{from, facts};
-    transitions_.insert_or_assign(key, t);
-    recent_[KeyHash{}(key) & (recent_.size() - 1)] = {key, t};
+    auto [it, added] = transitions_.try_emplace(key, nullptr);
+    if (added) it->second = &transition_store_.emplace_back();
+    Transition* at = it->second;
+    *at = t;
+    recent_[KeyHash{}(key) & (recent_.size() - 1)] = {key, at};
+    return at;
 }
 
 void BlockCostCache::clear() {
@@ -51,6 +59,7 @@ void BlockCostCache::clear() {
     keys_.clear();
     by_key_hash_.clear();
     transitions_.clear();
+    transition_store_.clear();
     std::fill(recent_.begin(), recent_.end(), Recent{});
     ++stats_.clears;
 }

@@ -28,10 +28,17 @@ public:
     struct Transition {
         StateId to = 0;
         std::uint32_t cycles = 0, instructions = 0, lsu = 0, fold = 0;  ///< what the run adds to the counts
+        /// The transition made next the last time, and which run made it (CachedPipeline::follow).
+        struct Then {
+            const void* run = nullptr;
+            std::uint64_t exit = 0;
+            Transition* next = nullptr;
+        } then;
         void add_to(PipelineCounters& c) const { c.cycles += cycles, c.instructions += instructions, c.lsu += lsu, c.fold += fold; }
     };
     struct Stats {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
+        std::uint64_t followed = 0;  ///< of the hits, found from the transition before (CachedPipeline::follow)
     };
 
     /// At most `max_states` saved states (about 2 KiB each); a full cache starts again empty.
@@ -40,24 +47,29 @@ public:
     /// The id of `state` (saved the first time it is seen).
     StateId intern(const Pipeline& state);
     const Pipeline& state(StateId id) const { return states_[id]; }
-    /// What the instructions whose facts hash to `facts` do from state `from`, if known.
-    const Transition* find(StateId from, std::uint64_t facts) {
-        ++stats_.lookups;
+    /// What the instructions whose facts hash to `facts` do from state `from`, if known. A
+    /// transition stays where it is until clear().
+    Transition* find(StateId from, std::uint64_t facts) {
+        count_lookup();
         const Key key{from, facts};
         Recent& slot = recent_[KeyHash{}(key) & (recent_.size() - 1)];
         if (slot.key == key) {
-            ++stats_.hits;
-            return &slot.transition;
+            count_hit();
+            return slot.transition;
         }
         return find_remembered(slot, key);
     }
     /// Remembers what the run did: `cost` as the counts' difference (a run that took more than
-    /// 2^32 cycles is not remembered).
-    void remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost);
+    /// 2^32 cycles is not remembered: null).
+    Transition* remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost);
     bool full() const { return states_.size() >= max_states_; }
     /// Forgets every state and transition (the ids given so far mean nothing after).
     void clear();
     const Stats& stats() const { return stats_; }
+    /// A lookup answered without this table, from a transition it gave before.
+    void count_followed() { ++stats_.lookups, ++stats_.hits, ++stats_.followed; }
+    void count_lookup() { ++stats_.lookups; }
+    void count_hit() { ++stats_.hits; }
 
     /// A key from a few words (mix(mix(kEmpty, a), b)...), for runs whose facts they decide.
     static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -76,7 +88,7 @@ private:
         bool operator==(const Key&) const = default;
     };
     struct Recent;
-    const Transition* find_remembered(Recent& slot, const Key& key);
+    Transition* find_remembered(Recent& slot, const Key& key);
     struct KeyHash {
         std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.facts ^ (std::uint64_t{k.from} * 0xFF51AFD7ED558CCDull)); }
     };
@@ -84,11 +96,14 @@ private:
     std::deque<Pipeline> states_;
     std::unordered_multimap<std::uint64_t, StateId> by_key_hash_;
     std::vector<std::vector<std::uint64_t>> keys_;  ///< each state's key, to tell hash collisions apart
-    std::unordered_map<Key, Transition, KeyHash> transitions_;
+    // Transitions in the order they were first made, so that those made one after the other (a
+    // loop's blocks) are near each other when follow() walks from one to the next.
+    std::deque<Transition> transition_store_;
+    std::unordered_map<Key, Transition*, KeyHash> transitions_;
     // A direct-mapped table in front of transitions_: the lookup on every block.
     struct Recent {
         Key key{~0u, 0};
-        Transition transition;
+        Transition* transition = nullptr;
     };
     std::vector<Recent> recent_ = std::vector<Recent>(std::size_t{1} << 12);
     std::vector<std::uint64_t> scratch_;

@@ -41,38 +41,47 @@ void CachedPipeline::settle() {
     pending_.clear();
 }
 
-void CachedPipeline::run_after_change(std::uint64_t key, Give give, void* context) {
+void CachedPipeline::clear_cache() {
+    cache_.clear();
+    last_ = nullptr;
+}
+
+void CachedPipeline::run_after_change(std::uint64_t key, Give give, void* context, const void* run_id, std::uint64_t exit) {
     if (!use_cache_) return give(*live_, context);
     if (forget_) {
         materialise();
-        cache_.clear();
+        clear_cache();
         live_changed_ = true;
         forget_ = false;
     }
     if (live_changed_) {
         state_ = cache_.intern(*live_);
+        last_ = nullptr;
         live_changed_ = false;
     }
-    run(key, give, context);
+    run(key, give, context, run_id, exit);
 }
 
-void CachedPipeline::run_model(std::uint64_t key, Give give, void* context) {
+void CachedPipeline::run_model(std::uint64_t key, Give give, void* context, const void* run_id, std::uint64_t exit) {
     materialise();
     if (cache_.full()) {
-        cache_.clear();
+        clear_cache();
         state_ = cache_.intern(*live_);
     }
     const PipelineCounters before = live_->counters();
     give(*live_, context);
     const BlockCostCache::StateId from = state_;
     if (forget_) {  // the run decoded code that replaced what saved states point at
-        cache_.clear();
+        clear_cache();
         forget_ = false;
         state_ = cache_.intern(*live_);
         return;
     }
     state_ = cache_.intern(*live_);
-    cache_.remember(from, key, state_, live_->counters() - before);
+    if (Transition* t = cache_.remember(from, key, state_, live_->counters() - before))
+        chain(t, run_id, exit);
+    else
+        last_ = nullptr;
 }
 
 const Pipeline& CachedPipeline::view() {
@@ -85,6 +94,7 @@ Pipeline& CachedPipeline::change() {
     settle();
     materialise();
     live_changed_ = use_cache_;
+    last_ = nullptr;
     return *live_;
 }
 

@@ -22,17 +22,32 @@ public:
     void executes(const InstructionFacts& facts);
     /// A run of instructions whose facts hash to `key` (BlockCostCache::hash): `give` hands them
     /// to the pipeline, and is called only when the cache does not know the run.
+    ///
+    /// `run_id`, when not null, names the run with `exit` so that the same two always give the
+    /// same key (e.g. a translated block and where it went): follow() can then take it again.
     using Give = void (*)(Pipeline& pipeline, void* context);
-    void run(std::uint64_t key, Give give, void* context) {
-        if (!use_cache_ || forget_ || live_changed_) return run_after_change(key, give, context);
-        if (const BlockCostCache::Transition* t = cache_.find(state_, key)) {  // the hot path
-            if (live_current_) counters_ = live_->counters(), live_current_ = false;
-            t->add_to(counters_);
-            state_ = t->to;
-            return;
+    using Transition = BlockCostCache::Transition;
+    void run(std::uint64_t key, Give give, void* context, const void* run_id = nullptr, std::uint64_t exit = 0) {
+        if (!use_cache_ || forget_ || live_changed_) return run_after_change(key, give, context, run_id, exit);
+        if (Transition* t = cache_.find(state_, key)) {  // the hot path
+            take_known(*t);
+            return chain(t, run_id, exit);
         }
-        run_model(key, give, context);
+        run_model(key, give, context, run_id, exit);
     }
+    /// The run named `run_id` and `exit` comes next: if it came next the last time the pipeline
+    /// made the transition it has just made, it is made again, without a key or a lookup (the
+    /// state after a transition is known, so the run decides the next one). False: call run().
+    bool follow(const void* run_id, std::uint64_t exit) {
+        Transition* last = last_;
+        if (!last || last->then.run != run_id || last->then.exit != exit || !pending_.empty()) return false;
+        cache_.count_followed();
+        take_known(*last->then.next);
+        last_ = last->then.next;
+        return true;
+    }
+    /// The run that came after the last transition the last time (a follow() candidate), or null.
+    const void* next_run() const { return last_ ? last_->then.run : nullptr; }
     /// The counts once every instruction given has been run.
     const PipelineCounters& counters() {
         if (!pending_.empty()) settle();
@@ -44,7 +59,10 @@ public:
     Pipeline& change();
     /// The code changed under saved states (code in RAM rewritten, an instruction decoded
     /// again in its IT block): they are forgotten before the next lookup.
-    void forget() { forget_ = use_cache_; }
+    void forget() {
+        forget_ = use_cache_;
+        last_ = nullptr;
+    }
     /// How well the cache did (all zero with it off).
     const BlockCostCache::Stats& stats() const { return cache_.stats(); }
     /// Writes each simulated cycle's stages to `out` (Pipeline::trace_to).
@@ -53,8 +71,19 @@ public:
 private:
     void settle();  // runs the instructions given and not yet run: a lookup or the model
     // run() with the cache off, or after forget() or change(); a run the cache does not know.
-    void run_after_change(std::uint64_t key, Give give, void* context);
-    void run_model(std::uint64_t key, Give give, void* context);
+    void run_after_change(std::uint64_t key, Give give, void* context, const void* run_id, std::uint64_t exit);
+    void run_model(std::uint64_t key, Give give, void* context, const void* run_id, std::uint64_t exit);
+    void take_known(const Transition& t) {
+        if (live_current_) counters_ = live_->counters(), live_current_ = false;
+        t.add_to(counters_);
+        state_ = t.to;
+    }
+    // `t` was made: linked after the transition before when its run is named.
+    void chain(Transition* t, const void* run_id, std::uint64_t exit) {
+        if (run_id && last_) last_->then = {run_id, exit, t};
+        last_ = t;
+    }
+    void clear_cache();  // forgets every state, and the last transition
     void materialise();  // makes live_ the current state
 
     const MemorySystem& memory_;
@@ -64,6 +93,7 @@ private:
     bool live_current_ = true;   ///< live_ is the current state (else state_ and counters_ are)
     bool live_changed_ = false;  ///< live_ was acted on since it was saved: state_ is stale
     BlockCostCache::StateId state_ = 0;
+    Transition* last_ = nullptr;  ///< the transition that led to state_, if the cache made it
     PipelineCounters counters_;
     bool forget_ = false;
     std::vector<InstructionFacts> pending_;

@@ -184,7 +184,11 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
         CAPTURE(c.hits);
         CAPTURE(c.lookups);
         CHECK(c.lookups > 0);
-        if (std::string(k.elf) == "kernels") CHECK(c.hits * 10 > c.lookups * 7);  // loops: most runs recur from a state seen before
+        CHECK(c.followed <= c.hits);
+        if (std::string(k.elf) == "kernels") {
+            CHECK(c.hits * 10 > c.lookups * 7);  // loops: most runs recur from a state seen before
+            CHECK(c.followed * 2 > c.hits);      // and most follow on from the run before, without a lookup
+        }
     }
 }
 
