@@ -27,11 +27,13 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
     request.capture = o.snapshot;
     request.capture_trace_id = o.trace_id;
     request.options = o.options;
-    std::string json_path;
-    if (auto it = request.options.find("json"); it != request.options.end()) {
-        json_path = it->second;  // written below, with the coverage and the comparison
-        request.options.erase(it);
-    }
+    // Written below, with the coverage and the comparison, not by the session.
+    std::string json_path, report_path;
+    for (auto [key, path] : {std::pair{"json", &json_path}, std::pair{"report", &report_path}})
+        if (auto it = request.options.find(key); it != request.options.end()) {
+            *path = it->second;
+            request.options.erase(it);
+        }
     Session session(registry, request);
     analysis::CrosscheckSide capture(elf);
     for (trace::TraceSink* sink : capture.sinks()) session.add_sink(*sink);
@@ -63,14 +65,13 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         if (!c.identical) status = 1;
     }
     for (const auto& f : report.failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
-    // The session wrote the capture's page; with the comparison it is written again, whole.
-    if (auto it = o.options.find("report"); it != o.options.end()) {
+    if (!report_path.empty()) {
         std::vector<report::Part> parts;
         for (auto& html : report.report_sections) parts.push_back({"", std::move(html)});
         if (j.contains("comparison")) parts.push_back({"comparison", analysis::comparison_report_html(j["comparison"])});
         std::vector<std::string> failures = report.failures;
         if (j.contains("comparison") && !j["comparison"].value("identical", false)) failures.push_back("the capture and the emulated run differ");
-        config::write_text_file(it->second, report::run_page(j, failures, parts), "HTML report");
+        config::write_text_file(report_path, report::run_page(j, failures, parts), "HTML report");
     }
     if (!json_path.empty()) {
         config::write_text_file(json_path, j.dump(2) + "\n", "JSON file");

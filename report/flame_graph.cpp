@@ -10,12 +10,6 @@ namespace {
 
 constexpr double kWidth = 1000, kRow = 17;
 
-std::string number(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", v);
-    return text;
-}
-
 std::size_t depth_of(const FlameNode& n, double px_per_cycle) {
     std::size_t d = 0;
     for (const FlameNode& c : n.children)
@@ -45,12 +39,12 @@ struct Drawing {
         std::string title = n.name + ": " + thousands(n.value) + " cycles";
         if (clock_hz) title += ", " + duration(static_cast<double>(n.value), clock_hz);
         title += ", " + percent(static_cast<double>(n.value) / static_cast<double>(std::max<std::uint64_t>(root.value, 1)));
-        out += "<g><rect class=\"slice\" x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" + number(w) + "\" height=\"" + number(kRow - 1) +
-               "\" fill=\"" + colour(n.name) + "\"><title>" + escape(title) + "</title></rect>";
+        out += "<g><rect class=\"slice\" x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" width=\"" + svg_number(w) + "\" height=\"" +
+               svg_number(kRow - 1) + "\" fill=\"" + colour(n.name) + "\"><title>" + escape(title) + "</title></rect>";
         if (w > 40) {
             std::size_t fits = static_cast<std::size_t>((w - 6) / 6.2);
             std::string label = n.name.size() > fits ? n.name.substr(0, fits > 1 ? fits - 1 : 0) + "\xE2\x80\xA6" : n.name;
-            out += "<text x=\"" + number(x + 3) + "\" y=\"" + number(y + kRow * 0.72) + "\">" + escape(label) + "</text>";
+            out += "<text x=\"" + svg_number(x + 3) + "\" y=\"" + svg_number(y + kRow * 0.72) + "\">" + escape(label) + "</text>";
         }
         out += "</g>\n";
         double child_x = x;
@@ -67,8 +61,8 @@ std::string flame_graph(const FlameNode& root, std::uint64_t clock_hz, std::stri
     double px_per_cycle = kWidth / static_cast<double>(std::max<std::uint64_t>(root.value, 1));
     double height = kRow * static_cast<double>(depth_of(root, px_per_cycle)) + 2;
     Drawing d{root, clock_hz, px_per_cycle, height, {}};
-    d.out = "<figure><svg class=\"chart flame-graph\" viewBox=\"0 0 " + number(kWidth) + " " + number(height) + "\" role=\"img\" aria-label=\"" +
-            escape(caption) + "\">\n";
+    d.out = "<figure><svg class=\"chart flame-graph\" viewBox=\"0 0 " + svg_number(kWidth) + " " + svg_number(height) +
+            "\" role=\"img\" aria-label=\"" + escape(caption) + "\">\n";
     d.draw(root, 0, 0);
     return d.out + "</svg><figcaption>" + escape(caption) + "</figcaption></figure>\n";
 }

@@ -57,6 +57,12 @@ std::string percent(double fraction) {
     return text;
 }
 
+std::string svg_number(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", v);
+    return text;
+}
+
 std::string Table::html() const {
     auto align = [&](std::size_t column) { return column < numeric.size() && numeric[column] ? " class=\"num\"" : ""; };
     std::string out = "<table><thead><tr>";

@@ -17,6 +17,8 @@ std::string thousands(std::uint64_t n);
 std::string duration(double cycles, std::uint64_t clock_hz);
 /// A share as "12.3%".
 std::string percent(double fraction);
+/// An SVG coordinate or length, to a tenth of a pixel ("12.5").
+std::string svg_number(double v);
 
 /// An HTML table: one header row, rows of cells given as HTML (escape text first). `row_class`
 /// is put on every body row (e.g. "constraint", for the browser test and for styling).

@@ -4,20 +4,11 @@
 #include <filesystem>
 
 #include "report/html.h"
+#include "report/json_fields.h"
 #include "report/page.h"
 
 namespace emutrace::report {
 namespace {
-
-std::uint64_t unsigned_at(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-}
-
-std::string text_at(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::string fixed(double v, const char* format) {
     char text[64];
@@ -30,7 +21,7 @@ std::string fixed(double v, const char* format) {
 std::string run_summary_section(const nlohmann::json& r) {
     Table t;
     auto row = [&](std::string what, std::string value) { t.rows.push_back({escape(what), std::move(value)}); };
-    std::uint64_t hz = unsigned_at(r, "clock_hz"), cycles = unsigned_at(r, "cycles"), instructions = unsigned_at(r, "instructions");
+    std::uint64_t hz = count_at(r, "clock_hz"), cycles = count_at(r, "cycles"), instructions = count_at(r, "instructions");
     if (auto reason = text_at(r, "stop_reason"); !reason.empty()) {
         std::string message = text_at(r, "stop_message");
         row("stopped", "<span class=\"stop-reason\">" + escape(reason) + "</span>" + (message.empty() ? "" : ": " + escape(message)));
@@ -52,12 +43,12 @@ std::string run_summary_section(const nlohmann::json& r) {
     }
     if (hz && cycles) {
         std::string sleep;
-        if (std::uint64_t asleep = unsigned_at(r, "sleep_cycles"))
+        if (std::uint64_t asleep = count_at(r, "sleep_cycles"))
             sleep = ", " + percent(static_cast<double>(asleep) / static_cast<double>(cycles)) + " asleep in WFI/WFE";
         row("emulated time", escape(duration(static_cast<double>(cycles), hz)) + sleep);
     }
     if (r.contains("exceptions"))
-        row("exceptions", thousands(unsigned_at(r, "exceptions")) + " taken, " + thousands(unsigned_at(r, "thread_switches")) + " thread switches");
+        row("exceptions", thousands(count_at(r, "exceptions")) + " taken, " + thousands(count_at(r, "thread_switches")) + " thread switches");
     if (auto host = r.find("host_seconds"); host != r.end() && host->is_number()) {
         double s = host->get<double>();
         std::string mips = s > 0 && instructions ? " (" + fixed(static_cast<double>(instructions) / s / 1e6, "%.1f") + " MIPS)" : "";

@@ -102,8 +102,9 @@ std::string silicon_report_html(const nlohmann::json& r) {
                 what = std::to_string(m.size()) + " words";
                 if (!m.empty()) {
                     char first[96];
-                    std::snprintf(first, sizeof first, ", first %s[%u]: %+lld", m[0].value("region", "").c_str(),
-                                  m[0].value("index", std::uint64_t{0}), static_cast<long long>(m[0].value("error", 0)));
+                    std::snprintf(first, sizeof first, ", first %s[%llu]: %+lld", m[0].value("region", "").c_str(),
+                                  static_cast<unsigned long long>(m[0].value("index", std::uint64_t{0})),
+                                  static_cast<long long>(m[0].value("error", 0)));
                     what += first;
                 }
             }

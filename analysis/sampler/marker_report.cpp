@@ -2,19 +2,12 @@
 
 #include <cstdio>
 
+#include "config/units.h"
 #include "report/bar_chart.h"
 #include "report/html.h"
 
 namespace emutrace::analysis::sampler {
-namespace {
 using report::escape;
-
-std::string hex(std::uint32_t a) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%08x", a);
-    return text;
-}
-}  // namespace
 
 std::string marker_report_html(const nlohmann::json& r) {
     std::string body = "<p>Function <b>" + escape(r.value("function", "")) + "</b> (" + std::to_string(r.value("blocks", std::uint64_t{0})) +
@@ -45,7 +38,7 @@ std::string marker_report_html(const nlohmann::json& r) {
         for (const auto& p : r["plan"]) {
             std::string ops;
             for (const auto& op : p["ops"]) ops += (ops.empty() ? "" : "; ") + op.get<std::string>();
-            t.rows.push_back({hex(p.value("block", std::uint64_t{0})), escape(p.value("name", "")), escape(ops),
+            t.rows.push_back({config::hex32(p.value("block", std::uint64_t{0})), escape(p.value("name", "")), escape(ops),
                               report::thousands(p.value("cycles", std::uint64_t{0}))});
             t.row_classes.push_back("marker");
         }

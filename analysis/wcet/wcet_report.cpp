@@ -1,9 +1,9 @@
 #include "analysis/wcet/wcet_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
+#include "config/units.h"
 #include "report/bar_chart.h"
 #include "report/cfg_drawing.h"
 #include "report/html.h"
@@ -17,12 +17,6 @@ constexpr std::size_t kFunctionsDrawn = 6;  ///< the worst path's busiest functi
 constexpr std::size_t kBlocksDrawn = 160;   ///< a larger CFG is listed, not drawn
 constexpr std::size_t kPathRows = 40;
 
-std::string hex(std::uint32_t a) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%08x", a);
-    return text;
-}
-
 std::string cycles_text(std::uint64_t cycles, std::uint64_t hz) {
     return report::thousands(cycles) + " cycles" + (hz ? " (" + report::duration(static_cast<double>(cycles), hz) + ")" : "");
 }
@@ -35,7 +29,7 @@ std::string function_cfg(const decode::Function& f, const std::map<std::uint32_t
     std::vector<report::CfgBlock> blocks;
     for (const auto& b : f.blocks) {
         report::CfgBlock c;
-        c.title = hex(b.start) + "-" + hex(b.end) + "  " + std::to_string(b.instructions) + " instructions" +
+        c.title = config::hex32(b.start) + "-" + config::hex32(b.end) + "  " + std::to_string(b.instructions) + " instructions" +
                   (b.loop >= 0 ? ", loop " + std::to_string(b.loop) : "");
         if (auto it = on_path.find(b.start); it != on_path.end()) {
             const PathBlock& p = *it->second;
@@ -107,7 +101,8 @@ std::string wcet_report_html(const decode::Program& program, const WcetResult& r
     t.numeric = {false, false, true, true, true};
     for (std::size_t i = 0; i < path.size() && i < kPathRows; ++i) {
         const PathBlock& p = path[i];
-        t.rows.push_back({escape(p.function), hex(p.start) + "-" + hex(p.end), std::to_string(p.first_count) + " x " + std::to_string(p.first_cost),
+        t.rows.push_back({escape(p.function), config::hex32(p.start) + "-" + config::hex32(p.end),
+                          std::to_string(p.first_count) + " x " + std::to_string(p.first_cost),
                           std::to_string(p.later_count) + " x " + std::to_string(p.later_cost), report::thousands(p.cycles)});
         t.row_classes.push_back("path-block");
     }
@@ -121,7 +116,7 @@ std::string wcet_report_html(const decode::Program& program, const WcetResult& r
         l.numeric = {false, true, false, true, false, false};
         for (const auto& x : r.loops)
             l.rows.push_back(
-                {escape(x.function), std::to_string(x.loop), hex(x.header), report::thousands(x.bound), escape(x.source), escape(x.line)});
+                {escape(x.function), std::to_string(x.loop), config::hex32(x.header), report::thousands(x.bound), escape(x.source), escape(x.line)});
         body += "<h3>Loop bounds used</h3>\n" + l.html();
     }
     if (!r.warnings.empty()) {

@@ -5,13 +5,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "report/json_fields.h"
+
 namespace emutrace::app {
 namespace {
 
-std::uint64_t u64(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : 0;
-}
+using report::count_at;
 
 void add(ConstraintTotals& a, const ConstraintTotals& b) {
     a.limit_cycles = std::max(a.limit_cycles, b.limit_cycles);
@@ -53,32 +52,33 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
     r.statuses[status] = 1;
     if (status != 0) r.not_passed.insert(case_id);
     if (!result.is_object()) return r;
-    r.instructions = u64(result, "instructions");
-    r.cycles = u64(result, "cycles");
+    r.instructions = count_at(result, "instructions");
+    r.cycles = count_at(result, "cycles");
     if (auto ct = result.find("calltrace"); ct != result.end() && ct->is_object()) {
         for (const auto& k : ct->value("constraints", nlohmann::json::array())) {
             ConstraintTotals t;
-            t.limit_cycles = t.smallest_limit_cycles = u64(k, "limit_cycles");
-            t.occurrences = u64(k, "occurrences");
-            t.violations = u64(k, "violation_count");
+            t.limit_cycles = t.smallest_limit_cycles = count_at(k, "limit_cycles");
+            t.occurrences = count_at(k, "occurrences");
+            t.violations = count_at(k, "violation_count");
             // The case's total: its mean over its occurrences, in whole cycles (the durations are).
             t.total_cycles = static_cast<std::uint64_t>(std::llround(k.value("mean_cycles", 0.0) * static_cast<double>(t.occurrences)));
-            if (t.occurrences) t.min_cycles = u64(k, "min_cycles");
-            if (t.occurrences) t.max = {u64(k, "max_cycles"), case_id};
+            if (t.occurrences) t.min_cycles = count_at(k, "min_cycles");
+            if (t.occurrences) t.max = {count_at(k, "max_cycles"), case_id};
             if (t.violations) t.failed.insert(case_id);
             add(r.constraints[k.value("name", "")], t);
         }
         for (const auto& f : ct->value("functions", nlohmann::json::array())) {
-            FunctionTotals t{u64(f, "calls"),         u64(f, "inclusive_cycles"), u64(f, "exclusive_cycles"), u64(f, "inclusive_min"),
-                             u64(f, "exclusive_min"), u64(f, "inclusive_max"),    u64(f, "exclusive_max")};
+            FunctionTotals t{count_at(f, "calls"),         count_at(f, "inclusive_cycles"), count_at(f, "exclusive_cycles"),
+                             count_at(f, "inclusive_min"), count_at(f, "exclusive_min"),    count_at(f, "inclusive_max"),
+                             count_at(f, "exclusive_max")};
             add(r.functions[f.value("function", "")], t);
         }
     }
     if (auto w = result.find("wcet"); w != result.end() && w->is_object() && w->contains("function")) {
         WcetTotals t;
-        t.runs = u64(*w, "observed_runs");
-        t.observed = {u64(*w, "observed_max_cycles"), case_id};
-        t.bound = {u64(*w, "bound_cycles"), case_id};
+        t.runs = count_at(*w, "observed_runs");
+        t.observed = {count_at(*w, "observed_max_cycles"), case_id};
+        t.bound = {count_at(*w, "bound_cycles"), case_id};
         add(r.wcet[(*w)["function"].is_string() ? (*w)["function"].get<std::string>() : "?"], t);
     }
     return r;

@@ -5,27 +5,18 @@
 
 #include "report/bar_chart.h"
 #include "report/html.h"
+#include "report/json_fields.h"
 #include "report/page.h"
 
 namespace emutrace::app {
 namespace {
 
+using report::count_at;
 using report::escape;
+using report::text_at;
 using report::thousands;
 
 constexpr std::size_t kTop = 25, kNotPassedShown = 50;
-
-std::uint64_t u64(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    // Counts the merge wrote as signed integers (a bound's `value(key, 0)`) count too.
-    if (it == j.end() || !it->is_number_integer()) return 0;
-    return it->is_number_unsigned() || it->get<std::int64_t>() >= 0 ? it->get<std::uint64_t>() : 0;
-}
-
-std::string text(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 const nlohmann::json& member(const nlohmann::json& j, const char* key) {
     static const nlohmann::json none;
@@ -35,10 +26,10 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
 
 std::string cases_section(const nlohmann::json& m) {
     const nlohmann::json& overall = member(m, "overall");
-    std::string body = "<p>" + thousands(u64(overall, "cases")) + " cases, " + thousands(u64(overall, "instructions")) + " instructions, " +
-                       thousands(u64(overall, "cycles")) + " cycles" +
-                       (u64(m, "incomplete") ? "; <span class=\"bad\">" + thousands(u64(m, "incomplete")) + " not complete</span>" : "") +
-                       ". Results in <code>" + escape(text(m, "results")) + "</code>.</p>\n";
+    std::string body = "<p>" + thousands(count_at(overall, "cases")) + " cases, " + thousands(count_at(overall, "instructions")) + " instructions, " +
+                       thousands(count_at(overall, "cycles")) + " cycles" +
+                       (count_at(m, "incomplete") ? "; <span class=\"bad\">" + thousands(count_at(m, "incomplete")) + " not complete</span>" : "") +
+                       ". Results in <code>" + escape(text_at(m, "results")) + "</code>.</p>\n";
     std::vector<report::Bar> bars;
     if (member(overall, "statuses").is_object())
         for (const auto& [status, n] : overall["statuses"].items()) {
@@ -51,10 +42,10 @@ std::string cases_section(const nlohmann::json& m) {
     t.numeric = {false, true, true, true, true, true};
     if (member(m, "runs").is_object())
         for (const auto& [group, r] : m["runs"].items()) {
-            std::uint64_t passed = member(r, "statuses").is_object() ? u64(r["statuses"], "0") : 0;
-            t.rows.push_back({escape(group), thousands(u64(r, "cases")), thousands(passed),
-                              thousands(u64(r, "cases") - std::min(passed, u64(r, "cases"))), thousands(u64(r, "instructions")),
-                              thousands(u64(r, "cycles"))});
+            std::uint64_t passed = member(r, "statuses").is_object() ? count_at(r["statuses"], "0") : 0;
+            t.rows.push_back({escape(group), thousands(count_at(r, "cases")), thousands(passed),
+                              thousands(count_at(r, "cases") - std::min(passed, count_at(r, "cases"))), thousands(count_at(r, "instructions")),
+                              thousands(count_at(r, "cycles"))});
             t.row_classes.push_back("run-entry");
         }
     return report::section("summary", "Campaign", body + t.html());
@@ -68,18 +59,18 @@ std::string constraints_section(const nlohmann::json& overall) {
     t.numeric = {false, true, true, true, true, true, true, true, true};
     std::vector<report::Bar> bars;
     for (const auto& c : list) {
-        std::uint64_t limit = u64(c, "limit_cycles"), smallest = u64(c, "smallest_limit_cycles"), max = u64(c, "max_cycles");
+        std::uint64_t limit = count_at(c, "limit_cycles"), smallest = count_at(c, "smallest_limit_cycles"), max = count_at(c, "max_cycles");
         double mean = c.contains("mean_cycles") && c["mean_cycles"].is_number() ? c["mean_cycles"].get<double>() : 0;
         std::string limits = !limit ? "-" : smallest && smallest != limit ? thousands(smallest) + "-" + thousands(limit) : thousands(limit);
         // Against the smallest limit in cycles: the case at the fastest clock has the least room.
         double ratio = smallest ? static_cast<double>(max) / static_cast<double>(smallest) : 0;
         bool passed = c.value("passed", false);
-        t.rows.push_back({escape(text(c, "name")), thousands(u64(c, "occurrences")), thousands(u64(c, "violation_count")),
-                          thousands(member(c, "failed_cases").is_array() ? c["failed_cases"].size() : 0), thousands(u64(c, "min_cycles")),
-                          thousands(static_cast<std::uint64_t>(mean)), thousands(max) + " (" + escape(text(c, "max_case")) + ")", limits,
+        t.rows.push_back({escape(text_at(c, "name")), thousands(count_at(c, "occurrences")), thousands(count_at(c, "violation_count")),
+                          thousands(member(c, "failed_cases").is_array() ? c["failed_cases"].size() : 0), thousands(count_at(c, "min_cycles")),
+                          thousands(static_cast<std::uint64_t>(mean)), thousands(max) + " (" + escape(text_at(c, "max_case")) + ")", limits,
                           limit ? report::percent(ratio) : "-"});
         t.row_classes.push_back(passed ? "constraint pass" : "constraint fail");
-        if (limit) bars.push_back({text(c, "name"), 100 * ratio, report::percent(ratio), {}, ratio > 1});
+        if (limit) bars.push_back({text_at(c, "name"), 100 * ratio, report::percent(ratio), {}, ratio > 1});
     }
     std::string body =
         "<p class=\"note\">Cycles over every case; where cases run at other clocks a limit in time is a range of "
@@ -94,15 +85,15 @@ std::string profile_section(const nlohmann::json& overall) {
     if (!list.is_array() || list.empty()) return {};
     std::vector<const nlohmann::json*> rows;
     for (const auto& f : list)
-        if (u64(f, "exclusive_cycles")) rows.push_back(&f);
+        if (count_at(f, "exclusive_cycles")) rows.push_back(&f);
     std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto* a, const auto* b) { return u64(*a, "exclusive_cycles") > u64(*b, "exclusive_cycles"); });
+                     [](const auto* a, const auto* b) { return count_at(*a, "exclusive_cycles") > count_at(*b, "exclusive_cycles"); });
     if (rows.size() > kTop) rows.resize(kTop);
     std::vector<report::Bar> bars;
     for (const auto* f : rows)
-        bars.push_back({text(*f, "function"),
-                        static_cast<double>(u64(*f, "exclusive_cycles")),
-                        thousands(u64(*f, "exclusive_cycles")) + " in " + thousands(u64(*f, "calls")) + " calls",
+        bars.push_back({text_at(*f, "function"),
+                        static_cast<double>(count_at(*f, "exclusive_cycles")),
+                        thousands(count_at(*f, "exclusive_cycles")) + " in " + thousands(count_at(*f, "calls")) + " calls",
                         {},
                         false});
     return report::section("profile", "Profile over all cases",
@@ -115,32 +106,35 @@ std::string wcet_section(const nlohmann::json& m) {
     if (list.is_array())
         for (const auto& w : list) {
             std::vector<report::Bar> bars = {{"largest bound of a case",
-                                              static_cast<double>(u64(w, "bound_max_cycles")),
-                                              thousands(u64(w, "bound_max_cycles")) + " (" + text(w, "bound_max_case") + ")",
+                                              static_cast<double>(count_at(w, "bound_max_cycles")),
+                                              thousands(count_at(w, "bound_max_cycles")) + " (" + text_at(w, "bound_max_case") + ")",
                                               {},
                                               false},
                                              {"longest observed run",
-                                              static_cast<double>(u64(w, "observed_max_cycles")),
-                                              thousands(u64(w, "observed_max_cycles")) + " (" + text(w, "observed_max_case") + ")",
+                                              static_cast<double>(count_at(w, "observed_max_cycles")),
+                                              thousands(count_at(w, "observed_max_cycles")) + " (" + text_at(w, "observed_max_case") + ")",
                                               {},
-                                              u64(w, "observed_max_cycles") > u64(w, "bound_max_cycles")}};
-            body += "<h3>" + escape(text(w, "function")) + " over " + thousands(u64(w, "runs")) + " runs</h3>\n" +
+                                              count_at(w, "observed_max_cycles") > count_at(w, "bound_max_cycles")}};
+            body += "<h3>" + escape(text_at(w, "function")) + " over " + thousands(count_at(w, "runs")) + " runs</h3>\n" +
                     report::horizontal_bars(bars, "Cycles; each case bounds its own runs");
         }
     if (member(m, "runs").is_object())
         for (const auto& [group, r] : m["runs"].items()) {
             const nlohmann::json& all = member(r, "wcet_all_runs");
             if (!all.is_object() || !all.contains("bound_cycles")) continue;
-            std::vector<report::Bar> bars = {
-                {"bound over every case's runs", static_cast<double>(u64(all, "bound_cycles")), thousands(u64(all, "bound_cycles")), {}, false},
-                {"longest observed run",
-                 static_cast<double>(u64(all, "observed_max_cycles")),
-                 thousands(u64(all, "observed_max_cycles")),
-                 {},
-                 false}};
-            body += "<h3>" + escape(text(all, "function")) + " in " + escape(group) + ", one bound from the merged statistics</h3>\n" +
-                    report::horizontal_bars(bars, "IPET over the loop-context statistics of all " + thousands(u64(all, "observed_runs")) +
-                                                      " runs (closest case: " + text(all, "closest_case") + ")");
+            std::vector<report::Bar> bars = {{"bound over every case's runs",
+                                              static_cast<double>(count_at(all, "bound_cycles")),
+                                              thousands(count_at(all, "bound_cycles")),
+                                              {},
+                                              false},
+                                             {"longest observed run",
+                                              static_cast<double>(count_at(all, "observed_max_cycles")),
+                                              thousands(count_at(all, "observed_max_cycles")),
+                                              {},
+                                              false}};
+            body += "<h3>" + escape(text_at(all, "function")) + " in " + escape(group) + ", one bound from the merged statistics</h3>\n" +
+                    report::horizontal_bars(bars, "IPET over the loop-context statistics of all " + thousands(count_at(all, "observed_runs")) +
+                                                      " runs (closest case: " + text_at(all, "closest_case") + ")");
         }
     return body.empty() ? std::string() : report::section("wcet", "WCET over all cases", body);
 }
@@ -163,12 +157,12 @@ std::string not_passed_section(const nlohmann::json& overall) {
 
 std::string campaign_report_html(const nlohmann::json& m) {
     report::Page page;
-    page.title = "emutrace campaign: " + text(m, "campaign");
-    page.facts = {text(m, "file")};
+    page.title = "emutrace campaign: " + text_at(m, "campaign");
+    page.facts = {text_at(m, "file")};
     const nlohmann::json& overall = member(m, "overall");
     if (member(overall, "not_passed").is_array() && !overall["not_passed"].empty())
-        page.failures.push_back(thousands(overall["not_passed"].size()) + " of " + thousands(u64(overall, "cases")) + " cases did not pass");
-    if (u64(m, "incomplete")) page.failures.push_back(thousands(u64(m, "incomplete")) + " cases are not complete");
+        page.failures.push_back(thousands(overall["not_passed"].size()) + " of " + thousands(count_at(overall, "cases")) + " cases did not pass");
+    if (count_at(m, "incomplete")) page.failures.push_back(thousands(count_at(m, "incomplete")) + " cases are not complete");
     page.passed = "every case passed";
     for (std::string s : {cases_section(m), constraints_section(overall), profile_section(overall), wcet_section(m), not_passed_section(overall)})
         if (!s.empty()) page.sections.push_back(std::move(s));

@@ -1,0 +1,25 @@
+#pragma once
+// Reading a result file's fields where a missing or mistyped one counts as none: the pages and the
+// campaign merge read results that older versions, other runs or a user's hands wrote.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace emutrace::report {
+
+/// `j[key]` as a count: a non-negative integer, else 0.
+inline std::uint64_t count_at(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer()) return 0;
+    // Counts written as signed integers (a bound's `value(key, 0)`) count too.
+    return it->is_number_unsigned() || it->get<std::int64_t>() >= 0 ? it->get<std::uint64_t>() : 0;
+}
+
+/// `j[key]` as text, else "".
+inline std::string text_at(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+}  // namespace emutrace::report
