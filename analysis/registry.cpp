@@ -13,6 +13,7 @@
     ROW(sampler)                       \
     ROW(replay)                        \
     ROW(race)                          \
+    ROW(coverage)                      \
     /* one row per analysis, above */
 // clang-format on
 

@@ -243,3 +243,23 @@ TEST_CASE("markers: the plan as a C header compiles for the core, with a macro p
     REQUIRE(row != std::string::npos);
     CHECK(std::stoul(listing.substr(row + 17, 16), nullptr, 16) == 8 * operations);
 }
+
+TEST_CASE("coverage: --coverage lists the functions and basic blocks a run executed, and only those") {
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("sampled") + " -s " + source("tests/scenarios/sampled.yaml") + " --coverage --json " + dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    CHECK((r.out + r.err).find("  coverage      ") != std::string::npos);  // the summary (on stderr when stdout holds the firmware's output)
+    const nlohmann::json c = read_json(dir.file("r.json"))["coverage"];
+    auto has = [](const nlohmann::json& list, const std::string& name) { return std::find(list.begin(), list.end(), name) != list.end(); };
+    // The sampled function and the SysTick handler that samples it ran; the fault handler did not.
+    CHECK(has(c["functions_executed"], "classify"));
+    CHECK(has(c["functions_executed"], "SysTick_Handler"));
+    CHECK(has(c["functions_defined"], "HardFault_Handler"));
+    CHECK(!has(c["functions_executed"], "HardFault_Handler"));
+    for (const auto& f : c["functions_executed"]) CHECK(has(c["functions_defined"], f.get<std::string>()));
+    CHECK(c["blocks_executed"].size() < c["blocks_defined"].get<std::size_t>());
+    CHECK(c["blocks_executed"].size() > 20);
+    // Without the flag, no coverage and no cost.
+    Cli plain = emutrace_cli("run " + firmware("sampled") + " -s " + source("tests/scenarios/sampled.yaml") + " --json " + dir.file("p.json"));
+    CHECK(!read_json(dir.file("p.json")).contains("coverage"));
+}
