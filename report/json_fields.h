@@ -16,6 +16,12 @@ inline std::uint64_t count_at(const nlohmann::json& j, const char* key) {
     return it->is_number_unsigned() || it->get<std::int64_t>() >= 0 ? it->get<std::uint64_t>() : 0;
 }
 
+/// `j[key]` as a number, else 0.
+inline double number_at(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
 /// `j[key]` as text, else "".
 inline std::string text_at(const nlohmann::json& j, const char* key) {
     auto it = j.find(key);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include "report/json_fields.h"
@@ -11,6 +12,69 @@ namespace emutrace::app {
 namespace {
 
 using report::count_at;
+using report::text_at;
+
+double rate(std::uint64_t part, std::uint64_t whole) {
+    return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? &*it : nullptr;
+}
+
+template <typename Set>
+void insert_strings(Set& into, const nlohmann::json& j, const char* key) {
+    if (auto it = j.find(key); it != j.end() && it->is_array())
+        for (const auto& v : *it)
+            if (v.is_string()) into.insert(v.get<std::string>());
+}
+
+CoverageTotals coverage_of(const nlohmann::json& c) {
+    CoverageTotals t;
+    t.cases = 1;
+    t.blocks_defined = count_at(c, "blocks_defined");
+    insert_strings(t.functions_defined, c, "functions_defined");
+    insert_strings(t.functions_executed, c, "functions_executed");
+    if (auto it = c.find("blocks_executed"); it != c.end() && it->is_array())
+        for (const auto& v : *it)
+            if (v.is_number_unsigned() && v.get<std::uint64_t>() <= UINT32_MAX) t.blocks_executed.insert(v.get<std::uint32_t>());
+    return t;
+}
+
+SamplerTotals sampler_of(const nlohmann::json& s, const std::string& case_id) {
+    SamplerTotals t;
+    t.cases = 1;
+    t.samples = count_at(s, "samples");
+    t.checked = count_at(s, "intervals_checked");
+    t.correct = count_at(s, "correct");
+    t.unique_unchecked = count_at(s, "unique_unchecked");
+    t.ambiguous = count_at(s, "ambiguous");
+    t.wrong = count_at(s, "wrong");
+    t.impossible = count_at(s, "impossible");
+    t.left_out = count_at(s, "left_out");
+    if (t.wrong + t.impossible) t.most_wrong = {t.wrong + t.impossible, case_id};
+    return t;
+}
+
+ReplayTotals replay_of(const nlohmann::json& p, const std::string& case_id) {
+    ReplayTotals t;
+    if (text_at(p, "mode") == "record") {
+        t.recordings = 1;
+        t.recorded_events = count_at(p, "events");
+        return t;
+    }
+    t.replays = 1;
+    t.events = count_at(p, "events");
+    t.events_reproduced = count_at(p, "reproduced");
+    auto divergence = p.find("divergence");
+    const bool reproduced = (divergence == p.end() || divergence->is_null()) && t.events_reproduced == t.events;
+    t.reproduced = reproduced;
+    auto order = p.find("same_global_order");
+    t.same_global_order = order != p.end() && order->is_boolean() && order->get<bool>();
+    if (!reproduced) t.diverged.insert(case_id);
+    return t;
+}
 
 void add(ConstraintTotals& a, const ConstraintTotals& b) {
     a.limit_cycles = std::max(a.limit_cycles, b.limit_cycles);
@@ -37,6 +101,38 @@ void add(WcetTotals& a, const WcetTotals& b) {
     a.runs += b.runs;
     a.observed.keep_larger(b.observed);
     a.bound.keep_larger(b.bound);
+}
+
+void add(CoverageTotals& a, const CoverageTotals& b) {
+    a.cases += b.cases;
+    a.blocks_defined = std::max(a.blocks_defined, b.blocks_defined);
+    a.functions_defined.insert(b.functions_defined.begin(), b.functions_defined.end());
+    a.functions_executed.insert(b.functions_executed.begin(), b.functions_executed.end());
+    a.blocks_executed.insert(b.blocks_executed.begin(), b.blocks_executed.end());
+}
+
+void add(SamplerTotals& a, const SamplerTotals& b) {
+    a.cases += b.cases;
+    a.samples += b.samples;
+    a.checked += b.checked;
+    a.correct += b.correct;
+    a.unique_unchecked += b.unique_unchecked;
+    a.ambiguous += b.ambiguous;
+    a.wrong += b.wrong;
+    a.impossible += b.impossible;
+    a.left_out += b.left_out;
+    a.most_wrong.keep_larger(b.most_wrong);
+}
+
+void add(ReplayTotals& a, const ReplayTotals& b) {
+    a.replays += b.replays;
+    a.reproduced += b.reproduced;
+    a.same_global_order += b.same_global_order;
+    a.events += b.events;
+    a.events_reproduced += b.events_reproduced;
+    a.recordings += b.recordings;
+    a.recorded_events += b.recorded_events;
+    a.diverged.insert(b.diverged.begin(), b.diverged.end());
 }
 
 template <typename Map>
@@ -81,6 +177,10 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
         t.bound = {count_at(*w, "bound_cycles"), case_id};
         add(r.wcet[(*w)["function"].is_string() ? (*w)["function"].get<std::string>() : "?"], t);
     }
+    if (const nlohmann::json* c = object_at(result, "coverage")) add(r.coverage[text_at(*c, "firmware")], coverage_of(*c));
+    if (const nlohmann::json* s = object_at(result, "sampler"))
+        add(r.sampler[text_at(*s, "function") + ": " + text_at(*s, "scheme")], sampler_of(*s, case_id));
+    if (const nlohmann::json* p = object_at(result, "replay")) add(r.replay, replay_of(*p, case_id));
     return r;
 }
 
@@ -94,6 +194,9 @@ MergedResults merge(const MergedResults& a, const MergedResults& b) {
     add_all(r.constraints, b.constraints);
     add_all(r.functions, b.functions);
     add_all(r.wcet, b.wcet);
+    add_all(r.coverage, b.coverage);
+    add_all(r.sampler, b.sampler);
+    add(r.replay, b.replay);
     return r;
 }
 
@@ -132,8 +235,50 @@ nlohmann::json to_json(const MergedResults& r) {
                         {"observed_max_case", t.observed.case_id},
                         {"bound_max_cycles", t.bound.value},
                         {"bound_max_case", t.bound.case_id}});
-    return {{"cases", r.cases},   {"statuses", statuses},       {"not_passed", r.not_passed}, {"instructions", r.instructions},
-            {"cycles", r.cycles}, {"constraints", constraints}, {"functions", functions},     {"wcet", wcet}};
+    json out{{"cases", r.cases},   {"statuses", statuses},       {"not_passed", r.not_passed}, {"instructions", r.instructions},
+             {"cycles", r.cycles}, {"constraints", constraints}, {"functions", functions},     {"wcet", wcet}};
+    if (!r.coverage.empty()) {
+        json coverage = json::array();
+        for (const auto& [firmware, t] : r.coverage) {
+            std::vector<std::string> never;
+            std::set_difference(t.functions_defined.begin(), t.functions_defined.end(), t.functions_executed.begin(), t.functions_executed.end(),
+                                std::back_inserter(never));
+            coverage.push_back({{"firmware", firmware},
+                                {"cases", t.cases},
+                                {"functions_defined", t.functions_defined.size()},
+                                {"functions_executed", t.functions_executed.size()},
+                                {"function_rate", rate(t.functions_executed.size(), t.functions_defined.size())},
+                                {"functions_never_executed", never},
+                                {"blocks_defined", t.blocks_defined},
+                                {"blocks_executed", t.blocks_executed.size()},
+                                {"block_rate", rate(t.blocks_executed.size(), t.blocks_defined)}});
+        }
+        out["coverage"] = coverage;
+    }
+    if (!r.sampler.empty()) {
+        json sampler = json::array();
+        for (const auto& [name, t] : r.sampler)
+            sampler.push_back({{"sampler", name},
+                               {"cases", t.cases},
+                               {"samples", t.samples},
+                               {"intervals_checked", t.checked},
+                               {"correct", t.correct},
+                               {"unique_unchecked", t.unique_unchecked},
+                               {"ambiguous", t.ambiguous},
+                               {"wrong", t.wrong},
+                               {"impossible", t.impossible},
+                               {"left_out", t.left_out},
+                               {"reconstructed_rate", rate(t.correct, t.checked)},
+                               {"most_wrong", t.most_wrong.value},
+                               {"most_wrong_case", t.most_wrong.case_id}});
+        out["sampler"] = sampler;
+    }
+    if (r.replay.replays || r.replay.recordings)
+        out["replay"] = {{"replays", r.replay.replays},         {"reproduced", r.replay.reproduced},
+                         {"diverged_cases", r.replay.diverged}, {"same_global_order", r.replay.same_global_order},
+                         {"events", r.replay.events},           {"events_reproduced", r.replay.events_reproduced},
+                         {"recordings", r.replay.recordings},   {"recorded_events", r.replay.recorded_events}};
+    return out;
 }
 
 std::string summary(const MergedResults& r, std::size_t top_functions) {
@@ -181,6 +326,40 @@ std::string summary(const MergedResults& r, std::size_t top_functions) {
         std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n", name.c_str(),
                       static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(), static_cast<unsigned long long>(t.runs),
                       static_cast<unsigned long long>(t.observed.value), t.observed.case_id.c_str());
+        out += line;
+    }
+    for (const auto& [firmware, t] : r.coverage) {
+        std::snprintf(line, sizeof line, "  coverage of %s over %llu cases: %zu of %zu functions (%.1f%%), %zu of %llu basic blocks (%.1f%%)\n",
+                      firmware.c_str(), static_cast<unsigned long long>(t.cases), t.functions_executed.size(), t.functions_defined.size(),
+                      100 * rate(t.functions_executed.size(), t.functions_defined.size()), t.blocks_executed.size(),
+                      static_cast<unsigned long long>(t.blocks_defined), 100 * rate(t.blocks_executed.size(), t.blocks_defined));
+        out += line;
+    }
+    for (const auto& [name, t] : r.sampler) {
+        std::snprintf(
+            line, sizeof line, "  sampler %s over %llu cases: %llu of %llu intervals reconstructed (%.2f%%), %llu wrong or impossible%s%s\n",
+            name.c_str(), static_cast<unsigned long long>(t.cases), static_cast<unsigned long long>(t.correct),
+            static_cast<unsigned long long>(t.checked), 100 * rate(t.correct, t.checked), static_cast<unsigned long long>(t.wrong + t.impossible),
+            t.most_wrong.case_id.empty() ? "" : ", most in ", t.most_wrong.case_id.c_str());
+        out += line;
+    }
+    if (r.replay.replays) {
+        std::snprintf(line, sizeof line, "  replay        %llu of %llu replays reproduced their log (%llu in the same global order)%s\n",
+                      static_cast<unsigned long long>(r.replay.reproduced), static_cast<unsigned long long>(r.replay.replays),
+                      static_cast<unsigned long long>(r.replay.same_global_order), r.replay.diverged.empty() ? "" : "; diverged:");
+        out += line;
+        std::size_t shown = 0;
+        for (const auto& id : r.replay.diverged) {
+            if (++shown > 10) {
+                out += "    ... " + std::to_string(r.replay.diverged.size() - 10) + " more\n";
+                break;
+            }
+            out += "    " + id + "\n";
+        }
+    }
+    if (r.replay.recordings) {
+        std::snprintf(line, sizeof line, "  recordings    %llu, %llu events\n", static_cast<unsigned long long>(r.replay.recordings),
+                      static_cast<unsigned long long>(r.replay.recorded_events));
         out += line;
     }
     return out;

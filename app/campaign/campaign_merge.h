@@ -45,6 +45,29 @@ struct WcetTotals {
     bool operator==(const WcetTotals&) const = default;
 };
 
+/// One firmware's coverage (--coverage) over the cases that measured it: what ran in any of them.
+struct CoverageTotals {
+    std::uint64_t cases = 0, blocks_defined = 0;
+    std::set<std::string> functions_defined, functions_executed;
+    std::set<std::uint32_t> blocks_executed;  ///< basic blocks by start address
+    bool operator==(const CoverageTotals&) const = default;
+};
+
+/// One sampler configuration (function and scheme) over its cases: the intervals' verdicts add.
+struct SamplerTotals {
+    std::uint64_t cases = 0, samples = 0, checked = 0, correct = 0, unique_unchecked = 0, ambiguous = 0, wrong = 0, impossible = 0, left_out = 0;
+    Extreme most_wrong;  ///< the case with the most intervals reconstructed wrongly or impossibly (none: no case)
+    bool operator==(const SamplerTotals&) const = default;
+};
+
+/// Replays and recordings over their cases.
+struct ReplayTotals {
+    std::uint64_t replays = 0, reproduced = 0, same_global_order = 0, events = 0, events_reproduced = 0;
+    std::uint64_t recordings = 0, recorded_events = 0;
+    std::set<std::string> diverged;  ///< cases whose replay did not reproduce its log
+    bool operator==(const ReplayTotals&) const = default;
+};
+
 struct MergedResults {
     std::uint64_t cases = 0, instructions = 0, cycles = 0;
     std::map<int, std::uint64_t> statuses;                ///< cases by exit status
@@ -52,6 +75,9 @@ struct MergedResults {
     std::map<std::string, ConstraintTotals> constraints;  ///< by name
     std::map<std::string, FunctionTotals> functions;      ///< by function name
     std::map<std::string, WcetTotals> wcet;               ///< by bounded function
+    std::map<std::string, CoverageTotals> coverage;       ///< by firmware
+    std::map<std::string, SamplerTotals> sampler;         ///< by "function: scheme"
+    ReplayTotals replay;
     bool operator==(const MergedResults&) const = default;
 };
 

@@ -13,6 +13,7 @@ namespace {
 
 using report::count_at;
 using report::escape;
+using report::number_at;
 using report::text_at;
 using report::thousands;
 
@@ -139,6 +140,65 @@ std::string wcet_section(const nlohmann::json& m) {
     return body.empty() ? std::string() : report::section("wcet", "WCET over all cases", body);
 }
 
+std::string coverage_section(const nlohmann::json& overall) {
+    const nlohmann::json& list = member(overall, "coverage");
+    if (!list.is_array() || list.empty()) return {};
+    report::Table t;
+    t.headers = {"firmware", "cases", "functions run", "of", "", "basic blocks run", "of", ""};
+    t.numeric = {false, true, true, true, true, true, true, true};
+    std::string never;
+    for (const auto& c : list) {
+        t.rows.push_back({escape(text_at(c, "firmware")), thousands(count_at(c, "cases")), thousands(count_at(c, "functions_executed")),
+                          thousands(count_at(c, "functions_defined")), report::percent(number_at(c, "function_rate")),
+                          thousands(count_at(c, "blocks_executed")), thousands(count_at(c, "blocks_defined")),
+                          report::percent(number_at(c, "block_rate"))});
+        t.row_classes.push_back("coverage");
+        const nlohmann::json& names = member(c, "functions_never_executed");
+        if (!names.is_array() || names.empty()) continue;
+        never += "<p>Never run in any case, in " + escape(text_at(c, "firmware")) + ": ";
+        std::size_t shown = 0;
+        for (const auto& n : names)
+            if (n.is_string() && shown++ < kNotPassedShown)
+                never += std::string(shown > 1 ? ", " : "") + "<code>" + escape(n.get<std::string>()) + "</code>";
+        if (names.size() > kNotPassedShown) never += " &hellip; and " + thousands(names.size() - kNotPassedShown) + " more";
+        never += ".</p>\n";
+    }
+    return report::section("coverage", "Coverage over all cases", t.html() + never);
+}
+
+std::string sampler_section(const nlohmann::json& overall) {
+    const nlohmann::json& list = member(overall, "sampler");
+    if (!list.is_array() || list.empty()) return {};
+    report::Table t;
+    t.headers = {"sampler", "cases", "intervals checked", "reconstructed", "", "wrong or impossible", "most in"};
+    t.numeric = {false, true, true, true, true, true, false};
+    for (const auto& x : list) {
+        t.rows.push_back({escape(text_at(x, "sampler")), thousands(count_at(x, "cases")), thousands(count_at(x, "intervals_checked")),
+                          thousands(count_at(x, "correct")), report::percent(number_at(x, "reconstructed_rate")),
+                          thousands(count_at(x, "wrong") + count_at(x, "impossible")), escape(text_at(x, "most_wrong_case"))});
+        t.row_classes.push_back(count_at(x, "wrong") + count_at(x, "impossible") ? "sampler bad" : "sampler");
+    }
+    return report::section("sampler", "Sampling over all cases", t.html());
+}
+
+std::string replay_section(const nlohmann::json& overall) {
+    const nlohmann::json& r = member(overall, "replay");
+    if (!r.is_object()) return {};
+    std::string body = "<p>" + thousands(count_at(r, "reproduced")) + " of " + thousands(count_at(r, "replays")) + " replays reproduced their log (" +
+                       thousands(count_at(r, "same_global_order")) + " in the same global order; " + thousands(count_at(r, "events_reproduced")) +
+                       " of " + thousands(count_at(r, "events")) + " events); " + thousands(count_at(r, "recordings")) + " recordings of " +
+                       thousands(count_at(r, "recorded_events")) + " events.</p>\n";
+    const nlohmann::json& diverged = member(r, "diverged_cases");
+    if (diverged.is_array() && !diverged.empty()) {
+        body += "<ul class=\"diverged\">";
+        std::size_t shown = 0;
+        for (const auto& id : diverged)
+            if (id.is_string() && shown++ < kNotPassedShown) body += "<li><code>" + escape(id.get<std::string>()) + "</code> diverged</li>";
+        body += "</ul>\n";
+    }
+    return report::section("replay", "Replay over all cases", body);
+}
+
 std::string not_passed_section(const nlohmann::json& overall) {
     const nlohmann::json& list = member(overall, "not_passed");
     if (!list.is_array() || list.empty()) return {};
@@ -164,7 +224,8 @@ std::string campaign_report_html(const nlohmann::json& m) {
         page.failures.push_back(thousands(overall["not_passed"].size()) + " of " + thousands(count_at(overall, "cases")) + " cases did not pass");
     if (count_at(m, "incomplete")) page.failures.push_back(thousands(count_at(m, "incomplete")) + " cases are not complete");
     page.passed = "every case passed";
-    for (std::string s : {cases_section(m), constraints_section(overall), profile_section(overall), wcet_section(m), not_passed_section(overall)})
+    for (std::string s : {cases_section(m), constraints_section(overall), profile_section(overall), wcet_section(m), coverage_section(overall),
+                          sampler_section(overall), replay_section(overall), not_passed_section(overall)})
         if (!s.empty()) page.sections.push_back(std::move(s));
     return page.html();
 }

@@ -1,7 +1,7 @@
 // Campaigns: many runs, one answer. A small campaign of the franking demo (two seeds x two clocks,
 // and the slow variant) on two workers; its merged figures equal the cases' own results merged
 // by hand; merging is associative and commutative on real results; --resume runs only what is
-// missing; a bad campaign file is a one-line error.
+// missing; coverage, sampler and replay verdicts merge too; a bad campaign file is a one-line error.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "app/campaign/campaign_file.h"
@@ -215,4 +217,81 @@ TEST_CASE("campaign: one WCET bound over every case's runs, from their merged lo
     CHECK(all["observed_runs"] == runs);                               // every case's runs in one table
     CHECK(all["observed_max_cycles"] == longest);                      // the longest of them all
     CHECK(all["bound_cycles"].get<std::uint64_t>() >= largest_bound);  // the maxima of all runs bound at least what each did
+}
+
+TEST_CASE("campaign: coverage, sampler verdicts and replay verdicts merge as unions and sums, in any order") {
+    TempDir dir;
+    REQUIRE(
+        emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos_replay.yaml") + " --record " + dir.file("rtos.log") + " -q")
+            .status == 0);
+    std::ofstream(dir.file("a.yaml")) << "runs:\n"
+                                         "  - name: sampled\n"
+                                         "    firmware: sampled\n"
+                                         "    scenario: "
+                                      << source("tests/scenarios/sampled.yaml")
+                                      << "\n"
+                                         "    matrix: {clock: [25MHz, 16MHz]}\n"
+                                         "    args: [--coverage]\n"
+                                         "  - name: replay\n"
+                                         "    firmware: rtos\n"
+                                         "    scenario: "
+                                      << source("tests/scenarios/rtos_replay.yaml")
+                                      << "\n"
+                                         "    matrix: {clock: [25MHz, 20MHz]}\n"
+                                         "    args: [--replay, "
+                                      << dir.file("rtos.log")
+                                      << ", --coverage]\n"
+                                         "outputs: {results: "
+                                      << dir.file("results") << ", json: merged.json}\n";
+    Cli run = emutrace_cli("campaign " + dir.file("a.yaml") + " -j 2 -q --report " + dir.file("a.html"));
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    const json merged = json::parse(read_file(dir.file("merged.json")))["overall"];
+
+    // By hand from the four cases' own results: sampler counts add, coverage is what ran in any case.
+    std::uint64_t checked = 0, correct = 0, replays = 0, events = 0;
+    std::map<std::string, std::set<std::string>> functions_run;
+    std::map<std::string, std::set<std::uint32_t>> blocks_run;
+    std::vector<emutrace::app::MergedResults> parts;
+    for (int i = 0; i < 4; ++i) {
+        char id[16];
+        std::snprintf(id, sizeof id, "case-%04d", i);
+        const json r = json::parse(read_file(dir.file(std::string("results/") + id + "/result.json")));
+        parts.push_back(emutrace::app::case_results(r, 0, id));
+        const json& c = r["coverage"];
+        for (const auto& f : c["functions_executed"]) functions_run[c["firmware"]].insert(f.get<std::string>());
+        for (const auto& b : c["blocks_executed"]) blocks_run[c["firmware"]].insert(b.get<std::uint32_t>());
+        CHECK(c["blocks_executed"].size() <= c["blocks_defined"].get<std::size_t>());
+        if (r.contains("sampler"))
+            checked += r["sampler"]["intervals_checked"].get<std::uint64_t>(), correct += r["sampler"]["correct"].get<std::uint64_t>();
+        if (r.contains("replay")) ++replays, events += r["replay"]["events"].get<std::uint64_t>();
+    }
+    REQUIRE(merged["sampler"].size() == 1);
+    CHECK(merged["sampler"][0]["cases"] == 2);
+    CHECK(merged["sampler"][0]["intervals_checked"] == checked);
+    CHECK(merged["sampler"][0]["correct"] == correct);
+    CHECK(checked > 1000);
+    CHECK(merged["replay"]["replays"] == replays);
+    CHECK(merged["replay"]["reproduced"] == 2);
+    CHECK(merged["replay"]["events"] == events);
+    CHECK(merged["replay"]["diverged_cases"].empty());
+    REQUIRE(merged["coverage"].size() == 2);
+    for (const auto& c : merged["coverage"]) {
+        const std::string elf = c["firmware"];
+        CAPTURE(elf);
+        CHECK(c["functions_executed"] == functions_run[elf].size());
+        CHECK(c["blocks_executed"] == blocks_run[elf].size());
+        CHECK(c["functions_executed"].get<std::size_t>() + c["functions_never_executed"].size() == c["functions_defined"].get<std::size_t>());
+        for (const auto& never : c["functions_never_executed"]) CHECK(functions_run[elf].count(never.get<std::string>()) == 0);
+        CHECK(c["functions_executed"].get<std::size_t>() > 5);
+    }
+    // The algebra on these results too.
+    using emutrace::app::merge;
+    CHECK(merge(parts[0], merge(parts[1], parts[2])) == merge(merge(parts[0], parts[1]), parts[2]));
+    CHECK(merge(parts[3], parts[0]) == merge(parts[0], parts[3]));
+    CHECK(merge(merge(parts[2], parts[0]), merge(parts[3], parts[1])) == merge(merge(parts[0], parts[1]), merge(parts[2], parts[3])));
+    // And the page shows them.
+    const std::string page = read_file(dir.file("a.html"));
+    CHECK(page.find("<section id=\"coverage\"") != std::string::npos);
+    CHECK(page.find("<section id=\"sampler\"") != std::string::npos);
+    CHECK(page.find("<section id=\"replay\"") != std::string::npos);
 }
