@@ -17,6 +17,7 @@
 #include "app/campaign/slurm_engine.h"
 #include "app/commands.h"
 #include "config/text_file.h"
+#include "report/json_fields.h"
 #include "session/junit_report.h"
 
 namespace emutrace::app {
@@ -61,23 +62,26 @@ void add_test_cases(std::vector<TestCase>& out, const CampaignCase& k, const nlo
     }
 }
 
+// What a run entry's cases measured of a WCET function: their loop-context statistics files.
+struct WcetRuns {
+    std::vector<std::string> stats;
+    std::string firmware, scenario, function;
+    // Adds the case if it bounded a function and saved its statistics.
+    void add(const CampaignCase& k, const nlohmann::json& result, const std::string& dir) {
+        if (!result.is_object() || !result.contains("wcet") || !result["wcet"].is_object() || !fs::exists(dir + "/wcet_stats.json")) return;
+        stats.push_back(dir + "/wcet_stats.json");
+        firmware = report::text_at(result, "firmware");
+        scenario = k.scenario;
+        function = report::text_at(result["wcet"], "function");
+    }
+};
+
 // One WCET bound from every case of a run entry that measured the function: the statistics of
 // all the runs merged (`emutrace wcet --no-run --stats-in ...`, where StatisticsTable::merge is the
 // algebra), with the case whose run came closest to it.
 nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, std::size_t group_index, const MergedResults& merged,
-                                const std::string& emutrace) {
-    std::vector<std::string> stats;
-    std::string firmware, scenario, function;
-    for (const CampaignCase& k : c.cases) {
-        if (k.group != group) continue;
-        const std::string dir = case_dir(c, k);
-        nlohmann::json result = read_result(dir + "/result.json");
-        if (!result.is_object() || !result.contains("wcet") || !fs::exists(dir + "/wcet_stats.json")) continue;
-        stats.push_back(dir + "/wcet_stats.json");
-        firmware = result.value("firmware", "");
-        scenario = k.scenario;
-        function = result["wcet"].value("function", "");
-    }
+                                const WcetRuns& runs, const std::string& emutrace) {
+    const auto& [stats, firmware, scenario, function] = runs;
     if (stats.empty() || firmware.empty() || function.empty()) return nullptr;
     // Named after the run entry, readable and never shared: its name may hold any character, so
     // only letters and digits of it are kept, and its index makes it unique.
@@ -108,6 +112,7 @@ namespace {
 int merge_results(const Campaign& c, const CampaignOptions& o, const std::string& emutrace, std::size_t resumed) {
     MergedResults all;
     std::map<std::string, MergedResults> by_group;
+    std::map<std::string, WcetRuns> wcet_runs;  ///< by group
     std::vector<TestCase> tests;
     std::size_t incomplete = 0;
     for (const CampaignCase& k : c.cases) {
@@ -118,6 +123,7 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
         MergedResults one = case_results(result, status, k.id());
         all = merge(all, one);
         by_group[k.group] = merge(by_group[k.group], one);
+        wcet_runs[k.group].add(k, result, dir);
         add_test_cases(tests, k, result, status, dir);
     }
     nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}, {"incomplete", incomplete}};
@@ -125,7 +131,7 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
     std::size_t group_index = 0;
     for (const auto& [group, r] : by_group) {
         j["runs"][group] = to_json(r);
-        nlohmann::json bound = bound_over_cases(c, group, group_index++, r, emutrace);
+        nlohmann::json bound = bound_over_cases(c, group, group_index++, r, wcet_runs[group], emutrace);
         if (bound.is_null()) continue;
         j["runs"][group]["wcet_all_runs"] = bound;
         if (bound.contains("bound_cycles")) {

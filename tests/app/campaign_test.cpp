@@ -17,6 +17,7 @@
 #include "app/campaign/campaign_file.h"
 #include "app/campaign/campaign_merge.h"
 #include "support/cli.h"
+#include "support/nightly_campaign.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -294,4 +295,68 @@ TEST_CASE("campaign: coverage, sampler verdicts and replay verdicts merge as uni
     CHECK(page.find("<section id=\"coverage\"") != std::string::npos);
     CHECK(page.find("<section id=\"sampler\"") != std::string::npos);
     CHECK(page.find("<section id=\"replay\"") != std::string::npos);
+}
+
+TEST_CASE("campaign: the nightly campaign's 200 cases merge to what their own results give merged by hand") {
+    TempDir dir;
+    std::ofstream(dir.file("nightly.yaml")) << nightly_campaign(dir.path().string());
+    Cli run = emutrace_cli("campaign " + dir.file("nightly.yaml") + " -j 2 -q");
+    CHECK(run.status == 1);  // the slow variant misses its deadline, as it should
+    const json merged = json::parse(read_file(dir.file("nightly.json")));
+    REQUIRE(merged["overall"]["cases"] == 200);
+    CHECK(merged["incomplete"] == 0);
+
+    // By hand: each constraint's counts add, its maximum is the largest with the first case that
+    // had it; each WCET function's largest bound and longest run; the statuses.
+    struct Hand {
+        std::uint64_t occurrences = 0, violations = 0, max = 0;
+        std::string max_case;
+    };
+    std::map<std::string, Hand> constraints;
+    std::uint64_t bound = 0, longest = 0, passed = 0, wcet_runs = 0;
+    std::string stats_in;
+    for (int i = 0; i < 200; ++i) {
+        char id[16];
+        std::snprintf(id, sizeof id, "case-%04d", i);
+        const std::string cdir = dir.file(std::string("results/") + id);
+        passed += std::stoi(read_file(cdir + "/status")) == 0;
+        const json r = json::parse(read_file(cdir + "/result.json"));
+        for (const auto& k : r["calltrace"]["constraints"]) {
+            Hand& h = constraints[k["name"]];
+            h.occurrences += k["occurrences"].get<std::uint64_t>();
+            h.violations += k["violation_count"].get<std::uint64_t>();
+            if (k["max_cycles"].get<std::uint64_t>() > h.max) h.max = k["max_cycles"], h.max_case = id;
+        }
+        if (r.contains("wcet")) {
+            bound = std::max(bound, r["wcet"]["bound_cycles"].get<std::uint64_t>());
+            longest = std::max(longest, r["wcet"]["observed_max_cycles"].get<std::uint64_t>());
+            wcet_runs += r["wcet"]["observed_runs"].get<std::uint64_t>();
+            stats_in += " --stats-in " + cdir + "/wcet_stats.json";
+        }
+    }
+    const json& overall = merged["overall"];
+    CHECK(overall["statuses"]["0"] == passed);
+    REQUIRE(overall["constraints"].size() == constraints.size());
+    for (const auto& k : overall["constraints"]) {
+        const Hand& h = constraints[k["name"]];
+        CAPTURE(k["name"].get<std::string>());
+        CHECK(k["occurrences"] == h.occurrences);
+        CHECK(k["violation_count"] == h.violations);
+        CHECK(k["max_cycles"] == h.max);
+        CHECK(k["max_case"] == h.max_case);
+    }
+    REQUIRE(overall["wcet"].size() == 1);
+    CHECK(overall["wcet"][0]["bound_max_cycles"] == bound);
+    CHECK(overall["wcet"][0]["observed_max_cycles"] == longest);
+    CHECK(overall["wcet"][0]["runs"] == wcet_runs);
+    // One bound over the 20 soak cases' runs, as `emutrace wcet --stats-in` gives it by hand.
+    const json& all = merged["runs"]["soak-wcet"]["wcet_all_runs"];
+    Cli by_hand = emutrace_cli("wcet " + firmware("soak") + " -f " + all["function"].get<std::string>() + " -s " + source("bench/soak.yaml") +
+                               " --no-run --json " + dir.file("hand.json") + stats_in);
+    REQUIRE_MESSAGE(by_hand.status == 0, by_hand.err);
+    const json hand = json::parse(read_file(dir.file("hand.json")));
+    CHECK(all["runs_of_cases"] == 20);
+    CHECK(all["bound_cycles"] == hand["bound_cycles"]);
+    CHECK(all["observed_runs"] == wcet_runs);
+    CHECK(all["bound_cycles"].get<std::uint64_t>() >= longest);
 }

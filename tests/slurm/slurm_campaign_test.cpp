@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "support/cli.h"
+#include "support/nightly_campaign.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -153,6 +154,29 @@ TEST_CASE("slurm: the campaign as a job array and a merge job gives the local en
     CHECK(slurm["results"] == dir.file("slurm.results"));
     CHECK(slurm["overall"] == local["overall"]);
     CHECK(slurm["incomplete"] == 0);
+}
+
+TEST_CASE("slurm: the nightly campaign's 200 cases in 20 shards give the local engine's answer") {
+    TempDir local, slurm;
+    std::ofstream(local.file("nightly.yaml")) << nightly_campaign(local.path().string());
+    std::ofstream(slurm.file("nightly.yaml")) << nightly_campaign(slurm.path().string());
+    REQUIRE(emutrace_cli("campaign " + local.file("nightly.yaml") + " -j 2 -q").status == 1);
+    Cli submit = emutrace_cli("campaign " + slurm.file("nightly.yaml") + " --engine slurm --shards 20");
+    REQUIRE_MESSAGE(submit.status == 0, submit.err);
+    CHECK(submit.out.find("200 cases in 20 shards as Slurm array job") != std::string::npos);
+    REQUIRE(wait_for_jobs(slurm.file("results"), 600));
+    CHECK(emutrace_cli("campaign status " + slurm.file("nightly.yaml")).out.find("200 complete") != std::string::npos);
+    const json a = json::parse(read_file(local.file("nightly.json"))), b = json::parse(read_file(slurm.file("nightly.json")));
+    CHECK(b["incomplete"] == 0);
+    CHECK(b["overall"] == a["overall"]);
+    // Per run entry too, and the one WCET bound over the soak cases' runs.
+    for (const auto& [group, r] : a["runs"].items()) {
+        CAPTURE(group);
+        json x = r, y = b["runs"][group];
+        for (json* j : {&x, &y})
+            if (j->contains("wcet_all_runs")) (*j)["wcet_all_runs"].erase("report");  // a path in each results directory
+        CHECK(x == y);
+    }
 }
 
 TEST_CASE("slurm: a task killed mid-run leaves its case not complete, and --retry-failed completes the campaign") {
