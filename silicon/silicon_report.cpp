@@ -57,10 +57,11 @@ std::string silicon_report_html(const nlohmann::json& r) {
     std::vector<report::Bar> bins;
     for (const auto& [region, e] : errors.items()) {
         if (!e.contains("histogram")) continue;
-        for (const auto& [label, n] : e["histogram"].items()) {
+        for (const auto& bin : e["histogram"].items()) {
+            const std::string label = bin.key();  // named: clang 14 cannot capture a structured binding
             auto it = std::find_if(bins.begin(), bins.end(), [&](const report::Bar& b) { return b.label == label; });
             if (it == bins.end()) it = bins.insert(bins.end(), {label, 0, "", {}, true});
-            it->value += n.get<double>();
+            it->value += bin.value().get<double>();
         }
     }
     // In the order of the error axis, not the JSON's alphabetical one.
