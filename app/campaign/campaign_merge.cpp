@@ -111,27 +111,21 @@ void add(CoverageTotals& a, const CoverageTotals& b) {
     a.blocks_executed.insert(b.blocks_executed.begin(), b.blocks_executed.end());
 }
 
+// Adds each of b's `counts` to a's.
+template <typename T, typename... Count>
+void add_counts(T& a, const T& b, Count... counts) {
+    ((a.*counts += b.*counts), ...);
+}
+
 void add(SamplerTotals& a, const SamplerTotals& b) {
-    a.cases += b.cases;
-    a.samples += b.samples;
-    a.checked += b.checked;
-    a.correct += b.correct;
-    a.unique_unchecked += b.unique_unchecked;
-    a.ambiguous += b.ambiguous;
-    a.wrong += b.wrong;
-    a.impossible += b.impossible;
-    a.left_out += b.left_out;
+    using S = SamplerTotals;
+    add_counts(a, b, &S::cases, &S::samples, &S::checked, &S::correct, &S::unique_unchecked, &S::ambiguous, &S::wrong, &S::impossible, &S::left_out);
     a.most_wrong.keep_larger(b.most_wrong);
 }
 
 void add(ReplayTotals& a, const ReplayTotals& b) {
-    a.replays += b.replays;
-    a.reproduced += b.reproduced;
-    a.same_global_order += b.same_global_order;
-    a.events += b.events;
-    a.events_reproduced += b.events_reproduced;
-    a.recordings += b.recordings;
-    a.recorded_events += b.recorded_events;
+    using R = ReplayTotals;
+    add_counts(a, b, &R::replays, &R::reproduced, &R::same_global_order, &R::events, &R::events_reproduced, &R::recordings, &R::recorded_events);
     a.diverged.insert(b.diverged.begin(), b.diverged.end());
 }
 
