@@ -44,25 +44,6 @@ std::string duration(double seconds) {
     return text;
 }
 
-// `cwd`: where it runs (empty: here).
-pid_t spawn(const std::vector<std::string>& command, const std::string& stdout_file, const std::string& stderr_file, const std::string& cwd = "") {
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&files, cwd.c_str());
-    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&files, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> argv = command;
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, argv[0].c_str(), &files, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&files);
-    if (rc != 0) throw ConfigError(argv[0] + ": cannot start it: " + std::strerror(rc));
-    return pid;
-}
-
 int read_status(const fs::path& file) {
     std::ifstream in(file);
     int status = -1;
@@ -71,8 +52,29 @@ int read_status(const fs::path& file) {
 
 }  // namespace
 
+pid_t start_process(const std::vector<std::string>& command, const std::string& stdout_file, const std::string& stderr_file, const std::string& cwd) {
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&files, cwd.c_str());
+    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (stderr_file == stdout_file)  // one file, one offset: the two streams interleave as written
+        posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+    else
+        posix_spawn_file_actions_addopen(&files, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv = command;
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, argv[0].c_str(), &files, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&files);
+    if (rc != 0) throw ConfigError(argv[0] + ": cannot start it: " + std::strerror(rc));
+    return pid;
+}
+
 int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file) {
-    pid_t pid = spawn(argv, stdout_file, stderr_file);
+    pid_t pid = start_process(argv, stdout_file, stderr_file);
     int raw = 0;
     while (waitpid(pid, &raw, 0) < 0)
         if (errno != EINTR) return -1;
@@ -144,7 +146,7 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
         config::write_text_file(dir + "/case.json", about.dump(2) + "\n", "case description");
         // In its own directory: outputs a scenario names by a relative path (franking.yaml's
         // Perfetto trace) are the case's own, not one file every case writes at once.
-        running[spawn(argv, dir + "/stdout", dir + "/stderr", dir)] = k.index;
+        running[start_process(argv, dir + "/stdout", dir + "/stderr", dir)] = k.index;
     };
     progress(false);
     while (next < todo.size() || !running.empty()) {

@@ -3,6 +3,8 @@
 // N at a time, its JSON, JUnit, output and exit status in its own directory; a case whose status
 // file exists is complete, so an interrupted campaign resumes where it stopped.
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -32,8 +34,12 @@ int case_status(const Campaign& c, const CampaignCase& k);
 std::string case_dir(const Campaign& c, const CampaignCase& k);
 /// The command line of `k` (argv[0] is `emutrace`), writing into `dir`.
 std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir);
-/// Runs `argv` (argv[0] a path) with stdin from /dev/null and its output to the two files; waits
-/// for it and returns its exit status (-1 when it did not exit). Throws ConfigError when it cannot start.
+/// Starts `argv` (argv[0] a path, or a name looked up on PATH) in `cwd` (empty: here) with stdin
+/// from /dev/null and its output to the two files (the same file: both streams into it, in the
+/// order written); returns its pid. Throws ConfigError when it cannot start.
+pid_t start_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file,
+                    const std::string& cwd = "");
+/// start_process, then waits for it and returns its exit status (-1 when it did not exit).
 int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file);
 /// Runs the cases; throws ConfigError when the results directory cannot be written or a case's
 /// process cannot be started.

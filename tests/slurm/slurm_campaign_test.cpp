@@ -6,9 +6,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,12 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "app/campaign/campaign_engine.h"
+#include "config/config_error.h"
 #include "support/cli.h"
 #include "support/nightly_campaign.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
-
-extern char** environ;
 
 using namespace emutrace::test;
 using nlohmann::json;
@@ -42,19 +40,11 @@ bool on_path(const std::string& tool) {
 }
 
 pid_t start(const std::vector<std::string>& argv, const std::string& log) {
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<std::string> copy = argv;
-    std::vector<char*> args;
-    for (auto& a : copy) args.push_back(a.data());
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, argv[0].c_str(), &files, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&files);
-    return rc == 0 ? pid : -1;
+    try {
+        return emutrace::app::start_process(argv, log, log);
+    } catch (const emutrace::ConfigError&) {
+        return -1;
+    }
 }
 
 // One node called as this host is, with 2 CPUs; munge and Slurm on ports and paths of their own.
