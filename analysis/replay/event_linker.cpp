@@ -13,7 +13,7 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
         creates_.pop_front();
     }
     LogEvent e;
-    e.seq = static_cast<std::uint32_t>(log_.events.size() + 1);
+    e.seq = ++count_;
     e.before = partner ? partner : it->second;
     e.thread = thread;
     e.op = op;
@@ -21,7 +21,7 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
     e.object = object;
     e.value = value;
     e.cycle = cycle;
-    log_.events.push_back(e);
+    ++operations_[op];
     it->second = e.seq;
     switch (op) {
         case Operation::Unlock:
@@ -33,6 +33,8 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
         case Operation::Create: creates_.push_back(e.seq); break;
         default: break;
     }
+    if (!keep_) return last_ = e;
+    log_.events.push_back(e);
     return log_.events.back();
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,9 +57,15 @@ public:
         return h == holder_.end() ? 0 : h->second;
     }
 
+    /// The events made so far, when they are kept (the default); a recording written as it goes
+    /// keeps none, and an event returned is then valid until the next call.
     const EventLog& log() const { return log_; }
     EventLog& log() { return log_; }
+    void keep_events(bool keep) { keep_ = keep; }
     std::size_t threads() const { return last_of_thread_.size(); }
+    /// Events made so far, kept or not, and how many of each operation.
+    std::uint32_t events() const { return count_; }
+    const std::map<Operation, std::size_t>& operations() const { return operations_; }
 
 private:
     const LogEvent& record(Operation op, std::uint32_t object, std::uint32_t value, std::uint32_t partner, std::uint32_t thread, std::uint64_t cycle,
@@ -68,6 +75,10 @@ private:
         std::uint32_t object;
     };
     EventLog log_;
+    bool keep_ = true;
+    std::uint32_t count_ = 0;
+    LogEvent last_;  ///< the last event, when events are not kept
+    std::map<Operation, std::size_t> operations_;
     std::unordered_map<std::uint32_t, std::uint32_t> last_of_thread_;
     std::unordered_map<std::uint32_t, std::vector<Pending>> pending_;     ///< acquisitions entered, by thread
     std::unordered_map<std::uint32_t, std::uint32_t> last_release_;       ///< the last unlock, by object

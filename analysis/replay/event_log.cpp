@@ -47,28 +47,36 @@ std::uint32_t timing_fingerprint(const std::string& cpu, std::uint64_t clock_hz,
     return h ? h : 1;
 }
 
-std::vector<std::uint8_t> EventLog::encode() const {
-    std::vector<std::uint8_t> b(kMagic, kMagic + 8);
+void encode_header(std::vector<std::uint8_t>& b, std::uint32_t records, std::uint16_t flags, std::uint32_t lost, std::uint32_t timing) {
+    const std::size_t start = b.size();
+    b.insert(b.end(), kMagic, kMagic + 8);
     put16(b, kVersion);
     put16(b, kLogHeaderBytes);
     put16(b, kLogRecordBytes);
     put16(b, flags);
-    put32(b, static_cast<std::uint32_t>(events.size()));
+    put32(b, records);
     put32(b, lost);
     put32(b, timing);
-    b.resize(kLogHeaderBytes, 0);
-    for (const LogEvent& e : events) {
-        put32(b, e.seq);
-        put32(b, e.before);
-        put32(b, e.thread);
-        b.push_back(static_cast<std::uint8_t>(e.op));
-        b.push_back(e.flags);
-        put16(b, 0);
-        put32(b, e.object);
-        put32(b, e.value);
-        put32(b, static_cast<std::uint32_t>(e.cycle));
-        put32(b, static_cast<std::uint32_t>(e.cycle >> 32));
-    }
+    b.resize(start + kLogHeaderBytes, 0);
+}
+
+void encode_record(std::vector<std::uint8_t>& b, const LogEvent& e) {
+    put32(b, e.seq);
+    put32(b, e.before);
+    put32(b, e.thread);
+    b.push_back(static_cast<std::uint8_t>(e.op));
+    b.push_back(e.flags);
+    put16(b, 0);
+    put32(b, e.object);
+    put32(b, e.value);
+    put32(b, static_cast<std::uint32_t>(e.cycle));
+    put32(b, static_cast<std::uint32_t>(e.cycle >> 32));
+}
+
+std::vector<std::uint8_t> EventLog::encode() const {
+    std::vector<std::uint8_t> b;
+    encode_header(b, static_cast<std::uint32_t>(events.size()), flags, lost, timing);
+    for (const LogEvent& e : events) encode_record(b, e);
     return b;
 }
 

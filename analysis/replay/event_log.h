@@ -80,4 +80,8 @@ struct EventLog {
     void save(const std::string& path) const;
 };
 
+/// The log's header and one record, as encode() lays them out (for a log written as it grows).
+void encode_header(std::vector<std::uint8_t>& out, std::uint32_t records, std::uint16_t flags, std::uint32_t lost, std::uint32_t timing);
+void encode_record(std::vector<std::uint8_t>& out, const LogEvent& e);
+
 }  // namespace emutrace::analysis::replay

@@ -23,15 +23,15 @@ void Recorder::on_batch(const trace::EventBatch& batch) {
         switch (e.kind) {
             case trace::EventKind::Watch:
                 if (auto w = config_.watches.find(e.address); w != config_.watches.end())
-                    linker_.call(w->second, e.value, e.extra, tracker_.context(), e.cycle);
+                    if (const LogEvent* made_now = linker_.call(w->second, e.value, e.extra, tracker_.context(), e.cycle)) made(*made_now);
                 break;
             case trace::EventKind::ExceptionEntry: {
                 const bool external = e.channel == 1 || inputs_.is_input_exception(e.value);
-                if (config_.records(e.value, external)) linker_.interrupt(e.value, e.address, external, tracker_.context(), e.cycle);
+                if (config_.records(e.value, external)) made(linker_.interrupt(e.value, e.address, external, tracker_.context(), e.cycle));
                 break;
             }
             case trace::EventKind::MmioRead:
-                if (inputs_.is_input(e.channel)) linker_.input(e.address, e.value, tracker_.context(), e.cycle);
+                if (inputs_.is_input(e.channel)) made(linker_.input(e.address, e.value, tracker_.context(), e.cycle));
                 break;
             default: break;
         }

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "analysis/replay/context_tracker.h"
 #include "analysis/replay/event_linker.h"
+#include "analysis/replay/event_log_writer.h"
 #include "emutrace/sink.h"
 
 namespace emutrace::analysis::replay {
@@ -55,13 +57,25 @@ public:
     void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
 
+    /// The recording so far, when it is not written as it goes.
     const EventLog& log() const { return linker_.log(); }
     EventLog& log() { return linker_.log(); }
     std::size_t threads() const { return linker_.threads(); }
+    std::uint32_t events() const { return linker_.events(); }
+    const std::map<Operation, std::size_t>& operations() const { return linker_.operations(); }
+    /// Writes each event to `writer` as it is made, keeping none (null: keep them in log()).
+    void write_to(EventLogWriter* writer) {
+        writer_ = writer;
+        linker_.keep_events(!writer);
+    }
 
 private:
+    void made(const LogEvent& e) {
+        if (writer_) writer_->append(e);
+    }
     RecorderConfig config_;
     EventLinker linker_;
+    EventLogWriter* writer_ = nullptr;
     InputDevices inputs_;
     ContextTracker tracker_;
 };

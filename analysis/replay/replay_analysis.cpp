@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -22,45 +23,39 @@ namespace emutrace::analysis {
 namespace replay {
 namespace {
 
-std::map<Operation, std::size_t> count_operations(const EventLog& log) {
-    std::map<Operation, std::size_t> n;
-    for (const auto& e : log.events) ++n[e.op];
-    return n;
-}
-
-std::string operation_counts(const EventLog& log) {
+std::string operation_counts(const std::map<Operation, std::size_t>& counts) {
     std::string s;
-    for (const auto& [op, n] : count_operations(log)) s += (s.empty() ? "" : ", ") + std::string(operation_name(op)) + " " + std::to_string(n);
+    for (const auto& [op, n] : counts) s += (s.empty() ? "" : ", ") + std::string(operation_name(op)) + " " + std::to_string(n);
     return s;
 }
 
 class RecordAnalysis final : public Analysis {
 public:
     /// `times`: also measure execution times (costs the recording the stream's branch events).
+    /// The log is written as the run goes: a recording of days keeps none of its events in memory.
     RecordAnalysis(const AnalysisSetup& setup, ReplaySection section, std::string path, bool times)
         : setup_(setup), points_(watch_addresses(section.calls)), recorder_(std::move(section.calls)),
-          times_(std::move(section.instrumentation), nullptr, section.site_cycles), path_(std::move(path)), measure_times_(times) {}
+          times_(std::move(section.instrumentation), nullptr, section.site_cycles), path_(std::move(path)), measure_times_(times) {
+        if (!path_.empty()) writer_.emplace(path_), recorder_.write_to(&*writer_);
+    }
     std::vector<trace::TraceSink*> sinks() override {
         if (measure_times_) return {&recorder_, &times_};
         return {&recorder_};
     }
     std::vector<std::uint32_t> watch_points() const override { return points_; }
     void finish(const SourceTotals& totals) override {
-        recorder_.log().flags = kEmulatedCycles | (totals.complete ? kComplete : 0);
-        if (!path_.empty()) recorder_.log().save(path_);
+        if (writer_) writer_->finish(kEmulatedCycles | (totals.complete ? kComplete : 0), recorder_.log().timing);
         if (measure_times_) times_json_ = times_json(times_, nullptr, totals, setup_);
     }
     std::string summary() const override {
-        const EventLog& log = recorder_.log();
-        return "replay: recorded " + std::to_string(log.events.size()) + " events of " + std::to_string(recorder_.threads()) + " threads (" +
-               operation_counts(log) + ")" + (path_.empty() ? "" : " into " + path_) + "\n";
+        return "replay: recorded " + std::to_string(recorder_.events()) + " events of " + std::to_string(recorder_.threads()) + " threads (" +
+               operation_counts(recorder_.operations()) + ")" + (path_.empty() ? "" : " into " + path_) + "\n";
     }
     std::string json() const override {
         nlohmann::json by_op = nlohmann::json::object();
-        for (const auto& [op, n] : count_operations(recorder_.log())) by_op[operation_name(op)] = n;
-        return nlohmann::json{
-            {"mode", "record"},    {"events", recorder_.log().events.size()}, {"threads", recorder_.threads()}, {"operations", by_op}, {"log", path_},
-            {"times", times_json_}}
+        for (const auto& [op, n] : recorder_.operations()) by_op[operation_name(op)] = n;
+        return nlohmann::json{{"mode", "record"}, {"events", recorder_.events()}, {"threads", recorder_.threads()}, {"operations", by_op},
+                              {"log", path_},     {"times", times_json_}}
             .dump();
     }
 
@@ -70,6 +65,7 @@ private:
     Recorder recorder_;
     ExecutionTimes times_;
     std::string path_;
+    std::optional<EventLogWriter> writer_;
     bool measure_times_;
     nlohmann::json times_json_;
 };

@@ -2,13 +2,19 @@
 // naming the byte.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
+#include "analysis/replay/event_linker.h"
 #include "analysis/replay/event_log.h"
+#include "analysis/replay/event_log_writer.h"
 #include "config/config_error.h"
+#include "support/temp_dir.h"
 
 using namespace emutrace::analysis::replay;
+using emutrace::test::read_file;
+using emutrace::test::TempDir;
 
 namespace {
 
@@ -74,4 +80,40 @@ TEST_CASE("replay log: a damaged log is a one-line error that names the byte") {
                 EventLog::decode(b, "run.log");
             } catch (const emutrace::ConfigError&) {}
         }
+}
+
+TEST_CASE("replay log: a recording written as it goes is the log kept in memory, byte for byte") {
+    // The same calls through two linkers: one keeps its events, one hands each to the writer as the
+    // recorder does, keeping none.
+    auto feed = [](EventLinker& l, const std::function<void(const LogEvent&)>& made) {
+        made(*l.call({Operation::Create, false, ""}, 0x1001, 0, 0x20000100, 5));
+        CHECK(l.call({Operation::Lock, false, ""}, 0x20000400, 0, 0x20000200, 10) == nullptr);  // an acquisition happens at its return
+        made(*l.call({Operation::Lock, true, ""}, 0, 0, 0x20000200, 12));
+        made(*l.call({Operation::Send, false, ""}, 0x20000500, 7, 0x20000200, 15));
+        made(*l.call({Operation::Unlock, false, ""}, 0x20000400, 0, 0x20000200, 20));
+        made(l.interrupt(16, 0x1234, true, kHandlerThread | 16, 0x1'0000'0000ull));
+        made(l.input(0x40004000, 0x41, 0x20000100, 0x1'0000'0001ull));
+        CHECK(l.call({Operation::Receive, false, ""}, 0x20000500, 0, 0x20000100, 30) == nullptr);
+        made(*l.call({Operation::Receive, true, ""}, 7, 0, 0x20000100, 31));
+    };
+    EventLinker kept;
+    feed(kept, [](const LogEvent&) {});
+    kept.log().flags = kEmulatedCycles | kComplete;
+    kept.log().timing = 77;
+
+    TempDir dir;
+    EventLinker streamed;
+    streamed.keep_events(false);
+    EventLogWriter writer(dir.file("run.log"));
+    feed(streamed, [&](const LogEvent& e) { writer.append(e); });
+    writer.finish(kEmulatedCycles | kComplete, 77);
+
+    CHECK(streamed.log().events.empty());
+    CHECK(streamed.events() == kept.log().events.size());
+    CHECK(streamed.operations() == kept.operations());
+    CHECK(kept.log().events.size() == 7);
+    const std::string file = read_file(dir.file("run.log"));
+    const std::vector<std::uint8_t> expected = kept.log().encode();
+    CHECK(std::vector<std::uint8_t>(file.begin(), file.end()) == expected);
+    CHECK(EventLog::load(dir.file("run.log")).events == kept.log().events);
 }

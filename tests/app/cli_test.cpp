@@ -98,7 +98,8 @@ TEST_CASE("cli: every output written to a full disk is a one-line error naming t
     const std::string run = "run " + firmware("kernels") + " -q ";
     for (const std::string& args :
          {run + "--json /dev/full", run + "--junit /dev/full", run + "--perfetto /dev/full", run + "--events /dev/full", run + "--trace /dev/full",
-          run + "--pft /dev/full", "cfg " + firmware("kernels") + " --dot /dev/full", "cfg " + firmware("kernels") + " --json /dev/full"}) {
+          run + "--pft /dev/full", "cfg " + firmware("kernels") + " --dot /dev/full", "cfg " + firmware("kernels") + " --json /dev/full",
+          "run " + firmware("rtos") + " -q -s " + source("tests/scenarios/rtos_replay.yaml") + " --record /dev/full"}) {
         CAPTURE(args);
         Cli r = emutrace_cli(args);
         CHECK(r.status == 2);

@@ -1,0 +1,49 @@
+#include "analysis/replay/event_log_writer.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "config/config_error.h"
+
+namespace emutrace::analysis::replay {
+namespace {
+
+constexpr std::size_t kBufferBytes = 64 * 1024;
+
+}  // namespace
+
+EventLogWriter::EventLogWriter(std::string path) : path_(std::move(path)) {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) throw ConfigError(path_ + ": cannot write the event log: " + std::strerror(errno));
+    buffer_.reserve(kBufferBytes + kLogRecordBytes);
+    encode_header(buffer_, 0, 0, 0, 0);  // rewritten by finish(): a log cut short reads as empty, not as garbage
+}
+
+EventLogWriter::~EventLogWriter() {
+    if (file_) std::fclose(file_);
+}
+
+void EventLogWriter::append(const LogEvent& e) {
+    encode_record(buffer_, e);
+    ++records_;
+    if (buffer_.size() >= kBufferBytes) flush();
+}
+
+void EventLogWriter::flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) failed_ = true;
+    buffer_.clear();
+}
+
+void EventLogWriter::finish(std::uint16_t flags, std::uint32_t timing) {
+    flush();
+    std::vector<std::uint8_t> header;
+    encode_header(header, records_, flags, 0, timing);
+    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0 || std::fwrite(header.data(), 1, header.size(), file_) != header.size())
+        failed_ = true;
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (failed_ || closed != 0)
+        throw ConfigError(path_ + ": cannot write the event log (a full disk, or a file it cannot seek in to write its header)");
+}
+
+}  // namespace emutrace::analysis::replay
