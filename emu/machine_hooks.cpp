@@ -89,10 +89,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks.
 [[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
-    if (m.pipeline_feed) {
-        m.pipeline_feed->block_ends(address);
-        m.sync_pipeline_counters();
-    }
+    if (m.pipeline_feed) m.pipeline_block_ended(address);
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     if (m.pipeline_feed && m.pipeline_feed->per_block() && !m.pipeline_feed->block_starts(address, size))
@@ -114,10 +111,8 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    if (m.pipeline_feed) [[unlikely]] {  // the block before is done: its cycles, before any service is due
-        m.pipeline_feed->block_ends(pc);
-        m.sync_pipeline_counters();
-    }
+    if (m.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
+        m.pipeline_block_ended(pc);
     const BlockInfo& b = m.blocks.slot(pc);
     if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
         return on_block_slow(m, pc, size);
@@ -171,8 +166,7 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     detail::MachineState& m = machine(user);
     std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);
     if (intno == 8 && m.pipeline_feed) {  // the block ended with the branch to EXC_RETURN
-        m.pipeline_feed->block_ends(pc | 1);
-        m.sync_pipeline_counters();
+        m.pipeline_block_ended(pc | 1);
     }
     m.settle_pipeline(pc, intno == 7);  // BKPT: pc at it; SVC: past it
     switch (intno) {

@@ -164,6 +164,15 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         pipeline_feed->reached(pc, including);
         sync_pipeline_counters();
     }
+    /// The block before ended: the machine's counts follow the pipeline's, by the transition it
+    /// followed on (both add its counts) or, when it ran the block otherwise, by a copy.
+    void pipeline_block_ended(std::uint32_t successor) {
+        if (const auto* t = pipeline_feed->block_ends(successor)) {
+            counters.cycles += t->cycles, counters.instructions += t->instructions, counters.lsu += t->lsu, counters.fold += t->fold;
+            return;
+        }
+        sync_pipeline_counters();
+    }
     void sync_pipeline_counters() {
         const models::PipelineCounters& p = pipeline_feed->pipeline().counters();
         counters.cycles = p.cycles;

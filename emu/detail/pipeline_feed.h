@@ -53,19 +53,23 @@ public:
         }
         return block_starts_slow(address, size);
     }
-    /// The current block ran to its end, and execution went on at `successor`.
-    void block_ends(std::uint32_t successor) {
+    /// The current block ran to its end, and execution went on at `successor`. Returns the
+    /// transition the pipeline followed on, whose counts are what the block added; null when the
+    /// block was run otherwise (read the pipeline's counts).
+    const models::BlockCostCache::Transition* block_ends(std::uint32_t successor) {
         // The whole block, with nothing only its run tells (a device's address, a skipped
         // instruction): the pipeline may know what it does after what ran before it (the hot path).
         Block* b = current_;
-        if (b && given_ == 0 && accesses_.empty() && !any_skipped_ && successor && pipeline_->follow(b, run_exit(*b, successor))) {
-            current_ = nullptr;
-            // The block it ran before next time; a followed run is a block without sites, so
-            // nothing of this one is left for the next to clear.
-            next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
-            return;
-        }
+        if (b && given_ == 0 && accesses_.empty() && !any_skipped_ && successor)
+            if (const auto* t = pipeline_->follow(b, run_exit(*b, successor))) {
+                current_ = nullptr;
+                // The block it ran before next time; a followed run is a block without sites, so
+                // nothing of this one is left for the next to clear.
+                next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
+                return t;
+            }
         block_ends_slow(successor);
+        return nullptr;
     }
     /// Execution is at `pc` in the current block (a hook there, an exception, a stop), the
     /// instruction there run (`including`) or not yet.

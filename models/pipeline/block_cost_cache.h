@@ -3,6 +3,7 @@
 // pipeline from a state it has been in before. The component model runs each (state, facts)
 // once; after that the cost and the state it leaves are a table lookup.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -28,12 +29,14 @@ public:
     struct Transition {
         StateId to = 0;
         std::uint32_t cycles = 0, instructions = 0, lsu = 0, fold = 0;  ///< what the run adds to the counts
-        /// The transition made next the last time, and which run made it (CachedPipeline::follow).
+        /// The transitions made next the last two times they differed, and which run made each,
+        /// the latest first (CachedPipeline::follow): a loop's back edge and its exit both stay.
         struct Then {
             const void* run = nullptr;
             std::uint64_t exit = 0;
             Transition* next = nullptr;
-        } then;
+        };
+        std::array<Then, 2> then{};
         void add_to(PipelineCounters& c) const { c.cycles += cycles, c.instructions += instructions, c.lsu += lsu, c.fold += fold; }
     };
     struct Stats {

@@ -37,17 +37,21 @@ public:
     }
     /// The run named `run_id` and `exit` comes next: if it came next the last time the pipeline
     /// made the transition it has just made, it is made again, without a key or a lookup (the
-    /// state after a transition is known, so the run decides the next one). False: call run().
-    bool follow(const void* run_id, std::uint64_t exit) {
+    /// state after a transition is known, so the run decides the next one): the transition, whose
+    /// counts are what the run added. Null: call run().
+    const Transition* follow(const void* run_id, std::uint64_t exit) {
         Transition* last = last_;
-        if (!last || last->then.run != run_id || last->then.exit != exit || !pending_.empty()) return false;
-        cache_.count_followed();
-        take_known(*last->then.next);
-        last_ = last->then.next;
-        return true;
+        if (!last || !pending_.empty()) return nullptr;
+        for (const Transition::Then& then : last->then)
+            if (then.run == run_id && then.exit == exit) {
+                cache_.count_followed();
+                take_known(*then.next);
+                return last_ = then.next;
+            }
+        return nullptr;
     }
     /// The run that came after the last transition the last time (a follow() candidate), or null.
-    const void* next_run() const { return last_ ? last_->then.run : nullptr; }
+    const void* next_run() const { return last_ ? last_->then[0].run : nullptr; }
     /// The counts once every instruction given has been run.
     const PipelineCounters& counters() {
         if (!pending_.empty()) settle();
@@ -80,7 +84,11 @@ private:
     }
     // `t` was made: linked after the transition before when its run is named.
     void chain(Transition* t, const void* run_id, std::uint64_t exit) {
-        if (run_id && last_) last_->then = {run_id, exit, t};
+        if (run_id && last_) {
+            auto& then = last_->then;
+            if (then[0].run != run_id || then[0].exit != exit) then[1] = then[0];
+            then[0] = {run_id, exit, t};
+        }
         last_ = t;
     }
     void clear_cache();  // forgets every state, and the last transition
