@@ -8,12 +8,15 @@
 
 namespace emutrace::report {
 
-/// `j[key]` as a count: a non-negative integer, else 0.
+/// `j[key]` as a count: a non-negative number (a fraction cut to its whole part), else 0.
 inline std::uint64_t count_at(const nlohmann::json& j, const char* key) {
     auto it = j.find(key);
-    if (it == j.end() || !it->is_number_integer()) return 0;
-    // Counts written as signed integers (a bound's `value(key, 0)`) count too.
-    return it->is_number_unsigned() || it->get<std::int64_t>() >= 0 ? it->get<std::uint64_t>() : 0;
+    if (it == j.end() || !it->is_number()) return 0;
+    if (it->is_number_unsigned()) return it->get<std::uint64_t>();
+    // Counts written as signed integers (a bound's `value(key, 0)`) or by a tool as doubles count too.
+    if (it->is_number_integer()) return it->get<std::int64_t>() >= 0 ? it->get<std::uint64_t>() : 0;
+    const double v = it->get<double>();
+    return v >= 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : 0;
 }
 
 /// `j[key]` as a number, else 0.

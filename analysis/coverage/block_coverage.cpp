@@ -1,6 +1,9 @@
 #include "analysis/coverage/block_coverage.h"
 
 #include <algorithm>
+#include <map>
+
+#include "config/units.h"
 
 namespace emutrace::analysis {
 
@@ -34,15 +37,19 @@ CoverageFigures BlockCoverage::figures(const decode::Program& program) const {
         auto it = std::upper_bound(merged.begin(), merged.end(), std::pair<std::uint64_t, std::uint64_t>{address, UINT64_MAX});
         return it != merged.begin() && address < std::prev(it)->second;
     };
+    // Two static functions of one name (in two files) are two functions: named by their address too.
+    std::map<std::string, int> uses;
+    for (const decode::Function& fn : program.functions()) ++uses[fn.name];
+    auto name_of = [&](const decode::Function& fn) { return uses[fn.name] > 1 ? fn.name + "@" + config::hex32(fn.start) : fn.name; };
     CoverageFigures f;
     for (const decode::Function& fn : program.functions()) {
-        f.functions_defined.push_back(fn.name);
+        f.functions_defined.push_back(name_of(fn));
         bool any = false;
         for (const decode::BasicBlock& b : fn.blocks) {
             ++f.blocks_defined;
             if (executed(b.start)) f.blocks_executed.push_back(b.start), any = true;
         }
-        if (any) f.functions_executed.push_back(fn.name);
+        if (any) f.functions_executed.push_back(name_of(fn));
     }
     std::sort(f.functions_defined.begin(), f.functions_defined.end());
     f.functions_defined.erase(std::unique(f.functions_defined.begin(), f.functions_defined.end()), f.functions_defined.end());

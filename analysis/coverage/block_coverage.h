@@ -14,7 +14,8 @@
 namespace emutrace::analysis {
 
 struct CoverageFigures {
-    std::vector<std::string> functions_defined, functions_executed;  ///< sorted names
+    /// Sorted names; a name two functions share is given as name@0x<address>.
+    std::vector<std::string> functions_defined, functions_executed;
     std::size_t blocks_defined = 0;
     std::vector<std::uint32_t> blocks_executed;  ///< start addresses of the basic blocks that ran, sorted
 };

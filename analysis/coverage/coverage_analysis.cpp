@@ -1,6 +1,7 @@
 // Coverage as an analysis (--coverage): which functions and basic blocks of the firmware a run
 // executed. Its JSON lists them, so that a campaign merges its cases' coverage as a union.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,9 @@ public:
         return line;
     }
     std::string json() const override {
-        return nlohmann::json{{"firmware", setup_.firmware()},
+        std::error_code ignored;  // one firmware, one name, however the run spelt its path
+        const std::string firmware = std::filesystem::weakly_canonical(setup_.firmware(), ignored).string();
+        return nlohmann::json{{"firmware", firmware.empty() ? setup_.firmware() : firmware},
                               {"functions_defined", figures_.functions_defined},
                               {"functions_executed", figures_.functions_executed},
                               {"blocks_defined", figures_.blocks_defined},

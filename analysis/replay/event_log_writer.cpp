@@ -1,5 +1,8 @@
 #include "analysis/replay/event_log_writer.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -12,9 +15,11 @@ constexpr std::size_t kBufferBytes = 64 * 1024;
 
 }  // namespace
 
-EventLogWriter::EventLogWriter(std::string path) : path_(std::move(path)) {
+void EventLogWriter::open() {
     file_ = std::fopen(path_.c_str(), "wb");
     if (!file_) throw ConfigError(path_ + ": cannot write the event log: " + std::strerror(errno));
+    struct stat st {};
+    seekable_ = ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
     buffer_.reserve(kBufferBytes + kLogRecordBytes);
     encode_header(buffer_, 0, 0, 0, 0);  // rewritten by finish(): a log cut short reads as empty, not as garbage
 }
@@ -24,9 +29,10 @@ EventLogWriter::~EventLogWriter() {
 }
 
 void EventLogWriter::append(const LogEvent& e) {
+    if (!file_) open();
     encode_record(buffer_, e);
     ++records_;
-    if (buffer_.size() >= kBufferBytes) flush();
+    if (seekable_ && buffer_.size() >= kBufferBytes) flush();
 }
 
 void EventLogWriter::flush() {
@@ -35,15 +41,20 @@ void EventLogWriter::flush() {
 }
 
 void EventLogWriter::finish(std::uint16_t flags, std::uint32_t timing) {
-    flush();
+    if (!file_) open();
     std::vector<std::uint8_t> header;
     encode_header(header, records_, flags, 0, timing);
-    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0 || std::fwrite(header.data(), 1, header.size(), file_) != header.size())
-        failed_ = true;
+    if (seekable_) {
+        flush();
+        if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0 || std::fwrite(header.data(), 1, header.size(), file_) != header.size())
+            failed_ = true;
+    } else {  // the whole log is still here: its header first, then written once
+        std::copy(header.begin(), header.end(), buffer_.begin());
+        flush();
+    }
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed_ || closed != 0)
-        throw ConfigError(path_ + ": cannot write the event log (a full disk, or a file it cannot seek in to write its header)");
+    if (failed_ || closed != 0) throw ConfigError(path_ + ": cannot write the event log (disk full?)");
 }
 
 }  // namespace emutrace::analysis::replay

@@ -35,8 +35,9 @@ std::string case_dir(const Campaign& c, const CampaignCase& k);
 /// The command line of `k` (argv[0] is `emutrace`), writing into `dir`.
 std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir);
 /// Starts `argv` (argv[0] a path, or a name looked up on PATH) in `cwd` (empty: here) with stdin
-/// from /dev/null and its output to the two files (the same file: both streams into it, in the
-/// order written); returns its pid. Throws ConfigError when it cannot start.
+/// from /dev/null and its output to the two files (the same path string: both streams into one
+/// file, in the order written); relative paths are taken from `cwd`. Returns its pid; throws
+/// ConfigError when it cannot start.
 pid_t start_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file,
                     const std::string& cwd = "");
 /// start_process, then waits for it and returns its exit status (-1 when it did not exit).

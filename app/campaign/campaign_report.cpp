@@ -195,6 +195,9 @@ std::string replay_section(const nlohmann::json& overall) {
         for (const auto& id : diverged)
             if (id.is_string() && shown++ < kNotPassedShown) body += "<li><code>" + escape(id.get<std::string>()) + "</code> diverged</li>";
         body += "</ul>\n";
+        if (diverged.size() > kNotPassedShown)
+            body += "<p class=\"note\">&hellip; and " + thousands(diverged.size() - kNotPassedShown) +
+                    " more (overall.replay.diverged_cases in the JSON).</p>\n";
     }
     return report::section("replay", "Replay over all cases", body);
 }

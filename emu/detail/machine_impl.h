@@ -165,10 +165,12 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         sync_pipeline_counters();
     }
     /// The block before ended: the machine's counts follow the pipeline's, by the transition it
-    /// followed on (both add its counts) or, when it ran the block otherwise, by a copy.
+    /// followed on (its counts added to both) or, when it ran the block otherwise, by a copy. Not
+    /// its instructions: the machine counted the block's when it started (account_block), and a
+    /// followed run is the whole block, none skipped.
     void pipeline_block_ended(std::uint32_t successor) {
         if (const auto* t = pipeline_feed->block_ends(successor)) {
-            counters.cycles += t->cycles, counters.instructions += t->instructions, counters.lsu += t->lsu, counters.fold += t->fold;
+            counters.cycles += t->cycles, counters.lsu += t->lsu, counters.fold += t->fold;
             return;
         }
         sync_pipeline_counters();

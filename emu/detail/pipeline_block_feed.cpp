@@ -48,7 +48,6 @@ PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t
         b.reads_lr |= lr_branch(&c.cls);
         a += c.cls.size;
     }
-    for (std::size_t i = 0; i < b.code.size() && i < 3; ++i) b.lr_return |= lr_branch(&b.code[i]->cls);
     b.ends_in_lr_branch = !b.code.empty() && lr_branch(&b.code.back()->cls);
     return *(slot = &(blocks_[address] = std::move(b)));
 }
@@ -183,13 +182,14 @@ void PipelineFeed::block_ends_slow(std::uint32_t successor) {
     current_ = nullptr;
 }
 
+// Decoded from `at` up to the first branch, as the block there holds them: the answer depends on
+// the address alone, never on which blocks have run, so a run's key never changes with time.
 bool PipelineFeed::lr_branch_near(std::uint32_t at) {
-    auto next = blocks_.find(at);
-    if (next != blocks_.end()) return next->second.lr_return;
     for (int k = 0; k < 3; ++k) {
         const models::ClassifiedInstruction* c = instruction_at(at);
         if (!c) return false;
         if (lr_branch(c)) return true;
+        if (c->is_branch() || c->writes_pc) return false;
         at += c->size;
     }
     return false;

@@ -106,10 +106,9 @@ private:
     struct Block {
         std::uint32_t address = 1, size = 0;
         std::vector<const Code*> code;
-        bool sites = false;      ///< holds an IT, a divide or (iterative) long multiply
-        bool reads_lr = false;   ///< holds a branch to LR, which decode can take from LR
-        bool lr_return = false;  ///< one of its first three instructions branches to LR
-        bool writable = false;   ///< in memory a store can change: decoded again each time it runs
+        bool sites = false;     ///< holds an IT, a divide or (iterative) long multiply
+        bool reads_lr = false;  ///< holds a branch to LR, which decode can take from LR
+        bool writable = false;  ///< in memory a store can change: decoded again each time it runs
         bool ends_in_lr_branch = false;
         /// The last two successors looked at, and whether each branches to LR within decode's reach.
         std::array<std::uint32_t, 2> next_checked{1, 1};

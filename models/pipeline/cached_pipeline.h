@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "models/pipeline/block_cost_cache.h"
@@ -42,13 +43,14 @@ public:
     const Transition* follow(const void* run_id, std::uint64_t exit) {
         Transition* last = last_;
         if (!last || !pending_.empty()) return nullptr;
-        for (const Transition::Then& then : last->then)
-            if (then.run == run_id && then.exit == exit) {
-                cache_.count_followed();
-                take_known(*then.next);
-                return last_ = then.next;
-            }
-        return nullptr;
+        auto& then = last->then;
+        if (then[0].run != run_id || then[0].exit != exit) {
+            if (then[1].run != run_id || then[1].exit != exit) return nullptr;
+            std::swap(then[0], then[1]);  // the latest first
+        }
+        cache_.count_followed();
+        take_known(*then[0].next);
+        return last_ = then[0].next;
     }
     /// The run that came after the last transition the last time (a follow() candidate), or null.
     const void* next_run() const { return last_ ? last_->then[0].run : nullptr; }

@@ -16,7 +16,7 @@ inline std::string nightly_campaign(const std::string& dir) {
     std::string out, line;
     std::istringstream lines(text.str());
     auto replace = [](std::string s, const std::string& from, const std::string& to) {
-        if (auto at = s.find(from); at != std::string::npos) s.replace(at, from.size(), to);
+        for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
         return s;
     };
     while (std::getline(lines, line)) {
