@@ -321,7 +321,7 @@ RunResult detail::MachineState::finish() {
     r.stall_cycles = counters.stall;
     r.exception_cycles = counters.exception;
     if (pipeline_feed) {
-        const auto& c = pipeline_feed->pipeline().stats();
+        const auto c = pipeline_feed->pipeline().stats();
         r.timing_cache = {c.lookups, c.hits, c.states, c.clears, c.followed};
     }
 

@@ -31,7 +31,7 @@ BlockCostCache::StateId BlockCostCache::intern(const Pipeline& state) {
 BlockCostCache::Transition* BlockCostCache::find_remembered(Recent& slot, const Key& key) {
     auto it = transitions_.find(key);
     if (it == transitions_.end()) return nullptr;
-    count_hit();
+    ++stats_.hits;
     slot = {key, it->second};
     return slot.transition;
 }

@@ -53,11 +53,11 @@ public:
     /// What the instructions whose facts hash to `facts` do from state `from`, if known. A
     /// transition stays where it is until clear().
     Transition* find(StateId from, std::uint64_t facts) {
-        count_lookup();
+        ++stats_.lookups;
         const Key key{from, facts};
         Recent& slot = recent_[KeyHash{}(key) & (recent_.size() - 1)];
         if (slot.key == key) {
-            count_hit();
+            ++stats_.hits;
             return slot.transition;
         }
         return find_remembered(slot, key);
@@ -68,11 +68,13 @@ public:
     bool full() const { return states_.size() >= max_states_; }
     /// Forgets every state and transition (the ids given so far mean nothing after).
     void clear();
-    const Stats& stats() const { return stats_; }
+    Stats stats() const {  // a followed run is a lookup found too, counted once on its hot path
+        Stats s = stats_;
+        s.lookups += s.followed, s.hits += s.followed;
+        return s;
+    }
     /// A lookup answered without this table, from a transition it gave before.
-    void count_followed() { ++stats_.lookups, ++stats_.hits, ++stats_.followed; }
-    void count_lookup() { ++stats_.lookups; }
-    void count_hit() { ++stats_.hits; }
+    void count_followed() { ++stats_.followed; }
 
     /// A key from a few words (mix(mix(kEmpty, a), b)...), for runs whose facts they decide.
     static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {

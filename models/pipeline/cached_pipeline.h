@@ -70,7 +70,7 @@ public:
         last_ = nullptr;
     }
     /// How well the cache did (all zero with it off).
-    const BlockCostCache::Stats& stats() const { return cache_.stats(); }
+    BlockCostCache::Stats stats() const { return cache_.stats(); }
     /// Writes each simulated cycle's stages to `out` (Pipeline::trace_to).
     void trace_to(std::FILE* out);
 
