@@ -55,15 +55,22 @@ std::string position(const std::string& file, const YAML::Mark& m) {
 // most, and a few nested aliases (a "billion laughs") would otherwise expand to billions.
 constexpr std::size_t kMostNodes = 200'000;
 
+// Deeper than any scenario or campaign nests; an alias used inside its own anchor (`m: &a {x: *a}`)
+// is a node that contains itself, infinitely deep, and would otherwise be walked until the stack ends.
+constexpr std::size_t kDeepest = 64;
+
 // What yaml-cpp accepts and a scenario must not hold: a key twice in one mapping (the second would
-// silently lose to the first), a key with no value (`cpu:`), which would read as the default, and
-// more nodes than kMostNodes.
-void check_tree(const YAML::Node& n, const std::string& file, std::size_t& nodes) {
+// silently lose to the first), a key with no value (`cpu:`), which would read as the default, more
+// nodes than kMostNodes and nesting deeper than kDeepest.
+void check_tree(const YAML::Node& n, const std::string& file, std::size_t& nodes, std::size_t depth = 0) {
     if (++nodes > kMostNodes)
         throw ConfigError(position(file, n.Mark()) + ": more than " + std::to_string(kMostNodes) +
                           " values, aliases counted each time they are used: not a scenario");
+    if (depth > kDeepest)
+        throw ConfigError(position(file, n.Mark()) + ": nested more than " + std::to_string(kDeepest) +
+                          " levels deep (an alias used inside its own anchor?)");
     if (n.IsSequence()) {
-        for (const auto& item : n) check_tree(item, file, nodes);
+        for (const auto& item : n) check_tree(item, file, nodes, depth + 1);
         return;
     }
     if (!n.IsMap()) return;
@@ -78,7 +85,7 @@ void check_tree(const YAML::Node& n, const std::string& file, std::size_t& nodes
         seen.emplace_back(key, it->first.Mark());
         if (it->second.IsNull())
             throw ConfigError(position(file, it->first.Mark()) + ": " + quoted(key) + " has no value (give one, or leave the key out)");
-        check_tree(it->second, file, nodes);
+        check_tree(it->second, file, nodes, depth + 1);
     }
 }
 

@@ -33,3 +33,15 @@ TEST_CASE("fuzz regressions: a MessagePack dump declaring more elements than it 
     CHECK(r.err.find("declaring more elements than it holds") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+TEST_CASE("fuzz regressions: an alias used inside its own anchor is one line, not a walk until the stack ends") {
+    // campaign_file_fuzz found it (`matrix: &letters {clx: *letters}`); scenarios share the loader.
+    for (const std::string& command : {"campaign " + source("tests/data/fuzz/campaign-alias-in-itself.yaml"),
+                                       "run " + firmware("kernels") + " -s " + source("tests/data/fuzz/scenario-alias-in-itself.yaml")}) {
+        CAPTURE(command);
+        Cli r = emutrace_cli(command);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("an alias used inside its own anchor") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+}
