@@ -73,6 +73,7 @@ bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) 
     current_ = &b;
     given_ = 0;
     accesses_.clear();
+    access_sig_ = 0;
     count_at_ = count_left_ = 0;
     sites_.clear();
     any_skipped_ = false;
@@ -167,6 +168,8 @@ void PipelineFeed::data_access(std::uint32_t address, bool device) {
     if (!current_ || current_->code.empty()) return;
     std::size_t i = instruction_of_access(address);
     accesses_.push_back({i, address});
+    // What of the access the key holds (BlockCostCache::hash): its memory and alignment.
+    access_sig_ = models::BlockCostCache::mix(access_sig_, reinterpret_cast<std::uintptr_t>(&memory_.at(address)) ^ (address & 3u));
     if (device) give_until(i + 1, 0);
 }
 
@@ -288,7 +291,10 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     if (facts_.empty()) return;
     std::uint64_t key = Cache::kEmpty;
     for (const auto& f : facts_) key = Cache::hash(key, f, memory_);
-    pipeline_->run(key, give, this);
+    // Named when the block, where it went and its accesses' memories and alignments decide the
+    // facts (a board whose data accesses are all hooked; no site, no skipped instruction).
+    const bool named = from == 0 && end == b.code.size() && successor && !lr_read_ && !b.writable && !b.sites && !any_skipped_;
+    pipeline_->run(key, give, this, named ? &b : nullptr, run_exit(b, successor));
 }
 
 }  // namespace emutrace::emu::detail

@@ -48,7 +48,10 @@ public:
         Block* next = next_;
         next_ = nullptr;
         if (next && next->address == address && next->size == size && skip_next_.empty()) {
-            current_ = next;  // the hot path: the block the pipeline expected, nothing carried over
+            current_ = next;    // the hot path: the block the pipeline expected, nothing carried over
+            accesses_.clear();  // but the accesses a hooked board saw the block before make
+            access_sig_ = 0;
+            count_at_ = count_left_ = 0;
             return true;
         }
         return block_starts_slow(address, size);
@@ -57,10 +60,11 @@ public:
     /// transition the pipeline followed on, whose counts are what the block added; null when the
     /// block was run otherwise (read the pipeline's counts).
     const models::BlockCostCache::Transition* block_ends(std::uint32_t successor) {
-        // The whole block, with nothing only its run tells (a device's address, a skipped
-        // instruction): the pipeline may know what it does after what ran before it (the hot path).
+        // The whole block, with nothing only its run tells but its accesses' memories (a device
+        // read has given part of it; a skipped instruction): the pipeline may know what it does
+        // after what ran before it (the hot path).
         Block* b = current_;
-        if (b && given_ == 0 && accesses_.empty() && !any_skipped_ && successor)
+        if (b && given_ == 0 && !any_skipped_ && successor)
             if (const auto* t = pipeline_->follow(b, run_exit(*b, successor))) {
                 current_ = nullptr;
                 // The block it ran before next time; a followed run is a block without sites, so
@@ -122,8 +126,9 @@ private:
     void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
     std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);  // sets lr_read_
     // With the block's node (the run's name for CachedPipeline::follow), what tells its runs apart:
-    // where it went, and its size (a node can be translated again with another).
-    static std::uint64_t run_exit(const Block& b, std::uint32_t successor) { return successor | std::uint64_t{b.size} << 32; }
+    // where it went, its size (a node can be translated again with another) and, on a board whose
+    // data accesses are hooked, the memory and alignment of each.
+    std::uint64_t run_exit(const Block& b, std::uint32_t successor) const { return (successor | std::uint64_t{b.size} << 32) ^ access_sig_; }
     bool lr_branch_near(std::uint32_t address);
     bool skipped(std::size_t i) const { return any_skipped_ && skipped_[i]; }
     void skip(std::size_t i) {
@@ -152,6 +157,7 @@ private:
         std::uint32_t address;
     };
     std::vector<Access> accesses_;                               ///< the current block's, in order
+    std::uint64_t access_sig_ = 0;                               ///< a hash of their memories and alignments (0: none)
     std::size_t count_at_ = 0, count_left_ = 0;                  ///< counting transfers on a hooked board
     std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts
     std::vector<std::uint8_t> skipped_;                          ///< per instruction of current_: an IT failed it

@@ -159,8 +159,11 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
         const char* cmdline;
     };
     for (const Case& k :
-         {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"}}) {
+         {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"},
+          // A board whose memories differ in timing: every data access hooked, its memory part of the key.
+          Case{"kernels", "tests/scenarios/flash_wait.yaml", ""}}) {
         CAPTURE(k.elf);
+        CAPTURE(k.scenario);
         auto with = [&](bool cache) {
             return run_firmware(k.elf, k.scenario, [&](emu::MachineConfig& c) {
                 c.timing = emu::TimingMode::Pipeline;
