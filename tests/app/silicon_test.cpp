@@ -183,21 +183,28 @@ TEST_CASE("silicon: a corrupt archive is one error line naming it") {
 
 namespace {
 
-// A zstd-compressed tar of `members` (name, size in bytes of zeros), written with libarchive.
-void write_zero_archive(const std::string& path, const std::vector<std::pair<std::string, std::size_t>>& members) {
+// A zstd-compressed tar of `members` (name, content; or a size in bytes of zeros), written with libarchive.
+struct Member {
+    std::string name;
+    std::size_t zeros = 0;
+    std::string content;
+};
+
+void write_archive(const std::string& path, const std::vector<Member>& members) {
     archive* a = archive_write_new();
     archive_write_add_filter_zstd(a);
     archive_write_set_format_pax_restricted(a);
     REQUIRE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK);
     const std::vector<char> zeros(1 << 20, 0);
-    for (const auto& [name, size] : members) {
+    for (const auto& m : members) {
         archive_entry* e = archive_entry_new();
-        archive_entry_set_pathname(e, name.c_str());
-        archive_entry_set_size(e, static_cast<la_int64_t>(size));
+        archive_entry_set_pathname(e, m.name.c_str());
+        archive_entry_set_size(e, static_cast<la_int64_t>(m.zeros + m.content.size()));
         archive_entry_set_filetype(e, AE_IFREG);
         archive_entry_set_perm(e, 0644);
         archive_write_header(a, e);
-        for (std::size_t left = size; left;) {
+        archive_write_data(a, m.content.data(), m.content.size());
+        for (std::size_t left = m.zeros; left;) {
             std::size_t n = std::min(left, zeros.size());
             archive_write_data(a, zeros.data(), n);
             left -= n;
@@ -214,14 +221,43 @@ TEST_CASE("silicon: an archive of members that claim too much, or never pair, is
     TempDir dir;
     std::filesystem::create_directories(dir.file("suite/memory"));
     // One member beyond the 32 MiB a flash image or a dump may have.
-    write_zero_archive(dir.file("suite/memory/huge.tzst"), {{"0.flash", std::size_t{40} << 20}});
+    write_archive(dir.file("suite/memory/huge.tzst"), {{"0.flash", std::size_t{40} << 20}});
     CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
     CHECK(read_file(dir.file("err")).find("0.flash claims 41943040 bytes (at most 32 MiB)") != std::string::npos);
     // Many flash images whose dumps never come: more than 64 MiB held is refused.
     std::filesystem::remove(dir.file("suite/memory/huge.tzst"));
-    std::vector<std::pair<std::string, std::size_t>> unpaired;
+    std::vector<Member> unpaired;
     for (int i = 0; i < 6; ++i) unpaired.push_back({std::to_string(i) + ".flash", std::size_t{12} << 20});
-    write_zero_archive(dir.file("suite/memory/unpaired.tzst"), unpaired);
+    write_archive(dir.file("suite/memory/unpaired.tzst"), unpaired);
     CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
     CHECK(read_file(dir.file("err")).find("without their other half") != std::string::npos);
+}
+
+TEST_CASE("silicon: a dump whose fields are not what the runner reads is refused before anything runs, naming the member") {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    auto dump = [](const nlohmann::json& j) {
+        std::vector<std::uint8_t> bytes = nlohmann::json::to_msgpack(j);
+        return std::string(bytes.begin(), bytes.end());
+    };
+    const nlohmann::json addresses = {{"emulator_main_addr", 0x08000100}, {"emulator_exit_addr", 0x08000104}};
+    struct Case {
+        nlohmann::json dump;
+        const char* error;
+    };
+    nlohmann::json not_a_list = addresses, no_content = addresses, wide_address = addresses;
+    not_a_list["mem_dump"] = 7;
+    no_content["mem_dump"] = {{{"symbol_name", "times"}, {"addr", 0x20000000}}};
+    wide_address["emulator_exit_addr"] = 0x100000000ull;
+    for (const Case& c :
+         {Case{not_a_list, "3.dump: 'mem_dump' is not a list"}, Case{no_content, "3 mem_dump times: 'content' is missing or not bytes"},
+          Case{wide_address, "3: 'emulator_exit_addr' is missing or not an address"},
+          Case{nlohmann::json::array({1, 2}), "3.dump: not a MessagePack map"}}) {
+        CAPTURE(c.error);
+        write_archive(dir.file("suite/memory/bad.tzst"), {{"3.flash", 0, std::string(64, '\x70')}, {"3.dump", 0, dump(c.dump)}});
+        CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
+        std::string err = read_file(dir.file("err"));
+        CHECK(err.find("bad.tzst:" + std::string(c.error)) != std::string::npos);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    }
 }
