@@ -183,6 +183,11 @@ void Pipeline::executes(const InstructionFacts& facts) {
     lr_ = facts.lr;
     given_data_phase_.reset();
     for (int guard = 0; guard < 4096 && step(); ++guard) {}
+    // A pipeline that waits for facts it already has would hold every later instruction, and
+    // each saved state would be larger than the one before (the facts are part of its key): the
+    // model is wrong there, and it starts again from what was given rather than take the host's
+    // memory. A few instructions are ever waiting normally (a branch and what follows it).
+    if (facts_.size() > kMostWaiting) drain();
 }
 
 PipelineCounters Pipeline::at_data_phase() const {
@@ -251,9 +256,11 @@ bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
         single_transfer(*x_.insn) && c >= x_.address_cycle + 1)
         return false;
     if (accepting && facts_.size() < (decoded_->folded_it ? 2u : 1u)) return false;  // a folded IT runs with it
+    // A register branch's own facts, without where it went: that shows at the next instruction.
+    // (Facts of another instruction first: execution went elsewhere, and execute refetches.)
     if (accepting && decoded_->insn->kind == InstructionClass::RegisterBranch && !decoded_->branched_at_decode && !decoded_->insn->late_branch &&
-        facts_.front().executed && !facts_.front().target)
-        return false;  // where it goes shows at the next instruction
+        facts_.front().pc == decoded_->insn->address && facts_.front().executed && !facts_.front().target)
+        return false;
     return !(decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1 && facts_.empty());
 }
 

@@ -81,6 +81,8 @@ public:
     /// alike from here, whenever they occur.
     void state_key(std::vector<std::uint64_t>& out) const;
     static constexpr std::uint64_t kHorizon = 64;
+    /// Given instructions the pipeline has not taken in yet beyond which it is wedged (executes()).
+    static constexpr std::size_t kMostWaiting = 64;
     /// Moves a saved state in time: it is now at `now` (its cycle counter) with these counts.
     void move_to(const PipelineCounters& now);
 
