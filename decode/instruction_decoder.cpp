@@ -203,6 +203,8 @@ std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t
         ins.memory = memory_of(c);
         ins.is_jump = is_jump(c);
         ins.conditional = c.detail->arm.cc != ARM_CC_AL && c.detail->arm.cc != ARM_CC_INVALID;
+        ins.sets_flags = c.detail->arm.update_flags || c.id == ARM_INS_CMP || c.id == ARM_INS_CMN || c.id == ARM_INS_TST || c.id == ARM_INS_TEQ ||
+                         c.id == ARM_INS_MSR;
         cs_regs read{}, written{};
         std::uint8_t n_read = 0, n_written = 0;
         if (cs_regs_access(impl_->handle, &c, read, &n_read, written, &n_written) == CS_ERR_OK) {

@@ -50,6 +50,7 @@ struct Instruction {
     std::uint32_t target = 0;         ///< a direct branch's destination (B, BL, CBZ), else 0
     bool conditional = false;         ///< has a condition other than AL (B<cc>, or inside an IT block)
     bool writes_pc = false;           ///< changes the pc: branches, POP/LDM with pc, LDR pc, MOV/ADD pc
+    bool sets_flags = false;          ///< writes the condition flags (an S suffix, CMP/CMN/TST/TEQ, MSR APSR)
     std::uint16_t writes = 0;         ///< mask of r0-r15 written
     std::uint16_t reads = 0;          ///< mask of r0-r15 read
     std::int8_t first_register = -1;  ///< the first operand's register (Rd; RdLo of a long multiply), or -1

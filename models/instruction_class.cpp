@@ -147,6 +147,7 @@ ClassifiedInstruction classify(const Instruction& insn) {
     c.kind = class_of(insn);
     c.writes_pc = insn.writes_pc;
     c.conditional = insn.conditional;
+    c.sets_flags = insn.sets_flags;
     c.reads = insn.reads;
     c.writes = insn.writes;
     c.target = insn.target;

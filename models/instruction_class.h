@@ -47,6 +47,7 @@ struct ClassifiedInstruction {
     InstructionClass kind = InstructionClass::DataProcessing;
     bool writes_pc = false;
     bool conditional = false;    ///< B<cc>, or inside an IT block
+    bool sets_flags = false;     ///< writes the condition flags
     bool writeback = false;      ///< a load/store that writes its base register back
     bool store = false;          ///< its data transfers are writes
     std::uint8_t transfers = 0;  ///< data transfers (words; LDM: one a register)

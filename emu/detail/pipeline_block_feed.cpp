@@ -39,17 +39,29 @@ PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t
     Block b;
     b.address = address;
     b.size = size;
+    unsigned it_left = 0;       // members of the last IT still to come
+    bool it_flags_set = false;  // one of its members so far sets the flags
     for (std::uint32_t a = address; a < address + size;) {
         const Code& c = code_at(a, true);
         if (!c.valid) break;
         b.writable |= c.writable;
         b.code.push_back(&c);
-        b.sites |= is_site(c.cls, operands_.multiply_long_by_operands());
+        if (it_left) {
+            if (it_flags_set) late_it_members_.insert(a);
+            it_flags_set |= c.cls.sets_flags;
+            --it_left;
+        }
+        if (c.cls.kind == InstructionClass::It) it_left = c.cls.it_length, it_flags_set = false;
+        b.sites |= site_at(c);
         b.reads_lr |= lr_branch(&c.cls);
         a += c.cls.size;
     }
     b.ends_in_lr_branch = !b.code.empty() && lr_branch(&b.code.back()->cls);
     return *(slot = &(blocks_[address] = std::move(b)));
+}
+
+bool PipelineFeed::site_at(const Code& c) const {
+    return is_site(c.cls, operands_.multiply_long_by_operands()) || late_it_members_.count(c.cls.address);
 }
 
 void PipelineFeed::on_site(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
@@ -61,7 +73,7 @@ bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) 
     if (b.sites) {
         bool added = false;
         for (const Code* c : b.code) {
-            if (!is_site(c->cls, operands_.multiply_long_by_operands()) || !hooked_sites_.insert(c->cls.address).second) continue;
+            if (!site_at(*c) || !hooked_sites_.insert(c->cls.address).second) continue;
             uc_.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_site), this, c->cls.address, c->cls.address);
             added = true;
         }
@@ -95,17 +107,22 @@ std::size_t PipelineFeed::index_in_block(std::uint32_t pc) const {
 void PipelineFeed::site_runs(std::uint32_t pc) {
     const Code& code = code_at(pc, false);
     const models::ClassifiedInstruction& c = code.cls;
+    if (late_it_members_.count(pc)) {  // it runs: its condition passed with the flags as its block left them
+        if (std::size_t i = index_in_block(pc); current_ && i < current_->code.size()) unskip(i);
+        if (!is_site(c, operands_.multiply_long_by_operands())) return;
+    }
     if (c.kind != InstructionClass::It) {
         sites_.emplace_back(pc, operand_cycles(code));
         return;
     }
     const std::uint8_t passes = it_passes(code);
-    // The instructions it fails are skipped: in this block, or in the next when it ends here.
+    // The instructions it fails are skipped: in this block, or in the next when it ends here. A
+    // member after one that sets the flags is skipped unless its own hook says it ran.
     std::uint32_t at = pc + 2;
     std::size_t i = index_in_block(at);
     for (unsigned k = 0; k < c.it_length; ++k, ++i) {
         const Code& next = code_at(at, false);
-        if (!((passes >> k) & 1u)) {
+        if (!((passes >> k) & 1u) || late_it_members_.count(at)) {
             if (current_ && i < current_->code.size())
                 skip(i);
             else

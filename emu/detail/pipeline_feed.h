@@ -135,6 +135,9 @@ private:
         if (!any_skipped_) skipped_.assign(current_->code.size(), 0), any_skipped_ = true;
         skipped_[i] = 1;
     }
+    void unskip(std::size_t i) {
+        if (any_skipped_) skipped_[i] = 0;
+    }
     std::size_t index_in_block(std::uint32_t pc) const;
     std::size_t instruction_of_access(std::uint32_t address);  // the current block's, by count or by registers
     std::uint32_t predicted_address(const Code& c);
@@ -147,6 +150,11 @@ private:
     bool hooks_memory_ = false;
     std::unordered_map<std::uint32_t, Block> blocks_;
     std::unordered_set<std::uint32_t> hooked_sites_;
+    /// Members of an IT block that come after a member setting the flags: whether one passes is
+    /// decided by those flags, not the IT's, and shows only by its running (Unicorn runs no hook
+    /// for an instruction its IT block skips), so each is a site whose hook says it ran.
+    std::unordered_set<std::uint32_t> late_it_members_;
+    bool site_at(const Code& c) const;
     std::array<Block*, 4096> block_slots_{};  ///< direct-mapped in front of blocks_
     Block* current_ = nullptr;
     Block* next_ = nullptr;  ///< the block expected to start next (a named run, so without sites)
