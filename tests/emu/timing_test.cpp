@@ -272,7 +272,10 @@ TEST_CASE("timing: the kernels compute the right results and cost more than one 
 }
 
 TEST_CASE("timing: tail-chaining costs 6 cycles instead of a return and an entry") {
-    FirmwareRun r = run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline("tailchain"));
+    FirmwareRun r = run_firmware("irq_tests", "tests/scenarios/irq.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "tailchain";
+        c.timing = emu::TimingMode::Trm;  // the per-block model's latencies; the pipeline's are in the next test
+    });
     REQUIRE(r.result.exit_code == 0);
     // IRQ1 entry 12; IRQ1 -> IRQ2 tail-chain 6; IRQ2 -> IRQ0 tail-chain 6; IRQ0 return 10.
     CHECK(r.result.exception_cycles == 12 + 6 + 6 + 10);
@@ -290,14 +293,19 @@ TEST_CASE("timing: the pipeline model stacks and unstacks as bus transfers, and 
     // (7). The handler's or the return's refill (3 cycles) follows as CPI: the TRM's latencies of
     // 12 for entry, 6 for a tail-chain and 10 for a return.
     CHECK(r.result.exception_cycles == 9 + 3 + 3 + 7);
-    FirmwareRun block = run_firmware("irq_tests", "tests/scenarios/irq.yaml", cmdline("tailchain"));
+    FirmwareRun block = run_firmware("irq_tests", "tests/scenarios/irq.yaml", [](emu::MachineConfig& c) {
+        c.semihosting.cmdline = "tailchain";
+        c.timing = emu::TimingMode::Trm;
+    });
     CHECK(r.result.cycles <= block.result.cycles + 8);
     CHECK(r.result.cycles + 8 >= block.result.cycles);
 }
 
 TEST_CASE("timing: flash wait states slow instruction fetch and flash data accesses") {
-    FirmwareRun fast = run_firmware("compute");
-    FirmwareRun slow = run_firmware("compute", "tests/scenarios/flash_wait.yaml");
+    // The per-block model, which counts a data access's wait states as stalls.
+    auto trm = [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Trm; };
+    FirmwareRun fast = run_firmware("compute", "", trm);
+    FirmwareRun slow = run_firmware("compute", "tests/scenarios/flash_wait.yaml", trm);
     REQUIRE(slow.result.exit_code == 0);
     CHECK(slow.result.instructions == fast.result.instructions);
     CHECK(slow.result.stall_cycles > 0);  // literal-pool and constant loads from flash, 3 cycles each
