@@ -7,12 +7,8 @@
 #include "silicon/silicon_archive.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::size_t bytes = 0;
     try {
-        emutrace::silicon::read_silicon_archive(emutrace::fuzz::as_file(data, size, ".tzst"), [&](emutrace::silicon::MeasuredConfiguration&& c) {
-            bytes += c.flash.size();
-            for (const auto& r : c.regions) bytes += r.bytes.size();
-        });
+        emutrace::silicon::read_silicon_archive(emutrace::fuzz::as_file(data, size, ".tzst"), [](emutrace::silicon::MeasuredConfiguration&&) {});
     } catch (const emutrace::ConfigError&) {}
-    return bytes == static_cast<std::size_t>(-1);
+    return 0;
 }

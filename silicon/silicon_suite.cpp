@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <memory>
 
 #include "config/config_error.h"
 #include "config/units.h"
