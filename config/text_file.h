@@ -9,12 +9,18 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace emutrace::config {
 
 void write_text_file(const std::string& path, std::string_view text, std::string_view what);
 /// The same for bytes (a trace, a patched ELF, a log).
 void write_binary_file(const std::string& path, std::span<const std::uint8_t> bytes, std::string_view what);
+
+/// The whole of an input file the user named (a dump, a capture buffer, a log, a trace), read in
+/// blocks rather than a byte at a time (a file or a pipe); one it cannot open or read throws
+/// ConfigError "<path>: cannot open (or read) the <what>: <reason>".
+std::vector<std::uint8_t> read_binary_file(const std::string& path, std::string_view what);
 
 /// A result file written piece by piece, for one too large to hold in memory first: the same
 /// errors as write_text_file, thrown by close() (or the constructor) once the data has reached the disk.

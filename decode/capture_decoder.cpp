@@ -9,6 +9,7 @@
 #include <set>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/units.h"
 #include "trace/event_recorder.h"
 
@@ -402,9 +403,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         }
         // After the decoders exist: OpenCSD attaches the output to the decoders it has.
         ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
-        std::ifstream in(root / b.at("file"), std::ios::binary);
-        if (!in) throw ConfigError((root / b.at("file")).string() + ": cannot open the trace buffer");
-        std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+        std::vector<std::uint8_t> data = config::read_binary_file((root / b.at("file")).string(), "trace buffer");
         feed(tree, data.data(), data.size(), formatted, summary);
         for (SourceState* state : in_tree) ctx.resynchronised(*state, static_cast<std::uint32_t>(data.size()));
         summary.bytes += data.size();

@@ -6,10 +6,10 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "config/config_error.h"
+#include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
 
@@ -17,9 +17,7 @@ namespace emutrace::decode {
 namespace {
 
 std::vector<std::uint8_t> read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(path + ": cannot open: " + std::strerror(errno));
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return config::read_binary_file(path, "memory dump");
 }
 
 std::vector<DumpSegment> read_elf(const std::string& path) {

@@ -1,8 +1,6 @@
 #include "analysis/calltrace/compact_trace.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "config/config_error.h"
 #include "config/text_file.h"
@@ -92,9 +90,7 @@ void CompactTraceWriter::write(const std::string& path, std::uint64_t clock_hz, 
 }
 
 CompactTrace read_compact_trace(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw ConfigError(path + ": cannot open the compact trace");
-    std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(f)), {});
+    const std::vector<std::uint8_t> b = config::read_binary_file(path, "compact trace");
     auto fail = [&](std::size_t at, const std::string& what) { throw ConfigError(path + ": byte " + std::to_string(at) + ": " + what); };
     constexpr std::size_t kHeader = 8 + 2 + 2 + 8 + 4 + 4 + 8;
     if (b.size() < kHeader || std::memcmp(b.data(), kMagic, 8) != 0) fail(0, "not an emutrace compact trace (no EMUTRACE header)");

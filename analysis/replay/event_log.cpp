@@ -1,8 +1,6 @@
 #include "analysis/replay/event_log.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "config/config_error.h"
 #include "config/little_endian.h"
@@ -123,10 +121,7 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
 }
 
 EventLog EventLog::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(path + ": cannot open the event log");
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return decode(bytes, path);
+    return decode(config::read_binary_file(path, "event log"), path);
 }
 
 void EventLog::save(const std::string& path) const {
