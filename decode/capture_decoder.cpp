@@ -214,13 +214,18 @@ void feed(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size, bo
         ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, done, static_cast<std::uint32_t>(size - done), data + done, &used);
         done += used;
         if (OCSD_DATA_RESP_IS_FATAL(r)) {
-            char message[256] = {};
-            ocsd_trc_index_t index = done;
-            std::uint8_t channel = 0;
-            ocsd_err_t err = ocsd_get_last_err(&index, &channel, message, sizeof message);
-            std::string reason = message[0] && err != OCSD_OK ? std::string(message) : fatal_response(r);
-            while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
-            record_error(summary, done, reason);
+            // OpenCSD formats its reason anew each time it is asked (most of the time a stream of
+            // garbage takes): asked only while the summary keeps reasons, counted after.
+            std::string reason;
+            if (summary.errors.size() < CaptureSummary::kMaxErrors) {
+                char message[256] = {};
+                ocsd_trc_index_t index = done;
+                std::uint8_t channel = 0;
+                ocsd_err_t err = ocsd_get_last_err(&index, &channel, message, sizeof message);
+                reason = message[0] && err != OCSD_OK ? std::string(message) : fatal_response(r);
+                while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+            }
+            record_error(summary, done, std::move(reason));
             std::uint32_t ignored = 0;
             ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored);
             if (used == 0) ++done;
