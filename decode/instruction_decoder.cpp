@@ -121,6 +121,45 @@ bool is_jump(const cs_insn& insn) {
     return false;
 }
 
+// The project's Instruction of Capstone's (decoded with its detail by `handle`).
+Instruction convert(csh handle, const cs_insn& c) {
+    Instruction ins;
+    ins.address = static_cast<std::uint32_t>(c.address);
+    ins.size = static_cast<std::uint8_t>(c.size);
+    ins.id = c.id;
+    ins.isa = isa_of(c);
+    ins.text = std::string(c.mnemonic) + (c.op_str[0] ? " " : "") + c.op_str;
+    ins.memory = memory_of(c);
+    ins.is_jump = is_jump(c);
+    ins.conditional = c.detail->arm.cc != ARM_CC_AL && c.detail->arm.cc != ARM_CC_INVALID;
+    ins.sets_flags =
+        c.detail->arm.update_flags || c.id == ARM_INS_CMP || c.id == ARM_INS_CMN || c.id == ARM_INS_TST || c.id == ARM_INS_TEQ || c.id == ARM_INS_MSR;
+    cs_regs read{}, written{};
+    std::uint8_t n_read = 0, n_written = 0;
+    if (cs_regs_access(handle, &c, read, &n_read, written, &n_written) == CS_ERR_OK) {
+        for (std::uint8_t r = 0; r < n_read; ++r)
+            if (int k = register_number(read[r]); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
+        for (std::uint8_t r = 0; r < n_written; ++r)
+            if (int k = register_number(written[r]); k >= 0) ins.writes |= static_cast<std::uint16_t>(1u << k);
+    }
+    // Capstone lists no registers read for ARM-state BX/BLX rN: the operand is.
+    if ((c.id == ARM_INS_BX || c.id == ARM_INS_BLX) && c.detail->arm.op_count == 1 && c.detail->arm.operands[0].type == ARM_OP_REG)
+        if (int k = register_number(c.detail->arm.operands[0].reg); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
+    if (c.detail->arm.op_count > 0 && c.detail->arm.operands[0].type == ARM_OP_REG)
+        ins.first_register = static_cast<std::int8_t>(register_number(c.detail->arm.operands[0].reg));
+    if ((c.id == ARM_INS_MLA || c.id == ARM_INS_MLS) && c.detail->arm.op_count == 4) {
+        const cs_arm_op* op = c.detail->arm.operands;
+        ins.accumulator = static_cast<std::int8_t>(register_number(op[3].reg));
+        for (int k : {register_number(op[1].reg), register_number(op[2].reg)})
+            if (k >= 0) ins.multiplicands |= static_cast<std::uint16_t>(1u << k);
+    }
+    ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
+    if (ins.is_jump)
+        for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)
+            if (c.detail->arm.operands[k].type == ARM_OP_IMM) ins.target = static_cast<std::uint32_t>(c.detail->arm.operands[k].imm);
+    return ins;
+}
+
 }  // namespace
 
 ControlFlow control_flow(const Instruction& insn) {
@@ -163,6 +202,7 @@ trace::BlockEnd waypoint(const Instruction& insn) {
 
 struct InstructionDecoder::Impl {
     csh handle = 0;
+    cs_insn* one = nullptr;  ///< decode_one's instruction, with its detail: allocated once
 };
 
 std::string to_string(InstructionSet set) {
@@ -181,9 +221,15 @@ InstructionDecoder::InstructionDecoder(InstructionSet set) : impl_(std::make_uni
     if (cs_open(CS_ARCH_ARM, mode, &impl_->handle) != CS_ERR_OK)
         throw std::runtime_error("Capstone cannot open an ARM " + to_string(set) + " decoder");
     cs_option(impl_->handle, CS_OPT_DETAIL, CS_OPT_ON);
+    impl_->one = cs_malloc(impl_->handle);
+    if (!impl_->one) {
+        cs_close(&impl_->handle);
+        throw std::runtime_error("Capstone cannot allocate an instruction");
+    }
 }
 
 InstructionDecoder::~InstructionDecoder() {
+    cs_free(impl_->one, 1);
     cs_close(&impl_->handle);
 }
 
@@ -192,52 +238,16 @@ std::vector<Instruction> InstructionDecoder::decode(std::span<const std::uint8_t
     cs_insn* insns = nullptr;
     std::size_t n = cs_disasm(impl_->handle, code.data(), code.size(), address, 0, &insns);
     out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const cs_insn& c = insns[i];
-        Instruction ins;
-        ins.address = static_cast<std::uint32_t>(c.address);
-        ins.size = static_cast<std::uint8_t>(c.size);
-        ins.id = c.id;
-        ins.isa = isa_of(c);
-        ins.text = std::string(c.mnemonic) + (c.op_str[0] ? " " : "") + c.op_str;
-        ins.memory = memory_of(c);
-        ins.is_jump = is_jump(c);
-        ins.conditional = c.detail->arm.cc != ARM_CC_AL && c.detail->arm.cc != ARM_CC_INVALID;
-        ins.sets_flags = c.detail->arm.update_flags || c.id == ARM_INS_CMP || c.id == ARM_INS_CMN || c.id == ARM_INS_TST || c.id == ARM_INS_TEQ ||
-                         c.id == ARM_INS_MSR;
-        cs_regs read{}, written{};
-        std::uint8_t n_read = 0, n_written = 0;
-        if (cs_regs_access(impl_->handle, &c, read, &n_read, written, &n_written) == CS_ERR_OK) {
-            for (std::uint8_t r = 0; r < n_read; ++r)
-                if (int k = register_number(read[r]); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
-            for (std::uint8_t r = 0; r < n_written; ++r)
-                if (int k = register_number(written[r]); k >= 0) ins.writes |= static_cast<std::uint16_t>(1u << k);
-        }
-        // Capstone lists no registers read for ARM-state BX/BLX rN: the operand is.
-        if ((c.id == ARM_INS_BX || c.id == ARM_INS_BLX) && c.detail->arm.op_count == 1 && c.detail->arm.operands[0].type == ARM_OP_REG)
-            if (int k = register_number(c.detail->arm.operands[0].reg); k >= 0) ins.reads |= static_cast<std::uint16_t>(1u << k);
-        if (c.detail->arm.op_count > 0 && c.detail->arm.operands[0].type == ARM_OP_REG)
-            ins.first_register = static_cast<std::int8_t>(register_number(c.detail->arm.operands[0].reg));
-        if ((c.id == ARM_INS_MLA || c.id == ARM_INS_MLS) && c.detail->arm.op_count == 4) {
-            const cs_arm_op* op = c.detail->arm.operands;
-            ins.accumulator = static_cast<std::int8_t>(register_number(op[3].reg));
-            for (int k : {register_number(op[1].reg), register_number(op[2].reg)})
-                if (k >= 0) ins.multiplicands |= static_cast<std::uint16_t>(1u << k);
-        }
-        ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
-        if (ins.is_jump)
-            for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)
-                if (c.detail->arm.operands[k].type == ARM_OP_IMM) ins.target = static_cast<std::uint32_t>(c.detail->arm.operands[k].imm);
-        out.push_back(std::move(ins));
-    }
+    for (std::size_t i = 0; i < n; ++i) out.push_back(convert(impl_->handle, insns[i]));
     cs_free(insns, n);
     return out;
 }
 
 Instruction InstructionDecoder::decode_one(std::span<const std::uint8_t> code, std::uint32_t address) const {
-    std::size_t limit = code.size() >= 4 ? 4 : code.size();
-    auto v = decode(code.first(limit), address);
-    if (!v.empty() && v.front().address == address) return v.front();
+    const std::uint8_t* at = code.data();
+    std::size_t left = code.size() >= 4 ? 4 : code.size();
+    std::uint64_t where = address;
+    if (cs_disasm_iter(impl_->handle, &at, &left, &where, impl_->one)) return convert(impl_->handle, *impl_->one);
     Instruction bad;
     bad.address = address;
     bad.text = "(undecodable)";

@@ -99,6 +99,8 @@ enum class InstructionSet : std::uint8_t {
 };
 std::string to_string(InstructionSet set);
 
+/// Capstone behind the project's Instruction. Like Capstone's handle it holds, a decoder is used
+/// by one thread at a time.
 class InstructionDecoder {
 public:
     explicit InstructionDecoder(InstructionSet set = InstructionSet::ThumbM);
@@ -109,7 +111,8 @@ public:
 
     /// Decodes as many instructions of `code` (placed at `address`) as are valid, in order.
     std::vector<Instruction> decode(std::span<const std::uint8_t> code, std::uint32_t address) const;
-    /// One instruction, or an Instruction with size 0 and text "(undecodable)".
+    /// One instruction, or an Instruction with size 0 and text "(undecodable)". Allocates nothing
+    /// in Capstone (a CFG decodes every instruction of a firmware so).
     Instruction decode_one(std::span<const std::uint8_t> code, std::uint32_t address) const;
 
 private:
