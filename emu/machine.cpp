@@ -136,9 +136,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     // One code hook per watch point, each on its one address: Unicorn calls it only for the
     // instruction there, so the rest of the code runs unhooked.
     for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
-    uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(detail::on_block), this);
+    bool per_block = config.pipeline_facts == MachineConfig::PipelineFacts::Block;
+    bool pipelined_blocks = config.timing == TimingMode::Pipeline && per_block;
+    uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(pipelined_blocks ? detail::on_pipelined_block : detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
-        bool per_block = config.pipeline_facts == MachineConfig::PipelineFacts::Block;
         pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core, config.timing_cache, per_block);
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
         if (pipeline_feed->hooks_memory())

@@ -100,6 +100,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
+    if (m.pipeline_feed && m.pipeline_feed->per_block()) m.pipeline_feed->mark_plain(b.flags & ~BlockInfo::HotPath ? 0 : b.instructions);
     if (b.flags) m.on_flagged_block(b);
 }
 
@@ -116,9 +117,33 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     const BlockInfo& b = m.blocks.slot(pc);
     if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
         return on_block_slow(m, pc, size);
-    if (m.pipeline_feed && m.pipeline_feed->per_block() && !m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
-        return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
     account_block(m, pc, size, b);
+}
+
+// The block hook with TimingMode::Pipeline and facts per block. The hot path, while no sink wants
+// blocks or branches: the block before is done by the transition the pipeline followed, and the
+// block here is the one the pipeline expected after it, which the machine marked plain: the
+// pipeline's chain of transitions and blocks stands in for the machine's own lookup, and the
+// per-block model's accounting, whose costs are all 0 in this mode, is not run.
+void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
+    detail::MachineState& m = machine(user);
+    auto pc = static_cast<std::uint32_t>(address);
+    m.pipeline_block_ended(pc);
+    if (m.counters.cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
+        if (std::uint32_t instructions = m.pipeline_feed->plain_block_starts(pc, size)) {
+            m.fallthrough = pc + size;
+            m.access_cursor = 0;
+            m.block_pc = pc;
+            m.counters.instructions += instructions;
+            return;
+        }
+    const BlockInfo& b = m.blocks.slot(pc);
+    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
+        return on_block_slow(m, pc, size);
+    if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
+        return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
+    m.pipeline_feed->mark_plain(b.instructions);
+    account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
 }
 
 void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {

@@ -56,6 +56,8 @@ struct WindowSlot {
 
 // Unicorn callbacks (machine_hooks.cpp).
 void on_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// The block hook with TimingMode::Pipeline and facts per block, in place of on_block.
+void on_pipelined_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 void on_interrupt(uc_engine* uc, std::uint32_t intno, void* user);
 bool on_invalid_memory(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 void on_stop_address(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);

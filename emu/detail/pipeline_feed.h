@@ -56,6 +56,26 @@ public:
         }
         return block_starts_slow(address, size);
     }
+    /// The block hook's hot path when the machine has nothing of its own to do: block [address,
+    /// address + size) is about to run, is the one the pipeline expected (as in block_starts) and
+    /// was marked plain. It is current now, and the machine's count of its instructions is
+    /// returned. 0: nothing changed, call block_starts().
+    std::uint32_t plain_block_starts(std::uint32_t address, std::uint32_t size) {
+        Block* next = next_;
+        if (!next || next->address != address || next->size != size || !next->plain_instructions || !skip_next_.empty()) return 0;
+        next_ = nullptr;
+        current_ = next;
+        accesses_.clear();
+        access_sig_ = 0;
+        count_at_ = count_left_ = 0;
+        return next->plain_instructions;
+    }
+    /// The machine has nothing of its own to do when the current block runs (no flag to serve)
+    /// and counts `instructions` for it; 0: it has. plain_block_starts can then start the block
+    /// without the machine looking it up.
+    void mark_plain(std::uint32_t instructions) {
+        if (current_) current_->plain_instructions = current_->writable ? 0 : instructions;
+    }
     /// The current block ran to its end, and execution went on at `successor`. Returns the
     /// transition the pipeline followed on, whose counts are what the block added; null when the
     /// block was run otherwise (read the pipeline's counts).
@@ -114,6 +134,7 @@ private:
         bool reads_lr = false;  ///< holds a branch to LR, which decode can take from LR
         bool writable = false;  ///< in memory a store can change: decoded again each time it runs
         bool ends_in_lr_branch = false;
+        std::uint32_t plain_instructions = 0;  ///< mark_plain: the machine's count of them; 0: not plain
         /// The last two successors looked at, and whether each branches to LR within decode's reach.
         std::array<std::uint32_t, 2> next_checked{1, 1};
         std::array<bool, 2> next_wants_lr{};

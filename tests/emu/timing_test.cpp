@@ -164,14 +164,27 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
           Case{"kernels", "tests/scenarios/flash_wait.yaml", ""}, Case{"libcalls", "", ""}}) {
         CAPTURE(k.elf);
         CAPTURE(k.scenario);
-        auto with = [&](bool cache) {
-            return run_firmware(k.elf, k.scenario, [&](emu::MachineConfig& c) {
-                c.timing = emu::TimingMode::Pipeline;
-                c.timing_cache = cache;
-                c.semihosting.cmdline = k.cmdline;
-            });
+        auto with = [&](bool cache, std::uint32_t wants = CollectingSink{}.mask) {
+            return run_firmware(
+                k.elf, k.scenario,
+                [&](emu::MachineConfig& c) {
+                    c.timing = emu::TimingMode::Pipeline;
+                    c.timing_cache = cache;
+                    c.semihosting.cmdline = k.cmdline;
+                },
+                wants);
         };
         FirmwareRun stepped = with(false), cached = with(true);
+        // With no sink wanting blocks or branches, the block hook takes its own hot path (the
+        // pipeline's chain of transitions and blocks in place of the machine's lookup): the same.
+        FirmwareRun unwatched = with(true, trace::WantOutput | trace::WantExceptions);
+        CHECK(unwatched.result.cycles == stepped.result.cycles);
+        CHECK(unwatched.result.instructions == stepped.result.instructions);
+        CHECK(unwatched.result.exception_cycles == stepped.result.exception_cycles);
+        CHECK(unwatched.sink.text == stepped.sink.text);
+        REQUIRE(unwatched.sink.exceptions.size() == stepped.sink.exceptions.size());
+        for (std::size_t i = 0; i < unwatched.sink.exceptions.size(); ++i)
+            CHECK(unwatched.sink.exceptions[i].cycle == stepped.sink.exceptions[i].cycle);
         REQUIRE(stepped.result.exit_code == 0);
         REQUIRE(cached.result.exit_code == 0);
         CHECK(cached.result.cycles == stepped.result.cycles);

@@ -16,15 +16,17 @@ struct FirmwareRun {
     CollectingSink sink;
 };
 
-/// `scenario` is relative to the source tree; empty means the built-in board.
-inline FirmwareRun run_firmware(const std::string& elf, const std::string& scenario = "",
-                                const std::function<void(emu::MachineConfig&)>& tweak = {}) {
+/// `scenario` is relative to the source tree; empty means the built-in board. `wants`: the events
+/// the sink asks for (trace::Want*), every kind unless told.
+inline FirmwareRun run_firmware(const std::string& elf, const std::string& scenario = "", const std::function<void(emu::MachineConfig&)>& tweak = {},
+                                std::uint32_t wants = CollectingSink{}.mask) {
     session::Scenario sc = scenario.empty() ? session::default_scenario() : session::load_scenario_file(source(scenario));
     sc.machine.echo_output = false;
     if (tweak) tweak(sc.machine);
     decode::ElfImage image = decode::ElfImage::load(firmware(elf));
     emu::Machine m(std::move(sc.machine), image);
     FirmwareRun r;
+    r.sink.mask = wants;
     m.add_sink(r.sink);
     r.result = m.run();
     return r;
