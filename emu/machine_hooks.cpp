@@ -87,9 +87,15 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     m.recorder.push_block(start, pc, size, b.instructions, b.cycles, b.end);
 }
 
-// Everything on_block does not do inline: services, first sight of a block, flagged blocks.
+// Whether the known block `b` takes on_block's hot path at `pc`: it is the one translated there,
+// flagged at most HotPath, with no service due and no branch to report.
+bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+    return m.counters.cycles < m.next_check && b.address == pc && b.size == size && !(b.flags & ~BlockInfo::HotPath) && !m.pending_branch;
+}
+
+// Everything on_block does not do inline: services, first sight of a block, flagged blocks. The
+// pipeline, if any, has been told that the block before ended.
 [[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
-    if (m.pipeline_feed) m.pipeline_block_ended(address);
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
     if (m.pipeline_feed && m.pipeline_feed->per_block() && !m.pipeline_feed->block_starts(address, size))
@@ -104,6 +110,18 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
     if (b.flags) m.on_flagged_block(b);
 }
 
+// on_pipelined_block's every other path, out of line so that its hot path needs no frame.
+[[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed) {
+    if (!followed) m.pipeline_block_unfollowed(pc);
+    const BlockInfo& b = m.blocks.slot(pc);
+    if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
+        return on_block_slow(m, pc, size);
+    if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
+        return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
+    m.pipeline_feed->mark_plain(b.instructions);
+    account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
+}
+
 }  // namespace
 
 // The hot path: a known block flagged at most HotPath, with no service due and no branch to report,
@@ -115,7 +133,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     if (m.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
         m.pipeline_block_ended(pc);
     const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
+    if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
     account_block(m, pc, size, b);
 }
@@ -128,8 +146,8 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    m.pipeline_block_ended(pc);
-    if (m.counters.cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
+    const bool followed = m.pipeline_block_followed(pc);
+    if (followed && m.counters.cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
         if (std::uint32_t instructions = m.pipeline_feed->plain_block_starts(pc, size)) {
             m.fallthrough = pc + size;
             m.access_cursor = 0;
@@ -137,13 +155,7 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
             m.counters.instructions += instructions;
             return;
         }
-    const BlockInfo& b = m.blocks.slot(pc);
-    if (m.counters.cycles >= m.next_check || b.address != pc || b.size != size || (b.flags & ~BlockInfo::HotPath) || m.pending_branch) [[unlikely]]
-        return on_block_slow(m, pc, size);
-    if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
-        return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
-    m.pipeline_feed->mark_plain(b.instructions);
-    account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
+    start_pipelined_block(m, pc, size, followed);
 }
 
 void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {

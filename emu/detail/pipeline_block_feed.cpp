@@ -196,7 +196,7 @@ void PipelineFeed::reached(std::uint32_t pc, bool including) {
     give_until(i < current_->code.size() && including ? i + 1 : i, 0);
 }
 
-void PipelineFeed::block_ends_slow(std::uint32_t successor) {
+void PipelineFeed::ends_unfollowed(std::uint32_t successor) {
     if (!current_) return;
     give_until(current_->code.size(), successor);
     current_ = nullptr;

@@ -76,25 +76,25 @@ public:
     void mark_plain(std::uint32_t instructions) {
         if (current_) current_->plain_instructions = current_->writable ? 0 : instructions;
     }
-    /// The current block ran to its end, and execution went on at `successor`. Returns the
-    /// transition the pipeline followed on, whose counts are what the block added; null when the
-    /// block was run otherwise (read the pipeline's counts).
-    const models::BlockCostCache::Transition* block_ends(std::uint32_t successor) {
+    /// The current block ran to its end, and execution went on at `successor`, and the pipeline
+    /// knows what it does after what ran before it (the hot path): returns the transition it
+    /// followed on, whose counts are what the block added. Null: nothing changed, call
+    /// ends_unfollowed() (the block was run otherwise: read the pipeline's counts).
+    const models::BlockCostCache::Transition* ends_followed(std::uint32_t successor) {
         // The whole block, with nothing only its run tells but its accesses' memories (a device
-        // read has given part of it; a skipped instruction): the pipeline may know what it does
-        // after what ran before it (the hot path).
+        // read has given part of it; a skipped instruction).
         Block* b = current_;
-        if (b && given_ == 0 && !any_skipped_ && successor)
-            if (const auto* t = pipeline_->follow(b, run_exit(*b, successor))) {
-                current_ = nullptr;
-                // The block it ran before next time; a followed run is a block without sites, so
-                // nothing of this one is left for the next to clear.
-                next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
-                return t;
-            }
-        block_ends_slow(successor);
-        return nullptr;
+        if (!b || given_ != 0 || any_skipped_ || !successor) return nullptr;
+        const auto* t = pipeline_->follow(b, run_exit(*b, successor));
+        if (!t) return nullptr;
+        current_ = nullptr;
+        // The block it ran before next time; a followed run is a block without sites, so
+        // nothing of this one is left for the next to clear.
+        next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
+        return t;
     }
+    /// The current block, if any, ended otherwise: what is left of it is given to the pipeline.
+    void ends_unfollowed(std::uint32_t successor);
     /// Execution is at `pc` in the current block (a hook there, an exception, a stop), the
     /// instruction there run (`including`) or not yet.
     void reached(std::uint32_t pc, bool including);
@@ -142,7 +142,6 @@ private:
     };
     Block& block_at(std::uint32_t address, std::uint32_t size);
     bool block_starts_slow(std::uint32_t address, std::uint32_t size);
-    void block_ends_slow(std::uint32_t successor);
     void give_until(std::size_t end, std::uint32_t successor);  // instructions [given_, end); successor 0: not known
     void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
     std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);  // sets lr_read_
