@@ -106,19 +106,22 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
-    if (m.pipeline_feed && m.pipeline_feed->per_block()) m.pipeline_feed->mark_plain(b.flags & ~BlockInfo::HotPath ? 0 : b.instructions);
+    if (m.pipeline_feed && m.pipeline_feed->per_block()) m.pipeline_feed->mark_plain(!(b.flags & ~BlockInfo::HotPath));
     if (b.flags) m.on_flagged_block(b);
 }
 
 // on_pipelined_block's every other path, out of line so that its hot path needs no frame.
 [[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed) {
-    if (!followed) m.pipeline_block_unfollowed(pc);
+    if (followed)
+        m.sync_pipeline_counters();
+    else
+        m.pipeline_block_unfollowed(pc);
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
     if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
         return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
-    m.pipeline_feed->mark_plain(b.instructions);
+    m.pipeline_feed->mark_plain(true);
     account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
 }
 
@@ -142,17 +145,18 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 // blocks or branches: the block before is done by the transition the pipeline followed, and the
 // block here is the one the pipeline expected after it, which the machine marked plain: the
 // pipeline's chain of transitions and blocks stands in for the machine's own lookup, and the
-// per-block model's accounting, whose costs are all 0 in this mode, is not run.
+// per-block model's accounting, whose costs are all 0 in this mode, is not run. Nor are the
+// machine's counts kept up on it: between hooks the pipeline's are the machine's, and every other
+// path, here and in every other hook, copies them first (sync_pipeline_counters).
 void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    const bool followed = m.pipeline_block_followed(pc);
-    if (followed && m.counters.cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
-        if (std::uint32_t instructions = m.pipeline_feed->plain_block_starts(pc, size)) {
+    const bool followed = m.pipeline_feed->ends_followed(pc);
+    if (followed && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
+        if (m.pipeline_feed->plain_block_starts(pc, size)) {
             m.fallthrough = pc + size;
             m.access_cursor = 0;
             m.block_pc = pc;
-            m.counters.instructions += instructions;
             return;
         }
     start_pipelined_block(m, pc, size, followed);

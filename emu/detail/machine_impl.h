@@ -171,15 +171,13 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// its instructions: the machine counted the block's when it started (account_block), and a
     /// followed run is the whole block, none skipped.
     void pipeline_block_ended(std::uint32_t successor) {
-        if (!pipeline_block_followed(successor)) pipeline_block_unfollowed(successor);
+        if (const auto* t = pipeline_feed->ends_followed(successor)) {
+            counters.cycles += t->cycles, counters.lsu += t->lsu, counters.fold += t->fold;
+            return;
+        }
+        pipeline_block_unfollowed(successor);
     }
-    /// pipeline_block_ended's hot path: false when the pipeline did not follow on (nothing changed).
-    bool pipeline_block_followed(std::uint32_t successor) {
-        const auto* t = pipeline_feed->ends_followed(successor);
-        if (!t) return false;
-        counters.cycles += t->cycles, counters.lsu += t->lsu, counters.fold += t->fold;
-        return true;
-    }
+    /// The pipeline's counts, with the block before ended otherwise than by following on.
     [[gnu::noinline]] void pipeline_block_unfollowed(std::uint32_t successor) {
         pipeline_feed->ends_unfollowed(successor);
         sync_pipeline_counters();

@@ -58,23 +58,22 @@ public:
     }
     /// The block hook's hot path when the machine has nothing of its own to do: block [address,
     /// address + size) is about to run, is the one the pipeline expected (as in block_starts) and
-    /// was marked plain. It is current now, and the machine's count of its instructions is
-    /// returned. 0: nothing changed, call block_starts().
-    std::uint32_t plain_block_starts(std::uint32_t address, std::uint32_t size) {
+    /// was marked plain. True: it is current now. False: nothing changed, call block_starts().
+    bool plain_block_starts(std::uint32_t address, std::uint32_t size) {
         Block* next = next_;
-        if (!next || next->address != address || next->size != size || !next->plain_instructions || !skip_next_.empty()) return 0;
+        if (!next || next->address != address || next->size != size || !next->plain || !skip_next_.empty()) return false;
         next_ = nullptr;
         current_ = next;
         accesses_.clear();
         access_sig_ = 0;
         count_at_ = count_left_ = 0;
-        return next->plain_instructions;
+        return true;
     }
-    /// The machine has nothing of its own to do when the current block runs (no flag to serve)
-    /// and counts `instructions` for it; 0: it has. plain_block_starts can then start the block
+    /// Whether the machine has nothing of its own to do when the current block runs (no flag to
+    /// serve, and its counts are the pipeline's): plain_block_starts can then start the block
     /// without the machine looking it up.
-    void mark_plain(std::uint32_t instructions) {
-        if (current_) current_->plain_instructions = current_->writable ? 0 : instructions;
+    void mark_plain(bool plain) {
+        if (current_) current_->plain = plain && !current_->writable;
     }
     /// The current block ran to its end, and execution went on at `successor`, and the pipeline
     /// knows what it does after what ran before it (the hot path): returns the transition it
@@ -134,7 +133,7 @@ private:
         bool reads_lr = false;  ///< holds a branch to LR, which decode can take from LR
         bool writable = false;  ///< in memory a store can change: decoded again each time it runs
         bool ends_in_lr_branch = false;
-        std::uint32_t plain_instructions = 0;  ///< mark_plain: the machine's count of them; 0: not plain
+        bool plain = false;  ///< mark_plain
         /// The last two successors looked at, and whether each branches to LR within decode's reach.
         std::array<std::uint32_t, 2> next_checked{1, 1};
         std::array<bool, 2> next_wants_lr{};

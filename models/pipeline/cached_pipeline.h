@@ -52,6 +52,9 @@ public:
         take_known(*then[0].next);
         return last_ = then[0].next;
     }
+    /// The counts right after follow() has returned a transition (they are counters() then, without
+    /// the checks: the hot path of a caller that keeps no counts of its own).
+    const PipelineCounters& followed_counters() const { return counters_; }
     /// The run that came after the last transition the last time (a follow() candidate), or null.
     const void* next_run() const { return last_ ? last_->then[0].run : nullptr; }
     /// The counts once every instruction given has been run.
