@@ -39,7 +39,7 @@ PipelineFeed::PipelineFeed(UnicornCore& uc, const MemoryPlan& plan, const models
     // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr, which
     // needs every cycle stepped.
     bool trace = std::getenv("EMUTRACE_PIPELINE_TRACE") != nullptr;
-    pipeline_ = std::make_unique<models::CachedPipeline>(core.pipeline, memory_, *this, cached && !trace);
+    pipeline_.emplace(core.pipeline, memory_, *this, cached && !trace);
     if (trace) pipeline_->trace_to(stderr);
 }
 

@@ -14,7 +14,7 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -206,7 +206,7 @@ private:
         const Code* code = nullptr;
     };
     std::array<Recent, 1024> recent_{};
-    std::unique_ptr<models::CachedPipeline> pipeline_;
+    std::optional<models::CachedPipeline> pipeline_;  // in place: the hot path reaches it without a load
 };
 
 }  // namespace emutrace::emu::detail
