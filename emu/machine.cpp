@@ -140,7 +140,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     bool pipelined_blocks = config.timing == TimingMode::Pipeline && per_block;
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(pipelined_blocks ? detail::on_pipelined_block : detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
-        pipeline_feed = std::make_unique<detail::PipelineFeed>(uc, plan, config.core, config.timing_cache, per_block);
+        pipeline_feed.emplace(uc, plan, config.core, config.timing_cache, per_block);
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
         if (pipeline_feed->hooks_memory())
             for (const auto& r : plan.memory)

@@ -269,8 +269,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
     UnicornCore uc;
     MemoryPlan plan;
-    std::optional<models::TimingModel> timing;    ///< none with TimingMode::None or Pipeline
-    std::unique_ptr<PipelineFeed> pipeline_feed;  ///< with TimingMode::Pipeline
+    std::optional<models::TimingModel> timing;  ///< none with TimingMode::None or Pipeline
+    std::optional<PipelineFeed> pipeline_feed;  ///< with TimingMode::Pipeline (in place: the block hook reaches it without a load)
     BlockCache blocks;
     trace::EventRecorder recorder;
     Semihosting semihosting;
