@@ -154,8 +154,9 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     const bool followed = m.pipeline_feed->ends_followed(pc);
     if (followed && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
         if (m.pipeline_feed->plain_block_starts(pc, size)) {
-            m.fallthrough = pc + size;
-            m.access_cursor = 0;
+            // Only where the block is: no branch event is pending with no sink wanting one (so
+            // its fall-through is never read), and a device access asks the pipeline, not the
+            // block's access list, for its cycle.
             m.block_pc = pc;
             return;
         }
