@@ -69,6 +69,19 @@ struct ClassifiedInstruction {
     bool memory_access() const { return transfers != 0; }
     bool is_load() const { return transfers && !store; }
     bool is_branch() const;
+    /// Whether execute learns only late in a cycle that it is the instruction's last: a load or
+    /// store (the bus answers then), a multiply-accumulate, long multiply or divide (CMEmu's
+    /// instructions that postpone advancing the fetch head).
+    bool ends_late() const {
+        switch (kind) {
+            case InstructionClass::MultiplyAccumulate:
+            case InstructionClass::MultiplyLong:
+            case InstructionClass::MultiplyAccumulateLong:
+            case InstructionClass::Divide:
+            case InstructionClass::FloatingDivide: return true;
+            default: return memory_access();
+        }
+    }
     std::uint16_t address_registers() const;
 };
 

@@ -13,8 +13,7 @@ BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t addres
 }
 
 std::uint64_t BusMatrix::presented(Master master, std::uint32_t address, std::uint64_t cycle) const {
-    const MemoryPort& p = memory_->at(address);
-    return master == Master::Fetch && p.fetch_word_cycles > 1 ? cycle + p.fetch_word_cycles - 1 : cycle;
+    return master == Master::Fetch && fetch_registered(address) ? cycle + memory_->at(address).fetch_word_cycles - 1 : cycle;
 }
 
 void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycle) {

@@ -36,6 +36,9 @@ public:
     /// a buffered write, which holds fetches off the interface until its data phase ends.
     Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
     const MemoryPort& port(std::uint32_t address) const { return memory_->at(address); }
+    /// Whether a fetch from `address` passes the registration buffer (code over the System bus
+    /// at more than a cycle a word): the buffer takes its address in the cycle the fetch issues it.
+    bool fetch_registered(std::uint32_t address) const { return memory_->at(address).fetch_word_cycles > 1; }
     /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);

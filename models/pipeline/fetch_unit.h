@@ -47,6 +47,8 @@ public:
 
     /// The halfwords queued from head() on: the instruction decode looks at starts at head().
     std::uint32_t head() const { return head_; }
+    /// The next sequential word it will fetch.
+    std::uint32_t next_word() const { return next_; }
     bool holds(std::uint32_t address, unsigned bytes) const { return address >= head_ && address + bytes <= end_; }
     /// Execute took `bytes` from the head.
     void consume(unsigned bytes) { head_ += bytes; }
@@ -76,7 +78,6 @@ private:
         bool speculative = false;  ///< a B<cc>'s target
     };
     unsigned free_slots() const;
-    std::uint32_t next_word() const;
 
     BusMatrix* bus_;
     std::uint32_t head_ = 0, end_ = 0;  ///< queued halfwords [head_, end_)

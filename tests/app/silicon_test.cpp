@@ -19,10 +19,10 @@ using namespace emutrace::test;
 
 namespace {
 
-// The exact matches the board preset's model (the pipeline components) reached: 688 of 704
-// configurations, 511 of the 522 given (97.9%; issue 25's floor is 95%), 177 of the 182 held aside
-// (97.3%). Raise them with the model.
-constexpr std::size_t kReachedExact = 688, kReachedGiven = 511;
+// The exact matches the board preset's model (the pipeline components) reached: 697 of 704
+// configurations, 515 of the 522 given (98.7%; issue 25's floor is 95%), 182 of the 182 held aside.
+// Raise them with the model.
+constexpr std::size_t kReachedExact = 697, kReachedGiven = 515;
 // The per-block model (--timing trm), fitted to every test here, given and held aside alike.
 constexpr std::size_t kPerBlockExact = 674;
 
@@ -53,7 +53,7 @@ std::set<std::string> validation_tests(const std::string& suite) {
 TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board preset, and the exact-match rate holds") {
     TempDir dir;
     int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f100 --json " + dir.file("s.json") +
-                                     " --min-rate 0.977 --report " + dir.file("s.html"),
+                                     " --min-rate 0.99 --report " + dir.file("s.html"),
                                  dir);
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("s.json")));
