@@ -96,6 +96,23 @@ TEST_CASE("exceptions: WFI sleeps until the next SysTick instead of spinning") {
     CHECK(r.result.exception_cycles == 3 * (12 + 10));  // three SysTick entries and returns on a Cortex-M3
 }
 
+TEST_CASE("exceptions: asleep in WFI, the core wakes at the tick whatever ran before it, in both cycle models") {
+    // The firmware's second wait has a divide still executing as WFI comes; it checks that
+    // SysTick's handler reads the same SYST_CVR after each wait.
+    for (auto timing : {emu::TimingMode::Trm, emu::TimingMode::Pipeline}) {
+        FirmwareRun r = run_firmware("irq_tests", "tests/scenarios/irq.yaml", [&](emu::MachineConfig& c) {
+            c.semihosting.cmdline = "wfi";
+            c.timing = timing;
+        });
+        CHECK(r.result.exit_code == 0);
+        auto cvr = numbers_after(r.sink.text, "handler ran at SYST_CVR ");
+        REQUIRE(cvr.size() == 3);
+        CHECK(cvr[0] < 25'000 - 12);  // at least the entry's 12 cycles after the tick
+        CHECK(cvr[1] == cvr[0]);
+        CHECK(cvr[2] == cvr[0]);
+    }
+}
+
 TEST_CASE("exceptions: a bus fault reaches HardFault with CFSR, HFSR and BFAR set") {
     FirmwareRun r = irq("hardfault");
     CHECK(r.sink.text == "irq: mode=hardfault\ncfsr=0x00008200 hfsr=0x40000000 bfar=0x60000000\n");

@@ -245,9 +245,12 @@ void IRQ4_Handler(void)
 }
 
 static volatile uint32_t systicks;
+/* SYST_CVR as the last SysTick handler began: how long after the tick it ran. */
+static volatile uint32_t tick_cvr;
 
 void SysTick_Handler(void)
 {
+    tick_cvr = SYST_CVR;
     systicks++;
 }
 
@@ -501,6 +504,7 @@ static void run_wfi(void)
     SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
 
     uint32_t prev_wake = 0;
+    uint32_t wake_cvr[3];
     for (unsigned k = 0; k < 3; k++) {
         /* Each wait starts just after the previous tick (or just after
          * SysTick started), so the tick cannot slip in between the check
@@ -509,11 +513,25 @@ static void run_wfi(void)
         uint32_t t0 = elapsed32();
         unsigned sleeps = 0;
         while (systicks == before) {
-            __WFI();
+            if (k == 1) {
+                /* A divide still executing as WFI comes: the core sleeps once it is
+                 * done, and wakes at the tick all the same. */
+                uint32_t q, n = 0xFFFFFFFFu, d = 3u;
+                __asm__ volatile("udiv %0, %1, %2\n"
+                                 "wfi"
+                                 : "=r"(q)
+                                 : "r"(n), "r"(d)
+                                 : "memory");
+                (void)q;
+            } else {
+                __WFI();
+            }
             sleeps++;
         }
         uint32_t t1 = elapsed32();
+        wake_cvr[k] = tick_cvr;
         say_num("woke after ", t1 - t0, " cycles");
+        say_num("handler ran at SYST_CVR ", wake_cvr[k], "");
         /* The architecture lets WFI return early; an emulator that models
          * sleep should not, so one WFI per tick is the expectation here. */
         check(sleeps == 1, "wfi: WFI returned before the SysTick interrupt");
@@ -526,6 +544,9 @@ static void run_wfi(void)
         prev_wake = t1;
     }
     SYST_CSR = 0;
+    /* Asleep, the core waits for the tick: what it ran before WFI (a divide
+     * in the second wait) does not move the wake-up. */
+    check(wake_cvr[1] == wake_cvr[0] && wake_cvr[2] == wake_cvr[0], "wfi: the wake-up depends on what ran before WFI");
     say_num("ticks ", systicks, "");
     check(systicks == 3, "wfi: tick count is not 3");
 }
