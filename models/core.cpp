@@ -35,6 +35,12 @@ std::span<const CoreSpec> cores() {
     return kCores;
 }
 
+const CoreSpec& core_spec(CoreKind kind) {
+    for (const auto& c : kCores)
+        if (c.kind == kind) return c;
+    return kCores[1];  // unreachable: every CoreKind has a row
+}
+
 std::optional<CoreSpec> find_core(std::string_view name) {
     for (const auto& c : kCores)
         if (c.name == name) return c;

@@ -27,6 +27,8 @@ struct CoreSpec {
 
 /// Every modelled core, in a fixed order.
 std::span<const CoreSpec> cores();
+/// The row of `kind`.
+const CoreSpec& core_spec(CoreKind kind);
 /// The core named `name`, or nullopt.
 std::optional<CoreSpec> find_core(std::string_view name);
 /// "cortex-m0, cortex-m3, cortex-m4, cortex-m4f", for error messages and --help.

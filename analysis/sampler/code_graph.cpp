@@ -6,20 +6,20 @@
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
-#include "models/timing_model.h"
+#include "models/best_case.h"
+#include "models/instruction_class.h"
 
 namespace emutrace::analysis::sampler {
 
 SamplingGraph code_graph(const decode::ElfImage& image, const decode::Function& function, models::CoreKind core) {
     decode::InstructionDecoder decoder;
-    models::TimingModel timing(core);
+    const models::PipelineParameters& parameters = models::core_spec(core).pipeline;
+    std::vector<models::ClassifiedInstruction> classified;
     return graph_of(function, [&](std::uint32_t start, std::uint32_t end) -> std::uint32_t {
         std::vector<std::uint8_t> bytes = image.bytes_at(start, end - start);
-        std::vector<decode::Instruction> insns = decoder.decode(bytes, start);
-        if (insns.empty()) return 1;
-        models::BlockTiming t = timing.block(insns);
-        std::int64_t best = static_cast<std::int64_t>(t.cycles) + std::min<std::int64_t>(0, t.taken_extra);
-        return static_cast<std::uint32_t>(std::max<std::int64_t>(best, 1));
+        classified.clear();
+        for (const decode::Instruction& insn : decoder.decode(bytes, start)) classified.push_back(models::classify(insn));
+        return static_cast<std::uint32_t>(std::max<std::uint64_t>(models::best_case_cycles(classified, parameters), 1));
     });
 }
 

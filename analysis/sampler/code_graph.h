@@ -1,7 +1,7 @@
 #pragma once
 // The sampling graph of a function of a real program: its CFG (decode::Program) with each
-// block's best-case cycles from the core's timing model (the final branch taken or not,
-// whichever is cheaper; zero wait states).
+// block's best-case cycles, a bound that every entry state of the core's pipeline and memories
+// respects (models/best_case.h), so a plan holds under either cycle model.
 
 #include <string>
 

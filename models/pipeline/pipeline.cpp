@@ -14,7 +14,8 @@ bool single_transfer(const ClassifiedInstruction& i) {
     return i.kind == InstructionClass::Load || i.kind == InstructionClass::Store;
 }
 
-// Execute cycles of an instruction that neither accesses memory nor branches.
+}  // namespace
+
 unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& f, const PipelineParameters& p) {
     switch (i.kind) {
         case InstructionClass::MultiplyAccumulate: return p.multiply_accumulate_cycles;
@@ -27,8 +28,6 @@ unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& 
         default: return 1;
     }
 }
-
-}  // namespace
 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
     : p_(parameters), code_(&code), bus_(memory), fetch_(bus_) {}

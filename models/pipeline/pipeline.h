@@ -34,6 +34,10 @@ struct InstructionFacts {
     std::uint8_t it_passes = 0;       ///< an IT: bit k, its k-th instruction's condition passes with the flags now
 };
 
+/// Execute cycles of an instruction that neither accesses memory nor branches, with the
+/// operand-dependent count from `facts` where the class has one (0 there: the class's fewest).
+unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& facts, const PipelineParameters& p);
+
 /// Static instructions by address, for the stages that run ahead of execution.
 class CodeView {
 public:
