@@ -145,7 +145,9 @@ int main(int argc, char** argv) try {
             field_last[name] = o.sampler;
         }
     const double firmware_alone = median(field_mips["firmware alone"]);
-    std::printf("sampled_bench.elf: classify() with the header's real markers, sampled by its own SysTick handler every 230 cycles\n");
+    std::printf(
+        "sampled_bench.elf: classify() with the header's real markers, sampled by its own SysTick handler (the plan's period plus "
+        "the sample's measured cost)\n");
     std::printf("  %-32s %8.1f MIPS\n", "firmware alone", firmware_alone);
     for (std::size_t k = 1; k < field.size(); ++k) {
         const std::string& name = field[k].first;

@@ -73,6 +73,9 @@ std::string marker_header(const SamplingGraph& g, const MarkerPlan& plan, const 
                     " * (emutrace run, sampler: markers: firmware) learns where the operations ended up. */\n"
                     "#ifndef " +
                     guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
+    h += "/* The most cycles the function may run between two samples for every path to be told apart. */\n"
+         "#define EMUTRACE_MARKERS_PERIOD " +
+         std::to_string(delta_t > 1 ? delta_t - 1 : 1) + "u\n\n";
     h += "#define EMUTRACE_RECORD_MARKER_OP(code) \\\n"
          "    __asm__ volatile(\"1:\\n\\t.pushsection " +
          std::string(kMarkerRecordSection) + ",\\\"R\\\",%%progbits\\n\\t.word 1b, \" code \"\\n\\t.popsection\" ::: \"memory\")\n\n";

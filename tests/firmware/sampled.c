@@ -4,7 +4,8 @@
  * this build and writes the header (build/firmware/sampled_markers.h). Instrumented
  * (sampled.elf, EMUTRACE_SAMPLED): the header's macros fill the MARK() placed at each block's
  * start, and a SysTick interrupt samples the interrupted pc and the markers
- * (emutrace_markers_sample()) into emutrace's marker device. Where a macro lands in the
+ * (emutrace_markers_sample()) into emutrace's marker device, every EMUTRACE_MARKERS_PERIOD cycles
+ * of the function plus what a sample costs (measured at start-up). Where a macro lands in the
  * instrumented code is recorded in .emutrace.markers, so a mark placed off its block only
  * changes the period the plan guarantees, which the monitor recomputes from the records.
  *
@@ -81,6 +82,24 @@ __attribute__((naked)) void SysTick_Handler(void)
                      "b sample_handler\n\t"
                      ".ltorg");
 }
+
+/* What one sample costs: the interrupt's entry, the handler and its return, measured with CYCCNT
+ * around a SysTick pended by hand, less the same instructions writing nothing (a write of 0 to
+ * ICSR sets and clears nothing). The handler's cycles depend on the core and its memories, so
+ * the period is the plan's guarantee plus this, not a constant. */
+static uint32_t sample_cost(void)
+{
+    uint32_t t0 = DWT_CYCCNT;
+    SCB_ICSR = 0;
+    __DSB();
+    __ISB();
+    const uint32_t baseline = DWT_CYCCNT - t0;
+    t0 = DWT_CYCCNT;
+    SCB_ICSR = SCB_ICSR_PENDSTSET;
+    __DSB();
+    __ISB();
+    return DWT_CYCCNT - t0 - baseline;
+}
 #endif
 
 int main(void)
@@ -94,8 +113,13 @@ int main(void)
     COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
     DWT_CTRL |= DWT_CTRL_CYCCNTENA;
     last_exit = DWT_CYCCNT;
+#ifndef SAMPLE_PERIOD
+    const uint32_t period = EMUTRACE_MARKERS_PERIOD + sample_cost();
+#else
+    const uint32_t period = SAMPLE_PERIOD; /* a fixed tick, to see the plan's guarantee fail */
+#endif
     SYST_CSR = 0;
-    SYST_RVR = SAMPLE_PERIOD - 1u;
+    SYST_RVR = period - 1u;
     SYST_CVR = 0;
     SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
 #endif
