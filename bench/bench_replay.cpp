@@ -41,8 +41,9 @@ struct Outcome {
 };
 
 Outcome run(const emutrace::AnalysisRegistry& registry, const std::string& elf, const std::string& scenario,
-            const std::map<std::string, std::string>& options, std::uint64_t seed = 1) {
+            const std::map<std::string, std::string>& options, std::uint64_t seed = 1, const char* timing = nullptr) {
     emutrace::RunRequest request;
+    if (timing) request.machine.timing = timing;
     request.firmware = std::string(EMUTRACE_FIRMWARE_DIR "/") + elf;
     request.scenario = std::string(EMUTRACE_SOURCE_DIR "/tests/scenarios/") + scenario;
     request.machine.echo_output = false;
@@ -91,6 +92,7 @@ void speed(const emutrace::AnalysisRegistry& registry, const std::string& dir, i
 struct Case {
     std::string plain, board, scenario;  ///< the firmware without and with the firmware-side recorder
     std::uint64_t seed = 1;
+    const char* timing = nullptr;  ///< the cycle model (--timing); null: the scenario's
 };
 
 // One case: the true figures of the plain build (recorded from outside) and the replay's
@@ -127,8 +129,8 @@ Measured compare(const nlohmann::json& truth, const nlohmann::json& replay, bool
 // replay adds, the holds, removed. Nothing is fitted.
 Measured measure_same(const emutrace::AnalysisRegistry& registry, const Case& c, const std::string& dir) {
     const std::string dump = dir + "/board.core";
-    Outcome board = run(registry, c.board, c.scenario, {{"record", dir + "/unused.log"}, {"times", ""}, {"dump-ram", dump}}, c.seed);
-    Outcome replay = run(registry, c.board, c.scenario, {{"from-dump", dump}}, c.seed);  // the same call-site cost as the truth's
+    Outcome board = run(registry, c.board, c.scenario, {{"record", dir + "/unused.log"}, {"times", ""}, {"dump-ram", dump}}, c.seed, c.timing);
+    Outcome replay = run(registry, c.board, c.scenario, {{"from-dump", dump}}, c.seed, c.timing);  // the same call-site cost as the truth's
     std::remove(dump.c_str());
     std::remove((dir + "/unused.log").c_str());
     return compare(board.json, replay.json, false);
@@ -136,10 +138,10 @@ Measured measure_same(const emutrace::AnalysisRegistry& registry, const Case& c,
 
 Measured measure(const emutrace::AnalysisRegistry& registry, const Case& c, const std::string& dir) {
     const std::string log = dir + "/true.log";
-    Outcome truth = run(registry, c.plain, c.scenario, {{"record", log}, {"times", ""}}, c.seed);
-    Outcome replay =
-        run(registry, c.board, c.scenario,
-            {{"replay", log}, {"log-elf", std::string(EMUTRACE_FIRMWARE_DIR "/") + c.plain}, {"in-order", ""}, {"site-cycles", "0"}}, c.seed);
+    Outcome truth = run(registry, c.plain, c.scenario, {{"record", log}, {"times", ""}}, c.seed, c.timing);
+    Outcome replay = run(registry, c.board, c.scenario,
+                         {{"replay", log}, {"log-elf", std::string(EMUTRACE_FIRMWARE_DIR "/") + c.plain}, {"in-order", ""}, {"site-cycles", "0"}},
+                         c.seed, c.timing);
     std::remove(log.c_str());
     return compare(truth.json, replay.json, true);
 }
@@ -179,8 +181,9 @@ void table_row(const char* name, const std::vector<Measured>& set, double site) 
     std::printf("  %-44s %13.2f%% %13.3f%% %13.3f%% %13.2f%%\n", name, e.raw_mean, e.program_mean, e.program_max, e.thread_mean);
 }
 
-void estimation(const emutrace::AnalysisRegistry& registry, const std::string& dir) {
-    const Case app{"replay_app.elf", "replay_board.elf", "replay_app.yaml", 1}, rtos{"rtos.elf", "rtos_board.elf", "rtos_replay.yaml", 1};
+void estimation(const emutrace::AnalysisRegistry& registry, const std::string& dir, const char* timing) {
+    const Case app{"replay_app.elf", "replay_board.elf", "replay_app.yaml", 1, timing},
+        rtos{"rtos.elf", "rtos_board.elf", "rtos_replay.yaml", 1, timing};
     auto seeds = [&](auto measure_one, std::uint64_t from, std::uint64_t to) {
         std::vector<Measured> set;
         for (std::uint64_t seed = from; seed <= to; ++seed) {
@@ -191,6 +194,7 @@ void estimation(const emutrace::AnalysisRegistry& registry, const std::string& d
         return set;
     };
     // 1. The replay's overhead (holds) removed: nothing fitted, so the split only shows spread.
+    std::printf("timing: %s\n", timing);
     table_header(
         "bench_replay: execution-time estimate (P-Replayer eqs. 1'-5'), replay overhead removed: true = the board build's own run, replay = its "
         "memory dump replayed in order");
@@ -206,8 +210,10 @@ void estimation(const emutrace::AnalysisRegistry& registry, const std::string& d
     table_header(
         "bench_replay: execution-time estimate, replay and recorder overhead removed: true = the build without the recorder, recorded from "
         "outside, replay = its log on the recorder's build in order");
-    std::printf("  call-site cost fitted on the given set: %.0f cycles per recorder call (the default --site-cycles is %u)\n", site,
-                emutrace::analysis::replay::kDefaultSiteCycles);
+    std::printf(
+        "  call-site cost fitted on the given set: %.0f cycles per recorder call (%.2f before rounding; the default --site-cycles under "
+        "timing: %s is %u)\n",
+        site, residual / calls, timing, emutrace::analysis::replay::default_site_cycles(timing));
     table_row("given: replay_app seeds 1-10", given, site);
     table_row("validation: replay_app seeds 11-20", validation, site);
     table_row("validation: rtos (another firmware)", {measure(registry, rtos, dir)}, site);
@@ -232,7 +238,8 @@ int main(int argc, char** argv) try {
     if (!dir) return 1;
     emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
     speed(registry, dir, repeat);
-    estimation(registry, dir);
+    // The call-site cost is fitted per cycle model: each times the same call sites its own way.
+    for (const char* timing : {"trm", "pipeline", "none"}) estimation(registry, dir, timing);
     rmdir(dir);
     return 0;
 } catch (const std::exception& e) {

@@ -133,6 +133,7 @@ struct Session::Impl final : AnalysisSetup {
     }
     std::string describe(std::uint32_t address) const override { return loaded ? loaded->symbols().describe(address) : config::hex32(address); }
     std::uint64_t clock_hz() const override { return machine ? machine->config().clock_hz : scenario.machine.clock_hz; }
+    std::string_view cycle_model() const override { return emu::to_string(machine ? machine->config().timing : scenario.machine.timing); }
     bool emulated() const override { return !recorded; }
     const decode::ElfImage& image() const override {
         if (!loaded) throw ConfigError(request.capture + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");

@@ -10,9 +10,11 @@
 namespace emutrace::analysis::replay {
 
 /// Cycles a call of the firmware-side recorder costs at its call site on a Cortex-M3 (argument
-/// set-up, the call and the pipeline refill), beyond the recorder's own functions: calibrated by
-/// bench/bench_replay on the replay application's seeds 1-10 (docs/replay.md).
-inline constexpr std::uint32_t kDefaultSiteCycles = 2;
+/// set-up, the call and the pipeline refill), beyond the recorder's own functions, under the cycle
+/// model `cycle_model` ("trm", "pipeline", "none"): calibrated by bench/bench_replay on the replay
+/// application's seeds 1-10, per model, since each times the same instructions its own way
+/// (docs/replay.md).
+std::uint32_t default_site_cycles(std::string_view cycle_model);
 
 using AddressRanges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
@@ -23,7 +25,7 @@ struct ReplaySection {
     /// firmware-side recorder's er_*), as [start, end).
     AddressRanges instrumentation;
     /// What a call into instrumentation costs its caller (--site-cycles).
-    std::uint32_t site_cycles = kDefaultSiteCycles;
+    std::uint32_t site_cycles = 0;
 };
 
 /// [start, end) of every function of the image whose name matches one of the globs (fnmatch).

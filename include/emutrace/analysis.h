@@ -69,6 +69,8 @@ public:
     /// The function containing `address`, as "name" or "name+0x12"; a hex address when none does.
     virtual std::string describe(std::uint32_t address) const = 0;
     virtual std::uint64_t clock_hz() const = 0;
+    /// The cycle model that stamps the events: "trm", "pipeline" or "none" (scenario `timing:`).
+    virtual std::string_view cycle_model() const = 0;
     /// False when the events come from a capture: trace points are then not honoured.
     virtual bool emulated() const = 0;
     /// The loaded ELF, for in-tree analyses (decode/elf_image.h is not installed).

@@ -19,7 +19,7 @@ namespace emutrace {
 struct MachineOverrides {
     std::optional<std::string> cpu;     ///< e.g. "cortex-m4"
     std::optional<std::string> clock;   ///< e.g. "168MHz"
-    std::optional<std::string> timing;  ///< "trm" or "none"
+    std::optional<std::string> timing;  ///< "trm", "pipeline" or "none"
     std::optional<std::uint64_t> max_instructions;
     std::optional<double> wall_clock_seconds;
     std::optional<std::string> stop_at;  ///< a symbol

@@ -376,17 +376,24 @@ TEST_CASE("replay: the execution-time estimate removes the replay's holds and th
     CHECK(driven(times, "recorder_calls") > 500);
 
     // The build without the recorder, recorded from outside, replayed on the recorder's build
-    // (objects matched by symbol): the recorder's cycles come out too.
-    REQUIRE(emutrace_cli("run " + plain + " -s " + scenario + " --seed 4 --record " + dir.file("p.log") + " --times --json " + dir.file("plain.json"))
+    // (objects matched by symbol): the recorder's cycles come out too, with the call-site cost
+    // each cycle model has (default_site_cycles).
+    for (const char* timing : {"trm", "pipeline"}) {
+        CAPTURE(timing);
+        const std::string timed = dir.file(std::string("replay_") + timing + ".yaml");
+        write_file(timed, read_file(scenario) + "timing: " + timing + "\n");
+        REQUIRE(
+            emutrace_cli("run " + plain + " -s " + timed + " --seed 4 --record " + dir.file("p.log") + " --times --json " + dir.file("plain.json"))
                 .status == 0);
-    Cli cross = emutrace_cli("replay " + dir.file("p.log") + " " + board + " --log-elf " + plain + " -s " + scenario + " --in-order --json " +
-                             dir.file("cross.json"));
-    REQUIRE(cross.status == 0);
-    const auto cross_times = nlohmann::json::parse(read_file(dir.file("cross.json")))["replay"]["times"];
-    const auto plain_times = nlohmann::json::parse(read_file(dir.file("plain.json")))["replay"]["times"];
-    const double plain_work = driven(plain_times, "cycles", &names);
-    CHECK(driven(cross_times, "cycles") / plain_work > 1.5);  // the recorder roughly doubles these threads' cycles
-    CHECK(std::fabs(driven(cross_times, "estimate") - plain_work) / plain_work < 0.01);
+        Cli cross = emutrace_cli("replay " + dir.file("p.log") + " " + board + " --log-elf " + plain + " -s " + timed + " --in-order --json " +
+                                 dir.file("cross.json"));
+        REQUIRE(cross.status == 0);
+        const auto cross_times = nlohmann::json::parse(read_file(dir.file("cross.json")))["replay"]["times"];
+        const auto plain_times = nlohmann::json::parse(read_file(dir.file("plain.json")))["replay"]["times"];
+        const double plain_work = driven(plain_times, "cycles", &names);
+        CHECK(driven(cross_times, "cycles") / plain_work > 1.5);  // the recorder roughly doubles these threads' cycles
+        CHECK(std::fabs(driven(cross_times, "estimate") - plain_work) / plain_work < 0.01);
+    }
     // Without --log-elf the other build's objects are not the replayed one's.
     Cli unmapped = emutrace_cli("replay " + dir.file("p.log") + " " + board + " -s " + scenario + " --in-order");
     CHECK(unmapped.status == 1);
