@@ -166,8 +166,8 @@ int run(int argc, char** argv) {
         cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
         cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
         cmd->add_option("--timing", run.machine.timing,
-                        "Cycle model: trm (per-block costs from the core's TRM timings, default), pipeline (the pipeline components, through "
-                        "their block-cost cache) or none (1 cycle per instruction)");
+                        "Cycle model: pipeline (the pipeline and bus components, through their block-cost cache; default), trm (per-block "
+                        "costs from the core's TRM timings) or none (1 cycle per instruction)");
         cmd->add_option("--max-instructions", max_instructions, "Stop after this many instructions (e.g. 5000000 or 5e6)");
         cmd->add_option("--wall-clock", wall_clock, "Host-time limit, e.g. 10s or 500ms (default 60s; 0 = none)");
         cmd->add_option("--stop-at", run.machine.stop_at, "Stop when execution reaches this symbol");

@@ -101,10 +101,10 @@ struct RtosConfig {
 
 /// How executed blocks become cycles.
 enum class TimingMode : std::uint8_t {
-    Trm,   ///< the core's TRM instruction timings, pipelining, wait states, exception costs (default)
+    Trm,   ///< per-block costs from the core's TRM instruction timings and the rules silicon taught them
     None,  ///< one cycle per instruction; no wait states
-    /// The pipeline and bus components (models/pipeline) stepped cycle by cycle beside each
-    /// instruction: the reference the block costs are checked against; slower.
+    /// The pipeline and bus components (models/pipeline), fed per translated block through the
+    /// block-cost cache (default): the model measured against silicon.
     Pipeline,
 };
 
@@ -139,7 +139,7 @@ struct MachineConfig {
     unsigned priority_bits = 0;
     unsigned irqs = 64;  ///< external interrupt lines the NVIC implements (1-240)
     FaultPolicy faults = FaultPolicy::Stop;
-    TimingMode timing = TimingMode::Trm;
+    TimingMode timing = TimingMode::Pipeline;
     /// With TimingMode::Pipeline: reuse what the pipeline did from a state it was in before with
     /// the same facts (the block-cost cache). Off, every instruction is stepped: the same cycles,
     /// slower, for checking the cache.
