@@ -367,7 +367,7 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
 // its registers).
 nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
     if (pipeline_feed) {
-        models::PipelineCounters p = pipeline_feed->pipeline().view().at_data_phase();
+        models::PipelineCounters p = pipeline_feed->pipeline().at_data_phase();
         nvic::CycleCounters at = counters;
         std::uint64_t exceptional = counters.cycles - pipeline_feed->pipeline().counters().cycles;
         at.cycles = p.cycles + exceptional;

@@ -84,10 +84,17 @@ void CachedPipeline::run_model(std::uint64_t key, Give give, void* context, cons
         last_ = nullptr;
 }
 
-const Pipeline& CachedPipeline::view() {
+PipelineCounters CachedPipeline::at_data_phase() {
     settle();
-    materialise();
-    return *live_;
+    if (live_current_) return live_->at_data_phase();
+    // A saved state answers in its own time; its key holds the data phase and the recent counts
+    // relative to its now, so moved by the counts' difference it answers for the current state.
+    const Pipeline& saved = cache_.state(state_);
+    const PipelineCounters& then = saved.counters();
+    PipelineCounters p = saved.at_data_phase();
+    p.cycles += counters_.cycles - then.cycles, p.instructions += counters_.instructions - then.instructions;
+    p.lsu += counters_.lsu - then.lsu, p.fold += counters_.fold - then.fold;
+    return p;
 }
 
 Pipeline& CachedPipeline::change() {

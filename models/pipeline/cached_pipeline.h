@@ -62,8 +62,9 @@ public:
         if (!pending_.empty()) settle();
         return live_current_ ? live_->counters() : counters_;
     }
-    /// The pipeline once every instruction given has been run, to look at (at_data_phase()).
-    const Pipeline& view();
+    /// Pipeline::at_data_phase() once every instruction given has been run, read from the saved
+    /// state moved to now when the pipeline is not live (a device read costs no copy of a state).
+    PipelineCounters at_data_phase();
     /// The same, to act on (an exception, a wait): its state is saved again before it runs on.
     Pipeline& change();
     /// The code changed under saved states (code in RAM rewritten, an instruction decoded
