@@ -466,8 +466,18 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         if (end == t->c_str() || *end || outputs.regression_threshold < 0 || outputs.regression_threshold > 100)
             throw ConfigError("--regression-threshold: expected a fraction such as 0.05, got '" + *t + "'");
     }
-    if (!outputs.baseline.empty() && !std::ifstream(outputs.baseline))  // before the run, not after it
-        throw ConfigError("--baseline " + outputs.baseline + ": cannot open: " + std::strerror(errno));
+    if (!outputs.baseline.empty()) {  // before the run, not after it
+        std::ifstream in(outputs.baseline);
+        if (!in) throw ConfigError("--baseline " + outputs.baseline + ": cannot open: " + std::strerror(errno));
+        // Durations from another cycle model differ by the model, not by the firmware: comparing
+        // them would hide a regression, or invent one.
+        const nlohmann::json base = nlohmann::json::parse(in, nullptr, false);
+        if (!base.is_discarded() && base.is_object() && base.contains("timing") && base["timing"].is_string() &&
+            base["timing"].get<std::string>() != setup.cycle_model())
+            throw ConfigError("--baseline " + outputs.baseline + ": timed by the " + base["timing"].get<std::string>() +
+                              " cycle model, this run by " + std::string(setup.cycle_model()) +
+                              ": write the baseline again with this model, or run with --timing " + base["timing"].get<std::string>());
+    }
     // A report without a profile would say little: --report turns the tracer on.
     if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty() && !outputs.report) return nullptr;
     return std::make_unique<TraceAnalysis>(std::move(config), std::move(outputs), setup.scenario_file(), setup.image(), setup.clock_hz());

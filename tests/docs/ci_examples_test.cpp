@@ -94,13 +94,17 @@ struct Checkout {
     Checkout() {
         for (const char* d : {"scenarios", "examples"}) std::filesystem::create_directory_symlink(source(d), dir.path() / d);
     }
-    /// Runs one command line of a CI script in the checkout; its exit status.
-    int run(const std::string& line) const {
+    /// Runs one command line of a CI script in the checkout: its exit status and output.
+    Cli outcome(const std::string& line) const {
         std::string cmd = line;
         const std::string exe = words(line).at(0);
         cmd.replace(cmd.find(exe), exe.size(), EMUTRACE_BINARY);
-        Cli r = run_shell("cd '" + dir.path().string() + "' && " + cmd);
-        INFO("command: ", cmd, "\nstderr: ", r.err);
+        return run_shell("cd '" + dir.path().string() + "' && " + cmd);
+    }
+    /// The same, its exit status.
+    int run(const std::string& line) const {
+        Cli r = outcome(line);
+        INFO("command: ", line, "\nstderr: ", r.err);
         return r.status;
     }
     std::string file(const std::string& relative) const { return dir.file(relative); }
@@ -139,6 +143,12 @@ void check_emutrace_lines(const std::vector<std::string>& lines) {
         const json r = json::parse(read_file(c.file(result)));
         CHECK(r["calltrace"]["constraints"][0]["passed"] == false);
         CHECK(r["calltrace"]["regressions"].size() == 2);
+    }
+    SUBCASE("a baseline from another cycle model is refused before the run, naming both models") {
+        Checkout c;
+        Cli r = c.outcome(line + " --timing trm");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("examples/ci/baseline.json: timed by the pipeline cycle model, this run by trm") != std::string::npos);
     }
     SUBCASE("a regression alone fails the job: the franking job against a faster build's baseline") {
         Checkout c;
