@@ -90,10 +90,8 @@ PipelineCounters CachedPipeline::at_data_phase() {
     // A saved state answers in its own time; its key holds the data phase and the recent counts
     // relative to its now, so moved by the counts' difference it answers for the current state.
     const Pipeline& saved = cache_.state(state_);
-    const PipelineCounters& then = saved.counters();
     PipelineCounters p = saved.at_data_phase();
-    p.cycles += counters_.cycles - then.cycles, p.instructions += counters_.instructions - then.instructions;
-    p.lsu += counters_.lsu - then.lsu, p.fold += counters_.fold - then.fold;
+    p += counters_ - saved.counters();
     return p;
 }
 
