@@ -95,9 +95,10 @@ public:
 
 /// The files the analysis writes and the baseline it compares with.
 struct CalltraceOutputs {
-    std::string perfetto, trace;  ///< empty: not written
-    bool report = false;          ///< the run writes a --report page: keep call paths and a timeline
-    std::string baseline;         ///< an earlier --json result; empty: none
+    std::string perfetto, trace;     ///< empty: not written
+    bool report = false;             ///< the run writes a --report page: keep call paths and a timeline
+    std::string baseline;            ///< an earlier --json result; empty: none
+    nlohmann::json baseline_result;  ///< its contents, read before the run
     double regression_threshold = 0.05;
 };
 
@@ -232,12 +233,7 @@ void TraceAnalysis::apply_event_budget(double emulated_seconds) {
 void TraceAnalysis::finish(const SourceTotals& totals) {
     total_cycles_ = totals.cycles;
     apply_event_budget(totals.emulated_seconds);
-    if (!outputs_.baseline.empty()) {
-        std::ifstream in(outputs_.baseline);
-        nlohmann::json base = nlohmann::json::parse(in, nullptr, false);
-        if (!in || base.is_discarded()) throw ConfigError(outputs_.baseline + ": not a JSON result of emutrace run --json");
-        regressions_ = regressions(base, outputs_.regression_threshold);
-    }
+    if (!outputs_.baseline.empty()) regressions_ = regressions(outputs_.baseline_result, outputs_.regression_threshold);
     if (perfetto_) perfetto_->write(outputs_.perfetto, checker_.results());
     if (compact_) compact_->write(outputs_.trace, clock_hz_, tracer_.threads());
 }
@@ -458,8 +454,8 @@ namespace {
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     CalltraceConfig config = parse_calltrace_config(setup.section("calltrace"), setup.section("constraints"));
-    CalltraceOutputs outputs{setup.output("perfetto"), setup.output("trace"), !setup.output("report").empty(), setup.flag("baseline").value_or(""),
-                             0.05};
+    CalltraceOutputs outputs{
+        setup.output("perfetto"), setup.output("trace"), !setup.output("report").empty(), setup.flag("baseline").value_or(""), {}, 0.05};
     if (auto t = setup.flag("regression-threshold")) {
         char* end = nullptr;
         outputs.regression_threshold = std::strtod(t->c_str(), &end);
@@ -469,14 +465,17 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (!outputs.baseline.empty()) {  // before the run, not after it
         std::ifstream in(outputs.baseline);
         if (!in) throw ConfigError("--baseline " + outputs.baseline + ": cannot open: " + std::strerror(errno));
+        const nlohmann::json& base = outputs.baseline_result = nlohmann::json::parse(in, nullptr, false);
+        if (base.is_discarded() || !base.is_object())
+            throw ConfigError("--baseline " + outputs.baseline + ": not a JSON result of emutrace run --json");
         // Durations from another cycle model differ by the model, not by the firmware: comparing
         // them would hide a regression, or invent one.
-        const nlohmann::json base = nlohmann::json::parse(in, nullptr, false);
-        if (!base.is_discarded() && base.is_object() && base.contains("timing") && base["timing"].is_string() &&
-            base["timing"].get<std::string>() != setup.cycle_model())
-            throw ConfigError("--baseline " + outputs.baseline + ": timed by the " + base["timing"].get<std::string>() +
-                              " cycle model, this run by " + std::string(setup.cycle_model()) +
-                              ": write the baseline again with this model, or run with --timing " + base["timing"].get<std::string>());
+        if (base.contains("timing") && base["timing"].is_string()) {
+            const std::string timing = base["timing"];
+            if (timing != setup.cycle_model())
+                throw ConfigError("--baseline " + outputs.baseline + ": timed by the " + timing + " cycle model, this run by " +
+                                  std::string(setup.cycle_model()) + ": write the baseline again with this model, or run with --timing " + timing);
+        }
     }
     // A report without a profile would say little: --report turns the tracer on.
     if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty() && !outputs.report) return nullptr;

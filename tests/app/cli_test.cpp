@@ -213,6 +213,8 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
              Case{"run " + firmware("compute") + " --clock fast", "--clock: expected a frequency"},
              Case{"run " + firmware("compute") + " --stop-at nowhere", "'nowhere' is not in the symbol table"},
              Case{"run", "no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key"},
+             Case{"run " + firmware("compute") + " --calltrace --baseline " + source("README.md"),
+                  "--baseline " + source("README.md") + ": not a JSON result of emutrace run --json"},
          }) {
         CAPTURE(c.args);
         Cli r = emutrace_cli(c.args);
