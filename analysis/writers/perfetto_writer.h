@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/calltrace/call_tracer.h"
@@ -24,11 +25,11 @@ public:
     void on_window(std::size_t constraint, const ConstraintWindow& window);
     /// Writes the file, event by event; `constraints` names the windows' constraints. Throws
     /// ConfigError when it cannot write.
-    void write(const std::string& path, const std::vector<ConstraintResult>& constraints) const;
+    void write(const std::string& path, const std::vector<ConstraintResult>& constraints);
     static constexpr std::size_t kMaxEvents = 2'000'000;  ///< beyond this, calls are dropped (said in the file)
 
 private:
-    void write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting) const;
+    void write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting);
     struct Window {
         std::size_t constraint;
         ConstraintWindow window;
@@ -41,6 +42,9 @@ private:
     RecordSpool<CallEvent> events_;
     RecordSpool<Window> windows_;
     std::size_t dropped_ = 0;
+    // Written while the file is: each function's name as a JSON string, and the line being built.
+    std::unordered_map<std::uint32_t, std::string> names_;
+    std::string line_;
 };
 
 }  // namespace emutrace::analysis
