@@ -113,7 +113,8 @@ std::string campaign_text(const std::string& results, const std::string& extra_r
 }
 
 // Waits until no job of the campaign's last submission is queued or running.
-bool wait_for_jobs(const std::string& results, int seconds) {
+// Generous: the cluster's two cores are shared with the rest of the suite, built with sanitizers.
+bool wait_for_jobs(const std::string& results, int seconds = 900) {
     json s = json::parse(read_file(results + "/slurm/submission.json"));
     std::string jobs = s["array_job"].get<std::string>() + "," + s["merge_job"].get<std::string>();
     for (int i = 0; i < seconds * 10; ++i) {
@@ -121,6 +122,8 @@ bool wait_for_jobs(const std::string& results, int seconds) {
         if (q.status == 0 && q.out.empty()) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    // Which jobs are still there, and why, for the failure's log.
+    std::printf("jobs still queued after %d s:\n%s", seconds, run_shell("squeue -j " + jobs + " -o '%i %T %r %M'").out.c_str());
     return false;
 }
 
@@ -134,7 +137,7 @@ TEST_CASE("slurm: the campaign as a job array and a merge job gives the local en
     Cli submit = emutrace_cli("campaign " + dir.file("slurm.yaml") + " --engine slurm --shards 3");
     REQUIRE_MESSAGE(submit.status == 0, submit.err);
     CHECK(submit.out.find("6 cases in 3 shards as Slurm array job") != std::string::npos);
-    REQUIRE(wait_for_jobs(dir.file("slurm.results"), 240));
+    REQUIRE(wait_for_jobs(dir.file("slurm.results")));
     Cli status = emutrace_cli("campaign status " + dir.file("slurm.yaml"));
     CHECK(status.out.find("6 complete") != std::string::npos);
     const json local = json::parse(read_file(dir.file("merged.json")));
@@ -154,7 +157,7 @@ TEST_CASE("slurm: the nightly campaign's 200 cases in 20 shards give the local e
     Cli submit = emutrace_cli("campaign " + slurm.file("nightly.yaml") + " --engine slurm --shards 20");
     REQUIRE_MESSAGE(submit.status == 0, submit.err);
     CHECK(submit.out.find("200 cases in 20 shards as Slurm array job") != std::string::npos);
-    REQUIRE(wait_for_jobs(slurm.file("results"), 600));
+    REQUIRE(wait_for_jobs(slurm.file("results")));
     CHECK(emutrace_cli("campaign status " + slurm.file("nightly.yaml")).out.find("200 complete") != std::string::npos);
     const json a = json::parse(read_file(local.file("nightly.json"))), b = json::parse(read_file(slurm.file("nightly.json")));
     CHECK(b["incomplete"] == 0);
@@ -190,7 +193,7 @@ TEST_CASE("slurm: a task killed mid-run leaves its case not complete, and --retr
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     REQUIRE(killed);
-    REQUIRE(wait_for_jobs(dir.file("results"), 240));
+    REQUIRE(wait_for_jobs(dir.file("results")));
     Cli status = emutrace_cli("campaign status " + dir.file("c.yaml"));
     CHECK(status.out.find("1 not complete") != std::string::npos);
     CHECK(status.out.find("not complete: case-0006") != std::string::npos);
@@ -200,7 +203,7 @@ TEST_CASE("slurm: a task killed mid-run leaves its case not complete, and --retr
     Cli retry = emutrace_cli("campaign " + dir.file("c.yaml") + " --engine slurm --retry-failed");
     REQUIRE_MESSAGE(retry.status == 0, retry.err);
     CHECK(retry.out.find("in 1 shards") != std::string::npos);
-    REQUIRE(wait_for_jobs(dir.file("results"), 240));
+    REQUIRE(wait_for_jobs(dir.file("results")));
     CHECK(emutrace_cli("campaign status " + dir.file("c.yaml")).out.find("7 complete") != std::string::npos);
     const json merged = json::parse(read_file(dir.file("merged.json")));
     CHECK(merged["overall"]["cases"] == 7);
