@@ -56,9 +56,7 @@ Entries entries(RunRequest request) {
 
 struct Board {
     explicit Board(const std::string& name) : elf(firmware(name)) {
-        // No host-time limit: the scenario's 30 s guards a user's demo against runaway firmware,
-        // but a sanitizer build sharing its cores with the rest of the suite needs longer.
-        REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core + " --wall-clock 0 -q").status == 1);
+        REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --dump-ram " + core + " -q").status == 1);
     }
     TempDir dir;
     std::string elf, scenario = source("scenarios/franking/franking.yaml"), core = dir.file("board.core");
