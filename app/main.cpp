@@ -163,7 +163,9 @@ int run(int argc, char** argv) {
                         "Set a scenario key over the file's (repeatable): --set clock=36MHz --set stimuli[0].jitter=200us "
                         "--set 'peripherals[1].params.registers[0].sequence=[1, 2, 3]'")
             ->type_name("PATH=VALUE");
-        cmd->add_option("--cpu", run.machine.cpu, "Core, overriding the scenario: " + emutrace::models::core_names());
+        cmd->add_option("--cpu", run.machine.cpu,
+                        "Core, overriding the scenario: " + emutrace::models::core_names() +
+                            " (default: the scenario's cpu, else the core the ELF's build attributes name, else cortex-m3)");
         cmd->add_option("--clock", run.machine.clock, "Core clock, overriding the scenario, e.g. 168MHz");
         cmd->add_option("--timing", run.machine.timing,
                         "Cycle model: pipeline (the pipeline and bus components, through their block-cost cache; default), trm (per-block "

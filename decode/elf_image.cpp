@@ -133,22 +133,23 @@ std::uint32_t read_uleb(const std::uint8_t*& p, const std::uint8_t* end) {
     return v;
 }
 
-// Tag_CPU_arch_profile from the "aeabi" build attributes (ARM IHI 0045, section 2.2): 'A', 'R',
-// 'M', or 0 when the file does not say. Malformed attributes count as not saying.
-char read_profile(const ElfFile& file) {
-    constexpr unsigned kShtArmAttributes = 0x70000003, kTagFile = 1, kTagProfile = 7;
+// The file-wide "aeabi" build attributes (ARM IHI 0045, section 2.2) emutrace reads: the
+// architecture, its profile and the FPU. Malformed attributes count as not saying.
+BuildAttributes read_build_attributes(const ElfFile& file) {
+    constexpr unsigned kShtArmAttributes = 0x70000003, kTagFile = 1, kTagCpuArch = 6, kTagProfile = 7, kTagFpArch = 10;
+    BuildAttributes out;
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(file.get(), scn)) != nullptr) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != kShtArmAttributes) continue;
         Elf_Data* data = elf_rawdata(scn, nullptr);
-        if (!data || !data->d_buf || data->d_size < 1) return 0;
+        if (!data || !data->d_buf || data->d_size < 1) return {};
         const auto* p = static_cast<const std::uint8_t*>(data->d_buf);
         const std::uint8_t* end = p + data->d_size;
-        if (*p++ != 'A') return 0;
+        if (*p++ != 'A') return {};
         while (end - p >= 4) {
             std::uint32_t length = config::read_le32(p);
-            if (length < 4 || length > static_cast<std::size_t>(end - p)) return 0;
+            if (length < 4 || length > static_cast<std::size_t>(end - p)) return {};
             const std::uint8_t* section_end = p + length;
             const std::uint8_t* q = p + 4;
             std::string_view vendor(reinterpret_cast<const char*>(q), strnlen(reinterpret_cast<const char*>(q), section_end - q));
@@ -156,7 +157,7 @@ char read_profile(const ElfFile& file) {
             while (vendor == "aeabi" && section_end - q >= 5) {
                 std::uint8_t tag = *q;
                 std::uint32_t size = config::read_le32(q + 1);
-                if (size < 5 || size > static_cast<std::size_t>(section_end - q)) return 0;
+                if (size < 5 || size > static_cast<std::size_t>(section_end - q)) return {};
                 const std::uint8_t* sub_end = q + size;
                 const std::uint8_t* a = q + 5;
                 while (tag == kTagFile && a < sub_end) {
@@ -169,14 +170,17 @@ char read_profile(const ElfFile& file) {
                         continue;
                     }
                     std::uint32_t value = read_uleb(a, sub_end);
-                    if (attr == kTagProfile) return value == 'A' || value == 'R' || value == 'M' ? static_cast<char>(value) : 0;
+                    if (attr == kTagProfile) out.profile = value == 'A' || value == 'R' || value == 'M' ? static_cast<char>(value) : 0;
+                    if (attr == kTagCpuArch) out.cpu_arch = static_cast<int>(value);
+                    if (attr == kTagFpArch) out.fp = value != 0;
                 }
                 q = sub_end;
             }
             p = section_end;
         }
+        return out;
     }
-    return 0;
+    return out;
 }
 
 }  // namespace
@@ -193,7 +197,7 @@ ElfImage ElfImage::load(const std::string& path) {
     image.entry_ = static_cast<std::uint32_t>(eh.e_entry);
     image.segments_ = read_segments(file);
     image.symbols_ = SymbolTable(read_symbols(file, image.mapping_));
-    image.profile_ = read_profile(file);
+    image.build_ = read_build_attributes(file);
     image.records_ = read_record_sections(file);
     std::sort(image.mapping_.begin(), image.mapping_.end(), [](const MappingSymbol& a, const MappingSymbol& b) { return a.address < b.address; });
     return image;
@@ -203,7 +207,7 @@ ElfImage ElfImage::raw(const std::string& name, const std::vector<std::uint32_t>
                        std::vector<Symbol> symbols) {
     ElfImage image;
     image.path_ = name;
-    image.profile_ = 'M';
+    image.build_.profile = 'M';
     for (std::uint32_t address : addresses) {
         if (static_cast<std::uint64_t>(address) + bytes.size() > 0x1'0000'0000ull) throw ConfigError(name + ": the image wraps past 4 GiB");
         Segment s;

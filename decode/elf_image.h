@@ -26,6 +26,14 @@ struct MappingSymbol {
     char kind = 't';  ///< 't', 'a' or 'd'
 };
 
+/// What the image's build attributes say it was built for (ARM IHI 0045: Tag_CPU_arch,
+/// Tag_CPU_arch_profile, Tag_FP_arch).
+struct BuildAttributes {
+    char profile = 0;   ///< 'M', 'A' or 'R'; 0 when the file does not say
+    int cpu_arch = -1;  ///< Tag_CPU_arch: 10 ARMv7, 11 ARMv6-M, 13 ARMv7E-M, ...; -1 when the file does not say
+    bool fp = false;    ///< built for a floating-point unit
+};
+
 class ElfImage {
 public:
     /// Reads and validates an ELF; any problem throws ConfigError naming the file.
@@ -43,7 +51,8 @@ public:
     const std::vector<MappingSymbol>& mapping_symbols() const { return mapping_; }
     /// The architecture profile the image was built for ('M', 'A' or 'R', from its build
     /// attributes), or 0 when it does not say.
-    char profile() const { return profile_; }
+    char profile() const { return build_.profile; }
+    const BuildAttributes& build() const { return build_; }
     /// True when `address` lies in data ($d) by the mapping symbols.
     bool is_data(std::uint32_t address) const;
     /// `size` bytes at `address` from a segment's file image (run address first), or empty.
@@ -61,7 +70,7 @@ private:
     std::vector<Segment> segments_;
     SymbolTable symbols_;
     std::vector<MappingSymbol> mapping_;
-    char profile_ = 0;
+    BuildAttributes build_;
     std::map<std::string, std::vector<std::uint8_t>> records_;
 };
 

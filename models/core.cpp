@@ -47,6 +47,17 @@ std::optional<CoreSpec> find_core(std::string_view name) {
     return std::nullopt;
 }
 
+std::optional<CoreSpec> core_built_for(int tag_cpu_arch, char profile, bool fp) {
+    // Tag_CPU_arch values (ARM IHI 0045): 10 ARMv7 (M-profile: ARMv7-M), 11 ARMv6-M, 12 ARMv6S-M, 13 ARMv7E-M.
+    switch (tag_cpu_arch) {
+        case 11:
+        case 12: return core_spec(CoreKind::CortexM0);
+        case 10: return profile == 'M' ? std::optional<CoreSpec>(core_spec(CoreKind::CortexM3)) : std::nullopt;
+        case 13: return core_spec(fp ? CoreKind::CortexM4F : CoreKind::CortexM4);
+        default: return std::nullopt;
+    }
+}
+
 std::string core_names() {
     std::string out;
     for (const auto& c : kCores) {

@@ -29,7 +29,8 @@ double mips(const emu::RunResult& r) {
 std::string format_summary(const Scenario& sc, const std::string& elf, const emu::RunResult& r) {
     char line[256];
     std::string out;
-    std::snprintf(line, sizeof line, "emutrace: %s on %s at %.6g MHz (%s)\n", elf.c_str(), std::string(sc.machine.core.name).c_str(),
+    const std::string core = std::string(sc.machine.core.name) + (sc.core_from_elf ? " (as the ELF was built for)" : "");
+    std::snprintf(line, sizeof line, "emutrace: %s on %s at %.6g MHz (%s)\n", elf.c_str(), core.c_str(),
                   static_cast<double>(sc.machine.clock_hz) / 1e6, sc.file.c_str());
     out += line;
     std::string stopped = std::string(emu::to_string(r.reason));

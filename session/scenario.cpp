@@ -221,6 +221,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         auto core = models::find_core(root["cpu"].str());
         if (!core) root["cpu"].fail("unknown core '" + root["cpu"].str() + "' (known: " + models::core_names() + ")");
         m.core = *core;
+        sc.core_given = true;
     }
     if (root.has("clock")) m.clock_hz = root["clock"].frequency();
     if (root.has("vector_table")) m.vector_table = root["vector_table"].u32();
@@ -275,7 +276,12 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 }
 
 Scenario default_scenario(const std::vector<std::string>& settings) {
-    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario").with_settings(settings));
+    Scenario sc = load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario").with_settings(settings));
+    // The board's Cortex-M3 is its default, not a choice: the ELF's build attributes may name another core.
+    sc.core_given = false;
+    for (const auto& s : settings)
+        if (s.starts_with("cpu=")) sc.core_given = true;
+    return sc;
 }
 
 emu::TimingMode timing_option(const std::string& value) {

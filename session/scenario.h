@@ -17,6 +17,10 @@ namespace emutrace::session {
 struct Scenario {
     std::string file;  ///< where it came from ("built-in mps2-an385 scenario" for the default)
     emu::MachineConfig machine;
+    /// The scenario names its core (`cpu:`); when it does not, nor does --cpu, the run takes the
+    /// core the ELF's build attributes name.
+    bool core_given = false;
+    bool core_from_elf = false;  ///< the ELF's build attributes chose another core than the board's
     /// outputs.<key>: the run's files (json, junit) and the analyses' (perfetto, pft, ...).
     std::map<std::string, std::string> outputs;
     /// The firmware the scenario is for: an ELF path relative to the scenario file, or the name of

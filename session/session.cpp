@@ -18,6 +18,7 @@
 #include "decode/memory_dump.h"
 #include "decode/program.h"
 #include "emu/machine.h"
+#include "models/core.h"
 #include "report/run_page.h"
 #include "session/checkpoint_sink.h"
 #include "session/junit_report.h"
@@ -223,6 +224,15 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     apply(s.request.machine, s.scenario.machine);
     s.elf = firmware_path(s.request, s.scenario);
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
+    // A core neither the scenario nor --cpu names is the one the ELF was built for: an ARMv6-M
+    // build timed as the board's Cortex-M3 would be silently wrong.
+    if (s.loaded && !s.scenario.core_given && !s.request.machine.cpu) {
+        const decode::BuildAttributes& b = s.loaded->build();
+        if (auto core = models::core_built_for(b.cpu_arch, b.profile, b.fp); core && core->kind != s.scenario.machine.core.kind) {
+            s.scenario.machine.core = *core;
+            s.scenario.core_from_elf = true;
+        }
+    }
     if (!s.request.capture.empty()) s.recorded = session::open_capture(s.request.capture, s.request.capture_trace_id);
     if (!s.request.ring_dump.empty()) {
         if (!s.loaded) throw ConfigError(s.request.ring_dump + ": decoding the on-target trace needs the traced firmware: give the ELF (--elf)");

@@ -225,6 +225,34 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
     }
 }
 
+TEST_CASE("cli: with no core named, the run takes the one the ELF's build attributes name") {
+    TempDir dir;
+    // The same filter with the FPU (hard float) and without: the same result, each on its core.
+    const Cli hard = emutrace_cli("run " + firmware("float_m4f") + " --json " + dir.file("hard.json"));
+    const Cli soft = emutrace_cli("run " + firmware("float_m4") + " --json " + dir.file("soft.json"));
+    REQUIRE(hard.status == 0);
+    REQUIRE(soft.status == 0);
+    CHECK(hard.out.find("filter ") != std::string::npos);
+    CHECK(hard.out == soft.out);
+    CHECK(nlohmann::json::parse(read_file(dir.file("hard.json")))["cpu"] == "cortex-m4f");
+    CHECK(nlohmann::json::parse(read_file(dir.file("soft.json")))["cpu"] == "cortex-m4");
+    CHECK(hard.err.find("on cortex-m4f (as the ELF was built for)") != std::string::npos);
+    // The hard-float build's filter runs on the FPU, as the toolchain's own disassembler shows.
+    CHECK(run_shell("arm-none-eabi-objdump -d " + firmware("float_m4f")).out.find("vdiv.f32") != std::string::npos);
+    // --cpu and a scenario's cpu: still decide; a core without the FPU refuses its instructions.
+    const Cli no_fpu = emutrace_cli("run " + firmware("float_m4f") + " --cpu cortex-m4");
+    CHECK(no_fpu.status == 2);
+    CHECK(no_fpu.err.find("needs an FPU (cortex-m4f)") != std::string::npos);
+    write_file(dir.file("m3.yaml"),
+               "cpu: cortex-m3\nmemory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n"
+               "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
+               "peripherals:\n  - {name: uart0, type: cmsdk.uart, base: 0x40004000}\n");
+    REQUIRE(emutrace_cli("run " + firmware("compute_m0") + " -s " + dir.file("m3.yaml") + " --json " + dir.file("m3.json")).status == 0);
+    CHECK(nlohmann::json::parse(read_file(dir.file("m3.json")))["cpu"] == "cortex-m3");
+    REQUIRE(emutrace_cli("run " + firmware("compute_m0") + " --json " + dir.file("m0.json")).status == 0);
+    CHECK(nlohmann::json::parse(read_file(dir.file("m0.json")))["cpu"] == "cortex-m0");
+}
+
 TEST_CASE("cli: an RTOS run reports its threads in the summary, JSON and event log") {
     TempDir dir;
     Cli r = emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos.yaml") + " --json " + dir.file("r.json") + " --events " +

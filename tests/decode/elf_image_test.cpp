@@ -29,6 +29,26 @@ TEST_CASE("elf: loads the compute firmware's segments and symbols") {
     CHECK(sp == 0x20400000u);
 }
 
+TEST_CASE("elf: the build attributes say which architecture and FPU each build was made for") {
+    struct Case {
+        const char* firmware;
+        int cpu_arch;
+        bool fp;
+    };
+    // Tag_CPU_arch (ARM IHI 0045): 10 ARMv7 (with profile M: ARMv7-M), 12 ARMv6S-M (GCC's Cortex-M0), 13 ARMv7E-M.
+    for (const Case& c : {Case{"compute_m0", 12, false}, Case{"compute", 10, false}, Case{"compute_m4", 13, false}, Case{"float_m4", 13, false},
+                          Case{"float_m4f", 13, true}}) {
+        CAPTURE(c.firmware);
+        const auto& b = ElfImage::load(firmware(c.firmware)).build();
+        CHECK(b.profile == 'M');
+        CHECK(b.cpu_arch == c.cpu_arch);
+        CHECK(b.fp == c.fp);
+    }
+    // A raw image says nothing but its profile.
+    const auto raw = ElfImage::raw("dump.bin", {0}, std::vector<std::uint8_t>(4));
+    CHECK(raw.build().cpu_arch == -1);
+}
+
 TEST_CASE("elf: bad input is rejected with the file name and the reason") {
     TempDir dir;
     std::string text = dir.write("notes.txt", "this is not an ELF file\n");
