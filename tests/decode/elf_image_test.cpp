@@ -39,7 +39,8 @@ TEST_CASE("elf: the build attributes say which architecture and FPU each build w
     for (const Case& c : {Case{"compute_m0", 12, false}, Case{"compute", 10, false}, Case{"compute_m4", 13, false}, Case{"float_m4", 13, false},
                           Case{"float_m4f", 13, true}}) {
         CAPTURE(c.firmware);
-        const auto& b = ElfImage::load(firmware(c.firmware)).build();
+        const ElfImage image = ElfImage::load(firmware(c.firmware));
+        const auto& b = image.build();
         CHECK(b.profile == 'M');
         CHECK(b.cpu_arch == c.cpu_arch);
         CHECK(b.fp == c.fp);
