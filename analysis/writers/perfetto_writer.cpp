@@ -39,7 +39,7 @@ void append_number(std::string& out, T value) {
 void PerfettoWriter::write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting) {
     std::string& line = line_;
     line.assign(",\n{\"pid\":1,\"ts\":");
-    append_number(line, static_cast<double>(e.cycle) * 1e6 / static_cast<double>(clock_hz_));
+    append_number(line, microseconds(e.cycle));
     switch (e.kind) {
         case CallEvent::Kind::Entry:
         case CallEvent::Kind::Exit: {
@@ -81,7 +81,6 @@ void PerfettoWriter::write_event(config::TextFileWriter& out, const CallEvent& e
 
 void PerfettoWriter::write(const std::string& path, const std::vector<ConstraintResult>& constraints) {
     using nlohmann::json;
-    auto us = [this](std::uint64_t cycle) { return static_cast<double>(cycle) * 1e6 / static_cast<double>(clock_hz_); };
     config::TextFileWriter out(path, "Perfetto trace");
     out.write("{\"displayTimeUnit\":\"ns\",\"otherData\":");
     out.write(json{{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_ + events_.lost()}, {"dropped_windows", windows_.lost()}}.dump());
@@ -103,10 +102,10 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         if (w.window.violated) common["cname"] = "terrible";  // the trace viewers' red
         json b = common, e = common;
         b["ph"] = "b";
-        b["ts"] = us(w.window.start_cycle);
+        b["ts"] = microseconds(w.window.start_cycle);
         b["args"] = {{"key", w.window.key}, {"violated", w.window.violated}};
         e["ph"] = "e";
-        e["ts"] = us(w.window.end_cycle);
+        e["ts"] = microseconds(w.window.end_cycle);
         out.write(",\n");
         out.write(b.dump());
         out.write(",\n");

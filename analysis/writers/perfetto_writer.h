@@ -30,6 +30,7 @@ public:
 
 private:
     void write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting);
+    double microseconds(std::uint64_t cycle) const { return static_cast<double>(cycle) * 1e6 / static_cast<double>(clock_hz_); }
     struct Window {
         std::size_t constraint;
         ConstraintWindow window;
