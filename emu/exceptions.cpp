@@ -6,6 +6,16 @@
 // the banked registers by name, but a write to CONTROL.SPSEL in handler mode is ignored. So every
 // mode change here writes IPSR (and, in thread mode, CONTROL) first and then both stack pointers
 // by name.
+//
+// On a core with an FPU, CONTROL.FPCA says thread code has a floating-point context (Unicorn sets
+// it at the first FP instruction, as FPCCR.ASPEN asks). An exception then stacks the extended
+// frame: the 8 words, S0-S15, FPSCR and a reserved word (B1.5.7), and EXC_RETURN bit 4 is clear.
+// The values are written with the rest of the frame even under lazy stacking (FPCCR.LSPEN): a
+// handler that uses the FPU finds them there as it would on the core, and one that does not leaves
+// the registers as they were, which is what the return restores. The cycles follow the core: under
+// lazy stacking the entry writes the 8 words only; the 17 FP words are written when the handler
+// first uses the FPU (charged at the next return, as the machine sees that use only then) and read
+// back at the return only if they were written.
 
 #include <spdlog/spdlog.h>
 
@@ -22,7 +32,9 @@ namespace nv = nvic;
 
 constexpr std::uint32_t kThumb = 1u << 24;       // xPSR.T
 constexpr std::uint32_t kFramePadded = 1u << 9;  // xPSR bit 9: the frame was realigned to 8 bytes
-constexpr std::uint32_t kSpsel = 1u << 1, kNpriv = 1u << 0;
+constexpr std::uint32_t kSpsel = 1u << 1, kNpriv = 1u << 0, kFpca = 1u << 2;
+constexpr std::uint32_t kExcReturnBasicFrame = 1u << 4;      // EXC_RETURN bit 4: clear for an extended frame
+constexpr std::size_t kBasicWords = 8, kExtendedWords = 26;  // 0x20 and 0x68 bytes
 constexpr std::array<int, 8> kFrameRegs{UC_ARM_REG_R0,  UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3,
                                         UC_ARM_REG_R12, UC_ARM_REG_LR, UC_ARM_REG_PC, UC_ARM_REG_XPSR};
 
@@ -30,9 +42,9 @@ std::string exception_name(int n) {
     return trace::exception_name(trace::ExceptionModel::MProfile, static_cast<std::uint32_t>(n));
 }
 
-std::array<std::uint8_t, 32> pack(const std::array<std::uint32_t, 8>& words) {
-    std::array<std::uint8_t, 32> b{};
-    for (std::size_t i = 0; i < 32; ++i) b[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+std::array<std::uint8_t, 4 * kExtendedWords> pack(const std::array<std::uint32_t, kExtendedWords>& words) {
+    std::array<std::uint8_t, 4 * kExtendedWords> b{};
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
     return b;
 }
 
@@ -104,17 +116,26 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
     std::uint32_t ipsr = xpsr & 0x1FF;
     bool from_psp = ipsr == 0 && (control & kSpsel);
+    const bool fp_frame = scs->has_fpu() && (control & kFpca);
+    const std::size_t words = fp_frame ? kExtendedWords : kBasicWords;
+    note_fp_use(control);
+    const bool fp_stacked_now = fp_frame && !scs->lazy_fp_stacking();
 
-    std::array<std::uint32_t, 8> frame{};
+    std::array<std::uint32_t, kExtendedWords> frame{};  // the reserved last word stays 0
     for (std::size_t i = 0; i < 6; ++i) frame[i] = uc.reg(kFrameRegs[i]);
     frame[6] = return_address & ~1u;
+    if (fp_frame) {
+        for (std::size_t i = 0; i < 16; ++i) frame[8 + i] = uc.reg(UC_ARM_REG_S0 + static_cast<int>(i));
+        frame[24] = uc.reg(UC_ARM_REG_FPSCR);
+    }
 
     uc.set_reg(UC_ARM_REG_XPSR, static_cast<std::uint32_t>(n) | kThumb);  // handler mode, privileged, from here on
     std::uint32_t msp = uc.reg(UC_ARM_REG_MSP), psp = uc.reg(UC_ARM_REG_PSP);
     std::uint32_t sp = from_psp ? psp : msp;
-    std::uint32_t frame_at = (sp - 32) & ~7u;
+    std::uint32_t frame_at = (sp - 4 * static_cast<std::uint32_t>(words)) & ~7u;
     frame[7] = (xpsr & ~kFramePadded) | ((sp & 4) ? kFramePadded : 0);
-    if (!write_guest(frame_at, pack(frame))) {
+    const auto bytes = pack(frame);
+    if (!write_guest(frame_at, std::span(bytes).first(4 * words))) {
         stop_fault(FaultKind::Lockup, frame_at, frame[6], false,
                    "stacking the frame for " + exception_name(n) + " on the " + (from_psp ? "process" : "main") + " stack at " + where(frame_at) +
                        " failed (stack overflow?)");
@@ -123,6 +144,11 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     (from_psp ? psp : msp) = frame_at;
     uc.set_reg(UC_ARM_REG_MSP, msp);
     uc.set_reg(UC_ARM_REG_PSP, psp);
+    if (fp_frame) {  // the handler starts without a floating-point context of its own
+        scs->set_fp_context_address(frame_at + 4 * kBasicWords);
+        uc.set_reg(UC_ARM_REG_CONTROL, control & ~kFpca);
+        fp_lazy_pending = !fp_stacked_now;
+    }
 
     std::array<std::uint8_t, 4> v{};
     std::uint32_t slot = scs->vtor() + 4u * static_cast<std::uint32_t>(n);
@@ -135,7 +161,8 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
                        ", not a Thumb address in executable memory");
         return false;
     }
-    uc.set_reg(UC_ARM_REG_LR, ipsr != 0 ? 0xFFFFFFF1u : from_psp ? 0xFFFFFFFDu : 0xFFFFFFF9u);
+    std::uint32_t exc_return = ipsr != 0 ? 0xFFFFFFF1u : from_psp ? 0xFFFFFFFDu : 0xFFFFFFF9u;
+    uc.set_reg(UC_ARM_REG_LR, fp_frame ? exc_return & ~kExcReturnBasicFrame : exc_return);
     uc.set_reg(UC_ARM_REG_PC, vector | 1);
     scs->exceptions().activate(n);
     ++exceptions_taken;
@@ -162,41 +189,59 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     if (steering) steering->at_exception(static_cast<unsigned>(n), frame[6], external, this->control);
     if (pipeline_feed) {  // stacking and the vector read as bus transfers
         flush_deferred_block(counters.cycles);
-        std::uint64_t spent = pipeline_feed->pipeline().change().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry);
+        std::uint64_t spent =
+            pipeline_feed->pipeline().change().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry, {.stacked = fp_stacked_now});
         counters.exception += spent;
         sync_pipeline_counters();
         return true;
     }
-    add_idle_cycles(overhead, counters.exception);
+    add_idle_cycles(overhead + (fp_stacked_now ? models::FloatingFrame::kWords : 0), counters.exception);
     return true;
+}
+
+void MachineState::note_fp_use(std::uint32_t control) {
+    if (!fp_lazy_pending || !(control & kFpca)) return;
+    fp_lazy_pending = false;
+    fp_preserved_uncharged = true;
 }
 
 void MachineState::return_from_exception(std::uint32_t exc_return) {
     int n = static_cast<int>(current_exception());
     bool to_thread = exc_return & 8, use_psp = exc_return & 4;
-    if ((exc_return | 0xC) != 0xFFFFFFFDu || (use_psp && !to_thread) || (exc_return & 2)) {
+    const bool fp_frame = !(exc_return & kExcReturnBasicFrame);
+    if ((exc_return | 0x1C) != 0xFFFFFFFDu || (use_psp && !to_thread) || (exc_return & 2) || (fp_frame && !scs->has_fpu())) {
         stop_fault(FaultKind::UnhandledException, exc_return, exc_return, false,
-                   "EXC_RETURN " + std::to_string(exc_return) + " from " + exception_name(n) +
-                       " is not one of 0xFFFFFFF1/9/D (floating-point frames are not modelled)");
+                   "EXC_RETURN " + std::to_string(exc_return) + " from " + exception_name(n) + " is not one of 0xFFFFFFF1/9/D" +
+                       (scs->has_fpu() ? " or 0xFFFFFFE1/9/D" : " (0xFFFFFFE1/9/D need a core with an FPU)"));
         return;
     }
+    const std::size_t words = fp_frame ? kExtendedWords : kBasicWords;
     std::uint32_t msp = uc.reg(UC_ARM_REG_MSP), psp = uc.reg(UC_ARM_REG_PSP);
     std::uint32_t frame_at = use_psp ? psp : msp;
-    std::array<std::uint8_t, 32> raw{};
-    if (!uc.read_memory(frame_at, raw)) {
+    std::array<std::uint8_t, 4 * kExtendedWords> raw{};
+    if (!uc.read_memory(frame_at, std::span(raw).first(4 * words))) {
         stop_fault(FaultKind::Lockup, frame_at, frame_at, false,
                    "unstacking the frame of " + exception_name(n) + " at " + where(frame_at) + " failed");
         return;
     }
-    std::array<std::uint32_t, 8> frame{};
-    for (std::size_t i = 0; i < 32; ++i) frame[i / 4] |= static_cast<std::uint32_t>(raw[i]) << (8 * (i % 4));
+    std::array<std::uint32_t, kExtendedWords> frame{};
+    for (std::size_t i = 0; i < 4 * words; ++i) frame[i / 4] |= static_cast<std::uint32_t>(raw[i]) << (8 * (i % 4));
     scs->exceptions().deactivate(n);
-    std::uint32_t after = frame_at + 32 + ((frame[7] & kFramePadded) ? 4 : 0);
+    // What the core's FP words cost here: the lazy preservation's writes if they happened since the
+    // last return, and the reads unless the area was never written (LSPACT still set: skipped).
+    note_fp_use(uc.reg(UC_ARM_REG_CONTROL));
+    const models::FloatingFrame fp_cost{.stacked = false, .unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
+    if (fp_frame) fp_lazy_pending = false;
+    fp_preserved_uncharged = false;
+    std::uint32_t after = frame_at + 4 * static_cast<std::uint32_t>(words) + ((frame[7] & kFramePadded) ? 4 : 0);
     (use_psp ? psp : msp) = after;
 
     std::uint32_t xpsr = frame[7] & ~kFramePadded;
+    // CONTROL.FPCA becomes NOT EXC_RETURN[4]: the code returned to has a floating-point context
+    // exactly when its frame held one.
+    std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
+    if (scs->has_fpu()) control = fp_frame ? control | kFpca : control & ~kFpca;
     if (to_thread) {
-        std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
         uc.set_reg(UC_ARM_REG_CONTROL, control & ~kNpriv);  // stay privileged until both SPs are written
         uc.set_reg(UC_ARM_REG_XPSR, xpsr & ~0x1FFu);
         uc.set_reg(UC_ARM_REG_CONTROL, (control & ~(kSpsel | kNpriv)) | (use_psp ? kSpsel : 0));
@@ -204,9 +249,14 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
         uc.set_reg(UC_ARM_REG_PSP, psp);
         if (control & kNpriv) uc.set_reg(UC_ARM_REG_CONTROL, (control & ~kSpsel) | (use_psp ? kSpsel : 0));
     } else {
+        if (scs->has_fpu()) uc.set_reg(UC_ARM_REG_CONTROL, control);
         uc.set_reg(UC_ARM_REG_XPSR, xpsr);
         uc.set_reg(UC_ARM_REG_MSP, msp);
         uc.set_reg(UC_ARM_REG_PSP, psp);
+    }
+    if (fp_frame) {
+        for (std::size_t i = 0; i < 16; ++i) uc.set_reg(UC_ARM_REG_S0 + static_cast<int>(i), frame[8 + i]);
+        uc.set_reg(UC_ARM_REG_FPSCR, frame[24]);
     }
     for (std::size_t i = 0; i < 6; ++i) uc.set_reg(kFrameRegs[i], frame[i]);
     uc.set_reg(UC_ARM_REG_PC, frame[6] | 1);
@@ -229,11 +279,12 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
         flush_deferred_block(counters.cycles);
         if (take_pending(frame[6], /*tail_chain=*/true)) return;
-        counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u);
+        counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u, fp_cost);
         sync_pipeline_counters();
         return;
     }
-    if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return(), counters.exception);
+    unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::FloatingFrame::kWords;
+    if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return() + fp_words, counters.exception);
 }
 
 bool MachineState::deliver_fault(uc_err err) {

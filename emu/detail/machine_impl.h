@@ -248,6 +248,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// `tail_chain_entry`: straight from a return (the pipeline model then reads only the vector).
     bool enter_exception(int exception, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry = false);
     void return_from_exception(std::uint32_t exc_return);
+    /// Lazy FP state preservation (FPCCR.LSPACT) ends at the first FP instruction after an entry,
+    /// which Unicorn shows as CONTROL.FPCA set; seen at the next entry or return, from `control`.
+    void note_fp_use(std::uint32_t control);
     /// Turns a Unicorn memory or instruction error into the architectural fault (FaultPolicy::Handler).
     bool deliver_fault(uc_err err);
     /// WFI/WFE at `pc`: emulated time jumps to the next event that can wake the core.
@@ -326,6 +329,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         models::Starvation charged;
     } port_run;
     std::uint64_t exceptions_taken = 0;
+    bool fp_lazy_pending = false;         ///< FPCCR.LSPACT: an extended frame's FP area is reserved, not yet written
+    bool fp_preserved_uncharged = false;  ///< it was written since; the cycles are charged at the next return
     std::uint64_t thread_switches = 0;
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none
     std::chrono::steady_clock::time_point started;

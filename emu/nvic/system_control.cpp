@@ -33,7 +33,14 @@ enum Offset : std::uint32_t {
     CPACR = 0xD88,
     DEMCR = 0xDFC,
     STIR = 0xF00,
+    FPCCR = 0xF34,
+    FPCAR = 0xF38,
+    FPDSCR = 0xF3C,
 };
+// FPCCR: ASPEN (FPCA set by the first FP instruction) and LSPEN (lazy stacking), both set out of
+// reset; the rest are status bits the stacking sets, which firmware may write.
+constexpr std::uint32_t kFpccrReset = 0xC0000000u, kFpccrWritable = 0xC000017Bu;
+constexpr std::uint32_t kFpdscrWritable = 0x07C00000u;  // AHP, DN, FZ, RMode
 enum Icsr : std::uint32_t {
     NMIPENDSET = 1u << 31,
     PENDSVSET = 1u << 28,
@@ -68,7 +75,7 @@ constexpr ShcsrBit kShcsrBits[] = {
 }  // namespace
 
 SystemControl::SystemControl(const models::CoreSpec& core, unsigned priority_bits, unsigned irqs, std::uint64_t clock_hz)
-    : core_(core), state_(priority_bits, irqs), systick_(clock_hz) {}
+    : core_(core), state_(priority_bits, irqs), systick_(clock_hz), fpccr_(has_fpu() ? kFpccrReset : 0) {}
 
 void SystemControl::reset() {
     state_.reset();
@@ -77,6 +84,8 @@ void SystemControl::reset() {
     ccr_ = 0x200;  // STKALIGN: 8-byte aligned exception frames
     cfsr_ = hfsr_ = mmfar_ = bfar_ = dfsr_ = 0;
     demcr_ = 0;
+    fpccr_ = has_fpu() ? kFpccrReset : 0;
+    fpcar_ = fpdscr_ = 0;
 }
 
 void SystemControl::changed() {
@@ -187,6 +196,11 @@ std::uint32_t SystemControl::read_word(std::uint32_t off) {
         case AFSR: return 0;
         case CPACR: return cpacr_;
         case DEMCR: return demcr_;
+        case FPCCR:
+        case FPCAR:
+        case FPDSCR:
+            if (has_fpu()) return off == FPCCR ? fpccr_ : off == FPCAR ? fpcar_ : fpdscr_;
+            [[fallthrough]];
         default: host().warn_once(off, "read of an unimplemented System Control Space register; reads 0"); return 0;
     }
 }
@@ -249,8 +263,17 @@ void SystemControl::write_word(std::uint32_t off, std::uint32_t value, std::uint
             state_.set_pending(kFirstIrq + static_cast<int>(value & 0x1FF), true);
             changed();
             return;
-        default: host().warn_once(off, "write to an unimplemented System Control Space register; ignored"); return;
+        case FPCCR:
+        case FPCAR:
+        case FPDSCR:
+            if (!has_fpu()) break;
+            if (off == FPCCR) fpccr_ = value & kFpccrWritable;
+            if (off == FPCAR) set_fp_context_address(value);
+            if (off == FPDSCR) fpdscr_ = value & kFpdscrWritable;
+            return;
+        default: break;
     }
+    host().warn_once(off, "write to an unimplemented System Control Space register; ignored");
 }
 
 }  // namespace emutrace::emu::nvic

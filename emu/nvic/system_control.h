@@ -1,7 +1,8 @@
 #pragma once
 // The System Control Space at 0xE000E000 as a device: NVIC (ISER..IPR, STIR), SCB (CPUID, ICSR,
-// VTOR, AIRCR, SCR, CCR, SHPR1-3, SHCSR, CFSR, HFSR, MMFAR, BFAR, CPACR) and SysTick. Unicorn maps
-// nothing here, so without it firmware dies on its first VTOR or SHPR access.
+// VTOR, AIRCR, SCR, CCR, SHPR1-3, SHCSR, CFSR, HFSR, MMFAR, BFAR, CPACR), SysTick, and on a core
+// with an FPU the FP context registers (FPCCR, FPCAR, FPDSCR). Unicorn maps nothing here, so
+// without it firmware dies on its first VTOR or SHPR access.
 
 #include <cstdint>
 
@@ -61,6 +62,14 @@ public:
     bool trace_enabled() const { return demcr_ & (1u << 24); }
     void set_trace_enabled(bool on) { demcr_ = on ? demcr_ | (1u << 24) : demcr_ & ~(1u << 24); }
 
+    /// The core has an FPU: exceptions stack an extended frame once thread code has used it.
+    bool has_fpu() const { return (core_.isa & decode::IsaFpSingle) != 0; }
+    /// FPCCR.LSPEN: an extended frame's S0-S15/FPSCR are written only when the handler first uses
+    /// the FPU (lazy state preservation), not with the rest of the frame.
+    bool lazy_fp_stacking() const { return fpccr_ & (1u << 30); }
+    /// FPCAR: where the last extended frame's S0-S15/FPSCR area is (set at exception entry).
+    void set_fp_context_address(std::uint32_t address) { fpcar_ = address & ~7u; }
+
     /// Records a fault's status bits and address registers, as the core does before taking it.
     void record_fault(std::uint32_t cfsr_bits, std::uint32_t address);
     void record_hard_fault(std::uint32_t hfsr_bits) { hfsr_ |= hfsr_bits; }
@@ -80,7 +89,8 @@ private:
     ScsHost* scs_host_ = nullptr;
     std::uint32_t vtor_ = 0, scr_ = 0, ccr_ = 0x200, actlr_ = 0, cpacr_ = 0;
     std::uint32_t cfsr_ = 0, hfsr_ = 0, mmfar_ = 0, bfar_ = 0, dfsr_ = 0;
-    std::uint32_t demcr_ = 0;  ///< CoreDebug DEMCR at 0xE000EDFC
+    std::uint32_t demcr_ = 0;                           ///< CoreDebug DEMCR at 0xE000EDFC
+    std::uint32_t fpccr_ = 0, fpcar_ = 0, fpdscr_ = 0;  ///< FP context control, address, default FPSCR
 };
 
 }  // namespace emutrace::emu::nvic

@@ -59,16 +59,17 @@ void Pipeline::drain() {
     settle_registers();
 }
 
-std::uint64_t Pipeline::frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot,
+std::uint64_t Pipeline::frame_transfers(std::uint32_t frame, std::span<const unsigned> order, bool write, std::uint32_t vector_slot,
                                         std::uint64_t* vector_end) {
     std::uint64_t last = cycle_;
     bool vector_done = !vector_slot;
-    unsigned next = 0;
-    for (std::uint64_t c = cycle_; next < 8 || !vector_done; ++c) {
-        std::uint32_t address = frame + 4 * order[next < 8 ? next : 0];
-        if (next < 8) bus_.request(Master::Data, address, c);
+    std::size_t next = 0;
+    const std::size_t words = order.size();
+    for (std::uint64_t c = cycle_; next < words || !vector_done; ++c) {
+        std::uint32_t address = frame + 4 * order[next < words ? next : 0];
+        if (next < words) bus_.request(Master::Data, address, c);
         if (!vector_done) bus_.request(Master::Fetch, vector_slot, c);
-        if (next < 8 && c >= lsu_next_address_ && bus_.may_grant(Master::Data, address, c)) {
+        if (next < words && c >= lsu_next_address_ && bus_.may_grant(Master::Data, address, c)) {
             Grant g = bus_.grant(Master::Data, address, c, write);
             lsu_next_address_ = g.data_end;
             last = std::max(last, g.data_end);
@@ -78,18 +79,25 @@ std::uint64_t Pipeline::frame_transfers(std::uint32_t frame, const unsigned (&or
             *vector_end = bus_.grant(Master::Fetch, vector_slot, c).data_end;
             vector_done = true;
         }
-        if (c - cycle_ > 256) break;  // a bus that never grants: give up rather than hang
+        if (c - cycle_ > 256 + 4 * words) break;  // a bus that never grants: give up rather than hang
     }
     return last;
 }
 
-std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain) {
+namespace {
+// Frame words by index: R0-R3, R12, LR, PC, xPSR, then S0-S15 and FPSCR of an extended frame.
+constexpr unsigned kStackingOrder[] = {6, 7, 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
+constexpr unsigned kUnstackingOrder[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 0, 1, 2, 3, 4, 5, 6, 7};
+constexpr unsigned kFloatingOrder[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
+}  // namespace
+
+std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingFrame fp) {
     drain();
     const std::uint64_t start = cycle_;
-    static constexpr unsigned kStackingOrder[8] = {6, 7, 0, 1, 2, 3, 4, 5};  // PC, xPSR, R0-R3, R12, LR
     std::uint64_t vector_end = cycle_, done = cycle_;
     if (!tail_chain) {
-        done = frame_transfers(frame, kStackingOrder, true, vector_slot, &vector_end);
+        std::span<const unsigned> order(kStackingOrder);
+        done = frame_transfers(frame, order.first(fp.stacked ? order.size() : 8), true, vector_slot, &vector_end);
     } else {
         for (std::uint64_t c = cycle_ + 1;; ++c) {  // LR takes its EXC_RETURN value, then the vector alone
             bus_.request(Master::Fetch, vector_slot, c);
@@ -109,12 +117,15 @@ std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vecto
     return complete - start;
 }
 
-std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resume) {
+std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resume, FloatingFrame fp) {
     drain();
     const std::uint64_t start = cycle_;
-    static constexpr unsigned kUnstackingOrder[8] = {0, 1, 2, 3, 4, 5, 6, 7};  // R0-R3, R12, LR, PC, xPSR
     std::uint64_t ignored = 0;
-    std::uint64_t last = frame_transfers(frame, kUnstackingOrder, false, 0, &ignored);
+    if (fp.preserved) {  // lazy stacking's writes, which the core made at the handler's first FP instruction
+        cycle_ = frame_transfers(frame, kFloatingOrder, true, 0, &ignored);
+    }
+    std::span<const unsigned> order(kUnstackingOrder);
+    std::uint64_t last = frame_transfers(frame, fp.unstacked ? order : order.last(8), false, 0, &ignored);
     // The return address is the 7th word: its fetch goes out as it arrives, the 8th behind it.
     std::uint64_t resume_at = last - 1;
     cycle_ = std::max(resume_at, start);

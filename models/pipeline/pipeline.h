@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <deque>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "models/instruction_class.h"
@@ -51,6 +52,15 @@ struct PipelineCounters {
     std::uint64_t cycles = 0, instructions = 0, lsu = 0, fold = 0;
 };
 
+/// What an exception's frame transfers besides its 8 words: S0-S15 and FPSCR of an extended frame
+/// (a core with an FPU, once thread code has used it).
+struct FloatingFrame {
+    static constexpr unsigned kWords = 17;
+    bool stacked = false;    ///< entry: the 17 words are written with the frame (FPCCR.LSPEN clear)
+    bool unstacked = false;  ///< return: they are read back (written at entry, or lazily since)
+    bool preserved = false;  ///< return: lazy stacking wrote them while the handler ran (charged here)
+};
+
 class Pipeline {
 public:
     Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code);
@@ -62,14 +72,14 @@ public:
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
     /// Exception entry once the instructions given have finished: the 8-word frame at `frame` is
-    /// written a word a cycle (PC, xPSR, R0-R3, R12, LR) while the fetch reads the vector at
-    /// `vector_slot`; the handler at `handler` is fetched when both are done. A tail-chain reads
-    /// only the vector. Returns the cycles the entry took before the handler's fetch (EXCCNT).
-    std::uint64_t exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain);
+    /// written a word a cycle (PC, xPSR, R0-R3, R12, LR, then any FP words) while the fetch reads the
+    /// vector at `vector_slot`; the handler at `handler` is fetched when both are done. A tail-chain
+    /// reads only the vector. Returns the cycles the entry took before the handler's fetch (EXCCNT).
+    std::uint64_t exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingFrame fp = {});
     /// Exception return, right after the instruction that returned: the frame at `frame` is read
-    /// a word a cycle and `resume` is fetched as the return address (the 7th word) arrives.
-    /// Returns the cycles it took (EXCCNT).
-    std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume);
+    /// a word a cycle (any FP words first) and `resume` is fetched as the return address (the 7th
+    /// word) arrives. Returns the cycles it took (EXCCNT).
+    std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume, FloatingFrame fp = {});
     /// The next instruction in program order runs with `facts`; the pipeline advances as far as
     /// they allow. Instructions between the previous one and `facts.pc` that an IT block skipped
     /// are found here.
@@ -137,7 +147,9 @@ private:
     void drain();             // lets execute finish what it has; drops what it cannot finish without facts
     // Transfers of an exception's frame, one a cycle as the bus grants them, from cycle_ on:
     // the last data phase's end (and the vector's, when `vector_slot` is not 0).
-    std::uint64_t frame_transfers(std::uint32_t frame, const unsigned (&order)[8], bool write, std::uint32_t vector_slot, std::uint64_t* vector_end);
+    // `order` lists the frame's words (by index) in the order they move.
+    std::uint64_t frame_transfers(std::uint32_t frame, std::span<const unsigned> order, bool write, std::uint32_t vector_slot,
+                                  std::uint64_t* vector_end);
     void decode(std::uint64_t c);
     void branch_at_decode(std::uint64_t c, bool execute_frees);
     void issue_transfers(std::uint64_t c);

@@ -2,11 +2,14 @@
 // irq_tests mode also checks NVIC/SCB registers itself and prints "irq: FAIL" on a mismatch.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
 
 #include "decode/instruction_decoder.h"
+#include "models/core.h"
+#include "models/timing_model.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
@@ -132,6 +135,40 @@ TEST_CASE("exceptions: the HardFault frame holds the faulting load as its return
     decode::Instruction insn = decoder.decode_one(std::span(text.bytes).subspan(entry->address, 4), entry->address);
     CHECK(insn.text.rfind("ldr", 0) == 0);
     CHECK(insn.memory.mode == decode::MemoryAccess::Mode::Offset);
+}
+
+TEST_CASE("exceptions: a Cortex-M4F stacks the floating-point context once thread code has one") {
+    // tests/firmware/fp_context.c checks the registers, FPSCR, CONTROL.FPCA and the frame's FP area
+    // itself; here, that it passed in both cycle models and that EXC_RETURN told the handlers so.
+    for (auto timing : {emu::TimingMode::Trm, emu::TimingMode::Pipeline}) {
+        CAPTURE(static_cast<int>(timing));
+        FirmwareRun r = run_firmware("fp_context", "", [&](emu::MachineConfig& c) {
+            c.core = models::core_spec(models::CoreKind::CortexM4F);
+            c.timing = timing;
+        });
+        CHECK(r.sink.text == "fp: ok\n");
+        CHECK(r.result.exit_code == 0);
+        std::vector<std::uint32_t> returns;
+        for (const auto& e : r.sink.exceptions)
+            if (e.kind == trace::EventKind::ExceptionReturn) returns.push_back(e.extra);
+        // Before the thread's first FP instruction; after it; then the two threads' switches, the
+        // first into a thread that has not used the FPU yet.
+        REQUIRE(returns.size() >= 4);
+        CHECK(returns[0] == 0xFFFFFFF9u);
+        CHECK(returns[1] == 0xFFFFFFE9u);
+        CHECK(returns[2] == 0xFFFFFFFDu);
+        CHECK(std::count(returns.begin() + 3, returns.end(), 0xFFFFFFEDu) >= 6);
+        if (timing != emu::TimingMode::Trm) continue;
+        // Lazy stacking (FPCCR.LSPEN out of reset): every handler here uses the FPU, so each
+        // extended frame's 17 FP words are written once (when the handler first uses the FPU) and
+        // read back once; the first switch returns into a thread with no FP context (0xFFFFFFFD),
+        // which reads nothing back. Entries cost the 8-word frame only.
+        const models::TimingModel model(models::CoreKind::CortexM4F);
+        const auto extended = static_cast<std::uint64_t>(std::count(returns.begin(), returns.end(), 0xFFFFFFE9u) +
+                                                         std::count(returns.begin(), returns.end(), 0xFFFFFFEDu));
+        const std::uint64_t fp_words = 17 * (2 * extended + 1);
+        CHECK(r.result.exception_cycles == r.result.exceptions * model.exception_entry() + returns.size() * model.exception_return() + fp_words);
+    }
 }
 
 TEST_CASE("exceptions: a fault inside HardFault locks up and stops the run") {
