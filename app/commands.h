@@ -135,7 +135,7 @@ struct MarkersOptions {
     std::string function;
     std::string scheme = "bitvec+";
     unsigned steps = 50;
-    std::string cpu = "cortex-m3";
+    std::string cpu;                        ///< empty: the core the ELF was built for, else cortex-m3
     std::uint64_t max_delta_t = 100'000;    ///< the pair search's limit, in cycles
     std::uint64_t max_states = 20'000'000;  ///< and its budget of product states
     std::string json;

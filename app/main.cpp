@@ -430,7 +430,9 @@ int run(int argc, char** argv) {
     markers_cmd->add_option("-f,--function", markers.function, "The function to monitor")->required();
     markers_cmd->add_option("--scheme", markers.scheme, "Marker scheme: " + emutrace::analysis::sampler::scheme_names() + " (default bitvec+)");
     markers_cmd->add_option("--steps", markers.steps, "Instrumentation steps at most (default 50)")->check(CLI::Range(0, 64));
-    markers_cmd->add_option("--cpu", markers.cpu, "Core whose timing gives the blocks' best-case cycles (default cortex-m3)");
+    markers_cmd->add_option(
+        "--cpu", markers.cpu,
+        "Core whose timing gives the blocks' best-case cycles (default: the core the ELF's build attributes name, else cortex-m3)");
     markers_cmd->add_option("--max-delta-t", markers.max_delta_t, "Search for intersecting paths up to this many cycles (default 100000)");
     markers_cmd->add_option("--report", markers.report, "Write a self-contained HTML page: Δt after each step of markers, where they go")
         ->type_name("FILE.html");

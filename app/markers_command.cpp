@@ -32,9 +32,11 @@ std::string path_text(const SamplingGraph& g, std::uint32_t start, const std::ve
 int markers_command(const MarkersOptions& o) {
     auto scheme = make_scheme(o.scheme);
     if (!scheme) throw ConfigError("--scheme: unknown scheme '" + o.scheme + "' (known: " + scheme_names() + ")");
-    auto core = models::find_core(o.cpu);
-    if (!core) throw ConfigError("--cpu: unknown core '" + o.cpu + "' (known: " + models::core_names() + ")");
     decode::ElfImage image = decode::ElfImage::load(o.elf);
+    const decode::BuildAttributes& built = image.build();
+    auto core = o.cpu.empty() ? models::core_built_for(built.cpu_arch, built.profile, built.fp) : models::find_core(o.cpu);
+    if (!core && !o.cpu.empty()) throw ConfigError("--cpu: unknown core '" + o.cpu + "' (known: " + models::core_names() + ")");
+    if (!core) core = models::find_core("cortex-m3");
     decode::Program program = decode::Program::build(image);
     SamplingGraph g = code_graph(image, program, o.function, core->kind);
     MarkerPlanResult r = plan_markers(g, *scheme, o.steps, {o.max_delta_t, o.max_states, !o.exact_durations});

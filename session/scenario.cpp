@@ -276,12 +276,7 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 }
 
 Scenario default_scenario(const std::vector<std::string>& settings) {
-    Scenario sc = load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario").with_settings(settings));
-    // The board's Cortex-M3 is its default, not a choice: the ELF's build attributes may name another core.
-    sc.core_given = false;
-    for (const auto& s : settings)
-        if (s.starts_with("cpu=")) sc.core_given = true;
-    return sc;
+    return load_scenario(config::Node::load_string(std::string(kDefaultBoardYaml), "built-in mps2-an385 scenario").with_settings(settings));
 }
 
 emu::TimingMode timing_option(const std::string& value) {

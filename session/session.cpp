@@ -145,6 +145,7 @@ struct Session::Impl final : AnalysisSetup {
         return *program_built;
     }
     mutable std::optional<decode::Program> program_built;  ///< on the first analysis that asks
+    std::string_view core() const override { return machine ? machine->config().core.name : scenario.machine.core.name; }
 
     // --checkpoint-every: the JSON result rewritten as the run goes, so that a run of days that is
     // killed keeps its figures up to the last period (the analyses' checkpoint()).

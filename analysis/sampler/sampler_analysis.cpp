@@ -26,7 +26,7 @@ struct SamplerConfig {
     std::uint64_t period = 0;  ///< 0: the plan's Δt - 1
     std::uint64_t jitter = 0, seed = 1;
     std::uint64_t sample_cycles = 40, trace_cycles = 12;
-    std::string cpu = "cortex-m3";
+    std::string cpu;  ///< empty: the run's core
     bool stretch = true;
     bool firmware = false;  ///< markers: firmware: the firmware samples itself with real marker variables
     FirmwareSampling sampling;
@@ -222,6 +222,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     }
     if (c.function.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("the sampler samples an emulated run; a capture has no time between its branches");
+    if (c.cpu.empty()) c.cpu = setup.core();
     return std::make_unique<SamplerAnalysis>(std::move(c), setup.image(), setup.program());
 }
 

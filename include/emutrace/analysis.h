@@ -78,6 +78,9 @@ public:
     /// The image's functions and CFGs, built once for every analysis that asks (decode/program.h
     /// is not installed either).
     virtual const decode::Program& program() const = 0;
+    /// The core the run emulates, as a scenario's `cpu:` names it ("cortex-m4f"): the scenario's,
+    /// --cpu, or the one the ELF was built for.
+    virtual std::string_view core() const = 0;
 };
 
 class Analysis {

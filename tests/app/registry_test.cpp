@@ -130,6 +130,18 @@ TEST_CASE("markers: a plan for a real function raises Δt step by step and says 
     CHECK(bad.err.find("unknown scheme 'nope'") != std::string::npos);
 }
 
+TEST_CASE("markers: the best cases are the cycles of the core the ELF was built for, unless --cpu names one") {
+    TempDir dir;
+    auto core_of = [&](const std::string& args) {
+        Cli r = emutrace_cli("markers " + args + " --steps 2 --json " + dir.file("m.json"));
+        REQUIRE(r.status == 0);
+        return read_json(dir.file("m.json"))["cpu"].get<std::string>();
+    };
+    CHECK(core_of(firmware("float_m4f") + " -f filter") == "cortex-m4f");  // Tag_CPU_arch v7E-M with an FPU
+    CHECK(core_of(firmware("kernels") + " -f kernel_sort") == "cortex-m3");
+    CHECK(core_of(firmware("kernels") + " -f kernel_sort --cpu cortex-m0") == "cortex-m0");
+}
+
 namespace {
 
 nlohmann::json sampler_run(const TempDir& dir, const std::string& section) {
