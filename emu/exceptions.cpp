@@ -232,7 +232,6 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     note_fp_use(uc.reg(UC_ARM_REG_CONTROL));
     const models::FloatingFrame fp_cost{.stacked = false, .unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
     if (fp_frame) fp_lazy_pending = false;
-    fp_preserved_uncharged = false;
     std::uint32_t after = frame_at + 4 * static_cast<std::uint32_t>(words) + ((frame[7] & kFramePadded) ? 4 : 0);
     (use_psp ? psp : msp) = after;
 
@@ -278,13 +277,16 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     // overhead instead of a return and an entry.
     if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
         flush_deferred_block(counters.cycles);
-        if (take_pending(frame[6], /*tail_chain=*/true)) return;
+        if (take_pending(frame[6], /*tail_chain=*/true)) return;  // a preservation's writes wait for the next return
+        fp_preserved_uncharged = false;
         counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u, fp_cost);
         sync_pipeline_counters();
         return;
     }
+    if (take_pending(frame[6], /*tail_chain=*/true)) return;
+    fp_preserved_uncharged = false;
     unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::FloatingFrame::kWords;
-    if (!take_pending(frame[6], /*tail_chain=*/true) && timing) add_idle_cycles(timing->exception_return() + fp_words, counters.exception);
+    if (timing) add_idle_cycles(timing->exception_return() + fp_words, counters.exception);
 }
 
 bool MachineState::deliver_fault(uc_err err) {
