@@ -151,23 +151,36 @@ TEST_CASE("exceptions: a Cortex-M4F stacks the floating-point context once threa
         std::vector<std::uint32_t> returns;
         for (const auto& e : r.sink.exceptions)
             if (e.kind == trace::EventKind::ExceptionReturn) returns.push_back(e.extra);
-        // Before the thread's first FP instruction; after it; then the two threads' switches, the
-        // first into a thread that has not used the FPU yet.
-        REQUIRE(returns.size() >= 4);
+        // Before the thread's first FP instruction; after it (PendSV twice, then an SVC); then the
+        // two threads' switches, the first into a thread that has not used the FPU yet.
+        REQUIRE(returns.size() >= 6);
         CHECK(returns[0] == 0xFFFFFFF9u);
         CHECK(returns[1] == 0xFFFFFFE9u);
-        CHECK(returns[2] == 0xFFFFFFFDu);
-        CHECK(std::count(returns.begin() + 3, returns.end(), 0xFFFFFFEDu) >= 6);
+        CHECK(returns[2] == 0xFFFFFFE9u);
+        CHECK(returns[3] == 0xFFFFFFE9u);
+        CHECK(returns[4] == 0xFFFFFFFDu);
+        CHECK(std::count(returns.begin() + 5, returns.end(), 0xFFFFFFEDu) >= 6);
         if (timing != emu::TimingMode::Trm) continue;
-        // Lazy stacking (FPCCR.LSPEN out of reset): every handler here uses the FPU, so each
-        // extended frame's 17 FP words are written once (when the handler first uses the FPU) and
-        // read back once; the first switch returns into a thread with no FP context (0xFFFFFFFD),
-        // which reads nothing back. Entries cost the 8-word frame only.
+        // The cycles of the FP words, 17 a transfer of the area. Lazy stacking (FPCCR.LSPEN out of
+        // reset): the area of a handler that uses the FPU is written once (at its first FP
+        // instruction) and read back once; the SVC handler's is neither; the first switch, into a
+        // thread with no FP context (0xFFFFFFFD), writes the area but reads none back. Eager
+        // stacking: every extended frame is written at entry and read at its return.
         const models::TimingModel model(models::CoreKind::CortexM4F);
         const auto extended = static_cast<std::uint64_t>(std::count(returns.begin(), returns.end(), 0xFFFFFFE9u) +
                                                          std::count(returns.begin(), returns.end(), 0xFFFFFFEDu));
-        const std::uint64_t fp_words = 17 * (2 * extended + 1);
-        CHECK(r.result.exception_cycles == r.result.exceptions * model.exception_entry() + returns.size() * model.exception_return() + fp_words);
+        const std::uint64_t base = r.result.exceptions * model.exception_entry() + returns.size() * model.exception_return();
+        const std::uint64_t without_fp_use = 1;
+        CHECK(r.result.exception_cycles == base + 17 * (2 * (extended - without_fp_use) + 1));
+
+        FirmwareRun eager = run_firmware("fp_context", "", [&](emu::MachineConfig& c) {
+            c.core = models::core_spec(models::CoreKind::CortexM4F);
+            c.timing = timing;
+            c.semihosting.cmdline = "eager";
+        });
+        CHECK(eager.sink.text == "fp: ok\n");
+        CHECK(eager.result.exceptions == r.result.exceptions);
+        CHECK(eager.result.exception_cycles == base + 17 * (2 * extended + 1));
     }
 }
 

@@ -12,6 +12,9 @@
  * keeps EXC_RETURN with the thread. Each thread fills all 32 registers and FPSCR with its own
  * pattern, yields, and checks them.
  *
+ * With "eager" on the semihosting command line, FPCCR.LSPEN is cleared first: the FP words are
+ * then written with the rest of the frame instead of at the handler's first FP instruction.
+ *
  * Prints "fp: ok" and exits 0, or prints the first failure and exits 1. */
 #include <stdint.h>
 
@@ -52,6 +55,11 @@ __attribute__((used)) void pendsv_overwrite(uint32_t exc_return, const uint32_t 
         for (unsigned i = 0; i < 17; ++i) ok &= frame[8 + i] == want[i];
     seen_fp_area_ok = ok;
 }
+
+/* A handler that never uses the FPU: under lazy stacking its frame's FP area is never written, and
+ * its return reads nothing back. */
+static volatile uint32_t svc_calls;
+void SVC_Handler(void) { svc_calls++; }
 
 /* ---- part 2: two threads ---- */
 
@@ -171,6 +179,11 @@ __attribute__((noinline)) static void part_handler(void) {
     check(seen_fp_area_ok, "handler: the frame's S0-S15/FPSCR area does not hold the thread's values");
     check(same(in, out), "handler: the thread's S0-S31 or FPSCR changed across the handler");
     check((__get_CONTROL() & CONTROL_FPCA) != 0, "handler: CONTROL.FPCA clear after an extended-frame return");
+
+    fp_round_trip(in, out); /* S0-S31 hold the pattern again */
+    __asm__ volatile("svc #0" ::: "memory");
+    check(svc_calls == 1, "handler: the SVC handler did not run");
+    check((__get_CONTROL() & CONTROL_FPCA) != 0, "handler: CONTROL.FPCA clear after the SVC's extended-frame return");
 }
 
 __attribute__((noinline)) static void part_switch(void) {
@@ -216,6 +229,8 @@ int main(void) {
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     check((FPCCR & (FPCCR_ASPEN | FPCCR_LSPEN)) == (FPCCR_ASPEN | FPCCR_LSPEN), "FPCCR: ASPEN and LSPEN are not set out of reset");
     SCB_SHPR3 |= 0xFFu << 16; /* PendSV at the lowest priority */
+    char cmdline[16];
+    if (sh_get_cmdline(cmdline, sizeof cmdline) == 0 && cmdline[0] == 'e') FPCCR &= ~FPCCR_LSPEN;
 
     part_basic_frame();
     part_handler();
