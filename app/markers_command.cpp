@@ -34,7 +34,7 @@ int markers_command(const MarkersOptions& o) {
     if (!scheme) throw ConfigError("--scheme: unknown scheme '" + o.scheme + "' (known: " + scheme_names() + ")");
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     const decode::BuildAttributes& built = image.build();
-    auto core = o.cpu.empty() ? models::core_built_for(built.cpu_arch, built.profile, built.fp) : models::find_core(o.cpu);
+    auto core = o.cpu.empty() ? models::core_built_for(built) : models::find_core(o.cpu);
     if (!core && !o.cpu.empty()) throw ConfigError("--cpu: unknown core '" + o.cpu + "' (known: " + models::core_names() + ")");
     if (!core) core = models::find_core("cortex-m3");
     decode::Program program = decode::Program::build(image);

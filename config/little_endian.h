@@ -15,4 +15,8 @@ inline std::uint32_t read_le32(const std::uint8_t* p) {
            static_cast<std::uint32_t>(p[3]) << 24;
 }
 
+inline void write_le32(std::uint8_t* p, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
 }  // namespace emutrace::config

@@ -44,7 +44,7 @@ std::string exception_name(int n) {
 
 std::array<std::uint8_t, 4 * kExtendedWords> pack(const std::array<std::uint32_t, kExtendedWords>& words) {
     std::array<std::uint8_t, 4 * kExtendedWords> b{};
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+    for (std::size_t i = 0; i < words.size(); ++i) config::write_le32(&b[4 * i], words[i]);
     return b;
 }
 
@@ -195,7 +195,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
         sync_pipeline_counters();
         return true;
     }
-    add_idle_cycles(overhead + (fp_stacked_now ? models::FloatingFrame::kWords : 0), counters.exception);
+    add_idle_cycles(overhead + (fp_stacked_now ? models::kFloatingFrameWords : 0), counters.exception);
     return true;
 }
 
@@ -225,12 +225,12 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
         return;
     }
     std::array<std::uint32_t, kExtendedWords> frame{};
-    for (std::size_t i = 0; i < 4 * words; ++i) frame[i / 4] |= static_cast<std::uint32_t>(raw[i]) << (8 * (i % 4));
+    for (std::size_t i = 0; i < words; ++i) frame[i] = config::read_le32(&raw[4 * i]);
     scs->exceptions().deactivate(n);
     // What the core's FP words cost here: the lazy preservation's writes if they happened since the
     // last return, and the reads unless the area was never written (LSPACT still set: skipped).
     note_fp_use(uc.reg(UC_ARM_REG_CONTROL));
-    const models::FloatingFrame fp_cost{.stacked = false, .unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
+    const models::FloatingReturn fp_cost{.unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
     if (fp_frame) fp_lazy_pending = false;
     std::uint32_t after = frame_at + 4 * static_cast<std::uint32_t>(words) + ((frame[7] & kFramePadded) ? 4 : 0);
     (use_psp ? psp : msp) = after;
@@ -285,7 +285,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     }
     if (take_pending(frame[6], /*tail_chain=*/true)) return;
     fp_preserved_uncharged = false;
-    unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::FloatingFrame::kWords;
+    unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::kFloatingFrameWords;
     if (timing) add_idle_cycles(timing->exception_return() + fp_words, counters.exception);
 }
 

@@ -1,5 +1,7 @@
 #include "models/core.h"
 
+#include "decode/elf_image.h"
+
 #include <array>
 
 namespace emutrace::models {
@@ -47,13 +49,13 @@ std::optional<CoreSpec> find_core(std::string_view name) {
     return std::nullopt;
 }
 
-std::optional<CoreSpec> core_built_for(int tag_cpu_arch, char profile, bool fp) {
+std::optional<CoreSpec> core_built_for(const decode::BuildAttributes& build) {
     // Tag_CPU_arch values (ARM IHI 0045): 10 ARMv7 (M-profile: ARMv7-M), 11 ARMv6-M, 12 ARMv6S-M, 13 ARMv7E-M.
-    switch (tag_cpu_arch) {
+    switch (build.cpu_arch) {
         case 11:
         case 12: return core_spec(CoreKind::CortexM0);
-        case 10: return profile == 'M' ? std::optional<CoreSpec>(core_spec(CoreKind::CortexM3)) : std::nullopt;
-        case 13: return core_spec(fp ? CoreKind::CortexM4F : CoreKind::CortexM4);
+        case 10: return build.profile == 'M' ? std::optional<CoreSpec>(core_spec(CoreKind::CortexM3)) : std::nullopt;
+        case 13: return core_spec(build.fp ? CoreKind::CortexM4F : CoreKind::CortexM4);
         default: return std::nullopt;
     }
 }

@@ -12,6 +12,10 @@
 #include "decode/instruction_decoder.h"
 #include "models/pipeline/pipeline_parameters.h"
 
+namespace emutrace::decode {
+struct BuildAttributes;
+}
+
 namespace emutrace::models {
 
 enum class CoreKind : std::uint8_t { CortexM0, CortexM3, CortexM4, CortexM4F };
@@ -31,10 +35,10 @@ std::span<const CoreSpec> cores();
 const CoreSpec& core_spec(CoreKind kind);
 /// The core named `name`, or nullopt.
 std::optional<CoreSpec> find_core(std::string_view name);
-/// The modelled core an image's build attributes name (decode::BuildAttributes): ARMv6-M the
-/// Cortex-M0, ARMv7-M the Cortex-M3, ARMv7E-M the Cortex-M4 (with an FPU the M4F); nullopt for
-/// any other architecture, or when the image does not say.
-std::optional<CoreSpec> core_built_for(int tag_cpu_arch, char profile, bool fp);
+/// The modelled core an image's build attributes name: ARMv6-M the Cortex-M0, ARMv7-M the
+/// Cortex-M3, ARMv7E-M the Cortex-M4 (with an FPU the M4F); nullopt for any other architecture,
+/// or when the image does not say.
+std::optional<CoreSpec> core_built_for(const decode::BuildAttributes& build);
 /// "cortex-m0, cortex-m3, cortex-m4, cortex-m4f", for error messages and --help.
 std::string core_names();
 /// Why `core` cannot execute `insn` ("SDIV needs ARMv7-M"), or nullopt when it can.

@@ -228,8 +228,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     // A core neither the scenario nor --cpu names is the one the ELF was built for: an ARMv6-M
     // build timed as the board's Cortex-M3 would be silently wrong.
     if (s.loaded && !s.scenario.core_given && !s.request.machine.cpu) {
-        const decode::BuildAttributes& b = s.loaded->build();
-        if (auto core = models::core_built_for(b.cpu_arch, b.profile, b.fp); core && core->kind != s.scenario.machine.core.kind) {
+        if (auto core = models::core_built_for(s.loaded->build()); core && core->kind != s.scenario.machine.core.kind) {
             s.scenario.machine.core = *core;
             s.scenario.core_from_elf = true;
         }

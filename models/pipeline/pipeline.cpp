@@ -91,7 +91,7 @@ constexpr unsigned kUnstackingOrder[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 1
 constexpr unsigned kFloatingOrder[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
 }  // namespace
 
-std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingFrame fp) {
+std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingEntry fp) {
     drain();
     const std::uint64_t start = cycle_;
     std::uint64_t vector_end = cycle_, done = cycle_;
@@ -117,7 +117,7 @@ std::uint64_t Pipeline::exception_entry(std::uint32_t frame, std::uint32_t vecto
     return complete - start;
 }
 
-std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resume, FloatingFrame fp) {
+std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resume, FloatingReturn fp) {
     drain();
     const std::uint64_t start = cycle_;
     std::uint64_t ignored = 0;

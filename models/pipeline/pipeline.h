@@ -52,13 +52,19 @@ struct PipelineCounters {
     std::uint64_t cycles = 0, instructions = 0, lsu = 0, fold = 0;
 };
 
-/// What an exception's frame transfers besides its 8 words: S0-S15 and FPSCR of an extended frame
-/// (a core with an FPU, once thread code has used it).
-struct FloatingFrame {
-    static constexpr unsigned kWords = 17;
-    bool stacked = false;    ///< entry: the 17 words are written with the frame (FPCCR.LSPEN clear)
-    bool unstacked = false;  ///< return: they are read back (written at entry, or lazily since)
-    bool preserved = false;  ///< return: lazy stacking wrote them while the handler ran (charged here)
+/// What an extended frame (a core with an FPU, once thread code has used it) adds to the 8 words:
+/// S0-S15 and FPSCR.
+inline constexpr unsigned kFloatingFrameWords = 17;
+
+/// What an exception entry transfers of those words.
+struct FloatingEntry {
+    bool stacked = false;  ///< written with the frame (FPCCR.LSPEN clear)
+};
+
+/// What an exception return transfers of them.
+struct FloatingReturn {
+    bool unstacked = false;  ///< read back (written at entry, or lazily since)
+    bool preserved = false;  ///< lazy stacking wrote them while the handler ran (charged here)
 };
 
 class Pipeline {
@@ -75,11 +81,11 @@ public:
     /// written a word a cycle (PC, xPSR, R0-R3, R12, LR, then any FP words) while the fetch reads the
     /// vector at `vector_slot`; the handler at `handler` is fetched when both are done. A tail-chain
     /// reads only the vector. Returns the cycles the entry took before the handler's fetch (EXCCNT).
-    std::uint64_t exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingFrame fp = {});
+    std::uint64_t exception_entry(std::uint32_t frame, std::uint32_t vector_slot, std::uint32_t handler, bool tail_chain, FloatingEntry fp = {});
     /// Exception return, right after the instruction that returned: the frame at `frame` is read
     /// a word a cycle (any FP words first) and `resume` is fetched as the return address (the 7th
     /// word) arrives. Returns the cycles it took (EXCCNT).
-    std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume, FloatingFrame fp = {});
+    std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume, FloatingReturn fp = {});
     /// The next instruction in program order runs with `facts`; the pipeline advances as far as
     /// they allow. Instructions between the previous one and `facts.pc` that an IT block skipped
     /// are found here.

@@ -221,13 +221,13 @@ TEST_CASE("silicon: an archive of members that claim too much, or never pair, is
     TempDir dir;
     std::filesystem::create_directories(dir.file("suite/memory"));
     // One member beyond the 32 MiB a flash image or a dump may have.
-    write_archive(dir.file("suite/memory/huge.tzst"), {{"0.flash", std::size_t{40} << 20}});
+    write_archive(dir.file("suite/memory/huge.tzst"), {{"0.flash", std::size_t{40} << 20, {}}});
     CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
     CHECK(read_file(dir.file("err")).find("0.flash claims 41943040 bytes (at most 32 MiB)") != std::string::npos);
     // Many flash images whose dumps never come: more than 64 MiB held is refused.
     std::filesystem::remove(dir.file("suite/memory/huge.tzst"));
     std::vector<Member> unpaired;
-    for (int i = 0; i < 6; ++i) unpaired.push_back({std::to_string(i) + ".flash", std::size_t{12} << 20});
+    for (int i = 0; i < 6; ++i) unpaired.push_back({std::to_string(i) + ".flash", std::size_t{12} << 20, {}});
     write_archive(dir.file("suite/memory/unpaired.tzst"), unpaired);
     CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
     CHECK(read_file(dir.file("err")).find("without their other half") != std::string::npos);
