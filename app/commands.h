@@ -103,7 +103,7 @@ struct SiliconOptions {
     std::string dir;  ///< <category>/<test>.tzst measurements
     std::string json;
     std::string report;                            ///< --report: the HTML page
-    std::string board = "stm32f100";               ///< a board preset (scenarios/boards) or a scenario file
+    std::string board;                             ///< a board preset (scenarios/boards) or a scenario file; empty: by the folder
     std::uint64_t max_instructions = 300'000'000;  ///< per configuration; 0 = no limit
     std::string timing;                            ///< "trm", "pipeline" or "none" instead of the board's
     double timeout = -1;                           ///< host seconds per configuration; < 0: scaled with max_instructions

@@ -360,7 +360,9 @@ int run(int argc, char** argv) {
         ->check(CLI::ExistingDirectory);
     std::string presets;
     for (const auto& name : emutrace::session::board_preset_names()) presets += (presets.empty() ? "" : ", ") + name;
-    silicon_cmd->add_option("--board", silicon.board, "Board preset (" + presets + ") or scenario file (default stm32f100)");
+    silicon_cmd->add_option(
+        "--board", silicon.board,
+        "Board preset (" + presets + ") or scenario file (default: the preset the folder's path names, e.g. .../stm32f100rbt6/..., else stm32f100)");
     silicon_cmd->add_option("--timing", silicon.timing,
                             "Cycle model instead of the board's: trm (per block), pipeline (components, cycle by cycle) or none");
     silicon_cmd->add_option("--split", silicon.split, "Tests to run: given, validation (every 5th of a category, held aside) or all (default)")

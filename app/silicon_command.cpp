@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -189,9 +191,28 @@ std::string board_summary(const emu::MachineConfig& m) {
     return text;
 }
 
+// The preset a measurement folder names: CMEmu's corpus keeps each board's tests under the part's
+// name ("stm32f100rbt6/instructions"), so the innermost path component that starts with a preset's
+// name picks it; stm32f100 (the repository's own measurements) otherwise.
+std::string board_for_folder(const std::string& dir) {
+    std::vector<std::string> names = session::board_preset_names();
+    std::filesystem::path path = std::filesystem::absolute(dir).lexically_normal();
+    std::vector<std::string> parts;
+    for (const auto& part : path) parts.push_back(part.string());
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+        std::string lower = *part;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        for (const auto& name : names)
+            if (lower.starts_with(name)) return name;
+    }
+    return "stm32f100";
+}
+
 }  // namespace
 
-int silicon_command(const SiliconOptions& o) {
+int silicon_command(const SiliconOptions& given) {
+    SiliconOptions o = given;
+    if (o.board.empty()) o.board = board_for_folder(o.dir);
     const config::Node board = session::load_board(o.board);
     const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
     SiliconRunOptions run;
