@@ -128,6 +128,9 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
                 uc.add_hook(UC_HOOK_MEM_READ, reinterpret_cast<void*>(detail::on_port_read), this, r.base,
                             static_cast<std::uint64_t>(r.base) + r.size - 1);
     }
+    if (config.timing != TimingMode::None)
+        for (const auto& r : plan.memory)
+            if (r.cache) flash_caches.emplace_back(r.base, r.size, *r.cache);
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
         if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());
@@ -321,6 +324,10 @@ RunResult detail::MachineState::finish() {
     r.sleep_cycles = counters.sleep;
     r.stall_cycles = counters.stall;
     r.exception_cycles = counters.exception;
+    for (const auto& c : flash_caches) {
+        const models::FlashCacheCounters& n = c.counters();
+        r.flash_cache.lookups += n.lookups, r.flash_cache.misses += n.misses, r.flash_cache.line_buffer_hits += n.line_buffer_hits;
+    }
     if (pipeline_feed) {
         const auto c = pipeline_feed->pipeline().stats();
         r.timing_cache = {c.lookups, c.hits, c.states, c.clears, c.followed};

@@ -12,6 +12,7 @@
 
 #include "emu/peripherals/peripheral.h"
 #include "models/core.h"
+#include "models/flash_cache.h"
 
 namespace emutrace::emu {
 
@@ -38,6 +39,8 @@ struct MemoryRegion {
     /// The name of a region this one mirrors, a boot alias (an STM32's flash at 0): at reset it
     /// holds a copy of what the image loads there, at the same offsets. Read-only regions only.
     std::string mirrors = {};
+    /// A cache in front of this memory (a CC26x2's VIMS): fetches that miss it stall the core.
+    std::optional<models::FlashCacheParameters> cache = {};
 };
 
 struct DeviceConfig {

@@ -111,11 +111,13 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
 }
 
 // on_pipelined_block's every other path, out of line so that its hot path needs no frame.
-[[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed) {
+// `stall`: the cycles the block's fetch waits for a flash cache, before it runs.
+[[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed, unsigned stall = 0) {
     if (followed)
         m.sync_pipeline_counters();
     else
         m.pipeline_block_unfollowed(pc);
+    if (stall) m.add_idle_cycles(stall, m.counters.stall);
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
@@ -135,6 +137,8 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     auto pc = static_cast<std::uint32_t>(address);
     if (m.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
         m.pipeline_block_ended(pc);
+    if (!m.flash_caches.empty()) [[unlikely]]
+        if (unsigned stall = m.flash_cache_stall(pc, size)) m.add_idle_cycles(stall, m.counters.stall);
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
@@ -152,6 +156,8 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const bool followed = m.pipeline_feed->ends_followed(pc);
+    if (!m.flash_caches.empty()) [[unlikely]]
+        if (unsigned stall = m.flash_cache_stall(pc, size)) return start_pipelined_block(m, pc, size, followed, stall);
     if (followed && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
         if (m.pipeline_feed->plain_block_starts(pc, size)) {
             // Only where the block is: no branch event is pending with no sink wanting one (so

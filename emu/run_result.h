@@ -67,6 +67,11 @@ struct RunResult {
     struct TimingCache {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0, followed = 0;
     } timing_cache;
+    /// The flash caches' fetch lookups, their misses, and the misses the flash's line buffer held
+    /// (all 0 on a board without one); their stall cycles are part of stall_cycles.
+    struct FlashCache {
+        std::uint64_t lookups = 0, misses = 0, line_buffer_hits = 0;
+    } flash_cache;
 };
 
 std::string_view to_string(StopReason reason);

@@ -52,6 +52,12 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
                       100.0 * static_cast<double>(c.followed) / static_cast<double>(c.lookups));
         out += line;
     }
+    if (const auto& c = r.flash_cache; c.lookups) {
+        std::snprintf(line, sizeof line, "  flash cache   %.2f%% of %s fetch lookups missed (%s from the flash's line buffer)\n",
+                      100.0 * static_cast<double>(c.misses) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(),
+                      grouped(c.line_buffer_hits).c_str());
+        out += line;
+    }
     out += "  emulated time " + duration(r.emulated_seconds);
     if (r.sleep_cycles) {
         std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
@@ -88,6 +94,9 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["exceptions"] = r.exceptions;
     j["thread_switches"] = r.thread_switches;
     j["sleep_cycles"] = r.sleep_cycles;
+    if (r.flash_cache.lookups)
+        j["flash_cache"] = {
+            {"lookups", r.flash_cache.lookups}, {"misses", r.flash_cache.misses}, {"line_buffer_hits", r.flash_cache.line_buffer_hits}};
     if (r.timing_cache.lookups)
         j["timing_cache"] = {{"lookups", r.timing_cache.lookups},
                              {"hits", r.timing_cache.hits},

@@ -11,8 +11,43 @@
 namespace emutrace::session {
 namespace {
 
+// A region's `cache:`: a map of the cache's geometry and costs, each with the CC26x2 VIMS's value
+// as its default, or `true` for all of them.
+models::FlashCacheParameters parse_cache(const config::Node& n) {
+    models::FlashCacheParameters c;
+    if (n.is_scalar()) {
+        if (!n.boolean()) n.fail("a region without a cache leaves out `cache`");
+        return c;
+    }
+    n.allow_only({"size", "ways", "line", "flash_line", "miss_cycles", "tag_cycles"});
+    auto power_of_two = [&](std::string_view key, std::uint32_t& field, std::uint64_t most) {
+        if (!n.has(key)) return;
+        std::uint64_t v = key == "ways" ? n[key].integer() : n[key].size();
+        if (v == 0 || v > most || (v & (v - 1))) n[key].fail("must be a power of two from 1 to " + std::to_string(most));
+        field = static_cast<std::uint32_t>(v);
+    };
+    power_of_two("size", c.size, 1u << 20);
+    power_of_two("ways", c.ways, 64);
+    power_of_two("line", c.line, 256);
+    if (n.has("flash_line") && n["flash_line"].size() == 0)
+        c.flash_line = 0;
+    else
+        power_of_two("flash_line", c.flash_line, 256);
+    for (auto [key, field] : {std::pair{"miss_cycles", &c.miss_cycles}, std::pair{"tag_cycles", &c.tag_cycles}}) {
+        if (!n.has(key)) continue;
+        std::uint64_t v = n[key].integer();
+        if (v > 15) n[key].fail("must be between 0 and 15");
+        *field = static_cast<std::uint8_t>(v);
+    }
+    if (c.line < 4) n.fail("a line holds at least a word (line: 4)");
+    if (std::uint64_t{c.line} * c.ways > c.size)
+        n.fail("size " + std::to_string(c.size) + " holds less than one set of " + std::to_string(c.ways) + " lines");
+    return c;
+}
+
 emu::MemoryRegion parse_region(const config::Node& n) {
-    n.allow_only({"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned", "mirrors"});
+    n.allow_only(
+        {"name", "kind", "base", "size", "access", "wait_states", "fetch_word_cycles", "shares_fetch_port", "times_unaligned", "mirrors", "cache"});
     n.require({"name", "base", "size"});
     emu::MemoryRegion r;
     r.name = n["name"].str();
@@ -57,6 +92,11 @@ emu::MemoryRegion parse_region(const config::Node& n) {
     if (n.has("mirrors")) {
         if (r.mmio || (r.access & emu::AccessWrite)) n["mirrors"].fail("only a read-only region (kind flash or rom) can mirror another");
         r.mirrors = n["mirrors"].str();
+    }
+    if (n.has("cache")) {
+        if (r.mmio || (r.access & emu::AccessWrite))
+            n["cache"].fail("only a read-only region (kind flash or rom) has a cache here: writes through one are not modelled");
+        r.cache = parse_cache(n["cache"]);
     }
     return r;
 }

@@ -283,6 +283,14 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::vector<std::unique_ptr<OperandSite>> operand_sites;
     std::unordered_set<std::uint32_t> hooked_sites;
     std::vector<std::unique_ptr<TimedRegion>> timed_regions;
+    /// The caches of the regions that have one: a block's fetch misses stall the core before it runs.
+    std::vector<models::FlashCache> flash_caches;
+    /// The stall cycles block [pc, pc + size)'s fetch costs in the caches (0 where none covers it).
+    unsigned flash_cache_stall(std::uint32_t pc, std::uint32_t size) {
+        for (auto& c : flash_caches)
+            if (c.covers(pc)) return c.fetch(pc, size);
+        return 0;
+    }
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;

@@ -203,6 +203,31 @@ TEST_CASE(
                          doctest::Contains("memory[0].mirrors: 'flash' is no other plain memory region"), ConfigError);
 }
 
+TEST_CASE("scenario: a flash region's cache, the CC2652 preset's VIMS; its keys are checked") {
+    session::Scenario sc = session::load_scenario(session::load_board("cc2652"));
+    CHECK(sc.machine.core.kind == models::CoreKind::CortexM4F);
+    CHECK(sc.machine.clock_hz == 48'000'000);
+    REQUIRE(!sc.machine.memory.empty());
+    const emu::MemoryRegion& flash = sc.machine.memory[0];
+    REQUIRE(flash.cache);
+    CHECK((flash.cache->size == 8192 && flash.cache->ways == 4 && flash.cache->line == 8 && flash.cache->flash_line == 16));
+    CHECK((flash.cache->miss_cycles == 2 && flash.cache->tag_cycles == 1));
+    for (std::size_t i = 1; i < sc.machine.memory.size(); ++i) CHECK_FALSE(sc.machine.memory[i].cache);
+    auto parse = [](const std::string& region) {
+        return session::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
+    };
+    auto with_cache = [&](const std::string& cache) { return parse("{name: f, kind: flash, base: 0, size: 64KiB, cache: " + cache + "}"); };
+    CHECK(with_cache("true").machine.memory[0].cache->size == 8192);  // every default
+    CHECK(with_cache("{size: 16KiB, ways: 2, flash_line: 0}").machine.memory[0].cache->flash_line == 0);
+    CHECK_THROWS_WITH_AS(with_cache("{ways: 3}"), doctest::Contains("memory[0].cache.ways: must be a power of two from 1 to 64"), ConfigError);
+    CHECK_THROWS_WITH_AS(with_cache("{size: 16, ways: 4, line: 8}"), doctest::Contains("holds less than one set of 4 lines"), ConfigError);
+    CHECK_THROWS_WITH_AS(with_cache("{line: 2}"), doctest::Contains("memory[0].cache: a line holds at least a word"), ConfigError);
+    CHECK_THROWS_WITH_AS(with_cache("{miss_cycles: 20}"), doctest::Contains("memory[0].cache.miss_cycles: must be between 0 and 15"), ConfigError);
+    CHECK_THROWS_WITH_AS(with_cache("{assoc: 4}"), doctest::Contains("memory[0].cache"), ConfigError);
+    CHECK_THROWS_WITH_AS(with_cache("false"), doctest::Contains("leaves out `cache`"), ConfigError);
+    CHECK_THROWS_WITH_AS(parse("{name: s, base: 0x20000000, size: 8KiB, cache: true}"), doctest::Contains("only a read-only region"), ConfigError);
+}
+
 TEST_CASE("scenario: board presets are compiled in by name, a boot alias holds the flash's image, and an unknown board lists the presets") {
     auto names = session::board_preset_names();
     CHECK(std::find(names.begin(), names.end(), "stm32f100") != names.end());
@@ -223,6 +248,6 @@ TEST_CASE("scenario: board presets are compiled in by name, a boot alias holds t
     CHECK(m.read_memory(0, 16) == bytes);
     CHECK(m.read_memory(0x08000000, 16) == bytes);
 
-    CHECK_THROWS_WITH_AS(session::load_board("stm32f999"), doctest::Contains("unknown board 'stm32f999' (presets: mps2-an385, stm32f100"),
+    CHECK_THROWS_WITH_AS(session::load_board("stm32f999"), doctest::Contains("unknown board 'stm32f999' (presets: cc2652, mps2-an385, stm32f100"),
                          ConfigError);
 }

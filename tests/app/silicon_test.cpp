@@ -118,8 +118,19 @@ TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at
     CHECK(status == 0);
     auto j = nlohmann::json::parse(read_file(dir.file("t.json")));
     CHECK(j["timing"] == "trm");
+    CHECK(j["board"] == "stm32f100");  // no --board: the folder's name says which
     CHECK(j["exact"].get<std::size_t>() >= kPerBlockExact);
     CHECK(read_file(dir.file("out")).find("trm timing") != std::string::npos);
+}
+
+TEST_CASE("silicon: without --board, the innermost folder whose name starts with a preset's picks the board") {
+    TempDir dir;
+    const std::string suite = dir.file("corpus/MPS2-AN385-rev-c/instructions");
+    std::filesystem::create_directories(suite + "/control_flow");
+    std::filesystem::copy_file(source("tests/data/silicon/stm32f100/control_flow/b_after_ldr.tzst"), suite + "/control_flow/b_after_ldr.tzst");
+    emutrace_status("silicon " + suite + " --json " + dir.file("m.json"), dir);
+    CHECK(nlohmann::json::parse(read_file(dir.file("m.json")))["board"] == "mps2-an385");
+    CHECK(read_file(dir.file("out")).find("on board mps2-an385") != std::string::npos);
 }
 
 TEST_CASE("silicon: --split validation runs only every 5th test of each category, and a scenario file is a board") {
@@ -167,7 +178,7 @@ TEST_CASE("silicon: an unknown board is one error line listing the presets") {
     int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --board stm32f999", dir);
     CHECK(status == 2);
     std::string err = read_file(dir.file("err"));
-    CHECK(err.find("unknown board 'stm32f999' (presets: mps2-an385, stm32f100") != std::string::npos);
+    CHECK(err.find("unknown board 'stm32f999' (presets: cc2652, mps2-an385, stm32f100") != std::string::npos);
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
     CHECK(read_file(dir.file("out")).empty());
 }

@@ -1,0 +1,48 @@
+#include "models/flash_cache.h"
+
+#include <bit>
+
+namespace emutrace::models {
+
+FlashCache::FlashCache(std::uint32_t base, std::uint32_t size, const FlashCacheParameters& parameters)
+    : p_(parameters), base_(base), size_(size), sets_(parameters.size / parameters.line / parameters.ways),
+      line_shift_(static_cast<std::uint32_t>(std::countr_zero(parameters.line))), tags_(static_cast<std::size_t>(sets_) * parameters.ways, 0),
+      victim_(sets_, 0) {}
+
+unsigned FlashCache::fetch(std::uint32_t address, std::uint32_t bytes) {
+    if (bytes == 0) return 0;
+    const std::uint32_t first = address >> line_shift_, last = (address + bytes - 1) >> line_shift_;
+    unsigned stall = 0;
+    for (std::uint32_t l = first; l <= last; ++l) {
+        if (l == last_line_) continue;  // the line just read is still on the bus: no new lookup
+        stall += look_up(l);
+        last_line_ = l;
+    }
+    counters_.stall_cycles += stall;
+    return stall;
+}
+
+unsigned FlashCache::look_up(std::uint32_t line) {
+    ++counters_.lookups;
+    // The tag of the line after the one looked up is read ahead; any other lookup takes a cycle.
+    unsigned stall = line == prefetched_tag_ ? 0 : p_.tag_cycles;
+    prefetched_tag_ = line + 1;
+    const std::uint32_t set = line & (sets_ - 1);
+    std::uint32_t* ways = &tags_[static_cast<std::size_t>(set) * p_.ways];
+    for (std::uint32_t w = 0; w < p_.ways; ++w)
+        if (ways[w] == line + 1) return stall;
+    ++counters_.misses;
+    // The flash reads a whole flash line into its buffer; a miss in the line it holds is served from there.
+    const std::uint32_t address = line << line_shift_;
+    const std::uint32_t flash_line = p_.flash_line ? address / p_.flash_line : ~0u;
+    if (p_.flash_line && flash_line == buffered_flash_line_)
+        ++counters_.line_buffer_hits;
+    else
+        stall += p_.miss_cycles;
+    buffered_flash_line_ = flash_line;
+    ways[victim_[set]] = line + 1;
+    victim_[set] = static_cast<std::uint8_t>((victim_[set] + 1) % p_.ways);
+    return stall;
+}
+
+}  // namespace emutrace::models

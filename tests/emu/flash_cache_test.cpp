@@ -1,0 +1,74 @@
+// The cc2652 board's flash cache (models/flash_cache.h) on firmware: tests/firmware/flash_cache.c
+// times passes over code that fits the 8 KiB cache and code that does not, on the board as it is
+// and on the same board without its cache.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_firmware.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+namespace {
+
+// "pass <name> <n> <cycles>" lines: each body's cycles per pass.
+std::map<std::string, std::vector<std::uint64_t>> passes(const std::string& text) {
+    std::map<std::string, std::vector<std::uint64_t>> out;
+    std::istringstream in(text);
+    std::string word, name;
+    unsigned n = 0;
+    std::uint64_t cycles = 0;
+    while (in >> word >> name >> n >> cycles)
+        if (word == "pass") out[name].push_back(cycles);
+    return out;
+}
+
+FirmwareRun run_on_cc2652(emu::TimingMode timing, bool cache) {
+    return run_firmware("flash_cache", "scenarios/boards/cc2652.yaml", [&](emu::MachineConfig& c) {
+        c.timing = timing;
+        for (auto& r : c.memory)
+            if (!cache) r.cache.reset();
+    });
+}
+
+}  // namespace
+
+TEST_CASE("flash cache: code that fits misses once, code that does not misses on every pass, a flash line's second half from the line buffer") {
+    for (auto timing : {emu::TimingMode::Pipeline, emu::TimingMode::Trm}) {
+        CAPTURE(static_cast<int>(timing));
+        FirmwareRun cached = run_on_cc2652(timing, true), plain = run_on_cc2652(timing, false);
+        REQUIRE(cached.result.exit_code == 0);
+        REQUIRE(plain.result.exit_code == 0);
+        auto with = passes(cached.sink.text), without = passes(plain.sink.text);
+        REQUIRE(with["fits"].size() == 4);
+        REQUIRE(with["too_big"].size() == 4);
+        REQUIRE(without["fits"].size() == 4);
+        // Without a cache the flash is zero-wait memory: every pass alike.
+        for (auto cycles : without["fits"]) CHECK(cycles == without["fits"][0]);
+        for (auto cycles : without["too_big"]) CHECK(cycles == without["too_big"][0]);
+        // 2 KiB of sequential code: 128 flash lines of 16 bytes, each a miss at 2 cycles whose second
+        // 8-byte line comes from the line buffer; the tags were prefetched. Then it is all hits.
+        const std::uint64_t fits = without["fits"][0], too_big = without["too_big"][0];
+        CHECK(with["fits"][0] >= fits + 256);
+        CHECK(with["fits"][0] <= fits + 256 + 16);
+        for (std::size_t pass = 1; pass < 4; ++pass) {
+            CHECK(with["fits"][pass] >= fits);
+            CHECK(with["fits"][pass] <= fits + 8);
+        }
+        // 12 KiB through 8 KiB of 4 ways: each pass evicts its own lines before it comes back to them.
+        for (auto cycles : with["too_big"]) {
+            CHECK(cycles >= too_big + 12 * 1024 / 16 * 2);
+            CHECK(cycles <= too_big + 12 * 1024 / 16 * 2 + 64);
+        }
+        const auto& c = cached.result.flash_cache;
+        CHECK(c.misses > 4 * 12 * 1024 / 8);
+        CHECK(c.line_buffer_hits * 2 >= c.misses - 64);
+        CHECK(c.line_buffer_hits * 2 <= c.misses);
+        CHECK(cached.result.stall_cycles >= (c.misses - c.line_buffer_hits) * 2);
+        CHECK(plain.result.flash_cache.lookups == 0);
+    }
+}
