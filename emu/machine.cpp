@@ -327,6 +327,7 @@ RunResult detail::MachineState::finish() {
     for (const auto& c : flash_caches) {
         const models::FlashCacheCounters& n = c.counters();
         r.flash_cache.lookups += n.lookups, r.flash_cache.misses += n.misses, r.flash_cache.line_buffer_hits += n.line_buffer_hits;
+        r.flash_cache.stall_cycles += n.stall_cycles;
     }
     if (pipeline_feed) {
         const auto c = pipeline_feed->pipeline().stats();

@@ -103,6 +103,7 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]]
         return m.hook_operand_sites(address, size);  // runs it again
+    m.fetch_through_flash_caches(address, size);     // the block runs: its lines are fetched
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
@@ -111,18 +112,17 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
 }
 
 // on_pipelined_block's every other path, out of line so that its hot path needs no frame.
-// `stall`: the cycles the block's fetch waits for a flash cache, before it runs.
-[[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed, unsigned stall = 0) {
+[[gnu::noinline]] void start_pipelined_block(MachineState& m, std::uint32_t pc, std::uint32_t size, bool followed) {
     if (followed)
         m.sync_pipeline_counters();
     else
         m.pipeline_block_unfollowed(pc);
-    if (stall) m.add_idle_cycles(stall, m.counters.stall);
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
     if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
         return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
+    m.fetch_through_flash_caches(pc, size);          // before the pipeline is given the block's instructions
     m.pipeline_feed->mark_plain(true);
     account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
 }
@@ -137,11 +137,10 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
     auto pc = static_cast<std::uint32_t>(address);
     if (m.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
         m.pipeline_block_ended(pc);
-    if (!m.flash_caches.empty()) [[unlikely]]
-        if (unsigned stall = m.flash_cache_stall(pc, size)) m.add_idle_cycles(stall, m.counters.stall);
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
+    m.fetch_through_flash_caches(pc, size);
     account_block(m, pc, size, b);
 }
 
@@ -156,9 +155,10 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     detail::MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     const bool followed = m.pipeline_feed->ends_followed(pc);
-    if (!m.flash_caches.empty()) [[unlikely]]
-        if (unsigned stall = m.flash_cache_stall(pc, size)) return start_pipelined_block(m, pc, size, followed, stall);
-    if (followed && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks && !m.branch_mask) [[likely]]
+    // A board with a flash cache looks each block's lines up once it is known to run (not on a run
+    // the hooking of its operand sites repeats).
+    if (followed && m.flash_caches.empty() && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks &&
+        !m.branch_mask) [[likely]]
         if (m.pipeline_feed->plain_block_starts(pc, size)) {
             // Only where the block is: no branch event is pending with no sink wanting one (so
             // its fall-through is never read), and a device access asks the pipeline, not the

@@ -20,19 +20,21 @@ models::FlashCacheParameters parse_cache(const config::Node& n) {
         return c;
     }
     n.allow_only({"size", "ways", "line", "flash_line", "miss_cycles", "tag_cycles"});
-    auto power_of_two = [&](std::string_view key, std::uint32_t& field, std::uint64_t most) {
+    // `zero_means_none`: a flash without a line buffer is `flash_line: 0`.
+    auto power_of_two = [&](std::string_view key, std::uint32_t& field, std::uint64_t most, bool zero_means_none = false) {
         if (!n.has(key)) return;
         std::uint64_t v = key == "ways" ? n[key].integer() : n[key].size();
+        if (v == 0 && zero_means_none) {
+            field = 0;
+            return;
+        }
         if (v == 0 || v > most || (v & (v - 1))) n[key].fail("must be a power of two from 1 to " + std::to_string(most));
         field = static_cast<std::uint32_t>(v);
     };
     power_of_two("size", c.size, 1u << 20);
     power_of_two("ways", c.ways, 64);
     power_of_two("line", c.line, 256);
-    if (n.has("flash_line") && n["flash_line"].size() == 0)
-        c.flash_line = 0;
-    else
-        power_of_two("flash_line", c.flash_line, 256);
+    power_of_two("flash_line", c.flash_line, 256, true);
     for (auto [key, field] : {std::pair{"miss_cycles", &c.miss_cycles}, std::pair{"tag_cycles", &c.tag_cycles}}) {
         if (!n.has(key)) continue;
         std::uint64_t v = n[key].integer();

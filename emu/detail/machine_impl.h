@@ -286,10 +286,16 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// The caches of the regions that have one: a block's fetch misses stall the core before it runs.
     std::vector<models::FlashCache> flash_caches;
     /// The stall cycles block [pc, pc + size)'s fetch costs in the caches (0 where none covers it).
-    unsigned flash_cache_stall(std::uint32_t pc, std::uint32_t size) {
+    /// Block [pc, pc + size), which is about to run, fetched through the flash cache that covers
+    /// it, if any: its misses and tag lookups stall the core before it runs.
+    void fetch_through_flash_caches(std::uint32_t pc, std::uint32_t size) {
+        if (flash_caches.empty()) [[likely]]
+            return;
         for (auto& c : flash_caches)
-            if (c.covers(pc)) return c.fetch(pc, size);
-        return 0;
+            if (c.covers(pc)) {
+                if (unsigned stall = c.fetch(pc, size)) add_idle_cycles(stall, counters.stall);
+                return;
+            }
     }
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
