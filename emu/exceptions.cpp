@@ -147,7 +147,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     if (fp_frame) {  // the handler starts without a floating-point context of its own
         scs->set_fp_context_address(frame_at + 4 * kBasicWords);
         uc.set_reg(UC_ARM_REG_CONTROL, control & ~kFpca);
-        fp_lazy_pending = !fp_stacked_now;
+        set_fp_lazy_pending(!fp_stacked_now);
     }
 
     std::array<std::uint8_t, 4> v{};
@@ -201,8 +201,20 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
 
 void MachineState::note_fp_use(std::uint32_t control) {
     if (!fp_lazy_pending || !(control & kFpca)) return;
-    fp_lazy_pending = false;
+    set_fp_lazy_pending(false);
     fp_preserved_uncharged = true;
+}
+
+void MachineState::preserve_fp_lazily() {
+    set_fp_lazy_pending(false);
+    const std::uint32_t frame = scs->fp_context_address() - 4 * kBasicWords;
+    if (pipeline_feed) {
+        flush_deferred_block(counters.cycles);
+        counters.exception += pipeline_feed->pipeline().change().lazy_preservation(frame);
+        sync_pipeline_counters();
+    } else if (timing) {
+        add_idle_cycles(models::kFloatingFrameWords, counters.exception);
+    }
 }
 
 void MachineState::return_from_exception(std::uint32_t exc_return) {
@@ -231,7 +243,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     // last return, and the reads unless the area was never written (LSPACT still set: skipped).
     note_fp_use(uc.reg(UC_ARM_REG_CONTROL));
     const models::FloatingReturn fp_cost{.unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
-    if (fp_frame) fp_lazy_pending = false;
+    if (fp_frame) set_fp_lazy_pending(false);
     std::uint32_t after = frame_at + 4 * static_cast<std::uint32_t>(words) + ((frame[7] & kFramePadded) ? 4 : 0);
     (use_psp ? psp : msp) = after;
 

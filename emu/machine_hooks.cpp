@@ -90,7 +90,7 @@ inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size,
 // Whether the known block `b` takes on_block's hot path at `pc`: it is the one translated there,
 // flagged at most HotPath, with no service due and no branch to report.
 bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
-    return m.counters.cycles < m.next_check && b.address == pc && b.size == size && !(b.flags & ~BlockInfo::HotPath) && !m.pending_branch;
+    return m.counters.cycles < m.next_check && b.address == pc && b.size == size && !(b.flags & ~m.hot_flags) && !m.pending_branch;
 }
 
 // Everything on_block does not do inline: services, first sight of a block, flagged blocks. The
@@ -102,12 +102,13 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
         return m.uc.set_reg(UC_ARM_REG_PC, address | 1);  // its sites are hooked now: run it again
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]]
-        return m.hook_operand_sites(address, size);  // runs it again
-    m.fetch_through_flash_caches(address, size);     // the block runs: its lines are fetched
+        return m.hook_operand_sites(address, size);                                   // runs it again
+    m.fetch_through_flash_caches(address, size);                                      // the block runs: its lines are fetched
+    if ((b.flags & BlockInfo::UsesFpu) && m.fp_lazy_pending) m.preserve_fp_lazily();  // at its first FPU instruction
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
-    if (m.pipeline_feed && m.pipeline_feed->per_block()) m.pipeline_feed->mark_plain(!(b.flags & ~BlockInfo::HotPath));
+    if (m.pipeline_feed && m.pipeline_feed->per_block()) m.pipeline_feed->mark_plain(!(b.flags & ~(BlockInfo::HotPath | BlockInfo::UsesFpu)));
     if (b.flags) m.on_flagged_block(b);
 }
 
@@ -157,8 +158,8 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     const bool followed = m.pipeline_feed->ends_followed(pc);
     // A board with a flash cache looks each block's lines up once it is known to run (not on a run
     // the hooking of its operand sites repeats).
-    if (followed && m.flash_caches.empty() && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check && !m.want_blocks &&
-        !m.branch_mask) [[likely]]
+    if (followed && m.flash_caches.empty() && !m.fp_lazy_pending && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check &&
+        !m.want_blocks && !m.branch_mask) [[likely]]
         if (m.pipeline_feed->plain_block_starts(pc, size)) {
             // Only where the block is: no branch event is pending with no sink wanting one (so
             // its fall-through is never read), and a device access asks the pipeline, not the

@@ -188,6 +188,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     for (std::size_t i = 0; i < insns.size(); ++i) {
         const decode::Instruction& insn = insns[i];
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;
+        if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) info.flags |= BlockInfo::UsesFpu;
         OperandSiteCode site{insn.address};
         if (timing_ && insn.size == 4 && timing_->by_operands(insn)) {
             std::size_t at = insn.address - address;

@@ -43,6 +43,10 @@ struct BlockInfo {
         /// Timed by the pipeline model (TimingMode::Pipeline): the block costs nothing here, and
         /// its event is pushed when the next block starts, with the cycles that went by.
         Deferred = 1024,
+        /// Holds an FPU instruction. While a lazily stacked frame's FP area waits to be written
+        /// (FPCCR.LSPACT), the first such block is where the core writes it: the block leaves the
+        /// hot path then (MachineState::hot_flags), and only then.
+        UsesFpu = 2048,
         /// How the final branch fetched its target: what the next block's entry depends on.
         ExitFetch = EarlyFetch | TwoWordsEarly,
         /// Flags the hot path handles itself.

@@ -344,7 +344,17 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     } port_run;
     std::uint64_t exceptions_taken = 0;
     bool fp_lazy_pending = false;         ///< FPCCR.LSPACT: an extended frame's FP area is reserved, not yet written
-    bool fp_preserved_uncharged = false;  ///< it was written since; the cycles are charged at the next return
+    bool fp_preserved_uncharged = false;  ///< it was written, found only at an entry or return: charged at the next return
+    /// Block flags the block hooks' hot paths serve themselves: an FPU instruction's too, unless
+    /// a lazy preservation is pending (set_fp_lazy_pending).
+    std::uint16_t hot_flags = BlockInfo::HotPath | BlockInfo::UsesFpu;
+    void set_fp_lazy_pending(bool pending) {
+        fp_lazy_pending = pending;
+        hot_flags = pending ? BlockInfo::HotPath : BlockInfo::HotPath | BlockInfo::UsesFpu;
+    }
+    /// A block holding an FPU instruction is about to run while the FP area is reserved: the core
+    /// writes S0-S15 and FPSCR to it at that instruction, and the cycles are charged here.
+    void preserve_fp_lazily();
     std::uint64_t thread_switches = 0;
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none
     std::chrono::steady_clock::time_point started;

@@ -69,6 +69,7 @@ public:
     bool lazy_fp_stacking() const { return fpccr_ & (1u << 30); }
     /// FPCAR: where the last extended frame's S0-S15/FPSCR area is (set at exception entry).
     void set_fp_context_address(std::uint32_t address) { fpcar_ = address & ~7u; }
+    std::uint32_t fp_context_address() const { return fpcar_; }
 
     /// Records a fault's status bits and address registers, as the core does before taking it.
     void record_fault(std::uint32_t cfsr_bits, std::uint32_t address);

@@ -135,6 +135,16 @@ std::uint64_t Pipeline::exception_return(std::uint32_t frame, std::uint32_t resu
     return cycle_ - start;
 }
 
+std::uint64_t Pipeline::lazy_preservation(std::uint32_t frame) {
+    drain();
+    const std::uint64_t start = cycle_;
+    std::uint64_t ignored = 0;
+    cycle_ = std::max(frame_transfers(frame, kFloatingOrder, true, 0, &ignored), start);  // the last write's data phase
+    counters_.cycles = cycle_;
+    settle_registers();
+    return cycle_ - start;
+}
+
 void Pipeline::drain_and_wait(std::uint64_t cycles) {
     drain();
     cycle_ += cycles;

@@ -64,7 +64,7 @@ struct FloatingEntry {
 /// What an exception return transfers of them.
 struct FloatingReturn {
     bool unstacked = false;  ///< read back (written at entry, or lazily since)
-    bool preserved = false;  ///< lazy stacking wrote them while the handler ran (charged here)
+    bool preserved = false;  ///< lazy stacking wrote them since, and they were not charged then
 };
 
 class Pipeline {
@@ -86,6 +86,10 @@ public:
     /// a word a cycle (any FP words first) and `resume` is fetched as the return address (the 7th
     /// word) arrives. Returns the cycles it took (EXCCNT).
     std::uint64_t exception_return(std::uint32_t frame, std::uint32_t resume, FloatingReturn fp = {});
+    /// Lazy FP preservation, at a handler's first FP instruction: once the instructions given have
+    /// finished, S0-S15 and FPSCR are written a word a cycle to the frame at `frame` (FPCAR - 0x20).
+    /// Returns the cycles it took.
+    std::uint64_t lazy_preservation(std::uint32_t frame);
     /// The next instruction in program order runs with `facts`; the pipeline advances as far as
     /// they allow. Instructions between the previous one and `facts.pc` that an IT block skipped
     /// are found here.

@@ -146,8 +146,16 @@ TEST_CASE("exceptions: a Cortex-M4F stacks the floating-point context once threa
             c.core = models::core_spec(models::CoreKind::CortexM4F);
             c.timing = timing;
         });
-        CHECK(r.sink.text == "fp: ok\n");
+        CHECK(r.sink.text.ends_with("\nfp: ok\n"));
         CHECK(r.result.exit_code == 0);
+        // The handler's first FP instructions, timed by the firmware: under lazy stacking those
+        // after an extended frame write its 17 FP words there, a word a cycle (not at the return).
+        const auto lazy = numbers_after(r.sink.text, "took ");
+        const auto extended_fp = numbers_after(r.sink.text, "frame, ");
+        REQUIRE(lazy.size() == 1);
+        REQUIRE(extended_fp.size() == 1);
+        CHECK(extended_fp[0] >= lazy[0] + 17);
+        CHECK(extended_fp[0] <= lazy[0] + 17 + 2);
         std::vector<std::uint32_t> returns;
         for (const auto& e : r.sink.exceptions)
             if (e.kind == trace::EventKind::ExceptionReturn) returns.push_back(e.extra);
@@ -178,7 +186,11 @@ TEST_CASE("exceptions: a Cortex-M4F stacks the floating-point context once threa
             c.timing = timing;
             c.semihosting.cmdline = "eager";
         });
-        CHECK(eager.sink.text == "fp: ok\n");
+        CHECK(eager.sink.text.ends_with("\nfp: ok\n"));
+        const auto eager_basic = numbers_after(eager.sink.text, "took "), eager_extended = numbers_after(eager.sink.text, "frame, ");
+        REQUIRE(eager_basic.size() == 1);
+        REQUIRE(eager_extended.size() == 1);
+        CHECK(eager_extended[0] == eager_basic[0]);  // the words were written at the entry
         CHECK(eager.result.exceptions == r.result.exceptions);
         CHECK(eager.result.exception_cycles == base + 17 * (2 * extended + 1));
     }
