@@ -284,14 +284,21 @@ void on_user_event_function(uc_engine*, std::uint64_t address, std::uint32_t, vo
     m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
 }
 
-std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
-    auto& w = *static_cast<WindowSlot*>(user);
-    detail::MachineState& m = *w.machine;
+// The address of an access at `offset` in window `w`; with the pipeline, its counts are brought
+// up to the access's data phase first, the cycle a device sees.
+static std::uint32_t device_access_starts(WindowSlot& w, std::uint64_t offset) {
     std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
-    if (m.pipeline_feed) {  // a device sees the cycle of its access's data phase
+    if (MachineState& m = *w.machine; m.pipeline_feed) {
         m.pipeline_feed->data_access(address, true);
         m.sync_pipeline_counters();
     }
+    return address;
+}
+
+std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
+    auto& w = *static_cast<WindowSlot*>(user);
+    detail::MachineState& m = *w.machine;
+    const std::uint32_t address = device_access_starts(w, offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
     m.access_counters = m.counters_at_access(address, *d);
@@ -307,11 +314,7 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
 void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;
-    std::uint32_t address = w.base + static_cast<std::uint32_t>(offset);
-    if (m.pipeline_feed) {  // a device sees the cycle of its access's data phase
-        m.pipeline_feed->data_access(address, true);
-        m.sync_pipeline_counters();
-    }
+    const std::uint32_t address = device_access_starts(w, offset);
     DeviceSlot* d = m.device_at(address);
     if (!d) {
         m.unclaimed_mmio(address, true);
