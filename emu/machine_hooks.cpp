@@ -102,9 +102,10 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
         return m.uc.set_reg(UC_ARM_REG_PC, address | 1);  // its sites are hooked now: run it again
     const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]]
-        return m.hook_operand_sites(address, size);                                   // runs it again
-    m.fetch_through_flash_caches(address, size);                                      // the block runs: its lines are fetched
-    if ((b.flags & BlockInfo::UsesFpu) && m.fp_lazy_pending) m.preserve_fp_lazily();  // at its first FPU instruction
+        return m.hook_operand_sites(address, size);  // runs it again
+    // The block runs: its lines are fetched, and its first FPU instruction writes a reserved FP area.
+    m.fetch_through_flash_caches(address, size);
+    if ((b.flags & BlockInfo::UsesFpu) && m.fp_lazy_pending) m.preserve_fp_lazily();
     // Stamped as the block it reaches, so that a call's or return's time is the blocks' time.
     if (m.pending_branch) m.push_branch(address, block_start(m, address, b));
     account_block(m, address, size, b);
@@ -123,7 +124,8 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
         return on_block_slow(m, pc, size);
     if (!m.pipeline_feed->block_starts(pc, size)) [[unlikely]]
         return m.uc.set_reg(UC_ARM_REG_PC, pc | 1);  // its sites are hooked now: run it again
-    m.fetch_through_flash_caches(pc, size);          // before the pipeline is given the block's instructions
+    // Before the pipeline is given the block's instructions.
+    m.fetch_through_flash_caches(pc, size);
     m.pipeline_feed->mark_plain(true);
     account_block(m, pc, size, b);  // its per-block costs are 0 here: only the counts and the event
 }
@@ -157,7 +159,8 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     auto pc = static_cast<std::uint32_t>(address);
     const bool followed = m.pipeline_feed->ends_followed(pc);
     // A board with a flash cache looks each block's lines up once it is known to run (not on a run
-    // the hooking of its operand sites repeats).
+    // the hooking of its operand sites repeats), and while an FP area waits for a handler's first
+    // FPU instruction each block is checked for one: neither takes this path.
     if (followed && m.flash_caches.empty() && !m.fp_lazy_pending && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check &&
         !m.want_blocks && !m.branch_mask) [[likely]]
         if (m.pipeline_feed->plain_block_starts(pc, size)) {

@@ -285,7 +285,6 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::vector<std::unique_ptr<TimedRegion>> timed_regions;
     /// The caches of the regions that have one: a block's fetch misses stall the core before it runs.
     std::vector<models::FlashCache> flash_caches;
-    /// The stall cycles block [pc, pc + size)'s fetch costs in the caches (0 where none covers it).
     /// Block [pc, pc + size), which is about to run, fetched through the flash cache that covers
     /// it, if any: its misses and tag lookups stall the core before it runs.
     void fetch_through_flash_caches(std::uint32_t pc, std::uint32_t size) {

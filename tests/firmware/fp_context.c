@@ -31,8 +31,8 @@
 #define FPCCR_LSPEN (1u << 30)
 #define CONTROL_FPCA (1u << 2)
 
-static const char* volatile first_failure;
-static void check(int ok, const char* what) {
+static const char *volatile first_failure;
+static void check(int ok, const char *what) {
     if (!ok && !first_failure) first_failure = what;
 }
 
@@ -41,20 +41,22 @@ volatile uint32_t switching;
 
 /* What the last plain PendSV saw. */
 static volatile uint32_t seen_exc_return, seen_control, seen_fp_area_ok;
-static const uint32_t* volatile expected_fp_area; /* S0-S15 then FPSCR, as the frame must hold them */
-static const uint32_t garbage[16] = {0xDEAD0000u, 0xDEAD0001u, 0xDEAD0002u, 0xDEAD0003u, 0xDEAD0004u, 0xDEAD0005u, 0xDEAD0006u, 0xDEAD0007u,
-                                     0xDEAD0008u, 0xDEAD0009u, 0xDEAD000Au, 0xDEAD000Bu, 0xDEAD000Cu, 0xDEAD000Du, 0xDEAD000Eu, 0xDEAD000Fu};
+static const uint32_t *volatile expected_fp_area; /* S0-S15 then FPSCR, as the frame must hold them */
+static const uint32_t garbage[16] = {0xDEAD0000u, 0xDEAD0001u, 0xDEAD0002u, 0xDEAD0003u, 0xDEAD0004u, 0xDEAD0005u,
+                                     0xDEAD0006u, 0xDEAD0007u, 0xDEAD0008u, 0xDEAD0009u, 0xDEAD000Au, 0xDEAD000Bu,
+                                     0xDEAD000Cu, 0xDEAD000Du, 0xDEAD000Eu, 0xDEAD000Fu};
 
 /* The first FP instructions of the plain PendSV: where a lazily reserved frame gets S0-S15 and FPSCR. */
 __attribute__((noinline)) static void overwrite_fp(void) {
-    __asm__ volatile("vldmia %0, {s0-s15}\n\tvmsr fpscr, %1" ::"r"(garbage), "r"(0u) : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    __asm__ volatile("vldmia %0, {s0-s15}\n\tvmsr fpscr, %1" ::"r"(garbage), "r"(0u) : "memory", "d0", "d1", "d2", "d3",
+                     "d4", "d5", "d6", "d7");
 }
 
 /* The cycles overwrite_fp took in the last plain PendSV with a basic frame, and with an extended one. */
 static volatile uint32_t fp_cycles_basic, fp_cycles_extended;
 
 /* Called from PendSV_Handler with EXC_RETURN and the stack the frame was pushed to. */
-__attribute__((used)) void pendsv_overwrite(uint32_t exc_return, const uint32_t* frame) {
+__attribute__((used)) void pendsv_overwrite(uint32_t exc_return, const uint32_t *frame) {
     seen_exc_return = exc_return;
     seen_control = __get_CONTROL();
     uint32_t before = DWT_CYCCNT;
@@ -64,7 +66,7 @@ __attribute__((used)) void pendsv_overwrite(uint32_t exc_return, const uint32_t*
         fp_cycles_basic = took;
     else
         fp_cycles_extended = took;
-    const uint32_t* want = expected_fp_area;
+    const uint32_t *want = expected_fp_area;
     uint32_t ok = 1;
     if (want && !(exc_return & 0x10u))
         for (unsigned i = 0; i < 17; ++i) ok &= frame[8 + i] == want[i];
@@ -74,9 +76,7 @@ __attribute__((used)) void pendsv_overwrite(uint32_t exc_return, const uint32_t*
 /* A handler that never uses the FPU: under lazy stacking its frame's FP area is never written, and
  * its return reads nothing back. */
 static volatile uint32_t svc_calls;
-void SVC_Handler(void) {
-    svc_calls++;
-}
+void SVC_Handler(void) { svc_calls++; }
 
 /* ---- part 2: two threads ---- */
 
@@ -125,7 +125,7 @@ __attribute__((naked)) void PendSV_Handler(void) {
 
 /* Fills S0-S31 and FPSCR from `in`, pends PendSV and lets it run, then stores S0-S31 and FPSCR to
  * `out`: one asm statement, so no compiled code between the two touches the registers. */
-__attribute__((noinline)) static void fp_round_trip(const uint32_t* in, uint32_t* out) {
+__attribute__((noinline)) static void fp_round_trip(const uint32_t *in, uint32_t *out) {
     uint32_t fpscr;
     __asm__ volatile(
         "vldmia %[in], {s0-s15}\n\t"
@@ -138,20 +138,21 @@ __attribute__((noinline)) static void fp_round_trip(const uint32_t* in, uint32_t
         "vstmia %[out_hi], {s16-s31}\n\t"
         "vmrs %[fpscr], fpscr\n\t"
         : [fpscr] "=&r"(fpscr)
-        : [in] "r"(in), [in_hi] "r"(in + 16), [fpscr_in] "r"(in[32]), [out] "r"(out), [out_hi] "r"(out + 16), [pend] "r"(SCB_ICSR_PENDSVSET),
-          [icsr] "r"(&SCB_ICSR)
-        : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15");
+        : [in] "r"(in), [in_hi] "r"(in + 16), [fpscr_in] "r"(in[32]), [out] "r"(out), [out_hi] "r"(out + 16),
+          [pend] "r"(SCB_ICSR_PENDSVSET), [icsr] "r"(&SCB_ICSR)
+        : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14",
+          "d15");
     out[32] = fpscr;
 }
 
 /* 32 register values and an FPSCR (round towards zero, flush-to-zero, and a thread's own cumulative
  * flags) that no other thread or handler uses. */
-static void pattern(uint32_t* v, uint32_t thread, uint32_t round) {
+static void pattern(uint32_t *v, uint32_t thread, uint32_t round) {
     for (uint32_t i = 0; i < 32; ++i) v[i] = 0x3F800000u + (thread << 20) + (round << 12) + i;
     v[32] = (3u << 22) | (1u << 24) | (thread ? 0x1u : 0x10u);
 }
 
-static int same(const uint32_t* a, const uint32_t* b) {
+static int same(const uint32_t *a, const uint32_t *b) {
     for (unsigned i = 0; i < 33; ++i)
         if (a[i] != b[i]) return 0;
     return 1;
@@ -205,11 +206,11 @@ __attribute__((noinline)) static void part_handler(void) {
 __attribute__((noinline)) static void part_switch(void) {
     /* Thread B's first context: a basic frame (it has not used the FPU) under r4-r11 and its
      * EXC_RETURN, as a port's task-stack initialisation lays it out. */
-    uint32_t* sp = stack_b + THREAD_WORDS - 8;
+    uint32_t *sp = stack_b + THREAD_WORDS - 8;
     for (unsigned i = 0; i < 8; ++i) sp[i] = 0;
-    sp[5] = 0xFFFFFFFFu;                         /* LR: thread B never returns */
+    sp[5] = 0xFFFFFFFFu;                       /* LR: thread B never returns */
     sp[6] = (uint32_t)(uintptr_t)thread_b & ~1u; /* PC */
-    sp[7] = 1u << 24;                            /* xPSR: Thumb */
+    sp[7] = 1u << 24;                          /* xPSR: Thumb */
     sp -= 9;
     for (unsigned i = 0; i < 8; ++i) sp[i] = 0;
     sp[8] = 0xFFFFFFFDu; /* thread mode, process stack, basic frame */
@@ -218,15 +219,14 @@ __attribute__((noinline)) static void part_switch(void) {
 
     /* This code becomes thread A: its stack, with this function's frame on it, becomes the process
      * stack, and handlers get a main stack of their own below nothing the thread uses. */
-    __asm__ volatile(
-        "mrs r0, msp\n\t"
-        "msr psp, r0\n\t"
-        "mrs r0, control\n\t"
-        "orr r0, r0, #2\n\t"
-        "msr control, r0\n\t"
-        "isb\n\t"
-        "msr msp, %0" ::"r"(handler_stack + THREAD_WORDS)
-        : "r0", "memory");
+    __asm__ volatile("mrs r0, msp\n\t"
+                     "msr psp, r0\n\t"
+                     "mrs r0, control\n\t"
+                     "orr r0, r0, #2\n\t"
+                     "msr control, r0\n\t"
+                     "isb\n\t"
+                     "msr msp, %0" ::"r"(handler_stack + THREAD_WORDS)
+                     : "r0", "memory");
     switching = 1;
 
     uint32_t in[33], out[33];
@@ -241,9 +241,8 @@ __attribute__((noinline)) static void part_switch(void) {
 }
 
 int main(void) {
-    /* No FP instruction may come before this (UsageFault NOCP on the core). CPACR: full access to CP10 and CP11, before the first floating-point
-     * instruction. */
-    *(volatile uint32_t*)0xE000ED88 |= 0xFu << 20;
+    /* No FP instruction may come before this (UsageFault NOCP on the core). CPACR: full access to CP10 and CP11, before the first floating-point instruction. */
+    *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     check((FPCCR & (FPCCR_ASPEN | FPCCR_LSPEN)) == (FPCCR_ASPEN | FPCCR_LSPEN), "FPCCR: ASPEN and LSPEN are not set out of reset");
     SCB_SHPR3 |= 0xFFu << 16; /* PendSV at the lowest priority */
@@ -263,7 +262,8 @@ int main(void) {
         return 1;
     }
     char line[128];
-    fmt_str(fmt_dec(fmt_str(fmt_dec(fmt_str(line, "fp: a handler's first FP instructions took "), fp_cycles_basic), " cycles after a basic frame, "),
+    fmt_str(fmt_dec(fmt_str(fmt_dec(fmt_str(line, "fp: a handler's first FP instructions took "), fp_cycles_basic),
+                            " cycles after a basic frame, "),
                     fp_cycles_extended),
             " after an extended one\n");
     print_to_semihosting(line);
