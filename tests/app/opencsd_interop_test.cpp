@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "support/cli.h"
 #include "support/paths.h"
@@ -42,35 +43,47 @@ Listed list(const std::string& snapshot) {
     return l;
 }
 
+struct Case {
+    std::string name, args;
+};
+
+// The firmwares both tests run, with cycle-accurate trace through a scenario written to `dir`:
+// loops and calls; exceptions with tail-chains; cycle-accurate trace; with `every`, also an RTOS's
+// context switches and code images of odd lengths (faults: 2,266 bytes and a 10-byte one in SRAM).
+std::vector<Case> cases(const TempDir& dir, bool every) {
+    REQUIRE_MESSAGE(run_shell("command -v trc_pkt_lister").status == 0, "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
+    std::ofstream(dir.file("ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "pft: {cycle_accurate: true}\n";
+    std::vector<Case> c = {
+        {"kernels", firmware("kernels")},
+        {"irq", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
+        {"dwt_timing_cycle_accurate", firmware("dwt_timing") + " -s " + dir.file("ca.yaml")},
+    };
+    if (every) {
+        c.push_back({"rtos", firmware("rtos")});
+        c.push_back({"faults", firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline host-file"});
+    }
+    return c;
+}
+
+// trc_pkt_lister found every instruction the run executed, and could read all of the code.
+void check_decoded(const Listed& l, std::uint64_t executed) {
+    CHECK(!l.accessor_failed);
+    CHECK(l.unreadable == 0);
+    CHECK(l.ranges > 0);
+    CHECK(l.instructions == executed);
+}
+
 }  // namespace
 
 TEST_CASE("opencsd: trc_pkt_lister decodes every snapshot emutrace writes to the instructions the run executed") {
-    REQUIRE_MESSAGE(run_shell("command -v trc_pkt_lister").status == 0, "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
     TempDir dir;
-    std::ofstream(dir.file("ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "pft: {cycle_accurate: true}\n";
-    struct Case {
-        std::string name, args;
-    };
-    // Loops and calls; exceptions with tail-chains; an RTOS's context switches; code images of
-    // odd lengths (faults: 2,266 bytes and a 10-byte one in SRAM); cycle-accurate trace.
-    const Case cases[] = {
-        {"kernels", firmware("kernels")},
-        {"irq", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
-        {"rtos", firmware("rtos")},
-        {"faults", firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " --cmdline host-file"},
-        {"dwt_timing_cycle_accurate", firmware("dwt_timing") + " -s " + dir.file("ca.yaml")},
-    };
-    for (const Case& c : cases) {
+    for (const Case& c : cases(dir, true)) {
         CAPTURE(c.name);
         const std::string snapshot = dir.file(c.name), json = dir.file(c.name + ".json");
         Cli run = emutrace_cli("run " + c.args + " -q --snapshot " + snapshot + " --json " + json);
         REQUIRE(run.status == 0);
         const std::uint64_t executed = nlohmann::json::parse(read_file(json))["instructions"];
-        Listed l = list(snapshot);
-        CHECK(!l.accessor_failed);
-        CHECK(l.unreadable == 0);
-        CHECK(l.ranges > 0);
-        CHECK(l.instructions == executed);
+        check_decoded(list(snapshot), executed);
     }
 }
 
@@ -78,18 +91,8 @@ TEST_CASE("opencsd: trc_pkt_lister decodes every snapshot emutrace writes to the
 // reads it as a "source_data" buffer. The snapshot written beside it supplies the core, the PTM's
 // registers and the code; its trace.ini is pointed at the raw file instead of the ETB's.
 TEST_CASE("opencsd: trc_pkt_lister decodes the raw --pft stream to the instructions the run executed") {
-    REQUIRE_MESSAGE(run_shell("command -v trc_pkt_lister").status == 0, "trc_pkt_lister is missing: scripts/install-deps installs libopencsd-bin");
     TempDir dir;
-    std::ofstream(dir.file("ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "pft: {cycle_accurate: true}\n";
-    struct Case {
-        std::string name, args;
-    };
-    const Case cases[] = {
-        {"kernels", firmware("kernels")},
-        {"irq", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
-        {"dwt_timing_cycle_accurate", firmware("dwt_timing") + " -s " + dir.file("ca.yaml")},
-    };
-    for (const Case& c : cases) {
+    for (const Case& c : cases(dir, false)) {
         CAPTURE(c.name);
         const std::string snapshot = dir.file(c.name), json = dir.file(c.name + ".json"), raw = dir.file(c.name + ".pft");
         Cli run = emutrace_cli("run " + c.args + " -q --pft " + raw + " --snapshot " + snapshot + " --json " + json);
@@ -106,10 +109,6 @@ TEST_CASE("opencsd: trc_pkt_lister decodes the raw --pft stream to the instructi
         replace("format=coresight", "format=source_data");
         replace("PTM_0=ETB_0", "PTM_0=PTM_0");
         std::ofstream(snapshot + "/trace.ini") << ini;
-        Listed l = list(snapshot);
-        CHECK(!l.accessor_failed);
-        CHECK(l.unreadable == 0);
-        CHECK(l.ranges > 0);
-        CHECK(l.instructions == executed);
+        check_decoded(list(snapshot), executed);
     }
 }
