@@ -464,8 +464,9 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         unsigned transfers = i.transfers;
         const MemoryPort& port = bus_.port(f.data_address);
         // The aligner splits an unaligned access: a word at 1 or 3 mod 4 into byte, halfword, byte;
-        // at 2 mod 4, or a halfword at an odd address, into two.
-        if (port.times_unaligned && single_transfer(i) && i.bytes > 1 && (f.data_address & (i.bytes - 1u)))
+        // at 2 mod 4, or a halfword at an odd address (an LDRH's or a TBH's entry), into two.
+        bool aligned_by_core = single_transfer(i) || i.kind == InstructionClass::TableBranch;
+        if (port.times_unaligned && aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u)))
             transfers += i.bytes == 4 && (f.data_address & 1) ? 2 : 1;
         x_.transfers_left = transfers;
         x_.next_address = f.data_address & ~3u;

@@ -87,6 +87,10 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
             // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
             // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
             {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
+            // TBH to the next instruction: its entry's load, then the target's fetch once the data
+            // is in (silicon: tbb_tbh); the table's address does not matter here (below it does).
+            {"tbh_even", 2 + 6},
+            {"tbh_odd", 2 + 6},
         };
         CHECK(timings(r.sink.text) == expected);
     }
@@ -98,6 +102,17 @@ TEST_CASE("timing: a region that times unaligned accesses charges the core's ext
     auto unaligned = [](emu::MachineConfig& c) {
         for (auto& region : c.memory) region.times_unaligned = !region.mmio;
     };
+    for (emu::TimingMode model : kModels) {
+        CAPTURE(emu::to_string(model));
+        // A TBH's entry is a halfword load like any other: at an odd address it takes one more.
+        FirmwareRun r = run_firmware("dwt_timing", "", [&](emu::MachineConfig& c) {
+            unaligned(c);
+            c.timing = model;
+        });
+        REQUIRE(r.result.exit_code == 0);
+        auto t = timings(r.sink.text);
+        CHECK(t.at("tbh_odd") == t.at("tbh_even") + 1);
+    }
     FirmwareRun r = run_firmware("dwt_timing", "", unaligned);
     REQUIRE(r.result.exit_code == 0);
     auto t = timings(r.sink.text);

@@ -78,6 +78,8 @@ enum {
     T_LDRH_PLUS1,
     T_STR_PLUS3,
     T_BNE_W_RUN,
+    T_TBH_EVEN,
+    T_TBH_ODD,
     T_COUNT
 };
 
@@ -87,7 +89,7 @@ static const char *const names[T_COUNT] = {
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
     "it_fold",    "it_mla_run", "it_mla_skipped", "udiv_b_page", "it_page",
     "ldr_plus1",  "ldr_plus2",  "ldrh_plus1", "str_plus3",
-    "bne_w_run",
+    "bne_w_run",  "tbh_even",   "tbh_odd",
 };
 
 enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
@@ -235,6 +237,20 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE_BELOW_SP(results[T_LDR_PLUS2], "ldr.w r2, [r3, #2]\n\t");
     MEASURE_BELOW_SP(results[T_LDRH_PLUS1], "ldrh.w r2, [r3, #1]\n\t");
     MEASURE_BELOW_SP(results[T_STR_PLUS3], "str.w r2, [r3, #3]\n\t");
+
+    /* A TBH whose table of zeros (each target is the next instruction) sits
+     * on the stack at an even and at an odd address: the odd entry is an
+     * unaligned halfword, which the aligner splits like an LDRH's. */
+    MEASURE(results[T_TBH_EVEN], 0,
+            "sub sp, #16\n\t" "mov r3, sp\n\t" "movs r2, #0\n\t" "str r2, [r3]\n\t"
+            "str r2, [r3, #4]\n\t" "movs r4, #0\n\t",
+            "tbh [r3, r4, lsl #1]\n\t",
+            "add sp, #16\n\t");
+    MEASURE(results[T_TBH_ODD], 0,
+            "sub sp, #16\n\t" "mov r3, sp\n\t" "movs r2, #0\n\t" "str r2, [r3]\n\t"
+            "str r2, [r3, #4]\n\t" "adds r3, #1\n\t" "movs r4, #0\n\t",
+            "tbh [r3, r4, lsl #1]\n\t",
+            "add sp, #16\n\t");
 
     /* The udiv straddles a 1 KiB page, where Unicorn ends a translated
      * block: the b behind it still starts its target fetch early. The
