@@ -58,6 +58,20 @@ void code_range(const nlohmann::json& dump, MeasuredConfiguration& c) {
     c.code_to = to;
 }
 
+// A region's bytes: MessagePack binary, or a list of numbers each 0-255 (a float or a wider number
+// would be cut to a byte silently, and a float out of range is undefined behaviour in the cast).
+std::vector<std::uint8_t> content_bytes(const nlohmann::json& content, const std::string& where) {
+    if (content.is_binary()) return content.get_binary();
+    std::vector<std::uint8_t> bytes;
+    bytes.reserve(content.size());
+    for (const nlohmann::json& b : content) {
+        if (!b.is_number_unsigned() || b.get<std::uint64_t>() > 0xFF)
+            throw ConfigError(where + ": 'content' item " + std::to_string(bytes.size()) + " is " + b.dump().substr(0, 40) + ", not a byte");
+        bytes.push_back(b.get<std::uint8_t>());
+    }
+    return bytes;
+}
+
 MeasuredConfiguration parse_configuration(const std::string& where, std::uint32_t number, Members&& members) {
     std::string file = where + ":" + std::to_string(number);
     if (members.flash.empty() || members.dump.empty()) throw ConfigError(file + ": needs both " + std::to_string(number) + ".flash and .dump");
@@ -83,7 +97,7 @@ MeasuredConfiguration parse_configuration(const std::string& where, std::uint32_
                 auto content = region.find("content");
                 if (content == region.end() || !(content->is_binary() || content->is_array()))
                     throw ConfigError(file + " mem_dump " + r.name + ": 'content' is missing or not bytes");
-                r.bytes = content->is_binary() ? std::vector<std::uint8_t>(content->get_binary()) : content->get<std::vector<std::uint8_t>>();
+                r.bytes = content_bytes(*content, file + " mem_dump " + r.name);
             }
         }
         code_range(dump, c);

@@ -256,14 +256,20 @@ TEST_CASE("silicon: a dump whose fields are not what the runner reads is refused
         nlohmann::json dump;
         const char* error;
     };
-    nlohmann::json not_a_list = addresses, no_content = addresses, wide_address = addresses;
+    nlohmann::json not_a_list = addresses, no_content = addresses, wide_address = addresses, float_byte = addresses, wide_byte = addresses;
     not_a_list["mem_dump"] = 7;
     no_content["mem_dump"] = {{{"symbol_name", "times"}, {"addr", 0x20000000}}};
     wide_address["emulator_exit_addr"] = 0x100000000ull;
+    // Found by silicon_archive_fuzz: a float where a byte belongs was cast to a byte (undefined
+    // behaviour out of range); a number above 255 was cut to its low byte.
+    float_byte["mem_dump"] = {{{"symbol_name", "times"}, {"addr", 0x20000000}, {"content", {1, -6.645e6}}}};
+    wide_byte["mem_dump"] = {{{"symbol_name", "times"}, {"addr", 0x20000000}, {"content", {1, 2, 300}}}};
     for (const Case& c :
          {Case{not_a_list, "3.dump: 'mem_dump' is not a list"}, Case{no_content, "3 mem_dump times: 'content' is missing or not bytes"},
           Case{wide_address, "3: 'emulator_exit_addr' is missing or not an address"},
-          Case{nlohmann::json::array({1, 2}), "3.dump: not a MessagePack map"}}) {
+          Case{nlohmann::json::array({1, 2}), "3.dump: not a MessagePack map"},
+          Case{float_byte, "3 mem_dump times: 'content' item 1 is -6645000.0, not a byte"},
+          Case{wide_byte, "3 mem_dump times: 'content' item 2 is 300, not a byte"}}) {
         CAPTURE(c.error);
         write_archive(dir.file("suite/memory/bad.tzst"), {{"3.flash", 0, std::string(64, '\x70')}, {"3.dump", 0, dump(c.dump)}});
         CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
