@@ -144,7 +144,10 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
     try {
         if (j.value("format", "") != kFormat)
             throw std::invalid_argument("not an emutrace WCET statistics file (format is not \"" + std::string(kFormat) + "\")");
-        if (j.at("version").get<int>() != kVersion) throw std::invalid_argument("version " + j.at("version").dump() + " is not supported");
+        // Compared as JSON, not cast to int: a float out of int's range would be undefined behaviour.
+        const nlohmann::json& version = j.at("version");
+        if (!version.is_number_unsigned() || version.get<std::uint64_t>() != static_cast<std::uint64_t>(kVersion))
+            throw std::invalid_argument("version " + version.dump().substr(0, 40) + " is not supported");
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();
         t.code_id = j.value("code_id", "");

@@ -225,6 +225,9 @@ TEST_CASE("wcet statistics: merging is associative and survives a save and a loa
                "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": -1, "
                "\"blocks\": [], \"loops\": [], \"functions\": []}");
     CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("negative.json")), doctest::Contains("at runs: -1 is not an unsigned integer"), ConfigError);
+    // A version that is a float beyond int was cast to int (undefined behaviour) before it was compared.
+    write_file(dir.file("version.json"), "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1e30, \"firmware\": \"x\"}");
+    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("version.json")), doctest::Contains("version 1e+30 is not supported"), ConfigError);
     write_file(dir.file("bad.json"),
                "{\"format\": \"emutrace-wcet-statistics\", \"version\": 1, \"firmware\": \"x\", \"runs\": 1, \"blocks\": [{\"address\": 4}]}");
     CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("bad.json: bad WCET statistics at blocks[0].first: missing"),
