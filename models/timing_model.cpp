@@ -559,7 +559,9 @@ unsigned TimingModel::v7m(const Instruction& insn, const Instruction* previous) 
         case ARM_INS_TBH: return 2 + 1 + pc_load_refill(insn);  // load, add, pipeline reload
         default: break;
     }
-    if (is_multiple(id)) return 1 + registers_in_list(insn) + pc_load_refill(insn) + address_stall();
+    // LDM/POP {.., pc}: the pc is its last transfer and pays what LDR pc pays after its data phase,
+    // a load cycle and then the refill (ldr_pc), as the pipeline components give.
+    if (is_multiple(id)) return 1 + registers_in_list(insn) + ((insn.writes & kPc) ? 1 : 0) + pc_load_refill(insn) + address_stall();
     if (is_branch(id)) {
         if (decode::is_conditional_branch(insn)) return 1;  // +P if taken
         return 1 + refill_;                                 // instruction() takes off a refill cycle its early target fetch hides

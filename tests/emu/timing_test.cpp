@@ -91,6 +91,9 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
             // is in (silicon: tbb_tbh); the table's address does not matter here (below it does).
             {"tbh_even", 2 + 6},
             {"tbh_odd", 2 + 6},
+            // POP {r2-r4, pc}: 1 + N, then what LDR pc pays after its data phase, a load cycle and
+            // P (silicon: control_flow/ldr_pc), to an aligned 16-bit target.
+            {"pop_pc", 2 + (1 + 4) + 1 + 2},
         };
         CHECK(timings(r.sink.text) == expected);
     }

@@ -80,6 +80,7 @@ enum {
     T_BNE_W_RUN,
     T_TBH_EVEN,
     T_TBH_ODD,
+    T_POP_PC,
     T_COUNT
 };
 
@@ -89,7 +90,7 @@ static const char *const names[T_COUNT] = {
     "b_taken",    "bne_not_taken", "bne_taken", "isb",
     "it_fold",    "it_mla_run", "it_mla_skipped", "udiv_b_page", "it_page",
     "ldr_plus1",  "ldr_plus2",  "ldrh_plus1", "str_plus3",
-    "bne_w_run",  "tbh_even",   "tbh_odd",
+    "bne_w_run",  "tbh_even",   "tbh_odd",  "pop_pc",
 };
 
 enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
@@ -251,6 +252,15 @@ __attribute__((noinline)) static void run_measurements(void)
             "str r2, [r3, #4]\n\t" "adds r3, #1\n\t" "movs r4, #0\n\t",
             "tbh [r3, r4, lsl #1]\n\t",
             "add sp, #16\n\t");
+
+    /* A function's return: POP of three registers and the pc, to the
+     * closing read at a word-aligned address (the padding before it is
+     * jumped over). */
+    MEASURE(results[T_POP_PC], 0,
+            "adr r5, 1f\n\t" "adds r5, #1\n\t" "push {r2-r5}\n\t",
+            "pop {r2-r4, pc}\n\t" ".balign 4\n"
+            "1:\n\t",
+            "");
 
     /* The udiv straddles a 1 KiB page, where Unicorn ends a translated
      * block: the b behind it still starts its target fetch early. The

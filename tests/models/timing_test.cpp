@@ -91,9 +91,10 @@ TEST_CASE("timing m3: writeback, stores and multiple loads as silicon shows them
     CHECK(cost(M3, {0xf856, 0x7f04, 0x2f01}).cycles == 3);
 }
 
-TEST_CASE("timing m3: multiple transfers cost 1 + N, plus P when they load the pc") {
+TEST_CASE("timing m3: multiple transfers cost 1 + N, plus what LDR pc pays after its data when they load the pc") {
     CHECK(cost(M3, {0xb5f0}).cycles == 6);          // push {r4-r7,lr}: 1 + 5
-    CHECK(cost(M3, {0xbdf0}).cycles == 8);          // pop {r4-r7,pc}: 1 + 5 + P
+    CHECK(cost(M3, {0xbc0f}).cycles == 5);          // pop {r0-r3}: 1 + 4
+    CHECK(cost(M3, {0xbdf0}).cycles == 9);          // pop {r4-r7,pc}: 1 + 5, then 1 + P as below
     CHECK(cost(M3, {0xe9d2, 0x0100}).cycles == 3);  // ldrd r0,r1,[r2]: 1 + N with N = 2
     CHECK(cost(M3, {0xf85d, 0xfb04}).cycles == 5);  // ldr pc,[sp],#4: 2 for the load + 3 for the reload
 }
