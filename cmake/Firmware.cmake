@@ -125,7 +125,7 @@ function(emutrace_add_firmware)
             ${includes}
             ${defines}
             ${sources} ${runtime}
-            -T "${ld}"
+            -T "${ld}" "-L${EMUTRACE_FW_RUNTIME_DIR}/layouts"
             -Wl,--gc-sections
             # .ramfunc code sits in writable .data on purpose.
             -Wl,--no-warn-rwx-segments
@@ -133,7 +133,7 @@ function(emutrace_add_firmware)
             ${libc_libs}
             -o "${elf}"
     DEPENDS ${sources} ${runtime} ${EMUTRACE_FW_RUNTIME_HEADERS}
-            ${extra_depends} "${ld}" "${EMUTRACE_FW_MODULE}"
+            ${extra_depends} "${ld}" "${EMUTRACE_FW_RUNTIME_DIR}/layouts/sections.ld" "${EMUTRACE_FW_MODULE}"
     COMMENT "Building firmware ${FW_NAME}.elf (${FW_CPU})"
     VERBATIM
   )
