@@ -154,16 +154,9 @@ TEST_CASE("timing: the pipeline components run compiled code with interrupts and
     // Not cycle for cycle (the models differ where silicon taught them differently), but within 2%
     // over the whole run, with every exception entry and return, and the same firmware output.
     for (const char* elf : {"kernels", "rtos"}) {
-        CAPTURE(elf);
-        FirmwareRun block = run_with(elf, emu::TimingMode::Trm), pipeline = run_with(elf, emu::TimingMode::Pipeline);
-        REQUIRE(block.result.exit_code == 0);
-        REQUIRE(pipeline.result.exit_code == 0);
-        CHECK(pipeline.result.exceptions == block.result.exceptions);
-        double ratio = static_cast<double>(pipeline.result.cycles) / static_cast<double>(block.result.cycles);
-        CAPTURE(ratio);
-        CHECK(ratio > 0.98);
-        CHECK(ratio < 1.02);
-        CHECK(pipeline.result.cycles > pipeline.result.instructions);
+        ModelRuns r = run_both_models(elf, "", 0.02);
+        CHECK(r.pipeline.result.exceptions == r.trm.result.exceptions);
+        CHECK(r.pipeline.result.cycles > r.pipeline.result.instructions);
     }
 }
 
@@ -233,16 +226,8 @@ TEST_CASE("timing: the pipeline model runs compiled library code (newlib, libgcc
     // libcalls_holdout_m3: libgcc's __aeabi_dmul opens ITTTE NE whose members TEQNE set the flags
     // its last, BLEQ, tests: whether that one runs shows only as it runs, never at the IT.
     for (const char* elf : {"libcalls", "libcalls_holdout_m3", "compute", "kernels"}) {
-        CAPTURE(elf);
-        FirmwareRun trm = run_firmware(elf, "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Trm; });
-        FirmwareRun pipeline = run_firmware(elf, "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
-        REQUIRE(trm.result.exit_code == 0);
-        REQUIRE(pipeline.result.exit_code == 0);
-        CHECK(pipeline.result.instructions == trm.result.instructions);
-        const double ratio = static_cast<double>(pipeline.result.cycles) / static_cast<double>(trm.result.cycles);
-        CAPTURE(ratio);
-        CHECK(ratio > 0.97);
-        CHECK(ratio < 1.03);
+        ModelRuns r = run_both_models(elf, "", 0.03);
+        CHECK(r.pipeline.result.instructions == r.trm.result.instructions);
     }
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // Runs test firmware on a scenario through emu::Machine, quietly, collecting every event.
+#include <doctest/doctest.h>
+
 #include <functional>
 #include <string>
 
@@ -29,6 +31,27 @@ inline FirmwareRun run_firmware(const std::string& elf, const std::string& scena
     r.sink.mask = wants;
     m.add_sink(r.sink);
     r.result = m.run();
+    return r;
+}
+
+/// One firmware run under each cycle model: the per-block costs (trm) and the pipeline components.
+struct ModelRuns {
+    FirmwareRun trm, pipeline;
+};
+
+/// Runs `elf` on `scenario` under both cycle models and checks what they must share: both exit 0,
+/// and whole-run cycles within `tolerance` of each other (0.01 is 1%). Not the same instructions:
+/// where a timer's interrupts decide what runs (an RTOS's idle loop), the cycles decide it too.
+inline ModelRuns run_both_models(const std::string& elf, const std::string& scenario, double tolerance) {
+    CAPTURE(elf);
+    auto with = [&](emu::TimingMode model) { return run_firmware(elf, scenario, [model](emu::MachineConfig& c) { c.timing = model; }); };
+    ModelRuns r{with(emu::TimingMode::Trm), with(emu::TimingMode::Pipeline)};
+    REQUIRE(r.trm.result.exit_code == 0);
+    REQUIRE(r.pipeline.result.exit_code == 0);
+    const double ratio = static_cast<double>(r.pipeline.result.cycles) / static_cast<double>(r.trm.result.cycles);
+    CAPTURE(ratio);
+    CHECK(ratio > 1 - tolerance);
+    CHECK(ratio < 1 + tolerance);
     return r;
 }
 
