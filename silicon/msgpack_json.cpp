@@ -11,6 +11,20 @@ namespace {
 
 constexpr int kDeepest = 64;  // the dumps nest a few levels; hostile input must not blow the stack
 
+nlohmann::json convert(const msgpack_object& o, int depth, const std::string& where);
+
+// A map key as JSON keys are: strings as they are, anything else as its JSON text. The dumps key
+// some maps by number, and writing each number through the JSON serializer was most of a dump's
+// reading time.
+std::string key_text(const msgpack_object& key, int depth, const std::string& where) {
+    switch (key.type) {
+        case MSGPACK_OBJECT_STR: return std::string(key.via.str.ptr, key.via.str.size);
+        case MSGPACK_OBJECT_POSITIVE_INTEGER: return std::to_string(key.via.u64);
+        case MSGPACK_OBJECT_NEGATIVE_INTEGER: return std::to_string(key.via.i64);
+        default: return convert(key, depth, where).dump();
+    }
+}
+
 nlohmann::json convert(const msgpack_object& o, int depth, const std::string& where) {
     if (depth > kDeepest) throw ConfigError(where + ": MessagePack nested deeper than " + std::to_string(kDeepest) + " levels");
     switch (o.type) {
@@ -31,8 +45,7 @@ nlohmann::json convert(const msgpack_object& o, int depth, const std::string& wh
             nlohmann::json m = nlohmann::json::object();
             for (std::uint32_t i = 0; i < o.via.map.size; ++i) {
                 const msgpack_object_kv& kv = o.via.map.ptr[i];
-                nlohmann::json key = convert(kv.key, depth + 1, where);
-                m[key.is_string() ? key.get<std::string>() : key.dump()] = convert(kv.val, depth + 1, where);
+                m[key_text(kv.key, depth + 1, where)] = convert(kv.val, depth + 1, where);
             }
             return m;
         }
