@@ -14,8 +14,7 @@ constexpr int kDeepest = 64;  // the dumps nest a few levels; hostile input must
 nlohmann::json convert(const msgpack_object& o, int depth, const std::string& where);
 
 // A map key as JSON keys are: strings as they are, anything else as its JSON text. The dumps key
-// some maps by number, and writing each number through the JSON serializer was most of a dump's
-// reading time.
+// some maps by number, written here directly rather than one by one through the JSON serializer.
 std::string key_text(const msgpack_object& key, int depth, const std::string& where) {
     switch (key.type) {
         case MSGPACK_OBJECT_STR: return std::string(key.via.str.ptr, key.via.str.size);

@@ -20,6 +20,7 @@ constexpr const char* kBoard = "scenarios/boards/stm32f100.yaml";
 
 // Runs `elf` in both models; checks what they share and returns the pipeline's run.
 FirmwareRun run_both(const std::string& elf) {
+    CAPTURE(elf);
     ModelRuns r = run_both_models(elf, kBoard, 0.01);
     CHECK(r.pipeline.result.instructions == r.trm.result.instructions);
     CHECK(r.pipeline.sink.text == r.trm.sink.text);

@@ -154,6 +154,7 @@ TEST_CASE("timing: the pipeline components run compiled code with interrupts and
     // Not cycle for cycle (the models differ where silicon taught them differently), but within 2%
     // over the whole run, with every exception entry and return, and the same firmware output.
     for (const char* elf : {"kernels", "rtos"}) {
+        CAPTURE(elf);
         ModelRuns r = run_both_models(elf, "", 0.02);
         CHECK(r.pipeline.result.exceptions == r.trm.result.exceptions);
         CHECK(r.pipeline.result.cycles > r.pipeline.result.instructions);
@@ -226,6 +227,7 @@ TEST_CASE("timing: the pipeline model runs compiled library code (newlib, libgcc
     // libcalls_holdout_m3: libgcc's __aeabi_dmul opens ITTTE NE whose members TEQNE set the flags
     // its last, BLEQ, tests: whether that one runs shows only as it runs, never at the IT.
     for (const char* elf : {"libcalls", "libcalls_holdout_m3", "compute", "kernels"}) {
+        CAPTURE(elf);
         ModelRuns r = run_both_models(elf, "", 0.03);
         CHECK(r.pipeline.result.instructions == r.trm.result.instructions);
     }
