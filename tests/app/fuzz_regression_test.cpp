@@ -34,6 +34,16 @@ TEST_CASE("fuzz regressions: a MessagePack dump declaring more elements than it 
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
+TEST_CASE("fuzz regressions: a MessagePack map keyed by maps keyed by maps is refused, not written out level by level") {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    std::filesystem::copy_file(source("tests/data/fuzz/silicon-msgpack-nested-keys.tzst"), dir.file("suite/memory/t.tzst"));
+    Cli r = emutrace_cli("silicon " + dir.file("suite"));  // before the fix: past 2 GiB and still growing
+    CHECK(r.status == 2);
+    CHECK(r.err.find("0.dump: a MessagePack map key is a map, not a string or a number") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
 TEST_CASE("fuzz regressions: an alias used inside its own anchor is one line, not a walk until the stack ends") {
     // campaign_file_fuzz found it (`matrix: &letters {clx: *letters}`); scenarios share the loader.
     for (const std::string& command : {"campaign " + source("tests/data/fuzz/campaign-alias-in-itself.yaml"),
