@@ -250,8 +250,10 @@ std::uint32_t Semihosting::open(std::uint32_t arg) {
     }
     std::FILE* f = open_beneath(*config_.host_dir, name, w[1]);
     if (!f) {
-        if (errno == EACCES) warn("semihosting: '{}' leads outside the granted directory {}; refused", name, config_.host_dir->string());
-        return fail(errno);
+        // Kept before logging: the logger's first message sets errno itself (its terminal check).
+        const int error = errno;
+        if (error == EACCES) warn("semihosting: '{}' leads outside the granted directory {}; refused", name, config_.host_dir->string());
+        return fail(error);
     }
     files_.push_back(f);
     return static_cast<std::uint32_t>(files_.size() - 1 + kFirstFileHandle);
