@@ -1,0 +1,47 @@
+// emutrace wcet: a function's WCET bound from loop-context block statistics and IPET.
+#include "app/cli/subcommand.h"
+
+namespace emutrace::app::cli {
+namespace {
+
+class WcetSubcommand : public Subcommand {
+public:
+    Command declare(Command& parser, const AnalysisRegistry&) override {
+        Command cmd =
+            parser.subcommand("wcet", "Run the firmware, aggregate per-block times by loop context, and bound a function's WCET with IPET (GLPK).");
+        cmd.option("elf", wcet_.elf, "Firmware ELF").required().existing_file();
+        cmd.option("-s,--scenario", wcet_.scenario, "Scenario YAML (board, stimuli, wcet: {function, flow_facts, max_cycles})").existing_file();
+        cmd.option("-f,--function", wcet_.function, "The function to bound (overrides the scenario's)");
+        cmd.option("--cmdline", wcet_.cmdline, "Text the firmware reads with semihosting SYS_GET_CMDLINE");
+        cmd.option("--stats-in", wcet_.stats_in, "Statistics of earlier runs (--stats-out files) to merge; repeatable").existing_file();
+        cmd.option("--stats-out", wcet_.stats_out, "Save the merged statistics (JSON) for later runs");
+        cmd.flag("--no-run", wcet_.no_run, "Do not run the firmware: bound from --stats-in alone");
+        cmd.flag("--all", wcet_.all, "Bound every function that ran: a table of observed and bound per function (--json writes it)");
+        cmd.option("--json", wcet_.json, "Write bound, observed time, worst path and never-executed blocks as JSON");
+        cmd.option("--dot", wcet_.dot, "Write the CFGs with the worst path's counts as Graphviz DOT");
+        cmd.option("--report", wcet_.report, "Write a self-contained HTML page: the bound beside the longest run, the worst path on each CFG")
+            .type_name("FILE.html");
+        cmd.footer(
+            "The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima;\n"
+            "loop bounds are the most iterations observed per entry unless a flow fact in the scenario says otherwise.\n"
+            "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
+            "measures from the same run's branch events, and the bound must not be below the longest run.\n"
+            "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"
+            "2 bad input, a function that cannot be bounded (recursion, never ran, never returned) or a firmware fault.\n"
+            "Examples: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json\n"
+            "          emutrace wcet build/firmware/libcalls.elf --all");
+        return cmd;
+    }
+    int run(const AnalysisRegistry&) override { return wcet_command(wcet_); }
+
+private:
+    WcetOptions wcet_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> wcet_subcommand() {
+    return std::make_unique<WcetSubcommand>();
+}
+
+}  // namespace emutrace::app::cli
