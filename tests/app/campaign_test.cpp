@@ -297,13 +297,14 @@ TEST_CASE("campaign: coverage, sampler verdicts and replay verdicts merge as uni
     CHECK(page.find("<section id=\"replay\"") != std::string::npos);
 }
 
-TEST_CASE("campaign: the nightly campaign's 200 cases merge to what their own results give merged by hand") {
+TEST_CASE("campaign: the nightly campaign's cases merge to what their own results give merged by hand") {
     TempDir dir;
-    std::ofstream(dir.file("nightly.yaml")) << nightly_campaign(dir.path().string());
+    const NightlyCampaign nightly = nightly_campaign(dir.path().string());
+    std::ofstream(dir.file("nightly.yaml")) << nightly.text;
     Cli run = emutrace_cli("campaign " + dir.file("nightly.yaml") + " -j 2 -q");
     CHECK(run.status == 1);  // the slow variant misses its deadline, as it should
     const json merged = json::parse(read_file(dir.file("nightly.json")));
-    REQUIRE(merged["overall"]["cases"] == 200);
+    REQUIRE(merged["overall"]["cases"] == nightly.cases);
     CHECK(merged["incomplete"] == 0);
 
     // By hand: each constraint's counts add, its maximum is the largest with the first case that
@@ -315,7 +316,7 @@ TEST_CASE("campaign: the nightly campaign's 200 cases merge to what their own re
     std::map<std::string, Hand> constraints;
     std::uint64_t bound = 0, longest = 0, passed = 0, wcet_runs = 0;
     std::string stats_in;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < nightly.cases; ++i) {
         char id[16];
         std::snprintf(id, sizeof id, "case-%04d", i);
         const std::string cdir = dir.file(std::string("results/") + id);
@@ -349,13 +350,13 @@ TEST_CASE("campaign: the nightly campaign's 200 cases merge to what their own re
     CHECK(overall["wcet"][0]["bound_max_cycles"] == bound);
     CHECK(overall["wcet"][0]["observed_max_cycles"] == longest);
     CHECK(overall["wcet"][0]["runs"] == wcet_runs);
-    // One bound over the 20 soak cases' runs, as `emutrace wcet --stats-in` gives it by hand.
+    // One bound over the soak cases' runs, as `emutrace wcet --stats-in` gives it by hand.
     const json& all = merged["runs"]["soak-wcet"]["wcet_all_runs"];
     Cli by_hand = emutrace_cli("wcet " + firmware("soak") + " -f " + all["function"].get<std::string>() + " -s " + source("bench/soak.yaml") +
                                " --no-run --json " + dir.file("hand.json") + stats_in);
     REQUIRE_MESSAGE(by_hand.status == 0, by_hand.err);
     const json hand = json::parse(read_file(dir.file("hand.json")));
-    CHECK(all["runs_of_cases"] == 20);
+    CHECK(all["runs_of_cases"] == nightly.soak_cases);
     CHECK(all["bound_cycles"] == hand["bound_cycles"]);
     CHECK(all["observed_runs"] == wcet_runs);
     CHECK(all["bound_cycles"].get<std::uint64_t>() >= longest);

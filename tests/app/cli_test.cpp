@@ -548,7 +548,7 @@ TEST_CASE("cli: the progress line is drawn by default when stderr is a terminal"
         return;
     }
     // script(1) runs the command on a pseudo-terminal; its stdout goes to /dev/null, its stderr to the terminal.
-    Cli r = run_shell("script -qec '" + std::string(EMUTRACE_BINARY) + " run " + firmware("faults") +
+    Cli r = run_shell("script -qec '" + emutrace_binary() + " run " + firmware("faults") +
                       " --cmdline spin --wall-clock 1.3s 2>&1 >/dev/null' /dev/null");
     CHECK(r.status == 4);
     CHECK(r.out.find("\remutrace: ") != std::string::npos);

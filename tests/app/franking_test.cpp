@@ -24,7 +24,7 @@ struct Run {
 
 // Runs a franking variant with its ELF found through the scenario's firmware: key.
 Run franking(const std::string& variant, const TempDir& dir, const std::string& extra = "") {
-    std::string cmd = "cd " + dir.path().string() + " && " + std::string(EMUTRACE_BINARY) + " run --scenario " +
+    std::string cmd = "cd " + dir.path().string() + " && " + emutrace_binary() + " run --scenario " +
                       source("scenarios/franking/" + variant + ".yaml") + " --json r.json --junit r.xml " + extra + " >out 2>err </dev/null";
     int raw = std::system(cmd.c_str());
     Run r;
@@ -153,15 +153,14 @@ TEST_CASE("franking: the compact trace is written and dumped with names") {
     TempDir dir;
     Run r = franking("franking", dir, "--trace t.bin");
     REQUIRE(r.status == 0);
-    std::string cmd =
-        std::string(EMUTRACE_BINARY) + " dump " + dir.file("t.bin") + " --elf " + firmware("franking") + " >" + dir.file("dump") + " 2>&1";
+    std::string cmd = emutrace_binary() + " dump " + dir.file("t.bin") + " --elf " + firmware("franking") + " >" + dir.file("dump") + " 2>&1";
     CHECK(std::system(cmd.c_str()) == 0);
     std::string dump = read_file(dir.file("dump"));
     CHECK(dump.find("> update_date_element") != std::string::npos);
     CHECK(dump.find("< build_print_image") != std::string::npos);
     CHECK(dump.find("franker") != std::string::npos);
     CHECK(dump.find("* user event 2 payload 8") != std::string::npos);  // the last letter's image ready
-    std::string bad = std::string(EMUTRACE_BINARY) + " dump " + source("README.md") + " >" + dir.file("bad") + " 2>&1";
+    std::string bad = emutrace_binary() + " dump " + source("README.md") + " >" + dir.file("bad") + " 2>&1";
     int raw = std::system(bad.c_str());
     CHECK(WEXITSTATUS(raw) == 2);
     CHECK(read_file(dir.file("bad")).find("not an emutrace compact trace") != std::string::npos);

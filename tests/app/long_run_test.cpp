@@ -30,7 +30,7 @@ TEST_CASE("checkpoints: a run killed mid-way leaves its last checkpoint, with ev
     TempDir dir;
     const std::string out = dir.file("soak.json");
     // Far more samples than it gets through: the run is killed after its third hourly checkpoint.
-    const std::string run = std::string(EMUTRACE_BINARY) + " run " + firmware("soak") + " -s " + source("bench/soak.yaml") +
+    const std::string run = emutrace_binary() + " run " + firmware("soak") + " -s " + source("bench/soak.yaml") +
                             " --cmdline 10000000 -q --wall-clock 120s --checkpoint-every 1h --json " + out;
     Cli killed = run_shell("(" + run + " & pid=$!; for i in $(seq 1 2400); do grep -q '\"number\": 3' " + out +
                            " 2>/dev/null && break; sleep 0.05; done; kill -9 $pid; wait $pid; echo \"status $?\")");

@@ -15,6 +15,7 @@
 #include "support/cli.h"
 #include "support/run_firmware.h"
 #include "support/temp_dir.h"
+#include "support/workload.h"
 
 using namespace emutrace;
 using namespace emutrace::test;
@@ -158,14 +159,14 @@ void record_and_replay(const TempDir& dir, const Subject& s, int seeds) {
 
 }  // namespace
 
-TEST_CASE("replay: 20 jittered runs of the replay application replay exactly, also with the race detector and call tracer attached") {
+TEST_CASE("replay: jittered runs of the replay application replay exactly, also with the race detector and call tracer attached") {
     TempDir dir;
-    record_and_replay(dir, {firmware("replay_app"), source("tests/scenarios/replay_app.yaml")}, 20);
+    record_and_replay(dir, {firmware("replay_app"), source("tests/scenarios/replay_app.yaml")}, sized(4, 20));
 }
 
-TEST_CASE("replay: 20 runs of franking with a jittered envelope sensor replay exactly, also with the race detector and call tracer attached") {
+TEST_CASE("replay: runs of franking with a jittered envelope sensor replay exactly, also with the race detector and call tracer attached") {
     TempDir dir;
-    record_and_replay(dir, {firmware("franking"), jittered_franking(dir)}, 20);
+    record_and_replay(dir, {firmware("franking"), jittered_franking(dir)}, sized(4, 20));
 }
 
 TEST_CASE("replay: on another cycle model the interrupts arrive in order and threads are held to keep the recorded order") {
@@ -410,8 +411,8 @@ TEST_CASE("replay: live UART input from a host FIFO is recorded (bytes and arriv
     write_file(dir.file("live.yaml"), yaml);
     REQUIRE(run_shell("mkfifo " + dir.file("rx.fifo")).status == 0);
     // Another program writes the line while the firmware runs.
-    Cli rec = run_shell("(sleep 0.3; printf 'typed by a host\\n' > " + dir.file("rx.fifo") + ") & " + std::string(EMUTRACE_BINARY) + " run " + elf +
-                        " -s " + dir.file("live.yaml") + " --record " + dir.file("live.log"));
+    Cli rec = run_shell("(sleep 0.3; printf 'typed by a host\\n' > " + dir.file("rx.fifo") + ") & " + emutrace_binary() + " run " + elf + " -s " +
+                        dir.file("live.yaml") + " --record " + dir.file("live.log"));
     REQUIRE(rec.status == 0);
     CHECK(rec.out.find("uart got 'typed by a host'") != std::string::npos);
     const EventLog log = EventLog::load(dir.file("live.log"));

@@ -27,7 +27,7 @@ constexpr std::size_t kReachedExact = 697, kReachedGiven = 515;
 constexpr std::size_t kPerBlockExact = 674;
 
 int emutrace_status(const std::string& args, const TempDir& dir) {
-    std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err");
+    std::string cmd = emutrace_binary() + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err");
     int raw = std::system(cmd.c_str());
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }

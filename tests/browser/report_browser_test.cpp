@@ -23,6 +23,7 @@
 
 #include "support/cli.h"
 #include "support/devtools_pipe.h"
+#include "support/doctest_query.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -235,7 +236,7 @@ TEST_CASE("the slow franking report shows its violations with their call stacks"
 }
 
 int main(int argc, char** argv) {
-    if (DevtoolsBrowser::find_chromium().empty()) {
+    if (!emutrace::test::doctest_only_lists(argc, argv) && DevtoolsBrowser::find_chromium().empty()) {
         std::printf("SKIPPED: no chromium on this machine (scripts/install-deps installs Debian's chromium; or set EMUTRACE_CHROMIUM)\n");
         return 77;
     }

@@ -98,7 +98,7 @@ struct Checkout {
     Cli outcome(const std::string& line) const {
         std::string cmd = line;
         const std::string exe = words(line).at(0);
-        cmd.replace(cmd.find(exe), exe.size(), EMUTRACE_BINARY);
+        cmd.replace(cmd.find(exe), exe.size(), emutrace_binary());
         return run_shell("cd '" + dir.path().string() + "' && " + cmd);
     }
     /// The same, its exit status.

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "support/paths.h"
 #include "support/temp_dir.h"
 
 namespace emutrace::test {
@@ -16,7 +17,7 @@ struct Cli {
 
 inline Cli emutrace_cli(const std::string& args) {
     TempDir dir;
-    std::string cmd = std::string(EMUTRACE_BINARY) + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err") + " </dev/null";
+    std::string cmd = emutrace_binary() + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err") + " </dev/null";
     int raw = std::system(cmd.c_str());
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir.file("out")), read_file(dir.file("err"))};
 }
