@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/campaign/campaign_merge.h"
+#include "bench/bench_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -49,14 +50,15 @@ int main(int argc, char** argv) {
     fs::create_directories(dir);
     std::string seeds;
     for (int s = 1; s <= cases; ++s) seeds += (s > 1 ? ", " : "") + std::to_string(s);
-    std::ofstream(dir / "c.yaml") << "runs:\n  - firmware: franking\n    scenario: " EMUTRACE_SOURCE_DIR "/scenarios/franking/franking.yaml\n"
+    std::ofstream(dir / "c.yaml") << "runs:\n  - firmware: franking\n    scenario: " + emutrace::bench::source_dir() +
+                                         "/scenarios/franking/franking.yaml\n"
                                   << "    matrix: {seed: [" << seeds << "], \"stimuli[0].jitter\": [300us]}\n"
                                   << "outputs: {results: " << (dir / "results").string() << ", json: merged.json}\n";
     std::vector<double> one, two;
     for (int r = 0; r < repeat; ++r)
         for (int jobs : {1, 2}) {
             double t0 = now();
-            std::string cmd = std::string(EMUTRACE_BINARY) + " campaign " + (dir / "c.yaml").string() + " -q -j " + std::to_string(jobs);
+            std::string cmd = emutrace::bench::emutrace_binary() + " campaign " + (dir / "c.yaml").string() + " -q -j " + std::to_string(jobs);
             if (std::system(cmd.c_str()) == -1) return 1;
             double minutes = (now() - t0) / 60.0;
             (jobs == 1 ? one : two).push_back(cases / minutes);

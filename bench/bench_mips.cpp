@@ -31,6 +31,7 @@
 #include "session/scenario.h"
 #include "trace/background_sink.h"
 
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 
 using namespace emutrace;
@@ -100,7 +101,7 @@ struct ThreadTimes {
 emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink, double& seconds, emu::TimingMode timing = emu::TimingMode::Trm,
                            ThreadTimes* times = nullptr, std::vector<std::uint32_t> trace_points = {}, bool times_unaligned = false,
                            trace::TraceSink* second = nullptr) {
-    session::Scenario sc = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    session::Scenario sc = session::load_scenario_file(emutrace::bench::bench_dir() + "/compute_bench.yaml");
     sc.machine.echo_output = false;
     for (auto& region : sc.machine.memory) region.times_unaligned = times_unaligned && !region.mmio;
     sc.machine.timing = timing;
@@ -136,8 +137,8 @@ struct KernelCounter final : trace::TraceSink {
 };
 
 void print_accuracy_table() {
-    decode::ElfImage image = decode::ElfImage::load(EMUTRACE_FIRMWARE_DIR "/kernels.elf");
-    session::Scenario sc = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml");
+    decode::ElfImage image = decode::ElfImage::load(emutrace::bench::firmware_dir() + "/kernels.elf");
+    session::Scenario sc = session::load_scenario_file(emutrace::bench::bench_dir() + "/compute_bench.yaml");
     sc.machine.echo_output = false;
     emu::Machine m(std::move(sc.machine), image);
     KernelCounter counter;
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
 
 int run(int argc, char** argv) {
     int repeat = 5;
-    std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/bench_compute.elf";
+    std::string elf = emutrace::bench::firmware_dir() + "/bench_compute.elf";
     if (!bench::parse_repeat_and_elf(argc, argv,
                                      "usage: bench_mips [--repeat N] [firmware.elf]\n"
                                      "Emulation speed of the compute firmware (or the ELF given) with each layer of emutrace,\n"

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "decode/elf_image.h"
 #include "decode/hook_patcher.h"
@@ -40,7 +41,7 @@ struct Run {
 Run run(const emutrace::AnalysisRegistry& registry, const std::string& elf, const std::string& dump = "") {
     emutrace::RunRequest r;
     r.firmware = elf;
-    r.scenario = EMUTRACE_SOURCE_DIR "/scenarios/franking/franking.yaml";
+    r.scenario = emutrace::bench::source_dir() + "/scenarios/franking/franking.yaml";
     r.machine.echo_output = false;
     r.scenario_outputs = false;
     r.options["calltrace"] = "";
@@ -108,7 +109,7 @@ int main(int argc, char** argv) try {
     char dir_template[] = "/tmp/bench_ontarget.XXXXXX";
     const char* dir = mkdtemp(dir_template);
     if (!dir) return 1;
-    const std::string traced = EMUTRACE_FIRMWARE_DIR "/franking_traced.elf", tmp = dir;
+    const std::string traced = emutrace::bench::firmware_dir() + "/franking_traced.elf", tmp = dir;
     emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
 
     std::printf("bench_ontarget: patch time (every hook call to a NOP and back; the paper: 3.4 s), median of %d\n", repeat);
@@ -144,7 +145,7 @@ int main(int argc, char** argv) try {
                 static_cast<unsigned long long>(events), d, static_cast<double>(events) / d, static_cast<double>(events) * 21 / d / 1e6);
 
     // The paper's a, b, c (and everything on), on the build a product would ship (inlining on).
-    const std::string shipped = EMUTRACE_FIRMWARE_DIR "/franking_instrumented.elf";
+    const std::string shipped = emutrace::bench::firmware_dir() + "/franking_instrumented.elf";
     emutrace::decode::HookPatcher off(shipped);
     off.set("*", false);
     off.write(tmp + "/b.elf");
@@ -152,8 +153,8 @@ int main(int argc, char** argv) try {
     sel.set("render_*", true);
     sel.set("build_print_image", true);
     sel.write(tmp + "/c.elf");
-    const Run a = run(registry, EMUTRACE_FIRMWARE_DIR "/franking.elf"), b = run(registry, tmp + "/b.elf"), c = run(registry, tmp + "/c.elf"),
-              all = run(registry, shipped);
+    const Run a = run(registry, emutrace::bench::firmware_dir() + "/franking.elf"), b = run(registry, tmp + "/b.elf"),
+              c = run(registry, tmp + "/c.elf"), all = run(registry, shipped);
     std::printf("bench_ontarget: probe effect on franking (print image, mean of 8 letters; the whole run)\n");
     auto row = [&](const char* name, const Run& r) {
         std::printf("  %-48s %9.3f ms %+8.1f%%   %12llu cycles %+8.1f%%\n", name, r.print_image_ms, 100.0 * (r.print_image_ms / a.print_image_ms - 1),

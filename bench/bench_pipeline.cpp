@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -36,7 +37,7 @@ struct Run {
 
 Run run(const decode::ElfImage& image, emu::TimingMode timing, bool cache = true,
         emu::MachineConfig::PipelineFacts facts = emu::MachineConfig::PipelineFacts::Block) {
-    emu::MachineConfig c = session::load_scenario_file(EMUTRACE_BENCH_DIR "/compute_bench.yaml").machine;
+    emu::MachineConfig c = session::load_scenario_file(emutrace::bench::bench_dir() + "/compute_bench.yaml").machine;
     c.timing = timing;
     c.timing_cache = cache;
     c.pipeline_facts = facts;
@@ -60,7 +61,7 @@ Run run(const decode::ElfImage& image, emu::TimingMode timing, bool cache = true
 
 int main(int argc, char** argv) {
     int repeat = 5;
-    std::string elf = std::string(EMUTRACE_FIRMWARE_DIR) + "/kernels.elf";
+    std::string elf = emutrace::bench::firmware_dir() + "/kernels.elf";
     // --speed-only: the two models' speed alone, without the stepped runs (30 times slower) that
     // check the cache's cycles: more pairs in the same time on a noisy machine.
     bool speed_only = false;

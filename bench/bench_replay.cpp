@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/replay/replay_config.h"
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
@@ -44,8 +45,8 @@ Outcome run(const emutrace::AnalysisRegistry& registry, const std::string& elf, 
             const std::map<std::string, std::string>& options, std::uint64_t seed = 1, const char* timing = nullptr) {
     emutrace::RunRequest request;
     if (timing) request.machine.timing = timing;
-    request.firmware = std::string(EMUTRACE_FIRMWARE_DIR "/") + elf;
-    request.scenario = std::string(EMUTRACE_SOURCE_DIR "/tests/scenarios/") + scenario;
+    request.firmware = (emutrace::bench::firmware_dir() + "/") + elf;
+    request.scenario = (emutrace::bench::source_dir() + "/tests/scenarios/") + scenario;
     request.machine.echo_output = false;
     request.machine.seed = seed;
     request.options = options;
@@ -140,7 +141,7 @@ Measured measure(const emutrace::AnalysisRegistry& registry, const Case& c, cons
     const std::string log = dir + "/true.log";
     Outcome truth = run(registry, c.plain, c.scenario, {{"record", log}, {"times", ""}}, c.seed, c.timing);
     Outcome replay = run(registry, c.board, c.scenario,
-                         {{"replay", log}, {"log-elf", std::string(EMUTRACE_FIRMWARE_DIR "/") + c.plain}, {"in-order", ""}, {"site-cycles", "0"}},
+                         {{"replay", log}, {"log-elf", (emutrace::bench::firmware_dir() + "/") + c.plain}, {"in-order", ""}, {"site-cycles", "0"}},
                          c.seed, c.timing);
     std::remove(log.c_str());
     return compare(truth.json, replay.json, true);

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "support/devtools_pipe.h"
 
@@ -36,7 +37,7 @@ struct Workload {
 
 /// One `emutrace run` of a workload; its exit status (3 = stopped at the instruction limit).
 int run(const Workload& w, const fs::path& dir, const std::string& instructions, bool report) {
-    std::string cmd = std::string(EMUTRACE_BINARY) + " run " + w.arguments + " --max-instructions " + instructions + " -q --json " +
+    std::string cmd = emutrace::bench::emutrace_binary() + " run " + w.arguments + " --max-instructions " + instructions + " -q --json " +
                       (dir / "run.json").string() + (report ? " --report " + (dir / "report.html").string() : std::string()) + " >" +
                       (dir / "run.log").string() + " 2>&1 </dev/null";
     int raw = std::system(cmd.c_str());
@@ -68,10 +69,10 @@ int main(int argc, char** argv) {
             return a == "--help" ? 0 : 2;
         }
     }
-    const Workload workloads[] = {
-        {"soak firmware under bench/soak.yaml", EMUTRACE_FIRMWARE_DIR "/soak.elf --scenario " EMUTRACE_BENCH_DIR "/soak.yaml --cmdline 1000000000"},
-        {"compute benchmark, call-heavy",
-         EMUTRACE_FIRMWARE_DIR "/bench_compute.elf --scenario " EMUTRACE_BENCH_DIR "/compute_bench.yaml --calltrace"}};
+    const Workload workloads[] = {{"soak firmware under bench/soak.yaml", emutrace::bench::firmware_dir() + "/soak.elf --scenario " +
+                                                                              emutrace::bench::bench_dir() + "/soak.yaml --cmdline 1000000000"},
+                                  {"compute benchmark, call-heavy", emutrace::bench::firmware_dir() + "/bench_compute.elf --scenario " +
+                                                                        emutrace::bench::bench_dir() + "/compute_bench.yaml --calltrace"}};
     bool all_ok = true;
     for (const Workload& w : workloads) {
         const fs::path dir = fs::temp_directory_path() / ("emutrace-bench-report-" + std::to_string(::getpid()));

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
@@ -37,7 +38,7 @@ struct Outcome {
 
 Outcome run(const emutrace::AnalysisRegistry& registry, const std::string& scenario, const std::string& elf = "bench_compute.elf") {
     emutrace::RunRequest request;
-    request.firmware = std::string(EMUTRACE_FIRMWARE_DIR "/") + elf;
+    request.firmware = (emutrace::bench::firmware_dir() + "/") + elf;
     request.scenario = scenario;
     request.machine.echo_output = false;
     emutrace::Session session(registry, request);

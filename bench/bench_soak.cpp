@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_paths.h"
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
 
@@ -69,8 +70,8 @@ int main(int argc, char** argv) {
     const std::string json = out + "/soak.json";
 
     emutrace::RunRequest request;
-    request.firmware = EMUTRACE_FIRMWARE_DIR "/soak.elf";
-    request.scenario = EMUTRACE_BENCH_DIR "/soak.yaml";
+    request.firmware = emutrace::bench::firmware_dir() + "/soak.elf";
+    request.scenario = emutrace::bench::bench_dir() + "/soak.yaml";
     request.machine.echo_output = false;
     request.machine.cmdline = std::to_string(hours * 3600);  // a sample per emulated second
     request.options = {{"json", json}, {"checkpoint_every", "1h"}};
