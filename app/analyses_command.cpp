@@ -25,9 +25,9 @@ int analyses_command(const AnalysisRegistry& registry) {
         for (const auto& s : t.sections) sections += (sections.empty() ? "" : ", ") + s + ":";
         std::printf("  scenario  %s\n", sections.empty() ? "-" : sections.c_str());
         for (const auto& o : t.outputs)
-            std::printf("  output    --%s %s (outputs.%s)  %s\n", o.name.c_str(), o.value_name.c_str(), o.name.c_str(), o.help.c_str());
+            std::printf("  output    %s %s (outputs.%s)  %s\n", o.flag().c_str(), o.value_name.c_str(), o.name.c_str(), o.help.c_str());
         for (const auto& f : t.flags)
-            std::printf("  option    --%s%s%s  %s\n", f.name.c_str(), f.value_name.empty() ? "" : " ", f.value_name.c_str(), f.help.c_str());
+            std::printf("  option    %s%s%s  %s\n", f.flag().c_str(), f.value_name.empty() ? "" : " ", f.value_name.c_str(), f.help.c_str());
         std::printf("  events    %s\n\n", event_kinds(t.wants).c_str());
     }
     std::printf(

@@ -1,7 +1,5 @@
 #include "app/cli/analysis_options.h"
 
-#include <algorithm>
-
 namespace emutrace::app::cli {
 
 void AnalysisOptions::declare(Command& cmd, const AnalysisRegistry& registry) {
@@ -17,8 +15,7 @@ void AnalysisOptions::collect(std::map<std::string, std::string>& into) const {
 }
 
 void AnalysisOptions::add(Command& cmd, const AnalysisOption& o, bool output) {
-    std::string flag = "--" + o.name;
-    std::replace(flag.begin(), flag.end(), '_', '-');
+    std::string flag = o.flag();
     // The command's own option of that name wins (crosscheck's --snapshot is the capture it reads).
     if (cmd.has_option(flag)) return;
     auto value = std::make_shared<std::string>();

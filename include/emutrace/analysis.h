@@ -27,6 +27,15 @@ struct AnalysisOption {
     std::string name;        ///< without the dashes; also the outputs.<name> key for an output
     std::string value_name;  ///< e.g. "FILE"; empty for a flag
     std::string help;        ///< one line for --help and `emutrace analyses`
+
+    /// How it is spelt on the command line: `--` and the name with dashes for underscores
+    /// (outputs.events_limit is --events-limit).
+    std::string flag() const {
+        std::string f = "--" + name;
+        for (char& c : f)
+            if (c == '_') c = '-';
+        return f;
+    }
 };
 
 /// What the source delivered, for figures relative to the whole run.
