@@ -77,6 +77,15 @@ const char* kFrequencyTheorem =
     "the two paths pass every block equally often (a permutation): no increment tells them apart (Fischmeister and Ba, "
     "path pair termination)";
 
+// No markers: the plan stays empty, and Δt is the bare function's (the baseline of the others).
+class NoMarkers final : public MarkerScheme {
+public:
+    std::string name() const override { return "none"; }
+    StepResult instrument(const SamplingGraph&, const IntersectingPair&, MarkerPlan&) override {
+        return {false, {}, "no markers (scheme none): the bare function's Δt"};
+    }
+};
+
 class SingleIncrement final : public MarkerScheme {
 public:
     std::string name() const override { return "single"; }
@@ -227,6 +236,7 @@ protected:
 }  // namespace
 
 std::unique_ptr<MarkerScheme> make_scheme(std::string_view name) {
+    if (name == "none") return std::make_unique<NoMarkers>();
     if (name == "single") return std::make_unique<SingleIncrement>();
     if (name == "assign") return std::make_unique<Assignment>();
     if (name == "bitvec") return std::make_unique<BitVector>();
@@ -240,7 +250,7 @@ std::unique_ptr<MarkerScheme> make_scheme(std::string_view name) {
 }
 
 std::string scheme_names() {
-    return "single, multi (10 counters), multi:K (K = 1..25), assign, bitvec, bitvec+";
+    return "none, single, multi (10 counters), multi:K (K = 1..25), assign, bitvec, bitvec+";
 }
 
 }  // namespace emutrace::analysis::sampler

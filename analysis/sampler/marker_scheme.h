@@ -33,7 +33,8 @@ public:
     virtual StepResult instrument(const SamplingGraph& graph, const IntersectingPair& pair, MarkerPlan& plan) = 0;
 };
 
-/// "single", "multi" (10 counters), "multi:K" (K counters, 1..25), "assign", "bitvec", "bitvec+";
+/// "none" (no markers), "single", "multi" (10 counters), "multi:K" (K counters, 1..25), "assign",
+/// "bitvec", "bitvec+";
 /// null for another name.
 std::unique_ptr<MarkerScheme> make_scheme(std::string_view name);
 /// The names make_scheme takes, for help texts.

@@ -32,16 +32,20 @@ struct SamplerConfig {
     FirmwareSampling sampling;
 };
 
-SamplerConfig parse(const config::Node& n) {
+// `function` is the section's unless the command line names one (run --sampler F), which wins.
+SamplerConfig parse(const config::Node& n, const std::string& function) {
     SamplerConfig c;
+    c.function = function;
     n.allow_only({"function", "scheme", "steps", "period", "jitter", "seed", "sample_cycles", "trace_cycles", "cpu", "exact_durations", "markers",
                   "sample_id", "sample_exception", "sample_overhead", "check"});
     if (!n.defined()) return c;
-    n.require({"function"});
-    c.function = n["function"].str();
+    if (c.function.empty()) {
+        n.require({"function"});
+        c.function = n["function"].str();
+    }
     if (n.has("scheme")) {
         c.scheme = n["scheme"].str();
-        if (c.scheme != "none" && !make_scheme(c.scheme)) n["scheme"].fail("unknown scheme (known: none, " + scheme_names() + ")");
+        if (!make_scheme(c.scheme)) n["scheme"].fail("unknown scheme (known: " + scheme_names() + ")");
     }
     if (n.has("steps")) {
         c.steps = n["steps"].u32();
@@ -78,35 +82,33 @@ SamplerConfig parse(const config::Node& n) {
 }
 
 class SamplerAnalysis final : public Analysis {
+    static constexpr SearchLimits kLimits{100'000, 20'000'000, true};
+
 public:
     SamplerAnalysis(SamplerConfig config, const decode::ElfImage& image, const decode::Program& program) : config_(std::move(config)) {
         graph_ = code_graph(image, program, config_.function, models::find_core(config_.cpu)->kind);
-        SearchLimits limits{100'000, 20'000'000, config_.stretch};
+        SearchLimits limits = kLimits;
+        limits.stretch = config_.stretch;
         if (config_.firmware) {
             // The plan is whatever the running binary's records say, wherever the compiler put it.
             recorded_ = plan_from_records(image, graph_, config_.function);
             plan_ = recorded_.plan;
             SearchOutcome found = find_intersecting_pair(graph_, plan_, limits);
             delta_t_ = found.pair ? found.pair->delta_t : limits.max_delta_t + 1;
+            unlimited_ = !found.pair;
             stopped_ = "the firmware's records";
             config_.scheme = "firmware (" + std::to_string(recorded_.records) + " recorded operations)";
             firmware_monitor_ = std::make_unique<FirmwareSampleMonitor>(graph_, recorded_, config_.sampling, config_.stretch);
             background_ = std::make_unique<trace::BackgroundSink>(*firmware_monitor_);
             return;
         }
-        if (config_.scheme == "none") {
-            plan_ = MarkerPlan(graph_.vertices.size());
-            SearchOutcome found = find_intersecting_pair(graph_, plan_, limits);
-            delta_t_ = found.pair ? found.pair->delta_t : limits.max_delta_t + 1;
-            stopped_ = "no markers";
-        } else {
-            auto scheme = make_scheme(config_.scheme);
-            MarkerPlanResult r = plan_markers(graph_, *scheme, config_.steps, limits);
-            plan_ = r.plan;
-            delta_t_ = r.achieved();
-            stopped_ = r.stopped;
-            steps_ = r.steps.size();
-        }
+        auto scheme = make_scheme(config_.scheme);
+        MarkerPlanResult r = plan_markers(graph_, *scheme, config_.steps, limits);
+        plan_ = r.plan;
+        delta_t_ = r.achieved();
+        unlimited_ = r.unlimited;
+        stopped_ = r.stopped;
+        steps_ = r.steps.size();
         period_ = config_.period ? config_.period : std::max<std::uint64_t>(1, delta_t_ - 1);
         monitor_ = std::make_unique<SamplingMonitor>(graph_, plan_, period_, config_.jitter, config_.seed, config_.stretch);
         background_ = std::make_unique<trace::BackgroundSink>(*monitor_);
@@ -153,7 +155,10 @@ public:
         std::snprintf(line, sizeof line, "  monitoring cost on target: %llu cycles (samples x %llu + markers %llu), a trace of every block %llu\n",
                       static_cast<unsigned long long>(sampling_cost()), static_cast<unsigned long long>(config_.sample_cycles),
                       static_cast<unsigned long long>(c.marker_cycles), static_cast<unsigned long long>(trace_cost()));
-        return s + line;
+        s += line;
+        // A monitor that checked nothing has shown nothing: said where it cannot be missed.
+        if (!c.checked) s += "  WARNING: no interval of " + config_.function + " was checked: " + why_nothing_checked() + "\n";
+        return s;
     }
     std::string json() const override {
         const MonitorCounts& c = counts();
@@ -182,9 +187,18 @@ public:
                               {"impossible", c.impossible},
                               {"left_out", c.left_out},
                               {"inside_marker_op", c.inside_marker_op},
+                              {"unchecked_because", c.checked ? std::string() : why_nothing_checked()},
                               {"sampling_cost_cycles", sampling_cost()},
                               {"trace_cost_cycles", trace_cost()}}
             .dump();
+    }
+    // One JUnit case: every interval checked was reconstructed to what ran. None when nothing was
+    // checked: that is no pass (the summary says why).
+    std::vector<TestCase> test_cases() const override {
+        if (!counts().checked) return {};
+        TestCase t{"emutrace.sampler", "sampled paths of " + config_.function + (config_.sampling.check ? " reconstructed" : " observed")};
+        for (const auto& f : failures()) t.failure += (t.failure.empty() ? "" : "; ") + f;
+        return {t};
     }
     std::vector<std::string> failures() const override {
         const MonitorCounts& c = counts();
@@ -195,6 +209,20 @@ public:
     }
 
 private:
+    std::string why_nothing_checked() const {
+        const MonitorCounts& c = counts();
+        const std::string period_text = "the sampling period (" + std::to_string(period()) + " cycles)";
+        if (!c.samples)
+            return "no sample fell in it: the run never reached it, or " + period_text + " is longer than the run's calls of it; set period:";
+        if (c.left_out)
+            return "all " + std::to_string(c.left_out) +
+                   " intervals held a call, an interrupt or other code (a soft-float or library call in every path?); monitor the callee "
+                   "instead";
+        if (unlimited_ && !config_.period)
+            return "its paths are too alike to be told apart within " + std::to_string(kLimits.max_delta_t) +
+                   " cycles (Δt), so samples are too far apart to land twice in one call; add markers (scheme:) or set period:";
+        return "no two samples landed in one call of it: " + period_text + " is longer than its calls; set period:";
+    }
     const MonitorCounts& counts() const { return firmware_monitor_ ? firmware_monitor_->counts() : monitor_->counts(); }
     // With markers: firmware, the firmware's timer decides: the mean of the cycles it measured.
     std::uint64_t period() const { return firmware_monitor_ ? static_cast<std::uint64_t>(firmware_monitor_->mean_elapsed() + 0.5) : period_; }
@@ -206,6 +234,7 @@ private:
     SamplingGraph graph_;
     MarkerPlan plan_;
     std::uint64_t delta_t_ = 0, period_ = 0;
+    bool unlimited_ = false;  ///< no two paths agree below the search limit: Δt is at least that
     std::size_t steps_ = 0;
     std::string stopped_;
     RecordedPlan recorded_;
@@ -215,11 +244,9 @@ private:
 };
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
-    SamplerConfig c = parse(setup.section("sampler"));
-    if (auto f = setup.flag("sampler")) {
-        if (f->empty()) throw ConfigError("--sampler: name the function to monitor");
-        c.function = *f;
-    }
+    const auto flag = setup.flag("sampler");
+    if (flag && flag->empty()) throw ConfigError("--sampler: name the function to monitor");
+    SamplerConfig c = parse(setup.section("sampler"), flag ? *flag : std::string());
     if (c.function.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("the sampler samples an emulated run; a capture has no time between its branches");
     if (c.cpu.empty()) c.cpu = setup.core();

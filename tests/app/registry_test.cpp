@@ -3,6 +3,7 @@
 // an emulated run.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
@@ -34,9 +35,30 @@ TEST_CASE("registry: emutrace analyses lists every registered analysis with its 
     for (const auto& t : registry.types()) {
         CHECK(("\n" + r.out).find("\n" + t.name + "\n") != std::string::npos);
         for (const auto& s : t.sections) CHECK(r.out.find(s + ":") != std::string::npos);
-        for (const auto& o : t.outputs) CHECK(r.out.find("--" + o.name + " " + o.value_name) != std::string::npos);
-        for (const auto& f : t.flags) CHECK(r.out.find("--" + f.name) != std::string::npos);
+        for (const auto& o : t.outputs) CHECK(r.out.find(o.flag() + " " + o.value_name) != std::string::npos);
+        for (const auto& f : t.flags) CHECK(r.out.find(f.flag()) != std::string::npos);
     }
+}
+
+TEST_CASE("registry: every option emutrace analyses lists is spelt as emutrace run accepts it") {
+    // The list once printed --wcet_stats and --events_limit, which the command line refuses.
+    Cli list = emutrace_cli("analyses");
+    Cli help = emutrace_cli("run --help");
+    REQUIRE(list.status == 0);
+    REQUIRE(help.status == 0);
+    std::istringstream lines(list.out);
+    int listed = 0;
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string kind, flag;
+        words >> kind >> flag;
+        if (kind != "output" && kind != "option") continue;
+        ++listed;
+        INFO(line);
+        CHECK(flag.find('_') == std::string::npos);
+        CHECK(help.out.find(flag + " ") != std::string::npos);
+    }
+    CHECK(listed >= 10);
 }
 
 TEST_CASE("registry: a section no analysis registered is an unknown key, with its line") {
@@ -130,6 +152,19 @@ TEST_CASE("markers: a plan for a real function raises Δt step by step and says 
     CHECK(bad.err.find("unknown scheme 'nope'") != std::string::npos);
 }
 
+TEST_CASE("markers: scheme none, as the sampler section knows it, gives the bare function's Δt and no markers") {
+    TempDir dir;
+    Cli none = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme none --json " + dir.file("none.json"));
+    REQUIRE(none.status == 0);
+    Cli planned = emutrace_cli("markers " + firmware("kernels") + " -f kernel_sort --scheme bitvec+ --steps 5 --json " + dir.file("planned.json"));
+    REQUIRE(planned.status == 0);
+    nlohmann::json bare = read_json(dir.file("none.json")), with = read_json(dir.file("planned.json"));
+    CHECK(bare["marker_bytes"] == 0);
+    CHECK(bare["steps"].empty());
+    CHECK(bare["achieved_delta_t"] == with["delta_t"][0]);  // where the other schemes start
+    CHECK(with["achieved_delta_t"].get<std::uint64_t>() > bare["achieved_delta_t"].get<std::uint64_t>());
+}
+
 TEST_CASE("markers: the best cases are the cycles of the core the ELF was built for, unless --cpu names one") {
     TempDir dir;
     auto core_of = [&](const std::string& args) {
@@ -179,6 +214,54 @@ TEST_CASE("sampler: every path between samples is reconstructed at the period th
     std::uint64_t samples = planned["samples"];
     CHECK(planned["sampling_cost_cycles"].get<std::uint64_t>() > samples * 40);
     CHECK(planned["trace_cost_cycles"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("sampler: run --sampler names the function when the section comes from --set") {
+    // docs/sampler.md: the section's keys from the scenario or --set, the function from --sampler.
+    TempDir dir;
+    write_file(dir.file("s.yaml"),
+               "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n");
+    Cli r = emutrace_cli("run " + firmware("kernels") + " -s " + dir.file("s.yaml") + " --set sampler.scheme=bitvec --sampler kernel_sort --json " +
+                         dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    nlohmann::json j = read_json(dir.file("r.json"))["sampler"];
+    CHECK(j["function"] == "kernel_sort");
+    CHECK(j["scheme"] == "bitvec");
+    CHECK(j["intervals_checked"].get<std::uint64_t>() > 100);
+    // The command line wins over the section's own function.
+    Cli both = emutrace_cli("run " + firmware("kernels") + " -s " + dir.file("s.yaml") +
+                            " --set sampler.function=kernel_fir --sampler kernel_sort --json " + dir.file("r.json"));
+    REQUIRE(both.status == 0);
+    CHECK(read_json(dir.file("r.json"))["sampler"]["function"] == "kernel_sort");
+}
+
+TEST_CASE("sampler: a run that checked no interval says so and why, and has no passing test case") {
+    TempDir dir;
+    write_file(dir.file("s.yaml"),
+               "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n");
+    auto run = [&](const std::string& section) {
+        return emutrace_cli("run " + firmware("kernels") + " -s " + dir.file("s.yaml") + " --set 'sampler=" + section + "' --json " +
+                            dir.file("r.json") + " --junit " + dir.file("r.xml"));
+    };
+    // A period longer than the run: no sample lands in the function at all.
+    Cli slow = run("{function: kernel_crc32, scheme: bitvec+, period: 50000000}");
+    CHECK(slow.status == 0);
+    CHECK(slow.err.find("WARNING: no interval of kernel_crc32 was checked: no sample fell in it") != std::string::npos);
+    CHECK(slow.err.find("sampling period (50000000 cycles) is longer") != std::string::npos);
+    nlohmann::json j = read_json(dir.file("r.json"))["sampler"];
+    CHECK(j["intervals_checked"] == 0);
+    CHECK(j["unchecked_because"].get<std::string>().find("no sample fell in it") != std::string::npos);
+    CHECK(read_file(dir.file("r.xml")).find("emutrace.sampler") == std::string::npos);
+    // Every interval of report() holds a call (its formatting and semihosting helpers).
+    Cli calls = run("{function: report, scheme: none, period: 20}");
+    CHECK(calls.status == 0);
+    CHECK(calls.err.find("intervals held a call") != std::string::npos);
+    // A run that checks intervals has its JUnit case, and no warning.
+    Cli checked = run("{function: kernel_sort, scheme: bitvec+}");
+    CHECK(checked.status == 0);
+    CHECK(checked.err.find("WARNING") == std::string::npos);
+    CHECK(read_file(dir.file("r.xml")).find("sampled paths of kernel_sort reconstructed") != std::string::npos);
+    CHECK(read_json(dir.file("r.json"))["sampler"]["unchecked_because"] == "");
 }
 
 TEST_CASE("sampler: a firmware sampling itself from SysTick with the header's real markers is reconstructed from its own samples") {
