@@ -69,9 +69,10 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         std::vector<report::Part> parts;
         for (auto& html : report.report_sections) parts.push_back({"", std::move(html)});
         if (j.contains("comparison")) parts.push_back({"comparison", analysis::comparison_report_html(j["comparison"])});
-        std::vector<std::string> failures = report.failures;
+        std::vector<std::string> failures = report.failures, checks = report.checks;
+        if (j.contains("comparison")) checks.push_back("the capture and the emulated run agree");
         if (j.contains("comparison") && !j["comparison"].value("identical", false)) failures.push_back("the capture and the emulated run differ");
-        config::write_text_file(report_path, report::run_page(j, failures, parts), "HTML report");
+        config::write_text_file(report_path, report::run_page(j, failures, checks, parts), "HTML report");
     }
     if (!json_path.empty()) {
         config::write_text_file(json_path, j.dump(2) + "\n", "JSON file");

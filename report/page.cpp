@@ -15,6 +15,7 @@ h3 { font-size: 15px; margin: 16px 0 6px; }
 .facts { color: var(--muted); margin: 0 0 12px; padding: 0; list-style: none; } .facts li { display: inline; margin-right: 18px; }
 .verdict { padding: 10px 14px; border-radius: 6px; font-weight: 600; margin: 12px 0; }
 .verdict.pass { background: #e6f4ea; color: var(--ok); } .verdict.fail { background: #fbe9e7; color: var(--warn); }
+.verdict.none { background: #eef0f3; color: var(--ink); }
 .verdict ul { margin: 6px 0 0; font-weight: normal; color: var(--ink); }
 nav.toc { columns: 3; font-size: 13px; margin: 8px 0 4px; } nav.toc a { color: var(--bar); text-decoration: none; display: block; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
@@ -61,7 +62,9 @@ std::string Page::html() const {
     for (const std::string& f : facts) out += "<li>" + escape(f) + "</li>";
     out += "<li>emutrace " EMUTRACE_VERSION "</li></ul>\n";
     if (has_verdict) {
-        if (failures.empty()) {
+        if (failures.empty() && !nothing_checked.empty()) {
+            out += "<div class=\"verdict none\">NOT CHECKED: " + escape(nothing_checked) + "</div>\n";
+        } else if (failures.empty()) {
             out += "<div class=\"verdict pass\">PASSED: " + escape(passed) + "</div>\n";
         } else {
             out += "<div class=\"verdict fail\">FAILED<ul>";

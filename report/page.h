@@ -15,6 +15,7 @@ struct Page {
     std::vector<std::string> failures;                    ///< why the run fails; none: the banner says it passed
     bool has_verdict = true;                              ///< false: no pass/fail banner (a silicon suite, say)
     std::string passed = "every timing constraint held";  ///< the banner's words when nothing failed
+    std::string nothing_checked;                          ///< set: nothing was judged; a neutral banner with these words
     std::vector<std::string> sections;                    ///< HTML <section> elements (report::section)
     std::string html() const;
 };

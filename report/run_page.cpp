@@ -63,13 +63,24 @@ std::string run_summary_section(const nlohmann::json& r) {
     return section("summary", "Run", body);
 }
 
-std::string run_page(const nlohmann::json& result, const std::vector<std::string>& failures, const std::vector<Part>& parts) {
+std::string run_page(const nlohmann::json& result, const std::vector<std::string>& failures, const std::vector<std::string>& checks,
+                     const std::vector<Part>& parts) {
     Page page;
     std::string firmware = text_at(result, "firmware");
     page.title = "emutrace report: " + (firmware.empty() ? std::string("run") : std::filesystem::path(firmware).filename().string());
     if (auto scenario = text_at(result, "scenario"); !scenario.empty()) page.facts.push_back("scenario " + scenario);
     if (auto core = text_at(result, "cpu"); !core.empty()) page.facts.push_back(core);
     page.failures = failures;
+    if (checks.empty()) {
+        page.nothing_checked =
+            "the run was observed, not judged: it has no timing constraint (constraints:), WCET bound (wcet:) or sampler check "
+            "(sampler:) to pass";
+    } else {
+        std::string names;
+        for (std::size_t i = 0; i < checks.size() && i < 6; ++i) names += (i ? ", " : "") + checks[i];
+        if (checks.size() > 6) names += ", ...";
+        page.passed = std::to_string(checks.size()) + (checks.size() == 1 ? " check held (" : " checks held (") + names + ")";
+    }
     page.sections.push_back(run_summary_section(result));
     for (const Part& p : parts) page.sections.push_back(p.html);
     return page.html();

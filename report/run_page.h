@@ -19,7 +19,9 @@ struct Part {
 /// exceptions, host time; from the keys of the run's JSON result that are present.
 std::string run_summary_section(const nlohmann::json& result);
 
-/// The whole document.
-std::string run_page(const nlohmann::json& result, const std::vector<std::string>& failures, const std::vector<Part>& parts);
+/// The whole document. `checks`: what was judged (RunReport::checks); with none and no failure
+/// the banner says nothing was checked, not that the run passed.
+std::string run_page(const nlohmann::json& result, const std::vector<std::string>& failures, const std::vector<std::string>& checks,
+                     const std::vector<Part>& parts);
 
 }  // namespace emutrace::report

@@ -38,6 +38,15 @@ public:
         return j.dump();
     }
     std::vector<std::string> failures() const override { return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{}; }
+    // One JUnit case: the bound is trusted (and within max_cycles, when given).
+    std::vector<TestCase> test_cases() const override {
+        if (!bound_) return {};
+        TestCase t{"emutrace.wcet",
+                   "WCET of " + config_.function + (config_.max_cycles ? " within " + std::to_string(config_.max_cycles) + " cycles" : " trusted")};
+        t.seconds = clock_hz_ ? static_cast<double>(bound_->bound_cycles) / static_cast<double>(clock_hz_) : 0;
+        for (const auto& f : failures()) t.failure += (t.failure.empty() ? "" : "; ") + f;
+        return {t};
+    }
     std::string report_html() const override { return bound_ ? wcet_report_html(session_.program(), *bound_, clock_hz_, config_.max_cycles) : ""; }
     /// The bound from the runs of the function measured so far.
     std::string checkpoint() override { return wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_).dump(); }

@@ -67,8 +67,11 @@ struct RunReport {
     std::string summary;                ///< the terminal summary: the source, then each analysis
     std::string json;                   ///< the JSON result (written to --json / outputs.json too)
     std::vector<std::string> failures;  ///< why the run fails, one line each
-    std::string stopped;                ///< why the source stopped ("exited with code 0", a fault, ...)
-    std::string error;                  ///< "<elf>: <why>" when the run did not complete
+    /// What the analyses judged, one name per test case (a constraint, a WCET bound, a sampler's
+    /// check); empty when the run was only observed, which the report then says instead of PASSED.
+    std::vector<std::string> checks;
+    std::string stopped;  ///< why the source stopped ("exited with code 0", a fault, ...)
+    std::string error;    ///< "<elf>: <why>" when the run did not complete
     /// The analyses' --report sections (Analysis::report_html), in registry order, for a command
     /// that builds a page of its own around them (crosscheck); empty without --report.
     std::vector<std::string> report_sections;

@@ -93,6 +93,21 @@ TEST_CASE("report: the plain franking job passes and its profile has a bar for e
     CHECK(section("summary").find("<span class=\"instructions\">" + grouped(result["instructions"]) + "</span>") != std::string::npos);
 }
 
+TEST_CASE("report: a run with nothing to judge is reported as not checked, not as passed") {
+    TempDir dir;
+    Cli plain = emutrace_cli("run " + firmware("compute") + " --report " + dir.file("plain.html") + " -q");
+    REQUIRE(plain.status == 0);
+    const std::string page = read_file(dir.file("plain.html"));
+    CHECK(page.find("verdict none") != std::string::npos);
+    CHECK(page.find("NOT CHECKED: the run was observed, not judged") != std::string::npos);
+    CHECK(page.find("PASSED") == std::string::npos);
+    // A WCET bound is a check: the same firmware's page passes on it, and names it.
+    Cli bounded = emutrace_cli("run " + firmware("wcet") + " --wcet wcet_scan --report " + dir.file("wcet.html") + " -q");
+    REQUIRE(bounded.status == 0);
+    const std::string judged = read_file(dir.file("wcet.html"));
+    CHECK(judged.find("PASSED: 1 check held (WCET of wcet_scan trusted)") != std::string::npos);
+}
+
 TEST_CASE("report: a long run with many calls keeps its page small") {
     // A compute-bound kernel for 10^7 instructions, hundreds of thousands of calls and returns.
     TempDir dir;
