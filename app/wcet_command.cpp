@@ -28,6 +28,7 @@ int wcet_command(const WcetOptions& o) {
     if (o.no_run && o.stats_in.empty()) throw ConfigError("wcet: --no-run needs statistics to read (--stats-in FILE)");
 
     decode::ElfImage image = decode::ElfImage::load(o.elf);
+    session::take_core_built_for(sc, image);
     WcetSession session(image);
     if (!o.all && !session.program().function(function))
         throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");

@@ -5,6 +5,7 @@
 
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/elf_image.h"
 #include "emu/peripherals/registry.h"
 #include "session/builtin_scenarios.h"
 
@@ -315,6 +316,14 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
 
 Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry) {
     return load_scenario(config::Node::load_file(path), registry);
+}
+
+void take_core_built_for(Scenario& scenario, const decode::ElfImage& image, bool cpu_option) {
+    if (scenario.core_given || cpu_option) return;
+    if (auto core = models::core_built_for(image.build()); core && core->kind != scenario.machine.core.kind) {
+        scenario.machine.core = *core;
+        scenario.core_from_elf = true;
+    }
 }
 
 Scenario default_scenario(const std::vector<std::string>& settings) {

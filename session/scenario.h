@@ -12,6 +12,10 @@
 #include "emu/machine_config.h"
 #include "emutrace/registry.h"
 
+namespace emutrace::decode {
+class ElfImage;
+}  // namespace emutrace::decode
+
 namespace emutrace::session {
 
 struct Scenario {
@@ -46,6 +50,9 @@ Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& reg
 std::vector<std::string> scenario_plugins(const config::Node& root);
 /// The built-in MPS2-AN385 layout (scenarios/boards/mps2-an385.yaml, compiled in).
 Scenario default_scenario(const std::vector<std::string>& settings = {});
+/// When the scenario names no core (and `cpu_option`, --cpu, is not set): the core the ELF's
+/// build attributes name, so that an ARMv6-M or FPU build is not run as the board's Cortex-M3.
+void take_core_built_for(Scenario& scenario, const decode::ElfImage& image, bool cpu_option = false);
 /// The board presets compiled in from scenarios/boards/*.yaml, by file stem, in name order.
 std::vector<std::string> board_preset_names();
 /// The cycle model a --timing value names; throws ConfigError listing the choices.

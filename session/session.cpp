@@ -21,6 +21,7 @@
 #include "models/core.h"
 #include "report/run_page.h"
 #include "session/checkpoint_sink.h"
+#include "session/hang_report.h"
 #include "session/junit_report.h"
 #include "session/progress_meter.h"
 #include "session/recorded_source.h"
@@ -225,14 +226,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     apply(s.request.machine, s.scenario.machine);
     s.elf = firmware_path(s.request, s.scenario);
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
-    // A core neither the scenario nor --cpu names is the one the ELF was built for: an ARMv6-M
-    // build timed as the board's Cortex-M3 would be silently wrong.
-    if (s.loaded && !s.scenario.core_given && !s.request.machine.cpu) {
-        if (auto core = models::core_built_for(s.loaded->build()); core && core->kind != s.scenario.machine.core.kind) {
-            s.scenario.machine.core = *core;
-            s.scenario.core_from_elf = true;
-        }
-    }
+    if (s.loaded) session::take_core_built_for(s.scenario, *s.loaded, s.request.machine.cpu.has_value());
     if (!s.request.capture.empty()) s.recorded = session::open_capture(s.request.capture, s.request.capture_trace_id);
     if (!s.request.ring_dump.empty()) {
         if (!s.loaded) throw ConfigError(s.request.ring_dump + ": decoding the on-target trace needs the traced firmware: give the ELF (--elf)");
@@ -316,7 +310,8 @@ RunReport Session::run() {
     report.totals.clock_hz = s.clock_hz();
     nlohmann::json j;
     if (s.machine) {
-        const emu::RunResult& result = s.machine->result();
+        emu::RunResult result = s.machine->result();
+        if (result.reason == emu::StopReason::Hang && s.loaded) result.message += session::hang_context(*s.loaded, s.program(), result.pc);
         j = session::to_json(s.scenario, s.elf, result);
         report.summary = session::format_summary(s.scenario, s.elf, result);
         report.status = emu::exit_status(result);
@@ -351,7 +346,10 @@ RunReport Session::run() {
         }
         report.summary += a->summary();
         for (auto& f : a->failures()) report.failures.push_back(std::move(f));
-        for (auto& t : a->test_cases()) cases.push_back(std::move(t));
+        for (auto& t : a->test_cases()) {
+            report.checks.push_back(t.name);
+            cases.push_back(std::move(t));
+        }
         if (std::string html = a->report_html(); !html.empty()) report_parts.push_back({name, std::move(html)});
     }
     if (report.status == 0 && !report.failures.empty()) report.status = 1;
@@ -364,7 +362,7 @@ RunReport Session::run() {
     if (!json_path.empty()) config::write_text_file(json_path, report.json, "JSON result");
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");
     if (std::string path = s.output("report"); !path.empty())
-        config::write_text_file(path, emutrace::report::run_page(j, report.failures, report_parts), "HTML report");
+        config::write_text_file(path, emutrace::report::run_page(j, report.failures, report.checks, report_parts), "HTML report");
     for (auto& part : report_parts) report.report_sections.push_back(std::move(part.html));
     return report;
 }

@@ -107,6 +107,31 @@ static int32_t parse_int(const char *s)
     return neg ? (int32_t)(0u - v) : (int32_t)v;
 }
 
+/* An assert as FreeRTOS's ports write it (configASSERT): interrupts
+ * masked and a for(;;) when the check fails, a return otherwise. */
+#define CHECK_OR_HANG(x)                             \
+    do {                                             \
+        if (!(x)) {                                  \
+            __asm__ volatile("cpsid i" ::: "memory"); \
+            for (;;) {                               \
+            }                                        \
+        }                                            \
+    } while (0)
+
+__attribute__((noinline)) static uint32_t priority_bits(uint32_t priority)
+{
+    CHECK_OR_HANG((priority & 0x0Fu) == 0); /* the NVIC implements the top four bits */
+    return priority >> 4;
+}
+
+/* A trap with no way out, by design: no assert. */
+__attribute__((noinline, noreturn)) static void trap_forever(void)
+{
+    __asm__ volatile("cpsid i" ::: "memory");
+    for (;;) {
+    }
+}
+
 static int survived(void)
 {
     sh_write0("faults: survived\n");
@@ -182,6 +207,12 @@ int main(void)
         for (;;) {
         }
     }
+    if (streq(mode, "assert")) {
+        uint32_t ok = priority_bits(0xA0u); /* passes */
+        return (int)priority_bits(ok | 0x05u); /* fails */
+    }
+    if (streq(mode, "trap"))
+        trap_forever();
     if (streq(mode, "spin"))
         spin_forever();
     if (streq(mode, "symbol")) {
