@@ -321,6 +321,7 @@ RunResult detail::MachineState::finish() {
     r.message = message;
     r.exceptions = exceptions_taken;
     r.thread_switches = thread_switches;
+    r.unclaimed_mmio_accesses = unclaimed_accesses;
     r.sleep_cycles = counters.sleep;
     r.stall_cycles = counters.stall;
     r.exception_cycles = counters.exception;

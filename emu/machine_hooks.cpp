@@ -444,16 +444,28 @@ detail::DeviceSlot* detail::MachineState::device_at(std::uint32_t address) {
 }
 
 std::uint32_t detail::MachineState::unclaimed_mmio(std::uint32_t address, bool is_write) {
+    ++unclaimed_accesses;
+    // Under the log policy an access already reported costs what a stub register's does: start-up
+    // code polls status registers in loops, and decoding the block to find the instruction (below)
+    // costs a hundred times the access.
+    const bool report =
+        config.unclaimed_mmio == UnclaimedMmio::Fault || (warned_unclaimed.size() <= kUnclaimedReports && !warned_unclaimed.contains(address));
+    if (!report) return 0;
     std::uint32_t pc = uc.reg(UC_ARM_REG_PC);  // the block's start, here
     std::optional<std::uint32_t> at = faulting_instruction(pc, address);
     if (config.unclaimed_mmio == UnclaimedMmio::Fault) {
         stop_fault(FaultKind::UnclaimedMmio, address, at.value_or(pc), !at,
                    (at ? quoted_instruction(*at) + ", " : std::string()) + (is_write ? "a write" : "a read") +
                        " (set unclaimed_mmio: log to read 0 and go on)");
-    } else if (warned_unclaimed.insert(address).second) {
+        return 0;
+    }
+    warned_unclaimed.insert(address);
+    if (warned_unclaimed.size() > kUnclaimedReports)
+        spdlog::warn("unclaimed MMIO: more than {} addresses; the others are not reported (the run's summary counts every access)",
+                     kUnclaimedReports);
+    else
         spdlog::warn("unclaimed MMIO {} at {:#010x} by {} ({}; policy: log)", is_write ? "write" : "read", address, where(at.value_or(pc)),
                      is_write ? "ignored" : "reads 0");
-    }
     return 0;
 }
 

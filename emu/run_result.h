@@ -58,9 +58,10 @@ struct RunResult {
     std::string message;           ///< one line saying why the run stopped
     std::uint64_t exceptions = 0;  ///< exceptions taken
     std::uint64_t thread_switches = 0;
-    std::uint64_t sleep_cycles = 0;      ///< cycles spent asleep in WFI/WFE (part of `cycles`)
-    std::uint64_t stall_cycles = 0;      ///< memory and device wait states (part of `cycles`)
-    std::uint64_t exception_cycles = 0;  ///< exception entry/return overhead (part of `cycles`)
+    std::uint64_t unclaimed_mmio_accesses = 0;  ///< reads and writes no device claimed (unclaimed_mmio: log)
+    std::uint64_t sleep_cycles = 0;             ///< cycles spent asleep in WFI/WFE (part of `cycles`)
+    std::uint64_t stall_cycles = 0;             ///< memory and device wait states (part of `cycles`)
+    std::uint64_t exception_cycles = 0;         ///< exception entry/return overhead (part of `cycles`)
     /// With timing: pipeline, the block-cost cache: runs of instructions looked up, found, and
     /// the pipeline states saved (all 0 with the cache off); of those found, how many by following
     /// the run before rather than by a lookup.

@@ -66,6 +66,8 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
     out += "\n";
     if (r.exceptions || r.thread_switches)
         out += "  exceptions    " + grouped(r.exceptions) + " taken, " + grouped(r.thread_switches) + " thread switches\n";
+    if (r.unclaimed_mmio_accesses)
+        out += "  unclaimed     " + grouped(r.unclaimed_mmio_accesses) + " MMIO accesses no peripheral claimed (read 0, writes ignored)\n";
     std::snprintf(line, sizeof line, "  host time     %s (%.1f MIPS)\n", duration(r.host_seconds).c_str(), mips(r));
     out += line;
     return out;
@@ -93,6 +95,7 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["pc"] = config::hex32(r.pc);
     j["exceptions"] = r.exceptions;
     j["thread_switches"] = r.thread_switches;
+    j["unclaimed_mmio_accesses"] = r.unclaimed_mmio_accesses;
     j["sleep_cycles"] = r.sleep_cycles;
     if (r.flash_cache.lookups)
         j["flash_cache"] = {{"lookups", r.flash_cache.lookups},

@@ -358,7 +358,11 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t sleep_resume = 1;  ///< pc after the WFI/WFE that ended the last block; odd = none
     std::chrono::steady_clock::time_point started;
     std::function<void(std::uint64_t, std::uint64_t)> progress;  ///< Machine::set_progress
+    // Unclaimed MMIO under the log policy: each address reported once, up to a bound a hostile
+    // scan cannot grow; every access counted.
+    static constexpr std::size_t kUnclaimedReports = 64;
     std::unordered_set<std::uint32_t> warned_unclaimed;
+    std::uint64_t unclaimed_accesses = 0;
 
     struct MemoryFault {
         uc_mem_type type;

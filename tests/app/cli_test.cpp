@@ -555,3 +555,43 @@ TEST_CASE("cli: the progress line is drawn by default when stderr is a terminal"
     CHECK(r.out.find(" MIPS, ") != std::string::npos);
     CHECK(r.out.find("\r\x1b[Kemutrace: ") != std::string::npos);
 }
+
+TEST_CASE("cli: a register no peripheral claims, polled under unclaimed_mmio: log, is reported once per address and counted") {
+    // stub_reader polls a sensor's STATUS up to a million times; here no peripheral stands in for
+    // the sensor, so every read is unclaimed and reads 0, and the firmware gives up (exit 3).
+    TempDir dir;
+    std::ofstream(dir.file("s.yaml")) << "cpu: cortex-m3\nunclaimed_mmio: log\nmemory:\n"
+                                         "  - {name: flash, kind: flash, base: 0x00000000, size: 4MiB}\n"
+                                         "  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
+                                         "  - {name: apb, kind: mmio, base: 0x40000000, size: 1MiB}\n"
+                                         "stop: {wall_clock: 120s}\n";
+    Cli r = emutrace_cli("run " + firmware("stub_reader") + " -s " + dir.file("s.yaml") + " --json " + dir.file("r.json"));
+    CHECK(r.status == 3);
+    CHECK(r.out.find("stub: status timeout") != std::string::npos);
+    // ID, DATA and STATUS: one line each, however often they are read.
+    std::size_t lines = 0;
+    for (auto at = r.err.find("unclaimed MMIO read at"); at != std::string::npos; at = r.err.find("unclaimed MMIO read at", at + 1)) ++lines;
+    CHECK(lines == 3);
+    CHECK(r.err.find("unclaimed MMIO read at 0x40010008 by 0x") != std::string::npos);
+    CHECK(r.err.find("(main+") != std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("r.json")));
+    CHECK(j["unclaimed_mmio_accesses"] == 1 + 4 + 1'000'000);
+    CHECK(r.err.find("1,000,005 MMIO accesses no peripheral claimed") != std::string::npos);
+}
+
+TEST_CASE("cli: a hang names its source line, and a for(;;) after a failed check is called an assert") {
+    // faults.c's priority_bits() checks its argument as FreeRTOS's configASSERT does: interrupts
+    // masked and a for(;;) when the check fails; it returns otherwise.
+    Cli assert_hang = emutrace_cli("run " + firmware("faults") + " --cmdline assert -q");
+    CHECK(assert_hang.status == 5);
+    CHECK(assert_hang.err.find("branch-to-self at ") != std::string::npos);
+    CHECK(assert_hang.err.find("(priority_bits") != std::string::npos);
+    CHECK(assert_hang.err.find("source faults.c:") != std::string::npos);
+    CHECK(assert_hang.err.find("it looks like a failed assert: priority_bits returns on its other paths") != std::string::npos);
+    // A trap with no way out hangs by design: its line, no word of an assert.
+    Cli trap = emutrace_cli("run " + firmware("faults") + " --cmdline trap -q");
+    CHECK(trap.status == 5);
+    CHECK(trap.err.find("(trap_forever") != std::string::npos);
+    CHECK(trap.err.find("source faults.c:") != std::string::npos);
+    CHECK(trap.err.find("assert") == std::string::npos);
+}
