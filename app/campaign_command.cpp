@@ -100,7 +100,9 @@ nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, std
         j["observed_max_cycles"] = bound.value("observed_max_cycles", 0);
         j["observed_runs"] = bound.value("observed_runs", 0);
     }
-    if (auto w = merged.wcet.find(function); w != merged.wcet.end()) j["closest_case"] = w->second.observed.case_id;
+    // The group's own merged results: one firmware, so the function names its entry.
+    for (const auto& [key, totals] : merged.wcet)
+        if (key.function == function) j["closest_case"] = totals.observed.case_id;
     return j;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iterator>
 #include <vector>
 
@@ -13,6 +14,14 @@ namespace {
 
 using report::count_at;
 using report::text_at;
+
+// Whether the cases ran more than one firmware: then a function is named with its firmware.
+bool several_firmware(const MergedResults& r) {
+    std::set<std::string> firmware;
+    for (const auto& [key, t] : r.functions) firmware.insert(key.firmware);
+    for (const auto& [key, t] : r.wcet) firmware.insert(key.firmware);
+    return firmware.size() > 1;
+}
 
 double rate(std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -136,6 +145,10 @@ void add_all(Map& into, const Map& from) {
 
 }  // namespace
 
+std::string FirmwareFunction::label(bool several) const {
+    return several ? function + " (" + std::filesystem::path(firmware).filename().string() + ")" : function;
+}
+
 MergedResults case_results(const nlohmann::json& result, int status, const std::string& case_id) {
     MergedResults r;
     r.cases = 1;
@@ -144,6 +157,7 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
     if (!result.is_object()) return r;
     r.instructions = count_at(result, "instructions");
     r.cycles = count_at(result, "cycles");
+    const std::string firmware = text_at(result, "firmware");
     if (auto ct = result.find("calltrace"); ct != result.end() && ct->is_object()) {
         for (const auto& k : ct->value("constraints", nlohmann::json::array())) {
             ConstraintTotals t;
@@ -161,7 +175,7 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
             FunctionTotals t{count_at(f, "calls"),         count_at(f, "inclusive_cycles"), count_at(f, "exclusive_cycles"),
                              count_at(f, "inclusive_min"), count_at(f, "exclusive_min"),    count_at(f, "inclusive_max"),
                              count_at(f, "exclusive_max")};
-            add(r.functions[f.value("function", "")], t);
+            add(r.functions[{firmware, f.value("function", "")}], t);
         }
     }
     if (auto w = result.find("wcet"); w != result.end() && w->is_object() && w->contains("function")) {
@@ -169,7 +183,7 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
         t.runs = count_at(*w, "observed_runs");
         t.observed = {count_at(*w, "observed_max_cycles"), case_id};
         t.bound = {count_at(*w, "bound_cycles"), case_id};
-        add(r.wcet[(*w)["function"].is_string() ? (*w)["function"].get<std::string>() : "?"], t);
+        add(r.wcet[{firmware, (*w)["function"].is_string() ? (*w)["function"].get<std::string>() : "?"}], t);
     }
     if (const nlohmann::json* c = object_at(result, "coverage")) add(r.coverage[text_at(*c, "firmware")], coverage_of(*c));
     if (const nlohmann::json* s = object_at(result, "sampler"))
@@ -212,8 +226,9 @@ nlohmann::json to_json(const MergedResults& r) {
                                {"failed_cases", t.failed},
                                {"passed", t.violations == 0}});
     json functions = json::array();
-    for (const auto& [name, t] : r.functions)
-        functions.push_back({{"function", name},
+    for (const auto& [key, t] : r.functions)
+        functions.push_back({{"function", key.function},
+                             {"firmware", key.firmware},
                              {"calls", t.calls},
                              {"inclusive_cycles", t.inclusive_cycles},
                              {"exclusive_cycles", t.exclusive_cycles},
@@ -222,8 +237,9 @@ nlohmann::json to_json(const MergedResults& r) {
                              {"exclusive_min", t.calls ? t.exclusive_min : 0},
                              {"exclusive_max", t.exclusive_max}});
     json wcet = json::array();
-    for (const auto& [name, t] : r.wcet)
-        wcet.push_back({{"function", name},
+    for (const auto& [key, t] : r.wcet)
+        wcet.push_back({{"function", key.function},
+                        {"firmware", key.firmware},
                         {"runs", t.runs},
                         {"observed_max_cycles", t.observed.value},
                         {"observed_max_case", t.observed.case_id},
@@ -277,6 +293,7 @@ nlohmann::json to_json(const MergedResults& r) {
 
 std::string summary(const MergedResults& r, std::size_t top_functions) {
     std::string out;
+    const bool several = several_firmware(r);
     char line[256];
     std::uint64_t passed = r.statuses.count(0) ? r.statuses.at(0) : 0;
     std::snprintf(line, sizeof line, "  cases         %llu: %llu passed, %llu did not\n", static_cast<unsigned long long>(r.cases),
@@ -303,23 +320,24 @@ std::string summary(const MergedResults& r, std::size_t top_functions) {
         }
     }
     if (!r.functions.empty()) {
-        std::vector<std::pair<std::string, FunctionTotals>> by_cycles(r.functions.begin(), r.functions.end());
+        std::vector<std::pair<FirmwareFunction, FunctionTotals>> by_cycles(r.functions.begin(), r.functions.end());
         std::sort(by_cycles.begin(), by_cycles.end(), [](const auto& a, const auto& b) {
             return a.second.exclusive_cycles != b.second.exclusive_cycles ? a.second.exclusive_cycles > b.second.exclusive_cycles : a.first < b.first;
         });
         std::snprintf(line, sizeof line, "  %-30s %12s %16s %14s\n", "function (all cases)", "calls", "exclusive cycles", "excl max");
         out += line;
         for (std::size_t i = 0; i < by_cycles.size() && i < top_functions; ++i) {
-            const auto& [name, t] = by_cycles[i];
-            std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n", name.substr(0, 30).c_str(), static_cast<unsigned long long>(t.calls),
-                          static_cast<unsigned long long>(t.exclusive_cycles), static_cast<unsigned long long>(t.exclusive_max));
+            const auto& [key, t] = by_cycles[i];
+            std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n", key.label(several).substr(0, 30).c_str(),
+                          static_cast<unsigned long long>(t.calls), static_cast<unsigned long long>(t.exclusive_cycles),
+                          static_cast<unsigned long long>(t.exclusive_max));
             out += line;
         }
     }
-    for (const auto& [name, t] : r.wcet) {
-        std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n", name.c_str(),
-                      static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(), static_cast<unsigned long long>(t.runs),
-                      static_cast<unsigned long long>(t.observed.value), t.observed.case_id.c_str());
+    for (const auto& [key, t] : r.wcet) {
+        std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n",
+                      key.label(several).c_str(), static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(),
+                      static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(t.observed.value), t.observed.case_id.c_str());
         out += line;
     }
     for (const auto& [firmware, t] : r.coverage) {

@@ -33,6 +33,15 @@ struct ConstraintTotals {
     bool operator==(const ConstraintTotals&) const = default;
 };
 
+/// A function of one firmware: a campaign may run several, each with its own main.
+struct FirmwareFunction {
+    std::string firmware;  ///< the ELF's path, as the case's result names it
+    std::string function;
+    auto operator<=>(const FirmwareFunction&) const = default;
+    /// The function's name, and its firmware's file name when the campaign ran more than one.
+    std::string label(bool several_firmware) const;
+};
+
 struct FunctionTotals {
     std::uint64_t calls = 0, inclusive_cycles = 0, exclusive_cycles = 0;
     std::uint64_t inclusive_min = UINT64_MAX, exclusive_min = UINT64_MAX, inclusive_max = 0, exclusive_max = 0;
@@ -70,13 +79,13 @@ struct ReplayTotals {
 
 struct MergedResults {
     std::uint64_t cases = 0, instructions = 0, cycles = 0;
-    std::map<int, std::uint64_t> statuses;                ///< cases by exit status
-    std::set<std::string> not_passed;                     ///< cases whose status is not 0
-    std::map<std::string, ConstraintTotals> constraints;  ///< by name
-    std::map<std::string, FunctionTotals> functions;      ///< by function name
-    std::map<std::string, WcetTotals> wcet;               ///< by bounded function
-    std::map<std::string, CoverageTotals> coverage;       ///< by firmware
-    std::map<std::string, SamplerTotals> sampler;         ///< by "function: scheme"
+    std::map<int, std::uint64_t> statuses;                 ///< cases by exit status
+    std::set<std::string> not_passed;                      ///< cases whose status is not 0
+    std::map<std::string, ConstraintTotals> constraints;   ///< by name
+    std::map<FirmwareFunction, FunctionTotals> functions;  ///< by firmware and function
+    std::map<FirmwareFunction, WcetTotals> wcet;           ///< by firmware and bounded function
+    std::map<std::string, CoverageTotals> coverage;        ///< by firmware
+    std::map<std::string, SamplerTotals> sampler;          ///< by "function: scheme"
     ReplayTotals replay;
     bool operator==(const MergedResults&) const = default;
 };

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
+#include "app/campaign/campaign_merge.h"
 #include "report/bar_chart.h"
 #include "report/html.h"
 #include "report/json_fields.h"
@@ -90,9 +92,13 @@ std::string profile_section(const nlohmann::json& overall) {
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto* a, const auto* b) { return count_at(*a, "exclusive_cycles") > count_at(*b, "exclusive_cycles"); });
     if (rows.size() > kTop) rows.resize(kTop);
+    // Cases of several firmware: each function is its firmware's (campaign_merge.h).
+    std::set<std::string> firmware;
+    for (const auto& f : list) firmware.insert(text_at(f, "firmware"));
+    auto label = [&](const nlohmann::json& f) { return FirmwareFunction{text_at(f, "firmware"), text_at(f, "function")}.label(firmware.size() > 1); };
     std::vector<report::Bar> bars;
     for (const auto* f : rows)
-        bars.push_back({text_at(*f, "function"),
+        bars.push_back({label(*f),
                         static_cast<double>(count_at(*f, "exclusive_cycles")),
                         thousands(count_at(*f, "exclusive_cycles")) + " in " + thousands(count_at(*f, "calls")) + " calls",
                         {},

@@ -95,7 +95,8 @@ TEST_CASE("campaign: the merged figures are the cases' own merged by hand, and a
         violations += k["violation_count"].get<std::uint64_t>();
         total += static_cast<std::uint64_t>(std::llround(k["mean_cycles"].get<double>() * k["occurrences"].get<double>()));
         if (k["max_cycles"].get<std::uint64_t>() > max) max = k["max_cycles"], max_case = c.id;
-        for (const auto& f : c.result["calltrace"]["functions"]) calls[f["function"]] += f["calls"].get<std::uint64_t>();
+        for (const auto& f : c.result["calltrace"]["functions"])
+            calls[c.result["firmware"].get<std::string>() + " " + f["function"].get<std::string>()] += f["calls"].get<std::uint64_t>();
         not_passed += c.status != 0;
     }
     const json& k = merged["overall"]["constraints"][0];
@@ -107,7 +108,15 @@ TEST_CASE("campaign: the merged figures are the cases' own merged by hand, and a
     CHECK(k["max_cycles"] == max);
     CHECK(k["max_case"] == max_case);
     CHECK(k["mean_cycles"].get<double>() == doctest::Approx(static_cast<double>(total) / static_cast<double>(occurrences)));
-    for (const auto& f : merged["overall"]["functions"]) CHECK(calls[f["function"]] == f["calls"]);
+    // A function is its firmware's: the two builds' mains are two rows, named with their ELF.
+    std::size_t mains = 0;
+    for (const auto& f : merged["overall"]["functions"]) {
+        CHECK(calls[f["firmware"].get<std::string>() + " " + f["function"].get<std::string>()] == f["calls"]);
+        mains += f["function"] == "main";
+    }
+    CHECK(mains == 2);
+    CHECK(calls.size() == merged["overall"]["functions"].size());
+    CHECK(run.out.find("(franking_slow.elf)") != std::string::npos);
     CHECK(merged["overall"]["not_passed"].size() == not_passed);
     CHECK(merged["runs"]["franking"]["cases"] == 4);
     CHECK(merged["runs"]["franking-slow"]["cases"] == 2);
