@@ -1,14 +1,10 @@
-// A campaign on a real Slurm cluster: Debian's slurmctld, slurmd and munged, started by this test
-// on this machine (one node, 2 CPUs, ports of its own, everything in a temporary directory). The
-// merged answer must equal the local engine's; a task killed mid-run must show as not complete,
-// and --retry-failed must complete the campaign. Without root or without the daemons the test
+// A campaign on a real Slurm cluster: Debian's slurmctld, slurmd and munged, started on this
+// machine by scripts/slurm-single-node (one node, 2 CPUs, ports of its own, everything in a
+// temporary directory). The merged answer must equal the local engine's; a task killed mid-run
+// must show as not complete, and --retry-failed must complete the campaign. Without root or without the daemons the test
 // is skipped (exit 77, which CTest reports as skipped) with the reason, never passed.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -17,13 +13,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "app/campaign/campaign_engine.h"
-#include "config/config_error.h"
 #include "support/cli.h"
 #include "support/doctest_query.h"
 #include "support/nightly_campaign.h"
@@ -36,74 +29,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool on_path(const std::string& tool) {
-    return run_shell("command -v " + tool).status == 0;
-}
-
-pid_t start(const std::vector<std::string>& argv, const std::string& log) {
-    try {
-        return emutrace::app::start_process(argv, log, log);
-    } catch (const emutrace::ConfigError&) {
-        return -1;
-    }
-}
-
-// One node called as this host is, with 2 CPUs; munge and Slurm on ports and paths of their own.
+// One node called as this host is, with 2 CPUs, started by the script docs/campaign.md gives
+// users (scripts/slurm-single-node): munge and Slurm on ports and paths of their own.
 class Cluster {
 public:
+    /// Empty when the cluster is up; else why not (no root, no daemons), the script's one line.
     std::string start_all() {
-        if (geteuid() != 0) return "the test cluster's slurmd must run as root to launch jobs, and this user is not root";
-        for (const char* tool : {"munged", "munge", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo"})
-            if (!on_path(tool)) return std::string(tool) + " is not installed (scripts/install-deps installs slurm-wlm and munge)";
-        char host[256] = {};
-        gethostname(host, sizeof host - 1);
-        const std::string d = dir_.path();
-        fs::create_directories(d + "/munge");
-        fs::permissions(d + "/munge", fs::perms::owner_all);
-        for (const char* sub : {"state", "spool", "log"}) fs::create_directories(d + "/" + sub);
-        if (run_shell("dd if=/dev/urandom of=" + d + "/munge/munge.key bs=1024 count=1 status=none && chmod 400 " + d + "/munge/munge.key").status)
-            return "cannot write a munge key";
-        socket_ = d + "/munge/munge.sock";
-        if (run_shell("munged --force --key-file=" + d + "/munge/munge.key --socket=" + socket_ + " --pid-file=" + d +
-                      "/munge/munged.pid --log-file=" + d + "/munge/munged.log --seed-file=" + d + "/munge/munged.seed")
-                .status)
-            return "munged did not start (" + d + "/munge/munged.log)";
-        munge_ = true;
-        std::uniform_int_distribution<int> ports(20000, 29000);
-        std::random_device seed;
-        int port = ports(seed);
-        std::ofstream(d + "/slurm.conf") << "ClusterName=emutrace-test\nSlurmctldHost=" << host << "\nSlurmctldPort=" << port
-                                         << "\nSlurmdPort=" << port + 1 << "\nAuthType=auth/munge\nAuthInfo=socket=" << socket_
-                                         << "\nCredType=cred/munge\nSlurmUser=root\nSlurmdUser=root\n"
-                                         << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\nSlurmctldPidFile=" << d
-                                         << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\nSlurmctldLogFile=" << d
-                                         << "/log/slurmctld.log\nSlurmdLogFile=" << d << "/log/slurmd.log\n"
-                                         << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nJobAcctGatherType=jobacct_gather/none\n"
-                                         << "MpiDefault=none\nReturnToService=2\nSchedulerType=sched/backfill\nSelectType=select/cons_tres\n"
-                                         << "SelectTypeParameters=CR_Core\nNodeName=" << host << " CPUs=2 State=UNKNOWN\n"
-                                         << "PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
-        setenv("SLURM_CONF", (d + "/slurm.conf").c_str(), 1);
-        ctld_ = start({"slurmctld", "-D", "-i"}, d + "/log/slurmctld.out");
-        slurmd_ = start({"slurmd", "-D"}, d + "/log/slurmd.out");
-        if (ctld_ < 0 || slurmd_ < 0) return "slurmctld or slurmd did not start";
-        for (int i = 0; i < 200; ++i) {  // up to 20 s for the node to register
-            Cli info = run_shell("sinfo -h -o %t");
-            if (info.status == 0 && info.out.find("idle") != std::string::npos) return "";
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        return "the node did not come up (" + d + "/log/slurmctld.log, slurmd.log)";
+        Cli up = run_shell(script_ + " start " + dir_.path().string() + " 2");
+        if (up.status != 0) return up.err.empty() ? "scripts/slurm-single-node failed" : up.err.substr(0, up.err.find('\n'));
+        started_ = true;
+        setenv("SLURM_CONF", (dir_.path().string() + "/slurm.conf").c_str(), 1);
+        return "";
     }
     ~Cluster() {
-        for (pid_t pid : {slurmd_, ctld_})
-            if (pid > 0) kill(pid, SIGTERM), waitpid(pid, nullptr, 0);
-        if (munge_) run_shell("munged --stop --socket=" + socket_);
+        if (started_) run_shell(script_ + " stop " + dir_.path().string());
     }
 
 private:
     TempDir dir_;
-    std::string socket_;
-    bool munge_ = false;
-    pid_t ctld_ = -1, slurmd_ = -1;
+    std::string script_ = source("scripts/slurm-single-node");
+    bool started_ = false;
 };
 
 std::string campaign_text(const std::string& results, const std::string& extra_run = "") {
