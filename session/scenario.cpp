@@ -5,7 +5,9 @@
 
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
+#include "decode/rtos_preset.h"
 #include "emu/peripherals/registry.h"
 #include "session/builtin_scenarios.h"
 
@@ -196,7 +198,12 @@ emu::Stimulus parse_stimulus(const config::Node& n) {
     return s;
 }
 
-void parse_rtos(const config::Node& n, emu::RtosConfig& r) {
+void parse_rtos(const config::Node& n, emu::RtosConfig& r, std::string& preset) {
+    if (n.defined() && n.is_scalar()) {  // `rtos: freertos`: the rest from the ELF (take_rtos_preset)
+        preset = n.str();
+        if (!decode::find_rtos_preset(preset)) n.fail("unknown RTOS '" + preset + "' (known: " + decode::rtos_preset_names() + ")");
+        return;
+    }
     n.allow_only({"current_thread", "name_offset", "name_length"});
     if (!n.defined()) return;
     n.require({"current_thread"});
@@ -294,7 +301,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         for (const auto& n : root["stimuli"].items()) m.stimuli.push_back(parse_stimulus(n));
     if (root.has("seed")) m.seed = root["seed"].integer();
     if (root.has("timing")) parse_timing(root["timing"], m);
-    parse_rtos(root["rtos"], m.rtos);
+    parse_rtos(root["rtos"], m.rtos, sc.rtos_preset);
     parse_semihosting(root["semihosting"], m.semihosting);
     const config::Node out = root["outputs"];
     std::vector<std::string> outputs(std::begin(kRunOutputs), std::end(kRunOutputs));
@@ -316,6 +323,23 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
 
 Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry) {
     return load_scenario(config::Node::load_file(path), registry);
+}
+
+void take_rtos_preset(Scenario& scenario, const decode::ElfImage& image) {
+    const decode::RtosPreset* preset = decode::find_rtos_preset(scenario.rtos_preset);
+    if (!preset) return;
+    emu::RtosConfig& r = scenario.machine.rtos;
+    r.current_thread = preset->current_thread;
+    if (!image.symbols().address_of(preset->current_thread))
+        throw ConfigError(image.path() + ": rtos: " + preset->name + ": no symbol " + preset->current_thread + " (is this a " + preset->name +
+                          " application?)");
+    decode::DwarfTypes types(image.path());
+    auto name = types.member(preset->thread_type, preset->name_member);
+    if (!name)
+        throw ConfigError(image.path() + ": rtos: " + preset->name + ": no " + preset->thread_type + "." + preset->name_member +
+                          " in the ELF's DWARF, where the threads' names are (build with -g, or give rtos: {current_thread, name_offset})");
+    r.name_offset = name->offset;
+    if (name->array_length) r.name_length = std::min<std::uint32_t>(name->array_length, 256);
 }
 
 void take_core_built_for(Scenario& scenario, const decode::ElfImage& image, bool cpu_option) {

@@ -25,6 +25,8 @@ struct Scenario {
     /// core the ELF's build attributes name.
     bool core_given = false;
     bool core_from_elf = false;  ///< the ELF's build attributes chose another core than the board's
+    /// `rtos: NAME`, a preset (decode/rtos_preset.h): the machine's rtos keys come from the ELF.
+    std::string rtos_preset;
     /// outputs.<key>: the run's files (json, junit) and the analyses' (perfetto, pft, ...).
     std::map<std::string, std::string> outputs;
     /// The firmware the scenario is for: an ELF path relative to the scenario file, or the name of
@@ -53,6 +55,9 @@ Scenario default_scenario(const std::vector<std::string>& settings = {});
 /// When the scenario names no core (and `cpu_option`, --cpu, is not set): the core the ELF's
 /// build attributes name, so that an ARMv6-M or FPU build is not run as the board's Cortex-M3.
 void take_core_built_for(Scenario& scenario, const decode::ElfImage& image, bool cpu_option = false);
+/// With `rtos: NAME`: the current-thread symbol and where a thread's name lies in its control
+/// block, from the ELF's symbols and DWARF; throws ConfigError naming the ELF when they are not there.
+void take_rtos_preset(Scenario& scenario, const decode::ElfImage& image);
 /// The board presets compiled in from scenarios/boards/*.yaml, by file stem, in name order.
 std::vector<std::string> board_preset_names();
 /// The cycle model a --timing value names; throws ConfigError listing the choices.

@@ -227,6 +227,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     s.elf = firmware_path(s.request, s.scenario);
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
     if (s.loaded) session::take_core_built_for(s.scenario, *s.loaded, s.request.machine.cpu.has_value());
+    if (s.loaded) session::take_rtos_preset(s.scenario, *s.loaded);
     if (!s.request.capture.empty()) s.recorded = session::open_capture(s.request.capture, s.request.capture_trace_id);
     if (!s.request.ring_dump.empty()) {
         if (!s.loaded) throw ConfigError(s.request.ring_dump + ": decoding the on-target trace needs the traced firmware: give the ELF (--elf)");

@@ -39,16 +39,23 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
 }
 
 const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle) {
-    if (!is_acquisition(call.op)) {
+    if (call.creates_mutex) {
+        auto& depth = creating_[thread];
+        depth = call.at_return ? (depth ? depth - 1 : 0) : depth + 1;
+        return nullptr;
+    }
+    if (call.on_mutex && !call.at_return && creating_[thread]) mutexes_.insert(r0);
+    const Operation op = call.at_return ? call.op : operation(call, r0, thread);
+    if (!is_acquisition(op) && !is_acquisition(call.op)) {
         // Entry: r0 the object, r1 the item of a send; a delay's r0 is its ticks. Other operations
         // have no argument worth logging (a create's name is an address of this build only).
-        std::uint32_t object = r0, value = call.op == Operation::Send ? r1 : 0;
-        if (call.op == Operation::Delay) object = 0, value = r0;
-        return &record(call.op, object, value, 0, thread, cycle);
+        std::uint32_t object = r0, value = op == Operation::Send ? r1 : 0;
+        if (op == Operation::Delay) object = 0, value = r0;
+        return &record(op, object, value, 0, thread, cycle);
     }
     auto& pending = pending_[thread];
     if (!call.at_return) {  // entered: the object is the first argument; it happens at the return
-        pending.push_back({call.op, r0});
+        pending.push_back({op, r0});
         return nullptr;
     }
     if (pending.empty()) return nullptr;  // a return without its entry (recording started inside the call)

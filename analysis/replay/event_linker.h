@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/replay/event_log.h"
@@ -25,6 +27,11 @@ struct WatchedCall {
     Operation op = Operation::Lock;
     bool at_return = false;  ///< this watch point is one of the function's returns
     std::string function;
+    /// The operation when the call's object is a mutex (an RTOS preset's role_on_mutex): FreeRTOS
+    /// gives a mutex and sends to a queue through one function.
+    std::optional<Operation> on_mutex;
+    /// Not an event: the objects of the watched calls made inside it are mutexes from then on.
+    bool creates_mutex = false;
 };
 
 inline bool is_acquisition(Operation op) {
@@ -51,6 +58,13 @@ public:
         auto q = sends_.find(object);
         return q == sends_.end() ? 0 : q->second.size();
     }
+    /// What `thread`'s call of `call` on `object` is: its role, or its role on a mutex when the
+    /// object is one (or the thread is creating a mutex, which the call then initialises).
+    Operation operation(const WatchedCall& call, std::uint32_t object, std::uint32_t thread) const {
+        if (!call.on_mutex) return call.op;
+        auto c = creating_.find(thread);
+        return mutexes_.count(object) || (c != creating_.end() && c->second) ? *call.on_mutex : call.op;
+    }
     /// The thread holding mutex `object` as the events so far tell; 0 when none.
     std::uint32_t holder(std::uint32_t object) const {
         auto h = holder_.find(object);
@@ -75,6 +89,8 @@ private:
         std::uint32_t object;
     };
     EventLog log_;
+    std::unordered_set<std::uint32_t> mutexes_;                  ///< objects a mutex-creating call initialised
+    std::unordered_map<std::uint32_t, std::uint32_t> creating_;  ///< per thread: mutex-creating calls entered
     bool keep_ = true;
     std::uint32_t count_ = 0;
     LogEvent last_;  ///< the last event, when events are not kept

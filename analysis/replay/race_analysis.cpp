@@ -78,7 +78,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     }
     if (!setup.flag("replay")) throw ConfigError("--races: races are found in a replay: emutrace replay LOG --races (docs/replay.md)");
     config::Node replay_section = setup.section("replay");
-    if (!replay_section.defined()) throw ConfigError("--races: the scenario has no replay: section naming the synchronisation functions");
+    if (!has_replay_config(setup))
+        throw ConfigError("--races: the scenario has no replay: section naming the synchronisation functions, nor an rtos: preset");
     RaceConfig c;
     ReplaySection replay = parse_replay_section(setup, replay_section);
     c.watches = replay.calls.watches;
@@ -90,6 +91,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         if (section.has("stack_slack")) c.stack_slack = static_cast<std::uint32_t>(section["stack_slack"].integer());
     }
     for (const auto& [at, call] : c.watches) globs.push_back(call.function);
+    for (std::string& f : kernel_functions(setup)) globs.push_back(std::move(f));  // the RTOS's own state
     c.ignored = function_ranges(setup.program(), globs);
     c.ignored.insert(c.ignored.end(), replay.instrumentation.begin(), replay.instrumentation.end());  // the recorder's ring
     return std::make_unique<RaceAnalysis>(setup, std::move(c));

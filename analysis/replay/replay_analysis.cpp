@@ -194,10 +194,10 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (dump && setup.flag("replay")) throw ConfigError("--from-dump: replay either a log or a memory dump, not both");
     const std::string log = dump ? *dump : setup.flag("replay").value_or("");
     if (setup.flag("base") && !dump) throw ConfigError("--base: the address of a raw memory dump given with --from-dump");
-    if (!section.defined()) {
+    if (!has_replay_config(setup)) {
         if (!record.empty() || !log.empty())
             throw ConfigError(std::string(log.empty() ? "--record" : "replay") +
-                              ": the scenario has no replay: section naming the synchronisation functions (docs/replay.md)");
+                              ": the scenario has no replay: section naming the synchronisation functions, nor an rtos: preset (docs/replay.md)");
         return nullptr;
     }
     ReplaySection parsed = parse_replay_section(setup, section);

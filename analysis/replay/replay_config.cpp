@@ -4,9 +4,11 @@
 
 #include "config/config_error.h"
 #include "config/units.h"
+#include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
+#include "decode/rtos_preset.h"
 
 namespace emutrace::analysis::replay {
 namespace {
@@ -34,7 +36,27 @@ std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decod
     return out;
 }
 
+std::optional<Operation> role_named(const std::string& role) {
+    for (const auto& [name, op] : kRoles)
+        if (role == name) return op;
+    return std::nullopt;
+}
+
 }  // namespace
+
+const decode::RtosPreset* rtos_preset(const AnalysisSetup& setup) {
+    config::Node rtos = setup.section("rtos");
+    return rtos.defined() && rtos.is_scalar() ? decode::find_rtos_preset(rtos.str()) : nullptr;
+}
+
+bool has_replay_config(const AnalysisSetup& setup) {
+    return setup.section("replay").defined() || rtos_preset(setup);
+}
+
+std::vector<std::string> kernel_functions(const AnalysisSetup& setup) {
+    const decode::RtosPreset* preset = rtos_preset(setup);
+    return preset ? decode::DwarfTypes(setup.firmware()).functions_of(preset->kernel_files) : std::vector<std::string>{};
+}
 
 ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& n) {
     std::vector<std::string> keys = {"inputs", "interrupts", "hold", "instrumentation"};
@@ -44,6 +66,23 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
     RecorderConfig& c = out.calls;
     const decode::Program& program = setup.program();
     std::optional<HoldCall> first_yield, first_delay;
+    if (const decode::RtosPreset* preset = rtos_preset(setup)) {
+        // The kernel's calls the firmware has (an application links what it uses).
+        for (const decode::RtosCall& call : preset->calls) {
+            const decode::Function* f = program.function(call.function);
+            if (!f) continue;
+            WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_on_mutex), call.creates_mutex};
+            const config::Node& where = setup.section("rtos");
+            c.watches.emplace(f->start, w);
+            if (is_acquisition(w.op) || w.creates_mutex)
+                for (std::uint32_t at : returns_of(setup.image(), *f, where)) {
+                    w.at_return = true;
+                    c.watches.emplace(at, w);
+                }
+            if (w.op == Operation::Yield && !first_yield) first_yield = HoldCall{f->start, 0, call.function};
+            if (w.op == Operation::Delay && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
+        }
+    }
     for (const auto& [role, op] : kRoles) {
         if (!n.has(role)) continue;
         for (const config::Node& item : n[role].items()) {
@@ -52,7 +91,8 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             if (!f) item.fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
             const Operation operation = op;  // a copy: clang 14 cannot capture a structured binding
             auto add = [&](std::uint32_t at, bool at_return) {
-                if (!c.watches.emplace(at, WatchedCall{operation, at_return, name}).second) item.fail(name + " is named twice in replay:");
+                if (!c.watches.emplace(at, WatchedCall{operation, at_return, name, std::nullopt, false}).second)
+                    item.fail(name + " is named twice in replay: (or is the RTOS preset's)");
             };
             add(f->start, false);
             if (is_acquisition(op))

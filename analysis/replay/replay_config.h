@@ -7,6 +7,10 @@
 #include "analysis/replay/replayer.h"
 #include "emutrace/analysis.h"
 
+namespace emutrace::decode {
+struct RtosPreset;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis::replay {
 
 /// Cycles a call of the firmware-side recorder costs at its call site on a Cortex-M3 (argument
@@ -31,8 +35,18 @@ struct ReplaySection {
 /// [start, end) of every function of the image whose name matches one of the globs (fnmatch).
 AddressRanges function_ranges(const decode::Program& program, const std::vector<std::string>& globs);
 
-/// Parses the section; fails (naming file and line) on an unknown key, a function not in the
-/// image, an acquisition that can leave other than by a return, or a section naming nothing.
+/// The scenario's `rtos: NAME` preset (decode/rtos_preset.h), or null.
+const decode::RtosPreset* rtos_preset(const AnalysisSetup& setup);
+/// Whether the scenario says what to record: a replay: section, or an RTOS preset.
+bool has_replay_config(const AnalysisSetup& setup);
+/// The functions the RTOS preset's kernel sources define (from DWARF): their accesses to the
+/// kernel's own state are synchronisation, not data. Empty without a preset.
+std::vector<std::string> kernel_functions(const AnalysisSetup& setup);
+
+/// Parses the section (which may be undefined when an RTOS preset names the calls); fails
+/// (naming file and line) on an unknown key, a function not in the image, an acquisition that
+/// can leave other than by a return, or a section naming nothing. An RTOS preset's calls come
+/// first; a function of the firmware's that the preset names is watched as the preset says.
 ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& section);
 
 /// The watch-point addresses of the configured functions.

@@ -1,0 +1,41 @@
+#pragma once
+// What emutrace knows of an RTOS by name (`rtos: freertos` in a scenario, docs/scenario.md): where
+// its current-thread pointer and its threads' names are, which of its functions synchronise and
+// how, and which source files are the kernel. The offsets come from the firmware's DWARF, so one
+// preset fits every configuration of the kernel. Adding an RTOS is one row of rtos_preset.cpp.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace emutrace::decode {
+
+/// A synchronisation function of the kernel and what a call of it is (the replay: section's roles).
+struct RtosCall {
+    std::string function;
+    std::string role;  ///< lock, unlock, send, receive, create, delete, delay, yield
+    /// The role when the call's object (its first argument) is a mutex: FreeRTOS gives a mutex
+    /// and sends to a queue through the same function. Empty: the same role for every object.
+    std::string role_on_mutex;
+    /// Calls of the kernel's functions made inside this one initialise a mutex: their object is
+    /// one from then on (FreeRTOS creates a mutex as a queue, then gives it once).
+    bool creates_mutex = false;
+};
+
+struct RtosPreset {
+    std::string name;            ///< as a scenario names it
+    std::string current_thread;  ///< the symbol of the current thread's control block pointer
+    std::string thread_type;     ///< the control block's structure (DWARF tag or typedef)
+    std::string name_member;     ///< its member holding the thread's name
+    /// Its sources: the functions they define are the kernel's, whose accesses to its own state
+    /// are synchronisation, not data (the race detector leaves them out).
+    std::vector<std::string> kernel_files;
+    std::vector<RtosCall> calls;
+};
+
+/// The preset of that name, or null.
+const RtosPreset* find_rtos_preset(std::string_view name);
+/// Their names, for messages.
+std::string rtos_preset_names();
+
+}  // namespace emutrace::decode

@@ -1,0 +1,134 @@
+// FreeRTOS out of the box (docs/replay.md, "An RTOS by name"): with only `rtos: freertos` in the
+// scenario, on applications built from the FreeRTOS V11.1 kernel unchanged (tests/data,
+// tests/firmware/freertos) on each of its three GCC Cortex-M ports: thread switches carry the
+// task names, every synchronisation call gets its role per object (a mutex's give and take are an
+// unlock and a lock, a queue's and a semaphore's a send and a receive), record and replay
+// reproduce, --races reports no race in a race-free application and finds the planted one with
+// both sites.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+using nlohmann::json;
+
+namespace {
+
+const char* const kPorts[] = {"cm0", "cm3", "cm4f"};
+
+std::string elf(const std::string& variant, const std::string& port) {
+    return firmware("freertos_" + variant + "_" + port);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("freertos: with only rtos: freertos, thread switches carry the task names, on each port") {
+    TempDir dir;
+    for (const std::string port : kPorts) {
+        CAPTURE(port);
+        Cli r = emutrace_cli("run " + elf("app", port) + " --set rtos=freertos --events " + dir.file("e.jsonl"));
+        REQUIRE(r.status == 0);
+        CHECK(r.out.find("freertos: consumed 24 items, sum 300, produced 24") != std::string::npos);
+        std::set<std::string> names;
+        std::istringstream lines(read_file(dir.file("e.jsonl")));
+        for (std::string line; std::getline(lines, line);) {
+            json e = json::parse(line);
+            if (e.value("kind", "") == "thread_switch") names.insert(e.value("name", ""));
+        }
+        // The application's four tasks and the kernel's idle task, named as xTaskCreate named them.
+        CHECK(names == std::set<std::string>{"IDLE", "consumer", "prod-a", "prod-b", "reporter"});
+    }
+}
+
+TEST_CASE(
+    "freertos: each synchronisation call has its role by its object: a mutex is locked and unlocked, a queue and a semaphore sent and received") {
+    // app.c: two producers each take and give the mutex 12 times and send 12 items; the consumer
+    // receives the 24 items, takes and gives the mutex once, gives the binary semaphore the
+    // reporter takes; xSemaphoreCreateMutex gives its new mutex once; 4 tasks and the idle task
+    // are created; each producer delays after each item. The run ends when the reporter has the
+    // semaphore, by then one producer has deleted itself.
+    TempDir dir;
+    for (const std::string port : kPorts) {
+        CAPTURE(port);
+        Cli r =
+            emutrace_cli("run " + elf("app", port) + " --set rtos=freertos --record " + dir.file("r.log") + " --json " + dir.file("r.json") + " -q");
+        REQUIRE(r.status == 0);
+        const json ops = json::parse(read_file(dir.file("r.json")))["replay"]["operations"];
+        CHECK(ops["lock"] == 2 * 12 + 1);
+        CHECK(ops["unlock"] == 2 * 12 + 1 + 1);
+        CHECK(ops["send"] == 2 * 12 + 1);
+        CHECK(ops["receive"] == 2 * 12 + 1);
+        CHECK(ops["create"] == 4 + 1);
+        CHECK(ops["delay"] == 2 * 12);
+        CHECK(ops["delete"] == 1);
+    }
+}
+
+TEST_CASE("freertos: record and replay reproduce on each port, on another cycle model too, with no false race") {
+    TempDir dir;
+    for (const std::string port : kPorts) {
+        CAPTURE(port);
+        REQUIRE(emutrace_cli("run " + elf("app", port) + " --set rtos=freertos --record " + dir.file("r.log") + " -q").status == 0);
+        Cli same = emutrace_cli("replay " + dir.file("r.log") + " " + elf("app", port) + " --set rtos=freertos --races");
+        CHECK(same.status == 0);
+        CHECK(same.err.find("131 of 131 events reproduced; the same global order") != std::string::npos);
+        CHECK(same.err.find("races: 0 racing pairs") != std::string::npos);
+        Cli other = emutrace_cli("replay " + dir.file("r.log") + " " + elf("app", port) + " --set rtos=freertos --timing trm --races");
+        CHECK(other.status == 0);
+        CHECK(other.err.find("131 of 131 events reproduced") != std::string::npos);
+        CHECK(other.err.find("races: 0 racing pairs") != std::string::npos);
+    }
+}
+
+TEST_CASE("freertos: the planted race on an unguarded counter is found with both of its sites and threads") {
+    TempDir dir;
+    for (const std::string port : kPorts) {
+        CAPTURE(port);
+        REQUIRE(emutrace_cli("run " + elf("racy", port) + " --set rtos=freertos --record " + dir.file("r.log") + " -q").status == 0);
+        Cli r = emutrace_cli("replay " + dir.file("r.log") + " " + elf("racy", port) + " --set rtos=freertos --races");
+        CHECK(r.status == 0);
+        const auto races = r.err.find("\nraces: ");  // the summary, on stderr
+        REQUIRE(races != std::string::npos);
+        const std::string report = r.err.substr(races);
+        // Only the counter: the kernel's own state and the mutex-guarded count are not races.
+        CHECK(report.find("unguarded (0x") != std::string::npos);
+        CHECK(report.find("produced") == std::string::npos);
+        // Every racing pair is on it: a pair's heading is "  <symbol> (0x...), Nx:".
+        CHECK(count(report, "  unguarded (") >= 1);
+        CHECK(count(report, "  unguarded (") == count(report, "x:\n"));
+        CHECK(report.find("by prod-a") != std::string::npos);
+        CHECK(report.find("by prod-b") != std::string::npos);
+        CHECK(count(report, "at producer+0x") >= 2);
+        CHECK(report.find("(app.c:") != std::string::npos);
+    }
+}
+
+TEST_CASE("freertos: rtos: names a known RTOS, and a firmware that is not one is a one-line error naming the ELF") {
+    Cli other = emutrace_cli("run " + firmware("compute") + " --set rtos=freertos");
+    CHECK(other.status == 2);
+    CHECK(other.err.find("compute.elf: rtos: freertos: no symbol pxCurrentTCB") != std::string::npos);
+    CHECK(count(other.err, "\n") == 1);
+    Cli unknown = emutrace_cli("run " + firmware("compute") + " --set rtos=zephyr");
+    CHECK(unknown.status == 2);
+    CHECK(unknown.err.find("unknown RTOS 'zephyr' (known: freertos, emutrace-kernel)") != std::string::npos);
+    // The project's own kernel by the same mechanism: its threads named without offsets.
+    Cli own = emutrace_cli("run " + firmware("rtos") + " -s " + source("tests/scenarios/rtos.yaml") + " --set rtos=emutrace-kernel");
+    CHECK(own.status == 0);
+    CHECK(own.err.find(" thread switches") != std::string::npos);
+    CHECK(own.err.find(" 0 thread switches") == std::string::npos);
+}
