@@ -48,9 +48,13 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     emulate.scenario = o.scenario;
     emulate.machine.echo_output = false;
     emulate.scenario_outputs = false;
-    Session emulation(registry, emulate);
     const std::set<std::uint32_t> traced = analysis::traced_functions(*ring_calls);
-    emulated_calls.emplace(*image, &traced);
+    // A build that let GCC inline traced functions records their copies' entries on the board too:
+    // the emulated side watches the entry hook for them.
+    const std::uint32_t hook = image->symbols().address_of("__cyg_profile_func_enter").value_or(0) & ~1u;
+    if (hook) emulate.watch_points.push_back(hook);
+    Session emulation(registry, emulate);
+    emulated_calls.emplace(*image, &traced, hook);
     emulation.add_sink(*emulated_calls);
     RunReport run = emulation.run();
     std::printf("\nemulated %s: %s, %s cycles\n", o.elf.c_str(), run.stopped.c_str(), config::grouped(run.totals.cycles).c_str());

@@ -244,6 +244,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
         s.analyses.push_back({type.name, std::move(a)});
     }
     if (s.recorded) return;
+    watches.insert(watches.end(), s.request.watch_points.begin(), s.request.watch_points.end());
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     s.scenario.machine.trace_points = std::move(points);

@@ -9,7 +9,8 @@
 
 namespace emutrace::analysis {
 
-CallSide::CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of) : tracer_(image), stacks_of_(stacks_of) {
+CallSide::CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of, std::uint32_t entry_hook)
+    : tracer_(image), stacks_of_(stacks_of), entry_hook_(entry_hook) {
     tracer_.add_listener(*this);
 }
 
@@ -20,6 +21,20 @@ void CallSide::on_batch(const trace::EventBatch& batch) {
         const trace::Event& e = batch.events[i];
         if (e.kind == trace::EventKind::ExceptionEntry) ++depth_;
         if (e.kind == trace::EventKind::ExceptionReturn && depth_ > 0) --depth_;
+        if (e.kind == trace::EventKind::Watch && entry_hook_ && (e.address & ~1u) == entry_hook_) {
+            // The entry hook, for r0: its caller's own entry is the branch into it; for another
+            // function it is an inlined copy's, which the board records and no branch shows here.
+            tracer_.on_batch({batch.events.subspan(from, i + 1 - from), batch.text});
+            from = i + 1;
+            std::vector<std::uint32_t> stack = tracer_.current_stack();
+            if (!stack.empty() && stack.back() == entry_hook_) stack.pop_back();
+            const std::uint32_t f = e.value & ~1u;
+            if (stack.empty() || stack.back() == f || (stacks_of_ && !stacks_of_->count(f))) continue;
+            stack.push_back(f);
+            (depth_ ? handlers_ : threads_).push_back({f, e.cycle, std::move(stack)});
+            calls_.push_back({f, e.cycle, 0});  // counted, not timed: a copy has no return of its own
+            continue;
+        }
         if (e.kind != trace::EventKind::Branch ||
             (e.value != static_cast<std::uint32_t>(trace::BranchKind::Call) && e.value != static_cast<std::uint32_t>(trace::BranchKind::Vector)))
             continue;
@@ -150,10 +165,14 @@ CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, con
         const auto& [r, e] = sides;
         const double rm = r.timed ? static_cast<double>(r.cycles) / static_cast<double>(r.timed) : 0,
                      em = e.timed ? static_cast<double>(e.cycles) / static_cast<double>(e.timed) : 0;
-        const double error = ring_has_timestamps && rm > 0 ? (em - rm) / rm : 0;
+        // An error needs times on both sides: an inlined copy's calls are counted, not timed.
+        const bool comparable = ring_has_timestamps && rm > 0 && em > 0;
+        const double error = comparable ? (em - rm) / rm : 0;
         if (listed++ < 15) {
-            std::snprintf(line, sizeof line, "  %-28s %10llu %10llu %14.1f %14.1f %8.2f%%\n", image.symbols().describe(f).c_str(),
-                          static_cast<unsigned long long>(r.calls), static_cast<unsigned long long>(e.calls), rm, em, 100 * error);
+            char err[16] = "-";
+            if (comparable) std::snprintf(err, sizeof err, "%.2f%%", 100 * error);
+            std::snprintf(line, sizeof line, "  %-28s %10llu %10llu %14.1f %14.1f %9s\n", image.symbols().describe(f).c_str(),
+                          static_cast<unsigned long long>(r.calls), static_cast<unsigned long long>(e.calls), rm, em, ring_has_timestamps ? err : "");
             t += line;
         }
         functions.push_back({{"function", image.symbols().describe(f)},
@@ -161,7 +180,7 @@ CallComparison compare_calls(const CallSide& ring, const CallSide& emulated, con
                              {"calls_emulated", e.calls},
                              {"mean_cycles_ring", rm},
                              {"mean_cycles_emulated", em},
-                             {"timing_model_error", ring_has_timestamps ? nlohmann::json(error) : nlohmann::json(nullptr)}});
+                             {"timing_model_error", comparable ? nlohmann::json(error) : nlohmann::json(nullptr)}});
     }
     out.json = {{"identical", out.identical}, {"divergences", diverged}, {"functions", functions}};
     return out;

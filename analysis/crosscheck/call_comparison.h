@@ -20,9 +20,14 @@ namespace emutrace::analysis {
 class CallSide final : public trace::TraceSink, public CallListener {
 public:
     /// `stacks_of`: functions whose entries keep the call stack they were made in (every one when
-    /// null): the ring's functions, on the emulated side.
-    explicit CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of = nullptr);
-    std::uint32_t wants() const override { return trace::WantBranches | trace::WantExceptions | trace::WantMarkers; }
+    /// null): the ring's functions, on the emulated side. `entry_hook`: the instrumentation's entry
+    /// hook (__cyg_profile_func_enter), watched on the emulated side (RunRequest::watch_points):
+    /// a call of it for another function than its caller is an inlined copy's entry, which GCC
+    /// keeps with its hooks and a board records, though no branch enters the function.
+    explicit CallSide(const decode::ElfImage& image, const std::set<std::uint32_t>* stacks_of = nullptr, std::uint32_t entry_hook = 0);
+    std::uint32_t wants() const override {
+        return trace::WantBranches | trace::WantExceptions | trace::WantMarkers | (entry_hook_ ? static_cast<std::uint32_t>(trace::WantWatches) : 0u);
+    }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override { tracer_.on_end(); }
     void on_call_event(const CallEvent& e) override;
@@ -43,6 +48,7 @@ public:
 private:
     CallTracer tracer_;
     const std::set<std::uint32_t>* stacks_of_;
+    std::uint32_t entry_hook_ = 0;
     int depth_ = 0;  ///< exceptions active
     std::vector<Entry> threads_, handlers_;
     std::vector<Call> calls_;

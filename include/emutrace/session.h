@@ -47,6 +47,9 @@ struct RunRequest {
     /// Whether the scenario's `outputs:` are written; off for a run that only stands beside
     /// another (crosscheck's emulated run), so that the two do not write the same files.
     bool scenario_outputs = true;
+    /// Code addresses at which the emulator reports a Watch event (r0, r1) to the caller's own
+    /// sinks (add_sink), as an analysis's watch_points() do for it.
+    std::vector<std::uint32_t> watch_points;
     /// Whether emutrace's statuses own the exit status (--exit-status emutrace): a firmware that
     /// exits non-zero then gives kFirmwareFailed, never one of emutrace's own (a firmware's 4 would
     /// otherwise read as "wall-clock limit"). Off: the firmware's code is the status, as a test

@@ -334,6 +334,25 @@ TEST_CASE("on-target tracing: ringdump --compare sets the board's calls beside t
     CHECK(other.out.find("ring stack:     franker > build_print_image > render_indicia > render_frame") != std::string::npos);
 }
 
+TEST_CASE("on-target tracing: ringdump --compare agrees on an -O2 build where GCC inlined traced functions with their hooks") {
+    // franking_instrumented: no -fno-inline, as a product ships. put_dot and CMSIS's __set_BASEPRI,
+    // __ISB and __DSB are inlined into their callers with their hooks: the board records entries
+    // no branch makes; the emulated side sees them as calls of the entry hook for another function.
+    const Board board("franking_instrumented");
+    TempDir dir;
+    Cli r = emutrace_cli("ringdump " + board.core + " --elf " + board.elf + " -s " + board.scenario + " --compare --json " + dir.file("c.json"));
+    CHECK(r.status == 1);  // the print image's constraint, as on the board: not the comparison
+    CHECK(r.out.find("FIRST DIVERGENCE") == std::string::npos);
+    const auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["comparison"]["identical"].get<bool>());
+    std::map<std::string, nlohmann::json> functions;
+    for (const auto& f : j["comparison"]["functions"]) functions[f["function"]] = f;
+    REQUIRE(functions.count("put_dot"));
+    CHECK(functions["put_dot"]["calls_ring"].get<std::uint64_t>() > 1000);
+    CHECK(functions["put_dot"]["calls_ring"] == functions["put_dot"]["calls_emulated"]);
+    CHECK(functions["put_dot"]["timing_model_error"].is_null());  // a copy's calls are counted, not timed
+}
+
 TEST_CASE("on-target tracing: overhead predicts a/b/c before deploying and de-selects to a budget, printing the patch command") {
     TempDir dir;
     const std::string elf = firmware("franking_instrumented"), scenario = source("scenarios/franking/franking.yaml");
