@@ -34,6 +34,7 @@ namespace {
 EventSpec resolve(const TraceEventConfig& c, const decode::ElfImage& image) {
     EventSpec s;
     s.text = c.text();
+    s.thread = c.thread;
     if (c.kind == "marker") {
         s.kind = EventSpec::Kind::Marker;
         s.value = c.value;

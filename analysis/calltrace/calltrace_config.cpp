@@ -6,11 +6,15 @@ namespace emutrace::analysis {
 namespace {
 
 TraceEventConfig parse_trace_event(const config::Node& n) {
-    n.allow_only({"enter", "exit", "marker", "exception"});
+    n.allow_only({"enter", "exit", "marker", "exception", "thread"});
     TraceEventConfig e;
     e.where = n.where();
     auto entries = n.entries();
-    if (entries.size() != 1) n.fail("name exactly one of: enter, exit, marker, exception");
+    if (n.has("thread")) {  // only in this thread (as its RTOS names it: rtos:)
+        e.thread = n["thread"].str();
+        std::erase_if(entries, [](const auto& entry) { return entry.first == "thread"; });
+    }
+    if (entries.size() != 1) n.fail("name exactly one of: enter, exit, marker, exception (and optionally thread)");
     e.kind = entries[0].first;
     if (e.kind == "enter" || e.kind == "exit")
         e.function = entries[0].second.str();

@@ -16,8 +16,11 @@ struct TraceEventConfig {
     std::string kind;         ///< "enter", "exit", "marker", "exception"
     std::string function;     ///< enter/exit
     std::uint32_t value = 0;  ///< marker id or exception number
+    std::string thread;       ///< only in the thread of this name; empty: in any
     std::string where;        ///< file:line for errors
-    std::string text() const { return kind + " " + (function.empty() ? std::to_string(value) : function); }
+    std::string text() const {
+        return kind + " " + (function.empty() ? std::to_string(value) : function) + (thread.empty() ? "" : " in thread " + thread);
+    }
 };
 
 struct ConstraintConfig {

@@ -4,7 +4,8 @@
 
 namespace emutrace::analysis {
 
-bool EventSpec::matches(const CallEvent& e) const {
+bool EventSpec::matches(const CallEvent& e, const std::vector<std::string>& threads) const {
+    if (!thread.empty() && (e.thread >= threads.size() || threads[e.thread] != thread)) return false;
     switch (kind) {
         case Kind::Enter: return e.kind == CallEvent::Kind::Entry && e.function == value;
         case Kind::Exit: return e.kind == CallEvent::Kind::Exit && e.function == value;
@@ -50,19 +51,19 @@ void ConstraintChecker::on_call_event(const CallEvent& e) {
         const ConstraintSpec& s = specs_[i];
         std::uint32_t key = s.by_payload ? e.payload : 0;
         auto& open = open_[i];
-        if (s.deadline && s.deadline->matches(e)) {
+        if (s.deadline && s.deadline->matches(e, tracer_.threads())) {
             if (auto it = open.find(key); it != open.end()) {
                 close(i, key, it->second, e.cycle, "the deadline (" + s.deadline->text + ") came before the end (" + s.end.text + ")");
                 open.erase(it);
             }
         }
-        if (s.end.matches(e)) {
+        if (s.end.matches(e, tracer_.threads())) {
             if (auto it = open.find(key); it != open.end()) {
                 close(i, key, it->second, e.cycle, "");
                 open.erase(it);
             }
         }
-        if (s.start.matches(e)) open[key] = e.cycle;
+        if (s.start.matches(e, tracer_.threads())) open[key] = e.cycle;
     }
 }
 

@@ -21,7 +21,9 @@ struct EventSpec {
     Kind kind = Kind::Marker;
     std::uint32_t value = 0;  ///< function address, marker id or exception number
     std::string text;         ///< as written: "enter build_print_image", "marker 2"
-    bool matches(const CallEvent& e) const;
+    std::string thread;       ///< only in the thread of this name (the RTOS's); empty: in any
+    /// `threads`: the call tracer's thread names, by CallEvent::thread.
+    bool matches(const CallEvent& e, const std::vector<std::string>& threads) const;
 };
 
 struct ConstraintSpec {

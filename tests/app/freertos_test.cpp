@@ -132,3 +132,24 @@ TEST_CASE("freertos: rtos: names a known RTOS, and a firmware that is not one is
     CHECK(own.err.find(" thread switches") != std::string::npos);
     CHECK(own.err.find(" 0 thread switches") == std::string::npos);
 }
+
+TEST_CASE("freertos: a constraint's events can name a task, as rtos: freertos names it") {
+    // Each producer sends 12 items and gives the mutex 12 times through xQueueGenericSend; with
+    // the consumer's give, the semaphore's and the mutex's creation, 51 calls in all.
+    const std::string constraints =
+        "constraints=[{name: prod_a_sends, start: {enter: xQueueGenericSend, thread: prod-a}, end: {exit: xQueueGenericSend, thread: prod-a}, "
+        "limit: 1ms}, {name: all_sends, start: {enter: xQueueGenericSend}, end: {exit: xQueueGenericSend}, limit: 1ms}]";
+    TempDir dir;
+    Cli r = emutrace_cli("run " + elf("app", "cm3") + " --set rtos=freertos --set '" + constraints + "' --json " + dir.file("r.json"));
+    REQUIRE(r.status == 0);
+    std::map<std::string, json> by_name;
+    const json result = json::parse(read_file(dir.file("r.json")));
+    for (const auto& c : result["calltrace"]["constraints"]) by_name[c["name"].get<std::string>()] = c;
+    CHECK(by_name.at("prod_a_sends")["occurrences"] == 24);
+    CHECK(by_name.at("all_sends")["occurrences"] == 51);
+    // A thread key beside one event kind only.
+    Cli bad = emutrace_cli("run " + elf("app", "cm3") +
+                           " --set rtos=freertos --set 'constraints=[{name: x, start: {thread: prod-a}, end: {marker: 1}, limit: 1ms}]'");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("name exactly one of: enter, exit, marker, exception (and optionally thread)") != std::string::npos);
+}
