@@ -26,7 +26,7 @@ const RtosPreset kFreeRtos{
         {"xTaskCreate", "create", "", false},
         {"xTaskCreateStatic", "create", "", false},
         {"vTaskDelete", "delete", "", false},
-        {"vTaskDelay", "delay", "", false},
+        {"vTaskDelay", "delay", "", false, true},
         {"xTaskDelayUntil", "delay", "", false},
     },
 };
@@ -44,7 +44,7 @@ const RtosPreset kEmutraceKernel{
         {"queue_send", "send", "", false},
         {"queue_receive", "receive", "", false},
         {"task_create", "create", "", false},
-        {"task_sleep", "delay", "", false},
+        {"task_sleep", "delay", "", false, true},
     },
 };
 

@@ -20,6 +20,9 @@ struct RtosCall {
     /// Calls of the kernel's functions made inside this one initialise a mutex: their object is
     /// one from then on (FreeRTOS creates a mutex as a queue, then gives it once).
     bool creates_mutex = false;
+    /// Replay may hold a thread by calling it with r0 = 1 (a delay of one tick): vTaskDelay, not
+    /// xTaskDelayUntil, whose r0 is a pointer.
+    bool holds = false;
 };
 
 struct RtosPreset {

@@ -57,6 +57,13 @@ int MachineState::execution_priority(bool ignore_primask) const {
     return scs->exceptions().execution_priority(primask, faultmask, basepri);
 }
 
+void MachineState::steer_due_before_tail_chain() {
+    // A replay's logged interrupt due by now tail-chained when it was recorded: its stimulus had
+    // pended it while the handler ran. Pended here, it tail-chains again, rather than waiting for
+    // the next block boundary after the return and arriving a few cycles late.
+    if (steering && steering->next_time() <= cycles()) steering->at_time(control);
+}
+
 void MachineState::process_timed_events(std::uint64_t now) {
     if (scs->systick().update(now)) {
         scs->exceptions().set_pending(nv::kSysTick, true);
@@ -289,12 +296,14 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     // overhead instead of a return and an entry.
     if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
         flush_deferred_block(counters.cycles);
+        steer_due_before_tail_chain();
         if (take_pending(frame[6], /*tail_chain=*/true)) return;  // a preservation's writes wait for the next return
         fp_preserved_uncharged = false;
         counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u, fp_cost);
         sync_pipeline_counters();
         return;
     }
+    steer_due_before_tail_chain();
     if (take_pending(frame[6], /*tail_chain=*/true)) return;
     fp_preserved_uncharged = false;
     unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::kFloatingFrameWords;

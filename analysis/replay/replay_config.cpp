@@ -79,8 +79,7 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
                     w.at_return = true;
                     c.watches.emplace(at, w);
                 }
-            if (w.op == Operation::Yield && !first_yield) first_yield = HoldCall{f->start, 0, call.function};
-            if (w.op == Operation::Delay && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
+            if (call.holds && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
         }
     }
     for (const auto& [role, op] : kRoles) {

@@ -237,6 +237,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
 
     // exceptions.cpp
     int execution_priority(bool ignore_primask = false) const;
+    /// At an exception return: what the steering has due by now, before tail-chaining is decided.
+    void steer_due_before_tail_chain();
     void process_timed_events(std::uint64_t now);
     std::uint64_t next_timed_event() const;
     /// Takes the pending exception that preempts, returning to `return_address`; false if none.

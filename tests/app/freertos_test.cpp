@@ -153,3 +153,34 @@ TEST_CASE("freertos: a constraint's events can name a task, as rtos: freertos na
     CHECK(bad.status == 2);
     CHECK(bad.err.find("name exactly one of: enter, exit, marker, exception (and optionally thread)") != std::string::npos);
 }
+
+TEST_CASE("freertos validation: another application's objects get their roles, its interrupts replay, no false race") {
+    // validation.c, written after the preset: a counting semaphore given from an interrupt the
+    // outside world raises (a jittered stimulus), a recursive mutex taken nested, a queue sent to
+    // at its front, receives with a timeout, xTaskDelayUntil.
+    TempDir dir;
+    const std::string scenario = source("tests/scenarios/freertos.yaml");
+    for (const std::string port : kPorts) {
+        CAPTURE(port);
+        Cli r = emutrace_cli("run " + elf("validation", port) + " -s " + scenario + " --record " + dir.file("v.log") + " --json " +
+                             dir.file("v.json") + " -q");
+        REQUIRE(r.status == 0);
+        CHECK(r.out.find(" readings, logged ") != std::string::npos);
+        const json ops = json::parse(read_file(dir.file("v.json")))["replay"]["operations"];
+        // Each outermost take of the recursive mutex is one lock and its last give one unlock (the
+        // nested ones do not reach the queue); the mutex's creation gives it once.
+        CHECK(ops["unlock"].get<int>() == ops["lock"].get<int>() + 1);
+        CHECK(ops["create"] == 3 + 1);
+        CHECK(ops["interrupt"].get<int>() >= 20);  // the sensor's, each a logged external event
+        // The interrupts that tail-chained on a kernel handler's return when recorded do again.
+        Cli replay = emutrace_cli("replay " + dir.file("v.log") + " " + elf("validation", port) + " -s " + scenario + " --races");
+        const auto at = replay.err.find(" events reproduced");
+        REQUIRE(at != std::string::npos);
+        const auto of = replay.err.rfind(" of ", at);
+        const auto from = replay.err.rfind(": ", of);
+        const int reproduced = std::stoi(replay.err.substr(from + 2, of - from - 2)), logged = std::stoi(replay.err.substr(of + 4, at - of - 4));
+        // Known gap (issue 55): the last few events at the run's end do not yet reproduce.
+        CHECK(reproduced * 100 >= logged * 95);
+        CHECK(replay.err.find("races: 0 racing pairs") != std::string::npos);
+    }
+}
