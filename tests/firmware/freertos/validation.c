@@ -4,7 +4,7 @@
  * its handler; the sampler task takes it, takes a recursive mutex twice (nested) to update the
  * readings, and sends each reading to the front of a queue; the logger receives with a timeout
  * (some receives fail); the pacer wakes every 2 ticks with xTaskDelayUntil, reads the count under
- * the recursive mutex, and ends the run after 20 readings.
+ * the recursive mutex, and ends the run after 20 readings and as many logged.
  *
  * Transcript: "validation: N readings, logged N, sum ..." (N at least 20, as the jitter falls)
  * and exit 0. */
@@ -26,7 +26,8 @@ static SemaphoreHandle_t ticks;    /* counting, given by the interrupt */
 static SemaphoreHandle_t guard;    /* recursive mutex over readings */
 static QueueHandle_t log_queue;
 static volatile uint32_t readings; /* guarded by guard */
-static volatile uint32_t logged, logged_sum;
+static volatile uint32_t logged, logged_sum; /* guarded by guard too (the first draft was not:
+                                              * --races found the logger's writes and the pacer's reads) */
 
 void IRQ3_Handler(void)
 {
@@ -61,8 +62,10 @@ static void logger(void *arg)
     for (;;) {
         uint32_t n;
         if (xQueueReceive(log_queue, &n, pdMS_TO_TICKS(1)) == pdTRUE) {
+            xSemaphoreTakeRecursive(guard, portMAX_DELAY);
             logged = logged + 1;
             logged_sum = logged_sum + n;
+            xSemaphoreGiveRecursive(guard);
         }
     }
 }
@@ -74,16 +77,16 @@ static void pacer(void *arg)
     for (;;) {
         xTaskDelayUntil(&last, 2);
         xSemaphoreTakeRecursive(guard, portMAX_DELAY);
-        uint32_t n = readings;
+        uint32_t n = readings, done = logged, sum = logged_sum;
         xSemaphoreGiveRecursive(guard);
-        if (n >= READINGS && logged >= READINGS) {
+        if (n >= READINGS && done >= READINGS) {
             char line[96];
             char *s = fmt_str(line, "validation: ");
             s = fmt_dec(s, n);
             s = fmt_str(s, " readings, logged ");
-            s = fmt_dec(s, logged);
+            s = fmt_dec(s, done);
             s = fmt_str(s, ", sum ");
-            s = fmt_dec(s, logged_sum);
+            s = fmt_dec(s, sum);
             fmt_str(s, "\n");
             sh_write0(line);
             sh_exit(0);
