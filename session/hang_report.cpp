@@ -1,7 +1,5 @@
 #include "session/hang_report.h"
 
-#include <algorithm>
-
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
@@ -12,9 +10,9 @@ std::string hang_context(const decode::ElfImage& image, const decode::Program& p
     std::string out;
     decode::SourceLines lines(image.path());
     if (auto line = lines.at(pc)) out += "; source " + *line;
-    const auto& functions = program.functions();
-    auto f = std::find_if(functions.begin(), functions.end(), [&](const decode::Function& fn) { return pc >= fn.start && pc < fn.end; });
-    if (f == functions.end()) return out;
+    const decode::Symbol* symbol = image.symbols().function_at(pc);
+    const decode::Function* f = symbol ? program.function(symbol->name) : nullptr;
+    if (!f) return out;
     // A function that can also return entered its for(;;) on one path only: a check that failed.
     // One with no way out (main's final loop, a default handler) hangs by design.
     const int at = f->block_at(pc);
