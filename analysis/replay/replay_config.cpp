@@ -67,12 +67,13 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
     const decode::Program& program = setup.program();
     std::optional<HoldCall> first_yield, first_delay;
     if (const decode::RtosPreset* preset = rtos_preset(setup)) {
-        // The kernel's calls the firmware has (an application links what it uses).
+        const config::Node where = setup.section("rtos");  // a preset's call that cannot be watched fails here
+        // The kernel's calls the firmware has (an application links what it uses). A mutex creator
+        // has no role of its own (no event): its op is never read.
         for (const decode::RtosCall& call : preset->calls) {
             const decode::Function* f = program.function(call.function);
             if (!f) continue;
             WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_on_mutex), call.creates_mutex};
-            const config::Node& where = setup.section("rtos");
             c.watches.emplace(f->start, w);
             if (is_acquisition(w.op) || w.creates_mutex)
                 for (std::uint32_t at : returns_of(setup.image(), *f, where)) {
