@@ -2,17 +2,16 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "decode/dwarf_handle.h"
+
 namespace emutrace::decode {
 
-struct DwarfTypes::Impl {
-    int fd = -1;
-    Dwarf* dwarf = nullptr;
+struct DwarfTypes::Impl : DwarfHandle {
+    using DwarfHandle::DwarfHandle;
 };
 
 namespace {
@@ -77,15 +76,9 @@ std::optional<MemberLayout> member_of(Dwarf_Die* structure, std::string_view mem
 
 }  // namespace
 
-DwarfTypes::DwarfTypes(const std::string& elf_path) : impl_(std::make_unique<Impl>()) {
-    impl_->fd = ::open(elf_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (impl_->fd >= 0) impl_->dwarf = dwarf_begin(impl_->fd, DWARF_C_READ);
-}
+DwarfTypes::DwarfTypes(const std::string& elf_path) : impl_(std::make_unique<Impl>(elf_path)) {}
 
-DwarfTypes::~DwarfTypes() {
-    if (impl_->dwarf) dwarf_end(impl_->dwarf);
-    if (impl_->fd >= 0) ::close(impl_->fd);
-}
+DwarfTypes::~DwarfTypes() = default;
 
 bool DwarfTypes::available() const {
     return impl_->dwarf != nullptr;

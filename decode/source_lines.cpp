@@ -2,28 +2,21 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "decode/dwarf_handle.h"
+
 namespace emutrace::decode {
 
-struct SourceLines::Impl {
-    int fd = -1;
-    Dwarf* dwarf = nullptr;
+struct SourceLines::Impl : DwarfHandle {
+    using DwarfHandle::DwarfHandle;
 };
 
-SourceLines::SourceLines(const std::string& elf_path) : impl_(std::make_unique<Impl>()) {
-    impl_->fd = ::open(elf_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (impl_->fd >= 0) impl_->dwarf = dwarf_begin(impl_->fd, DWARF_C_READ);
-}
+SourceLines::SourceLines(const std::string& elf_path) : impl_(std::make_unique<Impl>(elf_path)) {}
 
-SourceLines::~SourceLines() {
-    if (impl_->dwarf) dwarf_end(impl_->dwarf);
-    if (impl_->fd >= 0) ::close(impl_->fd);
-}
+SourceLines::~SourceLines() = default;
 
 bool SourceLines::available() const {
     return impl_->dwarf != nullptr;
