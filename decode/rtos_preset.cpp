@@ -3,11 +3,13 @@
 namespace emutrace::decode {
 namespace {
 
-// FreeRTOS (V10, V11): a semaphore or mutex is a queue. xQueueGenericSend gives a mutex (unlock)
-// or sends to a queue or semaphore; xQueueSemaphoreTake takes a mutex (lock) or a semaphore
-// (receive). xQueueCreateMutex gives its new mutex once, through xQueueGenericSend, which marks
-// the object a mutex. The recursive variants call these two, so each real acquisition and
-// release is seen once.
+// FreeRTOS (V10, V11). A mutex or a semaphore is a queue of no items: xQueueGenericSend gives one
+// (no item: an unlock) or sends to a queue (a send); xQueueSemaphoreTake takes one (a lock). The
+// recursive mutex calls reach these two only at the outermost take and the last give, so each
+// real acquisition and release is seen once. Event groups, task notifications and stream or
+// message buffers release to every later wait (bits accumulate, bytes do not pair one to one with
+// receives); a notification's object is the task notified, and the waiting task itself.
+// Software timers need no row: their commands are queue sends the timer task receives.
 const RtosPreset kFreeRtos{
     "freertos",
     "pxCurrentTCB",
@@ -16,18 +18,28 @@ const RtosPreset kFreeRtos{
     {"tasks.c", "queue.c", "list.c", "timers.c", "event_groups.c", "stream_buffer.c", "croutine.c", "port.c", "portasm.c", "heap_1.c", "heap_2.c",
      "heap_3.c", "heap_4.c", "heap_5.c"},
     {
-        {"xQueueCreateMutex", "", "", true},
-        {"xQueueGenericSend", "send", "unlock", false},
-        {"xQueueGenericSendFromISR", "send", "", false},
-        {"xQueueGiveFromISR", "send", "", false},
-        {"xQueueSemaphoreTake", "receive", "lock", false},
-        {"xQueueReceive", "receive", "", false},
-        {"xQueueReceiveFromISR", "receive", "", false},
-        {"xTaskCreate", "create", "", false},
-        {"xTaskCreateStatic", "create", "", false},
-        {"vTaskDelete", "delete", "", false},
+        {"xQueueGenericSend", "send", "unlock"},
+        {"xQueueGenericSendFromISR", "send", "unlock"},
+        {"xQueueGiveFromISR", "unlock", ""},
+        {"xQueueSemaphoreTake", "lock", ""},
+        {"xQueueReceive", "receive", ""},
+        {"xQueueReceiveFromISR", "receive", ""},
+        {"xEventGroupSetBits", "unlock", ""},
+        {"xEventGroupWaitBits", "lock", ""},
+        {"xTaskGenericNotify", "unlock", ""},
+        {"xTaskGenericNotifyFromISR", "unlock", ""},
+        {"vTaskGenericNotifyGiveFromISR", "unlock", ""},
+        {"ulTaskGenericNotifyTake", "lock", "", true},
+        {"xTaskGenericNotifyWait", "lock", "", true},
+        {"xStreamBufferSend", "unlock", ""},
+        {"xStreamBufferSendFromISR", "unlock", ""},
+        {"xStreamBufferReceive", "lock", ""},
+        {"xStreamBufferReceiveFromISR", "lock", ""},
+        {"xTaskCreate", "create", ""},
+        {"xTaskCreateStatic", "create", ""},
+        {"vTaskDelete", "delete", ""},
         {"vTaskDelay", "delay", "", false, true},
-        {"xTaskDelayUntil", "delay", "", false},
+        {"xTaskDelayUntil", "delay", ""},
     },
 };
 
@@ -39,11 +51,11 @@ const RtosPreset kEmutraceKernel{
     "name",
     {"kernel.c"},
     {
-        {"mutex_lock", "lock", "", false},
-        {"mutex_unlock", "unlock", "", false},
-        {"queue_send", "send", "", false},
-        {"queue_receive", "receive", "", false},
-        {"task_create", "create", "", false},
+        {"mutex_lock", "lock", ""},
+        {"mutex_unlock", "unlock", ""},
+        {"queue_send", "send", ""},
+        {"queue_receive", "receive", ""},
+        {"task_create", "create", ""},
         {"task_sleep", "delay", "", false, true},
     },
 };

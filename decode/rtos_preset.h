@@ -13,13 +13,17 @@ namespace emutrace::decode {
 /// A synchronisation function of the kernel and what a call of it is (the replay: section's roles).
 struct RtosCall {
     std::string function;
-    std::string role;  ///< lock, unlock, send, receive, create, delete, delay, yield
-    /// The role when the call's object (its first argument) is a mutex: FreeRTOS gives a mutex
-    /// and sends to a queue through the same function. Empty: the same role for every object.
-    std::string role_on_mutex;
-    /// Calls of the kernel's functions made inside this one initialise a mutex: their object is
-    /// one from then on (FreeRTOS creates a mutex as a queue, then gives it once).
-    bool creates_mutex = false;
+    /// lock, unlock, send, receive, create, delete, delay, yield. An unlock is a release every
+    /// later lock of the object acquires (a mutex's, a semaphore's, an event group's, a task's
+    /// notification); a send is an item the next receive of the queue takes.
+    std::string role;
+    /// The role when the call passes no item (its second argument null): FreeRTOS gives a mutex
+    /// or a semaphore, whose queues hold no items, and sends to a queue through the same function.
+    /// Empty: the same role for every call.
+    std::string role_without_item;
+    /// The call's object is the calling thread, not its first argument (a task notification's
+    /// take and wait).
+    bool object_is_caller = false;
     /// Replay may hold a thread by calling it with r0 = 1 (a delay of one tick): vTaskDelay, not
     /// xTaskDelayUntil, whose r0 is a pointer.
     bool holds = false;

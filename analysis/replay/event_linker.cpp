@@ -39,28 +39,28 @@ const LogEvent& EventLinker::record(Operation op, std::uint32_t object, std::uin
 }
 
 const LogEvent* EventLinker::call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle) {
-    if (call.creates_mutex) {
-        auto& depth = creating_[thread];
-        depth = call.at_return ? (depth ? depth - 1 : 0) : depth + 1;
-        return nullptr;
+    auto& depth = depth_[thread];
+    if (call.at_return) {
+        if (depth == 0 || --depth) return nullptr;  // its entry unseen (recording began inside it), or a call inside another
+        if (!is_acquisition(call.op)) return nullptr;
+    } else {
+        const bool outermost = depth == 0;
+        if (call.ends_watched()) ++depth;
+        if (!outermost) return nullptr;
     }
-    if (call.on_mutex && !call.at_return && creating_[thread]) mutexes_.insert(r0);
-    const Operation op = call.at_return ? call.op : operation(call, r0, thread);
+    const Operation op = call.at_return ? call.op : call.operation(r1);
     if (!is_acquisition(op) && !is_acquisition(call.op)) {
         // Entry: r0 the object, r1 the item of a send; a delay's r0 is its ticks. Other operations
         // have no argument worth logging (a create's name is an address of this build only).
-        std::uint32_t object = r0, value = op == Operation::Send ? r1 : 0;
+        std::uint32_t object = call.object(r0, thread), value = op == Operation::Send ? r1 : 0;
         if (op == Operation::Delay) object = 0, value = r0;
         return &record(op, object, value, 0, thread, cycle);
     }
-    auto& pending = pending_[thread];
     if (!call.at_return) {  // entered: the object is the first argument; it happens at the return
-        pending.push_back({op, r0});
+        pending_[thread] = {op, call.object(r0, thread)};
         return nullptr;
     }
-    if (pending.empty()) return nullptr;  // a return without its entry (recording started inside the call)
-    Pending p = pending.back();
-    pending.pop_back();
+    const Pending p = pending_[thread];
     std::uint32_t partner = 0;
     if (p.op == Operation::Lock) {
         auto r = last_release_.find(p.object);
@@ -88,11 +88,11 @@ EventLog link_events(const EventLog& unlinked) {
             case Operation::Input: linker.input(e.object, e.value, e.thread, e.cycle); break;
             case Operation::Lock:
             case Operation::Receive:  // the entry with its object, then the return with what it took
-                linker.call({e.op, false, ""}, e.object, 0, e.thread, e.cycle);
-                linker.call({e.op, true, ""}, e.value, 0, e.thread, e.cycle);
+                linker.call({.op = e.op}, e.object, 0, e.thread, e.cycle);
+                linker.call({.op = e.op, .at_return = true}, e.value, 0, e.thread, e.cycle);
                 break;
-            case Operation::Delay: linker.call({e.op, false, ""}, e.value, 0, e.thread, e.cycle); break;
-            default: linker.call({e.op, false, ""}, e.object, e.value, e.thread, e.cycle); break;
+            case Operation::Delay: linker.call({.op = e.op}, e.value, 0, e.thread, e.cycle); break;
+            default: linker.call({.op = e.op}, e.object, e.value, e.thread, e.cycle); break;
         }
     }
     EventLog out = std::move(linker.log());

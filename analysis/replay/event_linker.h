@@ -12,7 +12,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "analysis/replay/event_log.h"
@@ -22,21 +21,32 @@ namespace emutrace::analysis::replay {
 /// Handlers count as threads of their own: thread id kHandlerThread | exception number.
 inline constexpr std::uint32_t kHandlerThread = 0xFFFFFF00u;
 
-/// What a watch point is: a synchronisation function's entry, or one of an acquisition's returns.
-struct WatchedCall {
-    Operation op = Operation::Lock;
-    bool at_return = false;  ///< this watch point is one of the function's returns
-    std::string function;
-    /// The operation when the call's object is a mutex (an RTOS preset's role_on_mutex): FreeRTOS
-    /// gives a mutex and sends to a queue through one function.
-    std::optional<Operation> on_mutex;
-    /// Not an event: the objects of the watched calls made inside it are mutexes from then on.
-    bool creates_mutex = false;
-};
-
 inline bool is_acquisition(Operation op) {
     return op == Operation::Lock || op == Operation::Receive;
 }
+
+/// What a watch point is: a synchronisation function's entry, or one of its returns (an
+/// acquisition's always, another's when an RTOS preset names it).
+struct WatchedCall {
+    Operation op = Operation::Lock;
+    bool at_return = false;  ///< this watch point is one of the function's returns
+    std::string function{};
+    /// The operation when the call passes no item (r1 null; an RTOS preset's role_without_item):
+    /// FreeRTOS gives a mutex or semaphore and sends to a queue through one function.
+    std::optional<Operation> without_item{};
+    /// The call's object is the calling thread, not r0 (a FreeRTOS notification's take).
+    bool object_is_caller = false;
+    /// A release whose returns are watched too, so that the synchronisation calls it makes are
+    /// part of it (a FreeRTOS stream buffer's send notifies the task waiting for it).
+    bool returns_watched = false;
+
+    /// What the call is, with r1 there at its entry.
+    Operation operation(std::uint32_t r1) const { return without_item && r1 == 0 ? *without_item : op; }
+    /// Its object, with r0 there at its entry.
+    std::uint32_t object(std::uint32_t r0, std::uint32_t thread) const { return object_is_caller ? thread : r0; }
+    /// Whether its end is seen: the calls made inside it are then its own.
+    bool ends_watched() const { return returns_watched || is_acquisition(op); }
+};
 
 /// A firmware-side recorder's events (kUnlinked: in the order they ran, `before` 0) with their
 /// happens-before links, as the emulator's recorder would have made them from the same calls.
@@ -45,8 +55,9 @@ EventLog link_events(const EventLog& unlinked);
 class EventLinker {
 public:
     /// A watched call reached by `thread` with r0 and r1 there: the event it completes, or null
-    /// when it only began one (an acquisition entered) or has none (a return without its entry).
-    /// Releases happen at the entry, acquisitions at the return.
+    /// when it only began one (an acquisition entered) or has none (a return without its entry, a
+    /// call inside another watched call's, which is part of that one). Releases happen at the
+    /// entry, acquisitions at the return.
     const LogEvent* call(const WatchedCall& call, std::uint32_t r0, std::uint32_t r1, std::uint32_t thread, std::uint64_t cycle);
     /// Exception `n` taken, interrupting `pc`; `thread` is its handler's.
     const LogEvent& interrupt(unsigned n, std::uint32_t pc, bool external, std::uint32_t thread, std::uint64_t cycle);
@@ -58,12 +69,10 @@ public:
         auto q = sends_.find(object);
         return q == sends_.end() ? 0 : q->second.size();
     }
-    /// What `thread`'s call of `call` on `object` is: its role, or its role on a mutex when the
-    /// object is one (or the thread is creating a mutex, which the call then initialises).
-    Operation operation(const WatchedCall& call, std::uint32_t object, std::uint32_t thread) const {
-        if (!call.on_mutex) return call.op;
-        auto c = creating_.find(thread);
-        return mutexes_.count(object) || (c != creating_.end() && c->second) ? *call.on_mutex : call.op;
+    /// Whether `thread` is inside a watched call, whose calls are its own and no events.
+    bool inside_call(std::uint32_t thread) const {
+        auto d = depth_.find(thread);
+        return d != depth_.end() && d->second;
     }
     /// The thread holding mutex `object` as the events so far tell; 0 when none.
     std::uint32_t holder(std::uint32_t object) const {
@@ -85,18 +94,17 @@ private:
     const LogEvent& record(Operation op, std::uint32_t object, std::uint32_t value, std::uint32_t partner, std::uint32_t thread, std::uint64_t cycle,
                            std::uint8_t flags = 0);
     struct Pending {
-        Operation op;
-        std::uint32_t object;
+        Operation op = Operation::Lock;
+        std::uint32_t object = 0;
     };
     EventLog log_;
-    std::unordered_set<std::uint32_t> mutexes_;                  ///< objects a mutex-creating call initialised
-    std::unordered_map<std::uint32_t, std::uint32_t> creating_;  ///< per thread: mutex-creating calls entered
     bool keep_ = true;
     std::uint32_t count_ = 0;
     LogEvent last_;  ///< the last event, when events are not kept
     std::map<Operation, std::size_t> operations_;
     std::unordered_map<std::uint32_t, std::uint32_t> last_of_thread_;
-    std::unordered_map<std::uint32_t, std::vector<Pending>> pending_;     ///< acquisitions entered, by thread
+    std::unordered_map<std::uint32_t, std::uint32_t> depth_;              ///< by thread: watched calls entered, not yet returned
+    std::unordered_map<std::uint32_t, Pending> pending_;                  ///< by thread: the outermost acquisition entered
     std::unordered_map<std::uint32_t, std::uint32_t> last_release_;       ///< the last unlock, by object
     std::unordered_map<std::uint32_t, std::uint32_t> holder_;             ///< by mutex: the thread that locked it
     std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> sends_;  ///< sends not yet received, by queue

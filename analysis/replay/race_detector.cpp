@@ -56,8 +56,11 @@ void RaceDetector::on_sync(const LogEvent& e, Context& c) {
         auto r = released_.find(e.before);
         if (r != released_.end()) join(c.clock, r->second);
     }
+    if (e.op == Operation::Lock)
+        if (auto u = unlocked_.find(e.object); u != unlocked_.end()) join(c.clock, u->second);
     if (!releases(e.op)) return;
     released_[e.seq] = c.clock;
+    if (e.op == Operation::Unlock) join(unlocked_[e.object], c.clock);
     if (e.op == Operation::Create) join(creates_, c.clock);
     ++c.clock[index_.at(c.id)];
 }

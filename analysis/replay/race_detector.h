@@ -90,10 +90,14 @@ private:
     std::unordered_map<std::uint32_t, std::uint32_t> index_;  ///< thread id -> index
     ContextTracker tracker_;
     std::unordered_map<std::uint32_t, Clock> released_;  ///< by event seq: the releasing thread's clock then
-    Clock mask_lock_;                                    ///< the clock of the last handler or critical section to end
-    Clock creates_;                                      ///< joined clocks of every create so far
-    std::unordered_map<std::uint32_t, Clock> enabled_;   ///< by exception number: the enabling context's clock then
-    std::unordered_map<std::uint32_t, Shadow> shadow_;   ///< by word address
+    /// By object: the joined clocks of every unlock of it so far, which a lock acquires. For a
+    /// mutex that is its last unlock's; an event group's wait or a semaphore's take follows every
+    /// set or give before it, by whichever thread.
+    std::unordered_map<std::uint32_t, Clock> unlocked_;
+    Clock mask_lock_;                                   ///< the clock of the last handler or critical section to end
+    Clock creates_;                                     ///< joined clocks of every create so far
+    std::unordered_map<std::uint32_t, Clock> enabled_;  ///< by exception number: the enabling context's clock then
+    std::unordered_map<std::uint32_t, Shadow> shadow_;  ///< by word address
     std::vector<Race> races_;
     std::unordered_map<std::uint64_t, std::size_t> race_index_;  ///< (pc, pc) -> races_
     std::uint64_t checked_ = 0;

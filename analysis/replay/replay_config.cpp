@@ -19,20 +19,26 @@ const std::pair<const char*, Operation> kRoles[] = {
 };
 
 // The addresses of a function's return instructions: the last instruction of each block that
-// returns. Fails on a function that can leave otherwise (a tail call): its acquisition would
-// happen in another function.
-std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decode::Function& f, const config::Node& where) {
+// returns; none when it can leave otherwise (a tail call or an indirect branch: what it does would
+// end in another function) or never returns.
+std::vector<std::uint32_t> watchable_returns(const decode::ElfImage& image, const decode::Function& f) {
     decode::InstructionDecoder decoder(f.isa);
     std::vector<std::uint32_t> out;
     for (const auto& b : f.blocks) {
-        if (b.exit == decode::BlockExit::TailCall || b.exit == decode::BlockExit::Indirect || b.falls_out)
-            where.fail(f.name + " can leave other than by a return (a tail call or an indirect branch): its end cannot be watched");
+        if (b.exit == decode::BlockExit::TailCall || b.exit == decode::BlockExit::Indirect || b.falls_out) return {};
         if (b.exit != decode::BlockExit::Return) continue;
         std::vector<std::uint8_t> bytes = image.bytes_at(b.start, b.end - b.start);
         std::vector<decode::Instruction> insns = decoder.decode(bytes, b.start);
         if (!insns.empty()) out.push_back(insns.back().address);
     }
-    if (out.empty()) where.fail(f.name + " never returns: an acquisition in it cannot be recorded");
+    return out;
+}
+
+// An acquisition's returns, where it happens; fails on a function whose end cannot be watched.
+std::vector<std::uint32_t> returns_of(const decode::ElfImage& image, const decode::Function& f, const config::Node& where) {
+    std::vector<std::uint32_t> out = watchable_returns(image, f);
+    if (out.empty())
+        where.fail(f.name + " can leave other than by a return (a tail call or an indirect branch), or never returns: its end cannot be watched");
     return out;
 }
 
@@ -68,18 +74,18 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
     std::optional<HoldCall> first_yield, first_delay;
     if (const decode::RtosPreset* preset = rtos_preset(setup)) {
         const config::Node where = setup.section("rtos");  // a preset's call that cannot be watched fails here
-        // The kernel's calls the firmware has (an application links what it uses). A mutex creator
-        // has no role of its own (no event): its op is never read.
+        // The kernel's calls the firmware has (an application links what it uses).
         for (const decode::RtosCall& call : preset->calls) {
             const decode::Function* f = program.function(call.function);
             if (!f) continue;
-            WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_on_mutex), call.creates_mutex};
+            WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_without_item),
+                          call.object_is_caller};
+            // Its returns too, where they can be watched: the kernel's calls inside it are its own.
+            std::vector<std::uint32_t> returns = is_acquisition(w.op) ? returns_of(setup.image(), *f, where) : watchable_returns(setup.image(), *f);
+            w.returns_watched = !returns.empty();
             c.watches.emplace(f->start, w);
-            if (is_acquisition(w.op) || w.creates_mutex)
-                for (std::uint32_t at : returns_of(setup.image(), *f, where)) {
-                    w.at_return = true;
-                    c.watches.emplace(at, w);
-                }
+            w.at_return = true;
+            for (std::uint32_t at : returns) c.watches.emplace(at, w);
             if (call.holds && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
         }
     }
@@ -91,7 +97,7 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             if (!f) item.fail("no function '" + name + "' with a size in " + setup.firmware() + "'s symbol table");
             const Operation operation = op;  // a copy: clang 14 cannot capture a structured binding
             auto add = [&](std::uint32_t at, bool at_return) {
-                if (!c.watches.emplace(at, WatchedCall{operation, at_return, name, std::nullopt, false}).second)
+                if (!c.watches.emplace(at, WatchedCall{.op = operation, .at_return = at_return, .function = name}).second)
                     item.fail(name + " is named twice in replay: (or is the RTOS preset's)");
             };
             add(f->start, false);

@@ -139,8 +139,9 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
         held_.erase(h);
     }
     const WatchedCall& call = w->second;
-    const Operation op = linker_.operation(call, m.reg(0), thread);  // a preset's role may depend on the object
-    if (!call.at_return && !call.creates_mutex) {
+    const Operation op = call.operation(m.reg(1));  // a preset's role may depend on the item passed
+    const std::uint32_t object = call.object(m.reg(0), thread);
+    if (!call.at_return && !linker_.inside_call(thread)) {  // a call inside another is part of it
         const LogEvent* want = next_of(thread);
         // On the recording's own cycle model the run reproduces by itself; an acquisition whose
         // predecessor has not run yet at the entry may still meet it inside the call (the thread
@@ -150,7 +151,7 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
         // holder's next unlock); a wait in the RTOS could otherwise end at another partner (a
         // mutex re-taken by its holder, a queue item meant for another thread).
         const bool wait_inside =
-            (by_cycle_ && is_acquisition(op)) || (want && want->object == m.reg(0) && (waits_for_holder(*want) || waits_for_send(*want)));
+            (by_cycle_ && is_acquisition(op)) || (want && want->object == object && (waits_for_holder(*want) || waits_for_send(*want)));
         // Sends to one queue run in their logged order, so that a receive waiting in the RTOS
         // gets the item it got when recorded.
         const bool overtakes = !by_cycle_ && want && want->op == Operation::Send && first_undone_send(want->object) != want->seq;
@@ -163,7 +164,7 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
         }
         if (want && ((!ready(*want) && !wait_inside) || overtakes)) {
             if (holds_without_progress_ >= config_.stall_holds) {
-                LogEvent seen{0, 0, thread, op, 0, m.reg(0), 0, m.cycle()};
+                LogEvent seen{0, 0, thread, op, 0, object, 0, m.cycle()};
                 diverge(want, seen, "stalled: its predecessor #" + std::to_string(want->before) + " never ran", m);
                 return trace::WatchOutcome::Continue;
             }
@@ -171,12 +172,12 @@ trace::WatchOutcome Replayer::at_watch(std::uint32_t address, trace::MachineCont
                 hold(thread, address, m);
                 return trace::WatchOutcome::Held;
             }
-            LogEvent seen{0, 0, thread, op, 0, m.reg(0), 0, m.cycle()};
+            LogEvent seen{0, 0, thread, op, 0, object, 0, m.cycle()};
             diverge(want, seen, "it came before its predecessor #" + std::to_string(want->before) + " and this thread cannot be held", m);
             return trace::WatchOutcome::Continue;
         }
         if (is_acquisition(op)) {
-            LogEvent entering{0, 0, thread, op, 0, m.reg(0), 0, m.cycle()};
+            LogEvent entering{0, 0, thread, op, 0, object, 0, m.cycle()};
             check(entering, false, m);
         }
     }

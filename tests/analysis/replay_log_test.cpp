@@ -86,11 +86,11 @@ TEST_CASE("replay log: a recording written as it goes is the log kept in memory,
     // The same calls through two linkers: one keeps its events, one hands each to the writer as the
     // recorder does, keeping none.
     auto feed = [](EventLinker& l, const std::function<void(const LogEvent&)>& made) {
-        made(*l.call({Operation::Create, false, ""}, 0x1001, 0, 0x20000100, 5));
-        CHECK(l.call({Operation::Lock, false, ""}, 0x20000400, 0, 0x20000200, 10) == nullptr);  // an acquisition happens at its return
-        made(*l.call({Operation::Lock, true, ""}, 0, 0, 0x20000200, 12));
-        made(*l.call({Operation::Send, false, ""}, 0x20000500, 7, 0x20000200, 15));
-        made(*l.call({Operation::Unlock, false, ""}, 0x20000400, 0, 0x20000200, 20));
+        made(*l.call({.op = Operation::Create}, 0x1001, 0, 0x20000100, 5));
+        CHECK(l.call({.op = Operation::Lock}, 0x20000400, 0, 0x20000200, 10) == nullptr);  // an acquisition happens at its return
+        made(*l.call({.op = Operation::Lock, .at_return = true}, 0, 0, 0x20000200, 12));
+        made(*l.call({.op = Operation::Send}, 0x20000500, 7, 0x20000200, 15));
+        made(*l.call({.op = Operation::Unlock}, 0x20000400, 0, 0x20000200, 20));
         made(l.interrupt(16, 0x1234, true, kHandlerThread | 16, 0x1'0000'0000ull));
         made(l.input(0x40004000, 0x41, 0x20000100, 0x1'0000'0001ull));
         CHECK(l.call({Operation::Receive, false, ""}, 0x20000500, 0, 0x20000100, 30) == nullptr);

@@ -1,5 +1,5 @@
 /* The FreeRTOS test applications' configuration: the MPS2-AN385 board at 25 MHz, a 1 ms tick,
- * dynamic allocation from heap_4, mutexes; the port's handlers under the names the project's
+ * dynamic allocation from heap_4, mutexes, event groups and stream buffers; the port's handlers under the names the project's
  * start-up code puts in the vector table. */
 #ifndef FREERTOS_CONFIG_H
 #define FREERTOS_CONFIG_H
@@ -17,7 +17,13 @@
 #define configUSE_COUNTING_SEMAPHORES 1
 #define configUSE_IDLE_HOOK 0
 #define configUSE_TICK_HOOK 0
+/* Software timers only where an application asks (objects.c): a timer task is a task of its own. */
+#ifndef configUSE_TIMERS
 #define configUSE_TIMERS 0
+#endif
+#define configTIMER_TASK_PRIORITY 4
+#define configTIMER_QUEUE_LENGTH 4
+#define configTIMER_TASK_STACK_DEPTH configMINIMAL_STACK_SIZE
 #define configUSE_TRACE_FACILITY 0
 #define configCHECK_FOR_STACK_OVERFLOW 0
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
