@@ -1,6 +1,7 @@
 #include "emu/semihosting.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -208,14 +209,25 @@ std::FILE* Semihosting::open_beneath(const std::filesystem::path& dir, const std
         if (errno == ELOOP || errno == ENOTDIR) errno = EACCES;  // a link where a directory was wanted
         return nullptr;
     }
-    // fopen's modes as open(2) flags: r, r+, w, w+, a, a+ (each also with b).
-    static constexpr int kFlags[] = {
-        O_RDONLY, O_RDWR, O_WRONLY | O_CREAT | O_TRUNC, O_RDWR | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT | O_APPEND};
-    int fd = ::openat(at, parts.back().c_str(), kFlags[mode / 2] | O_NOFOLLOW | O_CLOEXEC, 0666);
+    // fopen's modes as open(2) flags: r, r+, w, w+, a, a+ (each also with b). Truncation waits
+    // until the file is known to be the folder's own (below).
+    static constexpr int kFlags[] = {O_RDONLY, O_RDWR, O_WRONLY | O_CREAT, O_RDWR | O_CREAT, O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT | O_APPEND};
+    const bool truncate = mode / 2 == 2 || mode / 2 == 3;
+    // O_NONBLOCK: a FIFO or a device opens without waiting for its other side, and is refused.
+    int fd = ::openat(at, parts.back().c_str(), kFlags[mode / 2] | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);
     int saved = errno;
     ::close(at);
     if (fd < 0) {
-        errno = saved == ELOOP || saved == ENOTDIR ? EACCES : saved;  // a link where a name was wanted
+        errno = saved == ELOOP || saved == ENOTDIR || saved == ENXIO ? EACCES : saved;  // a link where a name was wanted, a FIFO
+        return nullptr;
+    }
+    // Only a regular file with one link: a hard link planted in the granted folder is a name for a
+    // file outside it, which O_NOFOLLOW cannot see.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        (truncate && ::ftruncate(fd, 0) != 0)) {
+        ::close(fd);
+        errno = EACCES;
         return nullptr;
     }
     std::FILE* f = ::fdopen(fd, kModes[mode]);

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -34,7 +35,7 @@ TEST_CASE("semihosting: host files are refused unless the scenario grants a dire
     CHECK(read_file(dir.file("out.txt")) == "hello host\n");
 }
 
-TEST_CASE("semihosting: no path, link or dangling link leads a firmware outside its granted directory") {
+TEST_CASE("semihosting: no path, link, hard link, dangling link or FIFO leads a firmware outside its granted directory or blocks it") {
     namespace fs = std::filesystem;
     TempDir root;
     const fs::path io = fs::path(root.path()) / "io", outside = fs::path(root.path()) / "outside";
@@ -62,6 +63,16 @@ TEST_CASE("semihosting: no path, link or dangling link leads a firmware outside 
     CHECK(!fs::exists(outside / "new.txt"));
     CHECK(!fs::exists(outside / "abs.txt"));
     CHECK(read_file((outside / "secret.txt").string()) == "secret\n");
+    // A hard link to a file outside is that file under a name inside: refused, the file untouched
+    // (a write would have truncated it before any check of the opened file).
+    fs::create_hard_link(outside / "secret.txt", io / "hard_link");
+    CHECK(open("host-open", "hard_link").find(refused) != std::string::npos);
+    CHECK(open("host-read", "hard_link").find(refused) != std::string::npos);
+    CHECK(read_file((outside / "secret.txt").string()) == "secret\n");
+    // A FIFO would block the run until a reader or writer came: refused at once, either way.
+    REQUIRE(::mkfifo((io / "fifo").c_str(), 0600) == 0);
+    CHECK(open("host-open", "fifo").find(refused) != std::string::npos);
+    CHECK(open("host-read", "fifo").find(refused) != std::string::npos);
     // Inside, files and directories work as before.
     CHECK(open("host-open", "sub/inner.txt").find("faults: open=3 errno=0") != std::string::npos);
     CHECK(read_file((io / "sub" / "inner.txt").string()) == "firmware\n");
