@@ -9,6 +9,7 @@
 #include <set>
 
 #include "config/config_error.h"
+#include "config/input_member.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "trace/event_recorder.h"
@@ -19,9 +20,13 @@ namespace {
 namespace fs = std::filesystem;
 using Ini = std::map<std::string, std::map<std::string, std::string>>;
 
-// The snapshot's .ini files: [section] and key=value, ';' comments; register keys carry an
-// "(id:0x..)" or "(size:64)" suffix, which is dropped.
-Ini read_ini(const fs::path& path) {
+// A snapshot's .ini file, named by snapshot.ini (or it) and so inside the snapshot's folder:
+// [section] and key=value, ';' comments; register keys carry an "(id:0x..)" or "(size:64)"
+// suffix, which is dropped. A few KB in any snapshot; one past 16 MiB is refused unread.
+Ini read_ini(const fs::path& root, const std::string& name, const std::string& named_in) {
+    const fs::path path = config::input_member(root, name, named_in, "snapshot file");
+    constexpr std::uintmax_t kMaxIni = 16u << 20;
+    if (fs::file_size(path) > kMaxIni) throw ConfigError(path.string() + ": larger than 16 MiB: not a snapshot .ini");
     std::ifstream in(path);
     if (!in) throw ConfigError(path.string() + ": cannot open the snapshot file");
     Ini ini;
@@ -281,7 +286,7 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
 
 CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
     fs::path root(dir);
-    Ini snapshot = read_ini(root / "snapshot.ini");
+    Ini snapshot = read_ini(root, "snapshot.ini", dir);
     if (!snapshot.count("device_list") || snapshot["device_list"].empty())
         throw ConfigError((root / "snapshot.ini").string() + ": no [device_list]: not an OpenCSD/DS-5 snapshot");
     if (!snapshot.count("trace") || !snapshot["trace"].count("metadata"))
@@ -289,12 +294,12 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     std::map<std::string, Ini> devices;  // by device name
     std::map<std::string, fs::path> device_files;
     for (const auto& [key, file] : snapshot["device_list"]) {
-        Ini d = read_ini(root / file);
+        Ini d = read_ini(root, file, (root / "snapshot.ini").string());
         std::string name = d["device"]["name"];
         devices[name] = d;
         device_files[name] = root / file;
     }
-    Ini trace = read_ini(root / snapshot["trace"]["metadata"]);
+    Ini trace = read_ini(root, snapshot["trace"]["metadata"], (root / "snapshot.ini").string());
     std::string buffers = trace["trace_buffers"]["buffers"];
 
     // Which trace source is which core's.
@@ -394,8 +399,8 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
                 for (const auto& [section, kv] : devices[plan.source.core]) {
                     if (section.rfind("dump", 0) != 0 || !kv.count("file") || !kv.count("address")) continue;
                     auto address = config::parse_integer(kv.at("address"));
-                    fs::path mem = root / kv.at("file");
-                    if (!address || !fs::exists(mem)) throw ConfigError(device_files[plan.source.core].string() + ": bad memory dump " + section);
+                    if (!address) throw ConfigError(device_files[plan.source.core].string() + ": bad memory dump " + section + ": no address");
+                    const fs::path mem = config::input_member(root, kv.at("file"), device_files[plan.source.core].string(), "memory dump");
                     if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
                     if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
                         char why[128] = {};
@@ -408,7 +413,8 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         }
         // After the decoders exist: OpenCSD attaches the output to the decoders it has.
         ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
-        std::vector<std::uint8_t> data = config::read_binary_file((root / b.at("file")).string(), "trace buffer");
+        const fs::path buffer_file = config::input_member(root, b.at("file"), (root / snapshot["trace"]["metadata"]).string(), "trace buffer");
+        std::vector<std::uint8_t> data = config::read_binary_file(buffer_file.string(), "trace buffer");
         feed(tree, data.data(), data.size(), formatted, summary);
         for (SourceState* state : in_tree) ctx.resynchronised(*state, static_cast<std::uint32_t>(data.size()));
         summary.bytes += data.size();

@@ -1,8 +1,8 @@
 #include "emu/semihosting.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -211,7 +211,8 @@ std::FILE* Semihosting::open_beneath(const std::filesystem::path& dir, const std
     }
     // fopen's modes as open(2) flags: r, r+, w, w+, a, a+ (each also with b). Truncation waits
     // until the file is known to be the folder's own (below).
-    static constexpr int kFlags[] = {O_RDONLY, O_RDWR, O_WRONLY | O_CREAT, O_RDWR | O_CREAT, O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT | O_APPEND};
+    static constexpr int kFlags[] = {
+        O_RDONLY, O_RDWR, O_WRONLY | O_CREAT, O_RDWR | O_CREAT, O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT | O_APPEND};
     const bool truncate = mode / 2 == 2 || mode / 2 == 3;
     // O_NONBLOCK: a FIFO or a device opens without waiting for its other side, and is refused.
     int fd = ::openat(at, parts.back().c_str(), kFlags[mode / 2] | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);

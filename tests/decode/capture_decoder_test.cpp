@@ -1,6 +1,7 @@
 // Real CoreSight PTM/PFT captures from tests/data/captures, decoded with OpenCSD; the expected
 // totals are the ones the captures' README gives from the reference decoder and Arm DS-5.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -83,7 +84,39 @@ TEST_CASE("capture: corrupt and truncated buffers decode what they can without c
 
 TEST_CASE("capture: a broken snapshot directory is an error naming the file") {
     test::TempDir dir;
-    CHECK_THROWS_WITH_AS(decode_snapshot(dir.path().string()), doctest::Contains("snapshot.ini: cannot open"), ConfigError);
+    CHECK_THROWS_WITH_AS(decode_snapshot(dir.path().string()), doctest::Contains("snapshot file 'snapshot.ini' does not exist"), ConfigError);
+}
+
+TEST_CASE("capture: a snapshot's files stay inside it and are regular files: no FIFO, device, absolute path or way out") {
+    // Each of these blocked the decoder forever (a FIFO), read until memory ran out (/dev/zero),
+    // or read a file outside the snapshot the user never named.
+    test::TempDir dir;
+    auto with_trace_file = [&](const std::string& name, const std::string& file) {
+        fs::path to = dir.path() / name;
+        fs::copy(capture("TC2"), to, fs::copy_options::recursive);
+        std::string ini = test::read_file((to / "trace.ini").string());
+        ini.replace(ini.find("file=cstrace.bin"), 16, "file=" + file);
+        std::ofstream(to / "trace.ini", std::ios::trunc) << ini;
+        return to;
+    };
+    fs::path fifo = with_trace_file("fifo", "buffer.fifo");
+    REQUIRE(::mkfifo((fifo / "buffer.fifo").c_str(), 0600) == 0);
+    CHECK_THROWS_WITH_AS(decode_snapshot(fifo.string(), 0x13), doctest::Contains("trace buffer 'buffer.fifo' is not a regular file"), ConfigError);
+    fs::path zero = with_trace_file("zero", "zero.bin");
+    fs::create_symlink("/dev/zero", zero / "zero.bin");
+    CHECK_THROWS_WITH_AS(decode_snapshot(zero.string(), 0x13), doctest::Contains("trace buffer 'zero.bin' is not a regular file"), ConfigError);
+    CHECK_THROWS_WITH_AS(decode_snapshot(with_trace_file("up", "../../etc/passwd").string(), 0x13), doctest::Contains("leads out of"), ConfigError);
+    CHECK_THROWS_WITH_AS(decode_snapshot(with_trace_file("abs", "/etc/shadow").string(), 0x13), doctest::Contains("is an absolute path"),
+                         ConfigError);
+    fs::path out = with_trace_file("link", "out.bin");
+    fs::create_symlink("/etc/passwd", out / "out.bin");
+    CHECK_THROWS_WITH_AS(decode_snapshot(out.string(), 0x13), doctest::Contains("is a link leading out of"), ConfigError);
+    // A device list entry pointing at a device is refused the same way.
+    fs::path dev = dir.path() / "dev";
+    fs::copy(capture("TC2"), dev, fs::copy_options::recursive);
+    fs::remove(dev / "cpu_0.ini");
+    fs::create_symlink("/dev/zero", dev / "cpu_0.ini");
+    CHECK_THROWS_WITH_AS(decode_snapshot(dev.string(), 0x13), doctest::Contains("snapshot file 'cpu_0.ini' is not a regular file"), ConfigError);
 }
 
 TEST_CASE("capture: what OpenCSD cannot decode is counted, with each error's offset and reason") {

@@ -1,0 +1,29 @@
+#include "config/input_member.h"
+
+#include <system_error>
+
+#include "config/config_error.h"
+
+namespace emutrace::config {
+
+std::filesystem::path input_member(const std::filesystem::path& dir, const std::string& name, const std::string& named_in, const std::string& what) {
+    namespace fs = std::filesystem;
+    auto refuse = [&](const std::string& why) { throw ConfigError(named_in + ": " + what + " '" + name + "' " + why); };
+    const fs::path relative(name);
+    if (name.empty()) refuse("is empty");
+    if (relative.is_absolute()) refuse("is an absolute path: it must be a file inside " + dir.string());
+    for (const auto& part : relative)
+        if (part == "..") refuse("leads out of " + dir.string() + " (..)");
+    const fs::path path = dir / relative;
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) refuse("does not exist in " + dir.string());
+    if (!fs::is_regular_file(status)) refuse("is not a regular file (a FIFO, device or folder)");
+    const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, ec);
+    if (ec) refuse("cannot be resolved: " + ec.message());
+    auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (r != root.end()) refuse("is a link leading out of " + dir.string());
+    return path;
+}
+
+}  // namespace emutrace::config
