@@ -111,6 +111,11 @@ EventLog EventLog::decode(const std::vector<std::uint8_t>& bytes, const std::str
         e.cycle = read_le32(p + 24) | static_cast<std::uint64_t>(read_le32(p + 28)) << 32;
         const std::uint32_t previous = log.events.empty() ? 0 : log.events.back().seq;
         if (e.seq <= previous) fail(at, "record " + std::to_string(i) + " has seq " + std::to_string(e.seq) + " after " + std::to_string(previous));
+        // A linked log numbers its events 1, 2, 3, ...: replay and the race detector find an event
+        // by its number. Only a firmware-side recorder's unlinked log may skip (events it lost).
+        if (!(log.flags & kUnlinked) && e.seq != i + 1)
+            fail(at, "record " + std::to_string(i) + " has seq " + std::to_string(e.seq) + ", not " + std::to_string(i + 1) +
+                         ": a linked log numbers its events without gaps");
         if (e.before >= e.seq)
             fail(at + 4, "record " + std::to_string(i) + " (seq " + std::to_string(e.seq) + ") happens after " + std::to_string(e.before));
         if (std::string(operation_name(e.op)) == "?")

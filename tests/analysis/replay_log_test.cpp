@@ -71,6 +71,8 @@ TEST_CASE("replay log: a damaged log is a one-line error that names the byte") {
     // The second record happening after itself.
     CHECK(damaged(32 + 32 + 4, 9) == "run.log: byte 68: record 1 (seq 2) happens after 9");
     CHECK(damaged(32 + 12, 200) == "run.log: byte 44: record 0 has unknown operation 200");
+    // The last record's seq jumping forward: replay finds an event by its number, and crashed.
+    CHECK(damaged(32 + 4 * 32 + 3, 0xFF) == "run.log: byte 160: record 4 has seq 4278190085, not 5: a linked log numbers its events without gaps");
     // Every single-byte corruption is an error or a log, never a crash.
     for (std::size_t at = 0; at < good.size(); ++at)
         for (std::uint8_t v : {0x00, 0x01, 0x7F, 0xFF}) {
