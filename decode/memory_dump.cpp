@@ -43,6 +43,13 @@ std::vector<DumpSegment> read_elf(const std::string& path) {
     return out;
 }
 
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 std::vector<DumpSegment> read_intel_hex(const std::string& path, const std::vector<std::uint8_t>& bytes) {
     std::vector<DumpSegment> out;
     std::istringstream in(std::string(bytes.begin(), bytes.end()));
@@ -56,14 +63,14 @@ std::vector<DumpSegment> read_intel_hex(const std::string& path, const std::vect
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
         if (ended) fail("a record after the end-of-file record");
+        // A record holds at most 255 data bytes: ':', 5 header and checksum bytes and the data, in hex.
         if (line[0] != ':' || line.size() < 11 || line.size() % 2 == 0) fail("not an Intel HEX record");
+        if (line.size() > 1 + 2 * (5 + 255)) fail("a line of " + std::to_string(line.size()) + " characters: longer than any Intel HEX record");
         std::vector<std::uint8_t> rec;
         for (std::size_t i = 1; i < line.size(); i += 2) {
-            unsigned v = 0;
-            if (std::sscanf(line.c_str() + i, "%2x", &v) != 1 || !std::isxdigit(static_cast<unsigned char>(line[i])) ||
-                !std::isxdigit(static_cast<unsigned char>(line[i + 1])))
-                fail("bad hex digits");
-            rec.push_back(static_cast<std::uint8_t>(v));
+            const int high = hex_digit(line[i]), low = hex_digit(line[i + 1]);
+            if (high < 0 || low < 0) fail("bad hex digits");
+            rec.push_back(static_cast<std::uint8_t>(high << 4 | low));
         }
         const std::size_t len = rec[0];
         if (rec.size() != len + 5) fail("record length " + std::to_string(len) + " does not match the line");
@@ -75,6 +82,7 @@ std::vector<DumpSegment> read_intel_hex(const std::string& path, const std::vect
         switch (rec[3]) {
             case 0x00: {
                 const std::uint32_t at = upper + offset;
+                if (std::uint64_t{at} + len > 0x1'0000'0000ull) fail("data past the 4 GiB address space");
                 if (out.empty() || out.back().base + out.back().bytes.size() != at) out.push_back({at, {}});
                 out.back().bytes.insert(out.back().bytes.end(), data, data + len);
                 break;
@@ -94,6 +102,7 @@ std::vector<DumpSegment> read_intel_hex(const std::string& path, const std::vect
         }
     }
     if (out.empty()) throw ConfigError(path + ": no data records: the file holds no memory");
+    if (!ended) throw ConfigError(path + ": no end-of-file record (:00000001FF): the file is cut short");
     return out;
 }
 
