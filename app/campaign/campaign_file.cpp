@@ -1,5 +1,7 @@
 #include "app/campaign/campaign_file.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -56,6 +58,7 @@ Campaign parse_campaign(const config::Node& root, const std::string& path) {
 
     const std::vector<config::Node> runs = root["runs"].items();
     if (runs.empty()) root["runs"].fail("name at least one run: {firmware: ..., scenario: ..., matrix: {...}}");
+    std::size_t bytes = 0;  // the cases' text so far (kMaxCampaignBytes)
     for (const config::Node& run : runs) {
         run.allow_only({"name", "firmware", "scenario", "matrix", "args"});
         if (!run.has("firmware") && !run.has("scenario")) run.fail("a run names its firmware, its scenario (with a firmware: key), or both");
@@ -83,6 +86,18 @@ Campaign parse_campaign(const config::Node& root, const std::string& path) {
                 if ((cases *= texts.size()) > kMaxCampaignCases - c.cases.size())
                     run["matrix"].fail("the matrix makes more than the " + std::to_string(kMaxCampaignCases) +
                                        " cases a campaign may have; split it into campaigns");
+            // Each case holds the run's own text and one value of each key (the longest, at most).
+            std::size_t per_case = sizeof(CampaignCase) + base.group.size() + base.firmware.size() + base.scenario.size();
+            for (const std::string& a : base.args) per_case += sizeof(std::string) + a.size();
+            for (const auto& [key, texts] : axes) {
+                std::size_t longest = 0;
+                for (const std::string& t : texts) longest = std::max(longest, t.size());
+                per_case += 2 * sizeof(std::string) + key.size() + longest;
+            }
+            if (per_case > (kMaxCampaignBytes - bytes) / cases)
+                run["matrix"].fail("the matrix's " + std::to_string(cases) + " cases would hold more than " + std::to_string(kMaxCampaignBytes >> 20) +
+                                   " MiB of settings; shorten its values or split it into campaigns");
+            bytes += per_case * cases;
         }
         std::vector<std::size_t> at(axes.size(), 0);
         for (;;) {

@@ -38,7 +38,11 @@ Campaign load_campaign(const std::string& path);
 Campaign parse_campaign(const config::Node& root, const std::string& path);
 
 /// More cases than a campaign may have: a matrix that multiplies out beyond is refused before
-/// any case is made (ten keys of ten values would be 10^10 of them).
-inline constexpr std::size_t kMaxCampaignCases = 1'000'000;
+/// any case is made (ten keys of ten values would be 10^10 of them). Each case is a run of the
+/// emulator, so 100,000 is days of a cluster's time already.
+inline constexpr std::size_t kMaxCampaignCases = 100'000;
+/// What the cases' command lines may hold together: a short file of long values (YAML anchors,
+/// a 90 KB file) multiplies out to gigabytes before a case runs.
+inline constexpr std::size_t kMaxCampaignBytes = 256u << 20;
 
 }  // namespace emutrace::app

@@ -202,8 +202,16 @@ TEST_CASE("campaign: a bad campaign file is a one-line error naming file, line a
     std::ofstream(dir.file("huge.yaml")) << "runs:\n  - firmware: franking\n    matrix: {" << keys << "}\n";
     Cli huge = emutrace_cli("campaign " + dir.file("huge.yaml"));
     CHECK(huge.status == 2);
-    CHECK(huge.err.find("huge.yaml:3:13: runs[0].matrix: the matrix makes more than the 1000000 cases") != std::string::npos);
+    CHECK(huge.err.find("huge.yaml:3:13: runs[0].matrix: the matrix makes more than the 100000 cases") != std::string::npos);
     CHECK(std::count(huge.err.begin(), huge.err.end(), '\n') == 1);
+    // A short file of long values (a YAML anchor) multiplying out to gigabytes of settings.
+    std::ofstream(dir.file("long.yaml")) << "runs:\n  - firmware: franking\n    matrix:\n      a: [&v " << std::string(4000, 'x')
+                                         << ", *v, *v, *v, *v, *v, *v, *v, *v, *v]\n"
+                                         << "      b: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n      c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"
+                                         << "      d: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n      e: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+    Cli long_values = emutrace_cli("campaign " + dir.file("long.yaml"));
+    CHECK(long_values.status == 2);
+    CHECK(long_values.err.find("runs[0].matrix: the matrix's 100000 cases would hold more than 256 MiB of settings") != std::string::npos);
     CHECK(unbuilt.err.find("firmware 'no_such_firmware' is not built") != std::string::npos);
 }
 
