@@ -58,6 +58,9 @@ constexpr std::size_t kMostNodes = 200'000;
 // Deeper than any scenario or campaign nests; an alias used inside its own anchor (`m: &a {x: *a}`)
 // is a node that contains itself, infinitely deep, and would otherwise be walked until the stack ends.
 constexpr std::size_t kDeepest = 64;
+// The longest file read: scenarios and campaigns are a few KB; yaml-cpp's tree of one is
+// hundreds of times its text (6 MB of YAML took 1.4 GB before the checks below could run).
+constexpr std::size_t kLargestText = 1u << 20;
 
 // What yaml-cpp accepts and a scenario must not hold: a key twice in one mapping (the second would
 // silently lose to the first), a key with no value (`cpu:`), which would read as the default, more
@@ -160,7 +163,13 @@ Node Node::load_file(const std::string& path) {
     auto source = std::make_shared<const Source>(Source{path});
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError(path + ": cannot open the file");
-    std::string text((std::istreambuf_iterator<char>(in)), {});
+    // Read no more than a scenario can be, from a pipe or a device as from a file: yaml-cpp holds a
+    // few hundred bytes per byte of text before any check of the tree can run.
+    std::string text(kLargestText + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kLargestText)
+        throw ConfigError(path + ": larger than " + std::to_string(kLargestText >> 20) + " MiB: not a scenario or campaign file");
     try {
         YAML::Node root = load_one(text, path);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");

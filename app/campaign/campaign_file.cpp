@@ -95,8 +95,8 @@ Campaign parse_campaign(const config::Node& root, const std::string& path) {
                 per_case += 2 * sizeof(std::string) + key.size() + longest;
             }
             if (per_case > (kMaxCampaignBytes - bytes) / cases)
-                run["matrix"].fail("the matrix's " + std::to_string(cases) + " cases would hold more than " + std::to_string(kMaxCampaignBytes >> 20) +
-                                   " MiB of settings; shorten its values or split it into campaigns");
+                run["matrix"].fail("the matrix's " + std::to_string(cases) + " cases would hold more than " +
+                                   std::to_string(kMaxCampaignBytes >> 20) + " MiB of settings; shorten its values or split it into campaigns");
             bytes += per_case * cases;
         }
         std::vector<std::size_t> at(axes.size(), 0);

@@ -8,6 +8,7 @@
 #include "emu/memory_map.h"
 #include "session/scenario.h"
 #include "support/paths.h"
+#include "support/temp_dir.h"
 
 using namespace emutrace;
 using emutrace::test::source;
@@ -131,6 +132,14 @@ TEST_CASE("scenario: what YAML lets through is an error: a key twice, a key with
     bomb += "  phases: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nwcet: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
     bomb += "sampler: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
     CHECK_THROWS_WITH_AS(load(bomb), doctest::Contains("more than 200000 values"), ConfigError);
+    // A file past 1 MiB, or a device that never ends, is refused before yaml-cpp builds its tree
+    // (6 MB of YAML took 1.4 GB, 20 MB ended in bad_alloc naming no file).
+    test::TempDir dir;
+    const std::string big = dir.file("big.yaml");
+    test::write_file(big, ram + "calltrace: {include: [" + std::string(2'000'000, 'x') + "]}\n");
+    CHECK_THROWS_WITH_AS(config::Node::load_file(big), doctest::Contains("big.yaml: larger than 1 MiB: not a scenario or campaign file"),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(config::Node::load_file("/dev/zero"), doctest::Contains("/dev/zero: larger than 1 MiB"), ConfigError);
     // A 10 MB value is quoted by its start and its size: the error stays one short line.
     try {
         load(ram + "clock: " + std::string(10'000'000, '9') + "x\n");
