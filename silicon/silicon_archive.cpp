@@ -107,6 +107,14 @@ MeasuredConfiguration parse_configuration(const std::string& where, std::uint32_
     return c;
 }
 
+// A member's name as an error line shows it: the archive's author chose it, newlines and all.
+std::string shown_name(std::string name) {
+    if (name.size() > 80) name = name.substr(0, 80) + "...";
+    for (char& ch : name)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+    return name;
+}
+
 }  // namespace
 
 void read_silicon_archive(const std::string& path, const std::function<void(MeasuredConfiguration&&)>& each) {
@@ -116,7 +124,7 @@ void read_silicon_archive(const std::string& path, const std::function<void(Meas
     if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
         throw ConfigError(path + ": cannot read the archive (" + archive_error(a.get()) + ")");
     std::map<std::uint32_t, Members> pending;
-    std::size_t pending_bytes = 0;
+    std::size_t pending_bytes = 0, configurations = 0;
     archive_entry* e = nullptr;
     for (;;) {
         int rc = archive_read_next_header(a.get(), &e);
@@ -124,8 +132,11 @@ void read_silicon_archive(const std::string& path, const std::function<void(Meas
         if (rc != ARCHIVE_OK) throw ConfigError(path + ": corrupt archive (" + archive_error(a.get()) + ")");
         std::filesystem::path member(archive_entry_pathname(e));
         std::string stem = member.stem().string(), ext = member.extension().string();
+        if (ext != ".flash" && ext != ".dump") continue;  // a README, a folder: not a measurement
         bool numbered = !stem.empty() && stem.size() <= 6 && std::all_of(stem.begin(), stem.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-        if ((ext != ".flash" && ext != ".dump") || !numbered) continue;
+        if (!numbered)
+            throw ConfigError(path + ": member '" + shown_name(member.string()) + "': expected N" + ext +
+                              ", N a configuration number of at most 6 digits");
         la_int64_t size = archive_entry_size(e);
         if (size < 0 || size > kMostMemberBytes)
             throw ConfigError(path + ": " + member.string() + " claims " + std::to_string(size) + " bytes (at most " +
@@ -147,8 +158,10 @@ void read_silicon_archive(const std::string& path, const std::function<void(Meas
         Members whole = std::move(members);
         pending.erase(number);
         each(parse_configuration(path, number, std::move(whole)));
+        ++configurations;
     }
     for (auto& [number, members] : pending) each(parse_configuration(path, number, std::move(members)));  // says which half is missing
+    if (!configurations) throw ConfigError(path + ": no N.flash and N.dump members: the archive holds no measured configuration");
 }
 
 }  // namespace emutrace::silicon

@@ -100,7 +100,8 @@ std::string silicon_report_html(const nlohmann::json& r) {
             std::string what = c.contains("error") && c["error"].is_string() ? c["error"].get<std::string>() : "";
             if (what.empty() && c.contains("mismatches")) {
                 const auto& m = c["mismatches"];
-                what = std::to_string(m.size()) + " words";
+                const auto all = c.find("mismatched_words");  // the mismatches listed are the first ones
+                what = std::to_string(all != c.end() && all->is_number_unsigned() ? all->get<std::uint64_t>() : m.size()) + " words";
                 if (!m.empty()) {
                     char first[96];
                     std::snprintf(first, sizeof first, ", first %s[%llu]: %+lld", m[0].value("region", "").c_str(),

@@ -108,9 +108,10 @@ SiliconConfiguration run_configuration(const std::string& where, const MeasuredC
                 ++words.nonzero;
                 words.relative_error += static_cast<double>(abs_error) / w.measured;
             }
+            ++words.bins[error_bin(w.error())];
             if (w.measured == w.emulated) continue;
             c.exact = false;
-            c.mismatches.push_back(std::move(w));
+            if (++c.mismatched_words <= kMostMismatchesKept) c.mismatches.push_back(std::move(w));
         }
         if (bytes.size() % 4 && !std::equal(bytes.end() - bytes.size() % 4, bytes.end(), emulated.end() - bytes.size() % 4)) c.exact = false;
     }

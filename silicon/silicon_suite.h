@@ -3,6 +3,7 @@
 // N.flash images and N.dump MessagePack results) in the emulator and compares every dumped memory
 // region with what the emulated run left there (docs/silicon.md).
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,14 +23,32 @@ struct WordMismatch {
     std::int64_t error() const { return static_cast<std::int32_t>(emulated - measured); }
 };
 
+/// Error bins of a compared word, emulated - measured: <-10, -10..-6, -5..-3, -2, -1, 0, +1, +2,
+/// +3..+5, +6..+10, >+10.
+inline constexpr std::size_t kErrorBins = 11;
+constexpr std::size_t error_bin(std::int64_t e) {
+    if (e < -10) return 0;
+    if (e <= -6) return 1;
+    if (e <= -3) return 2;
+    if (e <= 2) return static_cast<std::size_t>(e + 5);
+    if (e <= 5) return 8;
+    if (e <= 10) return 9;
+    return 10;
+}
+
 /// How one dumped region compared, all its words (matching or not).
 struct RegionWords {
     std::string region;
-    std::uint32_t words = 0;      ///< whole 32-bit words compared
-    std::uint64_t abs_error = 0;  ///< sum of |emulated - measured| over them
-    std::uint32_t nonzero = 0;    ///< words measured other than 0
-    double relative_error = 0;    ///< sum of |emulated - measured| / measured over those
+    std::array<std::uint64_t, kErrorBins> bins{};  ///< its words by error_bin
+    std::uint32_t words = 0;                       ///< whole 32-bit words compared
+    std::uint64_t abs_error = 0;                   ///< sum of |emulated - measured| over them
+    std::uint32_t nonzero = 0;                     ///< words measured other than 0
+    double relative_error = 0;                     ///< sum of |emulated - measured| / measured over those
 };
+
+/// Differing words a configuration keeps: a dump of 32 MiB all different (from a 184 KB archive)
+/// would otherwise hold and write millions.
+inline constexpr std::size_t kMostMismatchesKept = 1000;
 
 struct SiliconConfiguration {
     std::uint32_t number = 0;              ///< N of N.flash / N.dump
@@ -37,7 +56,8 @@ struct SiliconConfiguration {
     bool exact = false;                    ///< every dumped region matched byte for byte
     std::string error;                     ///< the emulated run did not reach the exit address: why
     std::uint64_t instructions = 0;        ///< executed by the emulated run
-    std::vector<WordMismatch> mismatches;  ///< every differing word, in dump order
+    std::vector<WordMismatch> mismatches;  ///< the first kMostMismatchesKept differing words, in dump order
+    std::uint64_t mismatched_words = 0;    ///< how many differ in all
     std::vector<RegionWords> regions;      ///< every compared region, in dump order
     std::vector<std::string> code;         ///< the measured instruction sequence, disassembled
 };

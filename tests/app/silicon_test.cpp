@@ -244,6 +244,45 @@ TEST_CASE("silicon: an archive of members that claim too much, or never pair, is
     CHECK(read_file(dir.file("err")).find("without their other half") != std::string::npos);
 }
 
+TEST_CASE("silicon: a member not numbered as a configuration, or an archive of none, is one error line, not an internal error") {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    for (const std::string name : {"99999999999999999999", "-1"}) {
+        CAPTURE(name);
+        write_archive(dir.file("suite/memory/odd.tzst"), {{name + ".flash", 0, std::string(64, '\x70')}, {name + ".dump", 0, "x"}});
+        CHECK(emutrace_status("silicon " + dir.file("suite") + " --json " + dir.file("s.json"), dir) == 2);
+        const std::string err = read_file(dir.file("err"));
+        CHECK(err.find("odd.tzst: member '" + name + ".flash': expected N.flash, N a configuration number of at most 6 digits") != std::string::npos);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    }
+    write_archive(dir.file("suite/memory/odd.tzst"), {{"README", 0, "nothing measured"}});
+    CHECK(emutrace_status("silicon " + dir.file("suite"), dir) == 2);
+    CHECK(read_file(dir.file("err")).find("odd.tzst: no N.flash and N.dump members") != std::string::npos);
+}
+
+TEST_CASE("silicon: a dump whose words all differ keeps the first 1000 of them, and counts the rest") {
+    // 184 KB compressed held millions of differing words: 1.5 GB of memory and 146 MB of --json.
+    // Here 1024 words, all of the board's first 4 KB of SRAM.
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/memory"));
+    const nlohmann::json measured = {
+        {"emulator_main_addr", 0x08000100},
+        {"emulator_exit_addr", 0x08000104},
+        {"mem_dump", {{{"symbol_name", "times"}, {"addr", 0x20000000}, {"content", nlohmann::json::binary(std::vector<std::uint8_t>(4096, 0x5A))}}}}};
+    const std::vector<std::uint8_t> dump = nlohmann::json::to_msgpack(measured);
+    // A stack at 0x20001000, a branch from main to the exit (0xE000) and b . there (0xE7FE): the
+    // run ends at once, memory as it was (zeros).
+    std::string flash(0x108, '\0');
+    flash[1] = '\x10', flash[3] = '\x20';
+    flash[0x101] = '\xE0', flash[0x104] = '\xFE', flash[0x105] = '\xE7';
+    write_archive(dir.file("suite/memory/wide.tzst"), {{"0.flash", 0, flash}, {"0.dump", 0, std::string(dump.begin(), dump.end())}});
+    CHECK(emutrace_status("silicon " + dir.file("suite") + " --json " + dir.file("s.json"), dir) == 0);  // measured, not failed
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    const auto& c = j["tests"][0]["results"][0];
+    CHECK(c["mismatched_words"] == 1024);
+    CHECK(c["mismatches"].size() == 1000);
+}
+
 TEST_CASE("silicon: a dump whose fields are not what the runner reads is refused before anything runs, naming the member") {
     TempDir dir;
     std::filesystem::create_directories(dir.file("suite/memory"));
