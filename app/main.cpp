@@ -5,8 +5,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <memory>
 #include <vector>
 
@@ -80,13 +83,26 @@ int run(int argc, char** argv) {
     }
 }
 
+// The standard output is a result like any file: a full disk or /dev/full shows only when the
+// buffered text reaches it. A run whose output was lost cannot end in success.
+int with_standard_output_written(int status) {
+    std::cout.flush();
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const int error = errno;
+    if (flushed && !std::ferror(stdout) && std::cout.good()) return status;
+    std::fprintf(stderr, "emutrace: error: writing the standard output failed: %s\n", error ? std::strerror(error) : "a write failed (a full disk?)");
+    return status == 0 ? 2 : status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    int status = 2;
     try {
-        return run(argc, argv);
+        status = run(argc, argv);
     } catch (const emutrace::ConfigError& e) {  // a plug-in that does not load
         std::fprintf(stderr, "emutrace: error: %s\n", e.what());
-        return 2;
     }
+    return with_standard_output_written(status);
 }

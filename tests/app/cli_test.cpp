@@ -108,6 +108,18 @@ TEST_CASE("cli: every output written to a full disk is a one-line error naming t
     }
 }
 
+TEST_CASE("cli: a command whose standard output cannot be written fails, saying so, instead of exiting 0 having written nothing") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + firmware("kernels") + " -q --trace " + dir.file("t.bin")).status == 0);
+    for (const std::string& args : {"info " + firmware("kernels"), "cfg " + firmware("kernels"), "dump " + dir.file("t.bin"),
+                                    "wcet " + firmware("kernels") + " --all", "run " + firmware("kernels") + " -q"}) {
+        CAPTURE(args);
+        Cli r = run_shell("sh -c '" + emutrace_binary() + " " + args + " >/dev/full'");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("emutrace: error: writing the standard output failed") != std::string::npos);
+    }
+}
+
 TEST_CASE("cli: the event log stops at its size limit with a last line that says so") {
     TempDir dir;
     Cli r = emutrace_cli("run " + firmware("kernels") + " --events " + dir.file("e.jsonl") + " --events-limit 8KiB");
