@@ -60,7 +60,9 @@ bool has_access_address(FaultKind kind) {
 
 int exit_status(const RunResult& result) {
     switch (result.reason) {
-        case StopReason::Exited: return result.exit_code & 0xff;
+        // A process status holds 0-255: a code beyond (256, 300, -1) is 255, never its low byte,
+        // which would make 256 a success.
+        case StopReason::Exited: return result.exit_code >= 0 && result.exit_code <= 255 ? result.exit_code : 255;
         case StopReason::SymbolReached: return 0;
         case StopReason::Fault: return 2;
         case StopReason::MaxInstructions: return 3;

@@ -16,9 +16,9 @@ Examples:
 Without --scenario the firmware runs on the built-in MPS2-AN385 layout: Cortex-M3 at 25 MHz,
 flash at 0x0 (4 MiB), SRAM at 0x20000000 (4 MiB), CMSDK UART0 at 0x40004000.
 
-Exit status: the firmware's exit code when it exits through semihosting; 0 when it reaches
---stop-at; 1 when a timing constraint is violated; 2 for bad input or a firmware fault; 3 max
-instructions; 4 wall-clock limit; 5 hang; 6 reset requested. A firmware's own code can be any of
+Exit status: the firmware's exit code when it exits through semihosting (255 for one past 255 or
+negative); 0 when it reaches --stop-at; 1 when a timing constraint is violated; 2 for bad input or
+a firmware fault; 3 max instructions; 4 wall-clock limit; 5 hang; 6 reset requested. A firmware's own code can be any of
 these: with --exit-status emutrace only emutrace's statuses are used, and a firmware that exits
 non-zero gives 8 (a CI gate then tells "the firmware failed" from "emutrace stopped it").
 

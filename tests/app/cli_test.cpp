@@ -86,6 +86,9 @@ TEST_CASE("cli: two outputs into one file is an error before the run, naming bot
 TEST_CASE("cli: --exit-status emutrace keeps a firmware's own exit code from reading as one of emutrace's statuses") {
     const std::string faults = "run " + firmware("faults") + " -s " + source("tests/scenarios/faults.yaml") + " -q ";
     CHECK(emutrace_cli(faults + "--cmdline 'exit 4'").status == 4);  // by default the firmware's code: 4 looks like "wall clock"
+    // A code past 255 is 255, not its low byte: 256 was a success and 300 was 44.
+    CHECK(emutrace_cli(faults + "--cmdline 'exit 256'").status == 255);
+    CHECK(emutrace_cli(faults + "--cmdline 'exit 300'").status == 255);
     Cli own = emutrace_cli(faults + "--cmdline 'exit 4' --exit-status emutrace");
     CHECK(own.status == 8);
     CHECK(own.err.find("the firmware exited with code 4") != std::string::npos);
