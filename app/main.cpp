@@ -15,6 +15,7 @@
 
 #include "app/cli/subcommand.h"
 #include "config/config_error.h"
+#include "emu/stop_signal.h"
 
 namespace {
 
@@ -71,6 +72,7 @@ int run(int argc, char** argv) {
         for (auto& [subcommand, command] : subcommands) {
             if (!command.given()) continue;
             set_up_logging(subcommand->verbosity());
+            emutrace::emu::catch_stop_signals();  // Ctrl-C ends a run with its outputs written
             return subcommand->run(registry);
         }
         return 2;  // the parser requires one subcommand: no other way here

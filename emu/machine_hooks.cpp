@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 #include "emu/detail/machine_impl.h"
+#include "emu/stop_signal.h"
 
 namespace emutrace::emu {
 namespace detail {
@@ -351,6 +353,15 @@ std::uint64_t detail::MachineState::check_limits() {
     const StopConfig& s = config.stop;
     if (s.max_instructions && counters.instructions >= s.max_instructions) {
         stop(StopReason::MaxInstructions, "executed the maximum of " + std::to_string(s.max_instructions) + " instructions");
+        return 0;
+    }
+    if (const int signal = stop_signal()) {
+        stop(StopReason::Interrupted, std::string("stopped by ") +
+                                          (signal == SIGINT    ? "SIGINT"
+                                           : signal == SIGTERM ? "SIGTERM"
+                                                               : "a signal") +
+                                          " at " + where(uc.reg(UC_ARM_REG_PC)));
+        exit_code = signal;
         return 0;
     }
     if (s.wall_clock_seconds > 0 && cycles() > 0) {

@@ -12,6 +12,7 @@ std::string_view to_string(StopReason reason) {
         case StopReason::Fault: return "fault";
         case StopReason::ResetRequested: return "reset_requested";
         case StopReason::Steered: return "steered";
+        case StopReason::Interrupted: return "interrupted";
     }
     return "unknown";
 }
@@ -69,7 +70,8 @@ int exit_status(const RunResult& result) {
         case StopReason::WallClock: return 4;
         case StopReason::Hang: return 5;
         case StopReason::ResetRequested: return 6;
-        case StopReason::Steered: return 0;  // the steering analysis's failures decide
+        case StopReason::Steered: return 0;                           // the steering analysis's failures decide
+        case StopReason::Interrupted: return 128 + result.exit_code;  // as the shell reports a process the signal ended
     }
     return 2;
 }

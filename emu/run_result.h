@@ -17,6 +17,7 @@ enum class StopReason : std::uint8_t {
     Fault,            ///< the firmware did something the machine cannot do; see Fault
     ResetRequested,   ///< the firmware wrote AIRCR.SYSRESETREQ
     Steered,          ///< the run's steering ended it (a replay that diverged); its analysis reports why
+    Interrupted,      ///< a signal asked emutrace to stop (emu/stop_signal.h); exit_code holds it
 };
 
 enum class FaultKind : std::uint8_t {
@@ -48,7 +49,7 @@ struct Fault {
 
 struct RunResult {
     StopReason reason = StopReason::Fault;
-    int exit_code = 0;               ///< firmware's exit code when reason == Exited
+    int exit_code = 0;               ///< firmware's exit code when reason == Exited; the signal when Interrupted
     std::uint64_t instructions = 0;  ///< executed, IT-skipped ones included
     std::uint64_t cycles = 0;
     double emulated_seconds = 0;

@@ -123,6 +123,33 @@ TEST_CASE("cli: a command whose standard output cannot be written fails, saying 
     }
 }
 
+TEST_CASE("cli: SIGINT or SIGTERM mid-run stops it with every output written and whole, and exit status 128 + the signal") {
+    // Before, none of --json, --report, --junit, --perfetto or --trace was written and --events
+    // ended mid-record.
+    TempDir dir;
+    for (const auto& [signal, status] : {std::pair{"INT", 130}, std::pair{"TERM", 143}}) {
+        CAPTURE(signal);
+        const std::string outputs = " --json " + dir.file("r.json") + " --events " + dir.file("e.jsonl") + " --events-limit 1MiB --perfetto " +
+                                    dir.file("p.json") + " --report " + dir.file("r.html") + " --junit " + dir.file("j.xml") + " --trace " +
+                                    dir.file("t.bin");
+        // The soak loop runs for minutes; the signal comes two seconds in.
+        Cli r = run_shell("sh -c '" + emutrace_binary() + " run " + firmware("soak") + " -s " + source("bench/soak.yaml") +
+                          " --cmdline 10000000 --wall-clock 600 -q" + outputs + " & pid=$!; sleep 2; kill -" + signal + " $pid; wait $pid'");
+        CHECK(r.status == status);
+        CHECK(r.err.find(std::string("stopped by SIG") + signal) != std::string::npos);
+        const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("r.json")));
+        CHECK(j["status"] == status);
+        CHECK(j["instructions"].get<std::uint64_t>() > 0);
+        CHECK(nlohmann::json::parse(read_file(dir.file("p.json"))).is_object());
+        const std::string events = read_file(dir.file("e.jsonl"));
+        REQUIRE(!events.empty());
+        CHECK(events.back() == '\n');  // whole lines, the last one the limit's
+        CHECK(read_file(dir.file("r.html")).find("</html>") != std::string::npos);
+        CHECK(read_file(dir.file("j.xml")).find("</testsuites>") != std::string::npos);
+        CHECK(emutrace_cli("dump " + dir.file("t.bin") + " --elf " + firmware("soak")).status == 0);
+    }
+}
+
 TEST_CASE("cli: the event log stops at its size limit with a last line that says so") {
     TempDir dir;
     Cli r = emutrace_cli("run " + firmware("kernels") + " --events " + dir.file("e.jsonl") + " --events-limit 8KiB");
