@@ -205,10 +205,25 @@ int print_status(const Campaign& c) {
     return 0;
 }
 
+// The merged outputs each in a file of its own, before any case runs: the JUnit XML written over
+// the merged JSON would lose it without a word.
+void check_distinct_outputs(const Campaign& c, const CampaignOptions& o) {
+    const std::pair<const char*, std::string> outputs[] = {
+        {"json", o.json.empty() ? c.json : o.json}, {"junit", o.junit.empty() ? c.junit : o.junit}, {"report", o.report}, {"results", c.results}};
+    std::map<std::string, const char*> writer;  // path -> the output writing it
+    for (const auto& [name, path] : outputs) {
+        if (path.empty() || path.rfind("/dev/", 0) == 0) continue;
+        auto [it, added] = writer.emplace(fs::weakly_canonical(path).string(), name);
+        if (!added)
+            throw ConfigError(c.file + ": outputs." + it->second + " and outputs." + name + " both name " + path + "; give each its own file");
+    }
+}
+
 }  // namespace
 
 int campaign_command(const CampaignOptions& o) {
     Campaign c = load_campaign(o.file);
+    check_distinct_outputs(c, o);
     std::error_code ec;
     const std::string emutrace = fs::read_symlink("/proc/self/exe", ec).string();
     if (o.action == CampaignOptions::Action::Status) return print_status(c);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <vector>
 
 #include "report/json_fields.h"
@@ -21,6 +22,13 @@ bool several_firmware(const MergedResults& r) {
     for (const auto& [key, t] : r.functions) firmware.insert(key.firmware);
     for (const auto& [key, t] : r.wcet) firmware.insert(key.firmware);
     return firmware.size() > 1;
+}
+
+// Counts near 2^64 (a mistyped or hostile result) stay at the top instead of wrapping to a small
+// sum that reads as a real one.
+template <typename Count>
+void sum(Count& into, Count more) {
+    into = more > std::numeric_limits<Count>::max() - into ? std::numeric_limits<Count>::max() : into + more;
 }
 
 double rate(std::uint64_t part, std::uint64_t whole) {
@@ -88,18 +96,18 @@ ReplayTotals replay_of(const nlohmann::json& p, const std::string& case_id) {
 void add(ConstraintTotals& a, const ConstraintTotals& b) {
     a.limit_cycles = std::max(a.limit_cycles, b.limit_cycles);
     a.smallest_limit_cycles = std::min(a.smallest_limit_cycles, b.smallest_limit_cycles);
-    a.occurrences += b.occurrences;
-    a.violations += b.violations;
-    a.total_cycles += b.total_cycles;
+    sum(a.occurrences, b.occurrences);
+    sum(a.violations, b.violations);
+    sum(a.total_cycles, b.total_cycles);
     a.min_cycles = std::min(a.min_cycles, b.min_cycles);
     a.max.keep_larger(b.max);
     a.failed.insert(b.failed.begin(), b.failed.end());
 }
 
 void add(FunctionTotals& a, const FunctionTotals& b) {
-    a.calls += b.calls;
-    a.inclusive_cycles += b.inclusive_cycles;
-    a.exclusive_cycles += b.exclusive_cycles;
+    sum(a.calls, b.calls);
+    sum(a.inclusive_cycles, b.inclusive_cycles);
+    sum(a.exclusive_cycles, b.exclusive_cycles);
     a.inclusive_min = std::min(a.inclusive_min, b.inclusive_min);
     a.exclusive_min = std::min(a.exclusive_min, b.exclusive_min);
     a.inclusive_max = std::max(a.inclusive_max, b.inclusive_max);
@@ -107,13 +115,13 @@ void add(FunctionTotals& a, const FunctionTotals& b) {
 }
 
 void add(WcetTotals& a, const WcetTotals& b) {
-    a.runs += b.runs;
+    sum(a.runs, b.runs);
     a.observed.keep_larger(b.observed);
     a.bound.keep_larger(b.bound);
 }
 
 void add(CoverageTotals& a, const CoverageTotals& b) {
-    a.cases += b.cases;
+    sum(a.cases, b.cases);
     a.blocks_defined = std::max(a.blocks_defined, b.blocks_defined);
     a.functions_defined.insert(b.functions_defined.begin(), b.functions_defined.end());
     a.functions_executed.insert(b.functions_executed.begin(), b.functions_executed.end());
@@ -123,7 +131,7 @@ void add(CoverageTotals& a, const CoverageTotals& b) {
 // Adds each of b's `counts` to a's.
 template <typename T, typename... Count>
 void add_counts(T& a, const T& b, Count... counts) {
-    ((a.*counts += b.*counts), ...);
+    (sum(a.*counts, b.*counts), ...);
 }
 
 void add(SamplerTotals& a, const SamplerTotals& b) {
@@ -153,7 +161,11 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
     MergedResults r;
     r.cases = 1;
     r.statuses[status] = 1;
-    if (status != 0) r.not_passed.insert(case_id);
+    // A case passes when its run exited 0 and wrote a result that says 0: a missing, damaged or
+    // mistyped result.json is no evidence of a pass.
+    const auto said = result.is_object() ? result.find("status") : result.end();
+    const bool result_passed = result.is_object() && said != result.end() && said->is_number_integer() && *said == 0;
+    if (status != 0 || !result_passed) r.not_passed.insert(case_id);
     if (!result.is_object()) return r;
     r.instructions = count_at(result, "instructions");
     r.cycles = count_at(result, "cycles");
@@ -165,7 +177,8 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
             t.occurrences = count_at(k, "occurrences");
             t.violations = count_at(k, "violation_count");
             // The case's total: its mean over its occurrences, in whole cycles (the durations are).
-            t.total_cycles = static_cast<std::uint64_t>(std::llround(k.value("mean_cycles", 0.0) * static_cast<double>(t.occurrences)));
+            const double total = std::round(k.value("mean_cycles", 0.0) * static_cast<double>(t.occurrences));
+            t.total_cycles = total >= 0x1p64 ? UINT64_MAX : total > 0 ? static_cast<std::uint64_t>(total) : 0;
             if (t.occurrences) t.min_cycles = count_at(k, "min_cycles");
             if (t.occurrences) t.max = {count_at(k, "max_cycles"), case_id};
             if (t.violations) t.failed.insert(case_id);
@@ -194,10 +207,10 @@ MergedResults case_results(const nlohmann::json& result, int status, const std::
 
 MergedResults merge(const MergedResults& a, const MergedResults& b) {
     MergedResults r = a;
-    r.cases += b.cases;
-    r.instructions += b.instructions;
-    r.cycles += b.cycles;
-    for (const auto& [status, n] : b.statuses) r.statuses[status] += n;
+    sum(r.cases, b.cases);
+    sum(r.instructions, b.instructions);
+    sum(r.cycles, b.cycles);
+    for (const auto& [status, n] : b.statuses) sum(r.statuses[status], n);
     r.not_passed.insert(b.not_passed.begin(), b.not_passed.end());
     add_all(r.constraints, b.constraints);
     add_all(r.functions, b.functions);

@@ -170,6 +170,35 @@ TEST_CASE("campaign: merging real results is associative and commutative") {
     CHECK(in_order.cases == 6);
 }
 
+TEST_CASE("campaign: a case passes only with a result that says so, and counts near 2^64 stay at the top instead of wrapping") {
+    using emutrace::app::case_results;
+    using emutrace::app::merge;
+    // Missing (null), not a result, mistyped: each was counted as passed with exit status 0.
+    for (const json& result : {json(), json::parse("[1, 2]"), json{{"status", "0"}}, json{{"instructions", 5}}}) {
+        CAPTURE(result.dump());
+        CHECK(case_results(result, 0, "case-0000").not_passed.count("case-0000") == 1);
+    }
+    CHECK(case_results(json{{"status", 0}}, 0, "case-0000").not_passed.empty());
+    // Two cases whose cycles add past 2^64 (merged cycles were 120,975).
+    const json huge = {{"status", 0}, {"cycles", UINT64_MAX - 60000}, {"instructions", UINT64_MAX}};
+    const auto both = merge(case_results(huge, 0, "case-0000"), case_results(huge, 0, "case-0001"));
+    CHECK(both.cycles == UINT64_MAX);
+    CHECK(both.instructions == UINT64_MAX);
+    CHECK(both.cases == 2);
+}
+
+TEST_CASE("campaign: outputs naming one file are refused before any case runs") {
+    TempDir dir;
+    std::ofstream(dir.file("same.yaml")) << "runs:\n  - firmware: kernels\noutputs: {json: out.xml, junit: out.xml}\n";
+    Cli same = emutrace_cli("campaign " + dir.file("same.yaml"));
+    CHECK(same.status == 2);
+    CHECK(same.err.find("outputs.json and outputs.junit both name") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir.file("same.results")));  // nothing ran
+    Cli flag = emutrace_cli("campaign " + dir.file("same.yaml") + " --junit " + dir.file("j.xml") + " --report " + dir.file("j.xml"));
+    CHECK(flag.status == 2);
+    CHECK(flag.err.find("outputs.junit and outputs.report both name") != std::string::npos);
+}
+
 TEST_CASE("campaign: --resume runs only the cases not complete, and the answer is the same") {
     TempDir dir;
     std::ofstream(dir.file("c.yaml")) << campaign_text(dir.file("results"));
