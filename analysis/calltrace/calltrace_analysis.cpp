@@ -469,6 +469,26 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         const nlohmann::json& base = outputs.baseline_result = nlohmann::json::parse(in, nullptr, false);
         if (base.is_discarded() || !base.is_object())
             throw ConfigError("--baseline " + outputs.baseline + ": not a JSON result of emutrace run --json");
+        // What regressions() reads, checked here and not after the run: a mistyped value would
+        // end the run in nlohmann's type error naming no file.
+        auto mistyped = [&](const std::string& at, const char* wanted) {
+            throw ConfigError("--baseline " + outputs.baseline + ": " + at + " is not " + wanted + " (not a result of emutrace run --json?)");
+        };
+        if (base.contains("calltrace")) {
+            const nlohmann::json& ct = base["calltrace"];
+            if (!ct.is_object()) mistyped("calltrace", "an object");
+            if (ct.contains("constraints")) {
+                if (!ct["constraints"].is_array()) mistyped("calltrace.constraints", "a list");
+                for (std::size_t i = 0; i < ct["constraints"].size(); ++i) {
+                    const nlohmann::json& c = ct["constraints"][i];
+                    const std::string at = "calltrace.constraints[" + std::to_string(i) + "]";
+                    if (!c.is_object()) mistyped(at, "an object");
+                    if (c.contains("name") && !c["name"].is_string()) mistyped(at + ".name", "a string");
+                    for (const char* key : {"max_cycles", "mean_cycles"})
+                        if (c.contains(key) && !c[key].is_number()) mistyped(at + "." + key, "a number");
+                }
+            }
+        }
         // Durations from another cycle model differ by the model, not by the firmware: comparing
         // them would hide a regression, or invent one.
         if (base.contains("timing") && base["timing"].is_string()) {

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
+#include "support/cli.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -181,4 +183,25 @@ TEST_CASE("franking: --baseline catches losing the date cache even though the li
     CHECK(plain.result["calltrace"]["regressions"][0]["measure"] == "mean_cycles");
     CHECK(plain.result["calltrace"]["regressions"][0]["change"].get<double>() > 0.3);
     CHECK(plain.err.find("emutrace: regression: print_image_in_time mean_cycles") != std::string::npos);
+}
+
+TEST_CASE("franking: a --baseline whose values are mistyped is one error line naming the file and the value, before the run") {
+    // It was nlohmann's type error after the run, naming no file.
+    TempDir dir;
+    Run cached = franking("franking-cached", dir);
+    REQUIRE(cached.status == 0);
+    for (const auto& [path, value, said] :
+         {std::tuple{"/calltrace/constraints/0/mean_cycles", json("fast"), "calltrace.constraints[0].mean_cycles is not a number"},
+          std::tuple{"/calltrace/constraints/0/name", json(7), "calltrace.constraints[0].name is not a string"},
+          std::tuple{"/calltrace/constraints", json(3), "calltrace.constraints is not a list"}}) {
+        CAPTURE(path);
+        json base = cached.result;
+        base[json::json_pointer(path)] = value;
+        write_file(dir.file("base.json"), base.dump());
+        Cli r = emutrace_cli("run --scenario " + source("scenarios/franking/franking.yaml") + " --baseline " + dir.file("base.json"));
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--baseline " + dir.file("base.json") + ": " + said) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.out.empty());  // refused before the run
+    }
 }
