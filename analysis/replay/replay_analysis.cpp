@@ -95,8 +95,8 @@ public:
         if (const auto& d = replayer_.divergence()) {
             s += "; DIVERGED at " + (d->expected ? "event #" + std::to_string(d->expected->seq) : std::string("an event beyond the log")) +
                  ", thread " + thread(d->seen.thread) + ", cycle " + std::to_string(d->cycle) + " (" + d->why + ")\n";
-            s += "  expected: " + (d->expected ? text(*d->expected) : std::string("(no more events of this thread)")) + "\n";
-            s += "  seen:     " + text(d->seen) + "\n";
+            s += "  expected: " + (d->expected ? shown(*d->expected, d->seen) : std::string("(no more events of this thread)")) + "\n";
+            s += "  seen:     " + (d->expected ? shown(d->seen, *d->expected) : text(d->seen)) + "\n";
             s += "  at " + setup_.describe(d->pc) + ", call stack: " + stack(d->stack) + "\n";
             return s;
         }
@@ -129,8 +129,8 @@ public:
                                {"thread", thread(d->seen.thread)},
                                {"cycle", d->cycle},
                                {"pc", config::hex32(d->pc)},
-                               {"expected", d->expected ? text(*d->expected) : ""},
-                               {"seen", text(d->seen)},
+                               {"expected", d->expected ? shown(*d->expected, d->seen) : ""},
+                               {"seen", d->expected ? shown(d->seen, *d->expected) : text(d->seen)},
                                {"why", d->why},
                                {"call_stack", stack_names}};
         }
@@ -170,6 +170,15 @@ private:
             case Operation::Receive: return s + "(" + setup_.describe(e.object) + ", " + std::to_string(e.value) + ")";
             default: return s + "(" + setup_.describe(e.object) + ")";
         }
+    }
+    // An event as a divergence shows it beside the other: where the two read the same (an
+    // interrupt that differs only in being external, a value text() leaves out, two addresses one
+    // symbol names alike), with every field that can differ.
+    std::string shown(const LogEvent& e, const LogEvent& other) const {
+        std::string s = text(e);
+        if (s != text(other)) return s;
+        return s + " [object " + config::hex32(e.object) + ", value " + config::hex32(e.value) + ", " +
+               (e.flags & kExternal ? "external" : "internal") + "]";
     }
     std::string stack(const std::vector<std::uint32_t>& frames) const {
         if (frames.empty()) return "(unknown)";

@@ -259,6 +259,27 @@ TEST_CASE("replay: a corrupt or truncated log is a one-line error naming the byt
     Cli b = emutrace_cli("replay " + dir.file("bad.log") + " " + elf + " -s " + scenario);
     CHECK(b.status == 2);
     CHECK(b.err.find("bad.log: byte 192: record 5") != std::string::npos);
+    // The last record's seq jumping far forward: replay segfaulted finding the event by number.
+    std::string jump = bytes;
+    jump[jump.size() - 32 + 3] = '\xff';
+    write_file(dir.file("jump.log"), jump);
+    Cli j = emutrace_cli("replay " + dir.file("jump.log") + " " + elf + " -s " + scenario);
+    CHECK(j.status == 2);
+    CHECK(j.err.find("a linked log numbers its events without gaps") != std::string::npos);
+    // An external interrupt logged as internal: the divergence's two lines never read alike
+    // (where their text would, they carry every field).
+    std::string flipped = bytes;
+    std::size_t at = 32;
+    while (at + 32 <= flipped.size() && flipped[at + 12] != static_cast<char>(Operation::Interrupt)) at += 32;
+    REQUIRE(at + 32 <= flipped.size());
+    flipped[at + 13] = static_cast<char>(flipped[at + 13] ^ emutrace::analysis::replay::kExternal);
+    write_file(dir.file("flipped.log"), flipped);
+    Cli f = emutrace_cli("replay " + dir.file("flipped.log") + " " + elf + " -s " + scenario);
+    CHECK(f.status == 1);
+    const auto expected = f.err.find("  expected: "), seen = f.err.find("  seen:     ");
+    REQUIRE(expected != std::string::npos);
+    REQUIRE(seen != std::string::npos);
+    CHECK(f.err.substr(expected + 12, f.err.find('\n', expected) - expected - 12) != f.err.substr(seen + 12, f.err.find('\n', seen) - seen - 12));
     write_file(dir.file("text.log"), "hello, I am not a log at all, but long enough\n");
     Cli t = emutrace_cli("replay " + dir.file("text.log") + " " + elf + " -s " + scenario);
     CHECK(t.status == 2);
