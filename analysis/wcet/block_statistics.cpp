@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include "config/config_error.h"
@@ -139,6 +140,12 @@ void StatisticsTable::save(const std::string& path) const {
 StatisticsTable StatisticsTable::load(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw ConfigError(path + ": cannot read the WCET statistics");
+    // A firmware's statistics are a few MB; nlohmann's tree is about ten times its text (184 MB
+    // peaked at 1.9 GB), so a file past 64 MiB is refused unread.
+    constexpr std::uintmax_t kLargestFile = 64u << 20;
+    std::error_code ec;
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kLargestFile)
+        throw ConfigError(path + ": " + std::to_string(size) + " bytes: larger than the 64 MiB a WCET statistics file can be");
     nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded()) throw ConfigError(path + ": not JSON (expected statistics written by --stats-out)");
     try {
