@@ -16,6 +16,8 @@
 #include "app/campaign/campaign_report.h"
 #include "app/campaign/slurm_engine.h"
 #include "app/commands.h"
+#include "config/config_error.h"
+#include "config/input_file.h"
 #include "config/text_file.h"
 #include "report/json_fields.h"
 #include "session/junit_report.h"
@@ -25,10 +27,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A case's result.json, or null when it is missing or cannot be read as one (a folder, a FIFO,
+// a file past 64 MiB): the merge counts such a case as not passed, it does not fail.
 nlohmann::json read_result(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return nullptr;
-    return nlohmann::json::parse(in, nullptr, false, true);
+    try {
+        return nlohmann::json::parse(config::read_input(path, "case result", std::size_t{64} << 20), nullptr, false, true);
+    } catch (const ConfigError&) {
+        return nullptr;
+    }
 }
 
 std::string settings_text(const CampaignCase& k) {
@@ -152,7 +158,8 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
     const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
     // Written beside and renamed over: a job killed while writing leaves the last whole result.
     if (!json_path.empty()) {
-        config::write_text_file(json_path + ".partial", j.dump(2) + "\n", "merged campaign result");
+        config::write_text_file(json_path + ".partial", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                                "merged campaign result");
         std::error_code failed;
         fs::rename(json_path + ".partial", json_path, failed);
         if (failed) throw ConfigError(json_path + ": cannot write the merged campaign result: " + failed.message());

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/input_file.h"
 #include "config/units.h"
 
 namespace emutrace::config {
@@ -161,15 +162,9 @@ bool Node::is_scalar() const {
 
 Node Node::load_file(const std::string& path) {
     auto source = std::make_shared<const Source>(Source{path});
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(path + ": cannot open the file");
-    // Read no more than a scenario can be, from a pipe or a device as from a file: yaml-cpp holds a
-    // few hundred bytes per byte of text before any check of the tree can run.
-    std::string text(kLargestText + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kLargestText)
-        throw ConfigError(path + ": larger than " + std::to_string(kLargestText >> 20) + " MiB: not a scenario or campaign file");
+    // No more than a scenario can be, from a pipe or a device as from a file: yaml-cpp holds a few
+    // hundred bytes per byte of text before any check of the tree can run.
+    const std::string text = read_input(path, "scenario or campaign file", kLargestText);
     try {
         YAML::Node root = load_one(text, path);
         return Node(value(root, mark_of(root, YAML::Mark())), source, "");

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "config/config_error.h"
+#include "config/input_file.h"
 
 namespace emutrace::config {
 
@@ -43,23 +44,8 @@ void write_binary_file(const std::string& path, std::span<const std::uint8_t> by
     write_file(path, reinterpret_cast<const char*>(bytes.data()), bytes.size(), what);
 }
 
-std::vector<std::uint8_t> read_binary_file(const std::string& path, std::string_view what) {
-    std::FILE* in = std::fopen(path.c_str(), "rb");
-    if (!in) throw ConfigError(path + ": cannot open the " + std::string(what) + ": " + std::strerror(errno));
-    std::vector<std::uint8_t> bytes;
-    std::size_t size = 0;
-    for (;;) {  // in blocks: the file may be a pipe, whose size is not known before its end
-        bytes.resize(size + (std::size_t{1} << 16));
-        const std::size_t got = std::fread(bytes.data() + size, 1, bytes.size() - size, in);
-        size += got;
-        if (got == 0) break;
-    }
-    const bool failed = std::ferror(in);
-    const int error = errno;
-    std::fclose(in);
-    if (failed) throw ConfigError(path + ": cannot read the " + std::string(what) + ": " + std::strerror(error));
-    bytes.resize(size);
-    return bytes;
+std::vector<std::uint8_t> read_binary_file(const std::string& path, std::string_view what, std::size_t limit) {
+    return read_input_bytes(path, what, limit);
 }
 
 }  // namespace emutrace::config

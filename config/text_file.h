@@ -17,10 +17,13 @@ void write_text_file(const std::string& path, std::string_view text, std::string
 /// The same for bytes (a trace, a patched ELF, a log).
 void write_binary_file(const std::string& path, std::span<const std::uint8_t> bytes, std::string_view what);
 
-/// The whole of an input file the user named (a dump, a capture buffer, a log, a trace), read in
-/// blocks rather than a byte at a time (a file or a pipe); one it cannot open or read throws
-/// ConfigError "<path>: cannot open (or read) the <what>: <reason>".
-std::vector<std::uint8_t> read_binary_file(const std::string& path, std::string_view what);
+/// The most of a binary input read whole: a device (/dev/zero) would otherwise fill the memory.
+inline constexpr std::size_t kLargestBinaryInput = std::size_t{1} << 30;
+
+/// The whole of an input file the user named (a dump, a capture buffer, a log, a trace), read as
+/// config::read_input reads (no wait on a FIFO, no folder, at most `limit` bytes); one it cannot
+/// open or read throws ConfigError "<path>: cannot open (or read) the <what>: <reason>".
+std::vector<std::uint8_t> read_binary_file(const std::string& path, std::string_view what, std::size_t limit = kLargestBinaryInput);
 
 /// A result file written piece by piece, for one too large to hold in memory first: the same
 /// errors as write_text_file, thrown by close() (or the constructor) once the data has reached the disk.

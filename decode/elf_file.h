@@ -11,6 +11,7 @@
 #include <string>
 
 #include "config/config_error.h"
+#include "config/input_file.h"
 
 namespace emutrace::decode {
 
@@ -19,8 +20,8 @@ class ElfFile {
 public:
     explicit ElfFile(const std::string& path) : path_(path) {
         if (elf_version(EV_CURRENT) == EV_NONE) fail("libelf is out of date");
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+        fd_ = config::open_input(path, "ELF file");  // throws, naming the file
+        if (!config::is_regular_file(fd_)) fail("not a regular file (a FIFO or a device): an ELF is read from a file");
         elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
         if (!elf_) fail(std::string("cannot read: ") + elf_errmsg(-1));
     }

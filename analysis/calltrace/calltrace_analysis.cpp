@@ -25,6 +25,7 @@
 #include "analysis/constraints/constraint_checker.h"
 #include "analysis/writers/perfetto_writer.h"
 #include "config/config_error.h"
+#include "config/input_file.h"
 #include "decode/elf_image.h"
 #include "decode/source_lines.h"
 
@@ -114,9 +115,9 @@ public:
     void finish(const SourceTotals& totals) override;
     /// Profile table, phases and constraint table, for the terminal.
     std::string summary() const override;
-    std::string json() const override { return to_json().dump(); }
+    std::string json() const override { return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
     /// The profile, constraints and user-event counts so far (calls still open are not in it yet).
-    std::string checkpoint() override { return to_json(false).dump(); }
+    std::string checkpoint() override { return to_json(false).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
     std::vector<TestCase> test_cases() const override;
     std::vector<std::string> failures() const override;
     std::string report_html() const override;
@@ -464,9 +465,8 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
             throw ConfigError("--regression-threshold: expected a fraction such as 0.05, got '" + *t + "'");
     }
     if (!outputs.baseline.empty()) {  // before the run, not after it
-        std::ifstream in(outputs.baseline);
-        if (!in) throw ConfigError("--baseline " + outputs.baseline + ": cannot open: " + std::strerror(errno));
-        const nlohmann::json& base = outputs.baseline_result = nlohmann::json::parse(in, nullptr, false);
+        const nlohmann::json& base = outputs.baseline_result =
+            nlohmann::json::parse(config::read_input(outputs.baseline, "--baseline result", std::size_t{64} << 20), nullptr, false);
         if (base.is_discarded() || !base.is_object())
             throw ConfigError("--baseline " + outputs.baseline + ": not a JSON result of emutrace run --json");
         // What regressions() reads, checked here and not after the run: a mistyped value would

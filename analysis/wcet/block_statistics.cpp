@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "config/config_error.h"
+#include "config/input_file.h"
 #include "config/text_file.h"
 
 namespace emutrace::analysis::wcet {
@@ -57,7 +58,8 @@ std::uint64_t count_at(const nlohmann::json& j, const char* key) {
     if (!j.contains(key)) throw PathError(std::string(key) + ": missing");
     const nlohmann::json& v = j.at(key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= (1ull << 53))
-        throw PathError(std::string(key) + ": " + v.dump().substr(0, 40) + " is not an unsigned integer below 2^53");
+        throw PathError(std::string(key) + ": " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
+                        " is not an unsigned integer below 2^53");
     return v.get<std::uint64_t>();
 }
 
@@ -134,19 +136,13 @@ void StatisticsTable::save(const std::string& path) const {
                         {"code_id", code_id},          {"runs", runs},        {"checked_runs", checked_runs},
                         {"blocks", blocks_j},          {"loops", loops_j},    {"functions", functions_j},
                         {"indirect_calls", indirect_j}};
-    config::write_text_file(path, j.dump(1) + "\n", "WCET statistics");
+    config::write_text_file(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "WCET statistics");
 }
 
 StatisticsTable StatisticsTable::load(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError(path + ": cannot read the WCET statistics");
     // A firmware's statistics are a few MB; nlohmann's tree is about ten times its text (184 MB
     // peaked at 1.9 GB), so a file past 64 MiB is refused unread.
-    constexpr std::uintmax_t kLargestFile = 64u << 20;
-    std::error_code ec;
-    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kLargestFile)
-        throw ConfigError(path + ": " + std::to_string(size) + " bytes: larger than the 64 MiB a WCET statistics file can be");
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    nlohmann::json j = nlohmann::json::parse(config::read_input(path, "WCET statistics", std::size_t{64} << 20), nullptr, false);
     if (j.is_discarded()) throw ConfigError(path + ": not JSON (expected statistics written by --stats-out)");
     try {
         if (j.value("format", "") != kFormat)
@@ -154,7 +150,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         // Compared as JSON, not cast to int: a float out of int's range would be undefined behaviour.
         const nlohmann::json& version = j.at("version");
         if (!version.is_number_unsigned() || version.get<std::uint64_t>() != static_cast<std::uint64_t>(kVersion))
-            throw std::invalid_argument("version " + version.dump().substr(0, 40) + " is not supported");
+            throw std::invalid_argument("version " + version.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
+                                        " is not supported");
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();
         t.code_id = j.value("code_id", "");
@@ -179,7 +176,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                     auto& within = targets[address_at(target, "target")];
                     each(target, "within", [&](const nlohmann::json& f) {
                         if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
-                            throw PathError(f.dump().substr(0, 40) + " is not a 32-bit address");
+                            throw PathError(f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
+                                            " is not a 32-bit address");
                         within.insert(f.get<std::uint32_t>());
                     });
                 });

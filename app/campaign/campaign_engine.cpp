@@ -16,6 +16,7 @@
 #include <map>
 
 #include "config/config_error.h"
+#include "config/input_file.h"
 #include "config/text_file.h"
 
 extern char** environ;
@@ -44,10 +45,16 @@ std::string duration(double seconds) {
     return text;
 }
 
+// A case's status file: its run's exit status; -1 (not complete) when missing or not a number.
 int read_status(const fs::path& file) {
-    std::ifstream in(file);
-    int status = -1;
-    return in >> status ? status : -1;
+    try {
+        const std::string text = config::read_input(file.string(), "case status", 64);
+        char* end = nullptr;
+        const long status = std::strtol(text.c_str(), &end, 10);
+        return end != text.c_str() && status >= 0 && status <= 255 ? static_cast<int>(status) : -1;
+    } catch (const ConfigError&) {
+        return -1;
+    }
 }
 
 }  // namespace
@@ -143,7 +150,7 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
         std::vector<std::string> argv = case_command(k, options.emutrace, dir);
         nlohmann::json about = {{"case", k.id()}, {"group", k.group}, {"firmware", k.firmware}, {"scenario", k.scenario}, {"command", argv}};
         for (const auto& [path, value] : k.settings) about["settings"][path] = value;
-        config::write_text_file(dir + "/case.json", about.dump(2) + "\n", "case description");
+        config::write_text_file(dir + "/case.json", about.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "case description");
         // In its own directory: outputs a scenario names by a relative path (franking.yaml's
         // Perfetto trace) are the case's own, not one file every case writes at once.
         running[start_process(argv, dir + "/stdout", dir + "/stderr", dir)] = k.index;
