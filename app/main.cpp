@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/cli/subcommand.h"
@@ -51,6 +54,22 @@ std::vector<std::string> plugin_arguments(int argc, char** argv) {
     return out;
 }
 
+// "emutrace: error: WHAT" on one line, whatever WHAT holds: a value the user or an input gave
+// may carry a newline or a terminal's control sequence. Returns the status of bad input.
+int error_line(const char* kind, std::string_view what) {
+    std::string line;
+    for (const char c : what) {
+        if (c == '\n')
+            line += "\\n";
+        else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            line += '?';
+        else
+            line += c;
+    }
+    std::fprintf(stderr, "emutrace: %s: %s\n", kind, line.c_str());
+    return 2;
+}
+
 int run(int argc, char** argv) {
     emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
     for (const auto& plugin : plugin_arguments(argc, argv)) registry.load_plugin(plugin);
@@ -77,11 +96,11 @@ int run(int argc, char** argv) {
         }
         return 2;  // the parser requires one subcommand: no other way here
     } catch (const emutrace::ConfigError& e) {
-        std::fprintf(stderr, "emutrace: error: %s\n", e.what());
-        return 2;
+        return error_line("error", e.what());
+    } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave: a link loop, a folder it may not read
+        return error_line("error", (e.path1().empty() ? std::string() : e.path1().string() + ": ") + e.code().message());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "emutrace: internal error: %s\n", e.what());
-        return 2;
+        return error_line("internal error", e.what());
     }
 }
 
@@ -104,7 +123,7 @@ int main(int argc, char** argv) {
     try {
         status = run(argc, argv);
     } catch (const emutrace::ConfigError& e) {  // a plug-in that does not load
-        std::fprintf(stderr, "emutrace: error: %s\n", e.what());
+        status = error_line("error", e.what());
     }
     return with_standard_output_written(status);
 }

@@ -53,7 +53,8 @@ int wcet_command(const WcetOptions& o) {
         WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
-            config::write_text_file(o.json, wcet_table_json(table).dump(2) + "\n", "JSON result");
+            config::write_text_file(o.json, wcet_table_json(table).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                                    "JSON result");
         }
         if (status == 0 && !table.trusted()) {
             std::fprintf(stderr, "emutrace: error: %zu of %zu bounds are not trustworthy (see the table)\n", table.untrusted(), table.rows.size());
@@ -61,13 +62,19 @@ int wcet_command(const WcetOptions& o) {
         }
         return status;
     }
-    WcetResult r = session.bound(stats, {function, wcet.flow_facts, {}});
+    WcetResult r;
+    try {
+        r = session.bound(stats, {function, wcet.flow_facts, {}});
+    } catch (const ConfigError&) {
+        if (status == 0) throw;
+        return status;  // the run stopped before the function ran: its error, said above, is the one
+    }
     std::printf("%s", format_wcet(r, sc.machine.clock_hz).c_str());
     if (stats.runs > 1) std::printf("  statistics aggregated over %llu runs\n", static_cast<unsigned long long>(stats.runs));
     if (!o.json.empty()) {
         nlohmann::json j = wcet_json(r, sc.machine.clock_hz);
         j["statistics_runs"] = stats.runs;
-        config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
+        config::write_text_file(o.json, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
     std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);
