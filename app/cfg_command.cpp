@@ -91,7 +91,9 @@ int cfg_command(const CfgOptions& o) {
     if (!o.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));
-        config::write_text_file(o.json, nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2) + "\n", "JSON file");
+        config::write_text_file(
+            o.json, nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+            "JSON file");
     }
     return 0;
 }

@@ -64,7 +64,8 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         j["comparison"] = c.json;
         if (!c.identical) status = 1;
     }
-    for (const auto& f : report.failures) std::fprintf(stderr, "emutrace: %s\n", f.c_str());
+    // A capture that decodes to nothing is bad input, said as every bad input is.
+    for (const auto& f : report.failures) std::fprintf(stderr, report.status == 2 ? "emutrace: error: %s\n" : "emutrace: %s\n", f.c_str());
     if (!report_path.empty()) {
         std::vector<report::Part> parts;
         for (auto& html : report.report_sections) parts.push_back({"", std::move(html)});
@@ -75,7 +76,7 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         config::write_text_file(report_path, report::run_page(j, failures, checks, parts), "HTML report");
     }
     if (!json_path.empty()) {
-        config::write_text_file(json_path, j.dump(2) + "\n", "JSON file");
+        config::write_text_file(json_path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON file");
     }
     return status;
 }

@@ -112,7 +112,7 @@ int markers_command(const MarkersOptions& o) {
                             {"steps", steps},
                             {"plan", plan},
                             {"stopped", r.stopped}};
-        if (!o.json.empty()) config::write_text_file(o.json, j.dump(2) + "\n", "JSON result");
+        if (!o.json.empty()) config::write_text_file(o.json, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
         if (!o.report.empty()) {
             report::Page page;
             page.title = "emutrace markers: " + o.function;

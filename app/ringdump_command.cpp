@@ -62,7 +62,7 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     const analysis::CallComparison c = analysis::compare_calls(*ring_calls, *emulated_calls, *image, j.value("timestamps", false));
     std::fputs(c.text.c_str(), stdout);
     j["comparison"] = c.json;
-    if (!json_path.empty()) config::write_text_file(json_path, j.dump(2) + "\n", "JSON result");
+    if (!json_path.empty()) config::write_text_file(json_path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
     return std::max(status, c.identical ? 0 : 1);
 }
 

@@ -274,7 +274,8 @@ int silicon_command(const SiliconOptions& given) {
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
     if (!o.json.empty() || !o.report.empty()) {
         nlohmann::json result = to_json(o, timing ? *timing : preset.machine.timing, tests, s);
-        if (!o.json.empty()) config::write_text_file(o.json, result.dump(1) + "\n", "JSON result");
+        if (!o.json.empty())
+            config::write_text_file(o.json, result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
         if (!o.report.empty()) {
             report::Page page;
             page.title = "emutrace silicon: " + o.dir;

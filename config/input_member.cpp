@@ -19,6 +19,8 @@ std::filesystem::path input_member(const std::filesystem::path& dir, const std::
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) refuse("does not exist in " + dir.string());
     if (!fs::is_regular_file(status)) refuse("is not a regular file (a FIFO, device or folder)");
+    // A hard link is the file outside under a name inside, which no path check can see.
+    if (fs::hard_link_count(path, ec) != 1 || ec) refuse("has other names (a hard link): it must be the folder's own file");
     const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, ec);
     if (ec) refuse("cannot be resolved: " + ec.message());
     auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());

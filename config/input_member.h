@@ -10,7 +10,7 @@
 namespace emutrace::config {
 
 /// `dir / name` when `name` is relative, has no "..", leads (through any links) to a place inside
-/// `dir`, and is a regular file; else throws ConfigError "<named_in>: <what> '<name>' ...".
+/// `dir`, and is a regular file with no other name (a hard link); else throws ConfigError "<named_in>: <what> '<name>' ...".
 std::filesystem::path input_member(const std::filesystem::path& dir, const std::string& name, const std::string& named_in, const std::string& what);
 
 }  // namespace emutrace::config

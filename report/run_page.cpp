@@ -54,7 +54,8 @@ std::string run_summary_section(const nlohmann::json& r) {
         std::string mips = s > 0 && instructions ? " (" + fixed(static_cast<double>(instructions) / s / 1e6, "%.1f") + " MIPS)" : "";
         row("host time", fixed(s * 1e3, "%.3f ms") + mips);
     }
-    if (r.contains("exit_code") && !r["exit_code"].is_null()) row("exit code", escape(r["exit_code"].dump()));
+    if (r.contains("exit_code") && !r["exit_code"].is_null())
+        row("exit code", escape(r["exit_code"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (auto firmware = text_at(r, "firmware"); !firmware.empty()) row("firmware", escape(firmware));
     if (auto scenario = text_at(r, "scenario"); !scenario.empty()) row("scenario", escape(scenario));
     std::string body = "<table class=\"facts-table\"><tbody>\n";

@@ -27,7 +27,7 @@ std::string key_text(const msgpack_object& key, int depth, const std::string& wh
         case MSGPACK_OBJECT_MAP:
             throw ConfigError(where + ": a MessagePack map key is a " + (key.type == MSGPACK_OBJECT_MAP ? "map" : "list") +
                               ", not a string or a number");
-        default: return convert(key, depth, where).dump();
+        default: return convert(key, depth, where).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 }
 

@@ -66,7 +66,8 @@ std::vector<std::uint8_t> content_bytes(const nlohmann::json& content, const std
     bytes.reserve(content.size());
     for (const nlohmann::json& b : content) {
         if (!b.is_number_unsigned() || b.get<std::uint64_t>() > 0xFF)
-            throw ConfigError(where + ": 'content' item " + std::to_string(bytes.size()) + " is " + b.dump().substr(0, 40) + ", not a byte");
+            throw ConfigError(where + ": 'content' item " + std::to_string(bytes.size()) + " is " +
+                              b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) + ", not a byte");
         bytes.push_back(b.get<std::uint8_t>());
     }
     return bytes;

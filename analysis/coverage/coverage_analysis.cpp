@@ -33,7 +33,7 @@ public:
                               {"functions_executed", figures_.functions_executed},
                               {"blocks_defined", figures_.blocks_defined},
                               {"blocks_executed", figures_.blocks_executed}}
-            .dump();
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
 private:

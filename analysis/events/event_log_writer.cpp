@@ -58,7 +58,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                     "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
                     "\"width\":%u,\"value\":\"0x%08x\"}\n",
                     static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
-                    nlohmann::json(device(e.channel)).dump().c_str(), e.extra, e.width, e.value);
+                    nlohmann::json(device(e.channel)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), e.extra, e.width,
+                    e.value);
                 break;
             case EventKind::Output: {
                 std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))
@@ -66,7 +67,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                                                                                                            : "stdout";
                 nlohmann::json text = std::string(batch.output_text(e));
                 print("{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
-                      nlohmann::json(from).dump().c_str(), text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                      nlohmann::json(from).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
+                      text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
                 break;
             }
             case EventKind::ExceptionEntry:
@@ -86,7 +88,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 core_ = e.value;
                 if (core_ < cores_.size())
                     print("{\"cycle\":%llu,\"kind\":\"core\",\"source\":%s,\"core\":%s,\"trace_id\":%u}\n", static_cast<unsigned long long>(e.cycle),
-                          nlohmann::json(cores_[core_].name).dump().c_str(), nlohmann::json(cores_[core_].core).dump().c_str(), e.address);
+                          nlohmann::json(cores_[core_].name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
+                          nlohmann::json(cores_[core_].core).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), e.address);
                 break;
             case EventKind::ExceptionReturn:
                 print(

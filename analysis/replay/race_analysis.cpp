@@ -44,7 +44,8 @@ public:
                             {"count", r.count},
                             {"earlier", access_json(r.earlier)},
                             {"later", access_json(r.later)}});
-        return nlohmann::json{{"checked_accesses", detector_.accesses_checked()}, {"races", list}}.dump();
+        return nlohmann::json{{"checked_accesses", detector_.accesses_checked()}, {"races", list}}.dump(-1, ' ', false,
+                                                                                                        nlohmann::json::error_handler_t::replace);
     }
 
 private:

@@ -56,7 +56,7 @@ public:
         for (const auto& [op, n] : recorder_.operations()) by_op[operation_name(op)] = n;
         return nlohmann::json{{"mode", "record"}, {"events", recorder_.events()}, {"threads", recorder_.threads()}, {"operations", by_op},
                               {"log", path_},     {"times", times_json_}}
-            .dump();
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
 private:
@@ -134,7 +134,7 @@ public:
                                {"why", d->why},
                                {"call_stack", stack_names}};
         }
-        return j.dump();
+        return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     std::vector<std::string> failures() const override {
         if (const auto& d = replayer_.divergence())

@@ -190,7 +190,7 @@ public:
                               {"unchecked_because", c.checked ? std::string() : why_nothing_checked()},
                               {"sampling_cost_cycles", sampling_cost()},
                               {"trace_cost_cycles", trace_cost()}}
-            .dump();
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     // One JUnit case: every interval checked was reconstructed to what ran. None when nothing was
     // checked: that is no pass (the summary says why).

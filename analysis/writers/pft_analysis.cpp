@@ -58,7 +58,7 @@ public:
                               {"syncs", p.syncs},
                               {"cycle_accurate", output_.options.cycle_accurate},
                               {"trace_id", output_.options.trace_id}}
-            .dump();
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
 private:
