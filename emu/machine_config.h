@@ -134,6 +134,9 @@ struct MachineConfig {
     bool trace_enabled = false;
     std::vector<MemoryRegion> memory;
     std::vector<DeviceConfig> devices;
+    /// ARMv7-M bit-banding (emu/bit_band.h): the SRAM and peripheral aliases are mapped, and an
+    /// access there reads or read-modify-writes one bit of its target. A property of the part.
+    bool bit_band = false;
     UnclaimedMmio unclaimed_mmio = UnclaimedMmio::Fault;
     StopConfig stop;
     SemihostingConfig semihosting;

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "emu/bit_band.h"
 #include "emu/detail/machine_impl.h"
 #include "emu/stop_signal.h"
 
@@ -300,10 +301,8 @@ static std::uint32_t device_access_starts(WindowSlot& w, std::uint64_t offset) {
     return address;
 }
 
-std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
-    auto& w = *static_cast<WindowSlot*>(user);
-    detail::MachineState& m = *w.machine;
-    const std::uint32_t address = device_access_starts(w, offset);
+// A device's register read or written at `address`, or the unclaimed-MMIO policy where none is.
+std::uint32_t device_read(MachineState& m, std::uint32_t address, unsigned size) {
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
     m.access_counters = m.counters_at_access(address, *d);
@@ -316,10 +315,7 @@ std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void
     return value;
 }
 
-void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
-    auto& w = *static_cast<WindowSlot*>(user);
-    detail::MachineState& m = *w.machine;
-    const std::uint32_t address = device_access_starts(w, offset);
+void device_write(MachineState& m, std::uint32_t address, unsigned size, std::uint32_t value) {
     DeviceSlot* d = m.device_at(address);
     if (!d) {
         m.unclaimed_mmio(address, true);
@@ -327,10 +323,62 @@ void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_
     }
     m.access_counters = m.counters_at_access(address, *d);
     if (m.want_mmio)
-        m.recorder.push({m.access_counters->cycles, address, static_cast<std::uint32_t>(value), address - d->base, trace::EventKind::MmioWrite,
-                         static_cast<std::uint8_t>(size), d->index});
-    d->model->write(address - d->base, size, static_cast<std::uint32_t>(value));
+        m.recorder.push(
+            {m.access_counters->cycles, address, value, address - d->base, trace::EventKind::MmioWrite, static_cast<std::uint8_t>(size), d->index});
+    d->model->write(address - d->base, size, value);
     m.access_counters.reset();
+}
+
+// The target of a bit-band access: plain memory read and written as the core's bus would, a device
+// through its registers. False when plain memory is not there (a bus fault, stopped as one).
+bool target_read(MachineState& m, std::uint32_t address, unsigned size, std::uint32_t& value) {
+    if (!region_at(m.plan, address)) {
+        value = device_read(m, address, size);
+        return true;
+    }
+    std::uint8_t bytes[4] = {};
+    if (uc_mem_read(m.uc.get(), address, bytes, size) != UC_ERR_OK) return false;
+    value = static_cast<std::uint32_t>(bytes[0] | bytes[1] << 8 | bytes[2] << 16 | static_cast<std::uint32_t>(bytes[3]) << 24);
+    return true;
+}
+
+bool target_write(MachineState& m, std::uint32_t address, unsigned size, std::uint32_t value) {
+    if (!region_at(m.plan, address)) {
+        device_write(m, address, size, value);
+        return true;
+    }
+    const std::uint8_t bytes[4] = {static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8), static_cast<std::uint8_t>(value >> 16),
+                                   static_cast<std::uint8_t>(value >> 24)};
+    return uc_mem_write(m.uc.get(), address, bytes, size) == UC_ERR_OK;
+}
+
+std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
+    auto& w = *static_cast<WindowSlot*>(user);
+    detail::MachineState& m = *w.machine;
+    const std::uint32_t address = device_access_starts(w, offset);
+    if (m.config.bit_band)
+        if (auto t = bit_band_target(address, size)) {
+            std::uint32_t value = 0;
+            if (!target_read(m, t->address, size, value))
+                m.stop_fault(FaultKind::UnmappedRead, t->address, m.instruction_pc, false, "through the bit-band alias");
+            return value >> t->bit & 1u;
+        }
+    return device_read(m, address, size);
+}
+
+void on_mmio_write(uc_engine*, std::uint64_t offset, unsigned size, std::uint64_t value, void* user) {
+    auto& w = *static_cast<WindowSlot*>(user);
+    detail::MachineState& m = *w.machine;
+    const std::uint32_t address = device_access_starts(w, offset);
+    if (m.config.bit_band)
+        if (auto t = bit_band_target(address, size)) {  // the bus's read-modify-write of the target
+            std::uint32_t word = 0;
+            const std::uint32_t mask = 1u << t->bit;
+            if (!target_read(m, t->address, size, word) || !target_write(m, t->address, size, (value & 1) ? word | mask : word & ~mask))
+                m.stop_fault(FaultKind::UnmappedWrite, t->address, m.instruction_pc, false, "through the bit-band alias");
+            return;
+        }
+    device_write(m, address, size, static_cast<std::uint32_t>(value));
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "config/config_error.h"
+#include "emu/bit_band.h"
 
 namespace emutrace::emu {
 namespace {
@@ -88,6 +89,26 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
         }
     }
     check_disjoint(devices);
+    // The bit-band aliases are windows of their own where no declared region covers them.
+    if (config.bit_band)
+        for (const std::uint32_t alias : kBitBandAliases) {
+            const std::uint64_t end = static_cast<std::uint64_t>(alias) + kBitBandAliasSize;
+            const std::string what = "the bit-band alias " + hex(alias) + "-" + hex(end - 1);
+            for (const auto& m : plan.memory)
+                if (alias < static_cast<std::uint64_t>(m.base) + m.size && m.base < end)
+                    throw ConfigError("bit_band: " + what + " overlaps memory region " + describe(m));
+            for (const auto& d : devices)
+                if (alias < d.end && d.begin < end) throw ConfigError("bit_band: " + what + " overlaps " + d.what);
+            bool covered = false;
+            for (const auto& w : plan.windows) {
+                const std::uint64_t w_end = static_cast<std::uint64_t>(w.base) + w.size;
+                if (!(alias < w_end && w.base < end)) continue;
+                if (w.base > alias || w_end < end)
+                    throw ConfigError("bit_band: " + what + " straddles the edge of the MMIO region at " + hex(w.base));
+                covered = true;
+            }
+            if (!covered) plan.windows.push_back({alias, kBitBandAliasSize});
+        }
 
     // Implicit windows of neighbouring devices may share pages: merge them.
     std::sort(plan.windows.begin(), plan.windows.end(), [](auto& a, auto& b) { return a.base < b.base; });

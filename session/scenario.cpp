@@ -257,9 +257,9 @@ void parse_timing(const config::Node& n, emu::MachineConfig& m) {
 
 Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
-    std::vector<std::string> keys = {"cpu",  "clock",       "vector_table", "memory",   "peripherals", "unclaimed_mmio",
-                                     "stop", "semihosting", "outputs",      "nvic",     "faults",      "stimuli",
-                                     "seed", "rtos",        "timing",       "firmware", "user_events", "plugins"};
+    std::vector<std::string> keys = {"cpu",         "clock",    "vector_table", "memory",  "peripherals", "unclaimed_mmio", "stop",
+                                     "semihosting", "outputs",  "nvic",         "faults",  "stimuli",     "seed",           "rtos",
+                                     "timing",      "firmware", "user_events",  "plugins", "bit_band"};
     for (const auto& k : registry.sections()) keys.push_back(k);
     root.allow_only(keys);
     Scenario sc;
@@ -292,6 +292,7 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
                                    "' (stimuli and events name peripherals: each needs its own)");
         }
     }
+    if (root.has("bit_band")) m.bit_band = root["bit_band"].boolean();
     if (root.has("unclaimed_mmio"))
         m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;
     parse_stop(root["stop"], m.stop);

@@ -83,6 +83,25 @@ TEST_CASE("machine: the stub peripheral feeds the firmware its scripted values")
     CHECK(wrote_cmd);
 }
 
+TEST_CASE("machine: bit-banding sets, clears and reads single bits of SRAM and of a device register through their aliases") {
+    Run r = run("bit_band", "tests/scenarios/bit_band.yaml");
+    CHECK(r.result.reason == emu::StopReason::Exited);
+    // Word and byte accesses to the SRAM alias, set and clear (bit 0 of the value written decides),
+    // reads of a set and a clear bit; the stub register CTRL (reset 0xF0) read-modify-written.
+    CHECK(r.sink.text.find("bit_band: sram 0x80000008 0x80000000 bit3=1 bit4=0 byte 0x00000104 ctrl 0x000000f1 0x000000e1 bit7=1 bit4=0") !=
+          std::string::npos);
+    // The device saw the read-modify-write at its register, not at the alias.
+    bool read_then_written = false;
+    for (std::size_t i = 0; i + 1 < r.sink.mmio.size(); ++i)
+        read_then_written |= r.sink.mmio[i].kind == trace::EventKind::MmioRead && r.sink.mmio[i].address == 0x40010000u &&
+                             r.sink.mmio[i + 1].kind == trace::EventKind::MmioWrite && r.sink.mmio[i + 1].value == 0xF1;
+    CHECK(read_then_written);
+    // Without the property the alias is no memory: the first alias store faults there.
+    Run plain = run("bit_band", "tests/scenarios/bit_band.yaml", [](emu::MachineConfig& c) { c.bit_band = false; });
+    CHECK(plain.result.reason == emu::StopReason::Fault);
+    CHECK(plain.result.message.find("write to unmapped memory at 0x22") != std::string::npos);
+}
+
 TEST_CASE("machine: faults stop the run with kind, address and function") {
     struct Case {
         const char* mode;
