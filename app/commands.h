@@ -102,14 +102,14 @@ int wcet_command(const WcetOptions& options);
 struct SiliconOptions {
     std::string dir;  ///< <category>/<test>.tzst measurements
     std::string json;
-    std::string report;                            ///< --report: the HTML page
-    std::string board;                             ///< a board preset (scenarios/boards) or a scenario file; empty: by the folder
-    std::uint64_t max_instructions = 300'000'000;  ///< per configuration; 0 = no limit
-    std::string timing;                            ///< "trm", "pipeline" or "none" instead of the board's
-    double timeout = -1;                           ///< host seconds per configuration; < 0: scaled with max_instructions
-    std::string split = "all";                     ///< given, validation or all
-    std::size_t show = 0;                          ///< print this many mismatching configurations in detail
-    double min_rate = 0;                           ///< exit 1 below this exact-match rate (0..1)
+    std::string report;                  ///< --report: the HTML page
+    std::string board;                   ///< a board preset (scenarios/boards) or a scenario file; empty: by the folder
+    std::uint64_t max_instructions = 0;  ///< per configuration; 0 = no limit (the host-time bound ends a runaway)
+    std::string timing;                  ///< "trm", "pipeline" or "none" instead of the board's
+    double timeout = -1;                 ///< host seconds per configuration; < 0: 300, or scaled with max_instructions
+    std::string split = "all";           ///< given, validation or all
+    std::size_t show = 0;                ///< print this many mismatching configurations in detail
+    double min_rate = 0;                 ///< exit 1 below this exact-match rate (0..1)
 };
 int silicon_command(const SiliconOptions& options);
 

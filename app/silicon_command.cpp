@@ -210,17 +210,20 @@ int silicon_command(const SiliconOptions& given) {
         return m;
     };
     run.max_instructions = o.max_instructions;
-    // Without --timeout: room for 1 M instructions a second (the emulator runs tens), at least 30 s.
-    run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 0;
+    // Without --timeout: room for 1 M instructions a second (the emulator runs tens), at least 30 s;
+    // with no instruction limit, 300 s of host time: every configuration of a compiled set runs to
+    // its end (-O0 builds take billions of instructions), and a runaway still ends.
+    run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 300;
     run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
 
     std::printf("silicon: %s on board %s (%s), %s timing\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str(),
                 std::string(emu::to_string(timing ? *timing : preset.machine.timing)).c_str());
-    std::printf("  tests: %s%s; each run stops at its exit, or after %llu instructions or %.0f s\n", o.split.c_str(),
+    const std::string limit = o.max_instructions ? "after " + std::to_string(o.max_instructions) + " instructions or " : "after ";
+    std::printf("  tests: %s%s; each run stops at its exit, or %s%.0f s of host time\n", o.split.c_str(),
                 run.split == Split::All          ? " (given, and validation: every 5th test of a category)"
                 : run.split == Split::Validation ? " (every 5th test of a category, held aside)"
                                                  : " (all but every 5th test of a category)",
-                static_cast<unsigned long long>(o.max_instructions), run.wall_clock_seconds);
+                limit.c_str(), run.wall_clock_seconds);
     std::printf("  %-58s %6s %6s  %7s\n", "category/test", "configs", "exact", "rate");
     Summary s;
     std::size_t details = 0;

@@ -83,8 +83,8 @@ struct SiliconRunOptions {
     /// clock. The runner adds entry, stop, DWT and logging on top, and loads each flash image at
     /// the board's vector table (or its first read-only region).
     std::function<emu::MachineConfig()> board;
-    std::uint64_t max_instructions = 300'000'000;  ///< a run that has not reached its exit by then fails; 0 = no limit
-    double wall_clock_seconds = 300;               ///< host time per configuration; 0 = no limit
+    std::uint64_t max_instructions = 0;  ///< a run that has not reached its exit by then fails; 0 = no limit
+    double wall_clock_seconds = 300;     ///< host time per configuration; 0 = no limit
     Split split = Split::All;
 };
 

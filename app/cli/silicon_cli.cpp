@@ -22,9 +22,11 @@ public:
         cmd.option("--split", silicon_.split, "Tests to run: given, validation (every 5th of a category, held aside) or all (default)")
             .one_of({"given", "validation", "all"});
         cmd.option("--max-instructions", silicon_.max_instructions,
-                   "A configuration not at its exit after this many fails (default 300000000; 0 = no limit)");
+                   "A configuration not at its exit after this many fails (default 0: none; a -O0 benchmark runs billions, and "
+                   "--timeout bounds a runaway)");
         cmd.option("--timeout", silicon_.timeout,
-                   "Host seconds per configuration (default: 1 per million --max-instructions, at least 30; 0 = no limit)")
+                   "Host seconds per configuration (default 300, or 1 per million --max-instructions and at least 30 when that is given; "
+                   "0 = no limit)")
             .non_negative();
         cmd.option("--report", silicon_.report, "Write a self-contained HTML page: exact rates per set and category, the error histogram")
             .type_name("FILE.html");
