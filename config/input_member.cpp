@@ -1,5 +1,6 @@
 #include "config/input_member.h"
 
+#include <algorithm>
 #include <system_error>
 
 #include "config/config_error.h"
@@ -21,8 +22,9 @@ std::filesystem::path input_member(const std::filesystem::path& dir, const std::
     if (!fs::is_regular_file(status)) refuse("is not a regular file (a FIFO, device or folder)");
     // A hard link is the file outside under a name inside, which no path check can see.
     if (fs::hard_link_count(path, ec) != 1 || ec) refuse("has other names (a hard link): it must be the folder's own file");
-    const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, ec);
-    if (ec) refuse("cannot be resolved: " + ec.message());
+    std::error_code root_ec;
+    const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, root_ec);
+    if (ec || root_ec) refuse("cannot be resolved: " + (ec ? ec : root_ec).message());
     auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
     if (r != root.end()) refuse("is a link leading out of " + dir.string());
     return path;
