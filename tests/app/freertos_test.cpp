@@ -35,6 +35,17 @@ std::size_t count(const std::string& text, const std::string& what) {
     return n;
 }
 
+// The threads the event log's thread switches name.
+std::set<std::string> switched_to(const std::string& events) {
+    std::set<std::string> names;
+    std::istringstream lines(read_file(events));
+    for (std::string line; std::getline(lines, line);) {
+        json e = json::parse(line);
+        if (e.value("kind", "") == "thread_switch") names.insert(e.value("name", ""));
+    }
+    return names;
+}
+
 }  // namespace
 
 TEST_CASE("freertos: with only rtos: freertos, thread switches carry the task names, on each port") {
@@ -44,12 +55,7 @@ TEST_CASE("freertos: with only rtos: freertos, thread switches carry the task na
         Cli r = emutrace_cli("run " + elf("app", port) + " --set rtos=freertos --events " + dir.file("e.jsonl"));
         REQUIRE(r.status == 0);
         CHECK(r.out.find("freertos: consumed 24 items, sum 300, produced 24") != std::string::npos);
-        std::set<std::string> names;
-        std::istringstream lines(read_file(dir.file("e.jsonl")));
-        for (std::string line; std::getline(lines, line);) {
-            json e = json::parse(line);
-            if (e.value("kind", "") == "thread_switch") names.insert(e.value("name", ""));
-        }
+        const std::set<std::string> names = switched_to(dir.file("e.jsonl"));
         // The application's four tasks and the kernel's idle task, named as xTaskCreate named them.
         CHECK(names == std::set<std::string>{"IDLE", "consumer", "prod-a", "prod-b", "reporter"});
     }
@@ -211,12 +217,7 @@ TEST_CASE("freertos objects: event groups, notifications, stream and message buf
         // The timer's commands are queue items the timer task receives (start and its processing).
         CHECK(ops["send"] == 10);
         CHECK(ops["receive"].get<int>() >= 10);
-        std::set<std::string> names;
-        std::istringstream lines(read_file(dir.file("e.jsonl")));
-        for (std::string line; std::getline(lines, line);) {
-            json e = json::parse(line);
-            if (e.value("kind", "") == "thread_switch") names.insert(e.value("name", ""));
-        }
+        const std::set<std::string> names = switched_to(dir.file("e.jsonl"));
         CHECK(names.count("Tmr Svc") == 1);  // the kernel's timer task runs the callback
         Cli replay = emutrace_cli("replay " + dir.file("o.log") + " " + elf("objects", port) + " -s " + scenario + " --races");
         CHECK(replay.status == 0);
