@@ -18,6 +18,7 @@
 #include "app/commands.h"
 #include "config/config_error.h"
 #include "config/input_file.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "report/json_fields.h"
 #include "session/junit_report.h"
@@ -158,8 +159,7 @@ int merge_results(const Campaign& c, const CampaignOptions& o, const std::string
     const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
     // Written beside and renamed over: a job killed while writing leaves the last whole result.
     if (!json_path.empty()) {
-        config::write_text_file(json_path + ".partial", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-                                "merged campaign result");
+        config::write_text_file(json_path + ".partial", config::json_text(j, 2) + "\n", "merged campaign result");
         std::error_code failed;
         fs::rename(json_path + ".partial", json_path, failed);
         if (failed) throw ConfigError(json_path + ": cannot write the merged campaign result: " + failed.message());

@@ -4,6 +4,7 @@
 
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/cfg_dot.h"
@@ -91,9 +92,7 @@ int cfg_command(const CfgOptions& o) {
     if (!o.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto* f : chosen) all.push_back(to_json(*f, image.symbols()));
-        config::write_text_file(
-            o.json, nlohmann::json{{"firmware", o.elf}, {"functions", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-            "JSON file");
+        config::write_text_file(o.json, config::json_text(nlohmann::json{{"firmware", o.elf}, {"functions", all}}, 2) + "\n", "JSON file");
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "analysis/crosscheck/run_comparison.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "report/run_page.h"
@@ -76,7 +77,7 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
         config::write_text_file(report_path, report::run_page(j, failures, checks, parts), "HTML report");
     }
     if (!json_path.empty()) {
-        config::write_text_file(json_path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON file");
+        config::write_text_file(json_path, config::json_text(j, 2) + "\n", "JSON file");
     }
     return status;
 }

@@ -10,6 +10,7 @@
 #include "analysis/sampler/marker_report.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
@@ -112,7 +113,7 @@ int markers_command(const MarkersOptions& o) {
                             {"steps", steps},
                             {"plan", plan},
                             {"stopped", r.stopped}};
-        if (!o.json.empty()) config::write_text_file(o.json, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
+        if (!o.json.empty()) config::write_text_file(o.json, config::json_text(j, 2) + "\n", "JSON result");
         if (!o.report.empty()) {
             report::Page page;
             page.title = "emutrace markers: " + o.function;

@@ -9,6 +9,7 @@
 #include "analysis/crosscheck/call_comparison.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
@@ -62,7 +63,7 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     const analysis::CallComparison c = analysis::compare_calls(*ring_calls, *emulated_calls, *image, j.value("timestamps", false));
     std::fputs(c.text.c_str(), stdout);
     j["comparison"] = c.json;
-    if (!json_path.empty()) config::write_text_file(json_path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
+    if (!json_path.empty()) config::write_text_file(json_path, config::json_text(j, 2) + "\n", "JSON result");
     return std::max(status, c.identical ? 0 : 1);
 }
 

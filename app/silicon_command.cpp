@@ -10,6 +10,7 @@
 
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "report/page.h"
@@ -277,8 +278,7 @@ int silicon_command(const SiliconOptions& given) {
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
     if (!o.json.empty() || !o.report.empty()) {
         nlohmann::json result = to_json(o, timing ? *timing : preset.machine.timing, tests, s);
-        if (!o.json.empty())
-            config::write_text_file(o.json, result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
+        if (!o.json.empty()) config::write_text_file(o.json, config::json_text(result, 1) + "\n", "JSON result");
         if (!o.report.empty()) {
             report::Page page;
             page.title = "emutrace silicon: " + o.dir;

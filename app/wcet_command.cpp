@@ -5,6 +5,7 @@
 #include "analysis/wcet/wcet_session.h"
 #include "app/commands.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -53,8 +54,7 @@ int wcet_command(const WcetOptions& o) {
         WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
-            config::write_text_file(o.json, wcet_table_json(table).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-                                    "JSON result");
+            config::write_text_file(o.json, config::json_text(wcet_table_json(table), 2) + "\n", "JSON result");
         }
         if (status == 0 && !table.trusted()) {
             std::fprintf(stderr, "emutrace: error: %zu of %zu bounds are not trustworthy (see the table)\n", table.untrusted(), table.rows.size());
@@ -74,7 +74,7 @@ int wcet_command(const WcetOptions& o) {
     if (!o.json.empty()) {
         nlohmann::json j = wcet_json(r, sc.machine.clock_hz);
         j["statistics_runs"] = stats.runs;
-        config::write_text_file(o.json, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "JSON result");
+        config::write_text_file(o.json, config::json_text(j, 2) + "\n", "JSON result");
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
     std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);

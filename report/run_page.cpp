@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/json_text.h"
 #include "report/html.h"
 #include "report/json_fields.h"
 #include "report/page.h"
@@ -54,8 +55,7 @@ std::string run_summary_section(const nlohmann::json& r) {
         std::string mips = s > 0 && instructions ? " (" + fixed(static_cast<double>(instructions) / s / 1e6, "%.1f") + " MIPS)" : "";
         row("host time", fixed(s * 1e3, "%.3f ms") + mips);
     }
-    if (r.contains("exit_code") && !r["exit_code"].is_null())
-        row("exit code", escape(r["exit_code"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    if (r.contains("exit_code") && !r["exit_code"].is_null()) row("exit code", escape(config::json_text(r["exit_code"])));
     if (auto firmware = text_at(r, "firmware"); !firmware.empty()) row("firmware", escape(firmware));
     if (auto scenario = text_at(r, "scenario"); !scenario.empty()) row("scenario", escape(scenario));
     std::string body = "<table class=\"facts-table\"><tbody>\n";

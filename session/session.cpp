@@ -1,4 +1,5 @@
 #include "emutrace/session.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 
 #include <sys/resource.h>
@@ -185,7 +186,7 @@ struct Session::Impl final : AnalysisSetup {
             }
             // Written beside and renamed over: a kill during the write leaves the last whole checkpoint.
             try {
-                config::write_text_file(path + ".partial", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "checkpoint");
+                config::write_text_file(path + ".partial", config::json_text(j, 2) + "\n", "checkpoint");
                 std::filesystem::rename(path + ".partial", path);
             } catch (const std::exception& e) {  // no exception crosses the source's callbacks
                 spdlog::warn("{}: checkpoint {} not written: {}", path, n, e.what());
@@ -359,7 +360,7 @@ RunReport Session::run() {
         report.failures.push_back(firmware_failed);
         if (report.status == 0) report.status = kFirmwareFailed;
     }
-    report.json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    report.json = config::json_text(j, 2) + "\n";
     std::string json_path = s.output("json"), junit_path = s.output("junit");
     if (!json_path.empty()) config::write_text_file(json_path, report.json, "JSON result");
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(s.scenario.file, cases), "JUnit report");

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "config/config_error.h"
+#include "config/json_text.h"
 
 namespace emutrace::silicon {
 namespace {
@@ -27,7 +28,7 @@ std::string key_text(const msgpack_object& key, int depth, const std::string& wh
         case MSGPACK_OBJECT_MAP:
             throw ConfigError(where + ": a MessagePack map key is a " + (key.type == MSGPACK_OBJECT_MAP ? "map" : "list") +
                               ", not a string or a number");
-        default: return convert(key, depth, where).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        default: return config::json_text(convert(key, depth, where));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "silicon/msgpack_json.h"
 
 namespace emutrace::silicon {
@@ -66,8 +67,8 @@ std::vector<std::uint8_t> content_bytes(const nlohmann::json& content, const std
     bytes.reserve(content.size());
     for (const nlohmann::json& b : content) {
         if (!b.is_number_unsigned() || b.get<std::uint64_t>() > 0xFF)
-            throw ConfigError(where + ": 'content' item " + std::to_string(bytes.size()) + " is " +
-                              b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) + ", not a byte");
+            throw ConfigError(where + ": 'content' item " + std::to_string(bytes.size()) + " is " + config::json_text(b).substr(0, 40) +
+                              ", not a byte");
         bytes.push_back(b.get<std::uint8_t>());
     }
     return bytes;

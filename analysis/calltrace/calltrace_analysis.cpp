@@ -26,6 +26,7 @@
 #include "analysis/writers/perfetto_writer.h"
 #include "config/config_error.h"
 #include "config/input_file.h"
+#include "config/json_text.h"
 #include "decode/elf_image.h"
 #include "decode/source_lines.h"
 
@@ -115,9 +116,9 @@ public:
     void finish(const SourceTotals& totals) override;
     /// Profile table, phases and constraint table, for the terminal.
     std::string summary() const override;
-    std::string json() const override { return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+    std::string json() const override { return config::json_text(to_json()); }
     /// The profile, constraints and user-event counts so far (calls still open are not in it yet).
-    std::string checkpoint() override { return to_json(false).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+    std::string checkpoint() override { return config::json_text(to_json(false)); }
     std::vector<TestCase> test_cases() const override;
     std::vector<std::string> failures() const override;
     std::string report_html() const override;

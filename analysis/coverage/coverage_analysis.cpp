@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coverage/block_coverage.h"
+#include "config/json_text.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {
@@ -28,12 +29,11 @@ public:
     std::string json() const override {
         std::error_code ignored;  // one firmware, one name, however the run spelt its path
         const std::string firmware = std::filesystem::weakly_canonical(setup_.firmware(), ignored).string();
-        return nlohmann::json{{"firmware", firmware.empty() ? setup_.firmware() : firmware},
-                              {"functions_defined", figures_.functions_defined},
-                              {"functions_executed", figures_.functions_executed},
-                              {"blocks_defined", figures_.blocks_defined},
-                              {"blocks_executed", figures_.blocks_executed}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(nlohmann::json{{"firmware", firmware.empty() ? setup_.firmware() : firmware},
+                                                {"functions_defined", figures_.functions_defined},
+                                                {"functions_executed", figures_.functions_executed},
+                                                {"blocks_defined", figures_.blocks_defined},
+                                                {"blocks_executed", figures_.blocks_executed}});
     }
 
 private:

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "config/config_error.h"
+#include "config/json_text.h"
 
 namespace emutrace::analysis {
 
@@ -58,8 +59,7 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                     "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
                     "\"width\":%u,\"value\":\"0x%08x\"}\n",
                     static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
-                    nlohmann::json(device(e.channel)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), e.extra, e.width,
-                    e.value);
+                    config::json_text(nlohmann::json(device(e.channel))).c_str(), e.extra, e.width, e.value);
                 break;
             case EventKind::Output: {
                 std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))
@@ -67,8 +67,7 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                                                                                                            : "stdout";
                 nlohmann::json text = std::string(batch.output_text(e));
                 print("{\"cycle\":%llu,\"kind\":\"output\",\"from\":%s,\"text\":%s}\n", static_cast<unsigned long long>(e.cycle),
-                      nlohmann::json(from).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
-                      text.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                      config::json_text(nlohmann::json(from)).c_str(), config::json_text(text).c_str());
                 break;
             }
             case EventKind::ExceptionEntry:
@@ -88,8 +87,8 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
                 core_ = e.value;
                 if (core_ < cores_.size())
                     print("{\"cycle\":%llu,\"kind\":\"core\",\"source\":%s,\"core\":%s,\"trace_id\":%u}\n", static_cast<unsigned long long>(e.cycle),
-                          nlohmann::json(cores_[core_].name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
-                          nlohmann::json(cores_[core_].core).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), e.address);
+                          config::json_text(nlohmann::json(cores_[core_].name)).c_str(),
+                          config::json_text(nlohmann::json(cores_[core_].core)).c_str(), e.address);
                 break;
             case EventKind::ExceptionReturn:
                 print(
@@ -100,7 +99,7 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
             case EventKind::ThreadSwitch:
                 print("{\"cycle\":%llu,\"kind\":\"thread_switch\",\"from\":\"0x%08x\",\"to\":\"0x%08x\",\"name\":%s}\n",
                       static_cast<unsigned long long>(e.cycle), e.extra, e.address,
-                      nlohmann::json(std::string(batch.thread_name(e))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                      config::json_text(nlohmann::json(std::string(batch.thread_name(e)))).c_str());
                 break;
             case EventKind::Marker:
                 print("{\"cycle\":%llu,\"kind\":\"marker\",\"id\":%u,\"payload\":%u,\"pc\":\"0x%08x\",\"from\":\"%s\"}\n",

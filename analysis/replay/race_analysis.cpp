@@ -9,6 +9,7 @@
 #include "analysis/replay/race_detector.h"
 #include "analysis/replay/replay_config.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/units.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
@@ -44,8 +45,7 @@ public:
                             {"count", r.count},
                             {"earlier", access_json(r.earlier)},
                             {"later", access_json(r.later)}});
-        return nlohmann::json{{"checked_accesses", detector_.accesses_checked()}, {"races", list}}.dump(-1, ' ', false,
-                                                                                                        nlohmann::json::error_handler_t::replace);
+        return config::json_text(nlohmann::json{{"checked_accesses", detector_.accesses_checked()}, {"races", list}});
     }
 
 private:

@@ -15,6 +15,7 @@
 #include "analysis/replay/replay_config.h"
 #include "analysis/replay/time_report.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "emutrace/analysis.h"
@@ -54,9 +55,12 @@ public:
     std::string json() const override {
         nlohmann::json by_op = nlohmann::json::object();
         for (const auto& [op, n] : recorder_.operations()) by_op[operation_name(op)] = n;
-        return nlohmann::json{{"mode", "record"}, {"events", recorder_.events()}, {"threads", recorder_.threads()}, {"operations", by_op},
-                              {"log", path_},     {"times", times_json_}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(nlohmann::json{{"mode", "record"},
+                                                {"events", recorder_.events()},
+                                                {"threads", recorder_.threads()},
+                                                {"operations", by_op},
+                                                {"log", path_},
+                                                {"times", times_json_}});
     }
 
 private:
@@ -134,7 +138,7 @@ public:
                                {"why", d->why},
                                {"call_stack", stack_names}};
         }
-        return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(j);
     }
     std::vector<std::string> failures() const override {
         if (const auto& d = replayer_.divergence())

@@ -11,6 +11,7 @@
 #include "analysis/sampler/path_reconstruction.h"
 #include "analysis/sampler/sampling_monitor.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "emutrace/analysis.h"
@@ -169,28 +170,27 @@ public:
             for (const auto& op : plan_.ops[v]) ops.push_back(op.text());
             plan.push_back({{"block", graph_.vertices[v].address}, {"ops", ops}});
         }
-        return nlohmann::json{{"function", config_.function},
-                              {"scheme", config_.scheme},
-                              {"delta_t", delta_t_},
-                              {"period", period()},
-                              {"markers", firmware_monitor_ ? "firmware" : "shadow"},
-                              {"steps", steps_},
-                              {"stopped", stopped_},
-                              {"plan", plan},
-                              {"marker_bytes", plan_.bytes()},
-                              {"samples", c.samples},
-                              {"intervals_checked", c.checked},
-                              {"correct", c.correct},
-                              {"unique_unchecked", c.unique},
-                              {"ambiguous", c.ambiguous},
-                              {"wrong", c.wrong},
-                              {"impossible", c.impossible},
-                              {"left_out", c.left_out},
-                              {"inside_marker_op", c.inside_marker_op},
-                              {"unchecked_because", c.checked ? std::string() : why_nothing_checked()},
-                              {"sampling_cost_cycles", sampling_cost()},
-                              {"trace_cost_cycles", trace_cost()}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(nlohmann::json{{"function", config_.function},
+                                                {"scheme", config_.scheme},
+                                                {"delta_t", delta_t_},
+                                                {"period", period()},
+                                                {"markers", firmware_monitor_ ? "firmware" : "shadow"},
+                                                {"steps", steps_},
+                                                {"stopped", stopped_},
+                                                {"plan", plan},
+                                                {"marker_bytes", plan_.bytes()},
+                                                {"samples", c.samples},
+                                                {"intervals_checked", c.checked},
+                                                {"correct", c.correct},
+                                                {"unique_unchecked", c.unique},
+                                                {"ambiguous", c.ambiguous},
+                                                {"wrong", c.wrong},
+                                                {"impossible", c.impossible},
+                                                {"left_out", c.left_out},
+                                                {"inside_marker_op", c.inside_marker_op},
+                                                {"unchecked_because", c.checked ? std::string() : why_nothing_checked()},
+                                                {"sampling_cost_cycles", sampling_cost()},
+                                                {"trace_cost_cycles", trace_cost()}});
     }
     // One JUnit case: every interval checked was reconstructed to what ran. None when nothing was
     // checked: that is no pass (the summary says why).

@@ -7,6 +7,7 @@
 
 #include "config/config_error.h"
 #include "config/input_file.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 
 namespace emutrace::analysis::wcet {
@@ -58,8 +59,7 @@ std::uint64_t count_at(const nlohmann::json& j, const char* key) {
     if (!j.contains(key)) throw PathError(std::string(key) + ": missing");
     const nlohmann::json& v = j.at(key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= (1ull << 53))
-        throw PathError(std::string(key) + ": " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
-                        " is not an unsigned integer below 2^53");
+        throw PathError(std::string(key) + ": " + config::json_text(v).substr(0, 40) + " is not an unsigned integer below 2^53");
     return v.get<std::uint64_t>();
 }
 
@@ -136,7 +136,7 @@ void StatisticsTable::save(const std::string& path) const {
                         {"code_id", code_id},          {"runs", runs},        {"checked_runs", checked_runs},
                         {"blocks", blocks_j},          {"loops", loops_j},    {"functions", functions_j},
                         {"indirect_calls", indirect_j}};
-    config::write_text_file(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "WCET statistics");
+    config::write_text_file(path, config::json_text(j, 1) + "\n", "WCET statistics");
 }
 
 StatisticsTable StatisticsTable::load(const std::string& path) {
@@ -150,8 +150,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         // Compared as JSON, not cast to int: a float out of int's range would be undefined behaviour.
         const nlohmann::json& version = j.at("version");
         if (!version.is_number_unsigned() || version.get<std::uint64_t>() != static_cast<std::uint64_t>(kVersion))
-            throw std::invalid_argument("version " + version.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
-                                        " is not supported");
+            throw std::invalid_argument("version " + config::json_text(version).substr(0, 40) + " is not supported");
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();
         t.code_id = j.value("code_id", "");
@@ -176,8 +175,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                     auto& within = targets[address_at(target, "target")];
                     each(target, "within", [&](const nlohmann::json& f) {
                         if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
-                            throw PathError(f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40) +
-                                            " is not a 32-bit address");
+                            throw PathError(config::json_text(f).substr(0, 40) + " is not a 32-bit address");
                         within.insert(f.get<std::uint32_t>());
                     });
                 });

@@ -11,6 +11,7 @@
 #include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 
 namespace emutrace::analysis::wcet {
 namespace {
@@ -35,7 +36,7 @@ public:
         if (!bound_) return "";
         nlohmann::json j = wcet_json(*bound_, clock_hz_);
         if (config_.max_cycles) j["max_cycles"] = config_.max_cycles;
-        return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(j);
     }
     std::vector<std::string> failures() const override { return bound_ ? wcet_failures(*bound_, config_.max_cycles) : std::vector<std::string>{}; }
     // One JUnit case: the bound is trusted (and within max_cycles, when given).
@@ -50,8 +51,7 @@ public:
     std::string report_html() const override { return bound_ ? wcet_report_html(session_.program(), *bound_, clock_hz_, config_.max_cycles) : ""; }
     /// The bound from the runs of the function measured so far.
     std::string checkpoint() override {
-        return wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_)
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_));
     }
 
 private:

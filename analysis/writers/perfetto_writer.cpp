@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config_error.h"
+#include "config/json_text.h"
 
 namespace emutrace::analysis {
 
@@ -50,8 +51,7 @@ void PerfettoWriter::write_event(config::TextFileWriter& out, const CallEvent& e
             append_number(line, tid);
             line.append(",\"cat\":\"call\",\"name\":");
             auto [name, fresh] = names_.try_emplace(e.function);
-            if (fresh)
-                name->second = nlohmann::json(tracer_.function_name(e.function)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            if (fresh) name->second = config::json_text(nlohmann::json(tracer_.function_name(e.function)));
             line.append(name->second);
             break;
         }
@@ -84,16 +84,14 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
     using nlohmann::json;
     config::TextFileWriter out(path, "Perfetto trace");
     out.write("{\"displayTimeUnit\":\"ns\",\"otherData\":");
-    out.write(json{{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_ + events_.lost()}, {"dropped_windows", windows_.lost()}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out.write(
+        config::json_text(json{{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_ + events_.lost()}, {"dropped_windows", windows_.lost()}}));
     out.write(",\"traceEvents\":[\n");
-    out.write(json{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "emutrace"}}}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out.write(config::json_text(json{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "emutrace"}}}}));
     const auto& threads = tracer_.threads();
     for (std::size_t t = 0; t < threads.size(); ++t) {
         out.write(",\n");
-        out.write(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", t}, {"args", {{"name", threads[t]}}}}.dump(
-            -1, ' ', false, nlohmann::json::error_handler_t::replace));
+        out.write(config::json_text(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", t}, {"args", {{"name", threads[t]}}}}));
     }
     int nesting = 0;
     auto unreadable = [&] { throw ConfigError(path + ": writing the Perfetto trace failed: its temporary file could not be read back"); };
@@ -111,9 +109,9 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         e["ph"] = "e";
         e["ts"] = microseconds(w.window.end_cycle);
         out.write(",\n");
-        out.write(b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        out.write(config::json_text(b));
         out.write(",\n");
-        out.write(e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        out.write(config::json_text(e));
     });
     if (!read) unreadable();
     out.write("\n]}\n");

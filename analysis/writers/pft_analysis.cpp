@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/writers/pft_writer.h"
+#include "config/json_text.h"
 #include "config/node.h"
 #include "decode/elf_image.h"
 #include "emutrace/analysis.h"
@@ -49,16 +50,15 @@ public:
     }
     std::string json() const override {
         const decode::PftStats& p = writer_.stats();
-        return nlohmann::json{{"bytes", p.bytes},
-                              {"atoms", p.atoms},
-                              {"branch_addresses", p.branch_addresses},
-                              {"exceptions", p.exceptions},
-                              {"exception_returns", p.exception_returns},
-                              {"waypoint_updates", p.waypoint_updates},
-                              {"syncs", p.syncs},
-                              {"cycle_accurate", output_.options.cycle_accurate},
-                              {"trace_id", output_.options.trace_id}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return config::json_text(nlohmann::json{{"bytes", p.bytes},
+                                                {"atoms", p.atoms},
+                                                {"branch_addresses", p.branch_addresses},
+                                                {"exceptions", p.exceptions},
+                                                {"exception_returns", p.exception_returns},
+                                                {"waypoint_updates", p.waypoint_updates},
+                                                {"syncs", p.syncs},
+                                                {"cycle_accurate", output_.options.cycle_accurate},
+                                                {"trace_id", output_.options.trace_id}});
     }
 
 private:

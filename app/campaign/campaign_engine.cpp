@@ -17,6 +17,7 @@
 
 #include "config/config_error.h"
 #include "config/input_file.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 
 extern char** environ;
@@ -150,7 +151,7 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
         std::vector<std::string> argv = case_command(k, options.emutrace, dir);
         nlohmann::json about = {{"case", k.id()}, {"group", k.group}, {"firmware", k.firmware}, {"scenario", k.scenario}, {"command", argv}};
         for (const auto& [path, value] : k.settings) about["settings"][path] = value;
-        config::write_text_file(dir + "/case.json", about.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "case description");
+        config::write_text_file(dir + "/case.json", config::json_text(about, 2) + "\n", "case description");
         // In its own directory: outputs a scenario names by a relative path (franking.yaml's
         // Perfetto trace) are the case's own, not one file every case writes at once.
         running[start_process(argv, dir + "/stdout", dir + "/stderr", dir)] = k.index;

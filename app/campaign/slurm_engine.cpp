@@ -9,6 +9,7 @@
 
 #include "app/campaign/campaign_engine.h"
 #include "config/config_error.h"
+#include "config/json_text.h"
 #include "config/text_file.h"
 
 namespace emutrace::app {
@@ -78,8 +79,7 @@ SlurmSubmission submit_to_slurm(const Campaign& c, const std::string& campaign_f
     s.merge_job = sbatch(merge, (slurm / "submit-merge").string());
     nlohmann::json j = {
         {"array_job", s.array_job}, {"merge_job", s.merge_job}, {"shards", s.shards}, {"shard_count", s.shard_count}, {"retry", o.retry_failed}};
-    config::write_text_file((slurm / "submission.json").string(), j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-                            "Slurm submission record");
+    config::write_text_file((slurm / "submission.json").string(), config::json_text(j, 2) + "\n", "Slurm submission record");
     return s;
 }
 
