@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -115,8 +116,49 @@ nlohmann::json tally_json(const Tally& t) {
     return {{"configurations", t.configurations}, {"exact", t.exact}, {"rate", t.rate()}};
 }
 
+// Compiled programs' whole-program cycle counts: how many are within 0.5% and 1% of the board's,
+// and the worst.
+struct WholeProgramTally {
+    std::size_t configurations = 0, within_half_percent = 0, within_one_percent = 0;
+    WholeProgram worst;
+    std::string worst_name;  ///< "category/test #N"
+    void add(const WholeProgram& w, const std::string& name) {
+        ++configurations;
+        double e = std::abs(w.error_percent());
+        within_half_percent += e <= 0.5;
+        within_one_percent += e <= 1.0;
+        if (worst_name.empty() || e > std::abs(worst.error_percent())) worst = w, worst_name = name;
+    }
+    void add(const WholeProgramTally& t) {
+        configurations += t.configurations;
+        within_half_percent += t.within_half_percent;
+        within_one_percent += t.within_one_percent;
+        if (!t.worst_name.empty() && (worst_name.empty() || std::abs(t.worst.error_percent()) > std::abs(worst.error_percent())))
+            worst = t.worst, worst_name = t.worst_name;
+    }
+};
+
+// "42 of 66 within 0.5%, 56 within 1%, worst +8.61% (+123456 cycles, embench/edn #3)"
+std::string whole_program_text(const WholeProgramTally& t, bool name_worst) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%zu of %zu within 0.5%%, %zu within 1%%, worst %+.2f%% (%+lld cycles%s%s)", t.within_half_percent,
+                  t.configurations, t.within_one_percent, t.worst.error_percent(), static_cast<long long>(t.worst.error()), name_worst ? ", " : "",
+                  name_worst ? t.worst_name.c_str() : "");
+    return buf;
+}
+
+nlohmann::json whole_program_json(const WholeProgramTally& t) {
+    return {{"configurations", t.configurations},
+            {"within_half_percent", t.within_half_percent},
+            {"within_one_percent", t.within_one_percent},
+            {"worst_percent", t.worst.error_percent()},
+            {"worst_cycles", t.worst.error()},
+            {"worst", t.worst_name}};
+}
+
 struct Summary {
     std::map<std::string, Tally> categories;
+    WholeProgramTally whole_given, whole_validation;
     std::map<std::string, RegionErrors> category_errors;
     RegionErrors errors;  // all categories
     Tally total, given, validation;
@@ -140,6 +182,11 @@ nlohmann::json to_json(const SiliconOptions& o, emu::TimingMode timing, const st
                                {"mismatches", mismatches},
                                {"mismatched_words", c.mismatched_words},
                                {"code", c.code}});
+            if (c.whole_program)
+                configs.back()["whole_program"] = {{"measured", c.whole_program->measured},
+                                                   {"emulated", c.whole_program->emulated},
+                                                   {"error_cycles", c.whole_program->error()},
+                                                   {"error_percent", c.whole_program->error_percent()}};
         }
         j_tests.push_back({{"category", t.category},
                            {"test", t.name},
@@ -156,8 +203,12 @@ nlohmann::json to_json(const SiliconOptions& o, emu::TimingMode timing, const st
     json sets = json::object();
     if (o.split != "validation") sets["given"] = tally_json(s.given);
     if (o.split != "given") sets["validation"] = tally_json(s.validation);
+    json whole = json::object();
+    if (s.whole_given.configurations) whole["given"] = whole_program_json(s.whole_given);
+    if (s.whole_validation.configurations) whole["validation"] = whole_program_json(s.whole_validation);
     return {{"board", o.board},
             {"timing", std::string(emu::to_string(timing))},
+            {"whole_program", whole},
             {"split", o.split},
             {"max_instructions", o.max_instructions},
             {"configurations", s.total.configurations},
@@ -234,6 +285,13 @@ int silicon_command(const SiliconOptions& given) {
         s.categories[t.category].add(tally);
         s.total.add(tally);
         (t.validation ? s.validation : s.given).add(tally);
+        WholeProgramTally whole;
+        for (const auto& config : t.configurations)
+            if (config.whole_program) whole.add(*config.whole_program, t.category + "/" + t.name + " #" + std::to_string(config.number));
+        if (whole.configurations) {
+            std::printf("    whole program: %s\n", whole_program_text(whole, false).c_str());
+            (t.validation ? s.whole_validation : s.whole_given).add(whole);
+        }
         for (const auto& config : t.configurations) {
             add_errors(config, s.category_errors[t.category]);
             add_errors(config, s.errors);
@@ -276,6 +334,9 @@ int silicon_command(const SiliconOptions& given) {
     if (run.split == Split::All)
         std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
+    // A compiled set is judged on its whole-program counts: the headline, given and validation apart.
+    for (const auto& [set, whole] : {std::pair{"given", &s.whole_given}, std::pair{"validation", &s.whole_validation}})
+        if (whole->configurations) std::printf("  whole-program cycles, %s: %s\n", set, whole_program_text(*whole, true).c_str());
     if (!o.json.empty() || !o.report.empty()) {
         nlohmann::json result = to_json(o, timing ? *timing : preset.machine.timing, tests, s);
         if (!o.json.empty()) config::write_text_file(o.json, config::json_text(result, 1) + "\n", "JSON result");

@@ -57,6 +57,10 @@ std::vector<std::string> measured_code(const emu::Machine& m, const MeasuredConf
     return lines;
 }
 
+std::uint32_t word_at(const std::vector<std::uint8_t>& b, std::size_t i) {
+    return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
+}
+
 SiliconConfiguration run_configuration(const std::string& where, const MeasuredConfiguration& measured, const SiliconRunOptions& o) {
     SiliconConfiguration c;
     c.number = measured.number;
@@ -96,11 +100,9 @@ SiliconConfiguration run_configuration(const std::string& where, const MeasuredC
             continue;
         }
         RegionWords& words = c.regions.emplace_back(RegionWords{name});
+        if (name == kWholeProgramRegion && bytes.size() >= 4) c.whole_program = WholeProgram{word_at(bytes, 0), word_at(emulated, 0)};
         for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-            auto word = [&](const std::vector<std::uint8_t>& b) {
-                return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
-            };
-            WordMismatch w{name, static_cast<std::uint32_t>(i / 4), word(bytes), word(emulated)};
+            WordMismatch w{name, static_cast<std::uint32_t>(i / 4), word_at(bytes, i), word_at(emulated, i)};
             const auto abs_error = static_cast<std::uint64_t>(w.error() < 0 ? -w.error() : w.error());
             ++words.words;
             words.abs_error += abs_error;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,16 +51,29 @@ struct RegionWords {
 /// would otherwise hold and write millions.
 inline constexpr std::size_t kMostMismatchesKept = 1000;
 
+/// A compiled program's whole run as the board's DWT counted it: the first word of a dumped region
+/// named `cyccnt` (CYCCNT over the whole program, then CPICNT, LSUCNT, FOLDCNT), against the
+/// emulated run's. The figure a compiled set is judged on, rather than every word's exactness.
+struct WholeProgram {
+    std::uint32_t measured = 0, emulated = 0;
+    /// emulated - measured as a signed 32-bit difference (CYCCNT wraps).
+    std::int64_t error() const { return static_cast<std::int32_t>(emulated - measured); }
+    /// The error in percent of the measured count (0 when both are 0).
+    double error_percent() const { return measured ? 100.0 * static_cast<double>(error()) / measured : error() ? 100.0 : 0.0; }
+};
+inline constexpr std::string_view kWholeProgramRegion = "cyccnt";
+
 struct SiliconConfiguration {
-    std::uint32_t number = 0;              ///< N of N.flash / N.dump
-    std::string name;                      ///< the dump's configuration_name
-    bool exact = false;                    ///< every dumped region matched byte for byte
-    std::string error;                     ///< the emulated run did not reach the exit address: why
-    std::uint64_t instructions = 0;        ///< executed by the emulated run
-    std::vector<WordMismatch> mismatches;  ///< the first kMostMismatchesKept differing words, in dump order
-    std::uint64_t mismatched_words = 0;    ///< how many differ in all
-    std::vector<RegionWords> regions;      ///< every compared region, in dump order
-    std::vector<std::string> code;         ///< the measured instruction sequence, disassembled
+    std::uint32_t number = 0;                   ///< N of N.flash / N.dump
+    std::string name;                           ///< the dump's configuration_name
+    bool exact = false;                         ///< every dumped region matched byte for byte
+    std::string error;                          ///< the emulated run did not reach the exit address: why
+    std::uint64_t instructions = 0;             ///< executed by the emulated run
+    std::vector<WordMismatch> mismatches;       ///< the first kMostMismatchesKept differing words, in dump order
+    std::uint64_t mismatched_words = 0;         ///< how many differ in all
+    std::vector<RegionWords> regions;           ///< every compared region, in dump order
+    std::optional<WholeProgram> whole_program;  ///< when the dump has the whole program's counters
+    std::vector<std::string> code;              ///< the measured instruction sequence, disassembled
 };
 
 /// Which tests run: the validation set is every 5th archive, in path order, of each category folder

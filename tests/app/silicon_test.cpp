@@ -317,3 +317,55 @@ TEST_CASE("silicon: a dump whose fields are not what the runner reads is refused
         CHECK(std::count(err.begin(), err.end(), '\n') == 1);
     }
 }
+
+TEST_CASE("silicon: a compiled set is judged on its whole-program cycles, the cyccnt region's first word, per benchmark and given apart") {
+    // main reads DWT_CYCCNT into the first word of a `cyccnt` region and ends: the board's count is
+    // the measurement, the emulated one what the model gave.
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/bench"));
+    std::string flash(0x120, '\0');
+    flash[1] = '\x10', flash[3] = '\x20';                                           // SP 0x20001000
+    const unsigned char code[] = {0x05, 0x48, 0x01, 0x21, 0x01, 0x60,               // ldr r0,=DWT_CTRL; movs r1,#1; str r1,[r0] (CYCCNTENA)
+                                  0x80, 0x23, 0x1B, 0x02, 0x01, 0x3B, 0xFD, 0xD1,   // movs r3,#128; lsls r3,#8; 1: subs r3,#1; bne 1b
+                                  0x41, 0x68, 0x02, 0x4A, 0x11, 0x60,               // ldr r1,[r0,#4] (CYCCNT); ldr r2,=0x20000000; str r1,[r2]
+                                  0xFF, 0xE7, 0xFE, 0xE7,                           // b 1f; 1: b . (the exit, a block of its own)
+                                  0x00, 0x10, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x20};  // the literals
+    std::copy(std::begin(code), std::end(code), flash.begin() + 0x100);
+    auto archive = [&](std::initializer_list<std::uint32_t> measured) {
+        std::vector<Member> members;
+        std::uint32_t n = 0;
+        for (std::uint32_t cycles : measured) {
+            std::vector<std::uint8_t> counters(16, 0);
+            for (unsigned b = 0; b < 4; ++b) counters[b] = static_cast<std::uint8_t>(cycles >> (8 * b));
+            const nlohmann::json j = {
+                {"emulator_main_addr", 0x08000100},
+                {"emulator_exit_addr", 0x08000116},
+                {"configuration_name", "{'opt': " + std::to_string(n) + "}"},
+                {"mem_dump", {{{"symbol_name", "cyccnt"}, {"addr", 0x20000000}, {"content", nlohmann::json::binary(counters)}}}}};
+            const std::vector<std::uint8_t> dump = nlohmann::json::to_msgpack(j);
+            members.push_back({std::to_string(n) + ".flash", 0, flash});
+            members.push_back({std::to_string(n) + ".dump", 0, std::string(dump.begin(), dump.end())});
+            ++n;
+        }
+        write_archive(dir.file("suite/bench/prog.tzst"), members);
+    };
+    archive({1000});
+    REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --json " + dir.file("s.json"), dir) == 0);
+    const std::uint32_t emulated = nlohmann::json::parse(read_file(dir.file("s.json")))["tests"][0]["results"][0]["whole_program"]["emulated"];
+    REQUIRE(emulated > 3 * 32768);  // the DWT ran: the loop alone takes 3 cycles a round
+    // Measured 0.4% above the model's count, and 2% below it.
+    archive({emulated * 1004 / 1000, emulated * 98 / 100});
+    REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --json " + dir.file("s.json"), dir) == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    const auto& given = j["whole_program"]["given"];
+    CHECK(given["configurations"] == 2);
+    CHECK(given["within_half_percent"] == 1);
+    CHECK(given["within_one_percent"] == 1);
+    CHECK(given["worst"] == "bench/prog #1");
+    CHECK(given["worst_cycles"] == static_cast<std::int64_t>(emulated) - emulated * 98 / 100);
+    CHECK(j["tests"][0]["results"][0]["whole_program"]["error_cycles"] == static_cast<std::int64_t>(emulated) - emulated * 1004 / 1000);
+    const std::string out = read_file(dir.file("out"));
+    CHECK(out.find("    whole program: 1 of 2 within 0.5%, 1 within 1%, worst +") != std::string::npos);
+    CHECK(out.find("  whole-program cycles, given: 1 of 2 within 0.5%, 1 within 1%") != std::string::npos);
+    CHECK(out.find(", bench/prog #1)") != std::string::npos);
+}
