@@ -41,17 +41,18 @@ PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t
     b.size = size;
     unsigned it_left = 0;       // members of the last IT still to come
     bool it_flags_set = false;  // one of its members so far sets the flags
+    bool it_times = false;      // which of its members pass can change the timing
     for (std::uint32_t a = address; a < address + size;) {
         const Code& c = code_at(a, true);
         if (!c.valid) break;
         b.writable |= c.writable;
         b.code.push_back(&c);
         if (it_left) {
-            if (it_flags_set) late_it_members_.insert(a);
+            if (it_flags_set && it_times) late_it_members_.insert(a);
             it_flags_set |= c.cls.sets_flags;
             --it_left;
         }
-        if (c.cls.kind == InstructionClass::It) it_left = c.cls.it_length, it_flags_set = false;
+        if (c.cls.kind == InstructionClass::It) it_left = c.cls.it_length, it_flags_set = false, it_times = it_outcome_times(c);
         b.sites |= site_at(c);
         b.reads_lr |= lr_branch(&c.cls);
         a += c.cls.size;
@@ -60,8 +61,25 @@ PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t
     return *(slot = &(blocks_[address] = std::move(b)));
 }
 
-bool PipelineFeed::site_at(const Code& c) const {
+bool PipelineFeed::site_at(const Code& c) {
+    if (c.cls.kind == InstructionClass::It && !it_outcome_times(c)) return false;  // runs alike whichever members pass
     return is_site(c.cls, operands_.multiply_long_by_operands()) || late_it_members_.count(c.cls.address);
+}
+
+// An IT whose outcome the pipeline's timing does not see needs no hook: its members are given as
+// run, whichever passed (Unicorn runs no hook for one that fails, and the block hook cannot tell).
+bool PipelineFeed::it_outcome_times(const Code& it) {
+    std::array<const models::ClassifiedInstruction*, 4> members{};
+    std::uint32_t a = it.cls.address + it.cls.size;
+    for (unsigned k = 0; k < it.cls.it_length && k < members.size(); ++k) {
+        const Code& m = code_at(a, false);
+        if (!m.valid) return true;
+        members[k] = &m.cls;
+        a += m.cls.size;
+    }
+    const Code& after = code_at(a, false);
+    return models::it_outcome_changes_timing(std::span(members).first(std::min<std::size_t>(it.cls.it_length, members.size())),
+                                             after.valid ? &after.cls : nullptr, core_.pipeline);
 }
 
 void PipelineFeed::on_site(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
@@ -84,11 +102,7 @@ bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) 
     }
     current_ = &b;
     given_ = 0;
-    accesses_.clear();
-    access_sig_ = 0;
-    count_at_ = count_left_ = 0;
-    sites_.clear();
-    any_skipped_ = false;
+    clear_run();
     // Instructions an IT block before this one failed.
     for (std::uint32_t at : skip_next_)
         if (std::size_t i = index_in_block(at); i < b.code.size()) skip(i);
@@ -105,10 +119,16 @@ std::size_t PipelineFeed::index_in_block(std::uint32_t pc) const {
 }
 
 void PipelineFeed::site_runs(std::uint32_t pc) {
-    const Code& code = code_at(pc, false);
+    // The current block holds it (and, unless it ends the block, its IT block's members): read
+    // there rather than looked up (a hook per IT is on the hot path of branchy code).
+    std::size_t i = index_in_block(pc);
+    const std::size_t in_block = current_ ? current_->code.size() : 0;
+    auto code_of = [&](std::size_t k, std::uint32_t at) -> const Code& { return k < in_block ? *current_->code[k] : code_at(at, false); };
+    const Code& code = code_of(i, pc);
     const models::ClassifiedInstruction& c = code.cls;
-    if (late_it_members_.count(pc)) {  // it runs: its condition passed with the flags as its block left them
-        if (std::size_t i = index_in_block(pc); current_ && i < current_->code.size()) unskip(i);
+    const bool late_members = !late_it_members_.empty();
+    if (late_members && late_it_members_.count(pc)) {  // it runs: its condition passed with the flags as its block left them
+        if (i < in_block) unskip(i);
         if (!is_site(c, operands_.multiply_long_by_operands())) return;
     }
     if (c.kind != InstructionClass::It) {
@@ -119,11 +139,11 @@ void PipelineFeed::site_runs(std::uint32_t pc) {
     // The instructions it fails are skipped: in this block, or in the next when it ends here. A
     // member after one that sets the flags is skipped unless its own hook says it ran.
     std::uint32_t at = pc + 2;
-    std::size_t i = index_in_block(at);
+    ++i;
     for (unsigned k = 0; k < c.it_length; ++k, ++i) {
-        const Code& next = code_at(at, false);
-        if (!((passes >> k) & 1u) || late_it_members_.count(at)) {
-            if (current_ && i < current_->code.size())
+        const Code& next = code_of(i, at);
+        if (!((passes >> k) & 1u) || (late_members && late_it_members_.count(at))) {
+            if (i < in_block)
                 skip(i);
             else
                 skip_next_.push_back(at);
@@ -274,6 +294,16 @@ void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t 
     }
 }
 
+std::uint64_t PipelineFeed::run_variant(std::size_t from, std::size_t end) const {
+    using Cache = models::BlockCostCache;
+    std::uint64_t v = Cache::kEmpty;
+    for (const auto& [at, fact] : sites_) v = Cache::mix(v, at | std::uint64_t{fact} << 32);
+    if (any_skipped_)
+        for (std::size_t i = from; i < end; ++i)
+            if (skipped_[i]) v = Cache::mix(v, ~std::uint64_t{i});
+    return v;
+}
+
 void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     Block& b = *current_;
     end = std::min(end, b.code.size());
@@ -285,15 +315,17 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
         for (const auto& f : static_cast<PipelineFeed*>(self)->facts_) p.executes(f);
     };
     using Cache = models::BlockCostCache;
-    if (!b.sites && accesses_.empty() && !any_skipped_) {
-        // Its facts follow from its code, where it went and LR: keyed by those, and built only
-        // when the cache does not know them (the hot path).
+    if (accesses_.empty()) {
+        // Its facts follow from its code, where it went, LR and, in a block with sites, what they
+        // said and which instructions an IT skipped: keyed by those, and built only when the
+        // cache does not know them (the hot path; branchy code runs IT blocks on it too).
         std::uint64_t key =
             Cache::mix(Cache::mix(Cache::mix(Cache::kEmpty, b.address | std::uint64_t{b.size} << 32), from | std::uint64_t{end} << 32),
                        successor | std::uint64_t{lr} << 32);
+        if (b.sites || any_skipped_) key = Cache::mix(key, run_variant(from, end));
         pending_ = {from, end, successor, lr};
-        // Named for follow() when the block and where it went decide the key: the whole block, LR
-        // as the branch to it left it or not read, its code not rewritable.
+        // Named for follow() when the block, where it went and what its sites said decide the key:
+        // the whole block, LR as the branch to it left it or not read, its code not rewritable.
         const bool named = from == 0 && end == b.code.size() && successor && !lr_read_ && !b.writable;
         return pipeline_->run(
             key,
@@ -308,8 +340,8 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     if (facts_.empty()) return;
     std::uint64_t key = Cache::kEmpty;
     for (const auto& f : facts_) key = Cache::hash(key, f, memory_);
-    // Named when the block, where it went and its accesses' memories and alignments decide the
-    // facts (a board whose data accesses are all hooked; no site, no skipped instruction).
+    // With its accesses (a board that hooks them): named when the block, where it went and their
+    // memories and alignments decide the facts (no site, no skipped instruction).
     const bool named = from == 0 && end == b.code.size() && successor && !lr_read_ && !b.writable && !b.sites && !any_skipped_;
     pipeline_->run(key, give, this, named ? &b : nullptr, run_exit(b, successor));
 }

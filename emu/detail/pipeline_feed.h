@@ -48,10 +48,8 @@ public:
         Block* next = next_;
         next_ = nullptr;
         if (next && next->address == address && next->size == size && skip_next_.empty()) {
-            current_ = next;    // the hot path: the block the pipeline expected, nothing carried over
-            accesses_.clear();  // but the accesses a hooked board saw the block before make
-            access_sig_ = 0;
-            count_at_ = count_left_ = 0;
+            current_ = next;  // the hot path: the block the pipeline expected, nothing carried over
+            clear_run();      // but what the block before saw run (accesses, sites' facts, skips)
             return true;
         }
         return block_starts_slow(address, size);
@@ -64,9 +62,7 @@ public:
         if (!next || next->address != address || next->size != size || !next->plain || !skip_next_.empty()) return false;
         next_ = nullptr;
         current_ = next;
-        accesses_.clear();
-        access_sig_ = 0;
-        count_at_ = count_left_ = 0;
+        clear_run();
         return true;
     }
     /// Whether the machine has nothing of its own to do when the current block runs (no flag to
@@ -83,13 +79,11 @@ public:
         // The whole block, with nothing only its run tells but its accesses' memories (a device
         // read has given part of it; a skipped instruction).
         Block* b = current_;
-        if (!b || given_ != 0 || any_skipped_ || !successor) return nullptr;
+        if (!b || given_ != 0 || !successor) return nullptr;
         const auto* t = pipeline_->follow(b, run_exit(*b, successor));
         if (!t) return nullptr;
         current_ = nullptr;
-        // The block it ran before next time; a followed run is a block without sites, so
-        // nothing of this one is left for the next to clear.
-        next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));
+        next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));  // the block it ran before next time
         return t;
     }
     /// The current block, if any, ended otherwise: what is left of it is given to the pipeline.
@@ -143,11 +137,24 @@ private:
     bool block_starts_slow(std::uint32_t address, std::uint32_t size);
     void give_until(std::size_t end, std::uint32_t successor);  // instructions [given_, end); successor 0: not known
     void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
+    /// What sets a run of [from, end) of a block with sites apart beyond its key: the sites' facts and the skipped instructions.
+    std::uint64_t run_variant(std::size_t from, std::size_t end) const;
     std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);  // sets lr_read_
     // With the block's node (the run's name for CachedPipeline::follow), what tells its runs apart:
     // where it went, its size (a node can be translated again with another) and, on a board whose
     // data accesses are hooked, the memory and alignment of each.
-    std::uint64_t run_exit(const Block& b, std::uint32_t successor) const { return (successor | std::uint64_t{b.size} << 32) ^ access_sig_; }
+    // In a block with sites, also what they said and which instructions an IT skipped (run_variant).
+    std::uint64_t run_exit(const Block& b, std::uint32_t successor) const {
+        std::uint64_t exit = (successor | std::uint64_t{b.size} << 32) ^ access_sig_;
+        return b.sites || any_skipped_ ? models::BlockCostCache::mix(exit, run_variant(0, b.code.size())) : exit;
+    }
+    void clear_run() {
+        accesses_.clear();
+        access_sig_ = 0;
+        count_at_ = count_left_ = 0;
+        sites_.clear();
+        any_skipped_ = false;
+    }
     bool lr_branch_near(std::uint32_t address);
     bool skipped(std::size_t i) const { return any_skipped_ && skipped_[i]; }
     void skip(std::size_t i) {
@@ -173,7 +180,8 @@ private:
     /// decided by those flags, not the IT's, and shows only by its running (Unicorn runs no hook
     /// for an instruction its IT block skips), so each is a site whose hook says it ran.
     std::unordered_set<std::uint32_t> late_it_members_;
-    bool site_at(const Code& c) const;
+    bool site_at(const Code& c);
+    bool it_outcome_times(const Code& it);
     std::array<Block*, 4096> block_slots_{};  ///< direct-mapped in front of blocks_
     Block* current_ = nullptr;
     Block* next_ = nullptr;  ///< the block expected to start next (a named run, so without sites)

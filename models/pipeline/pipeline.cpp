@@ -29,6 +29,18 @@ unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& 
     }
 }
 
+bool it_outcome_changes_timing(std::span<const ClassifiedInstruction* const> members, const ClassifiedInstruction* after,
+                               const PipelineParameters& p) {
+    std::uint16_t written = 0;
+    for (const ClassifiedInstruction* m : members) {
+        if (!m || m->writes_pc || m->memory_access() || m->late_write) return true;
+        if (m->kind != InstructionClass::DataProcessing && m->kind != InstructionClass::Nop) return true;
+        if (compute_cycles(*m, InstructionFacts{}, p) != 1) return true;
+        written |= m->writes;
+    }
+    return !after || (after->address_registers() & written) != 0;
+}
+
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
     : p_(parameters), code_(&code), bus_(memory), fetch_(bus_) {}
 

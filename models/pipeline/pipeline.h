@@ -39,6 +39,14 @@ struct InstructionFacts {
 /// operand-dependent count from `facts` where the class has one (0 there: the class's fewest).
 unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& facts, const PipelineParameters& p);
 
+/// Whether which instructions of an IT block pass can change the pipeline's timing. Not when each
+/// member is a one-cycle data-processing instruction (one that fails takes its execute cycle too)
+/// and `after`, the instruction after the block, does not form its address from a register they
+/// write (a result the address generation unit would wait for only if the member ran). Null
+/// members or `after`: not known, so it may.
+bool it_outcome_changes_timing(std::span<const ClassifiedInstruction* const> members, const ClassifiedInstruction* after,
+                               const PipelineParameters& p);
+
 /// Static instructions by address, for the stages that run ahead of execution.
 class CodeView {
 public:

@@ -244,8 +244,12 @@ TEST_CASE("timing: the pipeline's facts per block give what the facts per instru
         const char* elf;
         const char* scenario;
     };
+    // branchy (CoreMark-like, -O2 IT blocks): an IT whose members are one-cycle data processing
+    // is not hooked, its members given as run; the facts per instruction say which failed. (On
+    // the default board its loads through a pointer into flash are guessed to be the stack's:
+    // 20 cycles in 369,439 apart.)
     for (const Case& k : {Case{"dwt_timing", ""}, Case{"kernels", ""}, Case{"rtos", ""}, Case{"libcalls", "tests/scenarios/flash_wait.yaml"},
-                          Case{"kernels", "tests/scenarios/flash_wait.yaml"}}) {
+                          Case{"kernels", "tests/scenarios/flash_wait.yaml"}, Case{"branchy", "tests/scenarios/flash_wait.yaml"}}) {
         CAPTURE(k.elf);
         CAPTURE(k.scenario);
         auto with = [&](Facts facts) {
