@@ -357,8 +357,12 @@ bool Pipeline::step() {
     std::uint32_t data_address = x_.next_address;
     if (wants_data) bus_.request(Master::Data, data_address, c);
     if (!decoded_) decode(c);
-    // The decoded instruction moves on next cycle unless execute is busy beyond this one.
-    bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at);
+    // The decoded instruction moves on next cycle unless execute is busy beyond this one. A store
+    // whose last address phase goes out now leaves execute with it (its data phase runs on in the
+    // write buffer), unless the fetch competes for that bus this cycle.
+    bool store_leaves = wants_data && x_.transfers_left == 1 && !x_.waits_for_data && bus_.may_grant(Master::Data, data_address, c) &&
+                        !(bus_.port(data_address).port == BusPort::System && bus_.port(fetch_.next_word()).port == BusPort::System);
+    bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);

@@ -3,25 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <map>
-#include <sstream>
 
+#include "support/measurements.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
 using namespace emutrace::test;
-
-namespace {
-// The "<kind> <name> <value>" lines of the firmware's output.
-std::map<std::string, unsigned long> timings(const std::string& text, const std::string& kind = "timing") {
-    std::map<std::string, unsigned long> out;
-    std::istringstream in(text);
-    std::string word, name;
-    unsigned long value = 0;
-    while (in >> word)
-        if (word == kind && in >> name >> value) out[name] = value;
-    return out;
-}
-}  // namespace
 
 // Both cycle models: the per-block costs (trm) and the pipeline components stepped cycle by cycle
 // (pipeline), which must agree on every measured sequence.

@@ -1,0 +1,30 @@
+// A pipeline rule seen on compiled code (tests/firmware/store_branch.c): a store leaves execute with
+// its address phase, so a conditional branch decoded behind it fetches its target at decode, as
+// behind a one-cycle ALU instruction.
+#include <doctest/doctest.h>
+
+#include "support/measurements.h"
+#include "support/run_firmware.h"
+
+using namespace emutrace;
+using namespace emutrace::test;
+
+TEST_CASE("pipeline: a branch behind a store leaving execute fetches its target at decode, as behind an ALU instruction") {
+    struct Board {
+        const char* elf;
+        const char* scenario;  // the default board (code on I-Code), and the STM32F100 (flash shared with data)
+    };
+    for (const Board& b : {Board{"store_branch", ""}, Board{"store_branch_stm32f100", "scenarios/boards/stm32f100.yaml"}}) {
+        CAPTURE(b.elf);
+        FirmwareRun r = run_firmware(b.elf, b.scenario, [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
+        REQUIRE(r.result.exit_code == 0);
+        auto t = timings(r.sink.text);
+        REQUIRE(t.size() == 6);
+        CHECK(t.at("str_bne") == t.at("add_bne"));
+        CHECK(t.at("strb_w_bne") == t.at("add_w_bne"));
+        CHECK(t.at("str_bne_not") == t.at("add_bne_not"));
+        // Taken, the target's fetch at decode hides the refill behind the store: CMP 1, STR 1, BNE P
+        // with its target known at decode, as bne_taken in dwt_timing (read 2 + 1 + 2) plus the STR.
+        CHECK(t.at("str_bne") == 2 + 1 + 1 + 2);
+    }
+}

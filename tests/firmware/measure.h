@@ -1,0 +1,41 @@
+/* DWT measurements of fixed instruction sequences (dwt_timing.c describes the
+ * register conventions): r6 the DWT base, r0 and r1 the counter before and
+ * after, r2-r5 the sequence's operands. */
+#ifndef EMUTRACE_TEST_MEASURE_H
+#define EMUTRACE_TEST_MEASURE_H
+
+#include <stdint.h>
+
+#include "cortex_m.h"
+
+#define CLOBBERS "r2", "r3", "r4", "r5", "cc", "memory"
+
+/* SETUP, BODY and CLEANUP are asm string literals. ARG is passed in r1
+ * (which the end read overwrites), for sequences that need an address. */
+#define MEASURE(out, arg, SETUP, BODY, CLEANUP) \
+    MEASURE_AT(out, arg, "#4", SETUP, BODY, CLEANUP)
+
+/* BODY on 16 bytes reserved below the compiler's frame, r3 pointing at them. */
+#define MEASURE_BELOW_SP(out, BODY) \
+    MEASURE(out, 0, "sub sp, #16\n\t" "mov r3, sp\n\t", BODY, "add sp, #16\n\t")
+
+/* OFFSET: the DWT register read, "#4" CYCCNT, "#8" CPICNT, "#20" LSUCNT,
+ * "#24" FOLDCNT. */
+#define MEASURE_AT(out, arg, OFFSET, SETUP, BODY, CLEANUP)                    \
+    do {                                                                      \
+        register uint32_t t0_ __asm__("r0");                                  \
+        register uint32_t t1_ __asm__("r1") = (uint32_t)(arg);                \
+        register uint32_t dwt_ __asm__("r6") = DWT_BASE;                      \
+        __asm__ volatile(".syntax unified\n\t"                                \
+                         SETUP                                                \
+                         "ldr r0, [r6, " OFFSET "]\n\t"                       \
+                         BODY                                                 \
+                         "ldr r1, [r6, " OFFSET "]\n\t"                       \
+                         CLEANUP                                              \
+                         : "=&r"(t0_), "+r"(t1_)                              \
+                         : "r"(dwt_)                                          \
+                         : CLOBBERS);                                         \
+        (out) = t1_ - t0_;                                                    \
+    } while (0)
+
+#endif
