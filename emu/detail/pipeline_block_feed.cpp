@@ -105,7 +105,7 @@ bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) 
     clear_run();
     // Instructions an IT block before this one failed.
     for (std::uint32_t at : skip_next_)
-        if (std::size_t i = index_in_block(at); i < b.code.size()) skip(i);
+        if (std::size_t i = index_in_block(at); i < b.code.size()) skip(i), note_site(~std::uint64_t{i});
     skip_next_.clear();
     return true;
 }
@@ -129,10 +129,12 @@ void PipelineFeed::site_runs(std::uint32_t pc) {
     const bool late_members = !late_it_members_.empty();
     if (late_members && late_it_members_.count(pc)) {  // it runs: its condition passed with the flags as its block left them
         if (i < in_block) unskip(i);
+        note_site(pc | std::uint64_t{0x100} << 32);
         if (!is_site(c, operands_.multiply_long_by_operands())) return;
     }
     if (c.kind != InstructionClass::It) {
         sites_.emplace_back(pc, operand_cycles(code));
+        note_site(pc | std::uint64_t{sites_.back().second} << 32);
         return;
     }
     const std::uint8_t passes = it_passes(code);
@@ -151,6 +153,7 @@ void PipelineFeed::site_runs(std::uint32_t pc) {
         at += next.valid ? next.cls.size : 2;
     }
     sites_.emplace_back(pc, passes);
+    note_site(pc | std::uint64_t{passes} << 32);
 }
 
 std::uint8_t PipelineFeed::site_fact(std::uint32_t pc) const {
@@ -294,16 +297,6 @@ void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t 
     }
 }
 
-std::uint64_t PipelineFeed::run_variant(std::size_t from, std::size_t end) const {
-    using Cache = models::BlockCostCache;
-    std::uint64_t v = Cache::kEmpty;
-    for (const auto& [at, fact] : sites_) v = Cache::mix(v, at | std::uint64_t{fact} << 32);
-    if (any_skipped_)
-        for (std::size_t i = from; i < end; ++i)
-            if (skipped_[i]) v = Cache::mix(v, ~std::uint64_t{i});
-    return v;
-}
-
 void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     Block& b = *current_;
     end = std::min(end, b.code.size());
@@ -317,12 +310,13 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     using Cache = models::BlockCostCache;
     if (accesses_.empty()) {
         // Its facts follow from its code, where it went, LR and, in a block with sites, what they
-        // said and which instructions an IT skipped: keyed by those, and built only when the
-        // cache does not know them (the hot path; branchy code runs IT blocks on it too).
+        // have said so far (sites_sig_: which instructions an IT skipped follows from it): keyed by
+        // those, and built only when the cache does not know them (the hot path; branchy code
+        // runs IT blocks on it too).
         std::uint64_t key =
             Cache::mix(Cache::mix(Cache::mix(Cache::kEmpty, b.address | std::uint64_t{b.size} << 32), from | std::uint64_t{end} << 32),
                        successor | std::uint64_t{lr} << 32);
-        if (b.sites || any_skipped_) key = Cache::mix(key, run_variant(from, end));
+        if (sites_sig_) key = Cache::mix(key, sites_sig_);
         pending_ = {from, end, successor, lr};
         // Named for follow() when the block, where it went and what its sites said decide the key:
         // the whole block, LR as the branch to it left it or not read, its code not rewritable.

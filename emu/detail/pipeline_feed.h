@@ -48,8 +48,10 @@ public:
         Block* next = next_;
         next_ = nullptr;
         if (next && next->address == address && next->size == size && skip_next_.empty()) {
-            current_ = next;  // the hot path: the block the pipeline expected, nothing carried over
-            clear_run();      // but what the block before saw run (accesses, sites' facts, skips)
+            current_ = next;    // the hot path: the block the pipeline expected, nothing carried over
+            accesses_.clear();  // but the accesses a hooked board saw the block before make
+            access_sig_ = 0;
+            count_at_ = count_left_ = 0;
             return true;
         }
         return block_starts_slow(address, size);
@@ -62,7 +64,9 @@ public:
         if (!next || next->address != address || next->size != size || !next->plain || !skip_next_.empty()) return false;
         next_ = nullptr;
         current_ = next;
-        clear_run();
+        accesses_.clear();
+        access_sig_ = 0;
+        count_at_ = count_left_ = 0;
         return true;
     }
     /// Whether the machine has nothing of its own to do when the current block runs (no flag to
@@ -82,6 +86,9 @@ public:
         if (!b || given_ != 0 || !successor) return nullptr;
         const auto* t = pipeline_->follow(b, run_exit(*b, successor));
         if (!t) return nullptr;
+        // What its sites said is done with: the next block a followed run starts has none of it.
+        if (sites_sig_) [[unlikely]]
+            sites_.clear(), any_skipped_ = false, sites_sig_ = 0;
         current_ = nullptr;
         next_ = static_cast<Block*>(const_cast<void*>(pipeline_->next_run()));  // the block it ran before next time
         return t;
@@ -137,16 +144,13 @@ private:
     bool block_starts_slow(std::uint32_t address, std::uint32_t size);
     void give_until(std::size_t end, std::uint32_t successor);  // instructions [given_, end); successor 0: not known
     void build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr);
-    /// What sets a run of [from, end) of a block with sites apart beyond its key: the sites' facts and the skipped instructions.
-    std::uint64_t run_variant(std::size_t from, std::size_t end) const;
     std::uint32_t lr_fact(Block& b, std::size_t end, std::uint32_t successor);  // sets lr_read_
     // With the block's node (the run's name for CachedPipeline::follow), what tells its runs apart:
     // where it went, its size (a node can be translated again with another) and, on a board whose
     // data accesses are hooked, the memory and alignment of each.
-    // In a block with sites, also what they said and which instructions an IT skipped (run_variant).
+    // In a block with sites, also what they said and which instructions an IT skipped (sites_sig_).
     std::uint64_t run_exit(const Block& b, std::uint32_t successor) const {
-        std::uint64_t exit = (successor | std::uint64_t{b.size} << 32) ^ access_sig_;
-        return b.sites || any_skipped_ ? models::BlockCostCache::mix(exit, run_variant(0, b.code.size())) : exit;
+        return (successor | std::uint64_t{b.size} << 32) ^ access_sig_ ^ sites_sig_;
     }
     void clear_run() {
         accesses_.clear();
@@ -154,6 +158,7 @@ private:
         count_at_ = count_left_ = 0;
         sites_.clear();
         any_skipped_ = false;
+        sites_sig_ = 0;
     }
     bool lr_branch_near(std::uint32_t address);
     bool skipped(std::size_t i) const { return any_skipped_ && skipped_[i]; }
@@ -197,7 +202,11 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts
     std::vector<std::uint8_t> skipped_;                          ///< per instruction of current_: an IT failed it
     bool any_skipped_ = false;                                   ///< else skipped_ is stale
-    std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
+    /// A hash of what the current block's sites said, in order, and of the instructions skipped
+    /// from the block before (0: none): with its code and where it went, what decides its run.
+    std::uint64_t sites_sig_ = 0;
+    void note_site(std::uint64_t event) { sites_sig_ = models::BlockCostCache::mix(sites_sig_ ? sites_sig_ : 1, event); }
+    std::vector<std::uint32_t> skip_next_;  ///< addresses an IT block failed beyond current_
     std::vector<models::InstructionFacts> facts_;
     struct Pending {
         std::size_t from = 0, end = 0;
