@@ -28,6 +28,22 @@ struct MemoryPort {
     bool fetch_shares_data_port = false;
     /// An unaligned access takes the aligned transfers the core splits it into.
     bool times_unaligned = false;
+    /// A flash read a line at a time into a line buffer (a CC26x2's VIMS): bytes a line holds (0:
+    /// no line buffer), and the wait states a fetch pays when the buffer does not hold its line
+    /// (every fetch while the line buffers are off, MemoryMode::line_buffers).
+    std::uint16_t line_bytes = 0;
+    std::uint8_t line_wait_states = 0;
+    /// A cache stands in front of the region (models/flash_cache.h, beside the pipeline): while it
+    /// is on (MemoryMode::cache_enabled) the pipeline times fetches here as its hits.
+    bool cached = false;
+};
+
+/// What firmware switches at run time in the memory system, through registers (a CC26x2's
+/// VIMS_CTL: the cache mode and the line buffers' disable bits).
+struct MemoryMode {
+    bool cache_enabled = true;  ///< the regions' caches serve fetches
+    bool line_buffers = true;   ///< the flash line buffers keep the last line read
+    bool operator==(const MemoryMode&) const = default;
 };
 
 /// The board's memories by address.

@@ -42,6 +42,9 @@ public:
     /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);
+    /// The memory system's switches from now on (firmware wrote a control register).
+    void set_mode(const MemoryMode& mode) { mode_ = mode; }
+    const MemoryMode& mode() const { return mode_; }
 
     /// Appends the state that decides later grants, its cycles as `cycle(value)` writes them.
     template <typename Cycle>
@@ -49,6 +52,7 @@ public:
         for (const State& s : state_)
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write)});
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
+        out.insert(out.end(), {buffered_line_, mode_.cache_enabled, mode_.line_buffers});
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
@@ -77,6 +81,11 @@ private:
         std::uint64_t at = ~0ull;  ///< when the registration buffer presents it
         std::uint64_t next_address_before = 0;
     } held_;
+    MemoryMode mode_;
+    /// The line a flash's line buffer holds (MemoryPort::line_bytes): its first byte + 1, 0 for none.
+    std::uint32_t buffered_line_ = 0;
+    // The wait states a fetch of `address` pays for the flash line buffer, which then holds its line.
+    unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address);
 };
 
 }  // namespace emutrace::models
