@@ -61,6 +61,15 @@ public:
             if (address - r.base < r.size) return r.port;
         return default_at(address);
     }
+    /// What of a data address decides its timing, as a key: its memory and its alignment (the
+    /// aligner splits by the low bits), and in a memory with a line buffer its line, which decides
+    /// whether the buffer holds it.
+    std::uint64_t timing_key(std::uint32_t address) const {
+        const MemoryPort& p = at(address);
+        std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&p)) ^ (std::uint64_t{address & 3u} << 60);
+        if (p.line_bytes) key ^= std::uint64_t{address / p.line_bytes} << 20;
+        return key;
+    }
     /// The port the architecture assigns `address` to.
     static BusPort port_of(std::uint32_t address);
 
