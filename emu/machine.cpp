@@ -131,6 +131,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     if (config.timing != TimingMode::None)
         for (const auto& r : plan.memory)
             if (r.cache) flash_caches.emplace_back(r.base, r.size, *r.cache);
+    for (auto& c : flash_caches) c.enable(memory_mode.cache_enabled);  // as a device's reset left it
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
         if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());
@@ -144,6 +145,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(pipelined_blocks ? detail::on_pipelined_block : detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
         pipeline_feed.emplace(uc, plan, config.core, config.timing_cache, per_block);
+        pipeline_feed->pipeline().change().set_memory_mode(memory_mode);
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
         if (pipeline_feed->hooks_memory())
             for (const auto& r : plan.memory)

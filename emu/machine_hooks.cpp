@@ -48,6 +48,15 @@ void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
     if (warned.insert(offset).second) spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
 }
 
+void DeviceSlot::set_memory_mode(const models::MemoryMode& mode) {
+    if (mode == machine->memory_mode) return;
+    machine->memory_mode = mode;
+    for (auto& c : machine->flash_caches) c.enable(mode.cache_enabled);
+    // The pipeline settles the instructions given so far and goes on in the new mode (its saved
+    // states carry the mode in their key, so a cached run is not reused across the change).
+    if (machine->pipeline_feed) machine->pipeline_feed->pipeline().change().set_memory_mode(mode);
+}
+
 namespace {
 
 // The cycle a block about to run starts at: the previous block's final branch was taken if this

@@ -37,6 +37,10 @@ public:
 
     /// Whether `address` is in the cached region.
     bool covers(std::uint32_t address) const { return address - base_ < size_; }
+    /// Whether the cache serves fetches: off (firmware set its controller's mode to off or to
+    /// GPRAM), fetch() costs nothing here and the pipeline times the flash and its line buffer.
+    void enable(bool on) { enabled_ = on; }
+    bool enabled() const { return enabled_; }
     /// Code [address, address + bytes) is fetched, line by line: the stall cycles its misses and
     /// lookups cost. Fills the lines that missed.
     unsigned fetch(std::uint32_t address, std::uint32_t bytes);
@@ -53,6 +57,7 @@ private:
     std::uint32_t buffered_flash_line_ = ~0u;
     std::uint32_t last_line_ = ~0u;
     FlashCacheCounters counters_;
+    bool enabled_ = true;
 };
 
 }  // namespace emutrace::models

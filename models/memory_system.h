@@ -28,6 +28,22 @@ struct MemoryPort {
     bool fetch_shares_data_port = false;
     /// An unaligned access takes the aligned transfers the core splits it into.
     bool times_unaligned = false;
+    /// A flash read a line at a time into a line buffer (a CC26x2's VIMS): bytes a line holds (0:
+    /// no line buffer), and the wait states a fetch pays when the buffer does not hold its line
+    /// (every fetch while the line buffers are off, MemoryMode::line_buffers).
+    std::uint16_t line_bytes = 0;
+    std::uint8_t line_wait_states = 0;
+    /// A cache stands in front of the region (models/flash_cache.h, beside the pipeline): while it
+    /// is on (MemoryMode::cache_enabled) the pipeline times fetches here as its hits.
+    bool cached = false;
+};
+
+/// What firmware switches at run time in the memory system, through registers (a CC26x2's
+/// VIMS_CTL: the cache mode and the line buffers' disable bits).
+struct MemoryMode {
+    bool cache_enabled = true;  ///< the regions' caches serve fetches
+    bool line_buffers = true;   ///< the flash line buffers keep the last line read
+    bool operator==(const MemoryMode&) const = default;
 };
 
 /// The board's memories by address.
@@ -44,6 +60,15 @@ public:
         for (const auto& r : regions_)
             if (address - r.base < r.size) return r.port;
         return default_at(address);
+    }
+    /// What of a data address decides its timing, as a key: its memory and its alignment (the
+    /// aligner splits by the low bits), and in a memory with a line buffer its line, which decides
+    /// whether the buffer holds it.
+    std::uint64_t timing_key(std::uint32_t address) const {
+        const MemoryPort& p = at(address);
+        std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&p)) ^ (std::uint64_t{address & 3u} << 60);
+        if (p.line_bytes) key ^= std::uint64_t{address / p.line_bytes} << 20;
+        return key;
     }
     /// The port the architecture assigns `address` to.
     static BusPort port_of(std::uint32_t address);

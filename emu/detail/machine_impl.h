@@ -47,6 +47,7 @@ struct DeviceSlot final : DeviceHost {
     void output(std::string_view text) override;
     void user_event(std::uint32_t id, std::uint32_t payload) override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
+    void set_memory_mode(const models::MemoryMode& mode) override;
 };
 
 struct WindowSlot {
@@ -287,6 +288,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::vector<std::unique_ptr<TimedRegion>> timed_regions;
     /// The caches of the regions that have one: a block's fetch misses stall the core before it runs.
     std::vector<models::FlashCache> flash_caches;
+    /// The memory system's run-time switches as a device last set them (DeviceHost::set_memory_mode).
+    models::MemoryMode memory_mode;
     /// Block [pc, pc + size), which is about to run, fetched through the flash cache that covers
     /// it, if any: its misses and tag lookups stall the core before it runs.
     void fetch_through_flash_caches(std::uint32_t pc, std::uint32_t size) {
@@ -294,6 +297,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
             return;
         for (auto& c : flash_caches)
             if (c.covers(pc)) {
+                if (!c.enabled()) return;
                 if (unsigned stall = c.fetch(pc, size)) add_idle_cycles(stall, counters.stall);
                 return;
             }

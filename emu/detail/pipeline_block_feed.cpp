@@ -208,8 +208,8 @@ void PipelineFeed::data_access(std::uint32_t address, bool device) {
     if (!current_ || current_->code.empty()) return;
     std::size_t i = instruction_of_access(address);
     accesses_.push_back({i, address});
-    // What of the access the key holds (BlockCostCache::hash): its memory and alignment.
-    access_sig_ = models::BlockCostCache::mix(access_sig_, reinterpret_cast<std::uintptr_t>(&memory_.at(address)) ^ (address & 3u));
+    // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and line).
+    access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
     if (device) give_until(i + 1, 0);
 }
 

@@ -16,6 +16,11 @@ models::MemorySystem memory_system(const MemoryPlan& plan) {
         p.fetch_word_cycles = static_cast<std::uint8_t>(std::max(1u, static_cast<unsigned>(r.fetch_word_cycles)));
         p.fetch_shares_data_port = r.shares_fetch_port;
         p.times_unaligned = r.times_unaligned;
+        if (r.cache) {  // the flash behind the cache, with its line buffer, when the cache is off
+            p.line_bytes = static_cast<std::uint16_t>(r.cache->flash_line);
+            p.line_wait_states = r.cache->miss_cycles;
+            p.cached = true;
+        }
         regions.push_back({r.base, r.size, p});
     }
     return models::MemorySystem(std::move(regions));

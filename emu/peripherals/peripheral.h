@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "models/memory_system.h"
+
 namespace emutrace::emu {
 
 /// What a device may ask of the machine it is attached to.
@@ -24,6 +26,9 @@ public:
     virtual void user_event(std::uint32_t id, std::uint32_t payload) = 0;
     /// Logs a guest misuse (unhandled offset, write to a read-only register) once per offset.
     virtual void warn_once(std::uint32_t offset, std::string_view what) = 0;
+    /// The memory system's run-time switches from the next instruction on (a cache controller's
+    /// mode and line-buffer bits): the timing models and the regions' caches follow them.
+    virtual void set_memory_mode(const models::MemoryMode& mode) { (void)mode; }
 };
 
 class Peripheral {

@@ -27,5 +27,6 @@ std::unique_ptr<Peripheral> make_peripheral(const config::Node& type, const conf
 std::unique_ptr<Peripheral> make_cmsdk_uart(const config::Node& params);
 std::unique_ptr<Peripheral> make_stub(const config::Node& params);
 std::unique_ptr<Peripheral> make_marker(const config::Node& params);
+std::unique_ptr<Peripheral> make_ti_vims(const config::Node& params);
 
 }  // namespace emutrace::emu

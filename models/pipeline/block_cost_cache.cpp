@@ -65,11 +65,10 @@ void BlockCostCache::clear() {
 }
 
 std::uint64_t BlockCostCache::hash(std::uint64_t h, const InstructionFacts& f, const MemorySystem& memory) {
-    auto port = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&memory.at(f.data_address)));
     h = mix(h, f.pc | std::uint64_t{f.executed} << 32 | std::uint64_t{f.taken} << 33 | std::uint64_t{f.execute_cycles} << 40 |
                    std::uint64_t{f.it_passes} << 48);
     h = mix(h, f.target | std::uint64_t{f.lr} << 32);
-    return mix(h, port ^ (std::uint64_t{f.data_address & 3u} << 60));
+    return mix(h, memory.timing_key(f.data_address));
 }
 
 }  // namespace emutrace::models

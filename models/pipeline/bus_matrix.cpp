@@ -40,12 +40,22 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
 Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write) {
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
-    std::uint64_t data_end = at + 1 + memory_->at(address).wait_states;
+    const MemoryPort& p = memory_->at(address);
+    std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(master, p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;
     if (master == Master::Fetch) fetch_next_issue_ = at + 1;
     return {data_end};
+}
+
+unsigned BusMatrix::line_buffer_wait(Master master, const MemoryPort& port, std::uint32_t address) {
+    if (!port.line_bytes || (port.cached && mode_.cache_enabled)) return 0;
+    std::uint32_t line = (address & ~(port.line_bytes - 1u)) + 1;
+    std::uint32_t& buffered = buffered_line_[static_cast<unsigned>(master)];
+    if (mode_.line_buffers && line == buffered) return 0;
+    buffered = mode_.line_buffers ? line : 0;
+    return port.line_wait_states;
 }
 
 void BusMatrix::drop_held_fetch(std::uint64_t cycle) {

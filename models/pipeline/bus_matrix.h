@@ -36,12 +36,16 @@ public:
     /// a buffered write, which holds fetches off the interface until its data phase ends.
     Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
     const MemoryPort& port(std::uint32_t address) const { return memory_->at(address); }
+    std::uint64_t timing_key(std::uint32_t address) const { return memory_->timing_key(address); }
     /// Whether a fetch from `address` passes the registration buffer (code over the System bus
     /// at more than a cycle a word): the buffer takes its address in the cycle the fetch issues it.
     bool fetch_registered(std::uint32_t address) const { return memory_->at(address).fetch_word_cycles > 1; }
     /// The fetch stopped (a load of the pc): a fetch the registration buffer holds and has not
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);
+    /// The memory system's switches from now on (firmware wrote a control register).
+    void set_mode(const MemoryMode& mode) { mode_ = mode; }
+    const MemoryMode& mode() const { return mode_; }
 
     /// Appends the state that decides later grants, its cycles as `cycle(value)` writes them.
     template <typename Cycle>
@@ -49,6 +53,7 @@ public:
         for (const State& s : state_)
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write)});
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
+        out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
@@ -77,6 +82,14 @@ private:
         std::uint64_t at = ~0ull;  ///< when the registration buffer presents it
         std::uint64_t next_address_before = 0;
     } held_;
+    MemoryMode mode_;
+    /// The line each master's flash line buffer holds (MemoryPort::line_bytes): its first byte + 1,
+    /// 0 for none. Fetches and data reads keep a line each (measured on the CC2652: literal loads
+    /// from one line between fetches from another hit both).
+    std::array<std::uint32_t, 2> buffered_line_{};
+    // The wait states a read of `address` by `master` pays for the flash line buffer, which then
+    // holds its line.
+    unsigned line_buffer_wait(Master master, const MemoryPort& port, std::uint32_t address);
 };
 
 }  // namespace emutrace::models

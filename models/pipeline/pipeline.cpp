@@ -575,7 +575,8 @@ void Pipeline::count(std::uint64_t c, bool issued, bool folded) {
         refill_from_ = ~0ull;
         ++counters_.instructions;
         if (folded) ++counters_.instructions, ++counters_.fold;
-    } else if (last_was_lsu_ && c < refill_from_ && c <= lsu_until_ && x_.active && (x_.transfers_left || c <= x_.busy_until)) {
+    } else if (last_was_lsu_ &&
+               (p_.lsu_counts_fetch_waits || (c < refill_from_ && c <= lsu_until_ && x_.active && (x_.transfers_left || c <= x_.busy_until)))) {
         // Execute still holds a load or store: LSU. Waiting for an address, a fetch or a refill: CPI.
         ++counters_.lsu;
     }

@@ -83,6 +83,9 @@ public:
     Pipeline(const Pipeline& other);
     Pipeline& operator=(const Pipeline&) = delete;
 
+    /// The memory system's run-time switches from the next transfer on (BusMatrix::set_mode).
+    void set_memory_mode(const MemoryMode& mode) { bus_.set_mode(mode); }
+    const MemoryMode& memory_mode() const { return bus_.mode(); }
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
     /// Exception entry once the instructions given have finished: the 8-word frame at `frame` is

@@ -15,6 +15,11 @@ struct PipelineParameters {
     bool fold_it = true;                           ///< an IT folds into a 16-bit instruction before it
     bool pipelined_loads = true;                   ///< a load's address phase may overlap the data phase before
     bool stores_hold_execute = false;              ///< a store stays in execute for its data phase (M0: STR 2)
+    /// DWT LSUCNT counts every stall cycle after a load or store until the next instruction
+    /// enters execute, the wait for the next fetch and an LDR pc's refill included (M4, measured
+    /// on the CC2652: CPICNT 0 around literal loads from flash code without line buffers, and
+    /// around LDR pc); the M3 counts a wait for the fetch or a refill as CPI.
+    bool lsu_counts_fetch_waits = false;
 };
 
 }  // namespace emutrace::models

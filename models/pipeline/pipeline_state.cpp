@@ -24,9 +24,7 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
     auto optional_cycle = [&](const std::optional<std::uint64_t>& v) { return v ? cycle(*v) : kMark - 2; };
     auto address = [](const ClassifiedInstruction* i) -> std::uint64_t { return i ? i->address : 1; };
     // A data address matters by its memory and its alignment (the aligner splits by the low bits).
-    auto data = [this](std::uint32_t a) {
-        return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&bus_.port(a))) ^ (std::uint64_t{a & 3u} << 60);
-    };
+    auto data = [this](std::uint32_t a) { return bus_.timing_key(a); };
     auto facts = [&](const InstructionFacts& f) {
         out.insert(out.end(), {f.pc, f.executed, f.taken, f.target, data(f.data_address), f.execute_cycles, f.lr, f.it_passes});
     };

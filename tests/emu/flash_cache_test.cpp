@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "config/node.h"
+#include "emu/peripherals/registry.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
@@ -73,5 +75,38 @@ TEST_CASE("flash cache: code that fits misses once, code that does not misses on
         CHECK(c.stall_cycles <= (c.misses - c.line_buffer_hits) * 2 + c.lookups);
         CHECK(cached.result.stall_cycles >= c.stall_cycles);
         CHECK(plain.result.flash_cache.lookups == 0);
+    }
+}
+
+TEST_CASE("flash cache: the VIMS mode turns the cache off; the pipeline then times the flash's line buffer, or every word without it") {
+    // The preset's `vims` device at reset as firmware leaves it with VIMS_CTL's mode off (3),
+    // with and without the line-buffer disable bits (0x30).
+    auto run = [](std::uint32_t ctl) {
+        return run_firmware("flash_cache", "scenarios/boards/cc2652.yaml", [&](emu::MachineConfig& c) {
+            for (auto& d : c.devices)
+                if (d.type == "ti.vims") {
+                    auto root = config::Node::load_string("type: ti.vims\nparams: {ctl: " + std::to_string(ctl) + "}\n", "v.yaml");
+                    d.model = emu::make_peripheral(root["type"], root["params"]);
+                }
+        });
+    };
+    FirmwareRun buffered = run(0x3), unbuffered = run(0x33), plain = run_on_cc2652(emu::TimingMode::Pipeline, false);
+    REQUIRE(buffered.result.exit_code == 0);
+    REQUIRE(unbuffered.result.exit_code == 0);
+    CHECK(buffered.result.flash_cache.lookups == 0);
+    CHECK(unbuffered.result.flash_cache.lookups == 0);
+    auto with = passes(buffered.sink.text), without = passes(unbuffered.sink.text), zero = passes(plain.sink.text);
+    REQUIRE(with["fits"].size() == 4);
+    REQUIRE(without["fits"].size() == 4);
+    const std::uint64_t fits = zero["fits"][0];
+    for (std::size_t pass = 0; pass < 4; ++pass) {
+        CAPTURE(pass);
+        // 1024 NOPs: 128 flash lines, each 3 cycles for its first word and 1 for the next three,
+        // 6 cycles for 8 NOPs: the prefetch queue hides the misses. Without line buffers each
+        // word takes 3 cycles for 2 NOPs: 512 more.
+        CHECK(with["fits"][pass] >= fits);
+        CHECK(with["fits"][pass] <= fits + 16);
+        CHECK(without["fits"][pass] >= fits + 512);
+        CHECK(without["fits"][pass] <= fits + 512 + 16);
     }
 }

@@ -25,6 +25,8 @@ struct FakeHost final : emu::DeviceHost {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> events;
     void user_event(std::uint32_t id, std::uint32_t payload) override { events.emplace_back(id, payload); }
     void warn_once(std::uint32_t off, std::string_view what) override { warnings[off] = what; }
+    std::vector<models::MemoryMode> modes;
+    void set_memory_mode(const models::MemoryMode& m) override { modes.push_back(m); }
 };
 
 std::unique_ptr<emu::Peripheral> make(const std::string& type, const std::string& params, FakeHost& host) {
@@ -129,4 +131,21 @@ TEST_CASE("marker: a write to ID emits the event with the last payload") {
     marker->write(0x4, 4, 8);
     CHECK(host.events == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{7, 1234}, {8, 1234}});
     CHECK(marker->read(0x8, 4) == 2);
+}
+
+TEST_CASE("ti.vims: CTL's mode and line-buffer bits read back in STAT and set the memory system's mode") {
+    FakeHost host;
+    auto vims = make("ti.vims", "{}", host);
+    REQUIRE(!host.modes.empty());
+    CHECK(host.modes.back() == models::MemoryMode{true, true});  // reset: cache mode, line buffers on
+    CHECK(vims->read(0x0, 4) == 0x1);
+    vims->write(0x4, 4, vims->read(0x4, 4) | 0x30);  // SYSBUS_LB_DIS | IDCODE_LB_DIS
+    CHECK(host.modes.back() == models::MemoryMode{true, false});
+    vims->write(0x4, 4, (vims->read(0x4, 4) & ~0x3u) | 0x3);  // mode off (driverlib VIMSModeSet)
+    CHECK(host.modes.back() == models::MemoryMode{false, false});
+    CHECK(vims->read(0x0, 4) == 0x33);  // MODE_CHANGING (bit 3) never set: the change is at once
+    vims->write(0x4, 4, 0x0);           // GPRAM: no cache, line buffers on
+    CHECK(host.modes.back() == models::MemoryMode{false, true});
+    auto gpram = make("ti.vims", "{ctl: 0x3}", host);
+    CHECK(host.modes.back() == models::MemoryMode{false, true});
 }

@@ -132,9 +132,19 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
             {"lsu_ldr_nop", 0},
             {"cpi_ldr_nop", 0},  // NOPs take 1; a load's extra cycles are not CPI's
             {"fold_it", 1},      // the IT folded behind CMP
+            {"cpi_ldr_pc", 2},   // LDR pc: its refill P is CPI on the M3
+            {"lsu_ldr_pc", 3},   // its second cycle and the closing read's
         };
         CHECK(timings(r.sink.text, "counter") == expected);
     }
+    // The M4 counts the refill after LDR pc as LSU (silicon: the CC2652's control_flow/ldr_pc
+    // reads CPICNT 0), and any other stall behind a load or store, the wait for a fetch included.
+    FirmwareRun m4 = run_firmware("dwt_timing", "", [](emu::MachineConfig& c) { c.core = models::core_spec(models::CoreKind::CortexM4); });
+    REQUIRE(m4.result.exit_code == 0);
+    auto counters = timings(m4.sink.text, "counter");
+    CHECK(counters.at("cpi_ldr_pc") == 0);
+    CHECK(counters.at("lsu_ldr_pc") == 5);
+    CHECK(counters.at("cpi_b") == 1);  // a refill behind a branch stays CPI's
 }
 
 TEST_CASE("timing: the pipeline components run compiled code with interrupts and an RTOS to the same output as the block costs") {

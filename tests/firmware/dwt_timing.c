@@ -64,10 +64,10 @@ static const char *const names[T_COUNT] = {
     "bne_w_run",  "tbh_even",   "tbh_odd",  "pop_pc",
 };
 
-enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_COUNT };
+enum { C_CPI_B, C_LSU_B, C_CPI_UDIV, C_LSU_LDR_NOP, C_CPI_LDR_NOP, C_FOLD_IT, C_CPI_LDR_PC, C_LSU_LDR_PC, C_COUNT };
 
 static const char *const counter_names[C_COUNT] = {
-    "cpi_b", "lsu_b", "cpi_udiv", "lsu_ldr_nop", "cpi_ldr_nop", "fold_it",
+    "cpi_b", "lsu_b", "cpi_udiv", "lsu_ldr_nop", "cpi_ldr_nop", "fold_it", "cpi_ldr_pc", "lsu_ldr_pc",
 };
 
 /* Word-aligned RAM source for ldm4. */
@@ -274,6 +274,12 @@ __attribute__((noinline)) static void run_counter_measurements(void)
     MEASURE_AT(counters[C_CPI_LDR_NOP], 0, "#8", "sub sp, #16\n\t", "nop\n\t" "ldr r2, [sp]\n\t" "nop\n\t", "add sp, #16\n\t");
     /* An IT behind a 16-bit instruction folds: FOLDCNT counts it. */
     MEASURE_AT(counters[C_FOLD_IT], 0, "#24", "movs r2, #1\n\t", "cmp r2, #2\n\t" "it ne\n\t" "addne r3, r3, r2\n\t", "");
+    /* LDR pc: its refill counts as CPI on the M3, as LSU on the M4 (silicon: cc2652
+     * control_flow/ldr_pc reads CPICNT 0). The target's address is stored below sp. */
+#define LDR_PC_SETUP "sub sp, #16\n\t" "adr.w r2, 4f\n\t" "adds r2, #1\n\t" "str r2, [sp]\n\t"
+#define LDR_PC_BODY "ldr pc, [sp]\n\t" "nop\n\t" ".balign 4\n" "4:\n\t"
+    MEASURE_AT(counters[C_CPI_LDR_PC], 0, "#8", LDR_PC_SETUP, LDR_PC_BODY, "add sp, #16\n\t");
+    MEASURE_AT(counters[C_LSU_LDR_PC], 0, "#20", LDR_PC_SETUP, LDR_PC_BODY, "add sp, #16\n\t");
 }
 
 static void print_line(const char *kind, const char *name, uint32_t value)

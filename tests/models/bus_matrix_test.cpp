@@ -111,3 +111,38 @@ TEST_CASE("fetch unit: a B<cc>'s target fetch takes a slot; not taken, its data 
     CHECK(fetch.head() == 0x08000100);
     CHECK(fetch.holds(0x08000100, 12));  // 0x100, 0x104 and, a cycle late, 0x108
 }
+
+TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait states, none while the buffer holds it, every word without it") {
+    MemoryPort flash{BusPort::Code};
+    flash.line_bytes = 16;
+    flash.line_wait_states = 2;
+    flash.cached = true;
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    auto words = [&](MemoryMode mode) {
+        BusMatrix bus(memory);
+        bus.set_mode(mode);
+        FetchUnit fetch(bus);
+        return arrivals(fetch, 0x100, 8);
+    };
+    // Line buffers on, cache off (CC2652, lbEn): the first word of each line 3 cycles, then 1 a word.
+    CHECK(words({false, true}) == std::vector<std::uint64_t>{4, 5, 6, 7, 10, 11, 12, 13});
+    // Line buffers off: every word reads the flash (measured on the CC2652: add.w 3 cycles each).
+    CHECK(words({false, false}) == std::vector<std::uint64_t>{4, 7, 10, 13, 16, 19, 22, 25});
+    // The cache on: its misses are charged beside the pipeline, which times fetches as hits.
+    CHECK(words({true, true}) == std::vector<std::uint64_t>{2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST_CASE("bus matrix: data reads keep a flash line of their own; a key tells their lines apart") {
+    MemoryPort flash{BusPort::Code};
+    flash.line_bytes = 16;
+    flash.line_wait_states = 2;
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    BusMatrix bus(memory);
+    bus.set_mode({false, true});
+    CHECK(bus.grant(Master::Data, 0x200, 0).data_end == 3);   // a new line: 1 + 2
+    CHECK(bus.grant(Master::Fetch, 0x100, 4).data_end == 7);  // the fetch's own buffer misses too
+    CHECK(bus.grant(Master::Data, 0x204, 8).data_end == 9);   // the data line is still held
+    CHECK(bus.grant(Master::Data, 0x108, 10).data_end == 13);
+    CHECK(memory.timing_key(0x200) == memory.timing_key(0x204 - 4));
+    CHECK(memory.timing_key(0x200) != memory.timing_key(0x210));
+}
