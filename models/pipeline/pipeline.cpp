@@ -10,6 +10,12 @@ namespace {
 constexpr std::uint16_t kSp = 1u << 13;
 constexpr std::uint16_t kLr = 1u << 14;
 
+// A 16-bit instruction an IT behind it may fold into: no load, store, branch, status-register
+// access or SP write.
+bool folds_it(const ClassifiedInstruction& i) {
+    return i.size == 2 && !i.memory_access() && !i.is_branch() && i.kind != InstructionClass::StatusRegister && !(i.writes & kSp);
+}
+
 bool single_transfer(const ClassifiedInstruction& i) {
     return i.kind == InstructionClass::Load || i.kind == InstructionClass::Store;
 }
@@ -47,10 +53,10 @@ Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& mem
 Pipeline::Pipeline(const Pipeline& other)
     : p_(other.p_), code_(other.code_), bus_(other.bus_), fetch_(other.fetch_), cycle_(other.cycle_), decoded_(other.decoded_), x_(other.x_),
       facts_(other.facts_), last_given_(other.last_given_), last_given_insn_(other.last_given_insn_), address_ready_(other.address_ready_),
-      previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), it_block_(other.it_block_), lsu_next_address_(other.lsu_next_address_),
-      history_(other.history_), lr_(other.lr_), store_data_end_(other.store_data_end_), last_was_lsu_(other.last_was_lsu_),
-      refill_from_(other.refill_from_), decode_not_before_(other.decode_not_before_), lsu_until_(other.lsu_until_), counters_(other.counters_),
-      given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
+      previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), decoded_link_(other.decoded_link_), it_block_(other.it_block_),
+      lsu_next_address_(other.lsu_next_address_), history_(other.history_), lr_(other.lr_), store_data_end_(other.store_data_end_),
+      last_was_lsu_(other.last_was_lsu_), refill_from_(other.refill_from_), decode_not_before_(other.decode_not_before_),
+      lsu_until_(other.lsu_until_), counters_(other.counters_), given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
     fetch_.attach(bus_);
 }
 
@@ -233,9 +239,25 @@ PipelineCounters Pipeline::at_data_phase() const {
 
 std::uint64_t Pipeline::address_ready(const Decoded& d) const {
     std::uint64_t ready = d.decoded_at;
+    // A load or store its IT block fails needs no address: it does not wait for its registers,
+    // unless the instruction in execute decides the flags its condition is read from this late
+    // (CMEmu: Decode::run_decode_phase_for_main_instruction, Execute::flags_on_critical_path_to_agu).
+    if (d.insn->memory_access() && d.insn->conditional && d.insn->kind != InstructionClass::TableBranch && !it_condition_passes(*d.insn) &&
+        !flags_reach_agu())
+        return ready;
     for (std::uint16_t regs = d.insn->address_registers(); regs; regs &= regs - 1)
         ready = std::max(ready, address_ready_[static_cast<unsigned>(std::countr_zero(regs))]);
     return ready;
+}
+
+// The instruction in execute (that ran) sets the flags, or could (a 16-bit data-processing one),
+// or carries a folded IT: a condition read at decode waits for it.
+bool Pipeline::flags_reach_agu() const {
+    if (!x_.active || !x_.facts.executed) return false;
+    const ClassifiedInstruction& m = *x_.insn;
+    if (m.sets_flags || (m.size == 2 && m.kind == InstructionClass::DataProcessing)) return true;
+    const ClassifiedInstruction* next = m.size == 2 ? code_->instruction_at(m.address + 2) : nullptr;
+    return next && next->kind == InstructionClass::It;
 }
 
 bool Pipeline::can_accept(const Decoded& d) const {
@@ -249,7 +271,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     const ClassifiedInstruction& m = *x_.insn;
     if (m.kind == InstructionClass::MultiplyLong && d.insn->kind == InstructionClass::MultiplyAccumulate && !d.insn->subtracts &&
         d.insn->accumulator >= 0 && ((m.late_write >> d.insn->accumulator) & 1u) && !(d.insn->multiplicands & m.late_write) && c == x_.busy_until &&
-        x_.facts.executed)
+        x_.facts.executed && (facts_.empty() || facts_.front().pc != d.insn->address || facts_.front().executed))  // the MLA runs too (CMEmu)
         return true;
     // A load/store's data phase may overlap the next single load/store (or NOP): its address
     // phase follows in the data phase, within one memory.
@@ -258,6 +280,11 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (x_.insn->store && x_.insn->writeback) return false;
     if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
     const ClassifiedInstruction& n = *d.insn;
+    // An instruction its IT block fails runs in the data phase as a NOP does, unless the store
+    // there reads its data register in it or an IT is folded onto it (CMEmu:
+    // Execute::can_lsu_instr_be_pipelined, is_non_exec).
+    if (!facts_.empty() && facts_.front().pc == n.address && !facts_.front().executed && !d.folded_it)
+        return !(x_.insn->store && x_.insn->register_offset);
     if (n.kind == InstructionClass::Nop) return true;
     // A store addressed [Rn, Rm] reads its data register in its data phase: the register file has
     // no port left for the next instruction (CMEmu's RegisterBankConflict).
@@ -356,7 +383,10 @@ bool Pipeline::step() {
         x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c);
     std::uint32_t data_address = x_.next_address;
     if (wants_data) bus_.request(Master::Data, data_address, c);
-    if (!decoded_) decode(c);
+    if (!decoded_)
+        decode(c);
+    else
+        fold_late_it();
     // The decoded instruction moves on next cycle unless execute is busy beyond this one. A store
     // whose last address phase goes out now leaves execute with it (its data phase runs on in the
     // write buffer), unless the fetch competes for that bus this cycle.
@@ -375,6 +405,15 @@ bool Pipeline::step() {
     return true;
 }
 
+// An instruction waiting in decode folds the IT behind it once the IT is in the queue, as at
+// decode (CMEmu: Decode::run_decode re-runs the folded-instruction phase each cycle).
+void Pipeline::fold_late_it() {
+    Decoded& d = *decoded_;
+    if (!p_.fold_it || d.folded_it || d.epoch != fetch_.epoch() || !folds_it(*d.insn)) return;
+    const ClassifiedInstruction* next = code_->instruction_at(d.insn->address + 2);
+    d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(d.insn->address + 2, 2);
+}
+
 void Pipeline::decode(std::uint64_t c) {
     if (c < decode_not_before_) return;  // a branch's target enters the decode head as the branch enters execute
     const ClassifiedInstruction* i = code_->instruction_at(fetch_.head());
@@ -383,18 +422,23 @@ void Pipeline::decode(std::uint64_t c) {
     d.insn = i;
     d.decoded_at = c;
     d.epoch = fetch_.epoch();
-    if (p_.fold_it && i->size == 2 && !i->memory_access() && !i->is_branch() && i->kind != InstructionClass::StatusRegister && !(i->writes & kSp)) {
+    if (p_.fold_it && folds_it(*i)) {
         const ClassifiedInstruction* next = code_->instruction_at(i->address + 2);
         d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(i->address + 2, 2);
     }
     bool lr_dirty = previous_decoded_writes_lr_;
-    previous_decoded_writes_lr_ = (i->writes & kLr) != 0;
+    const std::uint32_t link = decoded_link_;
+    // A BL's or BLX's own link write does not hold a BX LR behind it: decode knows the value, its
+    // return address (CMEmu: Decode::move_pipeline).
+    const bool links = (i->writes & kLr) && (i->kind == InstructionClass::Branch || i->kind == InstructionClass::RegisterBranch);
+    previous_decoded_writes_lr_ = (i->writes & kLr) && !links;
+    decoded_link_ = links ? i->address + i->size : 0;
     // In an IT block too, when its condition passes (decode sees the flags as execute sets them).
     if (p_.decode_time_branches && i->kind != InstructionClass::ConditionalBranch) {
         if (i->kind == InstructionClass::Branch && i->target)
             d.decode_target = i->target;
-        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && lr_)
-            d.decode_target = lr_ & ~1u;
+        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_))
+            d.decode_target = (link ? link : lr_) & ~1u;
     }
     if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) d.speculate_target = i->target;
     decoded_ = d;
@@ -426,7 +470,7 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
 
 // Decode sees the flags as execute will have them: whether an instruction of the IT block the
 // last IT opened passes its condition.
-bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) {
+bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) const {
     std::uint32_t a = it_block_.first;
     for (unsigned k = 0; k < it_block_.length; ++k) {
         if (a == i.address) return (it_block_.passes >> k) & 1u;

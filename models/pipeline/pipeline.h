@@ -172,6 +172,7 @@ private:
     std::uint64_t frame_transfers(std::uint32_t frame, std::span<const unsigned> order, bool write, std::uint32_t vector_slot,
                                   std::uint64_t* vector_end);
     void decode(std::uint64_t c);
+    void fold_late_it();
     void branch_at_decode(std::uint64_t c, bool execute_frees);
     void issue_transfers(std::uint64_t c);
     void count(std::uint64_t c, bool issued, bool folded);
@@ -190,11 +191,13 @@ private:
     const ClassifiedInstruction* last_given_insn_ = nullptr;
     std::array<std::uint64_t, 16> address_ready_{};  ///< per register: the cycle the AGU can use it
     bool previous_decoded_writes_lr_ = false;
+    std::uint32_t decoded_link_ = 0;  ///< the instruction decoded last is a BL or BLX linking here (0: not)
     struct ItBlock {
         std::uint32_t first = 1;  ///< the first instruction it makes conditional
         std::uint8_t length = 0, passes = 0;
     } it_block_;
-    bool it_condition_passes(const ClassifiedInstruction& i);
+    bool it_condition_passes(const ClassifiedInstruction& i) const;
+    bool flags_reach_agu() const;                 // the instruction in execute decides flags a skipped load/store waits on
     std::uint64_t lsu_next_address_ = 0;          ///< the LSU's next address phase may come from this cycle
     std::array<PipelineCounters, 32> history_{};  ///< counts before each recent cycle
     std::uint32_t lr_ = 0;

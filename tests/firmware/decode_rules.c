@@ -1,0 +1,45 @@
+/* Decode and IT-block rules of the pipeline model taken from CMEmu's components, each measured
+ * against a sequence that must cost the same when the rule holds:
+ *   bl_bx_lr     a BX LR right behind the BL that called it is taken at decode, as a B would be
+ *                (the BL's link is known at decode): equals bl_b.
+ *   skip_ldr_dep a load its IT block fails does not wait for its address register, written by
+ *                the member before it: equals skip_ldr_free, where nothing writes it.
+ *   skip_in_data an instruction its IT block fails runs in the data phase of the load before it,
+ *                as a NOP does: equals nop_in_data.
+ * Output: "timing <name> <delta>" lines, as dwt_timing.c's. */
+#include <stdint.h>
+
+#include "measure.h"
+#include "print.h"
+
+enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_COUNT };
+static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b", "skip_ldr_dep", "skip_ldr_free", "skip_in_data", "nop_in_data"};
+static uint32_t results[T_COUNT];
+
+__attribute__((noinline)) static void run_measurements(void)
+{
+    /* r5 keeps LR across the call; the callee returns to the read after the BL. */
+    MEASURE(results[T_BL_BX_LR], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "bx lr\n" "3:\n\t", "mov lr, r5\n\t");
+    MEASURE(results[T_BL_B], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "b.n 4f\n" "4:\n\t" "b 3f\n" "3:\n\t", "mov lr, r5\n\t");
+    /* r3 (the stack) is not 0: NE passes, EQ fails. */
+    MEASURE_BELOW_SP(results[T_SKIP_LDR_DEP], "cmp r3, #0\n\t" "ite ne\n\t" "addne.w r3, r3, #0\n\t" "ldreq.w r2, [r3]\n\t");
+    MEASURE_BELOW_SP(results[T_SKIP_LDR_FREE], "cmp r3, #0\n\t" "ite ne\n\t" "addne.w r4, r4, #0\n\t" "ldreq.w r2, [r3]\n\t");
+    MEASURE_BELOW_SP(results[T_SKIP_IN_DATA], "cmp r3, #0\n\t" "ite ne\n\t" "ldrne.w r2, [r3]\n\t" "addeq.w r4, r4, #1\n\t");
+    MEASURE_BELOW_SP(results[T_NOP_IN_DATA], "cmp r3, #0\n\t" "itt ne\n\t" "ldrne.w r2, [r3]\n\t" "nopne.w\n\t");
+}
+
+int main(void)
+{
+    dwt_cyccnt_start();
+    run_measurements();
+    for (unsigned i = 0; i < T_COUNT; i++) {
+        char line[48];
+        char *p = fmt_str(line, "timing ");
+        p = fmt_str(p, names[i]);
+        p = fmt_str(p, " ");
+        p = fmt_dec(p, results[i]);
+        fmt_str(p, "\n");
+        print_to_semihosting(line);
+    }
+    return 0;
+}
