@@ -400,9 +400,7 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
     at.instructions = instruction;
     at.lsu -= a.remaining.lsu;
     at.fold -= a.remaining.fold;
-    // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
-    // after it waits for its data phase (silicon: stm_stmdb).
-    if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
+    if (a.next_pipelined && i + 1 < list.size()) {
         const auto& next = list[i + 1];
         if (access_address(next.access, next.address) - device.base >= device.size) pipeline_break();
     }
@@ -426,15 +424,6 @@ void detail::MachineState::port_read(std::uint32_t address) {
     std::size_t i = next_access_covering(list, run.cursor, address);
     if (i == list.size()) return;
     run.cursor = static_cast<std::uint32_t>(i + 1);
-    // A store counted as pipelined behind this load that goes to another memory does not pipeline,
-    // and the load after it waits for its data phase (silicon: ldr_str_unaligned, ldr.w from flash;
-    // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read. Nor does one
-    // counted as running in its data phase (ldr_writeback_pipelining: ldr.w r7, [r6, #4]! from
-    // flash; str.w r8, [r4] to SRAM takes 2 + 2, not 1 + 1).
-    if (list[i].next_store_pipelined && i + 1 < list.size()) {
-        const auto& store = list[i + 1];
-        if (region_at(plan, access_address(store.access, store.address)) != region_at(plan, address)) pipeline_break();
-    }
     PortBlock* block = blocks.port_block(block_pc);
     if (!block) return;
     auto& insns = block->instructions;

@@ -54,18 +54,13 @@ namespace {
 // is not its fall-through, and then the refill adds to it.
 inline std::uint64_t block_start(const MachineState& m, std::uint32_t pc, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles;
-    if (pc != m.sequential) {
-        int straddle = ((b.flags & BlockInfo::StraddleTarget) && (m.exit_fetch & BlockInfo::EarlyFetch) ? 1 : 0) -
-                       ((b.flags & BlockInfo::SecondWordSaved) && (m.exit_fetch & BlockInfo::TwoWordsEarly) ? 1 : 0);
-        start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra + straddle);
-    }
+    if (pc != m.sequential) start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra);
     return start;
 }
 
 // Counts a block that is about to run: its cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     std::uint64_t start = block_start(m, pc, b);
-    m.exit_fetch = b.flags & BlockInfo::ExitFetch;
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.sequential = b.sequential;

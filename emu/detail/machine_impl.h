@@ -322,7 +322,6 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t fallthrough = 1;
     std::uint32_t sequential = 1;  ///< the previous block's BlockInfo::sequential
     std::int32_t taken_extra = 0;
-    std::uint16_t exit_fetch = 0;  ///< the previous block's BlockInfo::ExitFetch flags
     /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
     std::optional<nvic::CycleCounters> access_counters;
     /// Data accesses of the current block already matched: they happen in program order, so two
