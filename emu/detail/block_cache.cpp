@@ -18,17 +18,6 @@ bool branches_to_itself(const std::vector<std::uint8_t>& code) {
     return false;
 }
 
-// How the fetch model (models/fetch_port.h) sees `insn`.
-models::PortInstruction port_instruction(const decode::Instruction& insn, std::uint32_t cost, bool overlapped, bool pipelined) {
-    bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
-    return {insn.address,
-            insn.size,
-            static_cast<std::uint8_t>(std::min(cost, 255u)),
-            static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0),
-            overlapped,
-            pipelined};
-}
-
 // The cycles each fetched word waits from `region`, as its memory map gives them: its wait states,
 // and for code fetched at more than one cycle a word (SRAM over the System bus) the cycles beyond one.
 std::uint32_t fetch_wait(const MemoryRegion& region) {
@@ -120,7 +109,6 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // in its data phase: whether the next instruction runs in it is settled only after the read
     // (silicon: cbz_deps, a DWT read whose data phase a NOP runs in counts no LSU cycle).
     std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
-    bool has_access = false;
     // A load's data phase that no instruction runs in is still to come: the last of a pipelined
     // run of loads, which may have started in the block before.
     bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
@@ -134,15 +122,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         data_phase_pending = !overlapped[i] && (pipelined[i] ? data_phase_pending : lsu[i] > 0);
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - static_cast<std::uint32_t>(i + 1),
                                     info.lsu - lsu_before + (data_phase_pending ? 1 : 0), info.fold - fold_before};
-        bool next_pipelined = i + 1 < insns.size() && pipelined[i + 1];
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined[i], next_pipelined});
-        has_access = true;
-    }
-    if (timing_ && region && region->shares_fetch_port && has_access) {
-        PortBlock port;
-        for (std::size_t i = 0; i < insns.size(); ++i) port.instructions.push_back(port_instruction(insns[i], cost[i], overlapped[i], pipelined[i]));
-        port.refilled = !first_previous || first_previous->id == ARM_INS_ISB;  // an empty prefetch queue
-        port_blocks_.insert_or_assign(address, std::move(port));
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left});
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
@@ -245,15 +225,6 @@ void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size)
     if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
     BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
     if (slot.address == address && slot.size == size) clear(slot);
-}
-
-models::Starvation BlockCache::starvation(PortBlock& block, std::uint64_t on_port) {
-    for (const auto& [set, loss] : block.known)
-        if (set == on_port) return loss;
-    models::Starvation loss = models::fetch_starvation(block.instructions, on_port, block.refilled);
-    if (block.known.size() >= kMostKnownSets) block.known.clear();  // firmware that varies which loads read flash
-    block.known.emplace_back(on_port, loss);
-    return loss;
 }
 
 std::span<const BlockAccess> BlockCache::accesses(std::uint32_t address) const {

@@ -15,7 +15,6 @@
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
 #include "models/core.h"
-#include "models/fetch_port.h"
 #include "models/timing_model.h"
 
 namespace emutrace::emu::detail {
@@ -81,8 +80,6 @@ struct BlockAccess {
         std::uint32_t lsu = 0;           ///< and the LSU cycle of a data phase still to come
         std::uint32_t fold = 0;
     } remaining;
-    bool pipelined = false;       ///< a load counted as overlapping the load just before it
-    bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
 };
 
 /// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on
@@ -94,14 +91,6 @@ struct OperandSiteCode {
     std::uint16_t first = 0, second = 0;  ///< 0, 0: not timed by operands
     std::int8_t executed_extra = 0;       ///< cycles it takes beyond the block's count when it runs (may be negative)
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
-};
-
-/// A block fetched from a region whose data reads take the fetch's port (shares_fetch_port),
-/// with loads: what models::fetch_starvation() needs, and its answers so far.
-struct PortBlock {
-    std::vector<models::PortInstruction> instructions;
-    bool refilled = false;
-    std::vector<std::pair<std::uint64_t, models::Starvation>> known;  ///< by set of instructions reading the port
 };
 
 /// The first instruction of a block the core cannot execute.
@@ -144,17 +133,9 @@ public:
     /// Clears OperandSites on the block once its sites are hooked, so it runs on the fast path.
     void operand_sites_hooked(std::uint32_t address, std::uint32_t size);
     std::size_t distinct_blocks() const { return blocks_.size(); }
-    /// The block at `address` if it runs from a region that shares its fetch port and has loads, else null.
-    PortBlock* port_block(std::uint32_t address) {
-        auto it = port_blocks_.find(address);
-        return it == port_blocks_.end() ? nullptr : &it->second;
-    }
-    /// What `block` loses when the data reads of the instructions flagged in `on_port` take its fetch port.
-    static models::Starvation starvation(PortBlock& block, std::uint64_t on_port);
 
 private:
     static constexpr std::size_t kFrontSlots = 8192;
-    static constexpr std::size_t kMostKnownSets = 64;  ///< per PortBlock
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
@@ -180,7 +161,6 @@ private:
     /// The IT instruction of an IT block that runs past the end of such a block, by the address
     /// that continues it.
     std::unordered_map<std::uint32_t, std::uint32_t> open_it_;
-    std::unordered_map<std::uint32_t, PortBlock> port_blocks_;
 };
 
 }  // namespace emutrace::emu::detail

@@ -86,7 +86,7 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
             {"ldrh_plus1", 2 + 2},
             {"str_plus3", 2 + 1 + 1},  // STR 1, the closing read waits for its data phase
             // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
-            // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
+            // target. Here 3 by the pipeline's fetch unit, over five blocks.
             {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
             // TBH to the next instruction: its entry's load, then the target's fetch once the data
             // is in (silicon: tbb_tbh); the table's address does not matter here (below it does).
@@ -98,7 +98,14 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
         };
         // The per-block model: the TRM tables, P = 2, where silicon differs.
         const std::map<std::string, unsigned long> trm{
-            {"nop8", 2 + 8},                   // the opening read has no base update: no NOP runs in its second cycle
+            {"nop8", 2 + 8},  // the opening read has no base update: no NOP runs in its second cycle
+            // Loads pipeline behind a load whatever memory or device each goes to: the SRAM load
+            // behind the opening read 1, the closing read behind the last load 1.
+            {"ldr1", 1 + 1},
+            {"ldr4", 4 * 1 + 1},
+            {"ldr_plus1", 1 + 1},
+            {"ldr_plus2", 1 + 1},
+            {"ldrh_plus1", 1 + 1},
             {"str4", 2 + 4 * 1},               // STR [Rn,#imm] always 1; the closing read, behind a store, 2
             {"b_taken", 2 + (1 + 2)},          // B: 1 + P
             {"bne_taken", 2 + 1 + 3},          // CMP 1, BNE taken 1 + P
