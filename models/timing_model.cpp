@@ -233,8 +233,10 @@ unsigned TimingModel::v6m(const Instruction& insn) const {
 // Cortex-M3 TRM "Load/store timings": "Any load or store that generates an address dependent on
 // the result of a preceding data processing operation will stall the pipeline for an additional
 // cycle whilst the register bank is updated. There is no forwarding path for this scenario."
-// Behind a load the dependency instead keeps the two from pipelining (pipelined_load()).
+// Behind a load the dependency instead keeps the two from pipelining (pipelined_load()). The
+// Cortex-M0 TRM gives a load or store 2 cycles whatever precedes it.
 unsigned TimingModel::address_stall(const Instruction& insn, const Instruction* previous) const {
+    if (core_ == CoreKind::CortexM0) return 0;
     if (insn.memory.mode == MemoryAccess::Mode::None || !previous || previous->memory.mode != MemoryAccess::Mode::None) return 0;
     if (previous->writes_pc) return 0;
     return (previous->writes & address_registers(insn)) ? 1 : 0;

@@ -77,6 +77,9 @@ TEST_CASE("timing m3: stores and address dependencies") {
     auto insns = d.decode(adds_ldr, 0x1000);
     // Of the load's 3 cycles the first is its own, the stall a CPI cycle: LSUCNT 1.
     CHECK(m3.lsu_cycles(insns[1], 3, &insns[0]) == 1);
+    // The Cortex-M0 has no such stall: 1 + 2, the load's second cycle a load/store cycle.
+    CHECK(cost(M0, {0x3104, 0x6808}).cycles == 3);
+    CHECK(models::TimingModel(M0).lsu_cycles(insns[1], 2, &insns[0]) == 1);
 }
 
 TEST_CASE("timing m3: a load with base update takes one cycle when the next instruction writes no register") {
