@@ -180,7 +180,6 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
     external_pending.reset(static_cast<std::size_t>(n));
     fallthrough = sequential = 1;  // the interrupted block's branch outcome no longer applies
     taken_extra = 0;
-    exit_fetch = 0;
     pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Vector) & branch_mask;
     if (want_exceptions) {
         trace::Event e{};
@@ -290,7 +289,6 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     check_thread();
     fallthrough = sequential = 1;
     taken_extra = 0;
-    exit_fetch = 0;
     pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & branch_mask;
     // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain
     // overhead instead of a return and an entry.

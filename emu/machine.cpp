@@ -123,10 +123,6 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
             uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_timed_access), timed_regions.back().get(), r.base,
                         static_cast<std::uint64_t>(r.base) + r.size - 1);
         }
-        for (const auto& r : plan.memory)
-            if (r.shares_fetch_port)
-                uc.add_hook(UC_HOOK_MEM_READ, reinterpret_cast<void*>(detail::on_port_read), this, r.base,
-                            static_cast<std::uint64_t>(r.base) + r.size - 1);
     }
     if (config.timing != TimingMode::None)
         for (const auto& r : plan.memory)
@@ -371,12 +367,7 @@ void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32
     uc.set_reg(UC_ARM_REG_PC, address | 1);
 }
 
-// Loads pipeline only within one memory or device; only device accesses come here, so a break is
-// seen from the device's side: a load behind a load that did not reach a device (the previous
-// instruction's access, had it been a device's, would have come here first), or a load ahead of
-// one that will go elsewhere (its address is known now: pipelining means this load writes none of
-// its registers).
-nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address, const DeviceSlot& device) {
+nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t address) {
     if (pipeline_feed) {
         models::PipelineCounters p = pipeline_feed->pipeline().at_data_phase();
         nvic::CycleCounters at = counters;
@@ -394,20 +385,12 @@ nvic::CycleCounters detail::MachineState::counters_at_access(std::uint32_t addre
     // The load before may be the previous block's last instruction (a block Unicorn ended at
     // a page boundary), so it is found by instruction count rather than in this block's list.
     std::uint64_t instruction = counters.instructions - a.remaining.instructions;
-    if (a.pipelined && device_access_at + 1 != instruction) pipeline_break();
-    device_access_at = instruction;
     access_cursor = static_cast<std::uint32_t>(i + 1);
     nvic::CycleCounters at = counters;
     at.cycles -= a.remaining.cycles;
     at.instructions = instruction;
     at.lsu -= a.remaining.lsu;
     at.fold -= a.remaining.fold;
-    // Likewise a store behind this load that goes elsewhere does not pipeline, and the load
-    // after it waits for its data phase (silicon: stm_stmdb).
-    if ((a.next_pipelined || a.next_store_pipelined) && i + 1 < list.size()) {
-        const auto& next = list[i + 1];
-        if (access_address(next.access, next.address) - device.base >= device.size) pipeline_break();
-    }
     return at;
 }
 
@@ -415,42 +398,6 @@ std::size_t detail::MachineState::next_access_covering(std::span<const BlockAcce
     for (std::size_t i = from; i < list.size(); ++i)
         if (access_covers(list[i].access, list[i].address, address)) return i;
     return list.size();
-}
-
-void detail::MachineState::port_read(std::uint32_t address) {
-    PortRun& run = port_run;
-    if (run.epoch != counters.instructions) run = PortRun{counters.instructions, 0, 0, 0, {}};
-    if (run.words_left) {  // the next word of the LDM or LDRD just matched
-        --run.words_left;
-        return;
-    }
-    auto list = blocks.accesses(block_pc);
-    std::size_t i = next_access_covering(list, run.cursor, address);
-    if (i == list.size()) return;
-    run.cursor = static_cast<std::uint32_t>(i + 1);
-    // A store counted as pipelined behind this load that goes to another memory does not pipeline,
-    // and the load after it waits for its data phase (silicon: ldr_str_unaligned, ldr.w from flash;
-    // str.w to SRAM; ldr from the DWT takes 2 + 1 + 3), as behind a device read. Nor does one
-    // counted as running in its data phase (ldr_writeback_pipelining: ldr.w r7, [r6, #4]! from
-    // flash; str.w r8, [r4] to SRAM takes 2 + 2, not 1 + 1).
-    if (list[i].next_store_pipelined && i + 1 < list.size()) {
-        const auto& store = list[i + 1];
-        if (region_at(plan, access_address(store.access, store.address)) != region_at(plan, address)) pipeline_break();
-    }
-    PortBlock* block = blocks.port_block(block_pc);
-    if (!block) return;
-    auto& insns = block->instructions;
-    auto it = std::lower_bound(insns.begin(), insns.end(), list[i].address,
-                               [](const models::PortInstruction& p, std::uint32_t at) { return p.address < at; });
-    if (it == insns.end() || it->address != list[i].address) return;
-    run.words_left = it->reads ? it->reads - 1u : 0u;
-    auto index = static_cast<std::size_t>(it - insns.begin());
-    if (index >= 64) return;
-    run.on_port |= std::uint64_t{1} << index;
-    models::Starvation loss = BlockCache::starvation(*block, run.on_port);
-    counters.cycles += static_cast<std::uint64_t>(std::int64_t{loss.cycles} - std::int64_t{run.charged.cycles});
-    counters.lsu += static_cast<std::uint64_t>(std::int64_t{loss.lsu} - std::int64_t{run.charged.lsu});
-    run.charged = loss;
 }
 
 Machine::Machine(MachineConfig config, const decode::ElfImage& image) : impl_(std::make_unique<detail::MachineState>(std::move(config), image)) {}

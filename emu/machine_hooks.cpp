@@ -63,18 +63,13 @@ namespace {
 // is not its fall-through, and then the refill adds to it.
 inline std::uint64_t block_start(const MachineState& m, std::uint32_t pc, const BlockInfo& b) {
     std::uint64_t start = m.counters.cycles;
-    if (pc != m.sequential) {
-        int straddle = ((b.flags & BlockInfo::StraddleTarget) && (m.exit_fetch & BlockInfo::EarlyFetch) ? 1 : 0) -
-                       ((b.flags & BlockInfo::SecondWordSaved) && (m.exit_fetch & BlockInfo::TwoWordsEarly) ? 1 : 0);
-        start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra + straddle);
-    }
+    if (pc != m.sequential) start += static_cast<std::uint64_t>(static_cast<std::int64_t>(m.taken_extra) + b.branch_in_extra);
     return start;
 }
 
 // Counts a block that is about to run: its cycles and instructions, and its event.
 inline void account_block(MachineState& m, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
     std::uint64_t start = block_start(m, pc, b);
-    m.exit_fetch = b.flags & BlockInfo::ExitFetch;
     m.pending_branch = b.exit & m.branch_mask;
     m.fallthrough = pc + size;
     m.sequential = b.sequential;
@@ -222,10 +217,6 @@ bool on_timed_access(uc_engine*, uc_mem_type, std::uint64_t address, int size, s
     return true;
 }
 
-void on_port_read(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int64_t, void* user) {
-    machine(user).port_read(static_cast<std::uint32_t>(address));
-}
-
 void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     detail::MachineState& m = machine(user);
     std::uint32_t pc = m.uc.reg(UC_ARM_REG_PC);
@@ -314,7 +305,7 @@ static std::uint32_t device_access_starts(WindowSlot& w, std::uint64_t offset) {
 std::uint32_t device_read(MachineState& m, std::uint32_t address, unsigned size) {
     DeviceSlot* d = m.device_at(address);
     if (!d) return m.unclaimed_mmio(address, false);
-    m.access_counters = m.counters_at_access(address, *d);
+    m.access_counters = m.counters_at_access(address);
     std::uint64_t when = m.access_counters->cycles;
     std::uint32_t value = d->model->read(address - d->base, size);
     if (m.steering) value = m.steering->at_device_read(d->index, address, value, m.control);
@@ -330,7 +321,7 @@ void device_write(MachineState& m, std::uint32_t address, unsigned size, std::ui
         m.unclaimed_mmio(address, true);
         return;
     }
-    m.access_counters = m.counters_at_access(address, *d);
+    m.access_counters = m.counters_at_access(address);
     if (m.want_mmio)
         m.recorder.push(
             {m.access_counters->cycles, address, value, address - d->base, trace::EventKind::MmioWrite, static_cast<std::uint8_t>(size), d->index});

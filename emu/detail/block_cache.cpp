@@ -18,15 +18,10 @@ bool branches_to_itself(const std::vector<std::uint8_t>& code) {
     return false;
 }
 
-// How the fetch model (models/fetch_port.h) sees `insn`.
-models::PortInstruction port_instruction(const decode::Instruction& insn, std::uint32_t cost, bool overlapped, bool pipelined) {
-    bool access = insn.memory.mode != decode::MemoryAccess::Mode::None;
-    return {insn.address,
-            insn.size,
-            static_cast<std::uint8_t>(std::min(cost, 255u)),
-            static_cast<std::uint8_t>(access ? std::max(1, (insn.memory.bytes + 3) / 4) : 0),
-            overlapped,
-            pipelined};
+// The cycles each fetched word waits from `region`, as its memory map gives them: its wait states,
+// and for code fetched at more than one cycle a word (SRAM over the System bus) the cycles beyond one.
+std::uint32_t fetch_wait(const MemoryRegion& region) {
+    return region.wait_states + (region.fetch_word_cycles > 1 ? region.fetch_word_cycles - 1u : 0u);
 }
 
 }  // namespace
@@ -58,96 +53,55 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     }
     // Per-instruction costs (one each with the timing model off), then the fetch wait states.
     const MemoryRegion* region = region_at(plan_, address);
-    unsigned word_fetch = region ? region->fetch_word_cycles : 0;
     std::vector<std::uint32_t> cost(insns.size(), 1);
     // A block that continues one Unicorn ended without a branch costs its first instruction after
-    // that one (silicon: piq_narrow_b_to_unaligned, a udiv straddling a 1 KiB page, then b.n).
+    // that one (a load pipelined behind the load there, say).
     auto continued = continued_from_.find(address);
     const decode::Instruction* previous = continued == continued_from_.end() ? nullptr : &continued->second;
     const decode::Instruction* const first_previous = previous;
-    // Entered with an empty prefetch queue: a branch target, or behind an ISB.
-    const bool refilled = !first_previous || first_previous->id == ARM_INS_ISB;
     int entry_delta = 0;  // the first instruction's cost when entered by a branch, less its cost here
-    // An instruction in an IT block that fails its condition takes TimingModel::skipped() (silicon:
-    // control_flow/it). The block counts that; a hook adds the difference when it runs.
+    // An instruction in an IT block that fails its condition takes TimingModel::skipped(). The
+    // block counts that; a hook adds the difference when it runs.
     // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
     std::vector<int> executed_extra(insns.size(), 0);
     std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
-    std::vector<bool> overlapped(insns.size(), false);  // the next instruction runs in this load's data phase
+    std::vector<bool> overlapped(insns.size(), false);  // the next instruction runs in this load's second cycle
     for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
-        cost[i] = timing_->instruction(insns[i], previous, word_fetch, i > 1 ? &insns[i - 2] : i == 1 ? first_previous : nullptr);
+        cost[i] = timing_->instruction(insns[i], previous);
         bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
-        if (unsigned skip = skippable ? timing_->skipped(insns[i], word_fetch) : 0; skippable && cost[i] != skip) {
+        if (unsigned skip = models::TimingModel::skipped(); skippable && cost[i] != skip) {
             executed_extra[i] = static_cast<int>(cost[i]) - static_cast<int>(skip);
             cost[i] = skip;
         }
         if (i == 0 && previous) {
-            unsigned alone = timing_->instruction(insns[0], nullptr, word_fetch);
-            entry_delta = static_cast<int>(skippable ? std::min(alone, timing_->skipped(insns[0], word_fetch)) : alone) - static_cast<int>(cost[0]);
+            unsigned alone = timing_->instruction(insns[0], nullptr);
+            entry_delta = static_cast<int>(skippable ? std::min(alone, models::TimingModel::skipped()) : alone) - static_cast<int>(cost[0]);
         }
         if (i > 0 && cost[i - 1] > 1 && !executed_extra[i - 1] && timing_->overlaps_load(insns[i], &insns[i - 1])) {
             overlapped[i - 1] = true;
             --cost[i - 1];
             const decode::Instruction* before = i > 1 ? &insns[i - 2] : first_previous;
             info.lsu = static_cast<std::uint16_t>(info.lsu - lsu[i - 1]);
-            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before, word_fetch);
+            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before);
             info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i - 1]);
         }
-        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous, word_fetch);
-        fold[i] = timing_->folded(insns[i], previous, word_fetch);
+        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous);
+        fold[i] = timing_->folded(insns[i], previous);
         info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
         info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
         previous = &insns[i];
     }
-    if (timing_) {
-        std::vector<std::uint32_t> before_waits(cost);
-        timing_->store_bus_waits(insns, cost, word_fetch);
-        for (std::size_t i = 0; i < insns.size(); ++i) {  // the waits are load/store cycles
-            info.lsu = static_cast<std::uint16_t>(info.lsu + cost[i] - before_waits[i]);
-            lsu[i] += cost[i] - before_waits[i];
-        }
-    }
-    const decode::Instruction* before_last = insns.size() > 1 ? &insns[insns.size() - 2] : first_previous;
-    if (timing_ && !insns.empty() && insns.back().conditional && insns.back().writes_pc && !decode::is_conditional_branch(insns.back())) {
-        // The instruction after a branch in an IT block, which the branch may fetch again when skipped.
-        if (auto next = instruction_at(address + size)) {
-            unsigned refetch = timing_->skipped_branch_refetch(insns.back(), before_last, *next, word_fetch);
-            cost.back() += refetch;  // only when skipped: taken, it costs what it did
-            executed_extra.back() -= static_cast<int>(refetch);
-        }
-    }
-    std::vector<bool> pipelined(insns.size(), false);  // a load counted as overlapping the load before
-    for (std::size_t i = 0; timing_ && i < insns.size(); ++i)
-        pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous, word_fetch);
-    // A B<cc> fetches its target at decode, taking a fetch cycle from the code after it.
-    std::uint32_t speculation = 0;
-    if (timing_ && !insns.empty() && timing_->speculation_takes_fetch(word_fetch, region ? region->wait_states : 0)) {
-        std::vector<models::PortInstruction> code;
-        for (std::size_t i = 0; i < insns.size(); ++i) code.push_back(port_instruction(insns[i], cost[i], overlapped[i], pipelined[i]));
-        speculation = replay_speculation(address, size, insns, cost, code, refilled, word_fetch);
-    }
-    // A block that starts with a refill knows the fetch's phase at its final branch.
-    if (timing_ && !insns.empty() && refilled) {
-        unsigned since_refill = timing_->branch_target_fetch(insns.front(), word_fetch);
-        for (std::size_t i = 0; i + 1 < insns.size(); ++i) since_refill += cost[i];
-        cost.back() += timing_->refill_waits_for_fetch(insns.back(), before_last, since_refill, word_fetch);
-    }
+    std::vector<bool> pipelined(insns.size(), false);  // a load counted as pipelined behind the load before
+    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous);
     info.cycles = timed_by_pipeline_ ? 0 : info.instructions;
     if (timed_by_pipeline_) info.flags |= BlockInfo::Deferred;
     if (timing_) {
-        std::uint32_t wait = region ? region->wait_states : 0;
+        // Each fetched word's wait (fetch_wait()); a taken branch's refill waits for its target's word.
+        std::uint32_t wait = region ? fetch_wait(*region) : 0;
         info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back(), before_last, word_fetch);
-        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait) - static_cast<int>(speculation));
-        if (!insns.empty()) {
-            int covered = static_cast<int>(timing_->refill_covers_straddle(insns.front(), word_fetch));
-            info.branch_in_extra =
-                static_cast<std::int8_t>(static_cast<int>(timing_->branch_target_fetch(insns.front(), word_fetch)) + entry_delta - covered);
-            if (covered) info.flags |= BlockInfo::StraddleTarget;
-            if (timing_->fetches_target_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::EarlyFetch;
-            if (timing_->fetches_two_words_early(insns.back(), before_last, word_fetch)) info.flags |= BlockInfo::TwoWordsEarly;
-            if (timing_->saves_second_word(insns, word_fetch)) info.flags |= BlockInfo::SecondWordSaved;
-        }
+        int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back());
+        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
+        info.branch_in_extra = static_cast<std::int8_t>(entry_delta);
     }
     // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
     // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
@@ -155,7 +109,6 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // in its data phase: whether the next instruction runs in it is settled only after the read
     // (silicon: cbz_deps, a DWT read whose data phase a NOP runs in counts no LSU cycle).
     std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
-    bool has_access = false;
     // A load's data phase that no instruction runs in is still to come: the last of a pipelined
     // run of loads, which may have started in the block before.
     bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
@@ -169,20 +122,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         data_phase_pending = !overlapped[i] && (pipelined[i] ? data_phase_pending : lsu[i] > 0);
         BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - static_cast<std::uint32_t>(i + 1),
                                     info.lsu - lsu_before + (data_phase_pending ? 1 : 0), info.fold - fold_before};
-        bool next_pipelined = i + 1 < insns.size() && pipelined[i + 1];
-        bool next_store_pipelined = timing_ && i + 2 < insns.size() && timing_->waits_for_store(insns[i + 2], &insns[i + 1], nullptr) &&
-                                    timing_->store_pipelined(insns[i + 1], &insns[i]);
-        // Not from SRAM code, where one such pair takes what it takes with data in SRAM (ldr_writeback_pipelining).
-        next_store_pipelined |=
-            overlapped[i] && word_fetch <= 1 && i + 1 < insns.size() && insns[i + 1].memory.mode != decode::MemoryAccess::Mode::None;
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left, pipelined[i], next_pipelined, next_store_pipelined});
-        has_access = true;
-    }
-    if (timing_ && region && region->shares_fetch_port && has_access) {
-        PortBlock port;
-        for (std::size_t i = 0; i < insns.size(); ++i) port.instructions.push_back(port_instruction(insns[i], cost[i], overlapped[i], pipelined[i]));
-        port.refilled = refilled;
-        port_blocks_.insert_or_assign(address, std::move(port));
+        accesses_[address].push_back({insns[i].address, insns[i].memory, left});
     }
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
@@ -242,47 +182,6 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     return blocks_[key] = info;
 }
 
-std::uint32_t BlockCache::replay_speculation(std::uint32_t address, std::uint32_t size, std::span<const decode::Instruction> insns,
-                                             std::span<std::uint32_t> cost, std::span<const models::PortInstruction> code, bool refilled,
-                                             unsigned word_fetch) {
-    const decode::Instruction& last = insns.back();
-    bool speculates = timing_->speculates(last), falls_through = decode::is_conditional_branch(last);
-    // The code since the queue's state was known: the blocks that fell through to this one from
-    // a conditional branch, else this block from its start. (A block also entered by a branch
-    // counts what it costs falling through: it is costed once.)
-    auto known = fetch_runs_.find(address);
-    if (known == fetch_runs_.end() && !speculates) {
-        if (falls_through) fetch_runs_.insert_or_assign(address + size, FetchRun{});  // the queue is full there
-        return 0;
-    }
-    FetchRun run = known == fetch_runs_.end() ? FetchRun{{}, refilled} : known->second;
-    const std::size_t first = run.code.size();
-    run.code.insert(run.code.end(), code.begin(), code.end());
-    run.code.back().speculates = speculates;
-    // And the instruction it falls through to, which a B<cc> not taken may delay.
-    std::vector<models::PortInstruction> replay(run.code);
-    if (auto next = falls_through ? instruction_at(address + size) : std::nullopt)
-        replay.push_back(
-            port_instruction(*next, timing_->instruction(*next, &last, word_fetch), false, timing_->pipelined_load(*next, &last, word_fetch)));
-    auto delays = models::speculation_delays(replay, run.refilled);
-    for (std::size_t i = first + 1; i < run.code.size(); ++i) cost[i - first - 1] += delays[i] - delays[i - 1];
-    std::uint32_t not_taken = replay.size() > run.code.size() ? delays.back() - delays[run.code.size() - 1] : 0;
-    cost.back() += not_taken;
-    if (falls_through) {
-        if (run.code.size() > kLongestFetchRun) run = {};
-        fetch_runs_.insert_or_assign(address + size, std::move(run));
-    }
-    return not_taken;
-}
-
-std::optional<decode::Instruction> BlockCache::instruction_at(std::uint32_t address) const {
-    std::array<std::uint8_t, 4> code{};
-    if (!uc_.read_memory(address, code)) return std::nullopt;
-    auto decoded = decoder_.decode(code, address);
-    if (decoded.empty()) return std::nullopt;
-    return decoded.front();
-}
-
 void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
                                        std::span<const std::uint32_t> cost) {
     auto first = std::upper_bound(trace_points_.begin(), trace_points_.end(), info.address);
@@ -298,7 +197,7 @@ void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uin
     // Each part but the last costs its instructions as the block model counted them, plus its
     // share of fetch wait states; the last part takes what remains (final branch, refill).
     const MemoryRegion* region = region_at(plan_, info.address);
-    std::uint32_t wait = timing_ && region ? region->wait_states : 0;
+    std::uint32_t wait = timing_ && region ? fetch_wait(*region) : 0;
     std::uint32_t part = 0;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         std::uint32_t end = insns[i].address + insns[i].size;
@@ -326,15 +225,6 @@ void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size)
     if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
     BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
     if (slot.address == address && slot.size == size) clear(slot);
-}
-
-models::Starvation BlockCache::starvation(PortBlock& block, std::uint64_t on_port) {
-    for (const auto& [set, loss] : block.known)
-        if (set == on_port) return loss;
-    models::Starvation loss = models::fetch_starvation(block.instructions, on_port, block.refilled);
-    if (block.known.size() >= kMostKnownSets) block.known.clear();  // firmware that varies which loads read flash
-    block.known.emplace_back(on_port, loss);
-    return loss;
 }
 
 std::span<const BlockAccess> BlockCache::accesses(std::uint32_t address) const {

@@ -15,7 +15,6 @@
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
 #include "models/core.h"
-#include "models/fetch_port.h"
 #include "models/timing_model.h"
 
 namespace emutrace::emu::detail {
@@ -28,29 +27,15 @@ struct BlockInfo {
         MaskChange = 8,     ///< CPS or MSR: PRIMASK, FAULTMASK or BASEPRI may change
         Split = 16,         ///< a trace point lies inside: its event is delivered as pieces()
         OperandSites = 32,  ///< holds operand_sites() not yet hooked: the machine hooks them, then clears it
-        /// Its final branch fetched its target early from SRAM (TimingModel::fetches_target_early).
-        EarlyFetch = 64,
-        /// Its first instruction waits for a second word that the refill fetches anyway, unless
-        /// the branch there fetched early (TimingModel::refill_covers_straddle): branch_in_extra
-        /// leaves that cycle out, and an EarlyFetch branch adds it back.
-        StraddleTarget = 128,
-        /// Its final branch, from flash, has its target's first two words in when it executes
-        /// (TimingModel::fetches_two_words_early).
-        TwoWordsEarly = 256,
-        /// Its first instruction's wait for its second word, which branch_in_extra counts, is
-        /// saved behind a TwoWordsEarly branch (TimingModel::saves_second_word).
-        SecondWordSaved = 512,
         /// Timed by the pipeline model (TimingMode::Pipeline): the block costs nothing here, and
         /// its event is pushed when the next block starts, with the cycles that went by.
-        Deferred = 1024,
+        Deferred = 64,
         /// Holds an FPU instruction. While a lazily stacked frame's FP area waits to be written
         /// (FPCCR.LSPACT), the first such block is where the core writes it: the block leaves the
         /// hot path then (MachineState::hot_flags), and only then.
-        UsesFpu = 2048,
-        /// How the final branch fetched its target: what the next block's entry depends on.
-        ExitFetch = EarlyFetch | TwoWordsEarly,
+        UsesFpu = 128,
         /// Flags the hot path handles itself.
-        HotPath = Split | EarlyFetch | StraddleTarget | TwoWordsEarly | SecondWordSaved | Deferred,
+        HotPath = Split | Deferred,
     };
     std::uint32_t address = 1;       ///< odd: matches no Thumb block, so empty slots always miss
     std::uint16_t instructions = 0;  ///< a translated block holds at most 512
@@ -65,8 +50,8 @@ struct BlockInfo {
     static constexpr std::uint8_t kConditionalExit = 0x80;
     static constexpr std::uint8_t kIndirectExit = 0x40;  ///< through a register or a load: Event::width 1
     std::uint8_t end = 0;                                ///< trace::BlockEnd: the final instruction as a trace waypoint
-    /// Added when entered by a branch, not by falling through: the target's fetch, and the first
-    /// instruction's cost without the predecessor it has when the block only continues one.
+    /// Added when entered by a branch, not by falling through: the first instruction's cost
+    /// without the predecessor it has when the block only continues one.
     std::int8_t branch_in_extra = 0;
     std::uint16_t lsu = 0;   ///< of `cycles`, load/store cycles beyond each one's first (DWT LSUCNT)
     std::uint16_t fold = 0;  ///< instructions that take no cycle (DWT FOLDCNT)
@@ -95,13 +80,6 @@ struct BlockAccess {
         std::uint32_t lsu = 0;           ///< and the LSU cycle of a data phase still to come
         std::uint32_t fold = 0;
     } remaining;
-    bool pipelined = false;       ///< a load counted as overlapping the load just before it
-    bool next_pipelined = false;  ///< the next instruction is a load counted as overlapping this one
-    /// A load followed by a store counted as pipelined behind it, so that the load after the
-    /// store does not wait for its data phase (the three are this block's next accesses), or, from
-    /// flash or a code bus that keeps up, as running in the data phase of this load, which writes
-    /// its base back (TimingModel::overlaps_load).
-    bool next_store_pipelined = false;
 };
 
 /// An instruction whose cycles are settled when it runs: by its operands' values (a divide, or on
@@ -113,14 +91,6 @@ struct OperandSiteCode {
     std::uint16_t first = 0, second = 0;  ///< 0, 0: not timed by operands
     std::int8_t executed_extra = 0;       ///< cycles it takes beyond the block's count when it runs (may be negative)
     std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
-};
-
-/// A block fetched from a region whose data reads take the fetch's port (shares_fetch_port),
-/// with loads: what models::fetch_starvation() needs, and its answers so far.
-struct PortBlock {
-    std::vector<models::PortInstruction> instructions;
-    bool refilled = false;
-    std::vector<std::pair<std::uint64_t, models::Starvation>> known;  ///< by set of instructions reading the port
 };
 
 /// The first instruction of a block the core cannot execute.
@@ -163,27 +133,10 @@ public:
     /// Clears OperandSites on the block once its sites are hooked, so it runs on the fast path.
     void operand_sites_hooked(std::uint32_t address, std::uint32_t size);
     std::size_t distinct_blocks() const { return blocks_.size(); }
-    /// The block at `address` if it runs from a region that shares its fetch port and has loads, else null.
-    PortBlock* port_block(std::uint32_t address) {
-        auto it = port_blocks_.find(address);
-        return it == port_blocks_.end() ? nullptr : &it->second;
-    }
-    /// What `block` loses when the data reads of the instructions flagged in `on_port` take its fetch port.
-    static models::Starvation starvation(PortBlock& block, std::uint64_t on_port);
 
 private:
     static constexpr std::size_t kFrontSlots = 8192;
-    static constexpr std::size_t kMostKnownSets = 64;  ///< per PortBlock
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
-    // Adds to `cost` what the fetch cycles taken by B<cc>s not taken cost the block at `address`
-    // (models::speculation_delays()), replaying the code since the fetch queue's state was known,
-    // and returns what its own final B<cc>, not taken, costs the instruction after it. Keeps that
-    // code for the block it falls through to when it ends in a conditional branch.
-    std::uint32_t replay_speculation(std::uint32_t address, std::uint32_t size, std::span<const decode::Instruction> insns,
-                                     std::span<std::uint32_t> cost, std::span<const models::PortInstruction> code, bool refilled,
-                                     unsigned word_fetch);
-    // The instruction at `address` (past a block's end), if it can be read and decoded.
-    std::optional<decode::Instruction> instruction_at(std::uint32_t address) const;
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
                                std::span<const std::uint32_t> cost);
@@ -208,16 +161,6 @@ private:
     /// The IT instruction of an IT block that runs past the end of such a block, by the address
     /// that continues it.
     std::unordered_map<std::uint32_t, std::uint32_t> open_it_;
-    std::unordered_map<std::uint32_t, PortBlock> port_blocks_;
-    /// The code since the fetch queue's state was known (from its start: `refilled`, as for a
-    /// PortBlock), by the address a block ending in a conditional branch falls through to. No
-    /// code: the queue is taken to be full.
-    struct FetchRun {
-        std::vector<models::PortInstruction> code;
-        bool refilled = false;
-    };
-    std::unordered_map<std::uint32_t, FetchRun> fetch_runs_;
-    static constexpr std::size_t kLongestFetchRun = 24;  ///< instructions; beyond, the queue is taken to be full
 };
 
 }  // namespace emutrace::emu::detail

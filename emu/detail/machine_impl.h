@@ -118,7 +118,6 @@ void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, vo
 void on_ram_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 bool on_timed_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// A data read from a region that shares the fetch's port (user: the MachineState).
-void on_port_read(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 
 }  // namespace detail
 
@@ -191,12 +190,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         counters.fold = p.fold;
     }
     /// The counters as of the current block's data access to `device` at `address`: the block's
-    /// cycles are all counted when it starts, so take back those still to come. A load the block
-    /// counted as pipelined with a load to other memory costs its cycle back (silicon: ldr_reg).
-    nvic::CycleCounters counters_at_access(std::uint32_t address, const DeviceSlot& device);
-    /// A data read at `address` from a region sharing the fetch's port: charges what the current
-    /// block loses to the starved fetch with this read's instruction among those on the port.
-    void port_read(std::uint32_t address);
+    /// cycles are all counted when it starts, so take back those still to come.
+    nvic::CycleCounters counters_at_access(std::uint32_t address);
     /// r0-r12, sp or lr by its number in an instruction encoding (Unicorn numbers them apart).
     std::uint32_t core_register(int r) const { return uc.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR); }
     /// Where `access`, of the instruction at `insn_address`, goes with the current registers.
@@ -207,9 +202,6 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool access_covers(const decode::MemoryAccess& access, std::uint32_t insn_address, std::uint32_t address) const {
         return address - access_address(access, insn_address) < access.bytes;
     }
-    /// A load or store the block counted as pipelined behind the one before, which went to another
-    /// memory: it takes its cycle back, a load/store cycle (silicon: ldr_reg, stm_stmdb).
-    void pipeline_break() { ++counters.cycles, ++counters.lsu; }
     /// The first of `list` (the current block's accesses) from `from` on that covers `address`,
     /// or list.size(): accesses happen in program order, so a cursor tells two of one address apart.
     std::size_t next_access_covering(std::span<const BlockAccess> list, std::size_t from, std::uint32_t address) const;
@@ -326,27 +318,14 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t fallthrough = 1;
     std::uint32_t sequential = 1;  ///< the previous block's BlockInfo::sequential
     std::int32_t taken_extra = 0;
-    std::uint16_t exit_fetch = 0;  ///< the previous block's BlockInfo::ExitFetch flags
     /// While a device is being accessed: the counters as of that access (DeviceHost::now(), the DWT).
     std::optional<nvic::CycleCounters> access_counters;
     /// Data accesses of the current block already matched: they happen in program order, so two
     /// loads from one address in one block are told apart.
     std::uint32_t access_cursor = 0;
-    /// Instructions counted up to the last device access's: whether the one before an access was one.
-    std::uint64_t device_access_at = 0;
     /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
     /// until a code hook (a divide) fires in it, so the machine keeps its own.
     std::uint32_t block_pc = 1;
-    /// The current block's reads on the fetch's port (port_read): which block run they belong to
-    /// (counters.instructions, which every block raises), the instructions that made them, the
-    /// next access to match, words of the last one still to come, and what was charged.
-    struct PortRun {
-        std::uint64_t epoch = ~0ull;
-        std::uint64_t on_port = 0;
-        std::uint32_t cursor = 0;
-        std::uint32_t words_left = 0;
-        models::Starvation charged;
-    } port_run;
     std::uint64_t exceptions_taken = 0;
     bool fp_lazy_pending = false;         ///< FPCCR.LSPACT: an extended frame's FP area is reserved, not yet written
     bool fp_preserved_uncharged = false;  ///< it was written, found only at an entry or return: charged at the next return

@@ -23,8 +23,9 @@ namespace {
 // configurations, 515 of the 522 given (98.7%; issue 25's floor is 95%), 182 of the 182 held aside.
 // Raise them with the model.
 constexpr std::size_t kReachedExact = 697, kReachedGiven = 515;
-// The per-block model (--timing trm), fitted to every test here, given and held aside alike.
-constexpr std::size_t kPerBlockExact = 674;
+// The per-block model (--timing trm): the TRM tables only, fitted to none of these tests (silicon's
+// behaviour beyond the tables is the pipeline model's). What it reaches: 295 of 704.
+constexpr std::size_t kPerBlockExact = 295;
 
 int emutrace_status(const std::string& args, const TempDir& dir) {
     std::string cmd = emutrace_binary() + " " + args + " >" + dir.file("out") + " 2>" + dir.file("err");

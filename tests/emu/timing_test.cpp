@@ -11,7 +11,8 @@ using namespace emutrace;
 using namespace emutrace::test;
 
 // Both cycle models: the per-block costs (trm) and the pipeline components stepped cycle by cycle
-// (pipeline), which must agree on every measured sequence.
+// (pipeline). The figures below are the pipeline's, which follows silicon; the per-block model
+// gives the TRM tables' figures, and where those differ the test says so with the derivation.
 const emu::TimingMode kModels[] = {emu::TimingMode::Trm, emu::TimingMode::Pipeline};
 
 FirmwareRun run_with(const char* elf, emu::TimingMode model) {
@@ -72,7 +73,7 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
             {"ldrh_plus1", 2 + 2},
             {"str_plus3", 2 + 1 + 1},  // STR 1, the closing read waits for its data phase
             // Silicon (misspredicted_branch_sequences): a B<cc> not taken took a fetch cycle for its
-            // target. Here 3 by the fetch model (tests/models/fetch_port_test.cpp), over five blocks.
+            // target. Here 3 by the pipeline's fetch unit, over five blocks.
             {"bne_w_run", 2 + 1 + 4 * 1 + 1 + 3},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1, fetch 3
             // TBH to the next instruction: its entry's load, then the target's fetch once the data
             // is in (silicon: tbb_tbh); the table's address does not matter here (below it does).
@@ -82,7 +83,28 @@ TEST_CASE("timing: DWT_CYCCNT deltas equal the TRM-derived cycle counts, in both
             // P (silicon: control_flow/ldr_pc), to an aligned 16-bit target.
             {"pop_pc", 2 + (1 + 4) + 1 + 2},
         };
-        CHECK(timings(r.sink.text) == expected);
+        // The per-block model: the TRM tables, P = 2, where silicon differs.
+        const std::map<std::string, unsigned long> trm{
+            {"nop8", 2 + 8},  // the opening read has no base update: no NOP runs in its second cycle
+            // Loads pipeline behind a load whatever memory or device each goes to: the SRAM load
+            // behind the opening read 1, the closing read behind the last load 1.
+            {"ldr1", 1 + 1},
+            {"ldr4", 4 * 1 + 1},
+            {"ldr_plus1", 1 + 1},
+            {"ldr_plus2", 1 + 1},
+            {"ldrh_plus1", 1 + 1},
+            {"str4", 2 + 4 * 1},               // STR [Rn,#imm] always 1; the closing read, behind a store, 2
+            {"b_taken", 2 + (1 + 2)},          // B: 1 + P
+            {"bne_taken", 2 + 1 + 3},          // CMP 1, BNE taken 1 + P
+            {"udiv_b_page", 2 + 6 + 3},        // 100 / 7 6, B 1 + P
+            {"str_plus3", 2 + 1},              // STR 1, the closing read 2
+            {"bne_w_run", 2 + 1 + 4 * 1 + 1},  // CMP 1, 4 x BNE.W not taken 1, ORR.W 1
+            {"pop_pc", 2 + (1 + 4 + 2)},       // POP {r2-r4, pc}: 1 + N + P, N = 4
+        };
+        std::map<std::string, unsigned long> want = expected;
+        if (model == emu::TimingMode::Trm)
+            for (const auto& [name, cycles] : trm) want[name] = cycles;
+        CHECK(timings(r.sink.text) == want);
     }
 }
 
@@ -135,7 +157,11 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
             {"cpi_ldr_pc", 2},   // LDR pc: its refill P is CPI on the M3
             {"lsu_ldr_pc", 3},   // its second cycle and the closing read's
         };
-        CHECK(timings(r.sink.text, "counter") == expected);
+        // The per-block model: the TRM tables. B takes 1 + P, its P cycles CPI; the opening read
+        // has no base update, so the NOP behind it does not run in its second cycle, an LSU cycle.
+        std::map<std::string, unsigned long> want = expected;
+        if (model == emu::TimingMode::Trm) want["cpi_b"] = 2, want["lsu_ldr_nop"] = 2;
+        CHECK(timings(r.sink.text, "counter") == want);
     }
     // The M4 counts the refill after LDR pc as LSU (silicon: the CC2652's control_flow/ldr_pc
     // reads CPICNT 0), and any other stall behind a load or store, the wait for a fetch included.
@@ -148,11 +174,13 @@ TEST_CASE("timing: DWT CPICNT and LSUCNT read in the middle of a block split the
 }
 
 TEST_CASE("timing: the pipeline components run compiled code with interrupts and an RTOS to the same output as the block costs") {
-    // Not cycle for cycle (the models differ where silicon taught them differently), but within 2%
-    // over the whole run, with every exception entry and return, and the same firmware output.
+    // Not cycle for cycle: the per-block model is the TRM tables only, the pipeline follows silicon
+    // (a B from flash takes P there, 1 + P in the TRM; loads pipeline only within one memory), so
+    // they differ by up to 5% over a whole run (kernels: the pipeline 4.8% under). Within 6%, with
+    // every exception entry and return, and the same firmware output.
     for (const char* elf : {"kernels", "rtos"}) {
         CAPTURE(elf);
-        ModelRuns r = run_both_models(elf, "", 0.02);
+        ModelRuns r = run_both_models(elf, "", 0.06);
         CHECK(r.pipeline.result.exceptions == r.trm.result.exceptions);
         CHECK(r.pipeline.result.cycles > r.pipeline.result.instructions);
     }
@@ -225,7 +253,10 @@ TEST_CASE("timing: the pipeline model runs compiled library code (newlib, libgcc
     // its last, BLEQ, tests: whether that one runs shows only as it runs, never at the IT.
     for (const char* elf : {"libcalls", "libcalls_holdout_m3", "compute", "kernels"}) {
         CAPTURE(elf);
-        ModelRuns r = run_both_models(elf, "", 0.03);
+        // Within 10%, not 3%: a model stuck waiting costs far more, and the per-block model is
+        // now the TRM tables only, which the pipeline (silicon) undercuts by up to 8.1% here
+        // (compute: B, BL and BX take P from flash, 1 + P in the tables).
+        ModelRuns r = run_both_models(elf, "", 0.10);
         CHECK(r.pipeline.result.instructions == r.trm.result.instructions);
     }
 }
@@ -316,8 +347,10 @@ TEST_CASE("timing: the pipeline model stacks and unstacks as bus transfers, and 
         c.semihosting.cmdline = "tailchain";
         c.timing = emu::TimingMode::Trm;
     });
-    CHECK(r.result.cycles <= block.result.cycles + 8);
-    CHECK(r.result.cycles + 8 >= block.result.cycles);
+    // The same run in the per-block model, whose instructions take the TRM tables' cycles rather
+    // than silicon's (the pipeline's): within 3% over the run, the latencies being the same.
+    CHECK(r.result.cycles * 100 <= block.result.cycles * 103);
+    CHECK(r.result.cycles * 100 >= block.result.cycles * 97);
 }
 
 TEST_CASE("timing: flash wait states slow instruction fetch and flash data accesses") {
