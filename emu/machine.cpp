@@ -58,6 +58,27 @@ void check_stimuli(const MachineConfig& c) {
     }
 }
 
+// The memory map as the pipeline's feed sees it: each region's timing properties, whether code
+// there can change, whether it is a device's.
+std::vector<models::FeedRegion> feed_regions(const MemoryPlan& plan) {
+    std::vector<models::FeedRegion> out;
+    for (const auto& r : plan.memory) {
+        models::MemoryPort p;
+        p.port = models::MemorySystem::port_of(r.base);
+        p.wait_states = static_cast<std::uint8_t>(r.wait_states);
+        p.fetch_word_cycles = static_cast<std::uint8_t>(std::max(1u, static_cast<unsigned>(r.fetch_word_cycles)));
+        p.fetch_shares_data_port = r.shares_fetch_port;
+        p.times_unaligned = r.times_unaligned;
+        if (r.cache) {  // the flash behind the cache, with its line buffer, when the cache is off
+            p.line_bytes = static_cast<std::uint16_t>(r.cache->flash_line);
+            p.line_wait_states = r.cache->miss_cycles;
+            p.cached = true;
+        }
+        out.push_back({r.base, r.size, p, (r.access & AccessWrite) != 0, r.mmio});
+    }
+    return out;
+}
+
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
@@ -140,7 +161,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     bool pipelined_blocks = config.timing == TimingMode::Pipeline && per_block;
     uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(pipelined_blocks ? detail::on_pipelined_block : detail::on_block), this);
     if (config.timing == TimingMode::Pipeline) {
-        pipeline_feed.emplace(uc, plan, config.core, config.timing_cache, per_block);
+        pipeline_feed.emplace(uc, feed_regions(plan), config.core, config.timing_cache, per_block);
         pipeline_feed->pipeline().change().set_memory_mode(memory_mode);
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
         if (pipeline_feed->hooks_memory())

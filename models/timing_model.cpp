@@ -75,7 +75,7 @@ TimingModel::TimingModel(CoreKind core) : core_(core) {
     }
 }
 
-// The divider's behaviour, used by both cycle models (the pipeline through emu/detail/pipeline_feed):
+// The divider's behaviour, used by both cycle models (the pipeline through models/feed/pipeline_feed):
 // the TRMs give SDIV/UDIV only as "2-12 cycles"; how many was measured on an STM32F100
 // (docs/silicon.md, sdiv_udiv_timing: all 9,512 operand pairs). A zero dividend or divisor ends in
 // 2 cycles; a dividend with fewer significant bits than the divisor in
@@ -93,7 +93,7 @@ unsigned TimingModel::divide(std::uint32_t dividend, std::uint32_t divisor, bool
 }
 
 // The Cortex-M3's iterative long multiplier, used by both cycle models (the pipeline through
-// emu/detail/pipeline_feed): the TRM gives "3-5" (SMULL/UMULL) and "4-7" (SMLAL/UMLAL) with early
+// models/feed/pipeline_feed): the TRM gives "3-5" (SMULL/UMULL) and "4-7" (SMLAL/UMLAL) with early
 // termination by operand size; how many was measured on an STM32F100 (docs/silicon.md,
 // smull_umull_regression and smull_umull_smlal_umlal_dependencies), with CMEmu's rule for the
 // cases those tests leave open: the multiplier skips 16-bit halves of Rn and Rm that are zero. Each operand is L (bits 15:0 only

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "emu/detail/block_cache.h"
-#include "emu/detail/pipeline_feed.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
@@ -21,6 +20,7 @@
 #include "emu/semihosting.h"
 #include "emu/stimulus_schedule.h"
 #include "emutrace/steering.h"
+#include "models/feed/pipeline_feed.h"
 #include "models/timing_model.h"
 #include "trace/event_recorder.h"
 
@@ -267,8 +267,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     nvic::SystemControl* scs = nullptr;  ///< owned by config.devices
     UnicornCore uc;
     MemoryPlan plan;
-    std::optional<models::TimingModel> timing;  ///< none with TimingMode::None or Pipeline
-    std::optional<PipelineFeed> pipeline_feed;  ///< with TimingMode::Pipeline (in place: the block hook reaches it without a load)
+    std::optional<models::TimingModel> timing;          ///< none with TimingMode::None or Pipeline
+    std::optional<models::PipelineFeed> pipeline_feed;  ///< with TimingMode::Pipeline (in place: the block hook reaches it without a load)
     BlockCache blocks;
     trace::EventRecorder recorder;
     Semihosting semihosting;

@@ -61,6 +61,20 @@ void UnicornCore::add_hook(int type, void* callback, void* user, std::uint64_t b
     hooks_.push_back(h);
 }
 
+std::uint32_t UnicornCore::core_register(unsigned r) const {
+    return reg(r < 13 ? UC_ARM_REG_R0 + static_cast<int>(r) : r == 13 ? UC_ARM_REG_SP : r == 14 ? UC_ARM_REG_LR : UC_ARM_REG_PC);
+}
+
+void UnicornCore::on_before(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    const auto& call = *static_cast<const BeforeCall*>(user);
+    call.before(call.context, static_cast<std::uint32_t>(address));
+}
+
+void UnicornCore::call_before(std::uint32_t address, Before before, void* context) {
+    before_calls_.push_back(std::make_unique<BeforeCall>(BeforeCall{before, context}));
+    add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_before), before_calls_.back().get(), address, address);
+}
+
 void UnicornCore::remove_cache(std::uint32_t begin, std::uint32_t end) {
     CHECKED(uc_ctl_remove_cache(uc_, begin, end), "dropping translated code");
 }

@@ -5,10 +5,13 @@
 #include <unicorn/unicorn.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "models/feed/running_core.h"
 
 namespace emutrace::emu::detail {
 
@@ -21,7 +24,7 @@ private:
     uc_err err_;
 };
 
-class UnicornCore {
+class UnicornCore final : public models::RunningCore {
 public:
     /// Opens a Thumb M-class engine and selects the CPU model before any mapping (Unicorn
     /// silently falls back to Cortex-M33 when the model is set after uc_mem_map).
@@ -51,9 +54,22 @@ public:
     uc_err start(std::uint32_t begin, std::uint32_t until);
     void stop();
 
+    // models::RunningCore: what a cycle model's feed reads and asks for.
+    std::uint32_t core_register(unsigned r) const override;
+    std::uint32_t program_status() const override { return reg(UC_ARM_REG_XPSR); }
+    bool read_code(std::uint32_t address, std::span<std::uint8_t> out) const override { return read_memory(address, out); }
+    void call_before(std::uint32_t address, Before before, void* context) override;
+    void retranslate(std::uint32_t begin, std::uint32_t end) override { remove_cache(begin, end); }
+
 private:
+    struct BeforeCall {
+        Before before;
+        void* context;
+    };
+    static void on_before(uc_engine*, std::uint64_t address, std::uint32_t, void* user);
     uc_engine* uc_ = nullptr;
     std::vector<uc_hook> hooks_;
+    std::vector<std::unique_ptr<BeforeCall>> before_calls_;  ///< call_before's, where their hooks point
 };
 
 }  // namespace emutrace::emu::detail

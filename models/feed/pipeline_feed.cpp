@@ -1,29 +1,14 @@
-#include "emu/detail/pipeline_feed.h"
-
-#include <unicorn/unicorn.h>
+#include "models/feed/pipeline_feed.h"
 
 #include <cstdlib>
 
-namespace emutrace::emu::detail {
+namespace emutrace::models {
 namespace {
 
-models::MemorySystem memory_system(const MemoryPlan& plan) {
-    std::vector<models::MemorySystem::Region> regions;
-    for (const auto& r : plan.memory) {
-        models::MemoryPort p;
-        p.port = models::MemorySystem::port_of(r.base);
-        p.wait_states = static_cast<std::uint8_t>(r.wait_states);
-        p.fetch_word_cycles = static_cast<std::uint8_t>(std::max(1u, static_cast<unsigned>(r.fetch_word_cycles)));
-        p.fetch_shares_data_port = r.shares_fetch_port;
-        p.times_unaligned = r.times_unaligned;
-        if (r.cache) {  // the flash behind the cache, with its line buffer, when the cache is off
-            p.line_bytes = static_cast<std::uint16_t>(r.cache->flash_line);
-            p.line_wait_states = r.cache->miss_cycles;
-            p.cached = true;
-        }
-        regions.push_back({r.base, r.size, p});
-    }
-    return models::MemorySystem(std::move(regions));
+MemorySystem memory_system(const std::vector<FeedRegion>& regions) {
+    std::vector<MemorySystem::Region> out;
+    for (const auto& r : regions) out.push_back({r.base, r.size, r.port});
+    return MemorySystem(std::move(out));
 }
 
 // The condition field of a B<cc> (T1: 1101 cccc; T3: 11110 s cccc in the first halfword), or 14.
@@ -36,11 +21,12 @@ unsigned branch_condition(const std::array<std::uint8_t, 4>& b) {
 
 }  // namespace
 
-PipelineFeed::PipelineFeed(UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached, bool per_block)
-    : uc_(uc), plan_(plan), per_block_(per_block), core_(core), memory_(memory_system(plan)), operands_(core.kind) {
+PipelineFeed::PipelineFeed(RunningCore& cpu, std::vector<FeedRegion> regions, const models::CoreSpec& core, bool cached, bool per_block)
+    : cpu_(cpu), regions_(std::move(regions)), per_block_(per_block), core_(core), memory_(memory_system(regions_)), operands_(core.kind) {
     // Memories that differ in timing make a data access's memory worth a hook on every access.
-    for (const auto& r : plan.memory)
-        hooks_memory_ |= per_block && !r.mmio && (r.wait_states || r.times_unaligned || r.shares_fetch_port || r.fetch_word_cycles > 1);
+    for (const auto& r : regions_)
+        hooks_memory_ |=
+            per_block && !r.device && (r.port.wait_states || r.port.times_unaligned || r.port.fetch_shares_data_port || r.port.fetch_word_cycles > 1);
     // A debugging aid for the model itself (docs/timing.md): every cycle's stages on stderr, which
     // needs every cycle stepped.
     bool trace = std::getenv("EMUTRACE_PIPELINE_TRACE") != nullptr;
@@ -52,8 +38,9 @@ void PipelineFeed::set(Code& c, const decode::Instruction& insn) const {
     c.insn = insn;
     c.cls = models::classify(insn);
     c.valid = true;
-    const MemoryRegion* region = region_at(plan_, insn.address);
-    c.writable = !region || (region->access & AccessWrite);
+    c.writable = true;
+    for (const auto& r : regions_)
+        if (insn.address - r.base < r.size) c.writable = r.writable;
 }
 
 const PipelineFeed::Code& PipelineFeed::code_at(std::uint32_t address, bool check) {
@@ -62,7 +49,7 @@ const PipelineFeed::Code& PipelineFeed::code_at(std::uint32_t address, bool chec
     // memory each time it runs (a program that copies code there, then runs it).
     if (it != code_.end() && (!check || !it->second.writable)) return it->second;
     std::array<std::uint8_t, 4> bytes{};
-    bool readable = uc_.read_memory(address, bytes) || uc_.read_memory(address, std::span(bytes).first(2));
+    bool readable = cpu_.read_code(address, bytes) || cpu_.read_code(address, std::span(bytes).first(2));
     if (it != code_.end() && it->second.bytes == bytes) return it->second;
     Code c;
     c.bytes = bytes;
@@ -79,13 +66,13 @@ const PipelineFeed::Code& PipelineFeed::code_at(std::uint32_t address, bool chec
 void PipelineFeed::decode_it_block(std::uint32_t it) {
     std::array<std::uint8_t, 2 + 4 * 4> bytes{};
     std::size_t n = bytes.size();
-    while (n > 2 && !uc_.read_memory(it, std::span(bytes).first(n))) n -= 2;
+    while (n > 2 && !cpu_.read_code(it, std::span(bytes).first(n))) n -= 2;
     auto block = decoder_.decode(std::span(bytes).first(n), it);
     for (std::size_t k = 1; k < block.size() && k <= decode::it_block_length(block.front()); ++k) {
         Code c;
         std::size_t at = block[k].address - it;
         for (std::size_t b = 0; b < 4 && at + b < n; ++b) c.bytes[b] = bytes[at + b];
-        if (block[k].size == 2) c.bytes[2] = c.bytes[3] = 0, uc_.read_memory(block[k].address + 2, std::span(c.bytes).subspan(2));
+        if (block[k].size == 2) c.bytes[2] = c.bytes[3] = 0, cpu_.read_code(block[k].address + 2, std::span(c.bytes).subspan(2));
         set(c, block[k]);
         if (!code_.insert_or_assign(block[k].address, std::move(c)).second) pipeline_->forget();
     }
@@ -100,11 +87,11 @@ const models::ClassifiedInstruction* PipelineFeed::instruction_at(std::uint32_t 
 }
 
 std::uint32_t PipelineFeed::core_register(int r) const {
-    return uc_.reg(r < 13 ? UC_ARM_REG_R0 + r : r == 13 ? UC_ARM_REG_SP : r == 14 ? UC_ARM_REG_LR : UC_ARM_REG_PC);
+    return cpu_.core_register(static_cast<unsigned>(r));
 }
 
 bool PipelineFeed::condition_passes(unsigned cond) const {
-    std::uint32_t psr = uc_.reg(UC_ARM_REG_XPSR);
+    std::uint32_t psr = cpu_.program_status();
     bool n = psr >> 31 & 1, z = psr >> 30 & 1, c = psr >> 29 & 1, v = psr >> 28 & 1;
     bool result = true;
     switch (cond >> 1) {
@@ -148,7 +135,7 @@ void PipelineFeed::executes(std::uint32_t pc) {
     const models::ClassifiedInstruction& c = code->cls;
     models::InstructionFacts f;
     f.pc = pc;
-    f.lr = uc_.reg(UC_ARM_REG_LR);
+    f.lr = cpu_.core_register(14);
     auto reg = [this](int r) { return core_register(r); };
     if (c.memory_access()) f.data_address = decode::effective_address(insn.memory, pc, reg);
     switch (c.kind) {
@@ -173,4 +160,4 @@ void PipelineFeed::executes(std::uint32_t pc) {
     pipeline_->executes(f);
 }
 
-}  // namespace emutrace::emu::detail
+}  // namespace emutrace::models

@@ -1,5 +1,5 @@
 #pragma once
-// Feeds the component pipeline (models/pipeline) from Unicorn with what only execution tells:
+// Feeds the component pipeline (models/pipeline) from the running core with what only execution tells:
 // which instructions ran, where each branch went, the data addresses, operand-dependent cycles.
 // It also serves the pipeline's fetch and decode stages the static instructions they look ahead
 // at. Used with TimingMode::Pipeline, where it replaces the per-block costs.
@@ -20,21 +20,29 @@
 #include <vector>
 
 #include "decode/instruction_decoder.h"
-#include "emu/detail/unicorn_core.h"
-#include "emu/memory_map.h"
 #include "models/core.h"
+#include "models/feed/running_core.h"
 #include "models/instruction_class.h"
 #include "models/memory_system.h"
 #include "models/pipeline/cached_pipeline.h"
 #include "models/timing_model.h"
 
-namespace emutrace::emu::detail {
+namespace emutrace::models {
+
+/// A memory region as the feed sees it: its timing, and whether code there can change.
+struct FeedRegion {
+    std::uint32_t base = 0, size = 0;
+    MemoryPort port;
+    bool writable = false;  ///< a store can change code there: compared with memory when it runs
+    bool device = false;    ///< a device's registers, not memory
+};
 
 class PipelineFeed final : public models::CodeView {
 public:
     /// `cached`: through the block-cost cache (timing_cache); off, every instruction is stepped.
     /// `per_block`: facts per block (else a code hook calls executes() for every instruction).
-    PipelineFeed(UnicornCore& uc, const MemoryPlan& plan, const models::CoreSpec& core, bool cached, bool per_block);
+    /// `regions`: the board's memory map; an address in none of them is taken to be writable.
+    PipelineFeed(RunningCore& cpu, std::vector<FeedRegion> regions, const models::CoreSpec& core, bool cached, bool per_block);
 
     const models::ClassifiedInstruction* instruction_at(std::uint32_t address) override;
     /// Per instruction: the instruction at `pc` is about to run, with the registers as they are now.
@@ -173,10 +181,10 @@ private:
     std::size_t instruction_of_access(std::uint32_t address);  // the current block's, by count or by registers
     std::uint32_t predicted_address(const Code& c);
     std::uint8_t site_fact(std::uint32_t pc) const;
-    static void on_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+    static void on_site(void* self, std::uint32_t address);
 
-    UnicornCore& uc_;
-    const MemoryPlan& plan_;
+    RunningCore& cpu_;
+    std::vector<FeedRegion> regions_;
     bool per_block_;
     bool hooks_memory_ = false;
     std::unordered_map<std::uint32_t, Block> blocks_;
@@ -226,4 +234,4 @@ private:
     std::optional<models::CachedPipeline> pipeline_;  // in place: the hot path reaches it without a load
 };
 
-}  // namespace emutrace::emu::detail
+}  // namespace emutrace::models

@@ -4,11 +4,9 @@
 // memories apart, or from the instruction. The facts of a block are handed to the pipeline when
 // the machine needs its counts (the next block, a device access, an exception), through the
 // block-cost cache.
-#include <unicorn/unicorn.h>
+#include "models/feed/pipeline_feed.h"
 
-#include "emu/detail/pipeline_feed.h"
-
-namespace emutrace::emu::detail {
+namespace emutrace::models {
 namespace {
 
 using models::InstructionClass;
@@ -82,8 +80,8 @@ bool PipelineFeed::it_outcome_times(const Code& it) {
                                              after.valid ? &after.cls : nullptr, core_.pipeline);
 }
 
-void PipelineFeed::on_site(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
-    static_cast<PipelineFeed*>(user)->site_runs(static_cast<std::uint32_t>(address));
+void PipelineFeed::on_site(void* self, std::uint32_t address) {
+    static_cast<PipelineFeed*>(self)->site_runs(address);
 }
 
 bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) {
@@ -92,11 +90,11 @@ bool PipelineFeed::block_starts_slow(std::uint32_t address, std::uint32_t size) 
         bool added = false;
         for (const Code* c : b.code) {
             if (!site_at(*c) || !hooked_sites_.insert(c->cls.address).second) continue;
-            uc_.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_site), this, c->cls.address, c->cls.address);
+            cpu_.call_before(c->cls.address, on_site, this);
             added = true;
         }
         if (added) {  // translated before its hooks existed: translate it again and start it over
-            uc_.remove_cache(address, address + size);
+            cpu_.retranslate(address, address + size);
             return false;
         }
     }
@@ -164,7 +162,7 @@ std::uint8_t PipelineFeed::site_fact(std::uint32_t pc) const {
 
 std::uint32_t PipelineFeed::predicted_address(const Code& c) {
     if (c.insn.memory.base == 15) return decode::effective_address(c.insn.memory, c.cls.address, [](int) { return 0u; });
-    if (!stack_) stack_ = (uc_.reg(UC_ARM_REG_SP) & ~3u) - 4;
+    if (!stack_) stack_ = (cpu_.core_register(13) & ~3u) - 4;
     return stack_;
 }
 
@@ -260,7 +258,7 @@ std::uint32_t PipelineFeed::lr_fact(Block& b, std::size_t end, std::uint32_t suc
         wants = lr_branch_near(to_end ? b.address + b.size : b.code[end]->cls.address);
     }
     lr_read_ = wants;
-    return wants ? uc_.reg(UC_ARM_REG_LR) : 0;
+    return wants ? cpu_.core_register(14) : 0;
 }
 
 void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr) {
@@ -340,4 +338,4 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
     pipeline_->run(key, give, this, named ? &b : nullptr, run_exit(b, successor));
 }
 
-}  // namespace emutrace::emu::detail
+}  // namespace emutrace::models
