@@ -5,7 +5,6 @@
 #include "trace/event.h"
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 namespace emutrace::emu::detail {
@@ -51,79 +50,27 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             std::erase_if(insns, [address](const decode::Instruction& i) { return i.address < address; });
         }
     }
-    // Per-instruction costs (one each with the timing model off), then the fetch wait states.
+    // The block's cycles (models/block_costs.h): one each with the timing model off, none here
+    // when the pipeline counts them. A block that continues one Unicorn ended without a branch
+    // costs its first instruction after that one (a load pipelined behind the load there, say).
     const MemoryRegion* region = region_at(plan_, address);
-    std::vector<std::uint32_t> cost(insns.size(), 1);
-    // A block that continues one Unicorn ended without a branch costs its first instruction after
-    // that one (a load pipelined behind the load there, say).
     auto continued = continued_from_.find(address);
-    const decode::Instruction* previous = continued == continued_from_.end() ? nullptr : &continued->second;
-    const decode::Instruction* const first_previous = previous;
-    int entry_delta = 0;  // the first instruction's cost when entered by a branch, less its cost here
-    // An instruction in an IT block that fails its condition takes TimingModel::skipped(). The
-    // block counts that; a hook adds the difference when it runs.
-    // Of each cost, the DWT counts the load/store cycles in LSUCNT and a folded IT in FOLDCNT.
-    std::vector<int> executed_extra(insns.size(), 0);
-    std::vector<std::uint32_t> lsu(insns.size(), 0), fold(insns.size(), 0);
-    std::vector<bool> overlapped(insns.size(), false);  // the next instruction runs in this load's second cycle
-    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) {
-        cost[i] = timing_->instruction(insns[i], previous);
-        bool skippable = insns[i].conditional && !decode::is_conditional_branch(insns[i]);
-        if (unsigned skip = models::TimingModel::skipped(); skippable && cost[i] != skip) {
-            executed_extra[i] = static_cast<int>(cost[i]) - static_cast<int>(skip);
-            cost[i] = skip;
-        }
-        if (i == 0 && previous) {
-            unsigned alone = timing_->instruction(insns[0], nullptr);
-            entry_delta = static_cast<int>(skippable ? std::min(alone, models::TimingModel::skipped()) : alone) - static_cast<int>(cost[0]);
-        }
-        if (i > 0 && cost[i - 1] > 1 && !executed_extra[i - 1] && timing_->overlaps_load(insns[i], &insns[i - 1])) {
-            overlapped[i - 1] = true;
-            --cost[i - 1];
-            const decode::Instruction* before = i > 1 ? &insns[i - 2] : first_previous;
-            info.lsu = static_cast<std::uint16_t>(info.lsu - lsu[i - 1]);
-            lsu[i - 1] = timing_->lsu_cycles(insns[i - 1], cost[i - 1], before);
-            info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i - 1]);
-        }
-        lsu[i] = timing_->lsu_cycles(insns[i], cost[i], previous);
-        fold[i] = timing_->folded(insns[i], previous);
-        info.lsu = static_cast<std::uint16_t>(info.lsu + lsu[i]);
-        info.fold = static_cast<std::uint16_t>(info.fold + fold[i]);
-        previous = &insns[i];
+    const decode::Instruction* first_previous = continued == continued_from_.end() ? nullptr : &continued->second;
+    models::BlockCosts costs =
+        models::block_costs(timing_, insns, first_previous, info.instructions, size, timing_ && region ? fetch_wait(*region) : 0);
+    if (timed_by_pipeline_) {
+        info.flags |= BlockInfo::Deferred;
+        costs.cycles = 0;
+        for (auto& a : costs.accesses) a.cycles_after = 0;
     }
-    std::vector<bool> pipelined(insns.size(), false);  // a load counted as pipelined behind the load before
-    for (std::size_t i = 0; timing_ && i < insns.size(); ++i) pipelined[i] = timing_->pipelined_load(insns[i], i ? &insns[i - 1] : first_previous);
-    info.cycles = timed_by_pipeline_ ? 0 : info.instructions;
-    if (timed_by_pipeline_) info.flags |= BlockInfo::Deferred;
-    if (timing_) {
-        // Each fetched word's wait (fetch_wait()); a taken branch's refill waits for its target's word.
-        std::uint32_t wait = region ? fetch_wait(*region) : 0;
-        info.cycles = std::accumulate(cost.begin(), cost.end(), 0u) + wait * ((size + 3) / 4);
-        int taken = insns.empty() ? 0 : timing_->taken_extra(insns.back());
-        info.taken_extra = static_cast<std::int16_t>(taken + static_cast<int>(wait));
-        info.branch_in_extra = static_cast<std::int8_t>(entry_delta);
-    }
-    // A device sees an access in the instruction's last cycle, its data phase: a load pipelined
-    // behind another reads one cycle after it (silicon: ldr; ldr from DWT_CYCCNT differ by 1). The
-    // DWT's event counters have counted the accessing instruction by then, but not an LSU cycle
-    // in its data phase: whether the next instruction runs in it is settled only after the read
-    // (silicon: cbz_deps, a DWT read whose data phase a NOP runs in counts no LSU cycle).
-    std::uint32_t before = 0, lsu_before = 0, fold_before = 0;
-    // A load's data phase that no instruction runs in is still to come: the last of a pipelined
-    // run of loads, which may have started in the block before.
-    bool data_phase_pending = first_previous && first_previous->memory.mode != decode::MemoryAccess::Mode::None;
-    for (std::size_t i = 0; i < insns.size(); ++i) {
-        before += cost[i];
-        lsu_before += lsu[i];
-        fold_before += fold[i];
-        if (insns[i].memory.mode == decode::MemoryAccess::Mode::None) continue;
-        // A load whose data phase the next instruction overlaps reads when it would have alone.
-        std::uint32_t data_phase = before - (overlapped[i] ? 0 : 1);
-        data_phase_pending = !overlapped[i] && (pipelined[i] ? data_phase_pending : lsu[i] > 0);
-        BlockAccess::Remaining left{info.cycles - std::min(info.cycles, data_phase), info.instructions - static_cast<std::uint32_t>(i + 1),
-                                    info.lsu - lsu_before + (data_phase_pending ? 1 : 0), info.fold - fold_before};
-        accesses_[address].push_back({insns[i].address, insns[i].memory, left});
-    }
+    info.cycles = costs.cycles;
+    info.lsu = static_cast<std::uint16_t>(costs.lsu_total);
+    info.fold = static_cast<std::uint16_t>(costs.fold_total);
+    info.taken_extra = static_cast<std::int16_t>(costs.taken_extra);
+    info.branch_in_extra = static_cast<std::int8_t>(costs.branch_in_extra);
+    for (const auto& a : costs.accesses)
+        accesses_[address].push_back(
+            {insns[a.instruction].address, insns[a.instruction].memory, {a.cycles_after, a.instructions_after, a.lsu_after, a.fold_after}});
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         const decode::Instruction& insn = insns[i];
@@ -135,10 +82,9 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
             site.first = static_cast<std::uint16_t>(code[at] | code[at + 1] << 8);
             site.second = static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8);
         }
-        if (executed_extra[i]) {
-            site.executed_extra = static_cast<std::int8_t>(std::clamp(executed_extra[i], -128, 127));
-            if (executed_extra[i] > 0)
-                site.executed_extra_lsu = static_cast<std::uint8_t>(timing_->lsu_cycles(insn, static_cast<unsigned>(executed_extra[i]) + 1));
+        if (costs.executed_extra[i]) {
+            site.executed_extra = static_cast<std::int8_t>(std::clamp(costs.executed_extra[i], -128, 127));
+            site.executed_extra_lsu = costs.executed_extra_lsu[i];
         }
         if (site.first || site.executed_extra) sites.push_back(site);
         if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
@@ -178,7 +124,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (info.exit && !insns.back().target) info.exit |= BlockInfo::kIndirectExit;
     }
     // Last: the final part takes the block's waypoint (info.end), which a PFT encoder reads.
-    split_at_trace_points(info, code, insns, cost);
+    split_at_trace_points(info, code, insns, costs.cost);
     return blocks_[key] = info;
 }
 

@@ -14,6 +14,7 @@
 #include "decode/symbol_table.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/memory_map.h"
+#include "models/block_costs.h"
 #include "models/core.h"
 #include "models/timing_model.h"
 
