@@ -57,6 +57,14 @@ void DeviceSlot::set_memory_mode(const models::MemoryMode& mode) {
     if (machine->pipeline_feed) machine->pipeline_feed->pipeline().change().set_memory_mode(mode);
 }
 
+void MachineState::auxiliary_control(std::uint32_t actlr) {
+    // ACTLR.DISDEFWBUF (bit 1) and DISFOLD (bit 2): the pipeline settles what was given and goes
+    // on with them (its saved states carry them in their key). The per-block model keeps the TRM's.
+    if (!pipeline_feed) return;
+    models::Pipeline::CoreControl control{.write_buffer = !(actlr & 2u), .fold_it = !(actlr & 4u)};
+    pipeline_feed->pipeline().change().set_core_control(control);
+}
+
 namespace {
 
 // The cycle a block about to run starts at: the previous block's final branch was taken if this

@@ -133,6 +133,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::uint32_t current_exception() const override { return uc.reg(UC_ARM_REG_IPSR) & 0x1FF; }
     void exceptions_changed() override { next_check = 0; }
     void reset_requested() override;
+    void auxiliary_control(std::uint32_t actlr) override;
     // StimulusTarget
     void raise_irq(int irq) override;
     void set_device_register(const std::string& device, const std::string& name, std::uint32_t value) override;

@@ -237,7 +237,10 @@ void SystemControl::write_word(std::uint32_t off, std::uint32_t value, std::uint
     if (off >= IPR && off < IPR_END) return write_priorities(kFirstIrq + static_cast<int>(off - IPR));
     if (off >= SHPR1 && off < SHPR3_END) return write_priorities(static_cast<int>(off - SHPR1 + 4));
     switch (off) {
-        case ACTLR: actlr_ = value; return;
+        case ACTLR:
+            actlr_ = value;
+            if (scs_host_) scs_host_->auxiliary_control(value);
+            return;
         case ICSR: write_icsr(value); return;
         case VTOR: set_vtor(value); return;
         case AIRCR:

@@ -25,6 +25,8 @@ public:
     virtual void exceptions_changed() = 0;
     /// AIRCR.SYSRESETREQ was written.
     virtual void reset_requested() = 0;
+    /// ACTLR was written (DISDEFWBUF, DISFOLD: what the core's timing follows).
+    virtual void auxiliary_control(std::uint32_t actlr) = 0;
 };
 
 /// Fault status bits (CFSR: MMFSR [7:0], BFSR [15:8], UFSR [31:16]; HFSR).

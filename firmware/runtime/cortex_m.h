@@ -54,6 +54,7 @@ static inline void nvic_clear_pending(unsigned irq) { NVIC_ICPR[irq >> 5] = 1u <
 static inline void nvic_set_priority(unsigned irq, uint8_t prio) { NVIC_IPR[irq] = prio; }
 
 /* ---- System Control Block (B3.2) ---- */
+#define SCB_ACTLR REG32(0xE000E008u) /* DISDEFWBUF bit 1, DISFOLD bit 2 */
 #define SCB_CPUID REG32(0xE000ED00u)
 #define SCB_ICSR REG32(0xE000ED04u)
 #define SCB_VTOR REG32(0xE000ED08u)

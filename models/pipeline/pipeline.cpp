@@ -53,10 +53,11 @@ Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& mem
 Pipeline::Pipeline(const Pipeline& other)
     : p_(other.p_), code_(other.code_), bus_(other.bus_), fetch_(other.fetch_), cycle_(other.cycle_), decoded_(other.decoded_), x_(other.x_),
       facts_(other.facts_), last_given_(other.last_given_), last_given_insn_(other.last_given_insn_), address_ready_(other.address_ready_),
-      previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), decoded_link_(other.decoded_link_), it_block_(other.it_block_),
-      lsu_next_address_(other.lsu_next_address_), history_(other.history_), lr_(other.lr_), store_data_end_(other.store_data_end_),
-      last_was_lsu_(other.last_was_lsu_), refill_from_(other.refill_from_), decode_not_before_(other.decode_not_before_),
-      lsu_until_(other.lsu_until_), counters_(other.counters_), given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
+      previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), control_(other.control_), decoded_link_(other.decoded_link_),
+      it_block_(other.it_block_), lsu_next_address_(other.lsu_next_address_), history_(other.history_), lr_(other.lr_),
+      store_data_end_(other.store_data_end_), last_was_lsu_(other.last_was_lsu_), refill_from_(other.refill_from_),
+      decode_not_before_(other.decode_not_before_), lsu_until_(other.lsu_until_), counters_(other.counters_),
+      given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
     fetch_.attach(bus_);
 }
 
@@ -391,6 +392,7 @@ bool Pipeline::step() {
     // whose last address phase goes out now leaves execute with it (its data phase runs on in the
     // write buffer), unless the fetch competes for that bus this cycle.
     bool store_leaves = wants_data && x_.transfers_left == 1 && !x_.waits_for_data && bus_.may_grant(Master::Data, data_address, c) &&
+                        (control_.write_buffer || bus_.port(data_address).wait_states == 0) &&
                         !(bus_.port(data_address).port == BusPort::System && bus_.port(fetch_.next_word()).port == BusPort::System);
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
@@ -409,7 +411,7 @@ bool Pipeline::step() {
 // decode (CMEmu: Decode::run_decode re-runs the folded-instruction phase each cycle).
 void Pipeline::fold_late_it() {
     Decoded& d = *decoded_;
-    if (!p_.fold_it || d.folded_it || d.epoch != fetch_.epoch() || !folds_it(*d.insn)) return;
+    if (!p_.fold_it || !control_.fold_it || d.folded_it || d.epoch != fetch_.epoch() || !folds_it(*d.insn)) return;
     const ClassifiedInstruction* next = code_->instruction_at(d.insn->address + 2);
     d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(d.insn->address + 2, 2);
 }
@@ -422,7 +424,7 @@ void Pipeline::decode(std::uint64_t c) {
     d.insn = i;
     d.decoded_at = c;
     d.epoch = fetch_.epoch();
-    if (p_.fold_it && folds_it(*i)) {
+    if (p_.fold_it && control_.fold_it && folds_it(*i)) {
         const ClassifiedInstruction* next = code_->instruction_at(i->address + 2);
         d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(i->address + 2, 2);
     }
@@ -600,7 +602,9 @@ void Pipeline::issue_transfers(std::uint64_t c) {
         }
     }
     if (x_.transfers_left) return;
-    x_.busy_until = x_.waits_for_data ? g.data_end : c;
+    // Without the write buffer (ACTLR.DISDEFWBUF) a store holds execute through its data phase's
+    // wait states; its last cycle overlaps the next instruction as it does behind a load.
+    x_.busy_until = x_.waits_for_data ? g.data_end : i.store && !control_.write_buffer ? std::max(c, g.data_end - 1) : c;
     if (i.kind == InstructionClass::TableBranch) {
         lsu_until_ = g.data_end + 1;  // then the adder forms the target: CPI
         x_.redirect_at = g.data_end + 2;

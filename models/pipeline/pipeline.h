@@ -85,6 +85,13 @@ public:
 
     /// The memory system's run-time switches from the next transfer on (BusMatrix::set_mode).
     void set_memory_mode(const MemoryMode& mode) { bus_.set_mode(mode); }
+    /// What the core's auxiliary control register (ACTLR) sets, as the firmware wrote it.
+    struct CoreControl {
+        bool write_buffer = true;  ///< clear DISDEFWBUF: a store leaves execute with its address phase
+        bool fold_it = true;       ///< clear DISFOLD: an IT may fold into the instruction before it
+        bool operator==(const CoreControl&) const = default;
+    };
+    void set_core_control(const CoreControl& control) { control_ = control; }
     const MemoryMode& memory_mode() const { return bus_.mode(); }
     /// Lets the instructions already given finish, then `cycles` pass with the pipeline empty.
     void drain_and_wait(std::uint64_t cycles);
@@ -191,6 +198,7 @@ private:
     const ClassifiedInstruction* last_given_insn_ = nullptr;
     std::array<std::uint64_t, 16> address_ready_{};  ///< per register: the cycle the AGU can use it
     bool previous_decoded_writes_lr_ = false;
+    CoreControl control_;
     std::uint32_t decoded_link_ = 0;  ///< the instruction decoded last is a BL or BLX linking here (0: not)
     struct ItBlock {
         std::uint32_t first = 1;  ///< the first instruction it makes conditional
