@@ -43,6 +43,7 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     const MemoryPort& p = memory_->at(address);
     std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(master, p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
+    s.ready_from = data_end > at + 1 ? data_end : 0;
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;
     if (master == Master::Fetch) fetch_next_issue_ = at + 1;
@@ -56,6 +57,12 @@ unsigned BusMatrix::line_buffer_wait(Master master, const MemoryPort& port, std:
     if (mode_.line_buffers && line == buffered) return 0;
     buffered = mode_.line_buffers ? line : 0;
     return port.line_wait_states;
+}
+
+bool BusMatrix::waits_for_ready(Master master, std::uint32_t address, std::uint64_t cycle) const {
+    const State& s = state_[interface_of(master, address)];
+    std::uint64_t at = presented(master, address, cycle);
+    return at < s.ready_from;
 }
 
 void BusMatrix::drop_held_fetch(std::uint64_t cycle) {

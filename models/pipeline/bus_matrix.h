@@ -32,6 +32,9 @@ public:
     /// this cycle (requests are made before grants: request(), then grant()).
     void request(Master master, std::uint32_t address, std::uint64_t cycle);
     bool may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const;
+    /// Whether an address `master` presents for `address` in `cycle` waits because the
+    /// interface's data phase is in wait states (AHB HREADY low): the master must hold it.
+    bool waits_for_ready(Master master, std::uint32_t address, std::uint64_t cycle) const;
     /// Takes the interface for one transfer issued in `cycle` (an LDM asks once a word); `write`:
     /// a buffered write, which holds fetches off the interface until its data phase ends.
     Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
@@ -51,14 +54,16 @@ public:
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
         for (const State& s : state_)
-            out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write)});
+            out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write),
+                                   cycle(s.ready_from)});
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
         out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
     void shift(Shift shift) {
-        for (State& s : state_) shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write);
+        for (State& s : state_)
+            shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write), shift(s.ready_from);
         shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before);
     }
 
@@ -73,6 +78,7 @@ private:
         std::uint64_t requested_in = ~0ull;     ///< the cycle they were made in
         std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
         std::uint64_t fetch_after_write = 0;    ///< a buffered write holds fetches off until its data phase ends
+        std::uint64_t ready_from = 0;           ///< the data phase in progress is in wait states until then
     };
     const MemorySystem* memory_;
     std::array<State, kInterfaces> state_{};

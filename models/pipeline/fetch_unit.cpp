@@ -17,12 +17,14 @@ unsigned FetchUnit::free_slots() const {
     return allocated >= kQueueSlots ? 0 : kQueueSlots - allocated;
 }
 
-void FetchUnit::redirect(std::uint32_t address, bool hold) {
+void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented) {
     address &= ~1u;
     hold_next_ = hold;
     held_ = false;
     ++epoch_;
     for (auto& f : in_flight_) f.dropped = true;
+    committed_ = after_presented ? waiting_ : 0;
+    waiting_ = 0;
     head_ = end_ = address;
     next_ = address & ~3u;
     skip_next_ = (address & 2) != 0;
@@ -70,20 +72,39 @@ void FetchUnit::receive(std::uint64_t cycle) {
 
 void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     requested_ = false;
+    if (committed_) {
+        bus_->request(Master::Fetch, committed_ - 1, cycle);
+        requested_ = true;
+        return;
+    }
     if (speculation_pending_) {
         bus_->request(Master::Fetch, speculation_target_ & ~3u, cycle);
         requested_ = true;
         return;
     }
-    if (disabled_ || held_ || free_slots() + advancing < 2) return;
+    if (disabled_ || held_ || free_slots() + advancing < 2) {
+        waiting_ = 0;
+        return;
+    }
     bus_->request(Master::Fetch, next_, cycle);
     requested_ = true;
 }
 
 void FetchUnit::issue(std::uint64_t cycle) {
     if (!requested_) return;
+    if (committed_) {
+        if (!bus_->may_grant(Master::Fetch, committed_ - 1, cycle)) return;
+        Grant g = bus_->grant(Master::Fetch, committed_ - 1, cycle);
+        in_flight_.push_back({committed_ - 1, g.data_end + 1, false, true, false});
+        committed_ = 0;
+        return;
+    }
     std::uint32_t word = speculation_pending_ ? speculation_target_ & ~3u : next_;
-    if (!bus_->may_grant(Master::Fetch, word, cycle)) return;
+    if (!bus_->may_grant(Master::Fetch, word, cycle)) {
+        if (!speculation_pending_ && bus_->waits_for_ready(Master::Fetch, word, cycle)) waiting_ = word + 1;
+        return;
+    }
+    waiting_ = 0;
     Grant g = bus_->grant(Master::Fetch, word, cycle);
     if (speculation_pending_) {
         in_flight_.push_back({word, g.data_end + 1, (speculation_target_ & 2) != 0, false, true});

@@ -23,7 +23,10 @@ public:
     /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
     /// `hold`: a branch at decode that waits for execute: only the target's word is fetched until
     /// release() (CMEmu's HoldBranch; piq_narrow_b_to_unaligned).
-    void redirect(std::uint32_t address, bool hold = false);
+    /// `after_presented`: a branch in execute, which redirects only after the fetch has presented
+    /// this cycle's address: a word whose address the bus holds (waiting for a wait-stated data
+    /// phase to end) is still fetched, and dropped, before the target's.
+    void redirect(std::uint32_t address, bool hold = false, bool after_presented = false);
     void release() { held_ = false; }
     /// B<cc> at decode: fetch `target`'s word next, keeping the queue.
     void speculate(std::uint32_t target);
@@ -61,7 +64,7 @@ public:
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
         out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_next_, requested_, speculation_pending_, speculating_,
-                               speculation_target_, in_flight_.size()});
+                               speculation_target_, in_flight_.size(), waiting_, committed_});
         for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
     }
     template <typename Shift>
@@ -93,6 +96,10 @@ private:
     bool speculation_pending_ = false;  ///< target not yet issued
     bool speculating_ = false;          ///< issued (or pending), not yet resolved
     std::uint32_t speculation_target_ = 0;
+    /// A sequential word whose address the bus has not yet accepted (the interface was busy): + 1,
+    /// 0 for none. An AHB master holds a presented address until it is taken, so a redirect
+    /// does not withdraw it: it becomes `committed_`, fetched (and dropped) before the new stream.
+    std::uint32_t waiting_ = 0, committed_ = 0;
 };
 
 }  // namespace emutrace::models

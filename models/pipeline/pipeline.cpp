@@ -339,7 +339,8 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
         }
     }
     if (x_.active && x_.redirect_at && *x_.redirect_at == c) {  // a branch in execute fetches its target
-        fetch_.redirect(*x_.redirect_to);
+        // A word of its own stream whose address the bus holds is still fetched first.
+        fetch_.redirect(*x_.redirect_to, false, p_.fetch_holds_presented_address && x_.in_stream && x_.epoch_at_start == fetch_.epoch());
         x_.redirect_at.reset();
         decoded_.reset();
         refill_from_ = c + 1;  // waiting for the target is a fetch stall: CPI, whatever ran before
@@ -496,7 +497,9 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     }
     if (d.insn->kind == InstructionClass::It) it_block_ = {d.insn->address + 2, d.insn->it_length, f.it_passes};
     const ClassifiedInstruction& i = *d.insn;
-    if (d.epoch == fetch_.epoch()) fetch_.consume(i.size + (d.folded_it ? 2u : 0u));
+    x_.in_stream = d.epoch == fetch_.epoch();
+    x_.epoch_at_start = fetch_.epoch();
+    if (x_.in_stream) fetch_.consume(i.size + (d.folded_it ? 2u : 0u));
     // Field by field: clearing the whole record costs more than the instruction (per instruction).
     x_.active = true;
     x_.insn = &i;

@@ -162,6 +162,8 @@ private:
         unsigned transfers_done = 0;
         bool speculation_unresolved = false;  ///< a B<cc> whose target fetch has not been confirmed
         bool active = false;
+        bool in_stream = false;            ///< decoded from the fetch unit's stream of its start
+        std::uint32_t epoch_at_start = 0;  ///< the fetch unit's stream when it started
     };
 
     bool step();  // one cycle; false (nothing done) when it needs facts it has not got

@@ -20,6 +20,11 @@ struct PipelineParameters {
     /// on the CC2652: CPICNT 0 around literal loads from flash code without line buffers, and
     /// around LDR pc); the M3 counts a wait for the fetch or a refill as CPI.
     bool lsu_counts_fetch_waits = false;
+    /// A fetch address presented while the bus's data phase is in wait states stays on the bus
+    /// until taken (AHB), so a branch in execute fetches its target after it (M4, measured on the
+    /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The M3's
+    /// measured board has no wait states to show it either way.
+    bool fetch_holds_presented_address = false;
 };
 
 }  // namespace emutrace::models

@@ -146,3 +146,25 @@ TEST_CASE("bus matrix: data reads keep a flash line of their own; a key tells th
     CHECK(memory.timing_key(0x200) == memory.timing_key(0x204 - 4));
     CHECK(memory.timing_key(0x200) != memory.timing_key(0x210));
 }
+
+TEST_CASE("fetch unit: an address the bus holds through a wait-stated data phase is fetched before a branch's target") {
+    MemoryPort flash{BusPort::Code, 2};  // every transfer 2 wait states
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    // The cycle the word at 0x200 can be decoded, after a branch in execute redirects the fetch in
+    // cycle 2, while the word at 0x104 waits for 0x100's data phase (cycles 1-3).
+    auto target_at = [&](bool after_presented) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus);
+        fetch.redirect(0x100);
+        for (std::uint64_t c = 0; c < 32; ++c) {
+            fetch.receive(c);
+            if (fetch.holds(0x200, 4)) return c;
+            if (c == 2) fetch.redirect(0x200, false, after_presented);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return std::uint64_t{0};
+    };
+    CHECK(target_at(false) == 7);  // address phase 3, data 4-6
+    CHECK(target_at(true) == 10);  // 0x104 takes the bus in 3 (data 4-6), the target in 6
+}
