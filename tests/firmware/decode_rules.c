@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "measure.h"
-#include "print.h"
 
 enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_COUNT };
 static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b", "skip_ldr_dep", "skip_ldr_free", "skip_in_data", "nop_in_data"};
@@ -32,14 +31,6 @@ int main(void)
 {
     dwt_cyccnt_start();
     run_measurements();
-    for (unsigned i = 0; i < T_COUNT; i++) {
-        char line[48];
-        char *p = fmt_str(line, "timing ");
-        p = fmt_str(p, names[i]);
-        p = fmt_str(p, " ");
-        p = fmt_dec(p, results[i]);
-        fmt_str(p, "\n");
-        print_to_semihosting(line);
-    }
+    print_measurements("timing", names, results, T_COUNT);
     return 0;
 }

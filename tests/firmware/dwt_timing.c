@@ -282,18 +282,6 @@ __attribute__((noinline)) static void run_counter_measurements(void)
     MEASURE_AT(counters[C_LSU_LDR_PC], 0, "#20", LDR_PC_SETUP, LDR_PC_BODY, "add sp, #16\n\t");
 }
 
-static void print_line(const char *kind, const char *name, uint32_t value)
-{
-    char line[48];
-    char *p = fmt_str(line, kind);
-    p = fmt_str(p, " ");
-    p = fmt_str(p, name);
-    p = fmt_str(p, " ");
-    p = fmt_dec(p, value);
-    fmt_str(p, "\n");
-    print_to_semihosting(line);
-}
-
 int main(void)
 {
     dwt_cyccnt_start();
@@ -302,8 +290,9 @@ int main(void)
     run_page_measurements();
     run_counter_measurements();
 
-    for (unsigned i = 0; i < T_COUNT; i++) print_line("timing", names[i], results[i]);
+    print_measurements("timing", names, results, T_COUNT);
     /* The event counters are 8 bits wide. */
-    for (unsigned i = 0; i < C_COUNT; i++) print_line("counter", counter_names[i], counters[i] & 0xFF);
+    for (unsigned i = 0; i < C_COUNT; i++) counters[i] &= 0xFF;
+    print_measurements("counter", counter_names, counters, C_COUNT);
     return 0;
 }

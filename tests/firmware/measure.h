@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cortex_m.h"
+#include "print.h"
 
 #define CLOBBERS "r2", "r3", "r4", "r5", "cc", "memory"
 
@@ -37,5 +38,21 @@
                          : CLOBBERS);                                         \
         (out) = t1_ - t0_;                                                    \
     } while (0)
+
+/* Prints "<kind> <name> <value>" for each of the n measurements, a line each, to the semihosting
+ * console (what tests/support/measurements.h reads). */
+static inline void print_measurements(const char *kind, const char *const *names, const uint32_t *values, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        char line[64];
+        char *p = fmt_str(line, kind);
+        p = fmt_str(p, " ");
+        p = fmt_str(p, names[i]);
+        p = fmt_str(p, " ");
+        p = fmt_dec(p, values[i]);
+        fmt_str(p, "\n");
+        print_to_semihosting(line);
+    }
+}
 
 #endif

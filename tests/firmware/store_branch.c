@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "measure.h"
-#include "print.h"
 
 enum { T_STR_BNE, T_ADD_BNE, T_STRB_W_BNE, T_ADD_W_BNE, T_STR_BNE_NOT, T_ADD_BNE_NOT, T_COUNT };
 static const char *const names[T_COUNT] = {"str_bne", "add_bne", "strb_w_bne", "add_w_bne", "str_bne_not", "add_bne_not"};
@@ -32,14 +31,6 @@ int main(void)
 {
     dwt_cyccnt_start();
     run_measurements();
-    for (unsigned i = 0; i < T_COUNT; i++) {
-        char line[48];
-        char *p = fmt_str(line, "timing ");
-        p = fmt_str(p, names[i]);
-        p = fmt_str(p, " ");
-        p = fmt_dec(p, results[i]);
-        fmt_str(p, "\n");
-        print_to_semihosting(line);
-    }
+    print_measurements("timing", names, results, T_COUNT);
     return 0;
 }

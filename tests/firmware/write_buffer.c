@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "measure.h"
-#include "print.h"
 
 enum { T_STR_BUFFERED, T_STR_UNBUFFERED, T_IT_FOLDED, T_IT_UNFOLDED, T_COUNT };
 static const char *const names[T_COUNT] = {"str_buffered", "str_unbuffered", "it_folded", "it_unfolded"};
@@ -32,14 +31,6 @@ int main(void)
 {
     dwt_cyccnt_start();
     run_measurements();
-    for (unsigned i = 0; i < T_COUNT; i++) {
-        char line[48];
-        char *p = fmt_str(line, "timing ");
-        p = fmt_str(p, names[i]);
-        p = fmt_str(p, " ");
-        p = fmt_dec(p, results[i]);
-        fmt_str(p, "\n");
-        print_to_semihosting(line);
-    }
+    print_measurements("timing", names, results, T_COUNT);
     return 0;
 }
