@@ -38,7 +38,11 @@ public:
             "exact when every mem_dump region (times, results, DWT counters) equals the emulated memory byte for byte. After\n"
             "the table: per category and dumped region, how far each word is off (emulated - measured, in cycles) and the mean\n"
             "absolute error in % of the measured; with --split all, the exact rates of the given and validation sets apart.\n"
-            "Example: emutrace silicon tests/data/silicon --split given --json silicon.json");
+            "A compiled benchmark (a dump with a cyccnt region, the DWT counters over the whole program) is judged on its\n"
+            "whole-program cycles: each benchmark's row says how many configurations are within 0.5% and 1% and the worst, and\n"
+            "the last lines give the set's, given and validation apart.\n"
+            "Examples: emutrace silicon tests/data/silicon --split given --json silicon.json\n"
+            "          emutrace silicon stm32f100-bench --board stm32f100   (compiled: whole-program error per benchmark)");
         return cmd;
     }
     int run(const AnalysisRegistry&) override { return silicon_command(silicon_); }
