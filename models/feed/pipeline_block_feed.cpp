@@ -65,7 +65,7 @@ bool PipelineFeed::site_at(const Code& c) {
 }
 
 // An IT whose outcome the pipeline's timing does not see needs no hook: its members are given as
-// run, whichever passed (Unicorn runs no hook for one that fails, and the block hook cannot tell).
+// run, whichever passed (the running core calls nothing for one that fails, and a block cannot tell).
 bool PipelineFeed::it_outcome_times(const Code& it) {
     std::array<const models::ClassifiedInstruction*, 4> members{};
     std::uint32_t a = it.cls.address + it.cls.size;

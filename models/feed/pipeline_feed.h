@@ -190,7 +190,7 @@ private:
     std::unordered_map<std::uint32_t, Block> blocks_;
     std::unordered_set<std::uint32_t> hooked_sites_;
     /// Members of an IT block that come after a member setting the flags: whether one passes is
-    /// decided by those flags, not the IT's, and shows only by its running (Unicorn runs no hook
+    /// decided by those flags, not the IT's, and shows only by its running (the core calls nothing
     /// for an instruction its IT block skips), so each is a site whose hook says it ran.
     std::unordered_set<std::uint32_t> late_it_members_;
     bool site_at(const Code& c);
