@@ -440,7 +440,8 @@ void Pipeline::decode(std::uint64_t c) {
     if (p_.decode_time_branches && i->kind != InstructionClass::ConditionalBranch) {
         if (i->kind == InstructionClass::Branch && i->target)
             d.decode_target = i->target;
-        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_))
+        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_) &&
+                 (p_.register_branches_at_decode_over_system_bus || !bus_.fetch_registered(i->address)))
             d.decode_target = (link ? link : lr_) & ~1u;
     }
     if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) d.speculate_target = i->target;
