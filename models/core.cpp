@@ -13,7 +13,7 @@ using namespace emutrace::decode;
 // multiplies (M4 TRM); the M0's von Neumann core without load pipelining, branch prediction or
 // IT, whose stores hold execute for their data phase (M0 TRM: LDR/STR 2, B taken 3).
 constexpr PipelineParameters kM3Pipeline{};
-constexpr PipelineParameters kM4Pipeline{1, false, 1, true, true, true, true, false, true, true};
+constexpr PipelineParameters kM4Pipeline{1, false, 1, true, true, true, true, false, true, true, false};
 constexpr PipelineParameters kM0Pipeline{1, false, 1, false, false, false, false, true};
 
 constexpr std::array<CoreSpec, 4> kCores{{

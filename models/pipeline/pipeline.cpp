@@ -347,11 +347,11 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
     }
     // A B<cc> (or a failing IT-block branch) is resolved the cycle after its target fetch.
     if (issued && x_.speculation_unresolved) {
-        fetch_.resolve(x_.facts.executed && x_.facts.taken, c);
+        fetch_.resolve(x_.facts.executed && x_.facts.taken && !x_.target_fetch_only, c);
         x_.speculation_unresolved = false;
     } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1) {
         const InstructionFacts& f = facts_.front();
-        fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken, c);
+        fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken && !decoded_->target_fetch_only, c);
         decoded_->resolved = true;
     }
     return issued;
@@ -440,8 +440,10 @@ void Pipeline::decode(std::uint64_t c) {
     if (p_.decode_time_branches && i->kind != InstructionClass::ConditionalBranch) {
         if (i->kind == InstructionClass::Branch && i->target)
             d.decode_target = i->target;
-        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_))
+        else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_)) {
             d.decode_target = (link ? link : lr_) & ~1u;
+            d.target_fetch_only = !p_.register_branches_at_decode_over_system_bus && bus_.fetch_registered(i->address);
+        }
     }
     if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) d.speculate_target = i->target;
     decoded_ = d;
@@ -451,8 +453,9 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
     // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
     // before it moves to execute (CMEmu's HoldBranch).
     Decoded& d = *decoded_;
-    if (d.decode_target && d.insn->conditional && !it_condition_passes(*d.insn)) {
+    if (d.decode_target && ((d.insn->conditional && !it_condition_passes(*d.insn)) || d.target_fetch_only)) {
         // Its condition fails: the target fetch goes out as for a B<cc> and its data is dropped.
+        // The same where the core branches in execute only (target_fetch_only).
         d.speculate_target = d.decode_target;
         d.decode_target.reset();
     }
@@ -515,6 +518,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.address_cycle = 0;
     x_.transfers_done = 0;
     x_.speculation_unresolved = d.speculated && !d.resolved;
+    x_.target_fetch_only = d.target_fetch_only;
     if (d.branched_at_decode) {
         decode_not_before_ = c + 1;
         fetch_.release();

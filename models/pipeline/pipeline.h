@@ -142,6 +142,9 @@ private:
         bool branched_at_decode = false;
         bool speculated = false;
         bool resolved = false;
+        /// A register branch the core takes in execute: its target fetch at decode is dropped
+        /// (PipelineParameters::register_branches_at_decode_over_system_bus).
+        bool target_fetch_only = false;
         std::uint64_t speculated_at = 0;
         std::optional<std::uint32_t> decode_target, speculate_target;  ///< a branch at decode not yet taken
         std::uint32_t epoch = 0;                                       ///< the fetch unit's when decoded
@@ -161,6 +164,7 @@ private:
         std::uint64_t address_cycle = 0;           ///< when its last address phase was granted
         unsigned transfers_done = 0;
         bool speculation_unresolved = false;  ///< a B<cc> whose target fetch has not been confirmed
+        bool target_fetch_only = false;       ///< its target fetch is dropped whether it branches or not
         bool active = false;
         bool in_stream = false;            ///< decoded from the fetch unit's stream of its start
         std::uint32_t epoch_at_start = 0;  ///< the fetch unit's stream when it started

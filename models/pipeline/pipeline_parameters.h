@@ -25,6 +25,12 @@ struct PipelineParameters {
     /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The M3's
     /// measured board has no wait states to show it either way.
     bool fetch_holds_presented_address = false;
+    /// BX LR and MOV pc, lr in code fetched over the System bus (SRAM, a registered fetch) take
+    /// their target at decode (M3: the STM32F100's measurements need it). The M4 branches them in
+    /// execute there, a fetch word (2 cycles) later: measured on the CC2652 from SRAM, BLX LR,
+    /// BX LR and MOV pc, lr taken in an IT block cost 2 cycles more each than at decode, as an
+    /// execute-time branch does; from flash (I-Code) they match the decode-time fetch.
+    bool register_branches_at_decode_over_system_bus = true;
 };
 
 }  // namespace emutrace::models
