@@ -13,8 +13,20 @@ using namespace emutrace::decode;
 // multiplies (M4 TRM); the M0's von Neumann core without load pipelining, branch prediction or
 // IT, whose stores hold execute for their data phase (M0 TRM: LDR/STR 2, B taken 3).
 constexpr PipelineParameters kM3Pipeline{};
-constexpr PipelineParameters kM4Pipeline{1, false, 1, true, true, true, true, false, true, true, false};
-constexpr PipelineParameters kM0Pipeline{1, false, 1, false, false, false, false, true};
+constexpr PipelineParameters kM4Pipeline{.multiply_accumulate_cycles = 1,
+                                         .iterative_long_multiply = false,
+                                         .long_multiply_cycles = 1,
+                                         .lsu_counts_fetch_waits = true,
+                                         .fetch_holds_presented_address = true,
+                                         .register_branches_at_decode_over_system_bus = false};
+constexpr PipelineParameters kM0Pipeline{.multiply_accumulate_cycles = 1,
+                                         .iterative_long_multiply = false,
+                                         .long_multiply_cycles = 1,
+                                         .decode_time_branches = false,
+                                         .speculative_conditional_branches = false,
+                                         .fold_it = false,
+                                         .pipelined_loads = false,
+                                         .stores_hold_execute = true};
 
 constexpr std::array<CoreSpec, 4> kCores{{
     {CoreKind::CortexM0, "cortex-m0", "ARMv6-M", 0, 2, kM0Pipeline},
