@@ -56,10 +56,8 @@ public:
         Block* next = next_;
         next_ = nullptr;
         if (next && next->address == address && next->size == size && skip_next_.empty()) {
-            current_ = next;    // the hot path: the block the pipeline expected, nothing carried over
-            accesses_.clear();  // but the accesses a hooked board saw the block before make
-            access_sig_ = 0;
-            count_at_ = count_left_ = 0;
+            current_ = next;   // the hot path: the block the pipeline expected, nothing carried over
+            clear_accesses();  // but the accesses a hooked board saw the block before make
             return true;
         }
         return block_starts_slow(address, size);
@@ -72,9 +70,7 @@ public:
         if (!next || next->address != address || next->size != size || !next->plain || !skip_next_.empty()) return false;
         next_ = nullptr;
         current_ = next;
-        accesses_.clear();
-        access_sig_ = 0;
-        count_at_ = count_left_ = 0;
+        clear_accesses();
         return true;
     }
     /// Whether the machine has nothing of its own to do when the current block runs (no flag to
@@ -160,10 +156,15 @@ private:
     std::uint64_t run_exit(const Block& b, std::uint32_t successor) const {
         return (successor | std::uint64_t{b.size} << 32) ^ access_sig_ ^ sites_sig_;
     }
-    void clear_run() {
+    // What the block before saw run: its accesses (all that a followed run leaves, since
+    // ends_followed() clears its sites'), and with clear_run() its sites' facts and skips.
+    void clear_accesses() {
         accesses_.clear();
         access_sig_ = 0;
         count_at_ = count_left_ = 0;
+    }
+    void clear_run() {
+        clear_accesses();
         sites_.clear();
         any_skipped_ = false;
         sites_sig_ = 0;
