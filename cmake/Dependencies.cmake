@@ -31,6 +31,7 @@ emutrace_require_config(yaml-cpp libyaml-cpp-dev)
 emutrace_require_config(CLI11 libcli11-dev)
 emutrace_require_config(nlohmann_json nlohmann-json3-dev)
 emutrace_require_config(doctest doctest-dev)
+emutrace_require_config(pugixml libpugixml-dev)
 
 # GLPK ships neither a pkg-config file nor a CMake package on Debian.
 find_path(GLPK_INCLUDE_DIR glpk.h)

@@ -44,7 +44,7 @@ add_custom_command(OUTPUT ${static_lib}
 add_custom_target(emutrace_static ALL DEPENDS ${static_lib})
 
 # What a static link needs besides libemutrace.a.
-set(EMUTRACE_STATIC_LIBS "-lunicorn -lcapstone -lelf -ldw -lopencsd_c_api -lopencsd -lglpk -lyaml-cpp -larchive -lspdlog -lfmt -lpthread -ldl")
+set(EMUTRACE_STATIC_LIBS "-lunicorn -lcapstone -lelf -ldw -lopencsd_c_api -lopencsd -lpugixml -lglpk -lyaml-cpp -larchive -lspdlog -lfmt -lpthread -ldl")
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/emutrace DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/generated/emutrace/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/emutrace)
