@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "decode/svd/svd_device.h"
 #include "models/memory_system.h"
 
 namespace emutrace::emu {
@@ -20,6 +21,21 @@ public:
     virtual void stall(std::uint32_t cycles) = 0;
     /// Drives the device's interrupt line (ignored when the scenario wires no irq).
     virtual void set_irq(bool level) = 0;
+    /// Drives the device's `line`-th interrupt line, in the order its SVD or scenario lists them
+    /// (an EXTI's EXTI0..EXTI15_10); line 0 is set_irq's.
+    virtual void set_irq_line(unsigned line, bool level) {
+        if (line == 0) set_irq(level);
+    }
+    /// Calls the device's Peripheral::on_time at cycle `cycle` (once; a later call replaces it):
+    /// a timer's overflow, a transfer finishing.
+    virtual void wake_at(std::uint64_t cycle) { (void)cycle; }
+    /// The board's clocks by name, as a clock controller model sets them ("sysclk", "pclk1", ...):
+    /// 0 for one nobody set. Setting "core" changes the clock emulated time runs at from now on.
+    virtual void set_clock(std::string_view name, std::uint64_t hz) { (void)name, (void)hz; }
+    virtual std::uint64_t clock(std::string_view name) const {
+        (void)name;
+        return 0;
+    }
     /// Text the device sends to the outside world (a UART's TX line); recorded in the trace.
     virtual void output(std::string_view text) = 0;
     /// A user-defined event the firmware signalled through this device.
@@ -53,6 +69,10 @@ public:
     /// Stimuli: can the device receive bytes (a UART's RX line), and receive them.
     virtual bool can_receive() const { return false; }
     virtual void receive(std::string_view bytes) { (void)bytes; }
+    /// The SVD description the device's registers come from, for naming accesses; null if none.
+    virtual const decode::svd::Peripheral* description() const { return nullptr; }
+    /// The cycle the device asked for with DeviceHost::wake_at has come.
+    virtual void on_time(std::uint64_t now) { (void)now; }
 
     void attach(DeviceHost& host) { host_ = &host; }
 

@@ -1,0 +1,62 @@
+// ST's STM32F1 GPIO port (RM0008 §9.2): BSRR and BRR set and reset ODR's bits in one store, IDR
+// reads the pins (an output pin reads what it drives; an input pin what a stimulus set, by
+// `set: {device: GPIOA, register: IDR.IDR0, value: 1}`), CRL/CRH say which is which.
+
+#include <memory>
+
+#include "emu/peripherals/register_peripheral.h"
+#include "emu/peripherals/registry.h"
+
+namespace emutrace::emu {
+namespace {
+
+class Stm32Gpio final : public RegisterPeripheral {
+public:
+    explicit Stm32Gpio(decode::svd::Peripheral d)
+        : RegisterPeripheral(std::move(d)), crl_(need("CRL")), crh_(need("CRH")), idr_(need("IDR")), odr_(need("ODR")), bsrr_(need("BSRR")),
+          brr_(need("BRR")) {}
+
+private:
+    void reset_model() override { inputs_ = regs().value(idr_.reg); }
+
+    void stored(int reg, std::uint32_t) override {
+        auto& r = regs();
+        if (reg == bsrr_.reg || reg == brr_.reg) {
+            const std::uint32_t v = r.value(reg);
+            const std::uint32_t set = reg == bsrr_.reg ? v & 0xffff : 0;
+            const std::uint32_t clear = reg == bsrr_.reg ? v >> 16 : v & 0xffff;
+            r.set(odr_.reg, (r.value(odr_.reg) & ~clear) | set);  // set wins where both are written
+            r.set(reg, 0);
+        } else if (reg == idr_.reg) {  // a stimulus drove the pins
+            inputs_ = r.value(idr_.reg);
+        }
+        r.set(idr_.reg, pins());
+    }
+
+    void refresh(int reg) override {
+        if (reg == idr_.reg) regs().set(idr_.reg, pins());
+    }
+
+    // IDR: outputs read back what ODR drives, inputs what the outside drives.
+    std::uint32_t pins() const {
+        const auto& r = regs();
+        std::uint32_t outputs = 0;
+        for (unsigned pin = 0; pin < 16; ++pin) {
+            const std::uint32_t cr = r.value(pin < 8 ? crl_.reg : crh_.reg);
+            if ((cr >> (4 * (pin % 8)) & 3) != 0) outputs |= 1u << pin;  // MODE != 00: an output
+        }
+        return ((r.value(odr_.reg) & outputs) | (inputs_ & ~outputs)) & 0xffff;
+    }
+
+    FieldRef crl_, crh_, idr_, odr_, bsrr_, brr_;
+    std::uint32_t inputs_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Peripheral> make_stm32_gpio(const decode::svd::Peripheral& svd, const config::Node& params) {
+    params.allow_only({});
+    return std::make_unique<Stm32Gpio>(svd);
+}
+
+}  // namespace emutrace::emu
