@@ -253,7 +253,7 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     for (auto* sink : sinks) recorder.add_sink(*sink);
     auto trace_id = static_cast<std::uint8_t>(regs.trace_id & 0x7F);
     trace::TracedCore source{"PTM_0", "", "", trace_id, regs.core_profile};
-    trace::RunInfo info{"pft", "", "", 0, {}, "", {}, {}};
+    trace::RunInfo info{"pft", "", "", 0, {}, "", {}, {}, {}};
     info.cores.push_back(source);
     recorder.start(info);
     ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
@@ -359,7 +359,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     summary.snapshot = dir;
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
-    trace::RunInfo info{"capture", dir, "", 0, {}, "", {}, {}};
+    trace::RunInfo info{"capture", dir, "", 0, {}, "", {}, {}, {}};
     for (const Plan& plan : plans) {
         info.cores.push_back(plan.source);
         summary.cores.push_back({plan.source});

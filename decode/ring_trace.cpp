@@ -198,7 +198,7 @@ SourceTotals RingTrace::deliver() {
 
     trace::EventRecorder recorder;
     for (auto* sink : sinks_) recorder.add_sink(*sink);
-    trace::RunInfo info{"ringdump", elf_.path(), "", 0, {}, "", {}, {}};
+    trace::RunInfo info{"ringdump", elf_.path(), "", 0, {}, "", {}, {}, {}};
     recorder.start(info);
     Translator translate(recorder, elf_, dump, names_, s);
     // Oldest first: after a wrap, from the write index on (its slot may be half-written).

@@ -79,19 +79,32 @@ void MachineState::process_timed_events(std::uint64_t now) {
         steering->at_time(control);
         next_check = 0;
     }
+    if (next_device_wake <= now) wake_devices(now);
+}
+
+void MachineState::wake_devices(std::uint64_t now) {
+    next_device_wake = ~std::uint64_t{0};
+    for (auto& d : devices)
+        if (d->wake <= now) {
+            d->wake = ~std::uint64_t{0};
+            d->model->on_time(now);  // may ask for its next time
+        }
+    for (auto& d : devices) next_device_wake = std::min(next_device_wake, d->wake);
+    next_check = 0;
 }
 
 std::uint64_t MachineState::next_timed_event() const {
     std::uint64_t next = stimuli.next_time();
     if (steering) next = std::min(next, steering->next_time());
+    next = std::min(next, next_device_wake);
     if (auto t = scs->systick().next_expiry(); t && scs->systick().interrupt_enabled()) next = std::min(next, *t);
     return next;
 }
 
 bool MachineState::interrupt_possible() const {
-    if (scs->exceptions().preempting(execution_priority(true))) return true;
-    if (uc.reg(UC_ARM_REG_PRIMASK) & 1) return false;
-    return next_timed_event() != StimulusSchedule::kNever;
+    // The cheap question first: an idle loop waiting for a timer asks it once per iteration.
+    if (next_timed_event() != StimulusSchedule::kNever && !(uc.reg(UC_ARM_REG_PRIMASK) & 1)) return true;
+    return scs->exceptions().preempting(execution_priority(true)) != 0;
 }
 
 bool MachineState::take_pending(std::uint32_t return_address, bool tail_chain) {

@@ -36,6 +36,18 @@ MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& co
     return c;
 }
 
+// A device's registers as its SVD names them, for the sinks to name accesses by.
+std::vector<trace::DeviceRegister> named_registers(const decode::svd::Peripheral* svd) {
+    std::vector<trace::DeviceRegister> out;
+    if (!svd) return out;
+    for (const auto& r : svd->registers) {
+        trace::DeviceRegister d{r.offset, r.bytes, r.name, {}};
+        for (const auto& f : r.fields) d.fields.push_back({f.name, f.lsb, f.width});
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
 nvic::SystemControl* find_scs(const MachineConfig& c) {
     for (const auto& d : c.devices)
         if (d.name == "scs" && d.type == "system") return static_cast<nvic::SystemControl*>(d.model.get());
@@ -89,6 +101,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
       semihosting(config.semihosting, config.clock_hz, *this), stimuli(config.stimuli, config.clock_hz, config.seed) {
     check_image_fits(plan, image);
     check_stimuli(config);
+    core_hz = config.clock_hz;
     scs->bind(*this);
     for (const auto& r : plan.memory) {
         std::uint32_t perms = ((r.access & AccessRead) ? UC_PROT_READ : 0) | ((r.access & AccessWrite) ? UC_PROT_WRITE : 0) |
@@ -106,6 +119,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         slot->base = d.base;
         slot->size = d.model->size();
         slot->irq = d.irq;
+        slot->more_irqs = d.more_irqs;
         slot->model = d.model.get();
         d.model->attach(*slot);
         d.model->reset();
@@ -333,7 +347,8 @@ RunResult detail::MachineState::finish() {
     r.exit_code = exit_code;
     r.instructions = counters.instructions;
     r.cycles = cycles();
-    r.emulated_seconds = static_cast<double>(r.cycles) / static_cast<double>(config.clock_hz);
+    r.emulated_seconds = emulated_seconds();
+    r.core_clock_hz = core_hz;
     r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     r.pc = fault ? fault->pc : uc.reg(UC_ARM_REG_PC);
     r.fault = fault;
@@ -486,10 +501,11 @@ RunResult Machine::run() {
     m.stimuli.open_live_sources();  // a replay's outside world is its log: it opens none
     m.branch_mask = m.want_branches ? 0xFF : 0;
     m.pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & m.branch_mask;  // the reset handler's first block
-    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}, {}, {}};
+    trace::RunInfo info{"emulator", m.image.path(), std::string(m.config.core.name), m.config.clock_hz, {}, {}, {}, {}, {}};
     for (const auto& d : m.devices) {
         info.devices.push_back(d->name);
         info.device_irqs.push_back(d->irq);
+        info.device_registers.push_back(named_registers(d->model->description()));
     }
     info.timing = std::string(to_string(m.config.timing));
     m.recorder.start(info);

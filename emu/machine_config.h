@@ -49,6 +49,8 @@ struct DeviceConfig {
     std::uint32_t base = 0;             ///< first bus address
     int irq = -1;                       ///< external interrupt line, -1 for none
     std::unique_ptr<Peripheral> model;  ///< the device; its size() is its window
+    /// Interrupt lines 1, 2, ... of a device with several (DeviceHost::set_irq_line); -1 for none.
+    std::vector<int> more_irqs = {};
 };
 
 /// What happens on an access to an MMIO window that no device claims.

@@ -28,11 +28,40 @@ std::uint64_t DeviceSlot::now() const {
     return machine->access_counters ? machine->access_counters->cycles : machine->cycles();
 }
 void DeviceSlot::set_irq(bool level) {
-    if (irq < 0) return;
+    set_irq_line(0, level);
+}
+void DeviceSlot::set_irq_line(unsigned line, bool level) {
+    const int n = line == 0 ? irq : line - 1 < more_irqs.size() ? more_irqs[line - 1] : -1;
+    if (n < 0) return;
     // A device answering a stimulus (bytes arriving) raises its line for the outside world.
-    if (level && machine->in_stimulus) machine->external_pending.set(static_cast<std::size_t>(nvic::kFirstIrq + irq));
-    machine->scs->exceptions().set_line(irq, level);
+    if (level && machine->in_stimulus) machine->external_pending.set(static_cast<std::size_t>(nvic::kFirstIrq + n));
+    machine->scs->exceptions().set_line(n, level);
     machine->next_check = 0;
+}
+void DeviceSlot::wake_at(std::uint64_t cycle) {
+    wake = cycle;
+    machine->next_device_wake = std::min(machine->next_device_wake, cycle);
+    machine->next_check = std::min(machine->next_check, cycle);
+}
+void DeviceSlot::set_clock(std::string_view clock_name, std::uint64_t hz) {
+    if (!hz && clock_name == "core") return;  // a stopped clock is 0; the core's never stops
+    auto& clocks = machine->clocks;
+    auto it = std::find_if(clocks.begin(), clocks.end(), [&](const auto& c) { return c.first == clock_name; });
+    if (it == clocks.end())
+        clocks.emplace_back(std::string(clock_name), hz);
+    else
+        it->second = hz;
+    if (clock_name == "core" && hz != machine->core_hz) {  // emulated time runs at the new clock from here
+        const std::uint64_t at = machine->cycles();
+        machine->seconds_before = machine->emulated_seconds();
+        machine->core_hz_since = at;
+        machine->core_hz = hz;
+    }
+}
+std::uint64_t DeviceSlot::clock(std::string_view clock_name) const {
+    for (const auto& [n, hz] : machine->clocks)
+        if (n == clock_name) return hz;
+    return clock_name == "core" ? machine->core_hz : 0;
 }
 void DeviceSlot::stall(std::uint32_t cycles) {
     machine->add_idle_cycles(cycles, machine->counters.stall);
@@ -445,7 +474,9 @@ void detail::MachineState::on_flagged_block(const detail::BlockInfo& b) {
     }
     if (b.flags & detail::BlockInfo::MaskChange) next_check = 0;  // CPSIE/MSR may unmask a pending exception
     if (b.flags & detail::BlockInfo::Sleep) sleep_resume = b.address + b.size;
-    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang && !interrupt_possible()) {
+    // A branch-to-self the run is asked to stop at is reached, not hung in: the stop hook says so.
+    const bool stops_here = stop_address && *stop_address >= b.address && *stop_address < b.address + b.size;
+    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang && !stops_here && !interrupt_possible()) {
         bool primask = uc.reg(UC_ARM_REG_PRIMASK) & 1;
         stop(StopReason::Hang, "firmware hangs in a branch-to-self at " + where(b.address) +
                                    (primask ? " with interrupts disabled (PRIMASK=1)" : " and no interrupt can arrive"));

@@ -52,7 +52,8 @@ struct RunResult {
     int exit_code = 0;               ///< firmware's exit code when reason == Exited; the signal when Interrupted
     std::uint64_t instructions = 0;  ///< executed, IT-skipped ones included
     std::uint64_t cycles = 0;
-    double emulated_seconds = 0;
+    double emulated_seconds = 0;      ///< at the core's clock as it was at each cycle (a clock model may change it)
+    std::uint64_t core_clock_hz = 0;  ///< the core's clock at the end: the scenario's, or what the firmware set
     double host_seconds = 0;
     std::uint32_t pc = 0;  ///< where execution stopped
     std::optional<Fault> fault;

@@ -59,6 +59,10 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
         out += line;
     }
     out += "  emulated time " + duration(r.emulated_seconds);
+    if (r.core_clock_hz && r.core_clock_hz != sc.machine.clock_hz) {  // a clock model followed what the firmware set
+        std::snprintf(line, sizeof line, " (the firmware set the core's clock to %.6g MHz)", static_cast<double>(r.core_clock_hz) / 1e6);
+        out += line;
+    }
     if (r.sleep_cycles) {
         std::snprintf(line, sizeof line, " (%.1f%% asleep in WFI/WFE)", 100.0 * static_cast<double>(r.sleep_cycles) / static_cast<double>(r.cycles));
         out += line;
@@ -86,6 +90,7 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["stall_cycles"] = r.stall_cycles;
     j["exception_cycles"] = r.exception_cycles;
     j["emulated_seconds"] = r.emulated_seconds;
+    if (r.core_clock_hz) j["core_clock_hz"] = r.core_clock_hz;
     j["host_seconds"] = r.host_seconds;
     j["mips"] = mips(r);
     j["stop_reason"] = emu::to_string(r.reason);

@@ -10,6 +10,7 @@
 #include "decode/rtos_preset.h"
 #include "emu/peripherals/registry.h"
 #include "session/builtin_scenarios.h"
+#include "session/svd_section.h"
 
 namespace emutrace::session {
 namespace {
@@ -104,22 +105,6 @@ emu::MemoryRegion parse_region(const config::Node& n) {
         r.cache = parse_cache(n["cache"]);
     }
     return r;
-}
-
-emu::DeviceConfig parse_device(const config::Node& n) {
-    n.allow_only({"name", "type", "base", "irq", "params"});
-    n.require({"name", "type", "base"});
-    emu::DeviceConfig d;
-    d.name = n["name"].str();
-    d.type = n["type"].str();
-    d.base = n["base"].u32();
-    if (n.has("irq")) {
-        std::uint64_t irq = n["irq"].integer();
-        if (irq > 495) n["irq"].fail("external interrupt numbers go from 0 to 495");
-        d.irq = static_cast<int>(irq);
-    }
-    d.model = emu::make_peripheral(n["type"], n["params"]);
-    return d;
 }
 
 void parse_stop(const config::Node& n, emu::StopConfig& s) {
@@ -257,9 +242,9 @@ void parse_timing(const config::Node& n, emu::MachineConfig& m) {
 
 Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
-    std::vector<std::string> keys = {"cpu",         "clock",    "vector_table", "memory",  "peripherals", "unclaimed_mmio", "stop",
-                                     "semihosting", "outputs",  "nvic",         "faults",  "stimuli",     "seed",           "rtos",
-                                     "timing",      "firmware", "user_events",  "plugins", "bit_band"};
+    std::vector<std::string> keys = {"cpu",         "clock",   "vector_table", "memory",  "peripherals", "unclaimed_mmio", "stop",   "semihosting",
+                                     "outputs",     "nvic",    "faults",       "stimuli", "seed",        "rtos",           "timing", "firmware",
+                                     "user_events", "plugins", "bit_band",     "svd"};
     for (const auto& k : registry.sections()) keys.push_back(k);
     root.allow_only(keys);
     Scenario sc;
@@ -283,15 +268,18 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         if (it == m.memory.end() || it->mmio || it - m.memory.begin() == static_cast<std::ptrdiff_t>(i) || !it->mirrors.empty())
             root["memory"].items()[i]["mirrors"].fail("'" + of + "' is no other plain memory region (that mirrors none)");
     }
+    std::optional<decode::svd::Device> svd;
+    if (root.has("svd")) svd = read_scenario_svd(root["svd"]);
     if (root.has("peripherals")) {
         for (const auto& n : root["peripherals"].items()) {
-            m.devices.push_back(parse_device(n));
+            m.devices.push_back(parse_device(n, svd ? &*svd : nullptr));
             for (std::size_t i = 0; i + 1 < m.devices.size(); ++i)
                 if (m.devices[i].name == m.devices.back().name)
                     n["name"].fail("a second peripheral named '" + m.devices.back().name +
                                    "' (stimuli and events name peripherals: each needs its own)");
         }
     }
+    if (svd) add_svd_devices(root["svd"], *svd, m);
     if (root.has("bit_band")) m.bit_band = root["bit_band"].boolean();
     if (root.has("unclaimed_mmio"))
         m.unclaimed_mmio = root["unclaimed_mmio"].choice({"fault", "log"}) == "log" ? emu::UnclaimedMmio::Log : emu::UnclaimedMmio::Fault;

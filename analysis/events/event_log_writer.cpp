@@ -40,6 +40,14 @@ std::string EventLogWriter::device(std::uint16_t index) const {
     return index < devices_.size() ? devices_[index] : "device" + std::to_string(index);
 }
 
+std::string EventLogWriter::register_key(std::uint16_t index, std::uint32_t offset) const {
+    if (index >= registers_.size()) return {};
+    for (const auto& r : registers_[index])
+        if (offset >= r.offset && offset < r.offset + r.bytes)
+            return ",\"register\":" + config::json_text(nlohmann::json(device(index) + "." + r.name));
+    return {};
+}
+
 void EventLogWriter::on_batch(const trace::EventBatch& batch) {
     using trace::EventKind;
     if (truncated_ || failed()) return;
@@ -56,10 +64,11 @@ void EventLogWriter::on_batch(const trace::EventBatch& batch) {
             case EventKind::MmioRead:
             case EventKind::MmioWrite:
                 print(
-                    "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s,\"offset\":\"0x%x\","
+                    "{\"cycle\":%llu,\"kind\":\"%s\",\"address\":\"0x%08x\",\"device\":%s%s,\"offset\":\"0x%x\","
                     "\"width\":%u,\"value\":\"0x%08x\"}\n",
                     static_cast<unsigned long long>(e.cycle), e.kind == EventKind::MmioRead ? "mmio_read" : "mmio_write", e.address,
-                    config::json_text(nlohmann::json(device(e.channel))).c_str(), e.extra, e.width, e.value);
+                    config::json_text(nlohmann::json(device(e.channel))).c_str(), register_key(e.channel, e.extra).c_str(), e.extra, e.width,
+                    e.value);
                 break;
             case EventKind::Output: {
                 std::string from = e.channel >= 0x100 ? device(static_cast<std::uint16_t>(e.channel - 0x100))

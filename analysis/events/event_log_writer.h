@@ -28,12 +28,15 @@ public:
     void on_start(const trace::RunInfo& info) override {
         devices_ = info.devices;
         cores_ = info.cores;
+        registers_ = info.device_registers;
     }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;
 
 private:
     std::string device(std::uint16_t index) const;
+    /// ,"register":"RCC.CR" for an access to a register the device's SVD names; empty otherwise.
+    std::string register_key(std::uint16_t device, std::uint32_t offset) const;
     template <typename... Args>
     void print(const char* format, Args... args) {
         int n = std::fprintf(out_, format, args...);
@@ -43,6 +46,7 @@ private:
     void stop_at_limit(std::uint64_t cycle);
     std::string path_;
     std::uint64_t limit_;
+    std::vector<std::vector<trace::DeviceRegister>> registers_;
     std::uint64_t written_ = 0;
     bool truncated_ = false;
     int error_ = 0;  ///< errno of the first failed write

@@ -38,12 +38,18 @@ struct DeviceSlot final : DeviceHost {
     std::uint32_t base = 0;
     std::uint32_t size = 0;
     int irq = -1;
+    std::vector<int> more_irqs;  ///< lines 1, 2, ...
     Peripheral* model = nullptr;
     std::unordered_set<std::uint32_t> warned;
+    std::uint64_t wake = ~std::uint64_t{0};  ///< the cycle the device asked to be called at
 
     std::uint64_t now() const override;
     void stall(std::uint32_t cycles) override;
     void set_irq(bool level) override;
+    void set_irq_line(unsigned line, bool level) override;
+    void wake_at(std::uint64_t cycle) override;
+    void set_clock(std::string_view name, std::uint64_t hz) override;
+    std::uint64_t clock(std::string_view name) const override;
     void output(std::string_view text) override;
     void user_event(std::uint32_t id, std::uint32_t payload) override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
@@ -234,6 +240,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     /// At an exception return: what the steering has due by now, before tail-chaining is decided.
     void steer_due_before_tail_chain();
     void process_timed_events(std::uint64_t now);
+    /// Calls the devices whose DeviceSlot::wake has come.
+    void wake_devices(std::uint64_t now);
     std::uint64_t next_timed_event() const;
     /// Takes the pending exception that preempts, returning to `return_address`; false if none.
     /// `tail_chain`: straight from another handler's return, at the tail-chaining cost.
@@ -274,7 +282,15 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     trace::EventRecorder recorder;
     Semihosting semihosting;
     StimulusSchedule stimuli;
-    std::vector<std::unique_ptr<DeviceSlot>> devices;  ///< sorted by base
+    std::vector<std::unique_ptr<DeviceSlot>> devices;    ///< sorted by base
+    std::uint64_t next_device_wake = ~std::uint64_t{0};  ///< no later than the earliest DeviceSlot::wake
+    /// The board's clocks as a clock controller set them (DeviceHost::set_clock).
+    std::vector<std::pair<std::string, std::uint64_t>> clocks;
+    /// The core's clock and since when: emulated time is the sum over the clocks it ran at.
+    std::uint64_t core_hz = 0;
+    std::uint64_t core_hz_since = 0;
+    double seconds_before = 0;  ///< emulated time up to core_hz_since
+    double emulated_seconds() const { return seconds_before + static_cast<double>(cycles() - core_hz_since) / static_cast<double>(core_hz); }
     std::vector<std::unique_ptr<WindowSlot>> windows;
     std::vector<std::unique_ptr<OperandSite>> operand_sites;
     std::unordered_set<std::uint32_t> hooked_sites;

@@ -41,6 +41,19 @@ struct TracedCore {
     ExceptionModel exceptions = ExceptionModel::MProfile;
 };
 
+/// A device register as the part's SVD names it, for naming accesses ("RCC.CR") and their fields.
+struct DeviceRegister {
+    struct Field {
+        std::string name;  ///< "HSERDY"
+        std::uint8_t lsb = 0;
+        std::uint8_t width = 1;
+    };
+    std::uint32_t offset = 0;  ///< from the device's base
+    std::uint8_t bytes = 4;
+    std::string name;  ///< "CR"
+    std::vector<Field> fields;
+};
+
 /// What a source tells its sinks before the first batch.
 struct RunInfo {
     std::string source;                ///< e.g. "emulator" or a capture file name
@@ -53,7 +66,18 @@ struct RunInfo {
     /// A capture's trace sources, indexed by Source events; empty for an emulated run (one
     /// Cortex-M core, whose exception frames and stack pointers the events carry).
     std::vector<TracedCore> cores;
+    /// Each device's named registers by offset (indexed like `devices`); empty for a device
+    /// without an SVD description. Last member: plug-ins built before it read the others unchanged.
+    std::vector<std::vector<DeviceRegister>> device_registers;
 };
+
+/// The register of device `device` at `offset` (an access's Event::channel and Event::extra), or null.
+inline const DeviceRegister* register_at(const RunInfo& info, std::uint16_t device, std::uint32_t offset) {
+    if (device >= info.device_registers.size()) return nullptr;
+    for (const auto& r : info.device_registers[device])
+        if (offset >= r.offset && offset < r.offset + r.bytes) return &r;
+    return nullptr;
+}
 
 /// Memory a sink lends a source to write batches into, so that a sink which keeps every batch
 /// anyway (BackgroundSink) gets it without a copy. One source writes into it at a time.
