@@ -248,7 +248,7 @@ TEST_CASE("cli: bad input gets one line naming the file, and status 2") {
              Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/unknown_key.yaml"),
                   "unknown_key.yaml:4:36: memory[1].sise: unknown key"},
              Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/unknown_peripheral.yaml"),
-                  "unknown peripheral type 'stm32.usart'"},
+                  "unknown peripheral type 'nrf52.uarte'"},
              Case{"run " + firmware("compute") + " -s " + source("tests/scenarios/bad/overlapping.yaml"),
                   "overlapping.yaml: memory region sram 0x20000000-0x203fffff (rwx) overlaps memory region sram_alias"},
              Case{"run " + firmware("compute") + " --cpu cortex-m7", "--cpu: unknown core 'cortex-m7'"},

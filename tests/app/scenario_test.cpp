@@ -48,7 +48,7 @@ TEST_CASE("scenario: mistakes name the file, line and key") {
     };
     CHECK(error("unknown_key.yaml").find("unknown_key.yaml:4:36: memory[1].sise: unknown key") != std::string::npos);
     CHECK(error("syntax_error.yaml").find("syntax_error.yaml:4:5: YAML syntax error") != std::string::npos);
-    CHECK(error("unknown_peripheral.yaml").find("unknown_peripheral.yaml:6:25: peripherals[0].type: unknown peripheral type 'stm32.usart'") !=
+    CHECK(error("unknown_peripheral.yaml").find("unknown_peripheral.yaml:6:25: peripherals[0].type: unknown peripheral type 'nrf52.uarte'") !=
           std::string::npos);
 }
 
