@@ -35,7 +35,7 @@ namespace {
 // The built-in board, or the scenario file with the plug-ins it names loaded into `registry`.
 session::Scenario load(const std::string& path, const std::vector<std::string>& settings, AnalysisRegistry& registry) {
     if (path.empty()) return session::default_scenario(settings);
-    config::Node root = config::Node::load_file(path).with_settings(settings);
+    config::Node root = session::load_board(path).with_settings(settings);  // a file, or a board preset by name
     for (const auto& plugin : session::scenario_plugins(root)) registry.load_plugin(plugin);
     return session::load_scenario(root, registry);
 }

@@ -5,6 +5,7 @@
 #include "config/config_error.h"
 #include "config/units.h"
 #include "models/core.h"
+#include "session/scenario.h"
 
 namespace emutrace::app::cli {
 
@@ -13,7 +14,10 @@ void RunOptionsDeclaration::declare_machine(Command& cmd) {
     // Not existing_file(): a misspelt option before a value would then be reported as that
     // value not being a file; the loader names a missing ELF itself.
     cmd.option("elf", run.elf, "Firmware ELF (32-bit ARM, linked); default: the scenario's firmware");
-    cmd.option("-s,--scenario", run.scenario, "Scenario YAML: core, clock, memory, peripherals, stops, outputs").existing_file();
+    std::string presets;
+    for (const auto& name : session::board_preset_names()) presets += (presets.empty() ? "" : ", ") + name;
+    cmd.option("-s,--scenario", run.scenario,
+               "Scenario YAML (core, clock, memory, peripherals, stops, outputs), or a board preset by name: " + presets);
     cmd.option("--set", run.settings,
                "Set a scenario key over the file's (repeatable): --set clock=36MHz --set stimuli[0].jitter=200us "
                "--set 'peripherals[1].params.registers[0].sequence=[1, 2, 3]'")
