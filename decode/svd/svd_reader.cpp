@@ -35,6 +35,10 @@ const Peripheral* Device::peripheral(std::string_view n) const {
 
 namespace {
 
+// Bounds on what one peripheral may describe, so that a hostile file cannot take the memory.
+constexpr std::uint32_t kLargestPeripheral = 1u << 20;
+constexpr std::size_t kMostRegisters = 65536;
+
 /// What a register inherits from the elements around it.
 struct Properties {
     unsigned size_bits = 32;
@@ -78,12 +82,14 @@ private:
         for (pugi::xml_node i : p.children("interrupt")) out.interrupts.push_back({text(i, "name"), static_cast<unsigned>(number(i, "value"))});
         Properties props = properties(base, defaults);
         props = properties(p, props);
-        std::uint32_t end = 0;
-        for (pugi::xml_node b : base.children("addressBlock")) end = std::max(end, number(b, "offset") + number(b, "size"));
+        std::uint64_t end = 0;
+        for (pugi::xml_node b : base.children("addressBlock"))
+            end = std::max<std::uint64_t>(end, std::uint64_t{number(b, "offset")} + number(b, "size"));
         registers(base.child("registers"), 0, props, out.registers);
         std::stable_sort(out.registers.begin(), out.registers.end(), [](const Register& a, const Register& b) { return a.offset < b.offset; });
-        for (const auto& r : out.registers) end = std::max(end, r.offset + r.bytes);
-        out.size = (end + 3) & ~3u;
+        for (const auto& r : out.registers) end = std::max<std::uint64_t>(end, std::uint64_t{r.offset} + r.bytes);
+        if (end > kLargestPeripheral) fail(p, "spans more than 1 MiB of addresses; no peripheral's registers do");
+        out.size = static_cast<std::uint32_t>((end + 3) & ~std::uint64_t{3});
         return out;
     }
 
@@ -101,6 +107,7 @@ private:
                     registers(n, at, props, inner);
                     for (auto& r : inner) r.name = name + "." + r.name;
                     out.insert(out.end(), inner.begin(), inner.end());
+                    if (out.size() > kMostRegisters) fail(n, "more than 65,536 registers in one peripheral");
                     continue;
                 }
                 Register r;
@@ -112,6 +119,7 @@ private:
                 r.access = props.access;
                 for (pugi::xml_node f : n.child("fields").children("field")) r.fields.push_back(field(f, r.access));
                 out.push_back(std::move(r));
+                if (out.size() > kMostRegisters) fail(n, "more than 65,536 registers in one peripheral");
             }
         }
     }

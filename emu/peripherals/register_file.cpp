@@ -11,7 +11,7 @@ using decode::svd::ReadAction;
 using decode::svd::WriteAction;
 
 RegisterFile::RegisterFile(decode::svd::Peripheral description) : desc_(std::move(description)), slots_(desc_.registers.size()) {
-    by_byte_.assign(desc_.size, -1);
+    by_byte_.assign(std::min(desc_.size, kTabled), -1);
     const std::size_t most = std::min<std::size_t>(desc_.registers.size(), std::numeric_limits<std::int16_t>::max());
     for (std::size_t i = 0; i < most; ++i) {
         const auto& r = desc_.registers[i];
@@ -54,6 +54,17 @@ void RegisterFile::derive_masks(std::size_t i) {
         covered |= f.mask();
     }
     s.readable |= all & ~covered;  // reserved bits read as they reset and ignore writes
+}
+
+int RegisterFile::search(std::uint32_t offset) const {
+    const auto& regs = desc_.registers;  // by offset
+    auto it = std::upper_bound(regs.begin(), regs.end(), offset, [](std::uint32_t o, const decode::svd::Register& r) { return o < r.offset; });
+    while (it != regs.begin()) {
+        --it;
+        if (offset < it->offset + it->bytes) return static_cast<int>(it - regs.begin());
+        if (offset - it->offset >= 4) break;
+    }
+    return -1;
 }
 
 void RegisterFile::reset() {

@@ -32,7 +32,7 @@ public:
     void reset();
 
     /// The register covering byte `offset`, or -1 (a hole the description leaves).
-    int at(std::uint32_t offset) const { return offset < by_byte_.size() ? by_byte_[offset] : -1; }
+    int at(std::uint32_t offset) const { return offset < by_byte_.size() ? by_byte_[offset] : search(offset); }
     /// A register by name, or -1.
     int find(std::string_view name) const;
     /// "CR.HSERDY" (or "CR" for the whole register); a false FieldRef when there is none.
@@ -68,6 +68,9 @@ private:
         std::uint32_t read_clears = 0, read_sets = 0;
     };
     void derive_masks(std::size_t reg);
+    int search(std::uint32_t offset) const;
+    /// The first 4 KiB by byte (every register of a real part's peripheral); beyond, a search.
+    static constexpr std::uint32_t kTabled = 4096;
 
     decode::svd::Peripheral desc_;
     std::vector<Slot> slots_;

@@ -147,7 +147,7 @@ void RegisterPeripheral::add_rule(const config::Node& n, const std::string& name
     auto field_named = [&](const config::Node& at, const std::string& path) {
         std::string local = path.rfind(dev + ".", 0) == 0 ? path.substr(dev.size() + 1) : path;
         FieldRef f = regs_.field(local);
-        if (!f) at.fail("no field or register '" + path + "' in the SVD's " + dev + " (rules act inside one peripheral)");
+        if (!f) at.fail("no field or register '" + at.str() + "' in the SVD's " + dev + " (rules act inside one peripheral)");
         return f;
     };
     Rule rule;

@@ -1,0 +1,254 @@
+// Devices from an SVD description: the register file's bit-level access (write-1-to-clear,
+// clear-on-read, read-only, write-only, byte lanes), the scenario's rules over named fields, and
+// the STM32F1 models on ST's own SVD: RCC's clock tree, the USART's shift register at the baud
+// rate, a timer's update interrupt at its cycle, GPIO's BSRR, EXTI's software interrupt.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config_error.h"
+#include "config/node.h"
+#include "decode/svd/svd_device.h"
+#include "emu/peripherals/register_peripheral.h"
+#include "emu/peripherals/registry.h"
+#include "support/paths.h"
+
+using namespace emutrace;
+
+namespace {
+
+// What a device asks of the machine, with a clock tree and wake-ups a test drives by hand.
+struct FakeHost final : emu::DeviceHost {
+    std::uint64_t time = 0;
+    std::map<unsigned, bool> lines;
+    std::string out;
+    std::map<std::uint32_t, std::string> warnings;
+    std::map<std::string, std::uint64_t, std::less<>> clocks;
+    std::uint64_t wake = ~std::uint64_t{0};
+    std::uint64_t now() const override { return time; }
+    void stall(std::uint32_t) override {}
+    void set_irq(bool level) override { lines[0] = level; }
+    void set_irq_line(unsigned line, bool level) override { lines[line] = level; }
+    void output(std::string_view t) override { out += t; }
+    void user_event(std::uint32_t, std::uint32_t) override {}
+    void warn_once(std::uint32_t off, std::string_view what) override { warnings[off] = what; }
+    void wake_at(std::uint64_t cycle) override { wake = cycle; }
+    void set_clock(std::string_view name, std::uint64_t hz) override { clocks[std::string(name)] = hz; }
+    std::uint64_t clock(std::string_view name) const override {
+        auto it = clocks.find(name);
+        return it == clocks.end() ? 0 : it->second;
+    }
+    // Runs the device's own time up to `t`, as the machine would.
+    void advance(emu::Peripheral& p, std::uint64_t t) {
+        while (wake <= t) {
+            time = wake;
+            wake = ~std::uint64_t{0};
+            p.on_time(time);
+        }
+        time = t;
+    }
+};
+
+const decode::svd::Device& stm32f100() {
+    static const decode::svd::Device d = decode::svd::read_device(test::source("scenarios/boards/svd/STM32F100.svd"));
+    return d;
+}
+
+std::unique_ptr<emu::Peripheral> model(const std::string& type, const std::string& name, FakeHost& host, const std::string& params = "{}") {
+    auto root = config::Node::load_string("type: " + type + "\nparams: " + params + "\n", "p.yaml");
+    auto dev = emu::make_peripheral(root["type"], root["params"], stm32f100().peripheral(name));
+    dev->attach(host);
+    dev->reset();
+    return dev;
+}
+
+constexpr const char* kPart = R"(<device><name>PART</name><peripherals><peripheral>
+  <name>DEV</name><baseAddress>0x40000000</baseAddress>
+  <registers>
+    <register><name>SR</name><addressOffset>0</addressOffset><resetValue>0x10</resetValue><fields>
+      <field><name>DONE</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth><modifiedWriteValues>oneToClear</modifiedWriteValues></field>
+      <field><name>ERR</name><bitOffset>1</bitOffset><bitWidth>1</bitWidth><readAction>clear</readAction></field>
+      <field><name>READY</name><bitOffset>4</bitOffset><bitWidth>1</bitWidth><access>read-only</access></field>
+      <field><name>BUSY</name><bitOffset>5</bitOffset><bitWidth>1</bitWidth><access>read-only</access></field>
+    </fields></register>
+    <register><name>CR</name><addressOffset>4</addressOffset><fields>
+      <field><name>EN</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth></field>
+      <field><name>START</name><bitOffset>1</bitOffset><bitWidth>1</bitWidth></field>
+      <field><name>MODE</name><bitOffset>8</bitOffset><bitWidth>8</bitWidth></field>
+    </fields></register>
+    <register><name>KEY</name><addressOffset>8</addressOffset><access>write-only</access></register>
+    <register><name>DR</name><addressOffset>12</addressOffset></register>
+  </registers></peripheral></peripherals></device>)";
+
+std::unique_ptr<emu::RegisterPeripheral> part(FakeHost& host, const std::string& rules = "") {
+    static const decode::svd::Device d = decode::svd::parse_device(kPart, "part.svd");
+    auto dev =
+        std::unique_ptr<emu::RegisterPeripheral>(static_cast<emu::RegisterPeripheral*>(emu::make_svd_registers(*d.peripheral("DEV")).release()));
+    dev->attach(host);
+    if (!rules.empty()) {
+        auto root = config::Node::load_string(rules, "rules.yaml");
+        for (const auto& r : root.items()) dev->add_rule(r, (r.has("field") ? r["field"] : r["register"]).str().substr(4));
+    }
+    dev->reset();
+    return dev;
+}
+
+}  // namespace
+
+TEST_CASE("svd registers: each bit as its field's access and actions say") {
+    FakeHost host;
+    auto dev = part(host);
+    CHECK(dev->size() == 16);
+    CHECK(dev->read(0, 4) == 0x10u);
+    dev->write(0, 4, 0xff);  // DONE is write-1-to-clear (was 0), ERR plain, READY and BUSY read-only
+    CHECK(dev->read(0, 4) == 0x12u);
+    CHECK(dev->read(0, 4) == 0x10u);  // ERR cleared by the read before
+    dev->set_register("SR.DONE", 1);
+    dev->write(0, 4, 0x0);  // a 0 leaves a write-1-to-clear bit
+    CHECK((dev->read(0, 4) & 1) == 1u);
+    dev->write(0, 4, 0x1);
+    CHECK((dev->read(0, 4) & 1) == 0u);
+    dev->write(4 + 1, 1, 0x5a);  // a byte store to CR's second byte: MODE alone
+    CHECK(dev->read(4, 4) == 0x5a00u);
+    CHECK(dev->read(5, 1) == 0x5au);
+    CHECK(dev->read(8, 4) == 0u);  // write-only
+    CHECK(host.warnings.count(8));
+    CHECK(dev->read(0x20, 4) == 0u);  // no register there
+    CHECK(host.warnings.at(0x20).find("no register of DEV") != std::string::npos);
+}
+
+TEST_CASE("svd rules: follows, settles, value, set_by and cleared_by, output") {
+    FakeHost host;
+    auto dev = part(host, R"([
+        {field: DEV.SR.BUSY, follows: DEV.CR.EN, after: 100},
+        {field: DEV.CR.START, settles: 0, after: 10},
+        {field: DEV.SR.READY, value: 0},
+        {field: DEV.SR.DONE, set_by: DEV.CR.START, after: 5, cleared_by: [DEV.SR, DEV.DR]},
+        {register: DEV.DR, output: console}])");
+    CHECK((dev->read(0, 4) & 0x10) == 0u);  // READY reads 0 whatever its reset value
+    dev->write(4, 4, 1);                    // EN
+    host.time = 99;
+    CHECK((dev->read(0, 4) & 0x20) == 0u);
+    host.time = 100;
+    CHECK((dev->read(0, 4) & 0x20) == 0x20u);  // BUSY followed EN 100 cycles later
+    dev->write(4, 4, 3);                       // START
+    CHECK((dev->read(4, 4) & 2) == 2u);
+    host.time = 105;
+    CHECK((dev->read(0, 4) & 1) == 1u);  // DONE, 5 cycles after START
+    host.time = 110;
+    CHECK((dev->read(4, 4) & 2) == 0u);  // START settled back to 0
+    CHECK((dev->read(0, 4) & 1) == 1u);  // a read of SR alone leaves DONE (the sequence is SR, then DR)
+    dev->read(12, 4);
+    CHECK((dev->read(0, 4) & 1) == 0u);
+    dev->write(12, 4, 'h');
+    dev->write(12, 4, 'i');
+    CHECK(host.out == "hi");
+}
+
+TEST_CASE("svd rules: a mistake names the rule") {
+    FakeHost host;
+    auto error = [&](const std::string& rules) {
+        try {
+            part(host, rules);
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(error("[{field: DEV.SR.NOPE, value: 1}]").find("no field or register 'DEV.SR.NOPE'") != std::string::npos);
+    CHECK(error("[{field: DEV.SR.DONE, value: 2}]").find("the value does not fit the field") != std::string::npos);
+    CHECK(error("[{field: DEV.SR.DONE, value: 1, follows: DEV.CR.EN}]").find("a rule does exactly one of") != std::string::npos);
+    CHECK(error("[{field: DEV.SR.DONE, write: sometimes}]").find("expected an SVD modifiedWriteValues") != std::string::npos);
+}
+
+TEST_CASE("stm32.rcc: the clock tree follows CFGR: HSE 8 MHz x3 on the PLL, APB1 halved, timers doubled") {
+    FakeHost host;
+    auto rcc = model("stm32.rcc", "RCC", host);
+    CHECK(host.clocks.at("core") == 8'000'000u);  // the HSI at reset
+    // PLLSRC=HSE, PLLMUL=x3, PPRE1=/2, SW=PLL
+    rcc->write(0x4, 4, (1u << 16) | (1u << 18) | (4u << 8) | 2u);
+    CHECK(host.clocks.at("core") == 24'000'000u);
+    CHECK(host.clocks.at("pclk1") == 12'000'000u);
+    CHECK(host.clocks.at("tim_pclk1") == 24'000'000u);
+    CHECK(host.clocks.at("pclk2") == 24'000'000u);
+    rcc->write(0x4, 4, (1u << 16) | (1u << 18) | (8u << 4) | 2u);  // HPRE=/2
+    CHECK(host.clocks.at("core") == 12'000'000u);
+}
+
+TEST_CASE("stm32.usart: a byte shifts out at the baud rate; the next waits in DR with TXE clear") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"pclk2", 24'000'000}};
+    auto u = model("stm32.usart", "USART1", host, "{clock: pclk2, output: none}");
+    u->write(0x8, 4, 208);                                             // BRR: 115,200 baud at 24 MHz
+    u->write(0xC, 4, (1u << 13) | (1u << 3) | (1u << 2) | (1u << 7));  // UE, TE, RE, TXEIE
+    CHECK(host.lines[0]);                                              // TXE with its interrupt enabled
+    u->write(0x4, 4, 'a');
+    CHECK(host.out == "a");
+    CHECK((u->read(0x0, 4) & 0x80) == 0x80u);  // the shift register took it: TXE
+    CHECK((u->read(0x0, 4) & 0x40) == 0u);     // but not TC
+    u->write(0x4, 4, 'b');
+    CHECK((u->read(0x0, 4) & 0x80) == 0u);  // 'b' waits in DR
+    CHECK_FALSE(host.lines[0]);
+    CHECK(host.wake == 2080u);  // a frame of 10 bits of 208 cycles
+    host.advance(*u, 2080);
+    CHECK(host.out == "ab");
+    CHECK((u->read(0x0, 4) & 0x80) == 0x80u);
+    host.advance(*u, 4160);
+    CHECK((u->read(0x0, 4) & 0x40) == 0x40u);  // both sent: TC
+    u->receive("x");
+    CHECK((u->read(0x0, 4) & 0x20) == 0x20u);  // RXNE
+    CHECK(u->read(0x4, 4) == 'x');
+    CHECK((u->read(0x0, 4) & 0x20) == 0u);
+}
+
+TEST_CASE("stm32.timer: the update interrupt at (PSC+1)(ARR+1) timer clocks, UIF cleared by writing 0") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"tim_pclk1", 24'000'000}};
+    auto t = model("stm32.timer", "TIM2", host);
+    t->write(0x28, 4, 23);   // PSC
+    t->write(0x2C, 4, 999);  // ARR
+    t->write(0x14, 4, 1);    // EGR.UG: loads PSC, sets UIF
+    CHECK((t->read(0x10, 4) & 1) == 1u);
+    t->write(0x10, 4, ~1u);  // SR = ~UIF clears UIF alone
+    CHECK((t->read(0x10, 4) & 1) == 0u);
+    t->write(0x0C, 4, 1);  // DIER.UIE
+    t->write(0x00, 4, 1);  // CR1.CEN
+    CHECK(host.wake == 24'000u);
+    host.advance(*t, 12'000);
+    CHECK(t->read(0x24, 4) == 500u);  // CNT halfway
+    CHECK_FALSE(host.lines[0]);
+    host.advance(*t, 24'000);
+    CHECK(host.lines[0]);
+    CHECK(t->read(0x24, 4) == 0u);
+    t->write(0x10, 4, 0);
+    CHECK_FALSE(host.lines[0]);
+    host.advance(*t, 48'000);
+    CHECK(host.lines[0]);  // and again one period later
+}
+
+TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR; SWIER pends EXTI0 until PR is written 1") {
+    FakeHost host;
+    auto gpio = model("stm32.gpio", "GPIOC", host);
+    gpio->write(0x4, 4, 0x44444422);  // CRH: PC8, PC9 outputs
+    gpio->write(0x10, 4, (1u << 8) | (1u << 9));
+    CHECK(gpio->read(0xC, 4) == 0x300u);
+    gpio->write(0x10, 4, 1u << (16 + 8));
+    CHECK(gpio->read(0xC, 4) == 0x200u);
+    gpio->write(0x14, 4, 1u << 9);  // BRR
+    CHECK(gpio->read(0xC, 4) == 0u);
+    gpio->set_register("IDR", 1u << 0);  // an input pin driven from outside
+    CHECK(gpio->read(0x8, 4) == 1u);
+
+    FakeHost ehost;
+    auto exti = model("stm32.exti", "EXTI", ehost);
+    exti->write(0x0, 4, 1);   // IMR
+    exti->write(0x10, 4, 1);  // SWIER
+    CHECK(exti->read(0x14, 4) == 1u);
+    CHECK(ehost.lines[1]);  // EXTI0: the SVD's second EXTI interrupt (after TAMPER)
+    exti->write(0x14, 4, 1);
+    CHECK(exti->read(0x14, 4) == 0u);
+    CHECK(exti->read(0x10, 4) == 0u);
+    CHECK_FALSE(ehost.lines[1]);
+}
