@@ -252,3 +252,13 @@ TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR; SWIER pends EXTI
     CHECK(exti->read(0x10, 4) == 0u);
     CHECK_FALSE(ehost.lines[1]);
 }
+
+TEST_CASE("stm32.crc: the CRC-32 of the words written to DR, as ST's units compute it") {
+    FakeHost host;
+    auto crc = model("stm32.crc", "CRC", host);
+    CHECK(crc->read(0x0, 4) == 0xFFFFFFFFu);
+    crc->write(0x0, 4, 0x12345678u);
+    CHECK(crc->read(0x0, 4) == 0xDF8A8A2Bu);  // the value ST's application notes give for this word
+    crc->write(0x8, 4, 1);                    // CR.RESET
+    CHECK(crc->read(0x0, 4) == 0xFFFFFFFFu);
+}
