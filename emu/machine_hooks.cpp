@@ -389,6 +389,18 @@ bool target_write(MachineState& m, std::uint32_t address, unsigned size, std::ui
     return uc_mem_write(m.uc.get(), address, bytes, size) == UC_ERR_OK;
 }
 
+bool DeviceSlot::bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) {
+    const MemoryRegion* r = region_at(machine->plan, address);
+    if (!r && !machine->device_at(address)) return false;
+    return target_read(*machine, address, width, value);
+}
+
+bool DeviceSlot::bus_write(std::uint32_t address, unsigned width, std::uint32_t value) {
+    const MemoryRegion* r = region_at(machine->plan, address);
+    if (r ? !(r->access & AccessWrite) : !machine->device_at(address)) return false;
+    return target_write(*machine, address, width, value);
+}
+
 std::uint64_t on_mmio_read(uc_engine*, std::uint64_t offset, unsigned size, void* user) {
     auto& w = *static_cast<WindowSlot*>(user);
     detail::MachineState& m = *w.machine;

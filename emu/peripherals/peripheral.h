@@ -29,6 +29,17 @@ public:
     /// Calls the device's Peripheral::on_time at cycle `cycle` (once; a later call replaces it):
     /// a timer's overflow, a transfer finishing.
     virtual void wake_at(std::uint64_t cycle) { (void)cycle; }
+    /// A bus master's access (a DMA controller's): memory or a device register at `address`, as a
+    /// load or store of the firmware's would reach it. False where nothing is, or a store to memory
+    /// that cannot be written (flash): the transfer error the master reports.
+    virtual bool bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) {
+        (void)address, (void)width, (void)value;
+        return false;
+    }
+    virtual bool bus_write(std::uint32_t address, unsigned width, std::uint32_t value) {
+        (void)address, (void)width, (void)value;
+        return false;
+    }
     /// The board's clocks by name, as a clock controller model sets them ("sysclk", "pclk1", ...):
     /// 0 for one nobody set. Setting "core" changes the clock emulated time runs at from now on.
     virtual void set_clock(std::string_view name, std::uint64_t hz) { (void)name, (void)hz; }

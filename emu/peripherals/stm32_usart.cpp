@@ -21,7 +21,7 @@ public:
         : RegisterPeripheral(std::move(d)), clock_(std::move(clock)), out_(out), sr_(need("SR")), dr_(need("DR")), brr_(need("BRR")),
           cr1_(need("CR1")), txe_(need("SR.TXE")), tc_(need("SR.TC")), rxne_(need("SR.RXNE")), ore_(need("SR.ORE")), ue_(need("CR1.UE")),
           te_(need("CR1.TE")), re_(need("CR1.RE")), txeie_(need("CR1.TXEIE")), tcie_(need("CR1.TCIE")), rxneie_(need("CR1.RXNEIE")),
-          m_(need("CR1.M")) {
+          m_(need("CR1.M")), dmat_(regs().field("CR3.DMAT")) {
         // RM0008: TC and RXNE are rc_w0 (a write of 0 clears, 1 leaves them), which ST's SVD calls read-write.
         for (FieldRef f : {tc_, rxne_}) regs().set_write_action(f, decode::svd::WriteAction::ZeroToClear);
         regs().set_write_action(need("SR.CTS"), decode::svd::WriteAction::ZeroToClear);
@@ -51,6 +51,7 @@ private:
 
     void reset_model() override {
         rx_.clear();
+        queued_.clear();
         shifting_until_ = 0;
         held_ = false;
     }
@@ -85,9 +86,13 @@ private:
         const std::uint64_t now = host().now();
         tick(now);
         if (shifting_until_ > now) {  // the shift register is busy: the byte waits in DR
-            if (held_) host().warn_once(regs().offset(dr_.reg), "byte written to DR while TXE was clear; the earlier one is lost");
-            held_ = true;
-            held_byte_ = c;
+            if (held_ && dmat_ && regs().get(dmat_)) {
+                queued_.push_back(c);  // a DMA channel would have waited for TXE: the bytes go out in turn
+            } else {
+                if (held_) host().warn_once(regs().offset(dr_.reg), "byte written to DR while TXE was clear; the earlier one is lost");
+                held_ = true;
+                held_byte_ = c;
+            }
             regs().put(txe_, 0);
         } else {
             start(c, now);
@@ -104,16 +109,23 @@ private:
 
     // The device's own time: the shift register finishing a frame.
     void tick(std::uint64_t now) override {
-        if (shifting_until_ == 0 || now < shifting_until_) return;
-        if (held_) {
-            held_ = false;
-            regs().put(txe_, 1);
-            start(held_byte_, shifting_until_);
-            host().wake_at(shifting_until_);
-        } else {
-            regs().put(tc_, 1);
-            shifting_until_ = 0;
+        while (shifting_until_ != 0 && now >= shifting_until_) {
+            if (held_) {
+                held_ = false;
+                start(held_byte_, shifting_until_);
+                if (!queued_.empty()) {
+                    held_ = true;
+                    held_byte_ = queued_.front();
+                    queued_.pop_front();
+                } else {
+                    regs().put(txe_, 1);
+                }
+            } else {
+                regs().put(tc_, 1);
+                shifting_until_ = 0;
+            }
         }
+        if (shifting_until_) host().wake_at(shifting_until_);
         update_irq();
     }
 
@@ -141,8 +153,9 @@ private:
 
     std::string clock_;
     std::FILE* out_;
-    FieldRef sr_, dr_, brr_, cr1_, txe_, tc_, rxne_, ore_, ue_, te_, re_, txeie_, tcie_, rxneie_, m_;
+    FieldRef sr_, dr_, brr_, cr1_, txe_, tc_, rxne_, ore_, ue_, te_, re_, txeie_, tcie_, rxneie_, m_, dmat_;
     std::deque<char> rx_;
+    std::deque<char> queued_;  ///< bytes a DMA channel wrote behind the one waiting in DR
     std::uint64_t shifting_until_ = 0;
     bool held_ = false;
     char held_byte_ = 0;

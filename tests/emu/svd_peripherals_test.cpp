@@ -40,6 +40,19 @@ struct FakeHost final : emu::DeviceHost {
         auto it = clocks.find(name);
         return it == clocks.end() ? 0 : it->second;
     }
+    // A bus for bus masters: 64 words of RAM at 0x20000000, flash (read-only) at 0x08000000.
+    std::vector<std::uint32_t> ram = std::vector<std::uint32_t>(64, 0);
+    bool bus_read(std::uint32_t address, unsigned, std::uint32_t& value) override {
+        if (address >= 0x08000000u && address < 0x08000100u) return value = address, true;
+        if (address < 0x20000000u || address >= 0x20000100u) return false;
+        value = ram[(address - 0x20000000u) / 4];
+        return true;
+    }
+    bool bus_write(std::uint32_t address, unsigned, std::uint32_t value) override {
+        if (address < 0x20000000u || address >= 0x20000100u) return false;  // flash and holes refuse a store
+        ram[(address - 0x20000000u) / 4] = value;
+        return true;
+    }
     // Runs the device's own time up to `t`, as the machine would.
     void advance(emu::Peripheral& p, std::uint64_t t) {
         while (wake <= t) {
@@ -261,4 +274,32 @@ TEST_CASE("stm32.crc: the CRC-32 of the words written to DR, as ST's units compu
     CHECK(crc->read(0x0, 4) == 0xDF8A8A2Bu);  // the value ST's application notes give for this word
     crc->write(0x8, 4, 1);                    // CR.RESET
     CHECK(crc->read(0x0, 4) == 0xFFFFFFFFu);
+}
+
+TEST_CASE("stm32.dma: memory to memory through the bus; a store flash refuses is a transfer error that stops the channel") {
+    FakeHost host;
+    auto dma = model("stm32.dma", "DMA1", host);
+    // Channel 1: MEM2MEM, 32-bit, both addresses incremented, TC interrupt: 0x08000010.. to RAM.
+    const std::uint32_t ccr = (1u << 14) | (2u << 10) | (2u << 8) | (1u << 7) | (1u << 6) | (1u << 1);
+    dma->write(0x0C, 4, 4);            // CNDTR1
+    dma->write(0x10, 4, 0x08000010u);  // CPAR1: the source
+    dma->write(0x14, 4, 0x20000000u);  // CMAR1
+    dma->write(0x08, 4, ccr);
+    CHECK(host.ram[0] == 0u);  // not before EN
+    dma->write(0x08, 4, ccr | 1);
+    CHECK(host.ram[0] == 0x08000010u);
+    CHECK(host.ram[3] == 0x0800001Cu);
+    CHECK((dma->read(0x00, 4) & 0xf) == 0x7u);  // GIF1, TCIF1, HTIF1
+    CHECK(dma->read(0x0C, 4) == 0u);
+    CHECK(host.lines[0]);    // DMA1_Channel1
+    dma->write(0x04, 4, 1);  // IFCR.CGIF1 clears all four
+    CHECK((dma->read(0x00, 4) & 0xf) == 0u);
+    CHECK_FALSE(host.lines[0]);
+    // Channel 2 the other way: into flash, which refuses the store.
+    dma->write(0x20, 4, 2);
+    dma->write(0x24, 4, 0x20000000u);
+    dma->write(0x28, 4, 0x08000000u);
+    dma->write(0x1C, 4, (1u << 14) | (2u << 10) | (2u << 8) | 1u);
+    CHECK((dma->read(0x00, 4) >> 4 & 0x9) == 0x9u);  // GIF2 and TEIF2
+    CHECK((dma->read(0x1C, 4) & 1) == 0u);           // the channel stopped
 }

@@ -1,0 +1,154 @@
+// ST's STM32F1 DMA controller (RM0008 §13): per channel CCR, CNDTR, CPAR, CMAR; ISR's GIF, TCIF,
+// HTIF and TEIF per channel, cleared through IFCR; an interrupt line per channel (the SVD's
+// DMAx_ChannelN, or one shared by several). A memory-to-memory channel, or one that moves memory
+// to a peripheral, transfers its whole count through the bus when it is enabled, as the firmware's
+// own loads and stores would reach memory and device registers: a peripheral that paces its
+// requests (a USART's TXE under CR3.DMAT) takes the items in order as it would from the channel. A
+// channel that moves from a peripheral to memory waits for requests no model makes yet, so it
+// transfers nothing (a warning says so once).
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "emu/peripherals/register_peripheral.h"
+#include "emu/peripherals/registry.h"
+
+namespace emutrace::emu {
+namespace {
+
+constexpr unsigned kMostChannels = 7;
+
+class Stm32Dma final : public RegisterPeripheral {
+public:
+    explicit Stm32Dma(decode::svd::Peripheral d) : RegisterPeripheral(std::move(d)), isr_(need("ISR")), ifcr_(need("IFCR")) {
+        for (unsigned n = 1; n <= kMostChannels; ++n) {
+            const std::string i = std::to_string(n);
+            Channel c;
+            c.ccr = regs().field("CCR" + i);
+            if (!c.ccr) break;
+            c.cndtr = need("CNDTR" + i);
+            c.cpar = need("CPAR" + i);
+            c.cmar = need("CMAR" + i);
+            c.line = line_of(n);
+            channels_[channels_used_++] = c;
+        }
+    }
+
+private:
+    static constexpr unsigned kNoLine = ~0u;
+    // CCR's bits (RM0008 §13.4.3).
+    enum : std::uint32_t {
+        EN = 1u << 0,
+        TCIE = 1u << 1,
+        HTIE = 1u << 2,
+        TEIE = 1u << 3,
+        DIR = 1u << 4,
+        CIRC = 1u << 5,
+        PINC = 1u << 6,
+        MINC = 1u << 7
+    };
+    static constexpr std::uint32_t kMem2Mem = 1u << 14;
+    // ISR's bits per channel, at 4 * (channel - 1).
+    enum : std::uint32_t { GIF = 1, TCIF = 2, HTIF = 4, TEIF = 8 };
+
+    struct Channel {
+        FieldRef ccr, cndtr, cpar, cmar;
+        unsigned line = kNoLine;
+    };
+
+    // The interrupt line of channel n: the SVD's DMAx_Channeln, or a shared DMA2_Channel4_5.
+    unsigned line_of(unsigned n) const {
+        const auto& irqs = description()->interrupts;
+        for (std::size_t i = 0; i < irqs.size(); ++i) {
+            const auto at = irqs[i].name.find("Channel");
+            if (at == std::string::npos) continue;
+            std::string rest = irqs[i].name.substr(at + 7);
+            for (std::size_t from = 0; from < rest.size();) {
+                const std::size_t to = rest.find('_', from);
+                if (rest.substr(from, to - from) == std::to_string(n)) return static_cast<unsigned>(i);
+                from = to == std::string::npos ? rest.size() : to + 1;
+            }
+        }
+        return kNoLine;
+    }
+
+    void stored(int reg, std::uint32_t before) override {
+        auto& r = regs();
+        if (reg == ifcr_.reg) {  // a 1 clears the flag; CGIF clears the channel's four
+            const std::uint32_t v = r.value(reg);
+            std::uint32_t clear = 0;
+            for (unsigned n = 0; n < channels_used_; ++n) {
+                const std::uint32_t bits = v >> (4 * n) & 0xf;
+                clear |= ((bits & GIF) ? 0xfu : bits) << (4 * n);
+            }
+            r.set(isr_.reg, r.value(isr_.reg) & ~clear);
+            r.set(reg, 0);
+        }
+        for (unsigned n = 0; n < channels_used_; ++n)
+            if (reg == channels_[n].ccr.reg && !(before & EN) && (r.value(reg) & EN)) run(n);
+        update_irqs();
+    }
+
+    void run(unsigned n) {
+        auto& r = regs();
+        const Channel& c = channels_[n];
+        const std::uint32_t ccr = r.value(c.ccr.reg);
+        const bool to_peripheral = ccr & DIR, mem2mem = ccr & kMem2Mem;
+        if (!to_peripheral && !mem2mem) {
+            host().warn_once(r.offset(c.ccr.reg), "a peripheral-to-memory transfer on channel " + std::to_string(n + 1) +
+                                                      " waits for requests no peripheral model makes; nothing moves");
+            return;
+        }
+        const unsigned psize = 1u << ((ccr >> 8) & 3), msize = 1u << ((ccr >> 10) & 3);
+        std::uint32_t count = r.value(c.cndtr.reg) & 0xffff;
+        const std::uint32_t total = count;
+        std::uint32_t pa = r.value(c.cpar.reg), ma = r.value(c.cmar.reg);
+        // DIR: memory is the source; otherwise (memory to memory) the peripheral address is.
+        const unsigned from_size = to_peripheral ? msize : psize, to_size = to_peripheral ? psize : msize;
+        for (; count > 0; --count) {
+            std::uint32_t value = 0;
+            const std::uint32_t from = to_peripheral ? ma : pa, to = to_peripheral ? pa : ma;
+            if (!host().bus_read(from, from_size, value) || !host().bus_write(to, to_size, value & width_mask(to_size))) {
+                flag(n, TEIF);
+                r.set(c.ccr.reg, r.value(c.ccr.reg) & ~EN);  // a transfer error disables the channel
+                r.set(c.cndtr.reg, count);
+                return;
+            }
+            if (ccr & PINC) pa += psize;
+            if (ccr & MINC) ma += msize;
+            if (count - 1 == total / 2) flag(n, HTIF);
+        }
+        flag(n, TCIF);
+        // A circular channel reloads its count and goes round again on the next enable.
+        r.set(c.cndtr.reg, (ccr & CIRC) ? total : 0);
+    }
+
+    static std::uint32_t width_mask(unsigned bytes) { return bytes >= 4 ? 0xffffffffu : (1u << (8 * bytes)) - 1; }
+
+    void flag(unsigned n, std::uint32_t bits) { regs().set(isr_.reg, regs().value(isr_.reg) | (bits | GIF) << (4 * n)); }
+
+    void update_irqs() {
+        const auto& r = regs();
+        std::array<bool, kMostChannels> level{};
+        for (unsigned n = 0; n < channels_used_; ++n) {
+            const std::uint32_t ccr = r.value(channels_[n].ccr.reg), isr = r.value(isr_.reg) >> (4 * n);
+            const bool on = ((ccr & TCIE) && (isr & TCIF)) || ((ccr & HTIE) && (isr & HTIF)) || ((ccr & TEIE) && (isr & TEIF));
+            if (channels_[n].line < level.size()) level[channels_[n].line] = level[channels_[n].line] || on;
+        }
+        for (unsigned i = 0; i < description()->interrupts.size() && i < level.size(); ++i) host().set_irq_line(i, level[i]);
+    }
+
+    FieldRef isr_, ifcr_;
+    std::array<Channel, kMostChannels> channels_{};
+    unsigned channels_used_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Peripheral> make_stm32_dma(const decode::svd::Peripheral& svd, const config::Node& params) {
+    params.allow_only({});
+    return std::make_unique<Stm32Dma>(svd);
+}
+
+}  // namespace emutrace::emu
