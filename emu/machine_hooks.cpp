@@ -389,6 +389,11 @@ bool target_write(MachineState& m, std::uint32_t address, unsigned size, std::ui
     return uc_mem_write(m.uc.get(), address, bytes, size) == UC_ERR_OK;
 }
 
+void DeviceSlot::signal(std::string_view line, bool level) {
+    for (auto& d : machine->devices)
+        if (d.get() != this) d->model->on_signal(line, level);
+}
+
 bool DeviceSlot::bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) {
     const MemoryRegion* r = region_at(machine->plan, address);
     if (!r && !machine->device_at(address)) return false;

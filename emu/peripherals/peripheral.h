@@ -40,6 +40,9 @@ public:
         (void)address, (void)width, (void)value;
         return false;
     }
+    /// A wire to the other devices of the board, "DEVICE.LINE" ("GPIOA.0", a pin): each gets
+    /// Peripheral::on_signal (an EXTI controller watching the pins).
+    virtual void signal(std::string_view line, bool level) { (void)line, (void)level; }
     /// The board's clocks by name, as a clock controller model sets them ("sysclk", "pclk1", ...):
     /// 0 for one nobody set. Setting "core" changes the clock emulated time runs at from now on.
     virtual void set_clock(std::string_view name, std::uint64_t hz) { (void)name, (void)hz; }
@@ -82,6 +85,8 @@ public:
     virtual void receive(std::string_view bytes) { (void)bytes; }
     /// The SVD description the device's registers come from, for naming accesses; null if none.
     virtual const decode::svd::Peripheral* description() const { return nullptr; }
+    /// Another device drove a wire (DeviceHost::signal).
+    virtual void on_signal(std::string_view line, bool level) { (void)line, (void)level; }
     /// The cycle the device asked for with DeviceHost::wake_at has come.
     virtual void on_time(std::uint64_t now) { (void)now; }
 

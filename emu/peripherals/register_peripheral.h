@@ -27,6 +27,7 @@ public:
     void set_register(std::string_view name, std::uint32_t value) final;
     const decode::svd::Peripheral* description() const final { return &regs_.description(); }
     void on_time(std::uint64_t now) final;
+    void on_signal(std::string_view line, bool level) override { (void)line, (void)level; }
 
     /// A scenario rule about one of this device's fields, `field` without the device's name
     /// ("CR.HSERDY"); throws ConfigError at `rule` naming what is wrong.

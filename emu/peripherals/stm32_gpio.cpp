@@ -1,6 +1,7 @@
 // ST's STM32F1 GPIO port (RM0008 §9.2): BSRR and BRR set and reset ODR's bits in one store, IDR
 // reads the pins (an output pin reads what it drives; an input pin what a stimulus set, by
-// `set: {device: GPIOA, register: IDR.IDR0, value: 1}`), CRL/CRH say which is which.
+// `set: {device: GPIOA, register: IDR.IDR0, value: 1}`), CRL/CRH say which is which. A pin that
+// changes level drives the wire "GPIOA.0" to the board's other devices (EXTI).
 
 #include <memory>
 
@@ -17,7 +18,10 @@ public:
           brr_(need("BRR")) {}
 
 private:
-    void reset_model() override { inputs_ = regs().value(idr_.reg); }
+    void reset_model() override {
+        inputs_ = regs().value(idr_.reg);
+        levels_ = pins();
+    }
 
     void stored(int reg, std::uint32_t) override {
         auto& r = regs();
@@ -31,6 +35,14 @@ private:
             inputs_ = r.value(idr_.reg);
         }
         r.set(idr_.reg, pins());
+        drive(r.value(idr_.reg));
+    }
+
+    void drive(std::uint32_t levels) {
+        const std::uint32_t changed = levels ^ levels_;
+        levels_ = levels;
+        for (unsigned pin = 0; pin < 16; ++pin)
+            if (changed >> pin & 1) host().signal(description()->name + "." + std::to_string(pin), levels >> pin & 1);
     }
 
     void refresh(int reg) override {
@@ -50,6 +62,7 @@ private:
 
     FieldRef crl_, crh_, idr_, odr_, bsrr_, brr_;
     std::uint32_t inputs_ = 0;
+    std::uint32_t levels_ = 0;  ///< the pins as the board's wires last saw them
 };
 
 }  // namespace
