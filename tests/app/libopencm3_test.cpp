@@ -148,6 +148,20 @@ void check_spacing(const std::vector<Mmio>& toggles, double iterations) {
     for (std::size_t i = 1; i < gaps.size(); ++i) CHECK(gaps[i] == doctest::Approx(gaps[0]).epsilon(0.01));
 }
 
+// GPIOC's BSRR writes from the `first`-th on: alternately `even` and `odd`, a delay loop of
+// `iterations` rounds apart, each named as the SVD names the register.
+void check_blink(const std::vector<Mmio>& writes, std::size_t first, std::uint32_t even, std::uint32_t odd, double iterations) {
+    REQUIRE(writes.size() >= first + 3);
+    std::vector<Mmio> toggles(writes.begin() + static_cast<std::ptrdiff_t>(first), writes.end());
+    for (std::size_t i = 0; i < toggles.size(); ++i) {
+        CAPTURE(i);
+        CHECK(toggles[i].address == kGpiocBsrr);
+        CHECK(toggles[i].value == (i % 2 == 0 ? even : odd));
+    }
+    check_spacing(toggles, iterations);
+    check_gpioc_named(writes);
+}
+
 std::string all_output(const Events& ev) {
     std::string text;
     for (const Output& o : ev.output) text += o.text;
@@ -234,14 +248,7 @@ TEST_CASE("libopencm3: miniblink (given): PC8 toggles through GPIOC_BSRR every 8
     CHECK(r.status == 3);
     const Events ev = read_events(dir.file("e.jsonl"));
     const std::vector<Mmio> toggles = gpioc_pin_writes(ev);
-    REQUIRE(toggles.size() >= 3);
-    for (std::size_t i = 0; i < toggles.size(); ++i) {
-        CAPTURE(i);
-        CHECK(toggles[i].address == kGpiocBsrr);
-        CHECK(toggles[i].value == (i % 2 == 0 ? 0x00000100u : 0x01000000u));
-    }
-    check_spacing(toggles, 800000);
-    check_gpioc_named(toggles);
+    check_blink(toggles, 0, 0x00000100u, 0x01000000u, 800000);
     // Each toggle read ODR first.
     std::size_t odr_reads = 0;
     for (const Mmio& m : ev.mmio)
@@ -258,14 +265,7 @@ TEST_CASE("libopencm3: button (given): PC9 blinks at the fast rate while the use
     CHECK(r.status == 3);
     const Events ev = read_events(dir.file("e.jsonl"));
     const std::vector<Mmio> toggles = gpioc_pin_writes(ev);
-    REQUIRE(toggles.size() >= 3);
-    for (std::size_t i = 0; i < toggles.size(); ++i) {
-        CAPTURE(i);
-        CHECK(toggles[i].address == kGpiocBsrr);
-        CHECK(toggles[i].value == (i % 2 == 0 ? 0x00000200u : 0x02000000u));
-    }
-    check_spacing(toggles, 800000);
-    check_gpioc_named(toggles);
+    check_blink(toggles, 0, 0x00000200u, 0x02000000u, 800000);
     // The button is read once a round and reads released.
     std::size_t idr_reads = 0;
     for (const Mmio& m : ev.mmio) {
@@ -342,14 +342,7 @@ TEST_CASE("libopencm3: fancyblink (validation): PC8 and PC9 blink in turn every 
     REQUIRE(writes.size() >= 4);
     CHECK(writes[0].address == kGpiocBsrr);
     CHECK(writes[0].value == 0x00000100u);
-    std::vector<Mmio> toggles(writes.begin() + 1, writes.end());
-    for (std::size_t i = 0; i < toggles.size(); ++i) {
-        CAPTURE(i);
-        CHECK(toggles[i].address == kGpiocBsrr);
-        CHECK(toggles[i].value == (i % 2 == 0 ? 0x01000200u : 0x02000100u));
-    }
-    check_spacing(toggles, 2000000);
-    check_gpioc_named(writes);
+    check_blink(writes, 1, 0x01000200u, 0x02000100u, 2000000);
 }
 
 TEST_CASE("libopencm3: spi (validation): each SPI1 transfer is reported on USART2 through printf") {

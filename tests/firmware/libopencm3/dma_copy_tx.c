@@ -3,9 +3,10 @@
 // text through USART1 (CR3.DMAT) and raises its transfer-complete interrupt, whose handler clears
 // the flag and counts. Prints "copy ok\r\n" through the polled USART, then the DMA'd text, then
 // "dma irq=1\r\n", and idles in done() (tests/app/libopencm3_test.cpp).
+#include "console.h"
+
 #include <libopencm3/cm3/nvic.h>
 #include <libopencm3/stm32/dma.h>
-#include <libopencm3/stm32/gpio.h>
 #include <libopencm3/stm32/rcc.h>
 #include <libopencm3/stm32/usart.h>
 
@@ -22,34 +23,10 @@ void dma1_channel4_isr(void)
 	}
 }
 
-void done(void) __attribute__((noinline, noreturn));
-void done(void)
-{
-	while (1)
-		;
-}
-
-static void print(const char *s)
-{
-	while (*s)
-		usart_send_blocking(USART1, (uint16_t)*s++);
-}
-
 int main(void)
 {
-	rcc_clock_setup_pll(&rcc_hse_configs[RCC_CLOCK_HSE8_24MHZ]);
-	rcc_periph_clock_enable(RCC_GPIOA);
-	rcc_periph_clock_enable(RCC_USART1);
+	console_setup();
 	rcc_periph_clock_enable(RCC_DMA1);
-
-	gpio_set_mode(GPIOA, GPIO_MODE_OUTPUT_50_MHZ, GPIO_CNF_OUTPUT_ALTFN_PUSHPULL, GPIO_USART1_TX);
-	usart_set_baudrate(USART1, 115200);
-	usart_set_databits(USART1, 8);
-	usart_set_stopbits(USART1, USART_STOPBITS_1);
-	usart_set_mode(USART1, USART_MODE_TX);
-	usart_set_parity(USART1, USART_PARITY_NONE);
-	usart_set_flow_control(USART1, USART_FLOWCONTROL_NONE);
-	usart_enable(USART1);
 
 	// Memory to memory: the peripheral address is the source.
 	dma_channel_reset(DMA1, DMA_CHANNEL1);
@@ -67,9 +44,7 @@ int main(void)
 	int same = 1;
 	for (int i = 0; i < 8; i++)
 		same &= copy[i] == table[i];
-	print(same ? "copy ok\r\n" : "copy wrong\r\n");
-	while (!usart_get_flag(USART1, USART_SR_TC))
-		;
+	console_print(same ? "copy ok\r\n" : "copy wrong\r\n");
 
 	// Memory to USART1's data register, paced by TXE.
 	dma_channel_reset(DMA1, DMA_CHANNEL4);
@@ -89,9 +64,7 @@ int main(void)
 	while (!usart_get_flag(USART1, USART_SR_TC))
 		;
 	usart_disable_tx_dma(USART1);
-	print(interrupts == 1 ? "dma irq=1\r\n" : "dma irq wrong\r\n");
-	while (!usart_get_flag(USART1, USART_SR_TC))
-		;
+	console_print(interrupts == 1 ? "dma irq=1\r\n" : "dma irq wrong\r\n");
 	done();
 	return 0;
 }

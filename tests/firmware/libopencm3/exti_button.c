@@ -2,11 +2,12 @@
 // (AFIO_EXTICR1), rising edges only, its interrupt counting presses. Prints "presses=2\r\n" on
 // USART1 after the second press and idles in done(); the presses are stimuli on GPIOA's IDR
 // (tests/app/libopencm3_test.cpp), the falling edge between them must not count.
+#include "console.h"
+
 #include <libopencm3/cm3/nvic.h>
 #include <libopencm3/stm32/exti.h>
 #include <libopencm3/stm32/gpio.h>
 #include <libopencm3/stm32/rcc.h>
-#include <libopencm3/stm32/usart.h>
 
 static volatile unsigned presses;
 
@@ -16,28 +17,10 @@ void exti0_isr(void)
 	presses++;
 }
 
-void done(void) __attribute__((noinline, noreturn));
-void done(void)
-{
-	while (1)
-		;
-}
-
 int main(void)
 {
-	rcc_clock_setup_pll(&rcc_hse_configs[RCC_CLOCK_HSE8_24MHZ]);
-	rcc_periph_clock_enable(RCC_GPIOA);
+	console_setup();
 	rcc_periph_clock_enable(RCC_AFIO);
-	rcc_periph_clock_enable(RCC_USART1);
-
-	gpio_set_mode(GPIOA, GPIO_MODE_OUTPUT_50_MHZ, GPIO_CNF_OUTPUT_ALTFN_PUSHPULL, GPIO_USART1_TX);
-	usart_set_baudrate(USART1, 115200);
-	usart_set_databits(USART1, 8);
-	usart_set_stopbits(USART1, USART_STOPBITS_1);
-	usart_set_mode(USART1, USART_MODE_TX);
-	usart_set_parity(USART1, USART_PARITY_NONE);
-	usart_set_flow_control(USART1, USART_FLOWCONTROL_NONE);
-	usart_enable(USART1);
 
 	gpio_set_mode(GPIOA, GPIO_MODE_INPUT, GPIO_CNF_INPUT_FLOAT, GPIO0);
 	exti_select_source(EXTI0, GPIOA);
@@ -47,11 +30,7 @@ int main(void)
 
 	while (presses < 2)
 		;
-	const char *s = presses == 2 ? "presses=2\r\n" : "presses wrong\r\n";
-	while (*s)
-		usart_send_blocking(USART1, (uint16_t)*s++);
-	while (!usart_get_flag(USART1, USART_SR_TC))
-		;
+	console_print(presses == 2 ? "presses=2\r\n" : "presses wrong\r\n");
 	done();
 	return 0;
 }

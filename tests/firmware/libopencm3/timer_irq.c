@@ -3,11 +3,11 @@
 // period 1000, tim2_isr counting updates and clearing UIF. After the 50th update (50 ms after the
 // counter starts) main stops the timer and prints "ticks=50\r\n" on USART1 (115200 8N1, polled),
 // then idles in done() (tests/app/libopencm3_test.cpp checks the print's emulated time).
+#include "console.h"
+
 #include <libopencm3/cm3/nvic.h>
-#include <libopencm3/stm32/gpio.h>
 #include <libopencm3/stm32/rcc.h>
 #include <libopencm3/stm32/timer.h>
-#include <libopencm3/stm32/usart.h>
 
 #define TICKS 50
 
@@ -21,39 +21,11 @@ void tim2_isr(void)
 	}
 }
 
-static void print(const char *s)
-{
-	while (*s)
-		usart_send_blocking(USART1, (uint16_t)*s++);
-	// The last byte has left the line when TC is set.
-	while (!usart_get_flag(USART1, USART_SR_TC))
-		;
-}
-
-// Where the program idles once it has printed, as real firmware does: the tests stop there
-// (--stop-at done).
-void done(void) __attribute__((noinline, noreturn));
-void done(void)
-{
-	while (1)
-		;
-}
 
 int main(void)
 {
-	rcc_clock_setup_pll(&rcc_hse_configs[RCC_CLOCK_HSE8_24MHZ]);
-	rcc_periph_clock_enable(RCC_GPIOA);
-	rcc_periph_clock_enable(RCC_USART1);
+	console_setup();
 	rcc_periph_clock_enable(RCC_TIM2);
-
-	gpio_set_mode(GPIOA, GPIO_MODE_OUTPUT_50_MHZ, GPIO_CNF_OUTPUT_ALTFN_PUSHPULL, GPIO_USART1_TX);
-	usart_set_baudrate(USART1, 115200);
-	usart_set_databits(USART1, 8);
-	usart_set_stopbits(USART1, USART_STOPBITS_1);
-	usart_set_mode(USART1, USART_MODE_TX);
-	usart_set_parity(USART1, USART_PARITY_NONE);
-	usart_set_flow_control(USART1, USART_FLOWCONTROL_NONE);
-	usart_enable(USART1);
 
 	rcc_periph_reset_pulse(RST_TIM2);
 	timer_set_mode(TIM2, TIM_CR1_CKD_CK_INT, TIM_CR1_CMS_EDGE, TIM_CR1_DIR_UP);
@@ -73,7 +45,7 @@ int main(void)
 	char line[] = "ticks=00\r\n";
 	line[6] = (char)('0' + (n / 10) % 10);
 	line[7] = (char)('0' + n % 10);
-	print(line);
+	console_print(line);
 	done();
 	return 0;
 }
