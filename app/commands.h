@@ -23,6 +23,7 @@ struct RunOptions {
     /// --json, --junit and every registered analysis's options that were given, by name.
     std::map<std::string, std::string> options;
     std::string dump_ram;            ///< --dump-ram: the RAM at the end as an ELF core
+    std::string gdb;                 ///< --gdb [HOST:]PORT: wait for GDB and serve it
     bool emutrace_statuses = false;  ///< --exit-status emutrace
     Verbosity verbosity = Verbosity::Normal;
     RunRequest::Progress progress = RunRequest::Progress::Auto;  ///< --progress; never with -q

@@ -102,6 +102,7 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     check_image_fits(plan, image);
     check_stimuli(config);
     core_hz = config.clock_hz;
+    if (config.debugger) debug = std::make_unique<detail::DebugAttachment>(*this, *config.debugger);
     scs->bind(*this);
     for (const auto& r : plan.memory) {
         std::uint32_t perms = ((r.access & AccessRead) ? UC_PROT_READ : 0) | ((r.access & AccessWrite) ? UC_PROT_WRITE : 0) |
@@ -514,11 +515,21 @@ RunResult Machine::run() {
     m.next_check = 0;
     std::uint32_t pc = 0;
     bool running = m.reset(pc);
+    if (running && m.debug) {  // the debugger's first look, before the reset handler runs
+        m.uc.set_reg(UC_ARM_REG_PC, pc | 1);
+        running = m.debug->stopped(emu::DebugEvent{emu::DebugEvent::Why::Attached, pc, 0, WatchKind::Write, 0, {}});
+        pc = m.uc.reg(UC_ARM_REG_PC);
+    }
     while (running && !m.reason) {
         uc_err err = m.uc.start(pc | 1, kNoEnd);
         m.settle_pipeline(m.uc.reg(UC_ARM_REG_PC), false);
         if (m.reason) break;
         pc = m.uc.reg(UC_ARM_REG_PC);
+        if (m.debug && m.debug->halt_pending()) {  // a breakpoint, a step, a watchpoint, Ctrl-C
+            running = m.debug->stopped();
+            pc = m.uc.reg(UC_ARM_REG_PC);
+            continue;
+        }
         // WFI ends uc_emu_start with OK, WFE with "invalid instruction", both with pc after it.
         if ((err == UC_ERR_OK || err == UC_ERR_INSN_INVALID) && pc == m.sleep_resume) {
             m.sleep_resume = 1;
@@ -533,6 +544,11 @@ RunResult Machine::run() {
         pc = m.uc.reg(UC_ARM_REG_PC);
     }
     std::fflush(stdout);
+    if (m.debug && m.debug->attached()) {  // a last look at how the run ended
+        const bool fault = m.reason == StopReason::Fault;
+        m.debug->stopped(emu::DebugEvent{fault ? emu::DebugEvent::Why::Fault : emu::DebugEvent::Why::Ended, m.uc.reg(UC_ARM_REG_PC), 0,
+                                         WatchKind::Write, m.reason == StopReason::Exited ? m.exit_code : -1, m.message});
+    }
     return m.finish();
 }
 

@@ -123,6 +123,8 @@ inline std::optional<TimingMode> timing_mode_named(std::string_view name) {
     return std::nullopt;
 }
 
+class Debugger;
+
 struct MachineConfig {
     models::CoreSpec core = *models::find_core("cortex-m3");
     std::uint64_t clock_hz = 25'000'000;  ///< converts cycles to emulated time
@@ -148,6 +150,8 @@ struct MachineConfig {
     unsigned irqs = 64;  ///< external interrupt lines the NVIC implements (1-240)
     FaultPolicy faults = FaultPolicy::Stop;
     TimingMode timing = TimingMode::Pipeline;
+    /// A debugger to stop for (emu/debug.h), owned by the caller; none by default.
+    Debugger* debugger = nullptr;
     /// With TimingMode::Pipeline: reuse what the pipeline did from a state it was in before with
     /// the same facts (the block-cost cache). Off, every instruction is stepped: the same cycles,
     /// slower, for checking the cache.

@@ -445,6 +445,7 @@ detail::Service detail::MachineState::service(std::uint32_t pc) {
     process_timed_events(cycles());
     std::uint64_t limits_due = check_limits();
     if (reason) return Service::Stopping;
+    if (debug && debug->poll_interrupt()) return Service::Stopping;
     if (take_pending(pc)) return Service::Redirected;
     if (reason) return Service::Stopping;
     next_check = std::min(limits_due, next_timed_event());
@@ -493,7 +494,9 @@ void detail::MachineState::on_flagged_block(const detail::BlockInfo& b) {
     if (b.flags & detail::BlockInfo::Sleep) sleep_resume = b.address + b.size;
     // A branch-to-self the run is asked to stop at is reached, not hung in: the stop hook says so.
     const bool stops_here = stop_address && *stop_address >= b.address && *stop_address < b.address + b.size;
-    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang && !stops_here && !interrupt_possible()) {
+    // With a debugger attached a hang is for the debugger to interrupt, as on a board.
+    const bool debugged = debug && debug->attached();
+    if ((b.flags & detail::BlockInfo::SelfLoop) && config.stop.on_hang && !stops_here && !debugged && !interrupt_possible()) {
         bool primask = uc.reg(UC_ARM_REG_PRIMASK) & 1;
         stop(StopReason::Hang, "firmware hangs in a branch-to-self at " + where(b.address) +
                                    (primask ? " with interrupts disabled (PRIMASK=1)" : " and no interrupt can arrive"));

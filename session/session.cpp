@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/units.h"
+#include "debug/gdb/gdb_stub.h"
 #include "decode/elf_image.h"
 #include "decode/memory_dump.h"
 #include "decode/program.h"
@@ -110,6 +111,7 @@ struct Session::Impl final : AnalysisSetup {
         std::unique_ptr<Analysis> analysis;
     };
     std::vector<Running> analyses;
+    std::unique_ptr<debug::gdb::GdbStub> gdb;  ///< --gdb: before the machine, which holds a pointer to it
     std::unique_ptr<emu::Machine> machine;
     std::unique_ptr<session::RecordedSource> recorded;  ///< a capture or a ring dump instead of the machine
     bool ran = false;
@@ -197,7 +199,7 @@ struct Session::Impl final : AnalysisSetup {
     // Every option must be one some analysis or the run itself takes.
     void check_options() const {
         for (const auto& [name, value] : request.options) {
-            bool known = std::count(std::begin(session::kRunOutputs), std::end(session::kRunOutputs), name) > 0 ||
+            bool known = name == "gdb" || std::count(std::begin(session::kRunOutputs), std::end(session::kRunOutputs), name) > 0 ||
                          std::count(std::begin(session::kRunOutputSettings), std::end(session::kRunOutputSettings), name) > 0;
             for (const auto& t : registry.types()) {
                 for (const auto& o : t.outputs) known = known || o.name == name;
@@ -252,6 +254,12 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     std::sort(watches.begin(), watches.end());
     watches.erase(std::unique(watches.begin(), watches.end()), watches.end());
     s.scenario.machine.watch_points = std::move(watches);
+    if (auto g = s.request.options.find("gdb"); g != s.request.options.end()) {
+        s.gdb = std::make_unique<debug::gdb::GdbStub>(g->second);
+        s.scenario.machine.debugger = s.gdb.get();
+        // Time spent at a breakpoint is the user's: no host-time limit unless asked for.
+        if (!s.request.machine.wall_clock_seconds) s.scenario.machine.stop.wall_clock_seconds = 0;
+    }
     try {
         s.machine = std::make_unique<emu::Machine>(std::move(s.scenario.machine), *s.loaded);
     } catch (const ConfigError& e) {

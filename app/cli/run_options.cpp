@@ -36,6 +36,11 @@ void RunOptionsDeclaration::declare_machine(Command& cmd) {
     cmd.option("--dump-ram", run.dump_ram,
                "At the end, write the RAM regions as an ELF core file (a board's memory dump: readelf, objcopy, replay --from-dump)")
         .type_name("FILE");
+    cmd.option("--gdb", run.gdb,
+               "Wait for GDB before the reset handler runs and serve it on [HOST:]PORT (127.0.0.1 unless a host is given; 0 picks a free "
+               "port): breakpoints, watchpoints, stepping, registers, memory, monitor cycles; in GDB: target remote HOST:PORT. The "
+               "cycle count is the same attached or not; the wall-clock limit is off unless --wall-clock is given")
+        .type_name("[HOST:]PORT");
     cmd.option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
     outputs_.add(cmd, "--json", "json", "Write the run summary and every analysis's result as JSON to this file");
     outputs_.add(cmd, "--junit", "junit", "Write the analyses' test cases (timing constraints, ...) as JUnit XML");
@@ -64,6 +69,7 @@ void RunOptionsDeclaration::finish() {
     analyses_.collect(run.options);
     outputs_.collect(run.options);
     if (!run.dump_ram.empty()) run.options["dump-ram"] = run.dump_ram;
+    if (!run.gdb.empty()) run.options["gdb"] = run.gdb;
     if (!max_instructions_.empty()) {
         double v = 0;
         try {

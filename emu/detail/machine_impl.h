@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emu/detail/block_cache.h"
+#include "emu/detail/debug_attachment.h"
 #include "emu/detail/unicorn_core.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
@@ -63,6 +64,11 @@ struct WindowSlot {
     MachineState* machine = nullptr;
     std::uint32_t base = 0;
 };
+
+// A device's register read or written at `address`, or the unclaimed-MMIO policy where none is
+// (machine_hooks.cpp): the firmware's accesses, and a debugger's.
+std::uint32_t device_read(MachineState& m, std::uint32_t address, unsigned size);
+void device_write(MachineState& m, std::uint32_t address, unsigned size, std::uint32_t value);
 
 // Unicorn callbacks (machine_hooks.cpp).
 void on_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
@@ -286,6 +292,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     Semihosting semihosting;
     StimulusSchedule stimuli;
     std::vector<std::unique_ptr<DeviceSlot>> devices;    ///< sorted by base
+    std::unique_ptr<DebugAttachment> debug;              ///< with a debugger attached
     std::uint64_t next_device_wake = ~std::uint64_t{0};  ///< no later than the earliest DeviceSlot::wake
     /// The board's clocks as a clock controller set them (DeviceHost::set_clock).
     std::vector<std::pair<std::string, std::uint64_t>> clocks;

@@ -61,6 +61,30 @@ void UnicornCore::add_hook(int type, void* callback, void* user, std::uint64_t b
     hooks_.push_back(h);
 }
 
+uc_hook UnicornCore::add_removable_hook(int type, void* callback, void* user, std::uint64_t begin, std::uint64_t end) {
+    uc_hook h = 0;
+    CHECKED(uc_hook_add(uc_, &h, type, callback, user, begin, end), "adding a hook");
+    return h;
+}
+
+void UnicornCore::remove_hook(uc_hook hook) {
+    uc_hook_del(uc_, hook);
+}
+
+void UnicornCore::flush_translations() {
+    CHECKED(uc_ctl_flush_tlb(uc_), "dropping the translated code");  // UC_CTL_TB_FLUSH, whatever the macro calls it
+}
+
+std::uint64_t UnicornCore::reg64(int id) const {
+    std::uint64_t v = 0;
+    uc_reg_read(uc_, id, &v);
+    return v;
+}
+
+void UnicornCore::set_reg64(int id, std::uint64_t value) {
+    uc_reg_write(uc_, id, &value);
+}
+
 std::uint32_t UnicornCore::core_register(unsigned r) const {
     return reg(r < 13 ? UC_ARM_REG_R0 + static_cast<int>(r) : r == 13 ? UC_ARM_REG_SP : r == 14 ? UC_ARM_REG_LR : UC_ARM_REG_PC);
 }

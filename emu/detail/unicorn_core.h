@@ -44,12 +44,21 @@ public:
 
     std::uint32_t reg(int id) const;
     void set_reg(int id, std::uint32_t value);
+    /// The 64-bit registers (d0-d15).
+    std::uint64_t reg64(int id) const;
+    void set_reg64(int id, std::uint64_t value);
 
     /// Adds a hook owned by this object; `begin > end` means all addresses.
     void add_hook(int type, void* callback, void* user, std::uint64_t begin = 1, std::uint64_t end = 0);
 
+    /// A hook the caller removes again (a debugger's breakpoint): its handle.
+    uc_hook add_removable_hook(int type, void* callback, void* user, std::uint64_t begin = 1, std::uint64_t end = 0);
+    void remove_hook(uc_hook hook);
+
     /// Drops the translated code of [begin, end): it is translated again, with the hooks added since.
     void remove_cache(std::uint32_t begin, std::uint32_t end);
+    /// Drops all translated code (a hook on every instruction added or removed).
+    void flush_translations();
 
     uc_err start(std::uint32_t begin, std::uint32_t until);
     void stop();

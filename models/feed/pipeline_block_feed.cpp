@@ -217,6 +217,13 @@ void PipelineFeed::reached(std::uint32_t pc, bool including) {
     give_until(i < current_->code.size() && including ? i + 1 : i, 0);
 }
 
+void PipelineFeed::leaves_at(std::uint32_t pc) {
+    reached(pc, false);
+    current_ = nullptr;
+    next_ = nullptr;
+    clear_accesses();
+}
+
 void PipelineFeed::ends_unfollowed(std::uint32_t successor) {
     if (!current_) return;
     give_until(current_->code.size(), successor);

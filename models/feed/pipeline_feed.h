@@ -102,6 +102,9 @@ public:
     /// Execution is at `pc` in the current block (a hook there, an exception, a stop), the
     /// instruction there run (`including`) or not yet.
     void reached(std::uint32_t pc, bool including);
+    /// Execution left the current block at `pc` (a debugger stopped it there) and comes back to
+    /// `pc` as the start of a block: what ran before `pc` is given, the rest runs as that block.
+    void leaves_at(std::uint32_t pc);
     /// A data access to `address` by the current block: a device's, or any on a hooked board.
     /// `device`: the pipeline then runs up to its instruction (a device read sees its data phase).
     void data_access(std::uint32_t address, bool device);

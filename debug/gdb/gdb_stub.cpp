@@ -1,0 +1,393 @@
+#include "debug/gdb/gdb_stub.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "config/config_error.h"
+
+namespace emutrace::debug::gdb {
+
+namespace {
+
+constexpr std::size_t kMostMemoryRead = 0x1000;  // bytes a packet of PacketSize 0x4000 carries back in hex
+constexpr const char* kThread = "1";             // the one thread until RTOS threads are served
+
+std::string le_hex(std::uint64_t value, unsigned bytes) {
+    std::uint8_t b[8];
+    for (unsigned i = 0; i < bytes; ++i) b[i] = static_cast<std::uint8_t>(value >> (8 * i));
+    return to_hex(std::span<const std::uint8_t>(b, bytes));
+}
+
+std::optional<std::uint64_t> le_value(std::string_view hex, unsigned bytes) {
+    auto raw = from_hex(hex);
+    if (!raw || raw->size() != bytes) return std::nullopt;
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>((*raw)[i])) << (8 * i);
+    return v;
+}
+
+// "addr,length" (and what follows a ':' when `rest` is given).
+bool address_length(std::string_view text, std::uint32_t& address, std::uint32_t& length, std::string_view* rest = nullptr) {
+    const auto comma = text.find(',');
+    if (comma == std::string_view::npos) return false;
+    std::string_view len = text.substr(comma + 1);
+    if (rest) {
+        const auto colon = len.find(':');
+        if (colon == std::string_view::npos) return false;
+        *rest = len.substr(colon + 1);
+        len = len.substr(0, colon);
+    }
+    auto a = parse_hex(text.substr(0, comma));
+    auto l = parse_hex(len);
+    if (!a || !l || *a > 0xffffffffu || *l > 0xffffffffu) return false;
+    address = static_cast<std::uint32_t>(*a);
+    length = static_cast<std::uint32_t>(*l);
+    return true;
+}
+
+std::string xml_register(const char* name, unsigned bits, unsigned regnum, const char* type, const char* group) {
+    char line[200];
+    std::snprintf(line, sizeof line, "<reg name=\"%s\" bitsize=\"%u\" regnum=\"%u\" type=\"%s\" group=\"%s\"/>", name, bits, regnum, type, group);
+    return line;
+}
+
+}  // namespace
+
+GdbStub::GdbStub(const std::string& address) {
+    std::string host = "127.0.0.1", port = address;
+    if (auto colon = address.rfind(':'); colon != std::string::npos) {
+        host = address.substr(0, colon);
+        port = address.substr(colon + 1);
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+        getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found)
+        throw ConfigError("--gdb " + address + ": expected [HOST:]PORT, e.g. 3333 or 0.0.0.0:3333");
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int yes = 1;
+    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    const bool bound = listener_ >= 0 && ::bind(listener_, found->ai_addr, found->ai_addrlen) == 0 && ::listen(listener_, 1) == 0;
+    const int err = errno;
+    freeaddrinfo(found);
+    if (!bound) {
+        if (listener_ >= 0) ::close(listener_);
+        throw ConfigError("--gdb " + address + ": cannot listen there: " + std::strerror(err));
+    }
+    sockaddr_in at{};
+    socklen_t n = sizeof at;
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&at), &n);
+    char ip[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &at.sin_addr, ip, sizeof ip);
+    listening_ = std::string(ip) + ":" + std::to_string(ntohs(at.sin_port));
+}
+
+GdbStub::~GdbStub() {
+    if (client_ >= 0) ::close(client_);
+    if (listener_ >= 0) ::close(listener_);
+}
+
+void GdbStub::accept_client() {
+    spdlog::info("waiting for GDB on {} (in GDB: target remote {})", listening_, listening_);
+    std::fprintf(stderr, "emutrace: waiting for GDB on %s (in GDB: target remote %s)\n", listening_.c_str(), listening_.c_str());
+    std::fflush(stderr);
+    do client_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    while (client_ < 0 && errno == EINTR);
+    if (client_ < 0) throw ConfigError("--gdb " + listening_ + ": accepting GDB's connection failed: " + std::strerror(errno));
+    const int yes = 1;
+    ::setsockopt(client_, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+}
+
+bool GdbStub::receive(bool wait) {
+    pollfd p{client_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait ? -1 : 0);
+    if (ready <= 0) return ready == 0 || errno == EINTR;
+    std::uint8_t buffer[4096];
+    const ssize_t n = ::recv(client_, buffer, sizeof buffer, 0);
+    if (n <= 0) return false;
+    reader_.feed(std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+    return true;
+}
+
+void GdbStub::send_raw(std::string_view bytes) {
+    while (!bytes.empty() && client_ >= 0) {
+        const ssize_t n = ::send(client_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            return;  // GDB went away: the next receive says so
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+void GdbStub::send_packet(std::string_view payload) {
+    send_raw(frame(payload));
+}
+
+bool GdbStub::interrupt_requested() {
+    if (client_ < 0) return false;
+    // Asked at every service of the machine: look at the socket every few milliseconds only.
+    static constexpr auto kEvery = std::chrono::milliseconds(5);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_poll_ < kEvery) return false;
+    last_poll_ = now;
+    if (!receive(false)) return true;  // GDB went away: stop, and the stop finds out
+    return reader_.take_interrupt();
+}
+
+emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEvent& event) {
+    last_stop_ = event;
+    using Why = emu::DebugEvent::Why;
+    if (event.why == Why::Attached) {
+        accept_client();
+    } else if (client_ >= 0) {
+        // Why the run ended or faulted, on GDB's console, then the stop.
+        if ((event.why == Why::Ended || event.why == Why::Fault) && !event.message.empty()) console("emutrace: " + event.message + "\n");
+        send_packet(stop_reply(event));
+    }
+    if (event.why == Why::Ended || client_ < 0) return emu::DebugResume::Continue;  // nothing more to serve
+    const emu::DebugResume resume = serve(target);
+    if (event.why == Why::Fault && client_ >= 0 && resume != emu::DebugResume::Detach)
+        send_packet("X0b");  // the run ends at its fault: the program is gone for GDB
+    return resume;
+}
+
+void GdbStub::console(const std::string& text) {
+    send_packet("O" + to_hex(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+}
+
+emu::DebugResume GdbStub::serve(emu::DebugTarget& target) {
+    for (;;) {
+        while (auto in = reader_.next()) {
+            switch (in->kind) {
+                case Incoming::Kind::Ack:
+                case Incoming::Kind::Nak:
+                case Incoming::Kind::Interrupt: break;  // already stopped
+                case Incoming::Kind::BadPacket:
+                    if (acks_) send_raw("-");
+                    break;
+                case Incoming::Kind::Packet: {
+                    if (acks_) send_raw("+");
+                    std::optional<emu::DebugResume> resume;
+                    const std::string reply = answer(target, in->payload, resume);
+                    if (resume) {
+                        if (*resume == emu::DebugResume::Detach || *resume == emu::DebugResume::Kill) send_packet(reply);
+                        return *resume;
+                    }
+                    send_packet(reply);
+                    if (no_acks_after_reply_) acks_ = no_acks_after_reply_ = false;
+                    break;
+                }
+            }
+        }
+        if (!receive(true)) {  // GDB went away: the firmware runs on, as a board's would
+            ::close(client_);
+            client_ = -1;
+            return emu::DebugResume::Detach;
+        }
+    }
+}
+
+std::string GdbStub::stop_reply(const emu::DebugEvent& event) const {
+    using Why = emu::DebugEvent::Why;
+    char reply[96];
+    switch (event.why) {
+        case Why::Ended:
+            if (event.exit_code >= 0) {
+                std::snprintf(reply, sizeof reply, "W%02x", static_cast<unsigned>(event.exit_code) & 0xff);
+                return reply;
+            }
+            return "X05";  // ended by emutrace (a limit, the stop symbol): its console message says why
+        case Why::Fault: return std::string("T0bthread:") + kThread + ";";  // SIGSEGV, for a look at the fault
+        case Why::Interrupt: return std::string("T02thread:") + kThread + ";";
+        case Why::Watch: {
+            const char* kind = event.kind == emu::WatchKind::Write ? "watch" : event.kind == emu::WatchKind::Read ? "rwatch" : "awatch";
+            std::snprintf(reply, sizeof reply, "T05%s:%08x;thread:%s;", kind, event.address, kThread);
+            return reply;
+        }
+        case Why::Breakpoint: return std::string("T05swbreak:;thread:") + kThread + ";";
+        case Why::Attached:
+        case Why::Step: break;
+    }
+    return std::string("T05thread:") + kThread + ";";
+}
+
+std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command, std::optional<emu::DebugResume>& resume) {
+    const std::string_view c = command;
+    auto starts = [&](std::string_view prefix) { return c.substr(0, prefix.size()) == prefix; };
+    if (c == "?") return stop_reply(last_stop_);
+    if (starts("qSupported")) return "PacketSize=4000;qXfer:features:read+;vContSupported+;QStartNoAckMode+;swbreak+;hwbreak+";
+    if (c == "QStartNoAckMode") {
+        no_acks_after_reply_ = true;  // this reply is acknowledged the old way, then none is
+        return "OK";
+    }
+    if (starts("qXfer:features:read:target.xml:")) {
+        std::uint32_t offset = 0, length = 0;
+        if (!address_length(c.substr(31), offset, length)) return "E01";
+        const std::string xml = target_xml(target);
+        if (offset >= xml.size()) return "l";
+        const std::string part = xml.substr(offset, std::min<std::size_t>(length, 0x3f00));
+        return (offset + part.size() >= xml.size() ? "l" : "m") + part;
+    }
+    if (c == "qAttached") return "1";
+    if (c == "qC") return std::string("QC") + kThread;
+    if (c == "qfThreadInfo") return std::string("m") + kThread;
+    if (c == "qsThreadInfo") return "l";
+    if (starts("qSymbol")) return "OK";
+    if (starts("H") || starts("T")) return "OK";  // the one thread
+    if (starts("qRcmd,")) {
+        auto text = from_hex(c.substr(6));
+        if (!text) return "E01";
+        console(monitor(target, *text));
+        return "OK";
+    }
+    if (c == "g") return read_registers(target);
+    if (starts("G")) {
+        std::string_view hex = c.substr(1);
+        for (unsigned n = 0; n < target.registers() && !hex.empty(); ++n) {
+            const unsigned bytes = target.register_bytes(n);
+            if (hex.size() < 2 * bytes || !write_register(target, n, hex.substr(0, 2 * bytes))) return "E01";
+            hex.remove_prefix(2 * bytes);
+        }
+        return "OK";
+    }
+    if (starts("p")) {
+        auto n = parse_hex(c.substr(1));
+        if (!n || *n >= target.registers()) return "E01";
+        return le_hex(target.read_register(static_cast<unsigned>(*n)), target.register_bytes(static_cast<unsigned>(*n)));
+    }
+    if (starts("P")) {
+        const auto eq = c.find('=');
+        auto n = eq == std::string_view::npos ? std::nullopt : parse_hex(c.substr(1, eq - 1));
+        if (!n || *n >= target.registers() || !write_register(target, static_cast<unsigned>(*n), c.substr(eq + 1))) return "E01";
+        return "OK";
+    }
+    if (starts("m")) {
+        std::uint32_t address = 0, length = 0;
+        if (!address_length(c.substr(1), address, length) || length > kMostMemoryRead) return "E01";
+        std::vector<std::uint8_t> bytes(length);
+        if (!target.read_memory(address, bytes)) return "E01";
+        return to_hex(bytes);
+    }
+    if (starts("M") || starts("X")) {
+        std::uint32_t address = 0, length = 0;
+        std::string_view data;
+        if (!address_length(c.substr(1), address, length, &data)) return "E01";
+        std::string bytes;
+        if (starts("M")) {
+            auto decoded = from_hex(data);
+            if (!decoded) return "E01";
+            bytes = *decoded;
+        } else {
+            bytes = std::string(data);  // binary, already unescaped
+        }
+        if (bytes.size() != length) return "E01";
+        return target.write_memory(address, std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())) ? "OK" : "E01";
+    }
+    if ((starts("Z") || starts("z")) && c.size() > 3) {
+        const bool on = c[0] == 'Z';
+        std::uint32_t address = 0, kind = 0;
+        if (!address_length(c.substr(3), address, kind)) return "E01";
+        switch (c[1]) {
+            case '0':
+            case '1': return target.set_breakpoint(address, on) ? "OK" : "E01";
+            case '2': return target.set_watchpoint(address, kind, emu::WatchKind::Write, on) ? "OK" : "E01";
+            case '3': return target.set_watchpoint(address, kind, emu::WatchKind::Read, on) ? "OK" : "E01";
+            case '4': return target.set_watchpoint(address, kind, emu::WatchKind::Access, on) ? "OK" : "E01";
+            default: return "";
+        }
+    }
+    if (c == "vCont?") return "vCont;c;C;s;S";
+    if (starts("vCont;")) {  // the first action that applies to the one thread decides
+        const char action = c.size() > 6 ? c[6] : 'c';
+        if (action != 'c' && action != 'C' && action != 's' && action != 'S') return "E01";
+        resume = (action == 's' || action == 'S') ? emu::DebugResume::Step : emu::DebugResume::Continue;
+        return {};
+    }
+    if (starts("c") || starts("s") || starts("C") || starts("S")) {
+        // c [addr], s [addr]: resume at addr; C sig[;addr], S sig[;addr]: the signal means nothing here.
+        std::string_view at = c.substr(1);
+        if (c[0] == 'C' || c[0] == 'S') at = at.find(';') == std::string_view::npos ? std::string_view() : at.substr(at.find(';') + 1);
+        if (!at.empty()) {
+            auto pc = parse_hex(at);
+            if (!pc || *pc > 0xffffffffu) return "E01";
+            target.write_register(emu::kDebugPc, *pc);
+        }
+        resume = (c[0] == 's' || c[0] == 'S') ? emu::DebugResume::Step : emu::DebugResume::Continue;
+        return {};
+    }
+    if (starts("D")) {
+        resume = emu::DebugResume::Detach;
+        return "OK";
+    }
+    if (c == "k" || starts("vKill")) {
+        resume = emu::DebugResume::Kill;
+        return "OK";
+    }
+    return {};  // not supported: GDB falls back or says so
+}
+
+std::string GdbStub::read_registers(emu::DebugTarget& target) const {
+    std::string out;
+    for (unsigned n = 0; n < target.registers(); ++n) out += le_hex(target.read_register(n), target.register_bytes(n));
+    return out;
+}
+
+bool GdbStub::write_register(emu::DebugTarget& target, unsigned n, std::string_view hex) {
+    auto v = le_value(hex, target.register_bytes(n));
+    if (!v) return false;
+    target.write_register(n, *v);
+    return true;
+}
+
+std::string GdbStub::monitor(emu::DebugTarget& target, const std::string& command) {
+    char line[256];
+    if (command == "cycles" || command == "time" || command == "summary") {
+        std::snprintf(line, sizeof line, "cycles %llu, instructions %llu, emulated time %.6f s (%s)\n",
+                      static_cast<unsigned long long>(target.cycles()), static_cast<unsigned long long>(target.instructions()),
+                      target.emulated_seconds(), target.describe().c_str());
+        return line;
+    }
+    if (command == "timing" || command == "model") return target.describe() + "\n";
+    return "emutrace monitor commands:\n"
+           "  monitor cycles    cycles, instructions and emulated time so far\n"
+           "  monitor timing    the core, its clock and the cycle model in use\n";
+}
+
+std::string GdbStub::target_xml(const emu::DebugTarget& target) const {
+    static const char* const kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc"};
+    std::string x = "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target version=\"1.0\"><architecture>arm</architecture>";
+    x += "<feature name=\"org.gnu.gdb.arm.m-profile\">";
+    for (unsigned n = 0; n < 16; ++n) x += xml_register(kCore[n], 32, n, n == 13 ? "data_ptr" : n == 15 ? "code_ptr" : "uint32", "general");
+    x += xml_register("xpsr", 32, emu::kDebugXpsr, "uint32", "general") + "</feature>";
+    x += "<feature name=\"org.gnu.gdb.arm.m-system\">" + xml_register("msp", 32, emu::kDebugMsp, "data_ptr", "system") +
+         xml_register("psp", 32, emu::kDebugMsp + 1, "data_ptr", "system") + "</feature>";
+    x += "<feature name=\"org.emutrace.arm.m-masks\">";
+    static const char* const kMasks[] = {"primask", "basepri", "faultmask", "control"};
+    for (unsigned i = 0; i < 4; ++i) x += xml_register(kMasks[i], 32, emu::kDebugMsp + 2 + i, "uint32", "system");
+    x += "</feature>";
+    if (target.registers() > emu::kDebugFirstD) {
+        x += "<feature name=\"org.gnu.gdb.arm.vfp\">";
+        for (unsigned i = 0; i < 16; ++i) x += xml_register(("d" + std::to_string(i)).c_str(), 64, emu::kDebugFirstD + i, "ieee_double", "float");
+        x += xml_register("fpscr", 32, emu::kDebugFpscr, "uint32", "float") + "</feature>";
+    }
+    return x + "</target>";
+}
+
+}  // namespace emutrace::debug::gdb

@@ -1,0 +1,265 @@
+#include "emu/detail/debug_attachment.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "emu/detail/machine_impl.h"
+
+namespace emutrace::emu::detail {
+
+namespace {
+
+// The debugger's register numbers (emu/debug.h) as Unicorn's.
+int unicorn_register(unsigned n) {
+    static constexpr int kSystem[] = {UC_ARM_REG_XPSR,    UC_ARM_REG_MSP,       UC_ARM_REG_PSP,    UC_ARM_REG_PRIMASK,
+                                      UC_ARM_REG_BASEPRI, UC_ARM_REG_FAULTMASK, UC_ARM_REG_CONTROL};
+    if (n <= 12) return UC_ARM_REG_R0 + static_cast<int>(n);
+    if (n == 13) return UC_ARM_REG_SP;
+    if (n == 14) return UC_ARM_REG_LR;
+    if (n == 15) return UC_ARM_REG_PC;
+    if (n < kDebugFirstD) return kSystem[n - kDebugXpsr];
+    if (n < kDebugFpscr) return UC_ARM_REG_D0 + static_cast<int>(n - kDebugFirstD);
+    return UC_ARM_REG_FPSCR;
+}
+
+DebugAttachment& self(void* user) {
+    return *static_cast<DebugAttachment*>(user);
+}
+
+// Execution left the emulator at `pc` for the debugger and goes on there: what is left of the
+// block it was in runs as a block of its own, and is counted then, not now, so that the run's
+// cycles and instructions are what they are without a debugger. No branch led to `pc`.
+void leave_block_at(MachineState& m, std::uint32_t pc) {
+    if (m.pipeline_feed) {
+        m.pipeline_feed->leaves_at(pc);
+    } else if (pc >= m.block_pc && pc < m.fallthrough) {  // counted whole when it started
+        const BlockInfo& rest = m.blocks.lookup(pc, m.fallthrough - pc);
+        m.counters.cycles -= rest.cycles;
+        m.counters.instructions -= rest.instructions;
+        m.counters.lsu -= rest.lsu;
+        m.counters.fold -= rest.fold;
+    }
+    m.pending_branch = 0;
+    m.sequential = pc;
+    m.fallthrough = pc;
+}
+
+}  // namespace
+
+DebugAttachment::~DebugAttachment() {
+    if (attached()) detach();
+}
+
+void DebugAttachment::detach() {
+    for (const auto& [address, hook] : breakpoints_) m_.uc.remove_hook(hook);
+    for (const auto& w : watches_) m_.uc.remove_hook(w.hook);
+    breakpoints_.clear();
+    watches_.clear();
+    stepping_ = false;
+    update_instruction_hook();
+    debugger_ = nullptr;
+    halt_.reset();
+}
+
+bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
+    if (!attached()) return true;
+    DebugEvent e = event ? *event : *halt_;
+    halt_.reset();
+    watch_hit_.reset();
+    e.pc = m_.uc.reg(UC_ARM_REG_PC);
+    const DebugResume resume = debugger_->stopped(*this, e);
+    // A stop in a hook on an instruction leaves its block there; one at a block's start (Ctrl-C,
+    // served before the block is counted) and the first one leave nothing.
+    const bool in_block = e.why == DebugEvent::Why::Breakpoint || e.why == DebugEvent::Why::Step || e.why == DebugEvent::Why::Watch;
+    if (resume != DebugResume::Kill && in_block) leave_block_at(m_, m_.uc.reg(UC_ARM_REG_PC));
+    switch (resume) {
+        case DebugResume::Kill: m_.stop(StopReason::Interrupted, "killed by the debugger at " + m_.where(m_.uc.reg(UC_ARM_REG_PC))); return false;
+        case DebugResume::Detach: detach(); break;
+        case DebugResume::Step: stepping_ = true; break;
+        case DebugResume::Continue: stepping_ = false; break;
+    }
+    update_instruction_hook();
+    if (translations_stale_) {  // hooks added or removed: code is translated again with them
+        m_.uc.flush_translations();
+        translations_stale_ = false;
+    }
+    resume_pc_ = m_.uc.reg(UC_ARM_REG_PC);
+    first_instruction_ = true;
+    return true;
+}
+
+bool DebugAttachment::poll_interrupt() {
+    if (!attached() || halt_ || !debugger_->interrupt_requested()) return false;
+    halt({DebugEvent::Why::Interrupt, 0, 0, WatchKind::Write, 0, {}});
+    return true;
+}
+
+void DebugAttachment::halt(DebugEvent event) {
+    halt_ = std::move(event);
+    m_.uc.stop();
+}
+
+void DebugAttachment::update_instruction_hook() {
+    const bool want = attached() && (stepping_ || !watches_.empty());
+    if (want == instruction_hook_.has_value()) return;
+    if (want) {
+        instruction_hook_ = m_.uc.add_removable_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_instruction), this);
+    } else {
+        m_.uc.remove_hook(*instruction_hook_);
+        instruction_hook_.reset();
+    }
+    translations_stale_ = true;
+}
+
+// A breakpoint's address is reached, before its instruction runs: stop there, unless execution
+// just resumed at it (the debugger continues from the breakpoint it stopped at).
+void DebugAttachment::on_breakpoint(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    DebugAttachment& d = self(user);
+    if (d.halt_) return;
+    if (d.first_instruction_ && address == d.resume_pc_) {
+        d.first_instruction_ = false;
+        return;
+    }
+    d.first_instruction_ = false;
+    d.halt({DebugEvent::Why::Breakpoint, static_cast<std::uint32_t>(address), 0, WatchKind::Write, 0, {}});
+}
+
+// Every instruction, while stepping or watching: a step ends at the instruction after the one it
+// resumed at (or wherever execution went first), a watched access at the instruction after it.
+void DebugAttachment::on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    DebugAttachment& d = self(user);
+    if (d.halt_) return;
+    const bool resumed_here = d.first_instruction_ && address == d.resume_pc_;
+    d.first_instruction_ = false;
+    if (d.watch_hit_) {
+        DebugEvent e = *d.watch_hit_;
+        d.halt(std::move(e));
+    } else if (d.stepping_ && !resumed_here) {
+        d.halt({DebugEvent::Why::Step, static_cast<std::uint32_t>(address), 0, WatchKind::Write, 0, {}});
+    }
+}
+
+void DebugAttachment::on_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {
+    DebugAttachment& d = self(user);
+    if (d.watch_hit_ || d.halt_) return;
+    const bool write = type == UC_MEM_WRITE;
+    for (const auto& w : d.watches_) {
+        const bool kind = w.kind == WatchKind::Access || (w.kind == WatchKind::Write) == write;
+        if (kind && address < std::uint64_t{w.address} + w.length && address + static_cast<std::uint64_t>(size) > w.address) {
+            d.watch_hit_ = DebugEvent{DebugEvent::Why::Watch, 0, static_cast<std::uint32_t>(address), w.kind, 0, {}};
+            return;
+        }
+    }
+}
+
+unsigned DebugAttachment::registers() const {
+    return (m_.config.core.isa & decode::IsaFpSingle) ? kDebugFpscr + 1 : kDebugFirstD;
+}
+
+std::uint64_t DebugAttachment::read_register(unsigned n) const {
+    if (n >= registers()) return 0;
+    if (n >= kDebugFirstD && n < kDebugFpscr) return m_.uc.reg64(unicorn_register(n));
+    return m_.uc.reg(unicorn_register(n));
+}
+
+void DebugAttachment::write_register(unsigned n, std::uint64_t value) {
+    if (n >= registers()) return;
+    if (n == kDebugPc) value |= 1;  // an M-class core runs Thumb only (P3)
+    if (n >= kDebugFirstD && n < kDebugFpscr)
+        m_.uc.set_reg64(unicorn_register(n), value);
+    else
+        m_.uc.set_reg(unicorn_register(n), static_cast<std::uint32_t>(value));
+}
+
+bool DebugAttachment::read_memory(std::uint32_t address, std::span<std::uint8_t> out) {
+    for (std::size_t i = 0; i < out.size();) {
+        const std::uint32_t a = address + static_cast<std::uint32_t>(i);
+        if (region_at(m_.plan, a)) {
+            if (!m_.uc.read_memory(a, out.subspan(i, 1))) return false;
+            ++i;
+            continue;
+        }
+        if (!m_.device_at(a)) return false;
+        // A device's register, read whole as the firmware's load would.
+        const std::uint32_t word = a & ~3u;
+        const std::uint32_t value = device_read(m_, word, 4);
+        for (; i < out.size() && ((address + i) & ~3u) == word; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * ((address + i) & 3)));
+    }
+    return true;
+}
+
+bool DebugAttachment::write_memory(std::uint32_t address, std::span<const std::uint8_t> bytes) {
+    if (bytes.empty()) return true;
+    if (region_at(m_.plan, address) && region_at(m_.plan, address + static_cast<std::uint32_t>(bytes.size()) - 1)) {
+        m_.uc.write_memory(address, bytes);
+        m_.uc.remove_cache(address, address + static_cast<std::uint32_t>(bytes.size()));  // code written: translated again
+        return true;
+    }
+    if (!m_.device_at(address)) return false;
+    const unsigned width = (bytes.size() == 4 && !(address & 3)) ? 4 : (bytes.size() == 2 && !(address & 1)) ? 2 : 1;
+    for (std::size_t i = 0; i < bytes.size(); i += width) {
+        std::uint32_t v = 0;
+        for (unsigned b = 0; b < width; ++b) v |= static_cast<std::uint32_t>(bytes[i + b]) << (8 * b);
+        if (!m_.device_at(address + static_cast<std::uint32_t>(i))) return false;
+        device_write(m_, address + static_cast<std::uint32_t>(i), width, v);
+    }
+    return true;
+}
+
+bool DebugAttachment::set_breakpoint(std::uint32_t address, bool on) {
+    address &= ~1u;
+    auto it = breakpoints_.find(address);
+    if (on == (it != breakpoints_.end())) return true;
+    if (on) {
+        breakpoints_[address] = m_.uc.add_removable_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_breakpoint), this, address, address);
+    } else {
+        m_.uc.remove_hook(it->second);
+        breakpoints_.erase(it);
+    }
+    m_.uc.remove_cache(address, address + 2);  // the block holding it is translated again, with or without the hook
+    return true;
+}
+
+bool DebugAttachment::set_watchpoint(std::uint32_t address, std::uint32_t length, WatchKind kind, bool on) {
+    auto it =
+        std::find_if(watches_.begin(), watches_.end(), [&](const Watch& w) { return w.address == address && w.length == length && w.kind == kind; });
+    if (!on) {
+        if (it == watches_.end()) return true;
+        m_.uc.remove_hook(it->hook);
+        watches_.erase(it);
+    } else {
+        if (it != watches_.end()) return true;
+        const MemoryRegion* r = region_at(m_.plan, address);
+        if (!length || watches_.size() >= kMostWatches || !r || static_cast<std::uint64_t>(address) + length > std::uint64_t{r->base} + r->size)
+            return false;
+        const int type = kind == WatchKind::Write  ? UC_HOOK_MEM_WRITE
+                         : kind == WatchKind::Read ? UC_HOOK_MEM_READ
+                                                   : UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE;
+        watches_.push_back(
+            {address, length, kind, m_.uc.add_removable_hook(type, reinterpret_cast<void*>(on_access), this, address, address + length - 1)});
+    }
+    update_instruction_hook();
+    translations_stale_ = true;
+    return true;
+}
+
+std::uint64_t DebugAttachment::cycles() const {
+    return m_.cycles();
+}
+
+std::uint64_t DebugAttachment::instructions() const {
+    return m_.counters.instructions;
+}
+
+double DebugAttachment::emulated_seconds() const {
+    return m_.emulated_seconds();
+}
+
+std::string DebugAttachment::describe() const {
+    char line[160];
+    std::snprintf(line, sizeof line, "%s at %.6g MHz, %s timing", std::string(m_.config.core.name).c_str(), static_cast<double>(m_.core_hz) / 1e6,
+                  std::string(to_string(m_.config.timing)).c_str());
+    return line;
+}
+
+}  // namespace emutrace::emu::detail
