@@ -8,8 +8,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "config/config_error.h"
+#include "emu/stop_signal.h"
 
 namespace emutrace::debug::gdb {
 
@@ -103,21 +102,31 @@ GdbStub::~GdbStub() {
     if (listener_ >= 0) ::close(listener_);
 }
 
-void GdbStub::accept_client() {
-    spdlog::info("waiting for GDB on {} (in GDB: target remote {})", listening_, listening_);
+bool GdbStub::accept_client() {
     std::fprintf(stderr, "emutrace: waiting for GDB on %s (in GDB: target remote %s)\n", listening_.c_str(), listening_.c_str());
     std::fflush(stderr);
-    do client_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    while (client_ < 0 && errno == EINTR);
+    while (!wait_readable(listener_)) {
+        if (emu::stop_signal()) return false;  // Ctrl-C while waiting: the run stops as it would unattached
+    }
+    client_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client_ < 0) throw ConfigError("--gdb " + listening_ + ": accepting GDB's connection failed: " + std::strerror(errno));
     const int yes = 1;
     ::setsockopt(client_, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    return true;
+}
+
+// Whether `fd` has something to read within a fifth of a second: waits are cut so that a
+// signal to stop the run is seen.
+bool GdbStub::wait_readable(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 200) > 0;
 }
 
 bool GdbStub::receive(bool wait) {
     pollfd p{client_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, wait ? -1 : 0);
-    if (ready <= 0) return ready == 0 || errno == EINTR;
+    int ready = ::poll(&p, 1, 0);
+    while (wait && ready == 0 && !emu::stop_signal()) ready = wait_readable(client_) ? 1 : 0;
+    if (ready <= 0) return !wait && (ready == 0 || errno == EINTR);  // a signal while waiting: as if GDB went
     std::uint8_t buffer[4096];
     const ssize_t n = ::recv(client_, buffer, sizeof buffer, 0);
     if (n <= 0) return false;
@@ -155,7 +164,7 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
     last_stop_ = event;
     using Why = emu::DebugEvent::Why;
     if (event.why == Why::Attached) {
-        accept_client();
+        if (!accept_client()) return emu::DebugResume::Detach;
     } else if (client_ >= 0) {
         // Why the run ended or faulted, on GDB's console, then the stop.
         if ((event.why == Why::Ended || event.why == Why::Fault) && !event.message.empty()) console("emutrace: " + event.message + "\n");

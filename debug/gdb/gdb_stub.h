@@ -40,8 +40,9 @@ private:
     std::string read_registers(emu::DebugTarget& target) const;
     bool write_register(emu::DebugTarget& target, unsigned n, std::string_view hex);
     std::string target_xml(const emu::DebugTarget& target) const;
-    void accept_client();
-    bool receive(bool wait);  ///< reads what the socket has; false when GDB went away
+    bool accept_client();     ///< false when a signal stopped the wait
+    bool receive(bool wait);  ///< reads what the socket has (`wait`: until something); false when GDB went away or a signal came
+    static bool wait_readable(int fd);
     void send_packet(std::string_view payload);
     void send_raw(std::string_view bytes);
     /// Text on GDB's console (an 'O' packet).

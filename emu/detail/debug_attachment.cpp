@@ -73,14 +73,19 @@ bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
     const bool in_block = e.why == DebugEvent::Why::Breakpoint || e.why == DebugEvent::Why::Step || e.why == DebugEvent::Why::Watch;
     if (resume != DebugResume::Kill && in_block) leave_block_at(m_, m_.uc.reg(UC_ARM_REG_PC));
     switch (resume) {
-        case DebugResume::Kill: m_.stop(StopReason::Interrupted, "killed by the debugger at " + m_.where(m_.uc.reg(UC_ARM_REG_PC))); return false;
+        case DebugResume::Kill:  // as SIGKILL would end a process: status 137
+            m_.exit_code = 9;
+            m_.stop(StopReason::Interrupted, "killed by the debugger at " + m_.where(m_.uc.reg(UC_ARM_REG_PC)));
+            return false;
         case DebugResume::Detach: detach(); break;
         case DebugResume::Step: stepping_ = true; break;
         case DebugResume::Continue: stepping_ = false; break;
     }
     update_instruction_hook();
     if (translations_stale_) {  // hooks added or removed: code is translated again with them
-        m_.uc.flush_translations();
+        // Region by region: Unicorn 2.0.1's whole flush clears its code buffer, seconds a time.
+        for (const auto& r : m_.plan.memory)
+            if (r.access & AccessExecute) m_.uc.remove_cache(r.base, r.base + (r.size - 1));
         translations_stale_ = false;
     }
     resume_pc_ = m_.uc.reg(UC_ARM_REG_PC);

@@ -71,10 +71,6 @@ void UnicornCore::remove_hook(uc_hook hook) {
     uc_hook_del(uc_, hook);
 }
 
-void UnicornCore::flush_translations() {
-    CHECKED(uc_ctl_flush_tlb(uc_), "dropping the translated code");  // UC_CTL_TB_FLUSH, whatever the macro calls it
-}
-
 std::uint64_t UnicornCore::reg64(int id) const {
     std::uint64_t v = 0;
     uc_reg_read(uc_, id, &v);

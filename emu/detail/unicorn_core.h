@@ -57,8 +57,6 @@ public:
 
     /// Drops the translated code of [begin, end): it is translated again, with the hooks added since.
     void remove_cache(std::uint32_t begin, std::uint32_t end);
-    /// Drops all translated code (a hook on every instruction added or removed).
-    void flush_translations();
 
     uc_err start(std::uint32_t begin, std::uint32_t until);
     void stop();
