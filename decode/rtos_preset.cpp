@@ -41,6 +41,7 @@ const RtosPreset kFreeRtos{
         {"vTaskDelay", "delay", "", false, true},
         {"xTaskDelayUntil", "delay", ""},
     },
+    "pxTopOfStack",
 };
 
 // The project's own kernel (firmware/rtos/kernel.c): what tests/scenarios/rtos_replay.yaml names.
@@ -58,6 +59,7 @@ const RtosPreset kEmutraceKernel{
         {"task_create", "create", ""},
         {"task_sleep", "delay", "", false, true},
     },
+    "sp",
 };
 
 const RtosPreset* const kPresets[] = {&kFreeRtos, &kEmutraceKernel};

@@ -38,6 +38,10 @@ struct RtosPreset {
     /// are synchronisation, not data (the race detector leaves them out).
     std::vector<std::string> kernel_files;
     std::vector<RtosCall> calls;
+    /// Its member holding a switched-out thread's stack pointer, below which the context switch
+    /// saved r4-r11 (and, with an FPU, EXC_RETURN and s16-s31 when the frame is an FP one) above
+    /// the frame the exception entry stacked: a debugger reads a suspended thread's registers there.
+    std::string stack_member = {};
 };
 
 /// The preset of that name, or null.

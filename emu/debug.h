@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace emutrace::emu {
 
@@ -45,10 +46,25 @@ enum DebugRegister : unsigned {
     kDebugFpscr = 39,
 };
 
+/// A thread of the firmware's RTOS (rtos: in the scenario), by its control block's address.
+struct DebugThread {
+    std::uint32_t id = 0;  ///< the thread control block's address
+    std::string name;
+    bool running = false;  ///< the current thread: its registers are the core's
+};
+
 /// The machine while it is stopped, as a debugger sees it.
 class DebugTarget {
 public:
     virtual ~DebugTarget() = default;
+    /// The RTOS's threads that have run so far, in the order they first ran; empty without one.
+    virtual std::vector<DebugThread> threads() const { return {}; }
+    /// Register `n` of a thread that is not running, as its context switch saved it on its stack
+    /// (r0-r12, sp, lr, pc, xpsr; the rest are the core's); false when it cannot be known.
+    virtual bool thread_register(std::uint32_t thread, unsigned n, std::uint64_t& value) {
+        (void)thread, (void)n, (void)value;
+        return false;
+    }
     /// How many registers the core has (DebugRegister): 23, or 40 with an FPU.
     virtual unsigned registers() const = 0;
     /// 4 bytes, or 8 for d0-d15.

@@ -19,6 +19,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 
 #include "config/little_endian.h"
@@ -372,20 +373,26 @@ bool MachineState::sleep(std::uint32_t pc) {
     return !reason;
 }
 
+std::string MachineState::thread_name(std::uint32_t tcb) const {
+    std::string name;
+    if (!config.rtos.name_offset || !tcb) return name;
+    std::uint8_t c = 0;
+    for (std::uint32_t i = 0; i < config.rtos.name_length; ++i) {
+        if (!uc.read_memory(tcb + *config.rtos.name_offset + i, std::span(&c, 1)) || c == 0) break;
+        name.push_back(static_cast<char>(c));
+    }
+    return name;
+}
+
 void MachineState::check_thread() {
     if (!thread_variable) return;
     std::array<std::uint8_t, 4> b{};
     if (!uc.read_memory(*thread_variable, b)) return;
     std::uint32_t now = config::read_le32(b.data());
     if (now == current_thread) return;
-    std::string name;
-    if (config.rtos.name_offset && now) {
-        std::uint8_t c = 0;
-        for (std::uint32_t i = 0; i < config.rtos.name_length; ++i) {
-            if (!uc.read_memory(now + *config.rtos.name_offset + i, std::span(&c, 1)) || c == 0) break;
-            name.push_back(static_cast<char>(c));
-        }
-    }
+    const std::string name = thread_name(now);
+    if (now && std::find(threads_seen.begin(), threads_seen.end(), now) == threads_seen.end() && threads_seen.size() < kMostThreadsSeen)
+        threads_seen.push_back(now);
     ++thread_switches;
     if (want_exceptions) {
         trace::Event e{};

@@ -102,6 +102,9 @@ struct RtosConfig {
     std::string current_thread;                ///< symbol of the current-thread pointer; empty = off
     std::optional<std::uint32_t> name_offset;  ///< offset of the name inside the thread control block
     std::uint32_t name_length = 16;            ///< bytes read for the name (stops at NUL)
+    /// Offset of a switched-out thread's saved stack pointer in its control block (RtosPreset::
+    /// stack_member): a debugger then shows suspended threads' registers; none = only the running one's.
+    std::optional<std::uint32_t> stack_offset;
 };
 
 /// How executed blocks become cycles.

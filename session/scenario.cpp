@@ -189,11 +189,12 @@ void parse_rtos(const config::Node& n, emu::RtosConfig& r, std::string& preset) 
         if (!decode::find_rtos_preset(preset)) n.fail("unknown RTOS '" + preset + "' (known: " + decode::rtos_preset_names() + ")");
         return;
     }
-    n.allow_only({"current_thread", "name_offset", "name_length"});
+    n.allow_only({"current_thread", "name_offset", "name_length", "stack_offset"});
     if (!n.defined()) return;
     n.require({"current_thread"});
     r.current_thread = n["current_thread"].str();
     if (n.has("name_offset")) r.name_offset = n["name_offset"].u32();
+    if (n.has("stack_offset")) r.stack_offset = n["stack_offset"].u32();
     if (n.has("name_length")) {
         r.name_length = n["name_length"].u32();
         if (r.name_length == 0 || r.name_length > 256) n["name_length"].fail("must be between 1 and 256");
@@ -329,6 +330,8 @@ void take_rtos_preset(Scenario& scenario, const decode::ElfImage& image) {
                           " in the ELF's DWARF, where the threads' names are (build with -g, or give rtos: {current_thread, name_offset})");
     r.name_offset = name->offset;
     if (name->array_length) r.name_length = std::min<std::uint32_t>(name->array_length, 256);
+    if (!preset->stack_member.empty())
+        if (auto stack = types.member(preset->thread_type, preset->stack_member)) r.stack_offset = stack->offset;
 }
 
 void take_core_built_for(Scenario& scenario, const decode::ElfImage& image, bool cpu_option) {

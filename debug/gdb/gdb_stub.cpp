@@ -22,7 +22,7 @@ namespace emutrace::debug::gdb {
 namespace {
 
 constexpr std::size_t kMostMemoryRead = 0x1000;  // bytes a packet of PacketSize 0x4000 carries back in hex
-constexpr const char* kThread = "1";             // the one thread until RTOS threads are served
+constexpr std::uint32_t kOnlyThread = 1;         // the thread id without an RTOS, or before its first thread runs
 
 std::string le_hex(std::uint64_t value, unsigned bytes) {
     std::uint8_t b[8];
@@ -55,6 +55,16 @@ bool address_length(std::string_view text, std::uint32_t& address, std::uint32_t
     address = static_cast<std::uint32_t>(*a);
     length = static_cast<std::uint32_t>(*l);
     return true;
+}
+
+std::string text_hex(std::string_view text) {
+    return to_hex(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+std::string hex_id(std::uint32_t id) {
+    char text[12];
+    std::snprintf(text, sizeof text, "%x", id);
+    return text;
 }
 
 std::string xml_register(const char* name, unsigned bits, unsigned regnum, const char* type, const char* group) {
@@ -162,6 +172,8 @@ bool GdbStub::interrupt_requested() {
 
 emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEvent& event) {
     last_stop_ = event;
+    stop_thread_ = running_thread(target);
+    selected_ = 0;  // GDB selects again after a stop
     using Why = emu::DebugEvent::Why;
     if (event.why == Why::Attached) {
         if (!accept_client()) return emu::DebugResume::Detach;
@@ -178,7 +190,7 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
 }
 
 void GdbStub::console(const std::string& text) {
-    send_packet("O" + to_hex(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+    send_packet("O" + text_hex(text));
 }
 
 emu::DebugResume GdbStub::serve(emu::DebugTarget& target) {
@@ -213,9 +225,16 @@ emu::DebugResume GdbStub::serve(emu::DebugTarget& target) {
     }
 }
 
+std::uint32_t GdbStub::running_thread(const emu::DebugTarget& target) {
+    for (const auto& t : target.threads())
+        if (t.running) return t.id;
+    return kOnlyThread;
+}
+
 std::string GdbStub::stop_reply(const emu::DebugEvent& event) const {
     using Why = emu::DebugEvent::Why;
     char reply[96];
+    const std::string thread = "thread:" + hex_id(stop_thread_) + ";";
     switch (event.why) {
         case Why::Ended:
             if (event.exit_code >= 0) {
@@ -223,18 +242,18 @@ std::string GdbStub::stop_reply(const emu::DebugEvent& event) const {
                 return reply;
             }
             return "X05";  // ended by emutrace (a limit, the stop symbol): its console message says why
-        case Why::Fault: return std::string("T0bthread:") + kThread + ";";  // SIGSEGV, for a look at the fault
-        case Why::Interrupt: return std::string("T02thread:") + kThread + ";";
+        case Why::Fault: return "T0b" + thread;  // SIGSEGV, for a look at the fault
+        case Why::Interrupt: return "T02" + thread;
         case Why::Watch: {
             const char* kind = event.kind == emu::WatchKind::Write ? "watch" : event.kind == emu::WatchKind::Read ? "rwatch" : "awatch";
-            std::snprintf(reply, sizeof reply, "T05%s:%08x;thread:%s;", kind, event.address, kThread);
-            return reply;
+            std::snprintf(reply, sizeof reply, "T05%s:%08x;", kind, event.address);
+            return reply + thread;
         }
-        case Why::Breakpoint: return std::string("T05swbreak:;thread:") + kThread + ";";
+        case Why::Breakpoint: return "T05swbreak:;" + thread;
         case Why::Attached:
         case Why::Step: break;
     }
-    return std::string("T05thread:") + kThread + ";";
+    return "T05" + thread;
 }
 
 std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command, std::optional<emu::DebugResume>& resume) {
@@ -255,11 +274,36 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
         return (offset + part.size() >= xml.size() ? "l" : "m") + part;
     }
     if (c == "qAttached") return "1";
-    if (c == "qC") return std::string("QC") + kThread;
-    if (c == "qfThreadInfo") return std::string("m") + kThread;
+    if (c == "qC") return "QC" + hex_id(running_thread(target));
+    if (c == "qfThreadInfo") {
+        std::string list;
+        for (const auto& t : target.threads()) list += (list.empty() ? "m" : ",") + hex_id(t.id);
+        return list.empty() ? "m" + hex_id(kOnlyThread) : list;
+    }
     if (c == "qsThreadInfo") return "l";
+    if (starts("qThreadExtraInfo,")) {
+        auto id = parse_hex(c.substr(17));
+        if (!id) return "E01";
+        for (const auto& t : target.threads())
+            if (t.id == *id) return text_hex(t.name + (t.running ? " (running)" : " (switched out)"));
+        return text_hex(target.threads().empty() ? "the core" : "unknown");
+    }
     if (starts("qSymbol")) return "OK";
-    if (starts("H") || starts("T")) return "OK";  // the one thread
+    if (starts("Hg")) {  // the thread whose registers g, G, p and P read and write; 0 and -1: the running one
+        if (c == "Hg0" || c == "Hg-1") {
+            selected_ = 0;
+            return "OK";
+        }
+        auto id = parse_hex(c.substr(2));
+        if (!id || !thread_alive(target, static_cast<std::uint32_t>(*id))) return "E01";
+        selected_ = *id == running_thread(target) ? 0 : static_cast<std::uint32_t>(*id);
+        return "OK";
+    }
+    if (starts("H")) return "OK";  // Hc: every thread resumes with the core
+    if (starts("T")) {
+        auto id = parse_hex(c.substr(1));
+        return id && thread_alive(target, static_cast<std::uint32_t>(*id)) ? "OK" : "E01";
+    }
     if (starts("qRcmd,")) {
         auto text = from_hex(c.substr(6));
         if (!text) return "E01";
@@ -268,6 +312,7 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
     }
     if (c == "g") return read_registers(target);
     if (starts("G")) {
+        if (selected_) return "E01";  // a switched-out thread's saved context is read-only here
         std::string_view hex = c.substr(1);
         for (unsigned n = 0; n < target.registers() && !hex.empty(); ++n) {
             const unsigned bytes = target.register_bytes(n);
@@ -279,12 +324,12 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
     if (starts("p")) {
         auto n = parse_hex(c.substr(1));
         if (!n || *n >= target.registers()) return "E01";
-        return le_hex(target.read_register(static_cast<unsigned>(*n)), target.register_bytes(static_cast<unsigned>(*n)));
+        return le_hex(register_value(target, static_cast<unsigned>(*n)), target.register_bytes(static_cast<unsigned>(*n)));
     }
     if (starts("P")) {
         const auto eq = c.find('=');
         auto n = eq == std::string_view::npos ? std::nullopt : parse_hex(c.substr(1, eq - 1));
-        if (!n || *n >= target.registers() || !write_register(target, static_cast<unsigned>(*n), c.substr(eq + 1))) return "E01";
+        if (!n || *n >= target.registers() || selected_ || !write_register(target, static_cast<unsigned>(*n), c.substr(eq + 1))) return "E01";
         return "OK";
     }
     if (starts("m")) {
@@ -354,8 +399,22 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
 
 std::string GdbStub::read_registers(emu::DebugTarget& target) const {
     std::string out;
-    for (unsigned n = 0; n < target.registers(); ++n) out += le_hex(target.read_register(n), target.register_bytes(n));
+    for (unsigned n = 0; n < target.registers(); ++n) out += le_hex(register_value(target, n), target.register_bytes(n));
     return out;
+}
+
+std::uint64_t GdbStub::register_value(emu::DebugTarget& target, unsigned n) const {
+    std::uint64_t value = 0;
+    if (selected_ && target.thread_register(selected_, n, value)) return value;
+    return target.read_register(n);  // the running thread's, and what a context switch does not save
+}
+
+bool GdbStub::thread_alive(const emu::DebugTarget& target, std::uint32_t id) {
+    const auto threads = target.threads();
+    if (threads.empty()) return id == kOnlyThread;
+    for (const auto& t : threads)
+        if (t.id == id) return true;
+    return false;
 }
 
 bool GdbStub::write_register(emu::DebugTarget& target, unsigned n, std::string_view hex) {

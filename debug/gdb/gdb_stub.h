@@ -3,7 +3,8 @@
 // reset handler runs, then serves registers (the M-profile core's, the system registers, the FPU's
 // on an M4F) through a target description, memory (device registers through their models), software
 // and hardware breakpoints, write/read/access watchpoints, continue, step, Ctrl-C, detach and kill,
-// and `monitor` commands (cycles, emulated time, the cycle model). One thread: the target's.
+// and `monitor` commands (cycles, emulated time, the cycle model). With an RTOS (rtos: in the
+// scenario) its threads are GDB's threads, a switched-out one's registers read from its saved context.
 
 #include <chrono>
 #include <cstdint>
@@ -38,6 +39,10 @@ private:
     std::string stop_reply(const emu::DebugEvent& event) const;
     std::string monitor(emu::DebugTarget& target, const std::string& command);
     std::string read_registers(emu::DebugTarget& target) const;
+    /// Register `n` of the selected thread (Hg): a switched-out thread's as it was saved.
+    std::uint64_t register_value(emu::DebugTarget& target, unsigned n) const;
+    static std::uint32_t running_thread(const emu::DebugTarget& target);
+    static bool thread_alive(const emu::DebugTarget& target, std::uint32_t id);
     bool write_register(emu::DebugTarget& target, unsigned n, std::string_view hex);
     std::string target_xml(const emu::DebugTarget& target) const;
     bool accept_client();     ///< false when a signal stopped the wait
@@ -55,6 +60,8 @@ private:
     bool acks_ = true;
     bool no_acks_after_reply_ = false;
     emu::DebugEvent last_stop_;
+    std::uint32_t stop_thread_ = 1;  ///< the thread running at the last stop
+    std::uint32_t selected_ = 0;     ///< Hg's thread when it is not the running one, else 0
     std::chrono::steady_clock::time_point last_poll_{};
 };
 

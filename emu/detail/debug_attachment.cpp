@@ -157,6 +157,48 @@ void DebugAttachment::on_access(uc_engine*, uc_mem_type type, std::uint64_t addr
     }
 }
 
+std::vector<DebugThread> DebugAttachment::threads() const {
+    std::vector<DebugThread> out;
+    for (std::uint32_t tcb : m_.threads_seen) out.push_back({tcb, m_.thread_name(tcb), tcb == m_.current_thread});
+    return out;
+}
+
+// A switched-out thread's context, from the stack pointer its control block holds: r4-r11 (with
+// an FPU: EXC_RETURN after them, then s16-s31 if the frame is an FP one), then the frame the
+// exception entry stacked (r0-r3, r12, lr, pc, xpsr; with an FP frame s0-s15, fpscr and a pad),
+// as FreeRTOS's ARM_CM0/CM3/CM4F ports and the project's kernel save it.
+bool DebugAttachment::thread_register(std::uint32_t thread, unsigned n, std::uint64_t& value) {
+    const auto& rtos = m_.config.rtos;
+    if (!rtos.stack_offset || thread == m_.current_thread || n > kDebugXpsr) return false;
+    auto word = [&](std::uint32_t address, std::uint32_t& v) {
+        std::uint8_t b[4];
+        if (!m_.uc.read_memory(address, b)) return false;
+        v = static_cast<std::uint32_t>(b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24);
+        return true;
+    };
+    std::uint32_t top = 0;
+    if (!word(thread + *rtos.stack_offset, top)) return false;
+    // An FPU port saves EXC_RETURN after r4-r11 (0xFFFFFFxx); a port without FPU support, run on
+    // an M4F too, puts the stacked r0 there instead.
+    std::uint32_t exc_return = 0;
+    const bool fpu = (m_.config.core.isa & decode::IsaFpSingle) && word(top + 32, exc_return) && (exc_return >> 8) == 0xFFFFFFu;
+    const bool fp_frame = fpu && !(exc_return & 0x10);
+    const std::uint32_t frame = top + 32 + (fpu ? 4 : 0) + (fp_frame ? 64 : 0);
+    static constexpr int kFrameSlot[] = {0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, 5, 6, 7};  // r0-r3, r12, lr, pc, xpsr
+    std::uint32_t v = 0;
+    if (n >= 4 && n <= 11) {
+        if (!word(top + 4 * (n - 4), v)) return false;
+    } else if (n == kDebugSp) {
+        std::uint32_t xpsr = 0;
+        if (!word(frame + 28, xpsr)) return false;
+        v = frame + (fp_frame ? 104 : 32) + ((xpsr >> 9) & 1 ? 4 : 0);  // bit 9: the entry realigned the stack
+    } else {
+        if (!word(frame + 4 * static_cast<std::uint32_t>(kFrameSlot[n]), v)) return false;
+    }
+    value = v;
+    return true;
+}
+
 unsigned DebugAttachment::registers() const {
     return (m_.config.core.isa & decode::IsaFpSingle) ? kDebugFpscr + 1 : kDebugFirstD;
 }

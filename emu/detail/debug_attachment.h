@@ -32,6 +32,8 @@ public:
     bool poll_interrupt();
 
     // DebugTarget
+    std::vector<DebugThread> threads() const override;
+    bool thread_register(std::uint32_t thread, unsigned n, std::uint64_t& value) override;
     unsigned registers() const override;
     std::uint64_t read_register(unsigned n) const override;
     void write_register(unsigned n, std::uint64_t value) override;

@@ -270,6 +270,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool sleep(std::uint32_t pc);
     bool interrupt_possible() const;
     void check_thread();
+    /// The name in thread control block `tcb` (rtos.name_offset), or empty.
+    std::string thread_name(std::uint32_t tcb) const;
     /// A user-defined event; `from_function` when the hook function was called.
     void push_marker(std::uint32_t id, std::uint32_t payload, bool from_function, std::uint64_t when);
     void push_watch(std::uint32_t address);
@@ -324,6 +326,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
+    /// Every thread control block that has been current, in order (a debugger's thread list).
+    std::vector<std::uint32_t> threads_seen;
+    static constexpr std::size_t kMostThreadsSeen = 4096;
     trace::Steering* steering = nullptr;  ///< the run's steering (record/replay), or none
     ControlPort control{*this};
     std::bitset<512> external_pending;  ///< exceptions pended from outside and not yet taken

@@ -2,7 +2,8 @@
 // real firmware: libopencm3's TIM2 interrupt program on the STM32F100 preset. A breakpoint in the
 // interrupt handler, the backtrace through the exception, a variable read and written, steps, a
 // watchpoint's old and new values, device registers read through their models, monitor commands;
-// the run's cycles the same attached and not; hostile packets answered, never a crash.
+// the run's cycles the same attached and not; hostile packets answered, never a crash. And a
+// FreeRTOS application's tasks as GDB's threads.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -176,6 +177,30 @@ TEST_CASE("gdb: bad and hostile packets get error replies, and the run goes on w
     // GDB went away: the firmware runs to its end, as a board's would.
     CHECK(run.status() == 0);
     CHECK(run.out().find("ticks=50") == 0);
+}
+
+// FreeRTOS's CM3 port saves r4-r11 above the hardware frame; its CM4F port also EXC_RETURN and,
+// for a task that used the FPU, s16-s31: a switched-out task's backtrace needs both right.
+TEST_CASE("gdb: FreeRTOS tasks as GDB threads, their names, a switched-out task's registers and backtrace from its saved context") {
+    for (const char* port : {"cm3", "cm4f"}) {
+        CAPTURE(port);
+        const std::string elf = firmware(std::string("freertos_app_") + port);
+        Attached run("run " + elf + " -s " + source("tests/scenarios/freertos.yaml"));
+        // consumer runs last of the four: reporter waits for done, the producers delay after their first item.
+        Cli g = gdb(elf, run.address(), {"break consumer", "continue", "info threads", "thread apply all bt", "delete", "continue"});
+        CAPTURE(g.out);
+        CAPTURE(run.err());
+        for (const char* name : {"reporter", "prod-a", "prod-b"})
+            CHECK(std::regex_search(g.out, std::regex(std::string(" +Thread [0-9]+ \\(") + name + " \\(switched out\\)\\) ")));
+        CHECK(std::regex_search(g.out, std::regex("\\* [0-9]+ +Thread [0-9]+ \\(consumer \\(running\\)\\) +consumer ")));
+        // Each switched-out task's stack, unwound from its saved pc, lr and sp: where it waits, and
+        // (for the producers, whose caller's line GDB can name) the task's own function.
+        CHECK(std::regex_search(g.out, std::regex("\\(reporter \\(switched out\\)\\)\\):\\n#0 +xQueueSemaphoreTake ")));
+        CHECK(std::regex_search(g.out, std::regex("\\(prod-a \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_a>\\)")));
+        CHECK(std::regex_search(g.out, std::regex("\\(prod-b \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_b>\\)")));
+        CHECK(run.status() == 0);
+        CHECK(run.out().find("freertos: consumed 24 items, sum 300, produced 24") != std::string::npos);
+    }
 }
 
 TEST_CASE("gdb: a bad --gdb address is one line naming it, status 2") {
