@@ -18,7 +18,7 @@ struct DebugEvent {
     enum class Why : std::uint8_t {
         Attached,    ///< before the reset handler's first instruction
         Breakpoint,  ///< at a breakpoint, before its instruction
-        Step,        ///< one instruction done
+        Step,        ///< one instruction done, or the position asked for reached (stop_at_position)
         Watch,       ///< after the instruction that accessed a watched range
         Interrupt,   ///< the debugger asked (Ctrl-C)
         Fault,       ///< the run stopped on a fault: a last look before it ends
@@ -82,6 +82,17 @@ public:
     virtual std::uint64_t cycles() const = 0;
     virtual std::uint64_t instructions() const = 0;
     virtual double emulated_seconds() const = 0;
+
+    // Positions, for a debugger that takes the run back (reverse execution) by running it again
+    // from a kept moment: a run is deterministic, so a position names one moment of it.
+    /// From now on every instruction is counted (a hook on each: slower), and the debugger's
+    /// checkpoint() is called every checkpoint_interval() instructions.
+    virtual void keep_positions() {}
+    /// Instructions run since reset, exact at a stop, with keep_positions(); else 0.
+    virtual std::uint64_t position() const { return 0; }
+    /// With keep_positions(): the run stops (Why::Step) when it reaches `position`, unless a
+    /// breakpoint or watchpoint stops it first.
+    virtual void stop_at_position(std::uint64_t position) { (void)position; }
     /// "cortex-m3 at 24 MHz, pipeline timing": what `monitor` shows.
     virtual std::string describe() const = 0;
 };
@@ -93,6 +104,14 @@ public:
     virtual DebugResume stopped(DebugTarget& target, const DebugEvent& event) = 0;
     /// Asked now and then while the machine runs: whether to stop it (Ctrl-C).
     virtual bool interrupt_requested() = 0;
+    /// Instructions between checkpoints once the target keeps positions; 0: none.
+    virtual std::uint64_t checkpoint_interval() const { return 0; }
+    /// A moment to keep, between instructions, at target.position(). True when this is a kept
+    /// moment brought back (reverse execution): the machine then stops here (Why::Step).
+    virtual bool checkpoint(DebugTarget& target) {
+        (void)target;
+        return false;
+    }
 };
 
 }  // namespace emutrace::emu

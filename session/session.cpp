@@ -255,7 +255,9 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     watches.erase(std::unique(watches.begin(), watches.end()), watches.end());
     s.scenario.machine.watch_points = std::move(watches);
     if (auto g = s.request.options.find("gdb"); g != s.request.options.end()) {
-        s.gdb = std::make_unique<debug::gdb::GdbStub>(g->second);
+        // A replay's run is its log's, moment for moment: GDB can go back in it (reverse execution).
+        const bool replay = s.request.options.count("replay") || s.request.options.count("from-dump");
+        s.gdb = std::make_unique<debug::gdb::GdbStub>(g->second, replay);
         s.scenario.machine.debugger = s.gdb.get();
         // Time spent at a breakpoint is the user's: no host-time limit unless asked for.
         if (!s.request.machine.wall_clock_seconds) s.scenario.machine.stop.wall_clock_seconds = 0;

@@ -75,7 +75,7 @@ std::string xml_register(const char* name, unsigned bits, unsigned regnum, const
 
 }  // namespace
 
-GdbStub::GdbStub(const std::string& address) {
+GdbStub::GdbStub(const std::string& address, bool reverse) : reverse_(reverse) {
     std::string host = "127.0.0.1", port = address;
     if (auto colon = address.rfind(':'); colon != std::string::npos) {
         host = address.substr(0, colon);
@@ -135,7 +135,10 @@ bool GdbStub::wait_readable(int fd) {
 bool GdbStub::receive(bool wait) {
     pollfd p{client_, POLLIN, 0};
     int ready = ::poll(&p, 1, 0);
-    while (wait && ready == 0 && !emu::stop_signal()) ready = wait_readable(client_) ? 1 : 0;
+    while (wait && ready == 0 && !emu::stop_signal()) {
+        if (copies_.orphaned()) ::_exit(1);  // the run's supervisor has gone: so has the run
+        ready = wait_readable(client_) ? 1 : 0;
+    }
     if (ready <= 0) return !wait && (ready == 0 || errno == EINTR);  // a signal while waiting: as if GDB went
     std::uint8_t buffer[4096];
     const ssize_t n = ::recv(client_, buffer, sizeof buffer, 0);
@@ -166,27 +169,142 @@ bool GdbStub::interrupt_requested() {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_poll_ < kEvery) return false;
     last_poll_ = now;
-    if (!receive(false)) return true;  // GDB went away: stop, and the stop finds out
+    if (copies_.orphaned()) ::_exit(1);  // the run's supervisor has gone: so has the run
+    if (!receive(false)) return true;    // GDB went away: stop, and the stop finds out
     return reader_.take_interrupt();
 }
 
-emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEvent& event) {
+emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEvent& incoming) {
+    emu::DebugEvent event = incoming;
+    bool at_beginning = false;
+    if (travel_) {
+        at_beginning = travel_->at_beginning;
+        if (auto go_on = travelling(target, event)) return *go_on;
+    }
     last_stop_ = event;
     stop_thread_ = running_thread(target);
     selected_ = 0;  // GDB selects again after a stop
     using Why = emu::DebugEvent::Why;
     if (event.why == Why::Attached) {
+        if (reverse_) {  // before GDB connects: the supervisor is the process the shell started
+            no_reverse_ = travel::ProcessCopies::unavailable();
+            if (no_reverse_.empty()) {
+                copies_.supervise();
+                target.keep_positions();
+            }
+        }
         if (!accept_client()) return emu::DebugResume::Detach;
     } else if (client_ >= 0) {
         // Why the run ended or faulted, on GDB's console, then the stop.
         if ((event.why == Why::Ended || event.why == Why::Fault) && !event.message.empty()) console("emutrace: " + event.message + "\n");
-        send_packet(stop_reply(event));
+        send_packet(at_beginning ? "T05replaylog:begin;thread:" + hex_id(stop_thread_) + ";" : stop_reply(event));
     }
     if (event.why == Why::Ended || client_ < 0) return emu::DebugResume::Continue;  // nothing more to serve
     const emu::DebugResume resume = serve(target);
     if (event.why == Why::Fault && client_ >= 0 && resume != emu::DebugResume::Detach)
         send_packet("X0b");  // the run ends at its fault: the program is gone for GDB
     return resume;
+}
+
+bool GdbStub::checkpoint(emu::DebugTarget& target) {
+    if (!reverse_ || !no_reverse_.empty()) return false;
+    static constexpr std::size_t kCopiesPerInterval = 32;  // then copies are kept twice as far apart
+    interval_ = kFirstInterval << std::min<std::size_t>(copies_.kept() / kCopiesPerInterval, 20);
+    auto message = copies_.keep(target.position());
+    if (!message) return false;
+    travel_ = travel_plan_from_text(*message);
+    if (!travel_) ::_exit(70);  // only this program writes them
+    plan_applied_ = false;
+    return true;
+}
+
+std::string GdbStub::reverse(emu::DebugTarget& target, bool to_a_hit) {
+    if (!reverse_) return {};  // GDB says the target does not support it
+    if (!no_reverse_.empty()) {
+        console("emutrace: reverse execution is not available: " + no_reverse_ + "\n");
+        return "E01";
+    }
+    const std::uint64_t at = target.position();
+    if (at == 0) return "T05replaylog:begin;thread:" + hex_id(stop_thread_) + ";";
+    TravelPlan plan;
+    if (!to_a_hit) {  // reverse-stepi: the moment before the last instruction
+        plan.until = at - 1;
+        plan.stop.why = emu::DebugEvent::Why::Step;
+        if (auto kept = copies_.kept_before(at - 1)) go_back(target, plan, *kept);
+    } else {  // reverse-continue: the last hit before now, looked for from the copy before now
+        plan.mode = TravelPlan::Mode::Scan;
+        plan.until = at;
+        if (auto kept = copies_.kept_strictly_before(at)) {
+            plan.from = *kept;
+            go_back(target, plan, *kept);
+        }
+    }
+    console("emutrace: no moment of the run before this one was kept\n");
+    return "E01";
+}
+
+void GdbStub::go_back(emu::DebugTarget&, TravelPlan plan, std::uint64_t kept) {
+    plan.acks = acks_;
+    plan.breakpoints.assign(breakpoints_.begin(), breakpoints_.end());
+    plan.watches = watches_;
+    copies_.bring_back(kept, to_text(plan));
+}
+
+std::optional<emu::DebugResume> GdbStub::travelling(emu::DebugTarget& target, emu::DebugEvent& event) {
+    using Why = emu::DebugEvent::Why;
+    TravelPlan& plan = *travel_;
+    const std::uint64_t at = target.position();
+    const std::uint32_t pc = static_cast<std::uint32_t>(target.read_register(emu::kDebugPc)) & ~1u;
+    if (!plan_applied_) {  // just brought back: GDB's breakpoints and watchpoints as they are now
+        for (std::uint32_t b : breakpoints_) target.set_breakpoint(b, false);
+        for (const auto& w : watches_) target.set_watchpoint(w.address, w.length, w.kind, false);
+        breakpoints_.clear();
+        watches_.clear();
+        for (std::uint32_t b : plan.breakpoints)
+            if (target.set_breakpoint(b, true)) breakpoints_.insert(b);
+        for (const auto& w : plan.watches)
+            if (target.set_watchpoint(w.address, w.length, w.kind, true)) watches_.push_back(w);
+        acks_ = plan.acks;
+        plan_applied_ = true;
+        // A breakpoint where the copy was kept is passed over as the run goes on from here.
+        if (plan.mode == TravelPlan::Mode::Scan && at < plan.until && breakpoints_.count(pc))
+            last_hit_ = Hit{at, {Why::Breakpoint, pc, 0, emu::WatchKind::Write, 0, {}}};
+    } else if (plan.mode == TravelPlan::Mode::Scan) {
+        if (event.why == Why::Breakpoint && at < plan.until) last_hit_ = Hit{at, event};
+        if (event.why == Why::Watch && at > 0 && at - 1 < plan.until) last_hit_ = Hit{at - 1, event};  // before the access
+    }
+    const bool over = event.why == Why::Ended || event.why == Why::Fault;
+    if (at < plan.until && !over) {
+        target.stop_at_position(plan.until);
+        return emu::DebugResume::Continue;
+    }
+    const TravelPlan done = std::move(plan);
+    travel_.reset();
+    if (done.mode == TravelPlan::Mode::Scan && !over) {
+        const auto hit = last_hit_;
+        last_hit_.reset();
+        TravelPlan next;
+        if (hit) {
+            next.until = hit->position;
+            next.stop = hit->event;
+            go_back(target, next, *copies_.kept_before(hit->position));
+        }
+        if (auto earlier = copies_.kept_strictly_before(done.from)) {  // nothing since that copy: look before it
+            next.mode = TravelPlan::Mode::Scan;
+            next.until = done.from;
+            next.from = *earlier;
+            go_back(target, next, *earlier);
+        }
+        next.until = done.from;  // nothing at all: the start of the run
+        next.at_beginning = true;
+        go_back(target, next, done.from);
+    }
+    if (!over) {
+        event.why = done.stop.why;
+        event.address = done.stop.address;
+        event.kind = done.stop.kind;
+    }
+    return std::nullopt;
 }
 
 void GdbStub::console(const std::string& text) {
@@ -241,7 +359,7 @@ std::string GdbStub::stop_reply(const emu::DebugEvent& event) const {
                 std::snprintf(reply, sizeof reply, "W%02x", static_cast<unsigned>(event.exit_code) & 0xff);
                 return reply;
             }
-            return "X05";  // ended by emutrace (a limit, the stop symbol): its console message says why
+            return "X05";                        // ended by emutrace (a limit, the stop symbol): its console message says why
         case Why::Fault: return "T0b" + thread;  // SIGSEGV, for a look at the fault
         case Why::Interrupt: return "T02" + thread;
         case Why::Watch: {
@@ -260,7 +378,10 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
     const std::string_view c = command;
     auto starts = [&](std::string_view prefix) { return c.substr(0, prefix.size()) == prefix; };
     if (c == "?") return stop_reply(last_stop_);
-    if (starts("qSupported")) return "PacketSize=4000;qXfer:features:read+;vContSupported+;QStartNoAckMode+;swbreak+;hwbreak+";
+    if (starts("qSupported"))
+        return std::string("PacketSize=4000;qXfer:features:read+;vContSupported+;QStartNoAckMode+;swbreak+;hwbreak+") +
+               (reverse_ ? ";ReverseStep+;ReverseContinue+" : "");
+    if (c == "bs" || c == "bc") return reverse(target, c == "bc");
     if (c == "QStartNoAckMode") {
         no_acks_after_reply_ = true;  // this reply is acknowledged the old way, then none is
         return "OK";
@@ -358,14 +479,20 @@ std::string GdbStub::answer(emu::DebugTarget& target, const std::string& command
         const bool on = c[0] == 'Z';
         std::uint32_t address = 0, kind = 0;
         if (!address_length(c.substr(3), address, kind)) return "E01";
-        switch (c[1]) {
-            case '0':
-            case '1': return target.set_breakpoint(address, on) ? "OK" : "E01";
-            case '2': return target.set_watchpoint(address, kind, emu::WatchKind::Write, on) ? "OK" : "E01";
-            case '3': return target.set_watchpoint(address, kind, emu::WatchKind::Read, on) ? "OK" : "E01";
-            case '4': return target.set_watchpoint(address, kind, emu::WatchKind::Access, on) ? "OK" : "E01";
-            default: return "";
+        if (c[1] == '0' || c[1] == '1') {
+            if (!target.set_breakpoint(address, on)) return "E01";
+            if (on)
+                breakpoints_.insert(address & ~1u);
+            else
+                breakpoints_.erase(address & ~1u);
+            return "OK";
         }
+        if (c[1] < '2' || c[1] > '4') return "";
+        const WatchSpec w{address, kind, c[1] == '2' ? emu::WatchKind::Write : c[1] == '3' ? emu::WatchKind::Read : emu::WatchKind::Access};
+        if (!target.set_watchpoint(w.address, w.length, w.kind, on)) return "E01";
+        std::erase(watches_, w);
+        if (on) watches_.push_back(w);
+        return "OK";
     }
     if (c == "vCont?") return "vCont;c;C;s;S";
     if (starts("vCont;")) {  // the first action that applies to the one thread decides

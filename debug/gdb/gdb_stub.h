@@ -5,13 +5,20 @@
 // and hardware breakpoints, write/read/access watchpoints, continue, step, Ctrl-C, detach and kill,
 // and `monitor` commands (cycles, emulated time, the cycle model). With an RTOS (rtos: in the
 // scenario) its threads are GDB's threads, a switched-out one's registers read from its saved context.
+// With `reverse` (replay --gdb), also reverse-stepi and reverse-continue (bs, bc): the run keeps
+// copies of itself now and then (debug/travel) and goes back by running one on again.
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include <set>
+#include <vector>
+
 #include "debug/gdb/rsp_packets.h"
+#include "debug/gdb/travel_plan.h"
+#include "debug/travel/process_copies.h"
 #include "emu/debug.h"
 
 namespace emutrace::debug::gdb {
@@ -20,7 +27,8 @@ class GdbStub final : public emu::Debugger {
 public:
     /// Listens on "[HOST:]PORT" (127.0.0.1 without a host; port 0 picks a free one); throws
     /// ConfigError naming the address when it cannot.
-    explicit GdbStub(const std::string& address);
+    /// `reverse`: serve reverse execution (needs a deterministic run: a replay).
+    explicit GdbStub(const std::string& address, bool reverse = false);
     ~GdbStub() override;
     GdbStub(const GdbStub&) = delete;
     GdbStub& operator=(const GdbStub&) = delete;
@@ -28,8 +36,10 @@ public:
     /// "127.0.0.1:3333", the port chosen.
     const std::string& listening() const { return listening_; }
 
-    emu::DebugResume stopped(emu::DebugTarget& target, const emu::DebugEvent& event) override;
+    emu::DebugResume stopped(emu::DebugTarget& target, const emu::DebugEvent& incoming) override;
     bool interrupt_requested() override;
+    std::uint64_t checkpoint_interval() const override { return reverse_ ? interval_ : 0; }
+    bool checkpoint(emu::DebugTarget& target) override;
 
 private:
     /// Serves packets until one resumes the target; what it asked for.
@@ -52,6 +62,11 @@ private:
     void send_raw(std::string_view bytes);
     /// Text on GDB's console (an 'O' packet).
     void console(const std::string& text);
+    /// bs, bc: goes back (ends this process: a copy brought back answers), or the answer now.
+    std::string reverse(emu::DebugTarget& target, bool to_a_hit);
+    [[noreturn]] void go_back(emu::DebugTarget& target, TravelPlan plan, std::uint64_t kept);
+    /// A stop on the way of a travel: how to go on, or nothing when the travel has arrived.
+    std::optional<emu::DebugResume> travelling(emu::DebugTarget& target, emu::DebugEvent& event);
 
     int listener_ = -1;
     int client_ = -1;
@@ -62,6 +77,22 @@ private:
     emu::DebugEvent last_stop_;
     std::uint32_t stop_thread_ = 1;  ///< the thread running at the last stop
     std::uint32_t selected_ = 0;     ///< Hg's thread when it is not the running one, else 0
+    // What GDB has set, which a copy brought back is told (it was kept before some of it).
+    std::set<std::uint32_t> breakpoints_;
+    std::vector<WatchSpec> watches_;
+    // Reverse execution.
+    bool reverse_ = false;
+    std::string no_reverse_;  ///< why it cannot be served, when it cannot
+    travel::ProcessCopies copies_;
+    static constexpr std::uint64_t kFirstInterval = 1'000'000;
+    std::uint64_t interval_ = kFirstInterval;  ///< instructions between copies; doubles as they add up
+    std::optional<TravelPlan> travel_;         ///< in a copy brought back: where it is going
+    struct Hit {
+        std::uint64_t position;
+        emu::DebugEvent event;
+    };
+    std::optional<Hit> last_hit_;  ///< Scan: the last breakpoint or watchpoint hit on the way
+    bool plan_applied_ = false;    ///< the travel's breakpoints and watchpoints are set
     std::chrono::steady_clock::time_point last_poll_{};
 };
 

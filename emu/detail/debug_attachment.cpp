@@ -105,7 +105,7 @@ void DebugAttachment::halt(DebugEvent event) {
 }
 
 void DebugAttachment::update_instruction_hook() {
-    const bool want = attached() && (stepping_ || !watches_.empty());
+    const bool want = attached() && (stepping_ || counting_ || !watches_.empty());
     if (want == instruction_hook_.has_value()) return;
     if (want) {
         instruction_hook_ = m_.uc.add_removable_hook(UC_HOOK_CODE, reinterpret_cast<void*>(on_instruction), this);
@@ -120,7 +120,7 @@ void DebugAttachment::update_instruction_hook() {
 // just resumed at it (the debugger continues from the breakpoint it stopped at).
 void DebugAttachment::on_breakpoint(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     DebugAttachment& d = self(user);
-    if (d.halt_) return;
+    if (d.halt_ || d.counting_) return;  // counting: on_instruction checks breakpoints
     if (d.first_instruction_ && address == d.resume_pc_) {
         d.first_instruction_ = false;
         return;
@@ -129,19 +129,40 @@ void DebugAttachment::on_breakpoint(uc_engine*, std::uint64_t address, std::uint
     d.halt({DebugEvent::Why::Breakpoint, static_cast<std::uint32_t>(address), 0, WatchKind::Write, 0, {}});
 }
 
-// Every instruction, while stepping or watching: a step ends at the instruction after the one it
-// resumed at (or wherever execution went first), a watched access at the instruction after it.
+// Every instruction, while stepping, watching or counting: a step ends at the instruction after
+// the one it resumed at (or wherever execution went first), a watched access at the instruction
+// after it. An instruction that does not stop the machine here runs, and is counted.
 void DebugAttachment::on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     DebugAttachment& d = self(user);
     if (d.halt_) return;
     const bool resumed_here = d.first_instruction_ && address == d.resume_pc_;
     d.first_instruction_ = false;
+    const auto pc = static_cast<std::uint32_t>(address);
     if (d.watch_hit_) {
         DebugEvent e = *d.watch_hit_;
         d.halt(std::move(e));
     } else if (d.stepping_ && !resumed_here) {
-        d.halt({DebugEvent::Why::Step, static_cast<std::uint32_t>(address), 0, WatchKind::Write, 0, {}});
+        d.halt({DebugEvent::Why::Step, pc, 0, WatchKind::Write, 0, {}});
+    } else if (d.counting_) {
+        if (!resumed_here && d.breakpoints_.count(pc)) return d.halt({DebugEvent::Why::Breakpoint, pc, 0, WatchKind::Write, 0, {}});
+        if (d.stop_position_ && d.position_ >= *d.stop_position_) {
+            d.stop_position_.reset();
+            return d.halt({DebugEvent::Why::Step, pc, 0, WatchKind::Write, 0, {}});
+        }
+        if (d.position_ >= d.next_checkpoint_) {
+            d.next_checkpoint_ = d.position_ + std::max<std::uint64_t>(d.debugger_->checkpoint_interval(), 1);
+            if (d.debugger_->checkpoint(d)) return d.halt({DebugEvent::Why::Step, pc, 0, WatchKind::Write, 0, {}});  // brought back
+        }
+        ++d.position_;
     }
+}
+
+void DebugAttachment::keep_positions() {
+    if (counting_ || !debugger_->checkpoint_interval()) return;
+    counting_ = true;
+    position_ = m_.counters.instructions;
+    next_checkpoint_ = position_;
+    update_instruction_hook();
 }
 
 void DebugAttachment::on_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {

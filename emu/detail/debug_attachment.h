@@ -45,13 +45,16 @@ public:
     std::uint64_t instructions() const override;
     double emulated_seconds() const override;
     std::string describe() const override;
+    void keep_positions() override;
+    std::uint64_t position() const override { return counting_ ? position_ : 0; }
+    void stop_at_position(std::uint64_t position) override { stop_position_ = position; }
 
 private:
     static void on_breakpoint(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
     static void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
     static void on_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
     void halt(DebugEvent event);
-    /// The hook on every instruction exactly while stepping or watching.
+    /// The hook on every instruction exactly while stepping, watching or counting.
     void update_instruction_hook();
     void detach();
 
@@ -73,6 +76,12 @@ private:
     std::optional<DebugEvent> watch_hit_;
     std::optional<DebugEvent> halt_;
     bool translations_stale_ = false;  ///< hooks changed: the translated code goes before the next start
+    // keep_positions(): every instruction counted; breakpoints then checked in on_instruction,
+    // so that whichever hook Unicorn calls first, an instruction is counted once, when it runs.
+    bool counting_ = false;
+    std::uint64_t position_ = 0;
+    std::optional<std::uint64_t> stop_position_;
+    std::uint64_t next_checkpoint_ = 0;
 };
 
 }  // namespace emutrace::emu::detail

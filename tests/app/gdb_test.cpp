@@ -196,11 +196,75 @@ TEST_CASE("gdb: FreeRTOS tasks as GDB threads, their names, a switched-out task'
         // Each switched-out task's stack, unwound from its saved pc, lr and sp: where it waits, and
         // (for the producers, whose caller's line GDB can name) the task's own function.
         CHECK(std::regex_search(g.out, std::regex("\\(reporter \\(switched out\\)\\)\\):\\n#0 +xQueueSemaphoreTake ")));
-        CHECK(std::regex_search(g.out, std::regex("\\(prod-a \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_a>\\)")));
-        CHECK(std::regex_search(g.out, std::regex("\\(prod-b \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_b>\\)")));
+        CHECK(std::regex_search(
+            g.out,
+            std::regex(
+                "\\(prod-a \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_a>\\)")));
+        CHECK(std::regex_search(
+            g.out,
+            std::regex(
+                "\\(prod-b \\(switched out\\)\\)\\):\\n#0 +vTaskDelay [^\\n]*\\n#1 +0x[0-9a-f]+ in producer \\(arg=0x[0-9a-f]+ <producer_b>\\)")));
         CHECK(run.status() == 0);
         CHECK(run.out().find("freertos: consumed 24 items, sum 300, produced 24") != std::string::npos);
     }
+}
+
+// replay --gdb: reverse execution over a FreeRTOS application's recorded run. produced is
+// written 24 times, under a mutex, by two producer tasks; reporter is first entered by the
+// exception return that starts the scheduler.
+TEST_CASE("gdb: replay --gdb goes back: reverse-continue to a variable's last writes, reverse-stepi across an exception return, then forwards") {
+    const std::string elf = firmware("freertos_app_cm3");
+    const std::string scenario = source("tests/scenarios/freertos.yaml");
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --record " + dir.file("r.log") + " -q").status == 0);
+    Cli alone = emutrace_cli("replay " + dir.file("r.log") + " " + elf + " -s " + scenario + " --json " + dir.file("alone.json"));
+    REQUIRE(alone.status == 0);
+    Attached run("replay " + dir.file("r.log") + " " + elf + " -s " + scenario + " --json " + dir.file("attached.json"));
+    Cli g = gdb(elf, run.address(),
+                {"break reporter",
+                 "continue",
+                 "reverse-stepi",
+                 "info registers pc",
+                 "stepi",
+                 "info registers pc",
+                 "delete",
+                 "break app.c:80",
+                 "continue",
+                 "print produced",
+                 "watch produced",
+                 "reverse-continue",
+                 "print produced",
+                 "bt",
+                 "reverse-continue",
+                 "print produced",
+                 "continue",
+                 "print produced",
+                 "delete",
+                 "continue"});
+    CAPTURE(g.out);
+    CAPTURE(run.err());
+    // Back across the exception return into the handler that made it, and forwards again.
+    CHECK(std::regex_search(g.out, std::regex("pc +0x[0-9a-f]+ +0x[0-9a-f]+ <SVC_Handler\\+[0-9]+>\\n(.*\\n)*pc +0x80 +0x80 <reporter>")));
+    // The watchpoint going back: each write undone shows as new value the one before it.
+    CHECK(std::regex_search(g.out, std::regex("\\$1 = 24\\n")));
+    CHECK(std::regex_search(
+        g.out, std::regex("Old value = 24\\nNew value = 23\\n[^\\n]* in producer [^\\n]*\\n38\\t +produced = produced \\+ 1;\\n\\$2 = 23")));
+    CHECK(g.out.find("#0  0x") != std::string::npos);
+    CHECK(std::regex_search(g.out, std::regex("Old value = 23\\nNew value = 22\\n(.*\\n)*\\$3 = 22\\n")));
+    // Forwards from there, the same write again.
+    CHECK(std::regex_search(g.out, std::regex("Old value = 22\\nNew value = 23\\n(.*\\n)*\\$4 = 23\\n")));
+    REQUIRE(run.status() == 0);
+    CHECK(run.err().find("131 of 131 events reproduced") != std::string::npos);
+    // The run that went back and forth ends as the replay without GDB: cycles, instructions.
+    const auto a = nlohmann::json::parse(read_file(dir.file("alone.json")));
+    const auto b = nlohmann::json::parse(read_file(dir.file("attached.json")));
+    CHECK(a["cycles"] == b["cycles"]);
+    CHECK(a["instructions"] == b["instructions"]);
+    // A run (not a replay) offers no reverse execution; GDB says so.
+    Attached plain("run " + elf + " -s " + scenario);
+    Cli p = gdb(elf, plain.address(), {"reverse-stepi", "kill"});
+    CHECK((p.out + p.err).find("Target remote does not support this command.") != std::string::npos);
+    CHECK(plain.status() == 137);
 }
 
 TEST_CASE("gdb: a bad --gdb address is one line naming it, status 2") {
