@@ -305,6 +305,7 @@ void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* use
 }
 
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+    if (machine(user).debug && machine(user).debug->hooks_ran_at(static_cast<std::uint32_t>(address))) return;  // once per run of it
     machine(user).settle_pipeline(static_cast<std::uint32_t>(address), false);
     machine(user).reach_watch(static_cast<std::uint32_t>(address));
 }
@@ -323,6 +324,7 @@ void on_ram_access(uc_engine*, uc_mem_type type, std::uint64_t address, int size
 
 void on_user_event_function(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     MachineState& m = machine(user);
+    if (m.debug && m.debug->hooks_ran_at(static_cast<std::uint32_t>(address))) return;  // once per run of it
     m.settle_pipeline(static_cast<std::uint32_t>(address), false);
     m.push_marker(m.uc.reg(UC_ARM_REG_R0), m.uc.reg(UC_ARM_REG_R1), true, m.cycles());
 }

@@ -26,7 +26,7 @@ struct TravelPlan {
     Mode mode = Mode::Seek;
     std::uint64_t until = 0;
     std::uint64_t from = 0;     ///< Scan: the kept position it starts at
-    emu::DebugEvent stop;       ///< Seek: the stop to report (why, address, kind)
+    emu::DebugEvent stop{emu::DebugEvent::Why::Step};  ///< Seek: the stop to report (why, address, kind)
     bool at_beginning = false;  ///< Seek: the stop is the start of the recorded history
     bool acks = true;
     std::vector<std::uint32_t> breakpoints;

@@ -90,6 +90,7 @@ bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
     }
     resume_pc_ = m_.uc.reg(UC_ARM_REG_PC);
     first_instruction_ = true;
+    stopped_in_hook_ = in_block && resume_pc_ == e.pc;
     return true;
 }
 

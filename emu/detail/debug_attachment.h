@@ -30,6 +30,9 @@ public:
     bool stopped(std::optional<DebugEvent> event = std::nullopt);
     /// From the machine's periodic service: a stop the debugger asked for (Ctrl-C).
     bool poll_interrupt();
+    /// Whether the machine's own hooks at `pc` ran already, before a stop there: its hooks come
+    /// first in Unicorn's list, and run again when execution resumes at the instruction.
+    bool hooks_ran_at(std::uint32_t pc) const { return first_instruction_ && stopped_in_hook_ && pc == (resume_pc_ & ~1u); }
 
     // DebugTarget
     std::vector<DebugThread> threads() const override;
@@ -73,6 +76,7 @@ private:
     bool stepping_ = false;
     std::uint32_t resume_pc_ = 0;
     bool first_instruction_ = false;  ///< the next instruction hook is the one execution resumed at
+    bool stopped_in_hook_ = false;    ///< the last stop was in a hook on the instruction it resumed at
     std::optional<DebugEvent> watch_hit_;
     std::optional<DebugEvent> halt_;
     bool translations_stale_ = false;  ///< hooks changed: the translated code goes before the next start

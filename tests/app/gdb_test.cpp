@@ -260,6 +260,18 @@ TEST_CASE("gdb: replay --gdb goes back: reverse-continue to a variable's last wr
     const auto b = nlohmann::json::parse(read_file(dir.file("attached.json")));
     CHECK(a["cycles"] == b["cycles"]);
     CHECK(a["instructions"] == b["instructions"]);
+    // Source-level stepping back: a line back, into the call the line before made (from its
+    // end), out of it to the caller, and on.
+    Attached lines("replay " + dir.file("r.log") + " " + elf + " -s " + scenario);
+    Cli l = gdb(elf, lines.address(),
+                {"break app.c:43", "continue", "continue", "delete", "reverse-next", "reverse-next", "reverse-step", "bt 2", "reverse-finish", "next",
+                 "continue"});
+    CAPTURE(l.out);
+    CHECK(std::regex_search(l.out, std::regex("\\n39\\t +xSemaphoreGive\\(lock\\);\\n")));
+    CHECK(std::regex_search(l.out, std::regex("#0 +0x[0-9a-f]+ in xQueueSemaphoreTake [^\\n]*\\n#1 +0x[0-9a-f]+ in producer ")));
+    CHECK(std::regex_search(l.out, std::regex("\\nproducer \\([^\\n]*app\\.c:37\\n37\\t +xSemaphoreTake\\(lock, portMAX_DELAY\\);\\n38\\t")));
+    CHECK(lines.status() == 0);
+    CHECK(lines.err().find("131 of 131 events reproduced") != std::string::npos);
     // A run (not a replay) offers no reverse execution; GDB says so.
     Attached plain("run " + elf + " -s " + scenario);
     Cli p = gdb(elf, plain.address(), {"reverse-stepi", "kill"});
