@@ -176,9 +176,10 @@ bool GdbStub::interrupt_requested() {
 
 emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEvent& incoming) {
     emu::DebugEvent event = incoming;
-    bool at_beginning = false;
+    bool at_beginning = false, reset = false;
     if (travel_) {
         at_beginning = travel_->at_beginning;
+        reset = travel_->reset;
         if (auto go_on = travelling(target, event)) return *go_on;
     }
     last_stop_ = event;
@@ -197,7 +198,12 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
     } else if (client_ >= 0) {
         // Why the run ended or faulted, on GDB's console, then the stop.
         if ((event.why == Why::Ended || event.why == Why::Fault) && !event.message.empty()) console("emutrace: " + event.message + "\n");
-        send_packet(at_beginning ? "T05replaylog:begin;thread:" + hex_id(stop_thread_) + ";" : stop_reply(event));
+        if (reset) {  // the answer to the monitor command that asked for it
+            console("emutrace: back at reset, the replay's first instruction\n");
+            send_packet("OK");
+        } else {
+            send_packet(at_beginning ? "T05replaylog:begin;thread:" + hex_id(stop_thread_) + ";" : stop_reply(event));
+        }
     }
     if (event.why == Why::Ended || client_ < 0) return emu::DebugResume::Continue;  // nothing more to serve
     const emu::DebugResume resume = serve(target);
@@ -560,9 +566,24 @@ std::string GdbStub::monitor(emu::DebugTarget& target, const std::string& comman
         return line;
     }
     if (command == "timing" || command == "model") return target.describe() + "\n";
+    if (command == "reset") {
+        if (!reverse_ || !no_reverse_.empty() || !copies_.kept_before(0))
+            return "emutrace: monitor reset goes back to the start of a replay (emutrace replay LOG fw.elf --gdb PORT); "
+                   "a run cannot be reset while attached: start it again\n";
+        TravelPlan plan;
+        plan.reset = true;
+        go_back(target, plan, 0);
+    }
+    if (command == "history" && reverse_) {
+        std::snprintf(line, sizeof line, "position %llu (instructions since reset); %zu moments kept to go back to, %llu instructions apart now\n",
+                      static_cast<unsigned long long>(target.position()), copies_.kept(), static_cast<unsigned long long>(interval_));
+        return line;
+    }
     return "emutrace monitor commands:\n"
            "  monitor cycles    cycles, instructions and emulated time so far\n"
-           "  monitor timing    the core, its clock and the cycle model in use\n";
+           "  monitor timing    the core, its clock and the cycle model in use\n"
+           "  monitor reset     (replay) back to the first instruction, as a reset would\n"
+           "  monitor history   (replay) the position, and the moments kept for reverse execution\n";
 }
 
 std::string GdbStub::target_xml(const emu::DebugTarget& target) const {

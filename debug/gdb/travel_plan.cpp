@@ -7,7 +7,7 @@ namespace emutrace::debug::gdb {
 std::string to_text(const TravelPlan& plan) {
     std::ostringstream o;
     o << "plan " << static_cast<unsigned>(plan.mode) << ' ' << plan.until << ' ' << plan.from << ' ' << static_cast<unsigned>(plan.stop.why) << ' '
-      << plan.stop.address << ' ' << static_cast<unsigned>(plan.stop.kind) << ' ' << plan.at_beginning << ' ' << plan.acks << ' '
+      << plan.stop.address << ' ' << static_cast<unsigned>(plan.stop.kind) << ' ' << plan.at_beginning << ' ' << plan.reset << ' ' << plan.acks << ' '
       << plan.breakpoints.size() << ' ' << plan.watches.size();
     for (std::uint32_t b : plan.breakpoints) o << ' ' << b;
     for (const auto& w : plan.watches) o << ' ' << w.address << ' ' << w.length << ' ' << static_cast<unsigned>(w.kind);
@@ -21,7 +21,7 @@ std::optional<TravelPlan> travel_plan_from_text(const std::string& text) {
     std::size_t breakpoints = 0, watches = 0;
     TravelPlan p;
     if (!(in >> word) || word != "plan") return std::nullopt;
-    if (!(in >> mode >> p.until >> p.from >> why >> p.stop.address >> kind >> p.at_beginning >> p.acks >> breakpoints >> watches))
+    if (!(in >> mode >> p.until >> p.from >> why >> p.stop.address >> kind >> p.at_beginning >> p.reset >> p.acks >> breakpoints >> watches))
         return std::nullopt;
     if (mode > 1 || why > static_cast<unsigned>(emu::DebugEvent::Why::Ended) || kind > 2 || breakpoints > 4096 || watches > 64) return std::nullopt;
     p.mode = static_cast<TravelPlan::Mode>(mode);

@@ -25,9 +25,10 @@ struct TravelPlan {
     };
     Mode mode = Mode::Seek;
     std::uint64_t until = 0;
-    std::uint64_t from = 0;     ///< Scan: the kept position it starts at
+    std::uint64_t from = 0;                            ///< Scan: the kept position it starts at
     emu::DebugEvent stop{emu::DebugEvent::Why::Step};  ///< Seek: the stop to report (why, address, kind)
-    bool at_beginning = false;  ///< Seek: the stop is the start of the recorded history
+    bool at_beginning = false;                         ///< Seek: the stop is the start of the recorded history
+    bool reset = false;                                ///< Seek: `monitor reset` asked for it: the answer is its reply, not a stop
     bool acks = true;
     std::vector<std::uint32_t> breakpoints;
     std::vector<WatchSpec> watches;

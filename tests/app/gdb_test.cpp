@@ -261,15 +261,19 @@ TEST_CASE("gdb: replay --gdb goes back: reverse-continue to a variable's last wr
     CHECK(a["cycles"] == b["cycles"]);
     CHECK(a["instructions"] == b["instructions"]);
     // Source-level stepping back: a line back, into the call the line before made (from its
-    // end), out of it to the caller, and on.
+    // end), out of it to the caller, and on; then back to the start.
     Attached lines("replay " + dir.file("r.log") + " " + elf + " -s " + scenario);
     Cli l = gdb(elf, lines.address(),
                 {"break app.c:43", "continue", "continue", "delete", "reverse-next", "reverse-next", "reverse-step", "bt 2", "reverse-finish", "next",
-                 "continue"});
+                 "monitor reset", "maintenance flush register-cache", "info registers pc", "monitor cycles", "continue"});
     CAPTURE(l.out);
     CHECK(std::regex_search(l.out, std::regex("\\n39\\t +xSemaphoreGive\\(lock\\);\\n")));
     CHECK(std::regex_search(l.out, std::regex("#0 +0x[0-9a-f]+ in xQueueSemaphoreTake [^\\n]*\\n#1 +0x[0-9a-f]+ in producer ")));
     CHECK(std::regex_search(l.out, std::regex("\\nproducer \\([^\\n]*app\\.c:37\\n37\\t +xSemaphoreTake\\(lock, portMAX_DELAY\\);\\n38\\t")));
+    // monitor reset: the first instruction again, and the replay from there to its end.
+    CHECK(l.err.find("emutrace: back at reset") != std::string::npos);  // the console's text: on GDB's stderr
+    CHECK(std::regex_search(l.out, std::regex("\\n38\\t[^\\n]*\\npc +0x[0-9a-f]+ +0x[0-9a-f]+ <Reset_Handler>\\n")));
+    CHECK(l.err.find("cycles 0, instructions 0,") != std::string::npos);
     CHECK(lines.status() == 0);
     CHECK(lines.err().find("131 of 131 events reproduced") != std::string::npos);
     // A run (not a replay) offers no reverse execution; GDB says so.
