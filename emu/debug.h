@@ -22,6 +22,7 @@ struct DebugEvent {
         Watch,       ///< after the instruction that accessed a watched range
         Interrupt,   ///< the debugger asked (Ctrl-C)
         Fault,       ///< the run stopped on a fault: a last look before it ends
+        Diverged,    ///< the run's steering stopped it (a replay that left its log): a last look before it ends
         Ended,       ///< the firmware exited or a limit ended the run
     };
     Why why = Why::Attached;

@@ -545,9 +545,10 @@ RunResult Machine::run() {
     }
     std::fflush(stdout);
     if (m.debug && m.debug->attached()) {  // a last look at how the run ended
-        const bool fault = m.reason == StopReason::Fault;
-        m.debug->stopped(emu::DebugEvent{fault ? emu::DebugEvent::Why::Fault : emu::DebugEvent::Why::Ended, m.uc.reg(UC_ARM_REG_PC), 0,
-                                         WatchKind::Write, m.reason == StopReason::Exited ? m.exit_code : -1, m.message});
+        using Why = emu::DebugEvent::Why;
+        const Why why = m.reason == StopReason::Fault ? Why::Fault : m.reason == StopReason::Steered ? Why::Diverged : Why::Ended;
+        m.debug->stopped(
+            emu::DebugEvent{why, m.uc.reg(UC_ARM_REG_PC), 0, WatchKind::Write, m.reason == StopReason::Exited ? m.exit_code : -1, m.message});
     }
     return m.finish();
 }

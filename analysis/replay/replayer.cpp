@@ -42,8 +42,9 @@ void Replayer::diverge(const LogEvent* expected, const LogEvent& seen, std::stri
     d.why = std::move(why);
     d.cycle = m.cycle();
     d.pc = m.reg(15);
+    m.stop("the replay diverged from the log at event #" + std::to_string(expected ? expected->seq : seen.seq) + " (" + d.why +
+           "); the summary says what was expected and what was seen");
     divergence_ = std::move(d);
-    m.stop("the replay diverged from the log at event #" + std::to_string(expected ? expected->seq : seen.seq));
 }
 
 void Replayer::check(const LogEvent& seen, bool compare_value, trace::MachineControl& m) {

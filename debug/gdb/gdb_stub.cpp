@@ -197,7 +197,8 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
         if (!accept_client()) return emu::DebugResume::Detach;
     } else if (client_ >= 0) {
         // Why the run ended or faulted, on GDB's console, then the stop.
-        if ((event.why == Why::Ended || event.why == Why::Fault) && !event.message.empty()) console("emutrace: " + event.message + "\n");
+        const bool last = event.why == Why::Ended || event.why == Why::Fault || event.why == Why::Diverged;
+        if (last && !event.message.empty()) console("emutrace: " + event.message + "\n");
         if (reset) {  // the answer to the monitor command that asked for it
             console("emutrace: back at reset, the replay's first instruction\n");
             send_packet("OK");
@@ -207,8 +208,8 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
     }
     if (event.why == Why::Ended || client_ < 0) return emu::DebugResume::Continue;  // nothing more to serve
     const emu::DebugResume resume = serve(target);
-    if (event.why == Why::Fault && client_ >= 0 && resume != emu::DebugResume::Detach)
-        send_packet("X0b");  // the run ends at its fault: the program is gone for GDB
+    if ((event.why == Why::Fault || event.why == Why::Diverged) && client_ >= 0 && resume != emu::DebugResume::Detach)
+        send_packet(event.why == Why::Fault ? "X0b" : "X05");  // the run ends there: the program is gone for GDB
     return resume;
 }
 
@@ -279,7 +280,7 @@ std::optional<emu::DebugResume> GdbStub::travelling(emu::DebugTarget& target, em
         if (event.why == Why::Breakpoint && at < plan.until) last_hit_ = Hit{at, event};
         if (event.why == Why::Watch && at > 0 && at - 1 < plan.until) last_hit_ = Hit{at - 1, event};  // before the access
     }
-    const bool over = event.why == Why::Ended || event.why == Why::Fault;
+    const bool over = event.why == Why::Ended || event.why == Why::Fault || event.why == Why::Diverged;
     if (at < plan.until && !over) {
         target.stop_at_position(plan.until);
         return emu::DebugResume::Continue;
@@ -367,6 +368,7 @@ std::string GdbStub::stop_reply(const emu::DebugEvent& event) const {
             }
             return "X05";                        // ended by emutrace (a limit, the stop symbol): its console message says why
         case Why::Fault: return "T0b" + thread;  // SIGSEGV, for a look at the fault
+        case Why::Diverged: return "T05" + thread;
         case Why::Interrupt: return "T02" + thread;
         case Why::Watch: {
             const char* kind = event.kind == emu::WatchKind::Write ? "watch" : event.kind == emu::WatchKind::Read ? "rwatch" : "awatch";

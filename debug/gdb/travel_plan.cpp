@@ -23,7 +23,8 @@ std::optional<TravelPlan> travel_plan_from_text(const std::string& text) {
     if (!(in >> word) || word != "plan") return std::nullopt;
     if (!(in >> mode >> p.until >> p.from >> why >> p.stop.address >> kind >> p.at_beginning >> p.reset >> p.acks >> breakpoints >> watches))
         return std::nullopt;
-    if (mode > 1 || why > static_cast<unsigned>(emu::DebugEvent::Why::Ended) || kind > 2 || breakpoints > 4096 || watches > 64) return std::nullopt;
+    if (mode > 1 || why > static_cast<unsigned>(emu::DebugEvent::Why::Diverged) || kind > 2 || breakpoints > 4096 || watches > 64)
+        return std::nullopt;
     p.mode = static_cast<TravelPlan::Mode>(mode);
     p.stop.why = static_cast<emu::DebugEvent::Why>(why);
     p.stop.kind = static_cast<emu::WatchKind>(kind);

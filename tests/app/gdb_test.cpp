@@ -283,6 +283,24 @@ TEST_CASE("gdb: replay --gdb goes back: reverse-continue to a variable's last wr
     CHECK(plain.status() == 137);
 }
 
+// The replay test's race changes what a thread sends under other timing: replayed with --timing
+// none it leaves its log, and GDB gets a last look where it did.
+TEST_CASE("gdb: a replay that diverges stops there for GDB, says why, then ends") {
+    TempDir dir;
+    const std::string elf = firmware("replay_diverge"), scenario = source("tests/scenarios/replay_app.yaml"), log = dir.file("d.log");
+    REQUIRE(emutrace_cli("run " + elf + " -s " + scenario + " --record " + log + " -q").status == 0);
+    Attached run("replay " + log + " " + elf + " -s " + scenario + " --timing none");
+    Cli g = gdb(elf, run.address(), {"continue", "bt", "continue"});
+    CAPTURE(g.out);
+    CAPTURE(g.err);
+    CHECK(std::regex_search(g.err, std::regex("emutrace: the replay diverged from the log at event #[0-9]+ \\(")));
+    CHECK(g.out.find("received signal SIGTRAP") != std::string::npos);
+    CHECK(std::regex_search(g.out, std::regex("#[0-9]+ +[^\\n]*queue_send ")));  // where: the send that differs
+    CHECK(g.out.find("terminated with signal SIGTRAP") != std::string::npos);
+    CHECK(run.status() == 1);
+    CHECK(run.err().find("DIVERGED at event #") != std::string::npos);
+}
+
 TEST_CASE("gdb: a bad --gdb address is one line naming it, status 2") {
     Cli r = emutrace_cli("run " + firmware("compute") + " --gdb 127.0.0.1:notaport");
     CHECK(r.status == 2);
