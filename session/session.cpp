@@ -257,7 +257,13 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     if (auto g = s.request.options.find("gdb"); g != s.request.options.end()) {
         // A replay's run is its log's, moment for moment: GDB can go back in it (reverse execution).
         const bool replay = s.request.options.count("replay") || s.request.options.count("from-dump");
-        s.gdb = std::make_unique<debug::gdb::GdbStub>(g->second, replay);
+        // Going back runs part of the run again: a file written as the run goes would get it twice.
+        std::string no_reverse;
+        for (const char* streamed : {"events", "record"})
+            if (s.request.options.count(streamed))
+                no_reverse = std::string("--") + streamed +
+                             " writes its file as the run goes, and going back would write part of it twice (write it from a replay without --gdb)";
+        s.gdb = std::make_unique<debug::gdb::GdbStub>(g->second, replay, no_reverse);
         s.scenario.machine.debugger = s.gdb.get();
         // Time spent at a breakpoint is the user's: no host-time limit unless asked for.
         if (!s.request.machine.wall_clock_seconds) s.scenario.machine.stop.wall_clock_seconds = 0;

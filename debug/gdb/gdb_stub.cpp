@@ -75,7 +75,7 @@ std::string xml_register(const char* name, unsigned bits, unsigned regnum, const
 
 }  // namespace
 
-GdbStub::GdbStub(const std::string& address, bool reverse) : reverse_(reverse) {
+GdbStub::GdbStub(const std::string& address, bool reverse, std::string no_reverse) : reverse_(reverse), no_reverse_(std::move(no_reverse)) {
     std::string host = "127.0.0.1", port = address;
     if (auto colon = address.rfind(':'); colon != std::string::npos) {
         host = address.substr(0, colon);
@@ -188,7 +188,7 @@ emu::DebugResume GdbStub::stopped(emu::DebugTarget& target, const emu::DebugEven
     using Why = emu::DebugEvent::Why;
     if (event.why == Why::Attached) {
         if (reverse_) {  // before GDB connects: the supervisor is the process the shell started
-            no_reverse_ = travel::ProcessCopies::unavailable();
+            if (no_reverse_.empty()) no_reverse_ = travel::ProcessCopies::unavailable();
             if (no_reverse_.empty()) {
                 copies_.supervise();
                 target.keep_positions();

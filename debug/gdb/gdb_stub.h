@@ -27,8 +27,9 @@ class GdbStub final : public emu::Debugger {
 public:
     /// Listens on "[HOST:]PORT" (127.0.0.1 without a host; port 0 picks a free one); throws
     /// ConfigError naming the address when it cannot.
-    /// `reverse`: serve reverse execution (needs a deterministic run: a replay).
-    explicit GdbStub(const std::string& address, bool reverse = false);
+    /// `reverse`: serve reverse execution (needs a deterministic run: a replay); `no_reverse`: why
+    /// it cannot be served after all, told to GDB when asked for.
+    explicit GdbStub(const std::string& address, bool reverse = false, std::string no_reverse = {});
     ~GdbStub() override;
     GdbStub(const GdbStub&) = delete;
     GdbStub& operator=(const GdbStub&) = delete;

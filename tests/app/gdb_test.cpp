@@ -281,6 +281,11 @@ TEST_CASE("gdb: replay --gdb goes back: reverse-continue to a variable's last wr
     Cli p = gdb(elf, plain.address(), {"reverse-stepi", "kill"});
     CHECK((p.out + p.err).find("Target remote does not support this command.") != std::string::npos);
     CHECK(plain.status() == 137);
+    // Nor a replay writing a file as it goes: going back would write part of it twice.
+    Attached streamed("replay " + dir.file("r.log") + " " + elf + " -s " + scenario + " --events " + dir.file("e.jsonl"));
+    Cli e = gdb(elf, streamed.address(), {"break reporter", "continue", "reverse-stepi", "kill"});
+    CHECK(e.err.find("reverse execution is not available: --events writes its file as the run goes") != std::string::npos);
+    CHECK(streamed.status() == 137);
 }
 
 // The replay test's race changes what a thread sends under other timing: replayed with --timing
