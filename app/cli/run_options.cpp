@@ -38,8 +38,9 @@ void RunOptionsDeclaration::declare_machine(Command& cmd) {
         .type_name("FILE");
     cmd.option("--gdb", run.gdb,
                "Wait for GDB before the reset handler runs and serve it on [HOST:]PORT (127.0.0.1 unless a host is given; 0 picks a free "
-               "port): breakpoints, watchpoints, stepping, registers, memory, monitor cycles; in GDB: target remote HOST:PORT. The "
-               "cycle count is the same attached or not; the wall-clock limit is off unless --wall-clock is given")
+               "port): breakpoints, watchpoints, stepping, registers, memory, RTOS threads, monitor cycles; in a replay also "
+               "reverse-stepi and reverse-continue; in GDB: target remote HOST:PORT. The cycle count is the same attached or not; "
+               "the wall-clock limit is off unless --wall-clock is given (docs/gdb.md)")
         .type_name("[HOST:]PORT");
     cmd.option("--seed", run.machine.seed, "Seed of the stimuli's jitter, overriding the scenario's (same seed, same run)");
     outputs_.add(cmd, "--json", "json", "Write the run summary and every analysis's result as JSON to this file");
