@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "emutrace/plugin.h"
 #include "emutrace/registry.h"
 

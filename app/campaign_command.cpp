@@ -16,10 +16,10 @@
 #include "app/campaign/campaign_report.h"
 #include "app/campaign/slurm_engine.h"
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/input_file.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 #include "report/json_fields.h"
 #include "session/junit_report.h"
 

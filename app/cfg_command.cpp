@@ -3,12 +3,12 @@
 #include <cstdio>
 
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/cfg_dot.h"
 #include "decode/program.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::app {
 namespace {

@@ -8,10 +8,10 @@
 #include "analysis/crosscheck/comparison_report.h"
 #include "analysis/crosscheck/run_comparison.h"
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
+#include "emutrace/config_error.h"
 #include "report/run_page.h"
 
 namespace emutrace::app {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "app/cli/subcommand.h"
-#include "config/config_error.h"
 #include "emu/stop_signal.h"
+#include "emutrace/config_error.h"
 
 namespace {
 

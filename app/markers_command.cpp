@@ -9,12 +9,12 @@
 #include "analysis/sampler/marker_planner.h"
 #include "analysis/sampler/marker_report.h"
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
+#include "emutrace/config_error.h"
 #include "report/page.h"
 
 namespace emutrace::app {

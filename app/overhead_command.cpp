@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/hook_patcher.h"
+#include "emutrace/config_error.h"
 #include "emutrace/session.h"
 
 namespace emutrace::app {

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "decode/hook_patcher.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::app {
 

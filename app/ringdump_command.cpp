@@ -8,12 +8,12 @@
 
 #include "analysis/crosscheck/call_comparison.h"
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "decode/memory_dump.h"
+#include "emutrace/config_error.h"
 #include "emutrace/session.h"
 
 namespace emutrace::app {

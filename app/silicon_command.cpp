@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 #include "report/page.h"
 #include "session/scenario.h"
 #include "silicon/silicon_report.h"

@@ -4,11 +4,11 @@
 #include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
 #include "app/commands.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
+#include "emutrace/config_error.h"
 #include "report/page.h"
 #include "session/scenario.h"
 

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::config {
 namespace {

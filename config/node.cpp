@@ -1,4 +1,4 @@
-#include "config/node.h"
+#include "emutrace/config.h"
 
 #include <cstdio>
 #include <fstream>

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "config/config_error.h"
 #include "config/input_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::config {
 

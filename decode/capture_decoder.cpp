@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
-#include "config/config_error.h"
 #include "config/input_member.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::decode {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::decode {
 

@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "config/config_error.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 

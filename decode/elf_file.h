@@ -10,8 +10,8 @@
 #include <cstring>
 #include <string>
 
-#include "config/config_error.h"
 #include "config/input_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 

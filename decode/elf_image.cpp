@@ -10,9 +10,9 @@
 #include <memory>
 #include <string_view>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "decode/elf_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 namespace {

@@ -7,12 +7,12 @@
 #include <fstream>
 #include <optional>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
 #include "decode/elf_image.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/event.h"
+#include "emutrace/event.h"
 
 namespace emutrace::decode {
 

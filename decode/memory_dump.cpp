@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/config_error.h"
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 namespace {

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "trace/event.h"
+#include "emutrace/event.h"
 
 namespace emutrace::decode {
 

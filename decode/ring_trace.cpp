@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
+#include "emutrace/config_error.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::decode {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode {
 namespace {

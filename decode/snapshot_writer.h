@@ -29,7 +29,7 @@ struct SnapshotSpec {
 
 /// Writes snapshot.ini, the core's device .ini (with its memory dumps), the PTM's device .ini
 /// (ETMIDR, ETMCR, ETMCCER, ETMTRACEIDR), trace.ini and the trace buffer into `dir` (created if
-/// missing). Throws ConfigError (config/config_error.h) naming the file that cannot be written.
+/// missing). Throws ConfigError (emutrace/config_error.h) naming the file that cannot be written.
 void write_snapshot(const std::string& dir, const SnapshotSpec& spec);
 
 }  // namespace emutrace::decode

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "config/units.h"
 #include "emu/detail/machine_impl.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::emu {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "config/config_error.h"
 #include "emu/bit_band.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::emu {
 namespace {

@@ -14,7 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "emu/machine_config.h"
-#include "trace/event.h"
+#include "emutrace/event.h"
 
 namespace emutrace::emu {
 

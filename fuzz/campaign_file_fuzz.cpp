@@ -3,8 +3,8 @@
 #include <string>
 
 #include "app/campaign/campaign_file.h"
-#include "config/config_error.h"
-#include "config/node.h"
+#include "emutrace/config.h"
+#include "emutrace/config_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as a compact trace file (emutrace run --trace).
 #include "analysis/calltrace/compact_trace.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

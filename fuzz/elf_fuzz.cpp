@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes as a firmware ELF. Loading it, and building its functions'
 // CFGs when it loads, must end in the ELF or in a ConfigError, never a crash or a hang.
-#include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
+#include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "analysis/replay/event_log.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

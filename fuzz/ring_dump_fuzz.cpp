@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "analysis/calltrace/call_tracer.h"
-#include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "decode/ring_trace.h"
+#include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
 
 namespace {

@@ -2,8 +2,8 @@
 // sections must end in a scenario or a one-line ConfigError.
 #include <string>
 
-#include "config/config_error.h"
-#include "config/node.h"
+#include "emutrace/config.h"
+#include "emutrace/config_error.h"
 #include "emutrace/registry.h"
 #include "session/scenario.h"
 

@@ -2,7 +2,7 @@
 // zstd/tar stream, its members and their msgpack dumps, read as `emutrace silicon` reads them before
 // it runs a configuration. Running the images is not parsing (arbitrary code in the emulator is the
 // hostile-firmware tests' part); doing it here made each execution cost a machine (190 a second).
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
 #include "silicon/silicon_archive.h"
 

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as WCET statistics (wcet --stats-in).
 #include "analysis/wcet/block_statistics.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::session {
 

@@ -2,8 +2,8 @@
 // Files a scenario names beside itself (a board's SVD): found next to the scenario file, or for a
 // board preset compiled into the binary, in the boards folder of the source tree or the install.
 
-#include "config/node.h"
 #include "decode/svd/svd_device.h"
+#include "emutrace/config.h"
 
 namespace emutrace::session {
 

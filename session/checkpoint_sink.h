@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::session {
 

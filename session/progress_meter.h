@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::session {
 

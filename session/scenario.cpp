@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "config/config_error.h"
 #include "config/units.h"
 #include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
 #include "decode/rtos_preset.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config_error.h"
 #include "session/builtin_scenarios.h"
 #include "session/svd_section.h"
 

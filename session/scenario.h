@@ -8,8 +8,8 @@
 
 #include <map>
 
-#include "config/node.h"
 #include "emu/machine_config.h"
+#include "emutrace/config.h"
 #include "emutrace/registry.h"
 
 namespace emutrace::decode {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "config/config_error.h"
 #include "emu/peripherals/register_peripheral.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config_error.h"
 #include "session/board_files.h"
 
 namespace emutrace::session {

@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "config/node.h"
 #include "decode/svd/svd_device.h"
 #include "emu/machine_config.h"
+#include "emutrace/config.h"
 
 namespace emutrace::session {
 

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "config/config_error.h"
 #include "config/json_text.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::silicon {
 namespace {

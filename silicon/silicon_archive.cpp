@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 
-#include "config/config_error.h"
 #include "config/json_text.h"
+#include "emutrace/config_error.h"
 #include "silicon/msgpack_json.h"
 
 namespace emutrace::silicon {

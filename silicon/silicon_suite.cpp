@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <map>
 
-#include "config/config_error.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "emu/machine.h"
+#include "emutrace/config_error.h"
 #include "silicon/silicon_archive.h"
 
 namespace emutrace::silicon {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::trace {
 

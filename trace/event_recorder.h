@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::trace {
 

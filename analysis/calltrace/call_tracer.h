@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "decode/elf_image.h"
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::analysis {
 

@@ -24,11 +24,11 @@
 #include "analysis/calltrace/profile.h"
 #include "analysis/constraints/constraint_checker.h"
 #include "analysis/writers/perfetto_writer.h"
-#include "config/config_error.h"
 #include "config/input_file.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
 #include "decode/source_lines.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "config/node.h"
+#include "emutrace/config.h"
 
 namespace emutrace::analysis {
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "config/config_error.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace {

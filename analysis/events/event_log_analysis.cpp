@@ -2,9 +2,9 @@
 #include <memory>
 
 #include "analysis/events/event_log_writer.h"
-#include "config/config_error.h"
 #include "config/units.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace {

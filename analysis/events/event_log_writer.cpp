@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "config/config_error.h"
 #include "config/json_text.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::analysis {
 

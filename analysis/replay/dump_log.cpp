@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "analysis/replay/event_linker.h"
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::replay {
 EventLog log_from_dump(const decode::MemoryDump& dump, const std::string& name) {

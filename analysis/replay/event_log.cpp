@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::replay {
 namespace {

@@ -3,8 +3,8 @@
 #include <unordered_map>
 
 #include "analysis/replay/event_linker.h"
-#include "config/config_error.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::replay {
 namespace {

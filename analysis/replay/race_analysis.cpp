@@ -8,12 +8,12 @@
 
 #include "analysis/replay/race_detector.h"
 #include "analysis/replay/replay_config.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/units.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace replay {

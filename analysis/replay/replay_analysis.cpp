@@ -14,11 +14,11 @@
 #include "analysis/replay/log_translation.h"
 #include "analysis/replay/replay_config.h"
 #include "analysis/replay/time_report.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace replay {

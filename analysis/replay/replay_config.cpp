@@ -2,13 +2,13 @@
 
 #include <fnmatch.h>
 
-#include "config/config_error.h"
 #include "config/units.h"
 #include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
 #include "decode/rtos_preset.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::replay {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "config/config_error.h"
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
+#include "emutrace/config_error.h"
 #include "models/best_case.h"
 #include "models/instruction_class.h"
 

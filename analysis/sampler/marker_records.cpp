@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "config/config_error.h"
 #include "config/little_endian.h"
 #include "decode/elf_image.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::sampler {
 

@@ -10,11 +10,11 @@
 #include "analysis/sampler/marker_planner.h"
 #include "analysis/sampler/path_reconstruction.h"
 #include "analysis/sampler/sampling_monitor.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
 #include "decode/program.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config_error.h"
 #include "trace/background_sink.h"
 
 namespace emutrace::analysis {

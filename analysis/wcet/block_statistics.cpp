@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/config_error.h"
 #include "config/input_file.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::wcet {
 namespace {

@@ -16,7 +16,7 @@
 #include "analysis/wcet/block_statistics.h"
 #include "analysis/wcet/loop_context.h"
 #include "analysis/wcet/trace_points.h"
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::analysis::wcet {
 

@@ -10,8 +10,8 @@
 #include "analysis/wcet/wcet_config.h"
 #include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::wcet {
 namespace {

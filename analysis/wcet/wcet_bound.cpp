@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "analysis/wcet/ipet.h"
-#include "config/config_error.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::wcet {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/wcet/wcet_bound.h"
-#include "config/node.h"
+#include "emutrace/config.h"
 
 namespace emutrace::analysis::wcet {
 

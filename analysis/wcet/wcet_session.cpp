@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "config/config_error.h"
 #include "config/units.h"
 #include "decode/cfg_dot.h"
 #include "decode/source_lines.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis::wcet {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config_error.h"
 #include "config/json_text.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 

@@ -6,9 +6,9 @@
 
 #include "analysis/writers/pft_writer.h"
 #include "config/json_text.h"
-#include "config/node.h"
 #include "decode/elf_image.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config.h"
 #include "trace/background_sink.h"
 
 namespace emutrace::analysis {

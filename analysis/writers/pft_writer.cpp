@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "config/config_error.h"
 #include "decode/coresight_formatter.h"
 #include "decode/elf_image.h"
 #include "decode/snapshot_writer.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::analysis {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "decode/capture_decoder.h"
 #include "decode/pft_encoder.h"
-#include "trace/trace_sink.h"
+#include "emutrace/sink.h"
 
 namespace emutrace::decode {
 class ElfImage;

@@ -15,10 +15,10 @@
 #include <fstream>
 #include <map>
 
-#include "config/config_error.h"
 #include "config/input_file.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 
 extern char** environ;
 

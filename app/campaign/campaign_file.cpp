@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "config/config_error.h"
-#include "config/node.h"
+#include "emutrace/config.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::app {
 namespace {

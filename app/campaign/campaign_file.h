@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/node.h"
+#include "emutrace/config.h"
 
 namespace emutrace::app {
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/campaign/campaign_engine.h"
-#include "config/config_error.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::app {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "config/config_error.h"
 #include "config/units.h"
+#include "emutrace/config_error.h"
 #include "models/core.h"
 #include "session/scenario.h"
 

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
-#include "config/config_error.h"
 #include "emu/stop_signal.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::debug::gdb {
 

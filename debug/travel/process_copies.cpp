@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::debug::travel {
 

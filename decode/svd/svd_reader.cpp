@@ -9,9 +9,9 @@
 #include <map>
 #include <optional>
 
-#include "config/config_error.h"
 #include "config/text_file.h"
 #include "decode/svd/svd_device.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::decode::svd {
 

@@ -2,7 +2,7 @@
 
 #include <capstone/arm.h>
 
-#include "trace/event.h"
+#include "emutrace/event.h"
 
 #include <algorithm>
 #include <vector>

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 
 namespace emutrace::emu {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "config/node.h"
 #include "emu/peripherals/peripheral.h"
 #include "emu/peripherals/register_file.h"
+#include "emutrace/config.h"
 
 namespace emutrace::emu {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "config/node.h"
 #include "emu/peripherals/peripheral.h"
+#include "emutrace/config.h"
 
 namespace emutrace::emu {
 

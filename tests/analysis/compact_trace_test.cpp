@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/calltrace/compact_trace.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace;

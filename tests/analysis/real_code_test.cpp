@@ -13,8 +13,8 @@
 #include "analysis/wcet/soundness_check.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/wcet/wcet_bound.h"
-#include "config/config_error.h"
 #include "emu/machine.h"
+#include "emutrace/config_error.h"
 #include "session/scenario.h"
 #include "support/paths.h"
 

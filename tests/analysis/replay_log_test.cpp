@@ -9,7 +9,7 @@
 #include "analysis/replay/event_linker.h"
 #include "analysis/replay/event_log.h"
 #include "analysis/replay/event_log_writer.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace::analysis::replay;

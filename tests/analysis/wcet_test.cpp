@@ -7,7 +7,7 @@
 #include "analysis/wcet/loop_context.h"
 #include "analysis/wcet/wcet_aggregator.h"
 #include "analysis/wcet/wcet_bound.h"
-#include "config/config_error.h"
+#include "emutrace/config_error.h"
 #include "support/run_firmware.h"
 #include "support/temp_dir.h"
 

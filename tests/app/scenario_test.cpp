@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "config/node.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
 #include "emu/memory_map.h"
+#include "emutrace/config.h"
 #include "session/scenario.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"

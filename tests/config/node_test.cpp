@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "config/node.h"
+#include "emutrace/config.h"
 
 using emutrace::ConfigError;
 using emutrace::config::Node;

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "config/config_error.h"
 #include "config/text_file.h"
+#include "emutrace/config_error.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "config/config_error.h"
 #include "decode/elf_image.h"
+#include "emutrace/config_error.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "config/config_error.h"
 #include "decode/memory_dump.h"
+#include "emutrace/config_error.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace;

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "config/config_error.h"
 #include "decode/svd/svd_device.h"
+#include "emutrace/config_error.h"
 #include "support/paths.h"
 
 using namespace emutrace;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/node.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "config/node.h"
 #include "emu/bit_band.h"
 #include "emu/memory_map.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config.h"
 
 using namespace emutrace;
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "config/node.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config.h"
 
 using namespace emutrace;
 

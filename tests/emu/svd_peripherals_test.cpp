@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "config/config_error.h"
-#include "config/node.h"
 #include "decode/svd/svd_device.h"
 #include "emu/peripherals/register_peripheral.h"
 #include "emu/peripherals/registry.h"
+#include "emutrace/config.h"
+#include "emutrace/config_error.h"
 #include "support/paths.h"
 
 using namespace emutrace;

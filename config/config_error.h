@@ -1,2 +1,0 @@
-#pragma once
-#include "emutrace/config_error.h"

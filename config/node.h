@@ -1,3 +1,0 @@
-#pragma once
-// Scenario nodes are public: include/emutrace/config.h.
-#include "emutrace/config.h"

@@ -1,3 +1,0 @@
-#pragma once
-// The event model is public: include/emutrace/event.h.
-#include "emutrace/event.h"

@@ -1,3 +1,0 @@
-#pragma once
-// The sink interface is public: include/emutrace/sink.h.
-#include "emutrace/sink.h"
