@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "emutrace/event.h"
+
 namespace emutrace::emu {
 
 enum class StopReason : std::uint8_t {
@@ -19,6 +21,10 @@ enum class StopReason : std::uint8_t {
     Steered,          ///< the run's steering ended it (a replay that diverged); its analysis reports why
     Interrupted,      ///< a signal asked emutrace to stop (emu/stop_signal.h); exit_code holds it
 };
+// A Stop event carries these as its value: the public codes (trace::StopCode) must be these.
+static_assert(static_cast<unsigned>(StopReason::Exited) == trace::kStopExited && static_cast<unsigned>(StopReason::Hang) == trace::kStopHang &&
+              static_cast<unsigned>(StopReason::Fault) == trace::kStopFault && static_cast<unsigned>(StopReason::Steered) == trace::kStopSteered &&
+              static_cast<unsigned>(StopReason::Interrupted) == trace::kStopInterrupted);
 
 enum class FaultKind : std::uint8_t {
     UnmappedRead,

@@ -1,4 +1,5 @@
 #include "emutrace/session.h"
+#include "analysis/in_tree_setup.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
 
@@ -100,7 +101,7 @@ std::uint64_t resident_kib() {
 
 }  // namespace
 
-struct Session::Impl final : AnalysisSetup {
+struct Session::Impl final : InTreeSetup {
     AnalysisRegistry registry;
     RunRequest request;
     session::Scenario scenario;

@@ -1,6 +1,7 @@
 // The call-trace analysis as a registry row: function entry/exit tracer, profile, timing
 // constraints with their baseline check, and the Perfetto and compact-trace writers
 // (docs/calltrace.md).
+#include "analysis/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
 #include <fnmatch.h>
@@ -501,7 +502,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     }
     // A report without a profile would say little: --report turns the tracer on.
     if (!config.enabled && !setup.flag("calltrace") && outputs.perfetto.empty() && outputs.trace.empty() && !outputs.report) return nullptr;
-    return std::make_unique<TraceAnalysis>(std::move(config), std::move(outputs), setup.scenario_file(), setup.image(), setup.clock_hz());
+    return std::make_unique<TraceAnalysis>(std::move(config), std::move(outputs), setup.scenario_file(), in_tree(setup).image(), setup.clock_hz());
 }
 
 }  // namespace

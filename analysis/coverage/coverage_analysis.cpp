@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coverage/block_coverage.h"
+#include "analysis/in_tree_setup.h"
 #include "config/json_text.h"
 #include "emutrace/analysis.h"
 
@@ -17,7 +18,7 @@ class CoverageAnalysis final : public Analysis {
 public:
     explicit CoverageAnalysis(const AnalysisSetup& setup) : setup_(setup) {}
     std::vector<trace::TraceSink*> sinks() override { return {&coverage_}; }
-    void finish(const SourceTotals&) override { figures_ = coverage_.figures(setup_.program()); }
+    void finish(const SourceTotals&) override { figures_ = coverage_.figures(in_tree(setup_).program()); }
     std::string summary() const override {
         char line[160];
         std::snprintf(line, sizeof line, "  coverage      %zu of %zu functions (%.1f%%), %zu of %zu basic blocks (%.1f%%)\n",

@@ -13,6 +13,10 @@
 #include "analysis/calltrace/call_tracer.h"
 #include "emutrace/sink.h"
 
+namespace emutrace::decode {
+class ElfImage;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis {
 
 /// One run reduced to its calls: the functions entered, in order, threads and handlers apart

@@ -14,6 +14,10 @@
 #include "analysis/crosscheck/function_profile.h"
 #include "analysis/crosscheck/program_flow.h"
 
+namespace emutrace::decode {
+class ElfImage;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis {
 
 /// The sinks that reduce one run to what a capture and an emulation can both say.

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/in_tree_setup.h"
 #include "analysis/replay/race_detector.h"
 #include "analysis/replay/replay_config.h"
 #include "config/json_text.h"
@@ -93,7 +94,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     }
     for (const auto& [at, call] : c.watches) globs.push_back(call.function);
     for (std::string& f : kernel_functions(setup)) globs.push_back(std::move(f));  // the RTOS's own state
-    c.ignored = function_ranges(setup.program(), globs);
+    c.ignored = function_ranges(in_tree(setup).program(), globs);
     c.ignored.insert(c.ignored.end(), replay.instrumentation.begin(), replay.instrumentation.end());  // the recorder's ring
     return std::make_unique<RaceAnalysis>(setup, std::move(c));
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/in_tree_setup.h"
 #include "analysis/replay/dump_log.h"
 #include "analysis/replay/log_translation.h"
 #include "analysis/replay/replay_config.h"
@@ -79,7 +80,7 @@ public:
     /// `log_name`: the file the log came from (a log, or a device's memory dump).
     ReplayAnalysis(const AnalysisSetup& setup, ReplaySection section, EventLog log, std::string log_name, std::string record_path, bool in_order)
         : setup_(setup), points_(watch_addresses(section.calls)), hold_(section.hold ? section.hold->name : ""),
-          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log), setup.image()),
+          replayer_(ReplayConfig{std::move(section.calls), section.hold, 2000, in_order}, std::move(log), in_tree(setup).image()),
           times_(std::move(section.instrumentation), &replayer_, section.site_cycles), log_path_(std::move(log_name)),
           record_path_(std::move(record_path)) {}
     std::vector<trace::TraceSink*> sinks() override { return {&replayer_, &times_}; }
@@ -225,7 +226,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         expected = EventLog::load(log);
     }
     if (auto recorded_on = setup.flag("log-elf"))
-        expected = translate_log(expected, decode::ElfImage::load(*recorded_on).symbols(), setup.image().symbols(), *recorded_on);
+        expected = translate_log(expected, decode::ElfImage::load(*recorded_on).symbols(), in_tree(setup).image().symbols(), *recorded_on);
     return std::make_unique<ReplayAnalysis>(setup, std::move(parsed), std::move(expected), log, record, setup.flag("in-order").has_value());
 }
 

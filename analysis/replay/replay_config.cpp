@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include "analysis/in_tree_setup.h"
 #include "config/units.h"
 #include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
@@ -70,7 +71,7 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
     n.allow_only(keys);
     ReplaySection out;
     RecorderConfig& c = out.calls;
-    const decode::Program& program = setup.program();
+    const decode::Program& program = in_tree(setup).program();
     std::optional<HoldCall> first_yield, first_delay;
     if (const decode::RtosPreset* preset = rtos_preset(setup)) {
         const config::Node where = setup.section("rtos");  // a preset's call that cannot be watched fails here
@@ -81,7 +82,8 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_without_item),
                           call.object_is_caller};
             // Its returns too, where they can be watched: the kernel's calls inside it are its own.
-            std::vector<std::uint32_t> returns = is_acquisition(w.op) ? returns_of(setup.image(), *f, where) : watchable_returns(setup.image(), *f);
+            std::vector<std::uint32_t> returns =
+                is_acquisition(w.op) ? returns_of(in_tree(setup).image(), *f, where) : watchable_returns(in_tree(setup).image(), *f);
             w.returns_watched = !returns.empty();
             c.watches.emplace(f->start, w);
             w.at_return = true;
@@ -102,7 +104,7 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             };
             add(f->start, false);
             if (is_acquisition(op))
-                for (std::uint32_t at : returns_of(setup.image(), *f, item)) add(at, true);
+                for (std::uint32_t at : returns_of(in_tree(setup).image(), *f, item)) add(at, true);
             if (op == Operation::Yield && !first_yield) first_yield = HoldCall{f->start, 0, name};
             if (op == Operation::Delay && !first_delay) first_delay = HoldCall{f->start, 1, name};
         }

@@ -8,6 +8,10 @@
 #include "emutrace/analysis.h"
 
 namespace emutrace::decode {
+class Program;
+}  // namespace emutrace::decode
+
+namespace emutrace::decode {
 struct RtosPreset;
 }  // namespace emutrace::decode
 

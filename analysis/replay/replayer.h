@@ -21,6 +21,10 @@
 #include "emutrace/sink.h"
 #include "emutrace/steering.h"
 
+namespace emutrace::decode {
+class ElfImage;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis::replay {
 
 /// Where a held thread is sent: a function the RTOS lets other threads run in.

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/in_tree_setup.h"
 #include "analysis/sampler/code_graph.h"
 #include "analysis/sampler/firmware_sample_monitor.h"
 #include "analysis/sampler/marker_planner.h"
@@ -250,7 +251,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     if (c.function.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("the sampler samples an emulated run; a capture has no time between its branches");
     if (c.cpu.empty()) c.cpu = setup.core();
-    return std::make_unique<SamplerAnalysis>(std::move(c), setup.image(), setup.program());
+    return std::make_unique<SamplerAnalysis>(std::move(c), in_tree(setup).image(), in_tree(setup).program());
 }
 
 }  // namespace

@@ -18,6 +18,10 @@
 #include "analysis/wcet/trace_points.h"
 #include "emutrace/sink.h"
 
+namespace emutrace::decode {
+class Program;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis::wcet {
 
 class WcetAggregator final : public trace::TraceSink {

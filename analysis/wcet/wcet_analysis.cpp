@@ -1,5 +1,6 @@
 // The loop-context WCET analysis as a registry row (docs/wcet.md): measures the run, bounds the
 // scenario's function with IPET, and fails the run when the bound is untrusted or over its limit.
+#include "analysis/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
 #include <memory>
@@ -71,7 +72,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
         config.enabled = true;
     }
     if (!config.enabled) return nullptr;
-    return std::make_unique<WcetAnalysis>(std::move(config), setup.image(), setup.clock_hz(), setup.emulated(), setup.output("wcet_stats"));
+    return std::make_unique<WcetAnalysis>(std::move(config), in_tree(setup).image(), setup.clock_hz(), setup.emulated(), setup.output("wcet_stats"));
 }
 
 }  // namespace

@@ -18,6 +18,10 @@
 #include "decode/source_lines.h"
 #include "trace/background_sink.h"
 
+namespace emutrace::decode {
+class Program;
+}  // namespace emutrace::decode
+
 namespace emutrace::analysis::wcet {
 
 /// The program structure, trace points and aggregator of one firmware, and the call tracer whose

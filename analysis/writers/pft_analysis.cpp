@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/in_tree_setup.h"
 #include "analysis/writers/pft_writer.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
@@ -72,7 +73,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     PftOutput out{setup.output("pft"), setup.output("snapshot"), false, parse_pft(setup.section("pft"))};
     if (out.file.empty() && out.snapshot.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("--pft and --snapshot encode an emulated run; a capture is already PFT");
-    return std::make_unique<PftAnalysis>(std::move(out), setup.image());
+    return std::make_unique<PftAnalysis>(std::move(out), in_tree(setup).image());
 }
 
 }  // namespace

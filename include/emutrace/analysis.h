@@ -17,11 +17,6 @@
 
 namespace emutrace {
 
-namespace decode {
-class ElfImage;  // in-tree analyses include decode/elf_image.h; plug-ins use AnalysisSetup's lookups
-class Program;   // decode/program.h, likewise
-}  // namespace decode
-
 /// A command-line option of an analysis: `--name VALUE` when value_name is set, else the flag `--name`.
 struct AnalysisOption {
     std::string name;        ///< without the dashes; also the outputs.<name> key for an output
@@ -82,11 +77,6 @@ public:
     virtual std::string_view cycle_model() const = 0;
     /// False when the events come from a capture: trace points are then not honoured.
     virtual bool emulated() const = 0;
-    /// The loaded ELF, for in-tree analyses (decode/elf_image.h is not installed).
-    virtual const decode::ElfImage& image() const = 0;
-    /// The image's functions and CFGs, built once for every analysis that asks (decode/program.h
-    /// is not installed either).
-    virtual const decode::Program& program() const = 0;
     /// The core the run emulates, as a scenario's `cpu:` names it ("cortex-m4f"): the scenario's,
     /// --cpu, or the one the ELF was built for.
     virtual std::string_view core() const = 0;

@@ -44,6 +44,19 @@ enum class BlockEnd : std::uint8_t {
     Barrier = 3,      ///< ISB: a waypoint that is always executed and does not branch
 };
 
+/// Why the run ended (Event::value of a Stop).
+enum StopCode : std::uint32_t {
+    kStopExited = 1,
+    kStopSymbolReached = 2,
+    kStopMaxInstructions = 3,
+    kStopWallClock = 4,
+    kStopHang = 5,
+    kStopFault = 6,
+    kStopResetRequested = 7,
+    kStopSteered = 8,
+    kStopInterrupted = 9,
+};
+
 /// Where Output text came from (Event::channel for EventKind::Output).
 enum class OutputChannel : std::uint16_t { Stdout = 1, Stderr = 2, Device = 3 };
 
@@ -57,8 +70,10 @@ struct Event {
     /// control block. Watch: the watch point. Access: the data address. CoreSwitch: its trace ID.
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
-    /// the text (output, thread name) in EventBatch::text. Stop: the StopReason code
-    /// (emu/run_result.h). ExceptionEntry/Return: the exception number in the profile of the core
+    /// the text (output, thread name) in EventBatch::text. Stop: why the run ended, 1 the firmware
+    /// exited, 2 it reached the stop symbol, 3 the instruction limit, 4 the wall-clock limit, 5 a
+    /// hang, 6 a fault, 7 a reset request, 8 its steering stopped it (a replay that diverged), 9 a
+    /// signal (kStop* below). ExceptionEntry/Return: the exception number in the profile of the core
     /// that took it (M-profile: 16 + n for IRQ n; A/R-profile PTM: PFT's exception encoding).
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     /// Watch: r0 there (a function's first argument at its entry, its result at its return).

@@ -1,0 +1,25 @@
+#pragma once
+// What in-tree analyses get beyond the public AnalysisSetup: the loaded ELF and its program,
+// whose types are not installed (plug-ins use AnalysisSetup's lookups instead). Every setup
+// emutrace builds is one, so in_tree() holds for any setup an in-tree factory is given.
+
+#include "decode/elf_image.h"
+#include "decode/program.h"
+#include "emutrace/analysis.h"
+
+namespace emutrace {
+
+class InTreeSetup : public AnalysisSetup {
+public:
+    /// The loaded ELF.
+    virtual const decode::ElfImage& image() const = 0;
+    /// The image's functions and CFGs, built once for every analysis that asks.
+    virtual const decode::Program& program() const = 0;
+};
+
+/// The in-tree view of `setup`.
+inline const InTreeSetup& in_tree(const AnalysisSetup& setup) {
+    return dynamic_cast<const InTreeSetup&>(setup);  // a setup from elsewhere is a bug: std::bad_cast says so
+}
+
+}  // namespace emutrace
