@@ -45,8 +45,14 @@ public:
 private:
     /// Serves packets until one resumes the target; what it asked for.
     emu::DebugResume serve(emu::DebugTarget& target);
-    /// One command's answer; `resume` set by the commands that resume.
+    /// One command's answer; `resume` set by the commands that resume. By family (gdb_commands.cpp):
     std::string answer(emu::DebugTarget& target, const std::string& command, std::optional<emu::DebugResume>& resume);
+    std::string query(emu::DebugTarget& target, std::string_view c);           ///< q…, Q…
+    std::string thread_command(emu::DebugTarget& target, std::string_view c);  ///< H…, T…
+    std::string register_command(emu::DebugTarget& target, std::string_view c);
+    std::string memory_command(emu::DebugTarget& target, std::string_view c);
+    std::string point_command(emu::DebugTarget& target, std::string_view c);  ///< Z…, z…
+    std::string resume_command(emu::DebugTarget& target, std::string_view c, std::optional<emu::DebugResume>& resume);
     std::string stop_reply(const emu::DebugEvent& event) const;
     std::string monitor(emu::DebugTarget& target, const std::string& command);
     std::string read_registers(emu::DebugTarget& target) const;

@@ -1,5 +1,7 @@
 #include "debug/gdb/rsp_packets.h"
 
+#include <cstdio>
+
 namespace emutrace::debug::gdb {
 
 namespace {
@@ -155,6 +157,48 @@ std::optional<std::uint64_t> parse_hex(std::string_view text) {
         v = v << 4 | static_cast<std::uint64_t>(d);
     }
     return v;
+}
+
+std::string le_hex(std::uint64_t value, unsigned bytes) {
+    std::uint8_t b[8];
+    for (unsigned i = 0; i < bytes; ++i) b[i] = static_cast<std::uint8_t>(value >> (8 * i));
+    return to_hex(std::span<const std::uint8_t>(b, bytes));
+}
+
+std::optional<std::uint64_t> le_value(std::string_view hex, unsigned bytes) {
+    auto raw = from_hex(hex);
+    if (!raw || raw->size() != bytes) return std::nullopt;
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>((*raw)[i])) << (8 * i);
+    return v;
+}
+
+bool address_length(std::string_view text, std::uint32_t& address, std::uint32_t& length, std::string_view* rest) {
+    const auto comma = text.find(',');
+    if (comma == std::string_view::npos) return false;
+    std::string_view len = text.substr(comma + 1);
+    if (rest) {
+        const auto colon = len.find(':');
+        if (colon == std::string_view::npos) return false;
+        *rest = len.substr(colon + 1);
+        len = len.substr(0, colon);
+    }
+    auto a = parse_hex(text.substr(0, comma));
+    auto l = parse_hex(len);
+    if (!a || !l || *a > 0xffffffffu || *l > 0xffffffffu) return false;
+    address = static_cast<std::uint32_t>(*a);
+    length = static_cast<std::uint32_t>(*l);
+    return true;
+}
+
+std::string text_hex(std::string_view text) {
+    return to_hex(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+std::string hex_id(std::uint32_t id) {
+    char text[12];
+    std::snprintf(text, sizeof text, "%x", id);
+    return text;
 }
 
 }  // namespace emutrace::debug::gdb

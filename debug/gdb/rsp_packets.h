@@ -52,4 +52,15 @@ std::optional<std::string> from_hex(std::string_view hex);
 /// A hex number ("20000000"), nullopt if it is none or does not fit 64 bits.
 std::optional<std::uint64_t> parse_hex(std::string_view text);
 
+// The fields of the commands and replies.
+/// A register's value as its `bytes` in target (little-endian) order, in hex; and back.
+std::string le_hex(std::uint64_t value, unsigned bytes);
+std::optional<std::uint64_t> le_value(std::string_view hex, unsigned bytes);
+/// Text as hex (console output, thread names).
+std::string text_hex(std::string_view text);
+/// A thread id as GDB writes it.
+std::string hex_id(std::uint32_t id);
+/// "addr,length" (and what follows a ':' when `rest` is given).
+bool address_length(std::string_view text, std::uint32_t& address, std::uint32_t& length, std::string_view* rest = nullptr);
+
 }  // namespace emutrace::debug::gdb
