@@ -284,54 +284,62 @@ CaptureSummary decode_pft(std::span<const std::uint8_t> data, const PtmRegisters
     return summary;
 }
 
-CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
-    fs::path root(dir);
-    Ini snapshot = read_ini(root, "snapshot.ini", dir);
-    if (!snapshot.count("device_list") || snapshot["device_list"].empty())
-        throw ConfigError((root / "snapshot.ini").string() + ": no [device_list]: not an OpenCSD/DS-5 snapshot");
-    if (!snapshot.count("trace") || !snapshot["trace"].count("metadata"))
-        throw ConfigError((root / "snapshot.ini").string() + ": no [trace] metadata= naming the trace buffers' .ini");
+namespace {
+
+// A snapshot directory's description: snapshot.ini, each device's .ini, and the trace's .ini.
+struct SnapshotFiles {
+    fs::path root;
+    Ini snapshot, trace;
     std::map<std::string, Ini> devices;  // by device name
     std::map<std::string, fs::path> device_files;
-    for (const auto& [key, file] : snapshot["device_list"]) {
-        Ini d = read_ini(root, file, (root / "snapshot.ini").string());
+    std::string snapshot_ini() const { return (root / "snapshot.ini").string(); }
+    std::string trace_ini() const { return (root / snapshot.at("trace").at("metadata")).string(); }
+};
+
+SnapshotFiles read_snapshot_files(const std::string& dir) {
+    SnapshotFiles f;
+    f.root = dir;
+    f.snapshot = read_ini(f.root, "snapshot.ini", dir);
+    if (!f.snapshot.count("device_list") || f.snapshot["device_list"].empty())
+        throw ConfigError(f.snapshot_ini() + ": no [device_list]: not an OpenCSD/DS-5 snapshot");
+    if (!f.snapshot.count("trace") || !f.snapshot["trace"].count("metadata"))
+        throw ConfigError(f.snapshot_ini() + ": no [trace] metadata= naming the trace buffers' .ini");
+    for (const auto& [key, file] : f.snapshot["device_list"]) {
+        Ini d = read_ini(f.root, file, f.snapshot_ini());
         std::string name = d["device"]["name"];
-        devices[name] = d;
-        device_files[name] = root / file;
+        f.devices[name] = d;
+        f.device_files[name] = f.root / file;
     }
-    Ini trace = read_ini(root, snapshot["trace"]["metadata"], (root / "snapshot.ini").string());
-    std::string buffers = trace["trace_buffers"]["buffers"];
+    f.trace = read_ini(f.root, f.snapshot["trace"]["metadata"], f.snapshot_ini());
+    return f;
+}
 
-    // Which trace source is which core's.
-    std::map<std::string, std::string> core_of_source;
-    for (const auto& [core, source] : trace["core_trace_sources"]) core_of_source[source] = core;
+// A PTM source that feeds a buffer, with its registers.
+struct SourcePlan {
+    std::string buffer, name;
+    ocsd_ptm_cfg cfg{};
+    trace::TracedCore source;
+};
 
-    // Every PTM source that feeds a buffer, with its registers: known before the first event, so
-    // that the sinks learn every source (and how its core numbers exceptions) at the start.
-    struct Plan {
-        std::string buffer, name;
-        ocsd_ptm_cfg cfg{};
-        trace::TracedCore source;
-    };
-    std::vector<Plan> plans;
-    std::vector<std::uint8_t> present;  // every PTM source's trace ID, for an --id that is none of them
-    std::vector<std::string> buffer_list;
-    for (std::size_t at = 0; at <= buffers.size();) {
-        std::size_t comma = buffers.find(',', at);
-        std::string buffer = buffers.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        at = comma == std::string::npos ? buffers.size() + 1 : comma + 1;
-        if (buffer.empty()) continue;
-        buffer_list.push_back(buffer);
-        const auto& b = trace[buffer];
-        if (!b.count("file")) throw ConfigError((root / snapshot["trace"]["metadata"]).string() + ": buffer " + buffer + " names no file");
+// Every PTM source of the buffers, known before the first event, so that the sinks learn every
+// source (and how its core numbers exceptions) at the start. `present`: every source's trace ID,
+// for an --id that is none of them.
+std::vector<SourcePlan> plan_sources(SnapshotFiles& f, const std::vector<std::string>& buffers, std::uint8_t only_id,
+                                     std::vector<std::uint8_t>& present) {
+    std::map<std::string, std::string> core_of_source;  // which trace source is which core's
+    for (const auto& [core, source] : f.trace["core_trace_sources"]) core_of_source[source] = core;
+    std::vector<SourcePlan> plans;
+    for (const std::string& buffer : buffers) {
+        const auto& b = f.trace[buffer];
+        if (!b.count("file")) throw ConfigError(f.trace_ini() + ": buffer " + buffer + " names no file");
         std::string buffer_name = b.count("name") ? b.at("name") : buffer;
-        for (const auto& [source, target] : trace["source_buffers"]) {
-            if (target != buffer_name || !devices.count(source)) continue;
-            const Ini& dev = devices[source];
+        for (const auto& [source, target] : f.trace["source_buffers"]) {
+            if (target != buffer_name || !f.devices.count(source)) continue;
+            const Ini& dev = f.devices[source];
             std::string type = dev.at("device").count("type") ? dev.at("device").at("type") : "";
             if (type.rfind("PFT", 0) != 0 && type.rfind("PTM", 0) != 0) continue;
-            const fs::path& file = device_files[source];
-            Plan plan{buffer, source, {}, {}};
+            const fs::path& file = f.device_files[source];
+            SourcePlan plan{buffer, source, {}, {}};
             plan.cfg.reg_idr = reg(dev, "ETMIDR", file);
             plan.cfg.reg_ctrl = reg(dev, "ETMCR", file);
             plan.cfg.reg_ccer = reg(dev, "ETMCCER", file);
@@ -345,7 +353,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
             plan.source.trace_id = id;
             if (auto core = core_of_source.find(source); core != core_of_source.end()) {
                 plan.source.core = core->second;
-                if (auto d = devices.find(core->second); d != devices.end() && d->second["device"].count("type"))
+                if (auto d = f.devices.find(core->second); d != f.devices.end() && d->second["device"].count("type"))
                     plan.source.core_type = d->second["device"]["type"];
             }
             // A PTM traces an A- or R-profile core, except in the snapshots emutrace writes for its M-profile cores.
@@ -354,13 +362,88 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
             plans.push_back(std::move(plan));
         }
     }
+    return plans;
+}
+
+// The trace buffers the trace's .ini lists, in order.
+std::vector<std::string> buffer_names(const std::string& list) {
+    std::vector<std::string> names;
+    for (std::size_t at = 0; at <= list.size();) {
+        std::size_t comma = list.find(',', at);
+        std::string buffer = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        at = comma == std::string::npos ? list.size() + 1 : comma + 1;
+        if (!buffer.empty()) names.push_back(buffer);
+    }
+    return names;
+}
+
+// The memory images of a traced core, for following the program; `dumps`: those the tree has
+// (cores that share memory list the same dump).
+void add_memory_dumps(dcd_tree_handle_t tree, SnapshotFiles& f, const std::string& core, std::set<std::pair<std::uint64_t, std::string>>& dumps) {
+    if (core.empty() || !f.devices.count(core)) return;
+    const std::string ini = f.device_files[core].string();
+    for (const auto& [section, kv] : f.devices[core]) {
+        if (section.rfind("dump", 0) != 0 || !kv.count("file") || !kv.count("address")) continue;
+        auto address = config::parse_integer(kv.at("address"));
+        if (!address) throw ConfigError(ini + ": bad memory dump " + section + ": no address");
+        const fs::path mem = config::input_member(f.root, kv.at("file"), ini, "memory dump");
+        if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
+        if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
+            char why[128] = {};
+            ocsd_err_str(e, why, sizeof why);
+            throw ConfigError(ini + ": memory dump " + section + " (" + kv.at("file") + " at " + kv.at("address") + ") rejected by OpenCSD: " + why);
+        }
+    }
+}
+
+// One trace buffer through a decode tree of its sources' decoders.
+void decode_buffer(const std::string& buffer, SnapshotFiles& f, std::vector<SourcePlan>& plans, std::vector<SourceState>& states, Context& ctx,
+                   CaptureSummary& summary) {
+    const auto& b = f.trace[buffer];
+    bool formatted = b.count("format") && b.at("format") == "coresight";
+    ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
+    dcd_tree_handle_t tree =
+        ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+    if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(f.root.string() + ": OpenCSD could not create a decode tree");
+    std::set<std::pair<std::uint64_t, std::string>> dumps;
+    std::vector<SourceState*> in_tree;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        SourcePlan& plan = plans[i];
+        if (plan.buffer != buffer) continue;
+        unsigned char csid = 0;
+        if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &plan.cfg, &csid) != OCSD_OK)
+            throw ConfigError(f.device_files[plan.name].string() + ": OpenCSD rejected the PTM configuration");
+        ctx.by_channel[csid] = &states[i];
+        in_tree.push_back(&states[i]);
+        summary.trace_ids.push_back(plan.source.trace_id);
+        add_memory_dumps(tree, f, plan.source.core, dumps);
+    }
+    // After the decoders exist: OpenCSD attaches the output to the decoders it has.
+    ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
+    const fs::path buffer_file = config::input_member(f.root, b.at("file"), f.trace_ini(), "trace buffer");
+    std::vector<std::uint8_t> data = config::read_binary_file(buffer_file.string(), "trace buffer");
+    feed(tree, data.data(), data.size(), formatted, summary);
+    for (SourceState* state : in_tree) ctx.resynchronised(*state, static_cast<std::uint32_t>(data.size()));
+    summary.bytes += data.size();
+    ocsd_destroy_dcd_tree(tree);
+    ctx.by_channel = {};  // the next buffer's decoders may reuse the channels
+    ctx.lost_until = 0;
+}
+
+}  // namespace
+
+CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, const std::vector<trace::TraceSink*>& sinks) {
+    SnapshotFiles files = read_snapshot_files(dir);
+    const std::vector<std::string> buffers = buffer_names(files.trace["trace_buffers"]["buffers"]);
+    std::vector<std::uint8_t> present;
+    std::vector<SourcePlan> plans = plan_sources(files, buffers, only_id, present);
 
     CaptureSummary summary;
     summary.snapshot = dir;
     trace::EventRecorder recorder;
     for (auto* sink : sinks) recorder.add_sink(*sink);
     trace::RunInfo info{"capture", dir, "", 0, {}, "", {}, {}, {}};
-    for (const Plan& plan : plans) {
+    for (const SourcePlan& plan : plans) {
         info.cores.push_back(plan.source);
         summary.cores.push_back({plan.source});
     }
@@ -374,54 +457,7 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
     }
     Context ctx{&summary, &recorder};
     ctx.announce = plans.size() > 1;
-
-    for (const std::string& buffer : buffer_list) {
-        const auto& b = trace[buffer];
-        bool formatted = b.count("format") && b.at("format") == "coresight";
-        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);  // keeps the last error, which explains a fatal response
-        dcd_tree_handle_t tree =
-            ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, formatted ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
-        if (tree == C_API_INVALID_TREE_HANDLE) throw ConfigError(dir + ": OpenCSD could not create a decode tree");
-        std::set<std::pair<std::uint64_t, std::string>> dumps;  // in this tree: cores that share memory list the same dump
-        std::vector<SourceState*> in_tree;
-        for (std::size_t i = 0; i < plans.size(); ++i) {
-            Plan& plan = plans[i];
-            if (plan.buffer != buffer) continue;
-            const fs::path& file = device_files[plan.name];
-            unsigned char csid = 0;
-            if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &plan.cfg, &csid) != OCSD_OK)
-                throw ConfigError(file.string() + ": OpenCSD rejected the PTM configuration");
-            ctx.by_channel[csid] = &states[i];
-            in_tree.push_back(&states[i]);
-            summary.trace_ids.push_back(plan.source.trace_id);
-            // The memory images of the traced core, for following the program.
-            if (!plan.source.core.empty() && devices.count(plan.source.core)) {
-                for (const auto& [section, kv] : devices[plan.source.core]) {
-                    if (section.rfind("dump", 0) != 0 || !kv.count("file") || !kv.count("address")) continue;
-                    auto address = config::parse_integer(kv.at("address"));
-                    if (!address) throw ConfigError(device_files[plan.source.core].string() + ": bad memory dump " + section + ": no address");
-                    const fs::path mem = config::input_member(root, kv.at("file"), device_files[plan.source.core].string(), "memory dump");
-                    if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
-                    if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
-                        char why[128] = {};
-                        ocsd_err_str(e, why, sizeof why);
-                        throw ConfigError(device_files[plan.source.core].string() + ": memory dump " + section + " (" + kv.at("file") + " at " +
-                                          kv.at("address") + ") rejected by OpenCSD: " + why);
-                    }
-                }
-            }
-        }
-        // After the decoders exist: OpenCSD attaches the output to the decoders it has.
-        ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
-        const fs::path buffer_file = config::input_member(root, b.at("file"), (root / snapshot["trace"]["metadata"]).string(), "trace buffer");
-        std::vector<std::uint8_t> data = config::read_binary_file(buffer_file.string(), "trace buffer");
-        feed(tree, data.data(), data.size(), formatted, summary);
-        for (SourceState* state : in_tree) ctx.resynchronised(*state, static_cast<std::uint32_t>(data.size()));
-        summary.bytes += data.size();
-        ocsd_destroy_dcd_tree(tree);
-        ctx.by_channel = {};  // the next buffer's decoders may reuse the channels
-        ctx.lost_until = 0;
-    }
+    for (const std::string& buffer : buffers) decode_buffer(buffer, files, plans, states, ctx, summary);
     if (present.empty()) throw ConfigError(dir + ": no PTM/PFT trace source feeds a trace buffer (trace.ini [source_buffers])");
     if (only_id && std::find(present.begin(), present.end(), only_id) == present.end()) {
         std::string ids;
