@@ -93,108 +93,134 @@ bool markers_equal(const Key& k) {
     return true;
 }
 
-}  // namespace
+// The search over pairs of executions, best first: each state two executions' current blocks
+// and their start times, ordered by the later start time raised to a lower bound on when the
+// counters can be equal again (A*). The bound never overestimates, so the first state found is
+// still the one with the smallest Δt; it keeps the search away from executions whose counters
+// have drifted far apart, which otherwise multiply the product states.
+class PairSearch {
+public:
+    PairSearch(const SamplingGraph& g, const MarkerPlan& plan, const SearchLimits& limits)
+        : g_(g), plan_(plan), limits_(limits), seen_(1 << 16, KeyHash{&states_}, KeyEqual{&states_}), reach_(counter_reach(g, plan)) {
+        states_.reserve(1 << 16);
+    }
 
-SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& plan, const SearchLimits& limits) {
-    SearchOutcome out;
-    std::vector<State> states;
-    states.reserve(1 << 16);
-    std::unordered_set<std::uint32_t, KeyHash, KeyEqual> seen(1 << 16, KeyHash{&states}, KeyEqual{&states});
-    // Priority: the later start time, raised to a lower bound on when the counters can be equal
-    // again (A*). The bound never overestimates, so the first state found is still the one with
-    // the smallest Δt; it keeps the search away from executions whose counters have drifted far
-    // apart, which otherwise multiply the product states.
+    SearchOutcome run() {
+        SearchOutcome out;
+        seed();
+        while (!queue_.empty()) {
+            auto [priority, index] = queue_.top();
+            queue_.pop();
+            if (*seen_.find(index) != index) continue;  // a later, earlier-timed state of the same key replaced it
+            if (static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 0)) > limits_.max_delta_t) break;
+            if (++out.explored > limits_.max_states) {
+                out.exhausted = true;
+                out.lower_bound = static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 1));
+                return out;
+            }
+            if (intersects(states_[index])) {
+                out.pair = pair_ending_at(index);
+                out.lower_bound = out.pair->delta_t;
+                return out;
+            }
+            expand(index);
+        }
+        out.lower_bound = limits_.max_delta_t + 1;
+        return out;
+    }
+
+private:
     using Entry = std::pair<std::int64_t, std::uint32_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    const CounterReach reach = counter_reach(g, plan);
-    constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
-    auto bound = [&](const State& s) -> std::int64_t {
+    static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+    std::int64_t cost(std::uint32_t v) const { return static_cast<std::int64_t>(g_.vertices[v].cost); }
+
+    // The earliest the two can show the same markers again from `s`.
+    std::int64_t bound(const State& s) const {
         std::int64_t at = std::max(s.t1, s.t2);
         for (unsigned c = 0; c < kMaxCounters; ++c) {
             const std::int64_t diff = s.key.counter_diff[c];
-            if (!diff || !reach.max_step[c]) continue;
+            if (!diff || !reach_.max_step[c]) continue;
             // The execution behind must enter ceil(|diff| / max_step) incrementing blocks: the
             // first after its current block ends, the others at least min_cost apart.
             const bool second_behind = diff > 0;
             if (s.key.parked == (second_behind ? 2 : 1)) return kNever;  // waits for good: never catches up
             const std::uint32_t u = second_behind ? s.key.u2 : s.key.u1;
             const std::int64_t t = second_behind ? s.t2 : s.t1;
-            const std::int64_t entries = (std::abs(diff) + reach.max_step[c] - 1) / reach.max_step[c];
-            at = std::max(at, t + static_cast<std::int64_t>(g.vertices[u].cost) + (entries - 1) * reach.min_cost[c]);
+            const std::int64_t entries = (std::abs(diff) + reach_.max_step[c] - 1) / reach_.max_step[c];
+            at = std::max(at, t + cost(u) + (entries - 1) * reach_.min_cost[c]);
         }
         return at;
-    };
+    }
+
     // The best (earliest) state of each key; a key reached again earlier replaces it, and the
     // queue's entry of the replaced one is skipped when it comes up.
-    auto push = [&](State s) {
-        states.push_back(s);
-        auto index = static_cast<std::uint32_t>(states.size() - 1);
-        auto [it, inserted] = seen.insert(index);
+    void push(const State& s) {
+        states_.push_back(s);
+        auto index = static_cast<std::uint32_t>(states_.size() - 1);
+        auto [it, inserted] = seen_.insert(index);
         if (!inserted) {
-            const State& known = states[*it];
+            const State& known = states_[*it];
             if (std::max(known.t1, known.t2) <= std::max(s.t1, s.t2)) {
-                states.pop_back();
+                states_.pop_back();
                 return;
             }
-            seen.erase(it);
-            seen.insert(index);
+            seen_.erase(it);
+            seen_.insert(index);
         }
         const std::int64_t f = bound(s);
         if (f == kNever) return;
-        queue.emplace(f, index);
-    };
-    auto cost = [&](std::uint32_t v) { return static_cast<std::int64_t>(g.vertices[v].cost); };
+        queue_.emplace(f, index);
+    }
 
     // The first sample falls in block v0, at an offset neither execution shows: the first
     // execution leaves v0 one cycle after the sample, the second up to c(v0) - 1 cycles later.
-    for (std::uint32_t v0 = 0; v0 < g.vertices.size(); ++v0) {
-        for (std::int64_t k = 0; k < (limits.stretch ? 1 : cost(v0)); ++k) {
-            State s;
-            s.key.u1 = s.key.u2 = static_cast<std::uint16_t>(v0);
-            s.t1 = 1 - cost(v0);
-            s.t2 = 1 + k - cost(v0);
-            s.key.d = static_cast<std::int16_t>(s.t1 - s.t2);
-            push(s);
+    void seed() {
+        for (std::uint32_t v0 = 0; v0 < g_.vertices.size(); ++v0) {
+            for (std::int64_t k = 0; k < (limits_.stretch ? 1 : cost(v0)); ++k) {
+                State s;
+                s.key.u1 = s.key.u2 = static_cast<std::uint16_t>(v0);
+                s.t1 = 1 - cost(v0);
+                s.t2 = 1 + k - cost(v0);
+                s.key.d = static_cast<std::int16_t>(s.t1 - s.t2);
+                push(s);
+            }
         }
     }
-    while (!queue.empty()) {
-        auto [priority, index] = queue.top();
-        queue.pop();
-        if (*seen.find(index) != index) continue;  // a later, earlier-timed state of the same key replaced it
-        if (static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 0)) > limits.max_delta_t) break;
-        if (++out.explored > limits.max_states) {
-            out.exhausted = true;
-            out.lower_bound = static_cast<std::uint64_t>(std::max<std::int64_t>(priority, 1));
-            return out;
-        }
-        const State s = states[index];
+
+    // Both in one block, in it at one instant, on different paths (parted, or one a longer prefix
+    // of the other's blocks), with the same markers: a second sample then shows the same for both.
+    bool intersects(const State& s) const {
         const Key& k = s.key;
-        // Both in one block, in it at one instant, on different paths (parted, or one a longer
-        // prefix of the other's blocks), with the same markers: a second sample then shows the
-        // same for both.
-        if ((k.parted || k.lead_len > 0) && k.u1 == k.u2 && (limits.stretch || std::abs(s.t1 - s.t2) < cost(k.u1)) && markers_equal(k)) {
-            IntersectingPair pair;
-            pair.delta_t = static_cast<std::uint64_t>(std::max(s.t1, s.t2));
-            for (std::int32_t i = static_cast<std::int32_t>(index); states[i].parent >= 0; i = states[i].parent) {
-                if (states[i].moved == 1)
-                    pair.first.push_back(states[i].key.u1);
-                else
-                    pair.second.push_back(states[i].key.u2);
-            }
-            std::int32_t root = static_cast<std::int32_t>(index);
-            while (states[root].parent >= 0) root = states[root].parent;
-            pair.start = states[root].key.u1;
-            std::reverse(pair.first.begin(), pair.first.end());
-            std::reverse(pair.second.begin(), pair.second.end());
-            out.pair = std::move(pair);
-            out.lower_bound = out.pair->delta_t;
-            return out;
+        return (k.parted || k.lead_len > 0) && k.u1 == k.u2 && (limits_.stretch || std::abs(s.t1 - s.t2) < cost(k.u1)) && markers_equal(k);
+    }
+
+    IntersectingPair pair_ending_at(std::uint32_t index) const {
+        const State& s = states_[index];
+        IntersectingPair pair;
+        pair.delta_t = static_cast<std::uint64_t>(std::max(s.t1, s.t2));
+        for (std::int32_t i = static_cast<std::int32_t>(index); states_[i].parent >= 0; i = states_[i].parent) {
+            if (states_[i].moved == 1)
+                pair.first.push_back(states_[i].key.u1);
+            else
+                pair.second.push_back(states_[i].key.u2);
         }
-        // The execution whose block ends first moves on (the first on a tie). With stretched
-        // durations, the one whose block started first: each may wait in its block for the other.
+        std::int32_t root = static_cast<std::int32_t>(index);
+        while (states_[root].parent >= 0) root = states_[root].parent;
+        pair.start = states_[root].key.u1;
+        std::reverse(pair.first.begin(), pair.first.end());
+        std::reverse(pair.second.begin(), pair.second.end());
+        return pair;
+    }
+
+    // The execution whose block ends first moves on (the first on a tie). With stretched
+    // durations, the one whose block started first: each may wait in its block for the other.
+    void expand(std::uint32_t index) {
+        const State s = states_[index];
+        const Key& k = s.key;
         const std::int64_t end1 = s.t1 + cost(k.u1), end2 = s.t2 + cost(k.u2);
-        const bool first = k.parked ? k.parked == 2 : limits.stretch ? s.t1 <= s.t2 : end1 <= end2;
-        if (limits.stretch && !k.parked) {
+        const bool first = k.parked ? k.parked == 2 : limits_.stretch ? s.t1 <= s.t2 : end1 <= end2;
+        if (limits_.stretch && !k.parked) {
             // A stretched block may last until the other execution catches up: the one that would
             // move may instead stay where it is for good. The time difference then no longer
             // matters, only the other's moves.
@@ -205,43 +231,58 @@ SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& p
             n.key.d = 0;
             push(n);
         }
-        for (std::uint32_t w : g.vertices[first ? k.u1 : k.u2].successors) {
-            State n = s;
-            n.parent = static_cast<std::int32_t>(index);
-            n.moved = first ? 1 : 2;
-            Key& nk = n.key;
-            if (first) {
-                nk.u1 = static_cast<std::uint16_t>(w);
-                n.t1 = end1;
-                if (!nk.parted) {  // the second must follow, or part
-                    if (nk.lead_len == kLead)
-                        nk.parted = 1;  // too far ahead to follow: counted as parted (Δt only lower)
-                    else
-                        nk.lead[nk.lead_len++] = static_cast<std::uint16_t>(w);
-                }
-            } else {
-                nk.u2 = static_cast<std::uint16_t>(w);
-                n.t2 = end2;
-                if (!nk.parted) {
-                    if (nk.lead_len > 0 && nk.lead[0] == w) {
-                        std::copy(nk.lead.begin() + 1, nk.lead.begin() + nk.lead_len, nk.lead.begin());
-                        nk.lead[--nk.lead_len] = 0;
-                    } else {
-                        nk.parted = 1;
-                    }
-                }
-            }
-            if (nk.parted) {
-                nk.lead.fill(0);
-                nk.lead_len = 0;
-            }
-            apply(plan, w, nk, first);
-            nk.d = nk.parked ? 0 : static_cast<std::int16_t>(n.t1 - n.t2);
-            push(n);
-        }
+        for (std::uint32_t w : g_.vertices[first ? k.u1 : k.u2].successors) push(moved(s, index, w, first, first ? end1 : end2));
     }
-    out.lower_bound = limits.max_delta_t + 1;
-    return out;
+
+    // `s` with one execution (the first or the second) entering block `w` at `at`.
+    State moved(const State& s, std::uint32_t parent, std::uint32_t w, bool first, std::int64_t at) const {
+        State n = s;
+        n.parent = static_cast<std::int32_t>(parent);
+        n.moved = first ? 1 : 2;
+        Key& nk = n.key;
+        if (first) {
+            nk.u1 = static_cast<std::uint16_t>(w);
+            n.t1 = at;
+            if (!nk.parted) {  // the second must follow, or part
+                if (nk.lead_len == kLead)
+                    nk.parted = 1;  // too far ahead to follow: counted as parted (Δt only lower)
+                else
+                    nk.lead[nk.lead_len++] = static_cast<std::uint16_t>(w);
+            }
+        } else {
+            nk.u2 = static_cast<std::uint16_t>(w);
+            n.t2 = at;
+            if (!nk.parted) {
+                if (nk.lead_len > 0 && nk.lead[0] == w) {
+                    std::copy(nk.lead.begin() + 1, nk.lead.begin() + nk.lead_len, nk.lead.begin());
+                    nk.lead[--nk.lead_len] = 0;
+                } else {
+                    nk.parted = 1;
+                }
+            }
+        }
+        if (nk.parted) {
+            nk.lead.fill(0);
+            nk.lead_len = 0;
+        }
+        apply(plan_, w, nk, first);
+        nk.d = nk.parked ? 0 : static_cast<std::int16_t>(n.t1 - n.t2);
+        return n;
+    }
+
+    const SamplingGraph& g_;
+    const MarkerPlan& plan_;
+    const SearchLimits& limits_;
+    std::vector<State> states_;
+    std::unordered_set<std::uint32_t, KeyHash, KeyEqual> seen_;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
+    const CounterReach reach_;
+};
+
+}  // namespace
+
+SearchOutcome find_intersecting_pair(const SamplingGraph& g, const MarkerPlan& plan, const SearchLimits& limits) {
+    return PairSearch(g, plan, limits).run();
 }
 
 }  // namespace emutrace::analysis::sampler
