@@ -40,24 +40,39 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     // Count from the encodings (exact, IT-skipped instructions included); Capstone only checks ISA.
     info.instructions = decode::thumb_instruction_count(code);
     if (branches_to_itself(code)) info.flags |= BlockInfo::SelfLoop;
+    const std::vector<decode::Instruction> insns = decode_block(address, code);
+    const models::BlockCosts costs = cost_block(info, insns);
+    scan_instructions(info, code, insns, costs);
+    follow_on(info, insns);
+    // Last: the final part takes the block's waypoint (info.end), which a PFT encoder reads.
+    split_at_trace_points(info, code, insns, costs.cost);
+    return blocks_[key] = info;
+}
+
+std::vector<decode::Instruction> BlockCache::decode_block(std::uint32_t address, std::span<const std::uint8_t> code) {
     auto insns = decoder_.decode(code, address);
     // Unicorn may end a block inside an IT block (at a page boundary): decode this one from its
     // IT instruction, so that the instructions it governs are conditional here too.
     if (auto open = open_it_.find(address); open != open_it_.end()) {
-        std::vector<std::uint8_t> from_it(address - open->second + size);
+        std::vector<std::uint8_t> from_it(address - open->second + code.size());
         if (uc_.read_memory(open->second, from_it)) {
             insns = decoder_.decode(from_it, open->second);
             std::erase_if(insns, [address](const decode::Instruction& i) { return i.address < address; });
         }
     }
-    // The block's cycles (models/block_costs.h): one each with the timing model off, none here
-    // when the pipeline counts them. A block that continues one Unicorn ended without a branch
-    // costs its first instruction after that one (a load pipelined behind the load there, say).
+    return insns;
+}
+
+// The block's cycles (models/block_costs.h): one each with the timing model off, none here when
+// the pipeline counts them. A block that continues one Unicorn ended without a branch costs its
+// first instruction after that one (a load pipelined behind the load there, say).
+models::BlockCosts BlockCache::cost_block(BlockInfo& info, const std::vector<decode::Instruction>& insns) {
+    const std::uint32_t address = info.address;
     const MemoryRegion* region = region_at(plan_, address);
     auto continued = continued_from_.find(address);
     const decode::Instruction* first_previous = continued == continued_from_.end() ? nullptr : &continued->second;
     models::BlockCosts costs =
-        models::block_costs(timing_, insns, first_previous, info.instructions, size, timing_ && region ? fetch_wait(*region) : 0);
+        models::block_costs(timing_, insns, first_previous, info.instructions, info.size, timing_ && region ? fetch_wait(*region) : 0);
     if (timed_by_pipeline_) {
         info.flags |= BlockInfo::Deferred;
         costs.cycles = 0;
@@ -71,6 +86,13 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
     for (const auto& a : costs.accesses)
         accesses_[address].push_back(
             {insns[a.instruction].address, insns[a.instruction].memory, {a.cycles_after, a.instructions_after, a.lsu_after, a.fold_after}});
+    return costs;
+}
+
+// Per instruction: what the machine must watch (mask changes, the FPU, operand-dependent costs,
+// instructions the core does not have), and the block's sleep.
+void BlockCache::scan_instructions(BlockInfo& info, std::span<const std::uint8_t> code, const std::vector<decode::Instruction>& insns,
+                                   const models::BlockCosts& costs) {
     std::vector<OperandSiteCode> sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         const decode::Instruction& insn = insns[i];
@@ -78,7 +100,7 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) info.flags |= BlockInfo::UsesFpu;
         OperandSiteCode site{insn.address};
         if (timing_ && insn.size == 4 && timing_->by_operands(insn)) {
-            std::size_t at = insn.address - address;
+            std::size_t at = insn.address - info.address;
             site.first = static_cast<std::uint16_t>(code[at] | code[at + 1] << 8);
             site.second = static_cast<std::uint16_t>(code[at + 2] | code[at + 3] << 8);
         }
@@ -89,43 +111,44 @@ BlockInfo BlockCache::analyse(std::uint32_t address, std::uint32_t size) {
         if (site.first || site.executed_extra) sites.push_back(site);
         if (auto why = models::unsupported(spec_, insn); why && !(info.flags & BlockInfo::Unsupported)) {
             info.flags |= BlockInfo::Unsupported;
-            violations_[address] = {insn.address, *why};
+            violations_[info.address] = {insn.address, *why};
         }
     }
     if (!sites.empty()) {
         info.flags |= BlockInfo::OperandSites;
-        operand_sites_[address] = std::move(sites);
+        operand_sites_[info.address] = std::move(sites);
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
-    info.sequential = address + size;
-    if (!insns.empty() && !insns.back().writes_pc) {
-        continued_from_.insert_or_assign(address + size, insns.back());
+}
+
+// Where execution goes after the block: on in sequence (what the next block continues), and how
+// its last instruction leaves it (a call, return or possible tail call; its waypoint).
+void BlockCache::follow_on(BlockInfo& info, const std::vector<decode::Instruction>& insns) {
+    const std::uint32_t end = info.address + info.size;
+    info.sequential = end;
+    if (insns.empty()) return;
+    const decode::Instruction& last = insns.back();
+    if (!last.writes_pc) {
+        continued_from_.insert_or_assign(end, last);
         for (std::size_t i = 0; i < insns.size(); ++i)
-            if (insns[i].id == ARM_INS_IT && i + decode::it_block_length(insns[i]) >= insns.size())
-                open_it_.insert_or_assign(address + size, insns[i].address);
+            if (insns[i].id == ARM_INS_IT && i + decode::it_block_length(insns[i]) >= insns.size()) open_it_.insert_or_assign(end, insns[i].address);
     }
-    if (!insns.empty() && insns.back().writes_pc && !decode::is_conditional_branch(insns.back()) && !insns.back().conditional) info.sequential = 1;
-    if (!insns.empty()) {
-        info.end = static_cast<std::uint8_t>(decode::waypoint(insns.back()));
-        switch (decode::control_flow(insns.back())) {
-            case decode::ControlFlow::Call: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Call); break;
-            case decode::ControlFlow::Return: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Return); break;
-            case decode::ControlFlow::Jump: {
-                // Only a jump that can be a tail call matters: to a function's first instruction,
-                // or indirect. Loop back-edges are not reported.
-                const decode::Instruction& j = insns.back();
-                const decode::Symbol* f = j.target ? symbols_.function_at(j.target) : nullptr;
-                if (!j.target || (f && f->address == j.target)) info.exit = static_cast<std::uint8_t>(trace::BranchKind::Jump);
-                break;
-            }
-            case decode::ControlFlow::None: break;
+    if (last.writes_pc && !decode::is_conditional_branch(last) && !last.conditional) info.sequential = 1;
+    info.end = static_cast<std::uint8_t>(decode::waypoint(last));
+    switch (decode::control_flow(last)) {
+        case decode::ControlFlow::Call: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Call); break;
+        case decode::ControlFlow::Return: info.exit = static_cast<std::uint8_t>(trace::BranchKind::Return); break;
+        case decode::ControlFlow::Jump: {
+            // Only a jump that can be a tail call matters: to a function's first instruction, or
+            // indirect. Loop back-edges are not reported.
+            const decode::Symbol* f = last.target ? symbols_.function_at(last.target) : nullptr;
+            if (!last.target || (f && f->address == last.target)) info.exit = static_cast<std::uint8_t>(trace::BranchKind::Jump);
+            break;
         }
-        if (info.exit && insns.back().conditional) info.exit |= BlockInfo::kConditionalExit;
-        if (info.exit && !insns.back().target) info.exit |= BlockInfo::kIndirectExit;
+        case decode::ControlFlow::None: break;
     }
-    // Last: the final part takes the block's waypoint (info.end), which a PFT encoder reads.
-    split_at_trace_points(info, code, insns, costs.cost);
-    return blocks_[key] = info;
+    if (info.exit && last.conditional) info.exit |= BlockInfo::kConditionalExit;
+    if (info.exit && !last.target) info.exit |= BlockInfo::kIndirectExit;
 }
 
 void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,

@@ -138,6 +138,12 @@ public:
 private:
     static constexpr std::size_t kFrontSlots = 8192;
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
+    // analyse()'s steps, in order.
+    std::vector<decode::Instruction> decode_block(std::uint32_t address, std::span<const std::uint8_t> code);
+    models::BlockCosts cost_block(BlockInfo& info, const std::vector<decode::Instruction>& insns);
+    void scan_instructions(BlockInfo& info, std::span<const std::uint8_t> code, const std::vector<decode::Instruction>& insns,
+                           const models::BlockCosts& costs);
+    void follow_on(BlockInfo& info, const std::vector<decode::Instruction>& insns);
     // Flags the block Split and keeps its pieces when a trace point lies inside it.
     void split_at_trace_points(BlockInfo& info, std::span<const std::uint8_t> code, std::span<const decode::Instruction> insns,
                                std::span<const std::uint32_t> cost);
