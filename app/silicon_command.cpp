@@ -246,16 +246,10 @@ std::string board_for_folder(const std::string& dir) {
     return "stm32f100";
 }
 
-}  // namespace
-
-int silicon_command(const SiliconOptions& given) {
-    SiliconOptions o = given;
-    if (o.board.empty()) o.board = board_for_folder(o.dir);
-    const config::Node board = session::load_board(o.board);
-    const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
+// How each configuration runs: the board (with --timing), the instruction and host-time limits,
+// the split of the tests.
+SiliconRunOptions run_options(const SiliconOptions& o, const config::Node& board, std::optional<emu::TimingMode> timing) {
     SiliconRunOptions run;
-    std::optional<emu::TimingMode> timing;
-    if (!o.timing.empty()) timing = session::timing_option(o.timing);
     run.board = [&board, timing] {
         emu::MachineConfig m = session::load_scenario(board).machine;
         if (timing) m.timing = *timing;
@@ -267,9 +261,12 @@ int silicon_command(const SiliconOptions& given) {
     // its end (-O0 builds take billions of instructions), and a runaway still ends.
     run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 300;
     run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
+    return run;
+}
 
+void print_header(const SiliconOptions& o, const SiliconRunOptions& run, const session::Scenario& preset, emu::TimingMode timing) {
     std::printf("silicon: %s on board %s (%s), %s timing\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str(),
-                std::string(emu::to_string(timing ? *timing : preset.machine.timing)).c_str());
+                std::string(emu::to_string(timing)).c_str());
     const std::string limit = o.max_instructions ? "after " + std::to_string(o.max_instructions) + " instructions or " : "after ";
     std::printf("  tests: %s%s; each run stops at its exit, or %s%.0f s of host time\n", o.split.c_str(),
                 run.split == Split::All          ? " (given, and validation: every 5th test of a category)"
@@ -277,38 +274,43 @@ int silicon_command(const SiliconOptions& given) {
                                                  : " (all but every 5th test of a category)",
                 limit.c_str(), run.wall_clock_seconds);
     std::printf("  %-58s %6s %6s  %7s\n", "category/test", "configs", "exact", "rate");
-    Summary s;
-    std::size_t details = 0;
-    std::vector<SiliconTest> tests = run_silicon_suite(o.dir, run, [&](const SiliconTest& t) {
-        Tally tally{t.configurations.size(), t.exact()};
-        print_row(t.category + "/" + t.name + (t.validation && run.split == Split::All ? " (validation)" : ""), tally);
-        s.categories[t.category].add(tally);
-        s.total.add(tally);
-        (t.validation ? s.validation : s.given).add(tally);
-        WholeProgramTally whole;
-        for (const auto& config : t.configurations)
-            if (config.whole_program) whole.add(*config.whole_program, t.category + "/" + t.name + " #" + std::to_string(config.number));
-        if (whole.configurations) {
-            std::printf("    whole program: %s\n", whole_program_text(whole, false).c_str());
-            (t.validation ? s.whole_validation : s.whole_given).add(whole);
+}
+
+// A test as it finishes: its row, its whole-program counts, its words' errors, and (up to --show)
+// what its configurations that did not match ran.
+void take_test(const SiliconTest& t, Split split, std::size_t show, Summary& s, std::size_t& details) {
+    Tally tally{t.configurations.size(), t.exact()};
+    print_row(t.category + "/" + t.name + (t.validation && split == Split::All ? " (validation)" : ""), tally);
+    s.categories[t.category].add(tally);
+    s.total.add(tally);
+    (t.validation ? s.validation : s.given).add(tally);
+    WholeProgramTally whole;
+    for (const auto& config : t.configurations)
+        if (config.whole_program) whole.add(*config.whole_program, t.category + "/" + t.name + " #" + std::to_string(config.number));
+    if (whole.configurations) {
+        std::printf("    whole program: %s\n", whole_program_text(whole, false).c_str());
+        (t.validation ? s.whole_validation : s.whole_given).add(whole);
+    }
+    for (const auto& config : t.configurations) {
+        add_errors(config, s.category_errors[t.category]);
+        add_errors(config, s.errors);
+        if (config.exact || details >= show) continue;
+        ++details;
+        std::printf("    #%u %s\n", config.number, config.name.substr(0, 100).c_str());
+        if (!config.error.empty()) std::printf("      did not finish: %s\n", config.error.c_str());
+        for (std::size_t i = 0; i < std::min(config.mismatches.size(), kMismatchesShown); ++i) {
+            const auto& m = config.mismatches[i];
+            std::printf("      %s[%u]: measured %u, emulated %u (%+lld)\n", m.region.c_str(), m.index, m.measured, m.emulated,
+                        static_cast<long long>(m.error()));
         }
-        for (const auto& config : t.configurations) {
-            add_errors(config, s.category_errors[t.category]);
-            add_errors(config, s.errors);
-            if (config.exact || details >= o.show) continue;
-            ++details;
-            std::printf("    #%u %s\n", config.number, config.name.substr(0, 100).c_str());
-            if (!config.error.empty()) std::printf("      did not finish: %s\n", config.error.c_str());
-            for (std::size_t i = 0; i < std::min(config.mismatches.size(), kMismatchesShown); ++i) {
-                const auto& m = config.mismatches[i];
-                std::printf("      %s[%u]: measured %u, emulated %u (%+lld)\n", m.region.c_str(), m.index, m.measured, m.emulated,
-                            static_cast<long long>(m.error()));
-            }
-            if (config.mismatched_words > kMismatchesShown)
-                std::printf("      ... %llu words differ in all\n", static_cast<unsigned long long>(config.mismatched_words));
-            for (const auto& line : config.code) std::printf("        %s\n", line.c_str());
-        }
-    });
+        if (config.mismatched_words > kMismatchesShown)
+            std::printf("      ... %llu words differ in all\n", static_cast<unsigned long long>(config.mismatched_words));
+        for (const auto& line : config.code) std::printf("        %s\n", line.c_str());
+    }
+}
+
+// The totals: by category, the words' errors, what did not finish, given and validation apart.
+void print_totals(const Summary& s, const std::vector<SiliconTest>& tests, Split split) {
     std::printf("  by category:\n");
     for (const auto& [name, t] : s.categories) print_row(name, t);
     print_row("total", s.total);
@@ -331,26 +333,47 @@ int silicon_command(const SiliconOptions& given) {
     for (const auto& t : tests)
         for (const auto& c : t.configurations) failed += !c.error.empty();
     if (failed) std::printf("  %zu configurations did not finish (--show N says why, --json has all)\n", failed);
-    if (run.split == Split::All)
+    if (split == Split::All)
         std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
                     s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
     // A compiled set is judged on its whole-program counts: the headline, given and validation apart.
     for (const auto& [set, whole] : {std::pair{"given", &s.whole_given}, std::pair{"validation", &s.whole_validation}})
         if (whole->configurations) std::printf("  whole-program cycles, %s: %s\n", set, whole_program_text(*whole, true).c_str());
-    if (!o.json.empty() || !o.report.empty()) {
-        nlohmann::json result = to_json(o, timing ? *timing : preset.machine.timing, tests, s);
-        if (!o.json.empty()) config::write_text_file(o.json, config::json_text(result, 1) + "\n", "JSON result");
-        if (!o.report.empty()) {
-            report::Page page;
-            page.title = "emutrace silicon: " + o.dir;
-            page.facts = {"board " + o.board, board_summary(preset.machine)};
-            page.has_verdict = o.min_rate > 0;
-            if (page.has_verdict && s.total.rate() < o.min_rate) page.failures.push_back("exact-match rate below --min-rate");
-            page.passed = "the exact-match rate is at least --min-rate";
-            page.sections.push_back(silicon_report_html(result));
-            config::write_text_file(o.report, page.html(), "HTML report");
-        }
-    }
+}
+
+void write_outputs(const SiliconOptions& o, const session::Scenario& preset, emu::TimingMode timing, const std::vector<SiliconTest>& tests,
+                   const Summary& s) {
+    if (o.json.empty() && o.report.empty()) return;
+    nlohmann::json result = to_json(o, timing, tests, s);
+    if (!o.json.empty()) config::write_text_file(o.json, config::json_text(result, 1) + "\n", "JSON result");
+    if (o.report.empty()) return;
+    report::Page page;
+    page.title = "emutrace silicon: " + o.dir;
+    page.facts = {"board " + o.board, board_summary(preset.machine)};
+    page.has_verdict = o.min_rate > 0;
+    if (page.has_verdict && s.total.rate() < o.min_rate) page.failures.push_back("exact-match rate below --min-rate");
+    page.passed = "the exact-match rate is at least --min-rate";
+    page.sections.push_back(silicon_report_html(result));
+    config::write_text_file(o.report, page.html(), "HTML report");
+}
+
+}  // namespace
+
+int silicon_command(const SiliconOptions& given) {
+    SiliconOptions o = given;
+    if (o.board.empty()) o.board = board_for_folder(o.dir);
+    const config::Node board = session::load_board(o.board);
+    const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
+    std::optional<emu::TimingMode> timing;
+    if (!o.timing.empty()) timing = session::timing_option(o.timing);
+    const SiliconRunOptions run = run_options(o, board, timing);
+    const emu::TimingMode used = timing ? *timing : preset.machine.timing;
+    print_header(o, run, preset, used);
+    Summary s;
+    std::size_t details = 0;
+    const std::vector<SiliconTest> tests = run_silicon_suite(o.dir, run, [&](const SiliconTest& t) { take_test(t, run.split, o.show, s, details); });
+    print_totals(s, tests, run.split);
+    write_outputs(o, preset, used, tests, s);
     if (o.min_rate > 0 && s.total.rate() < o.min_rate) {
         std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * s.total.rate(), 100.0 * o.min_rate);
         return 1;
