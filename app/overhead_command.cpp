@@ -70,66 +70,74 @@ std::string percent(double base, double value) {
     return buf;
 }
 
-}  // namespace
+// --budget: a growth such as 5% or 0.05.
+std::optional<double> parse_budget(const std::string& given) {
+    if (given.empty()) return std::nullopt;
+    std::string text = given;
+    const bool pct = text.back() == '%';
+    if (pct) text.pop_back();
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end || v < 0) throw ConfigError("--budget: expected a growth such as 5% or 0.05, got '" + given + "'");
+    return pct ? v / 100 : v;
+}
 
-int overhead_command(const AnalysisRegistry& registry, const OverheadOptions& o) {
-    if (o.scenario.empty()) throw ConfigError("overhead: the runs need the board's scenario (-s)");
-    std::optional<double> budget;
-    if (!o.budget.empty()) {
-        std::string text = o.budget;
-        const bool pct = !text.empty() && text.back() == '%';
-        if (pct) text.pop_back();
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end || v < 0) throw ConfigError("--budget: expected a growth such as 5% or 0.05, got '" + o.budget + "'");
-        budget = pct ? v / 100 : v;
-    }
+// The three builds, b and c patched from the ELF into a directory of their own, measured; c
+// loses its most frequently called traced function until it is within the budget.
+struct Configurations {
+    std::optional<Measured> a;
+    Measured b, c;
+    std::set<std::string> functions, enabled;
+    std::size_t initial = 0;
+    std::vector<std::pair<std::string, std::uint64_t>> dropped;  // (function, its calls when dropped)
+};
+
+Configurations measure_configurations(const AnalysisRegistry& registry, const OverheadOptions& o, std::optional<double> budget) {
     char dir_template[] = "/tmp/emutrace-overhead.XXXXXX";
     const char* dir = mkdtemp(dir_template);
     if (!dir) throw ConfigError("overhead: cannot make a temporary directory");
     const std::string b_elf = std::string(dir) + "/b.elf", c_elf = std::string(dir) + "/c.elf";
-
+    Configurations k;
     decode::HookPatcher off(o.elf);
     off.set("*", false);
     off.write(b_elf);
-    std::set<std::string> functions, enabled;
-    for (const auto& s : off.sites()) functions.insert(s.function);
-    for (const auto& f : functions) {
+    for (const auto& s : off.sites()) k.functions.insert(s.function);
+    for (const auto& f : k.functions) {
         bool on = o.enable.empty();
         for (const auto& g : o.enable) on = on || fnmatch(g.c_str(), f.c_str(), 0) == 0;
-        if (on) enabled.insert(f);
+        if (on) k.enabled.insert(f);
     }
-    auto build_c = [&] {
+    auto measure_c = [&] {
         decode::HookPatcher c(b_elf);
-        for (const auto& f : enabled) c.set(f, true);
+        for (const auto& f : k.enabled) c.set(f, true);
         c.write(c_elf);
+        return measure(registry, c_elf, o.scenario);
     };
-
-    std::optional<Measured> a;
-    if (!o.original.empty()) a = measure(registry, o.original, o.scenario);
-    const Measured b = measure(registry, b_elf, o.scenario);
-    build_c();
-    Measured c = measure(registry, c_elf, o.scenario);
-    const std::size_t initial = enabled.size();
-    std::vector<std::pair<std::string, std::uint64_t>> dropped;  // (function, its calls when dropped)
+    if (!o.original.empty()) k.a = measure(registry, o.original, o.scenario);
+    k.b = measure(registry, b_elf, o.scenario);
+    k.c = measure_c();
+    k.initial = k.enabled.size();
     // The paper's de-selection: the most frequently called traced function goes first.
-    while (budget && overhead(c, b) > *budget && !enabled.empty()) {
+    while (budget && overhead(k.c, k.b) > *budget && !k.enabled.empty()) {
         std::string top;
         std::uint64_t most = 0;
-        for (const auto& f : enabled) {
-            auto n = c.calls.find(f);
-            const std::uint64_t calls = n == c.calls.end() ? 0 : n->second;
+        for (const auto& f : k.enabled) {
+            auto n = k.c.calls.find(f);
+            const std::uint64_t calls = n == k.c.calls.end() ? 0 : n->second;
             if (top.empty() || calls > most) top = f, most = calls;
         }
-        enabled.erase(top);
-        dropped.emplace_back(top, most);
-        build_c();
-        c = measure(registry, c_elf, o.scenario);
+        k.enabled.erase(top);
+        k.dropped.emplace_back(top, most);
+        k.c = measure_c();
     }
     std::remove(b_elf.c_str());
     std::remove(c_elf.c_str());
     rmdir(dir);
+    return k;
+}
 
+void print_comparison(const OverheadOptions& o, const Configurations& k) {
+    const auto& [a, b, c, functions, enabled, initial, dropped] = k;
     std::printf("overhead of on-target tracing: %s on %s\n", o.elf.c_str(), o.scenario.c_str());
     std::printf("  configurations: %sb every hook disabled, c %zu of %zu instrumented functions traced\n",
                 a ? ("a the original build (" + o.original + "), ").c_str() : "", enabled.size(), functions.size());
@@ -155,15 +163,24 @@ int overhead_command(const AnalysisRegistry& registry, const OverheadOptions& o)
     for (std::size_t i = 0; i < growth.size() && i < 10; ++i)
         std::printf("    %-30s %+14lld cycles  %10llu calls\n", growth[i].first.c_str(), static_cast<long long>(growth[i].second),
                     static_cast<unsigned long long>(c.calls.count(growth[i].first) ? c.calls.at(growth[i].first) : 0));
+}
+
+}  // namespace
+
+int overhead_command(const AnalysisRegistry& registry, const OverheadOptions& o) {
+    if (o.scenario.empty()) throw ConfigError("overhead: the runs need the board's scenario (-s)");
+    const std::optional<double> budget = parse_budget(o.budget);
+    const Configurations k = measure_configurations(registry, o, budget);
+    print_comparison(o, k);
     if (budget) {
         std::printf("  budget %.1f%% over b: %s after disabling %zu of %zu functions, most frequently called first:\n", 100 * *budget,
-                    overhead(c, b) <= *budget ? "met" : "NOT met", dropped.size(), initial);
-        for (const auto& [f, n] : dropped) std::printf("    %-30s %10llu calls\n", f.c_str(), static_cast<unsigned long long>(n));
+                    overhead(k.c, k.b) <= *budget ? "met" : "NOT met", k.dropped.size(), k.initial);
+        for (const auto& [f, n] : k.dropped) std::printf("    %-30s %10llu calls\n", f.c_str(), static_cast<unsigned long long>(n));
         std::string cmd = "emutrace patch " + o.elf + " --disable-all";
-        for (const auto& f : enabled) cmd += " --enable " + f;
+        for (const auto& f : k.enabled) cmd += " --enable " + f;
         std::printf("  the build: %s -o selective.elf\n", (cmd).c_str());
     }
-    return budget && overhead(c, b) > *budget ? 1 : 0;
+    return budget && overhead(k.c, k.b) > *budget ? 1 : 0;
 }
 
 }  // namespace emutrace::app
