@@ -117,6 +117,10 @@ struct Session::Impl final : InTreeSetup {
     std::unique_ptr<session::RecordedSource> recorded;  ///< a capture or a ring dump instead of the machine
     bool ran = false;
 
+    // run()'s steps (below it).
+    nlohmann::json source_result(RunReport& report, std::string& firmware_failed);
+    void collect_analyses(RunReport& report, nlohmann::json& j, std::vector<TestCase>& cases, std::vector<emutrace::report::Part>& report_parts);
+
     Impl(const AnalysisRegistry& r, RunRequest req)
         : registry(r), request(std::move(req)), scenario(load(request.scenario, request.settings, registry)) {}
 
@@ -304,6 +308,55 @@ const std::string& Session::scenario_file() const {
     return impl_->scenario.file;
 }
 
+// What the source said of the run: its summary, JSON and status (a machine's stop, or a decoded
+// capture's verdict). `firmware_failed`: with emutrace_statuses, why the firmware's own verdict
+// failed (decided after the analyses' failures).
+nlohmann::json Session::Impl::source_result(RunReport& report, std::string& firmware_failed) {
+    Impl& s = *this;
+    if (!s.machine) {
+        report.summary = s.recorded->summary_text();
+        report.stopped = "decoded";
+        std::string why;
+        if ((report.status = s.recorded->verdict(why))) report.failures.push_back(why);
+        if (report.totals.clock_hz)
+            report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
+        return s.recorded->summary_json();
+    }
+    emu::RunResult result = s.machine->result();
+    if (result.reason == emu::StopReason::Hang && s.loaded) result.message += session::hang_context(*s.loaded, s.program(), result.pc);
+    report.summary = session::format_summary(s.scenario, s.elf, result);
+    report.status = emu::exit_status(result);
+    if (s.request.emutrace_statuses && result.reason == emu::StopReason::Exited && result.exit_code != 0) {
+        report.status = 0;
+        firmware_failed = "the firmware exited with code " + std::to_string(result.exit_code) + " (exit status " + std::to_string(kFirmwareFailed) +
+                          " with --exit-status emutrace)";
+    }
+    report.stopped = result.message;
+    if (!report.totals.complete) report.error = s.elf + ": " + result.message;
+    return session::to_json(s.scenario, s.elf, result);
+}
+
+// Each analysis finishes and speaks: its JSON into `j`, its summary, failures, test cases and report part.
+void Session::Impl::collect_analyses(RunReport& report, nlohmann::json& j, std::vector<TestCase>& cases,
+                                     std::vector<emutrace::report::Part>& report_parts) {
+    for (const auto& [name, a] : analyses) {
+        a->finish(report.totals);
+        std::string text = a->json();
+        if (!text.empty()) {
+            nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+            if (value.is_discarded()) throw ConfigError("analysis '" + name + "' returned a result that is not JSON");
+            j[name] = std::move(value);
+        }
+        report.summary += a->summary();
+        for (auto& f : a->failures()) report.failures.push_back(std::move(f));
+        for (auto& t : a->test_cases()) {
+            report.checks.push_back(t.name);
+            cases.push_back(std::move(t));
+        }
+        if (std::string html = a->report_html(); !html.empty()) report_parts.push_back({name, std::move(html)});
+    }
+}
+
 RunReport Session::run() {
     Impl& s = *impl_;
     if (s.ran) throw ConfigError("a session runs once");
@@ -324,54 +377,16 @@ RunReport Session::run() {
     }
 
     RunReport report;
-    std::string firmware_failed;  // with emutrace_statuses: why the firmware's own verdict failed
     report.totals = source.deliver();
     if (progress && s.machine) s.machine->set_progress({});  // the meter is gone when run() returns
     report.totals.clock_hz = s.clock_hz();
-    nlohmann::json j;
-    if (s.machine) {
-        emu::RunResult result = s.machine->result();
-        if (result.reason == emu::StopReason::Hang && s.loaded) result.message += session::hang_context(*s.loaded, s.program(), result.pc);
-        j = session::to_json(s.scenario, s.elf, result);
-        report.summary = session::format_summary(s.scenario, s.elf, result);
-        report.status = emu::exit_status(result);
-        if (s.request.emutrace_statuses && result.reason == emu::StopReason::Exited && result.exit_code != 0) {
-            report.status = 0;  // decided below, after the analyses' failures
-            firmware_failed = "the firmware exited with code " + std::to_string(result.exit_code) + " (exit status " +
-                              std::to_string(kFirmwareFailed) + " with --exit-status emutrace)";
-        }
-        report.stopped = result.message;
-        if (!report.totals.complete) report.error = s.elf + ": " + result.message;
-    } else {
-        j = s.recorded->summary_json();
-        report.summary = s.recorded->summary_text();
-        report.stopped = "decoded";
-        std::string why;
-        if ((report.status = s.recorded->verdict(why))) report.failures.push_back(why);
-        if (report.totals.clock_hz)
-            report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
-    }
-
+    std::string firmware_failed;
+    nlohmann::json j = s.source_result(report, firmware_failed);
     if (std::string dump = s.output("dump-ram"); !dump.empty() && s.machine) write_ram_dump(*s.machine, dump);
 
     std::vector<TestCase> cases;
     std::vector<emutrace::report::Part> report_parts;
-    for (const auto& [name, a] : s.analyses) {
-        a->finish(report.totals);
-        std::string text = a->json();
-        if (!text.empty()) {
-            nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-            if (value.is_discarded()) throw ConfigError("analysis '" + name + "' returned a result that is not JSON");
-            j[name] = std::move(value);
-        }
-        report.summary += a->summary();
-        for (auto& f : a->failures()) report.failures.push_back(std::move(f));
-        for (auto& t : a->test_cases()) {
-            report.checks.push_back(t.name);
-            cases.push_back(std::move(t));
-        }
-        if (std::string html = a->report_html(); !html.empty()) report_parts.push_back({name, std::move(html)});
-    }
+    s.collect_analyses(report, j, cases, report_parts);
     if (report.status == 0 && !report.failures.empty()) report.status = 1;
     if (!firmware_failed.empty()) {
         report.failures.push_back(firmware_failed);
