@@ -65,32 +65,33 @@ std::vector<std::string> kernel_functions(const AnalysisSetup& setup) {
     return preset ? decode::DwarfTypes(setup.firmware()).functions_of(preset->kernel_files) : std::vector<std::string>{};
 }
 
-ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& n) {
-    std::vector<std::string> keys = {"inputs", "interrupts", "hold", "instrumentation"};
-    for (const auto& [role, op] : kRoles) keys.push_back(role);
-    n.allow_only(keys);
-    ReplaySection out;
-    RecorderConfig& c = out.calls;
-    const decode::Program& program = in_tree(setup).program();
-    std::optional<HoldCall> first_yield, first_delay;
-    if (const decode::RtosPreset* preset = rtos_preset(setup)) {
-        const config::Node where = setup.section("rtos");  // a preset's call that cannot be watched fails here
-        // The kernel's calls the firmware has (an application links what it uses).
-        for (const decode::RtosCall& call : preset->calls) {
-            const decode::Function* f = program.function(call.function);
-            if (!f) continue;
-            WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_without_item),
-                          call.object_is_caller};
-            // Its returns too, where they can be watched: the kernel's calls inside it are its own.
-            std::vector<std::uint32_t> returns =
-                is_acquisition(w.op) ? returns_of(in_tree(setup).image(), *f, where) : watchable_returns(in_tree(setup).image(), *f);
-            w.returns_watched = !returns.empty();
-            c.watches.emplace(f->start, w);
-            w.at_return = true;
-            for (std::uint32_t at : returns) c.watches.emplace(at, w);
-            if (call.holds && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
-        }
+namespace {
+
+// The kernel's calls the firmware has, with their roles (an application links what it uses),
+// from the RTOS preset; their returns too, where they can be watched: the kernel's calls inside
+// it are its own. `first_delay`: where a thread can be held.
+void watch_preset_calls(const AnalysisSetup& setup, const decode::Program& program, RecorderConfig& c, std::optional<HoldCall>& first_delay) {
+    const decode::RtosPreset* preset = rtos_preset(setup);
+    if (!preset) return;
+    const config::Node where = setup.section("rtos");  // a preset's call that cannot be watched fails here
+    for (const decode::RtosCall& call : preset->calls) {
+        const decode::Function* f = program.function(call.function);
+        if (!f) continue;
+        WatchedCall w{role_named(call.role).value_or(Operation::Send), false, call.function, role_named(call.role_without_item),
+                      call.object_is_caller};
+        std::vector<std::uint32_t> returns =
+            is_acquisition(w.op) ? returns_of(in_tree(setup).image(), *f, where) : watchable_returns(in_tree(setup).image(), *f);
+        w.returns_watched = !returns.empty();
+        c.watches.emplace(f->start, w);
+        w.at_return = true;
+        for (std::uint32_t at : returns) c.watches.emplace(at, w);
+        if (call.holds && !first_delay) first_delay = HoldCall{f->start, 1, call.function};
     }
+}
+
+// The section's functions by role (lock: [...], send: [...], ...).
+void watch_named_calls(const AnalysisSetup& setup, const config::Node& n, const decode::Program& program, RecorderConfig& c,
+                       std::optional<HoldCall>& first_yield, std::optional<HoldCall>& first_delay) {
     for (const auto& [role, op] : kRoles) {
         if (!n.has(role)) continue;
         for (const config::Node& item : n[role].items()) {
@@ -109,19 +110,32 @@ ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Nod
             if (op == Operation::Delay && !first_delay) first_delay = HoldCall{f->start, 1, name};
         }
     }
+}
+
+InterruptEvents interrupt_events(const config::Node& n) {
+    if (!n.has("interrupts")) return InterruptEvents::External;
+    const std::string v = n["interrupts"].str();
+    if (v == "external") return InterruptEvents::External;
+    if (v == "all") return InterruptEvents::All;
+    if (v == "none") return InterruptEvents::None;
+    n["interrupts"].fail("interrupts: expected external (the default), all or none, got '" + v + "'");
+}
+
+}  // namespace
+
+ReplaySection parse_replay_section(const AnalysisSetup& setup, const config::Node& n) {
+    std::vector<std::string> keys = {"inputs", "interrupts", "hold", "instrumentation"};
+    for (const auto& [role, op] : kRoles) keys.push_back(role);
+    n.allow_only(keys);
+    ReplaySection out;
+    RecorderConfig& c = out.calls;
+    const decode::Program& program = in_tree(setup).program();
+    std::optional<HoldCall> first_yield, first_delay;
+    watch_preset_calls(setup, program, c, first_delay);
+    watch_named_calls(setup, n, program, c, first_yield, first_delay);
     if (n.has("inputs"))
         for (const config::Node& item : n["inputs"].items()) c.input_devices.push_back(item.str());
-    if (n.has("interrupts")) {
-        const std::string v = n["interrupts"].str();
-        if (v == "external")
-            c.interrupts = InterruptEvents::External;
-        else if (v == "all")
-            c.interrupts = InterruptEvents::All;
-        else if (v == "none")
-            c.interrupts = InterruptEvents::None;
-        else
-            n["interrupts"].fail("interrupts: expected external (the default), all or none, got '" + v + "'");
-    }
+    c.interrupts = interrupt_events(n);
     std::vector<std::string> instrumentation = {"er_*"};
     if (n.has("instrumentation")) {
         instrumentation.clear();
