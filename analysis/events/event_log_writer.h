@@ -37,6 +37,10 @@ private:
     std::string device(std::uint16_t index) const;
     /// ,"register":"RCC.CR" for an access to a register the device's SVD names; empty otherwise.
     std::string register_key(std::uint16_t device, std::uint32_t offset) const;
+    void write_event(const trace::Event& e, const trace::EventBatch& batch);
+    void write_mmio(const trace::Event& e);
+    void write_output(const trace::Event& e, const trace::EventBatch& batch);
+    void write_exception_entry(const trace::Event& e);
     template <typename... Args>
     void print(const char* format, Args... args) {
         int n = std::fprintf(out_, format, args...);
