@@ -132,6 +132,8 @@ bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
     return enter_exception(n, return_address, timing ? timing->exception_entry() : 0);
 }
 
+// Long on purpose: the ARM ARM's ExceptionEntry pseudocode (PushStack, then ExceptionTaken) step
+// by step, so it can be read against the manual line for line.
 bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry) {
     std::uint32_t xpsr = uc.reg(UC_ARM_REG_XPSR);
     std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
@@ -237,6 +239,8 @@ void MachineState::preserve_fp_lazily() {
     }
 }
 
+// Long on purpose: the ARM ARM's ExceptionReturn and PopStack pseudocode step by step, so it can
+// be read against the manual line for line.
 void MachineState::return_from_exception(std::uint32_t exc_return) {
     int n = static_cast<int>(current_exception());
     bool to_thread = exc_return & 8, use_psp = exc_return & 4;

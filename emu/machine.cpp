@@ -104,6 +104,15 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     core_hz = config.clock_hz;
     if (config.debugger) debug = std::make_unique<detail::DebugAttachment>(*this, *config.debugger);
     scs->bind(*this);
+    map_memory_and_devices();
+    load_image();
+    resolve_symbols();
+    add_hooks();
+}
+
+// The board's memories and MMIO windows in Unicorn, and its devices attached and reset, in
+// address order.
+void detail::MachineState::map_memory_and_devices() {
     for (const auto& r : plan.memory) {
         std::uint32_t perms = ((r.access & AccessRead) ? UC_PROT_READ : 0) | ((r.access & AccessWrite) ? UC_PROT_WRITE : 0) |
                               ((r.access & AccessExecute) ? UC_PROT_EXEC : 0);
@@ -128,7 +137,9 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
     }
     std::sort(devices.begin(), devices.end(), [](auto& a, auto& b) { return a->base < b->base; });
     for (std::size_t i = 0; i < devices.size(); ++i) devices[i]->index = static_cast<std::uint16_t>(i);
+}
 
+void detail::MachineState::load_image() {
     for (const auto& s : image.segments()) {
         uc.write_memory(s.load_address, s.bytes);
         for (const auto& alias : config.memory) {  // a boot alias starts with a copy of what its region was loaded with
@@ -140,7 +151,10 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
             uc.write_memory(alias.base + offset, std::span<const std::uint8_t>(s.bytes).first(n));
         }
     }
+}
 
+// The symbols the configuration names: where to stop, the RTOS's current thread.
+void detail::MachineState::resolve_symbols() {
     if (!config.stop.at_symbol.empty()) {
         stop_address = image.symbols().address_of(config.stop.at_symbol);
         if (!stop_address) throw ConfigError("stop symbol '" + config.stop.at_symbol + "' is not in the symbol table of " + image.path());
@@ -152,6 +166,12 @@ detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& im
         if (!thread_variable)
             throw ConfigError("rtos.current_thread '" + config.rtos.current_thread + "' is not in the symbol table of " + image.path());
     }
+}
+
+// The machine's own hooks: timed memories and caches, the user event function, watch points, the
+// block hook, the pipeline's, interrupts, invalid accesses and the stop address. Unicorn calls the
+// hooks of one kind in the order they were added, so these come before a debugger's.
+void detail::MachineState::add_hooks() {
     if (timing) {
         for (const auto& r : plan.memory) {
             if (!r.wait_states && !r.times_unaligned) continue;

@@ -63,6 +63,7 @@ nlohmann::json convert(const msgpack_object& o, int depth, const std::string& wh
 // Whether every length the first object declares (a string's bytes, an array's or a map's
 // elements) fits in the bytes that follow, checked before libmsgpack allocates for it: a header
 // claiming 2^32 elements would otherwise take gigabytes. Every element takes at least one byte.
+// Long on purpose: one case per msgpack type byte, as the format's specification lists them.
 bool lengths_fit(std::span<const std::uint8_t> b) {
     std::size_t at = 0;
     std::uint64_t expected = 1;  // elements still to read

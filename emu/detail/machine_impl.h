@@ -270,6 +270,11 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool sleep(std::uint32_t pc);
     bool interrupt_possible() const;
     void check_thread();
+    // The constructor's steps, in order.
+    void map_memory_and_devices();
+    void load_image();
+    void resolve_symbols();
+    void add_hooks();
     /// The name in thread control block `tcb` (rtos.name_offset), or empty.
     std::string thread_name(std::uint32_t tcb) const;
     /// A user-defined event; `from_function` when the hook function was called.

@@ -487,6 +487,9 @@ bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) const {
     return true;
 }
 
+// Long on purpose: the execute stage's one decision per instruction, in the order the TRM gives
+// its rules (fold, branch, load/store pipelining, multi-cycle classes), on the hot path of every
+// instruction the pipeline times; split, the rules' order would be spread over calls.
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     Decoded d = *decoded_;
     decoded_.reset();
