@@ -221,10 +221,11 @@ MergedResults merge(const MergedResults& a, const MergedResults& b) {
     return r;
 }
 
-nlohmann::json to_json(const MergedResults& r) {
-    using nlohmann::json;
-    json statuses = json::object();
-    for (const auto& [status, n] : r.statuses) statuses[std::to_string(status)] = n;
+namespace {
+
+using nlohmann::json;
+
+json constraints_json(const MergedResults& r) {
     json constraints = json::array();
     for (const auto& [name, t] : r.constraints)
         constraints.push_back({{"name", name},
@@ -238,6 +239,10 @@ nlohmann::json to_json(const MergedResults& r) {
                                {"max_case", t.max.case_id},
                                {"failed_cases", t.failed},
                                {"passed", t.violations == 0}});
+    return constraints;
+}
+
+json functions_json(const MergedResults& r) {
     json functions = json::array();
     for (const auto& [key, t] : r.functions)
         functions.push_back({{"function", key.function},
@@ -249,6 +254,10 @@ nlohmann::json to_json(const MergedResults& r) {
                              {"inclusive_max", t.inclusive_max},
                              {"exclusive_min", t.calls ? t.exclusive_min : 0},
                              {"exclusive_max", t.exclusive_max}});
+    return functions;
+}
+
+json wcet_json(const MergedResults& r) {
     json wcet = json::array();
     for (const auto& [key, t] : r.wcet)
         wcet.push_back({{"function", key.function},
@@ -258,95 +267,103 @@ nlohmann::json to_json(const MergedResults& r) {
                         {"observed_max_case", t.observed.case_id},
                         {"bound_max_cycles", t.bound.value},
                         {"bound_max_case", t.bound.case_id}});
-    json out{{"cases", r.cases},   {"statuses", statuses},       {"not_passed", r.not_passed}, {"instructions", r.instructions},
-             {"cycles", r.cycles}, {"constraints", constraints}, {"functions", functions},     {"wcet", wcet}};
-    if (!r.coverage.empty()) {
-        json coverage = json::array();
-        for (const auto& [firmware, t] : r.coverage) {
-            std::vector<std::string> never;
-            std::set_difference(t.functions_defined.begin(), t.functions_defined.end(), t.functions_executed.begin(), t.functions_executed.end(),
-                                std::back_inserter(never));
-            coverage.push_back({{"firmware", firmware},
-                                {"cases", t.cases},
-                                {"functions_defined", t.functions_defined.size()},
-                                {"functions_executed", t.functions_executed.size()},
-                                {"function_rate", rate(t.functions_executed.size(), t.functions_defined.size())},
-                                {"functions_never_executed", never},
-                                {"blocks_defined", t.blocks_defined},
-                                {"blocks_executed", t.blocks_executed.size()},
-                                {"block_rate", rate(t.blocks_executed.size(), t.blocks_defined)}});
-        }
-        out["coverage"] = coverage;
-    }
-    if (!r.sampler.empty()) {
-        json sampler = json::array();
-        for (const auto& [name, t] : r.sampler)
-            sampler.push_back({{"sampler", name},
-                               {"cases", t.cases},
-                               {"samples", t.samples},
-                               {"intervals_checked", t.checked},
-                               {"correct", t.correct},
-                               {"unique_unchecked", t.unique_unchecked},
-                               {"ambiguous", t.ambiguous},
-                               {"wrong", t.wrong},
-                               {"impossible", t.impossible},
-                               {"left_out", t.left_out},
-                               {"reconstructed_rate", rate(t.correct, t.checked)},
-                               {"most_wrong", t.most_wrong.value},
-                               {"most_wrong_case", t.most_wrong.case_id}});
-        out["sampler"] = sampler;
-    }
-    if (r.replay.replays || r.replay.recordings)
-        out["replay"] = {{"replays", r.replay.replays},         {"reproduced", r.replay.reproduced},
-                         {"diverged_cases", r.replay.diverged}, {"same_global_order", r.replay.same_global_order},
-                         {"events", r.replay.events},           {"events_reproduced", r.replay.events_reproduced},
-                         {"recordings", r.replay.recordings},   {"recorded_events", r.replay.recorded_events}};
-    return out;
+    return wcet;
 }
 
-std::string summary(const MergedResults& r, std::size_t top_functions) {
-    std::string out;
-    const bool several = several_firmware(r);
+json coverage_json(const MergedResults& r) {
+    json coverage = json::array();
+    for (const auto& [firmware, t] : r.coverage) {
+        std::vector<std::string> never;
+        std::set_difference(t.functions_defined.begin(), t.functions_defined.end(), t.functions_executed.begin(), t.functions_executed.end(),
+                            std::back_inserter(never));
+        coverage.push_back({{"firmware", firmware},
+                            {"cases", t.cases},
+                            {"functions_defined", t.functions_defined.size()},
+                            {"functions_executed", t.functions_executed.size()},
+                            {"function_rate", rate(t.functions_executed.size(), t.functions_defined.size())},
+                            {"functions_never_executed", never},
+                            {"blocks_defined", t.blocks_defined},
+                            {"blocks_executed", t.blocks_executed.size()},
+                            {"block_rate", rate(t.blocks_executed.size(), t.blocks_defined)}});
+    }
+    return coverage;
+}
+
+json sampler_json(const MergedResults& r) {
+    json sampler = json::array();
+    for (const auto& [name, t] : r.sampler)
+        sampler.push_back({{"sampler", name},
+                           {"cases", t.cases},
+                           {"samples", t.samples},
+                           {"intervals_checked", t.checked},
+                           {"correct", t.correct},
+                           {"unique_unchecked", t.unique_unchecked},
+                           {"ambiguous", t.ambiguous},
+                           {"wrong", t.wrong},
+                           {"impossible", t.impossible},
+                           {"left_out", t.left_out},
+                           {"reconstructed_rate", rate(t.correct, t.checked)},
+                           {"most_wrong", t.most_wrong.value},
+                           {"most_wrong_case", t.most_wrong.case_id}});
+    return sampler;
+}
+
+std::string statuses_lines(const MergedResults& r) {
     char line[256];
     std::uint64_t passed = r.statuses.count(0) ? r.statuses.at(0) : 0;
     std::snprintf(line, sizeof line, "  cases         %llu: %llu passed, %llu did not\n", static_cast<unsigned long long>(r.cases),
                   static_cast<unsigned long long>(passed), static_cast<unsigned long long>(r.cases - passed));
-    out += line;
+    std::string out = line;
     for (const auto& [status, n] : r.statuses)
         if (status != 0) {
             std::snprintf(line, sizeof line, "    exit status %d: %llu\n", status, static_cast<unsigned long long>(n));
             out += line;
         }
-    if (!r.constraints.empty()) {
-        std::snprintf(line, sizeof line, "  %-26s %10s %10s %15s %12s %12s  %s\n", "constraint", "count", "violated", "limit (cycles)", "mean", "max",
-                      "worst case");
+    return out;
+}
+
+std::string constraints_lines(const MergedResults& r) {
+    if (r.constraints.empty()) return {};
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-26s %10s %10s %15s %12s %12s  %s\n", "constraint", "count", "violated", "limit (cycles)", "mean", "max",
+                  "worst case");
+    std::string out = line;
+    for (const auto& [name, t] : r.constraints) {
+        // Cases at other clocks have other limits in cycles: then the range.
+        std::string limit = std::to_string(t.limit_cycles);
+        if (t.smallest_limit_cycles < t.limit_cycles) limit = std::to_string(t.smallest_limit_cycles) + "-" + limit;
+        std::snprintf(line, sizeof line, "  %-26s %10llu %10llu %15s %12.1f %12llu  %s\n", name.substr(0, 26).c_str(),
+                      static_cast<unsigned long long>(t.occurrences), static_cast<unsigned long long>(t.violations), limit.c_str(),
+                      t.occurrences ? static_cast<double>(t.total_cycles) / static_cast<double>(t.occurrences) : 0.0,
+                      static_cast<unsigned long long>(t.max.value), t.max.case_id.c_str());
         out += line;
-        for (const auto& [name, t] : r.constraints) {
-            // Cases at other clocks have other limits in cycles: then the range.
-            std::string limit = std::to_string(t.limit_cycles);
-            if (t.smallest_limit_cycles < t.limit_cycles) limit = std::to_string(t.smallest_limit_cycles) + "-" + limit;
-            std::snprintf(line, sizeof line, "  %-26s %10llu %10llu %15s %12.1f %12llu  %s\n", name.substr(0, 26).c_str(),
-                          static_cast<unsigned long long>(t.occurrences), static_cast<unsigned long long>(t.violations), limit.c_str(),
-                          t.occurrences ? static_cast<double>(t.total_cycles) / static_cast<double>(t.occurrences) : 0.0,
-                          static_cast<unsigned long long>(t.max.value), t.max.case_id.c_str());
-            out += line;
-        }
     }
-    if (!r.functions.empty()) {
-        std::vector<std::pair<FirmwareFunction, FunctionTotals>> by_cycles(r.functions.begin(), r.functions.end());
-        std::sort(by_cycles.begin(), by_cycles.end(), [](const auto& a, const auto& b) {
-            return a.second.exclusive_cycles != b.second.exclusive_cycles ? a.second.exclusive_cycles > b.second.exclusive_cycles : a.first < b.first;
-        });
-        std::snprintf(line, sizeof line, "  %-30s %12s %16s %14s\n", "function (all cases)", "calls", "exclusive cycles", "excl max");
+    return out;
+}
+
+std::string functions_lines(const MergedResults& r, bool several, std::size_t top_functions) {
+    if (r.functions.empty()) return {};
+    std::vector<std::pair<FirmwareFunction, FunctionTotals>> by_cycles(r.functions.begin(), r.functions.end());
+    std::sort(by_cycles.begin(), by_cycles.end(), [](const auto& a, const auto& b) {
+        return a.second.exclusive_cycles != b.second.exclusive_cycles ? a.second.exclusive_cycles > b.second.exclusive_cycles : a.first < b.first;
+    });
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-30s %12s %16s %14s\n", "function (all cases)", "calls", "exclusive cycles", "excl max");
+    std::string out = line;
+    for (std::size_t i = 0; i < by_cycles.size() && i < top_functions; ++i) {
+        const auto& [key, t] = by_cycles[i];
+        std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n", key.label(several).substr(0, 30).c_str(),
+                      static_cast<unsigned long long>(t.calls), static_cast<unsigned long long>(t.exclusive_cycles),
+                      static_cast<unsigned long long>(t.exclusive_max));
         out += line;
-        for (std::size_t i = 0; i < by_cycles.size() && i < top_functions; ++i) {
-            const auto& [key, t] = by_cycles[i];
-            std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n", key.label(several).substr(0, 30).c_str(),
-                          static_cast<unsigned long long>(t.calls), static_cast<unsigned long long>(t.exclusive_cycles),
-                          static_cast<unsigned long long>(t.exclusive_max));
-            out += line;
-        }
     }
+    return out;
+}
+
+// WCET, coverage and sampler: a line per function, firmware or configuration.
+std::string measured_lines(const MergedResults& r, bool several) {
+    char line[512];
+    std::string out;
     for (const auto& [key, t] : r.wcet) {
         std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n",
                       key.label(several).c_str(), static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(),
@@ -368,6 +385,12 @@ std::string summary(const MergedResults& r, std::size_t top_functions) {
             t.most_wrong.case_id.empty() ? "" : ", most in ", t.most_wrong.case_id.c_str());
         out += line;
     }
+    return out;
+}
+
+std::string replay_lines(const MergedResults& r) {
+    char line[256];
+    std::string out;
     if (r.replay.replays) {
         std::snprintf(line, sizeof line, "  replay        %llu of %llu replays reproduced their log (%llu in the same global order)%s\n",
                       static_cast<unsigned long long>(r.replay.reproduced), static_cast<unsigned long long>(r.replay.replays),
@@ -388,6 +411,34 @@ std::string summary(const MergedResults& r, std::size_t top_functions) {
         out += line;
     }
     return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const MergedResults& r) {
+    json statuses = json::object();
+    for (const auto& [status, n] : r.statuses) statuses[std::to_string(status)] = n;
+    json out{{"cases", r.cases},
+             {"statuses", statuses},
+             {"not_passed", r.not_passed},
+             {"instructions", r.instructions},
+             {"cycles", r.cycles},
+             {"constraints", constraints_json(r)},
+             {"functions", functions_json(r)},
+             {"wcet", wcet_json(r)}};
+    if (!r.coverage.empty()) out["coverage"] = coverage_json(r);
+    if (!r.sampler.empty()) out["sampler"] = sampler_json(r);
+    if (r.replay.replays || r.replay.recordings)
+        out["replay"] = {{"replays", r.replay.replays},         {"reproduced", r.replay.reproduced},
+                         {"diverged_cases", r.replay.diverged}, {"same_global_order", r.replay.same_global_order},
+                         {"events", r.replay.events},           {"events_reproduced", r.replay.events_reproduced},
+                         {"recordings", r.replay.recordings},   {"recorded_events", r.replay.recorded_events}};
+    return out;
+}
+
+std::string summary(const MergedResults& r, std::size_t top_functions) {
+    const bool several = several_firmware(r);
+    return statuses_lines(r) + constraints_lines(r) + functions_lines(r, several, top_functions) + measured_lines(r, several) + replay_lines(r);
 }
 
 }  // namespace emutrace::app
