@@ -41,10 +41,11 @@ std::string describe(const MemoryRegion& r) {
            (r.mmio ? " (mmio)" : " (" + access_text(r.access) + ")");
 }
 
-MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
-    if (config.memory.empty()) throw ConfigError("the memory map is empty: declare at least one region");
+namespace {
+
+// The declared regions, page-aligned, in the 4 GiB space, apart; memory or MMIO windows.
+void plan_regions(const MachineConfig& config, std::uint32_t page_size, MemoryPlan& plan) {
     std::vector<Span> spans;
-    MemoryPlan plan;
     for (const auto& r : config.memory) {
         std::uint64_t end = static_cast<std::uint64_t>(r.base) + r.size;
         if (r.size == 0) throw ConfigError("memory region " + r.name + " has size 0");
@@ -67,7 +68,10 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
             throw ConfigError("memory region " + describe(r) + " mirrors " + r.mirrors + ", so it must be read-only (a store would not reach " +
                               r.mirrors + ")");
     }
+}
 
+// Each device outside memory, in a window: a declared one, or its pages as a window of its own.
+std::vector<Span> plan_devices(const MachineConfig& config, std::uint32_t page_size, MemoryPlan& plan) {
     std::vector<Span> devices;
     for (const auto& d : config.devices) {
         std::uint64_t end = static_cast<std::uint64_t>(d.base) + d.model->size();
@@ -79,41 +83,44 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
                 throw ConfigError(what + " overlaps memory region " + describe(m));
         bool inside = std::any_of(plan.windows.begin(), plan.windows.end(),
                                   [&](const MmioWindow& w) { return d.base >= w.base && end <= static_cast<std::uint64_t>(w.base) + w.size; });
-        if (!inside) {
-            std::uint64_t b = d.base / page_size * page_size;
-            std::uint64_t e = (end + page_size - 1) / page_size * page_size;
-            for (const auto& w : plan.windows)
-                if (b < static_cast<std::uint64_t>(w.base) + w.size && w.base < e)
-                    throw ConfigError(what + " straddles the edge of MMIO region at " + hex(w.base));
-            plan.windows.push_back({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b)});
-        }
+        if (inside) continue;
+        std::uint64_t b = d.base / page_size * page_size;
+        std::uint64_t e = (end + page_size - 1) / page_size * page_size;
+        for (const auto& w : plan.windows)
+            if (b < static_cast<std::uint64_t>(w.base) + w.size && w.base < e)
+                throw ConfigError(what + " straddles the edge of MMIO region at " + hex(w.base));
+        plan.windows.push_back({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b)});
     }
     check_disjoint(devices);
-    // The bit-band aliases are windows of their own where no declared region covers them.
-    if (config.bit_band)
-        for (const std::uint32_t alias : kBitBandAliases) {
-            const std::uint64_t end = static_cast<std::uint64_t>(alias) + kBitBandAliasSize;
-            const std::string what = "the bit-band alias " + hex(alias) + "-" + hex(end - 1);
-            for (const auto& m : plan.memory)
-                if (alias < static_cast<std::uint64_t>(m.base) + m.size && m.base < end)
-                    throw ConfigError("bit_band: " + what + " overlaps memory region " + describe(m));
-            for (const auto& d : devices)
-                if (alias < d.end && d.begin < end) throw ConfigError("bit_band: " + what + " overlaps " + d.what);
-            bool covered = false;
-            for (const auto& w : plan.windows) {
-                const std::uint64_t w_end = static_cast<std::uint64_t>(w.base) + w.size;
-                if (!(alias < w_end && w.base < end)) continue;
-                if (w.base > alias || w_end < end)
-                    throw ConfigError("bit_band: " + what + " straddles the edge of the MMIO region at " + hex(w.base));
-                covered = true;
-            }
-            if (!covered) plan.windows.push_back({alias, kBitBandAliasSize});
-        }
+    return devices;
+}
 
-    // Implicit windows of neighbouring devices may share pages: merge them.
-    std::sort(plan.windows.begin(), plan.windows.end(), [](auto& a, auto& b) { return a.base < b.base; });
+// The bit-band aliases are windows of their own where no declared region covers them.
+void plan_bit_band(const std::vector<Span>& devices, MemoryPlan& plan) {
+    for (const std::uint32_t alias : kBitBandAliases) {
+        const std::uint64_t end = static_cast<std::uint64_t>(alias) + kBitBandAliasSize;
+        const std::string what = "the bit-band alias " + hex(alias) + "-" + hex(end - 1);
+        for (const auto& m : plan.memory)
+            if (alias < static_cast<std::uint64_t>(m.base) + m.size && m.base < end)
+                throw ConfigError("bit_band: " + what + " overlaps memory region " + describe(m));
+        for (const auto& d : devices)
+            if (alias < d.end && d.begin < end) throw ConfigError("bit_band: " + what + " overlaps " + d.what);
+        bool covered = false;
+        for (const auto& w : plan.windows) {
+            const std::uint64_t w_end = static_cast<std::uint64_t>(w.base) + w.size;
+            if (!(alias < w_end && w.base < end)) continue;
+            if (w.base > alias || w_end < end) throw ConfigError("bit_band: " + what + " straddles the edge of the MMIO region at " + hex(w.base));
+            covered = true;
+        }
+        if (!covered) plan.windows.push_back({alias, kBitBandAliasSize});
+    }
+}
+
+// Implicit windows of neighbouring devices may share pages: merged, in address order.
+std::vector<MmioWindow> merged_windows(std::vector<MmioWindow> windows) {
+    std::sort(windows.begin(), windows.end(), [](auto& a, auto& b) { return a.base < b.base; });
     std::vector<MmioWindow> merged;
-    for (const auto& w : plan.windows) {
+    for (const auto& w : windows) {
         if (!merged.empty() && static_cast<std::uint64_t>(merged.back().base) + merged.back().size >= w.base) {
             std::uint64_t end = std::max<std::uint64_t>(static_cast<std::uint64_t>(merged.back().base) + merged.back().size,
                                                         static_cast<std::uint64_t>(w.base) + w.size);
@@ -122,7 +129,18 @@ MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
             merged.push_back(w);
         }
     }
-    plan.windows = std::move(merged);
+    return merged;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const MachineConfig& config, std::uint32_t page_size) {
+    if (config.memory.empty()) throw ConfigError("the memory map is empty: declare at least one region");
+    MemoryPlan plan;
+    plan_regions(config, page_size, plan);
+    const std::vector<Span> devices = plan_devices(config, page_size, plan);
+    if (config.bit_band) plan_bit_band(devices, plan);
+    plan.windows = merged_windows(std::move(plan.windows));
     std::sort(plan.memory.begin(), plan.memory.end(), [](auto& a, auto& b) { return a.base < b.base; });
     return plan;
 }
