@@ -264,26 +264,75 @@ void mark_irreducible(Function& f) {
     }
 }
 
-// Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
-// starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
-Function build_function(Function f, const Decoded& d, bool next_function, const std::set<std::uint32_t>& entered_at) {
-    if (d.insns.empty()) return f;
-    auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };
-
-    // Leaders: the entry, targets of branches inside the function or from others, instructions
-    // after a branch.
+// Leaders of `f`'s blocks: the entry, targets of branches inside the function or from others
+// (`entered_at`), instructions after a branch.
+std::set<std::uint32_t> block_leaders(const Function& f, const Decoded& d, const std::set<std::uint32_t>& entered_at) {
     std::set<std::uint32_t> leaders{d.insns.front().address};
     for (auto it = entered_at.lower_bound(f.start); it != entered_at.end() && *it < f.end; ++it) leaders.insert(*it);
     for (std::size_t k = 0; k < d.insns.size(); ++k) {
         const Instruction& i = d.insns[k];
         bool ends = (i.is_jump && i.id != ARM_INS_BL && i.id != ARM_INS_BLX) || (i.writes & kPc);
         if (!ends) continue;
-        if (i.target && inside(i.target)) leaders.insert(i.target);
+        if (i.target && i.target >= f.start && i.target < f.end) leaders.insert(i.target);
         if (auto t = d.tables.find(i.address); t != d.tables.end())
             for (std::uint32_t target : t->second) leaders.insert(target);
         if (k + 1 < d.insns.size()) leaders.insert(d.insns[k + 1].address);
     }
-    // Blocks from the leaders.
+    return leaders;
+}
+
+// How block `b` of `f`, ending with `i`, is left: its exit, edges and calls. `index`: blocks by
+// start address.
+void add_exit(Function& f, std::size_t b, const Instruction& i, const Decoded& d, const std::map<std::uint32_t, std::size_t>& index) {
+    BasicBlock& block = f.blocks[b];
+    const bool has_next = b + 1 < f.blocks.size();
+    auto inside = [&](std::uint32_t a) { return a >= f.start && a < f.end; };
+    auto add = [&](std::uint32_t to, EdgeKind kind) {
+        if (auto it = index.find(to); it != index.end()) f.edges.push_back({b, it->second, kind});
+    };
+    if (auto t = d.tables.find(i.address); t != d.tables.end()) {
+        block.exit = BlockExit::Table;
+        std::set<std::uint32_t> seen;
+        for (std::uint32_t target : t->second)
+            if (seen.insert(target).second) add(target, EdgeKind::Table);
+        if (t->second.empty()) f.has_unknown_indirect = true;
+    } else if (is_conditional_branch(i)) {
+        block.exit = BlockExit::Branch;
+        if (i.target && inside(i.target)) {
+            add(i.target, EdgeKind::Taken);
+        } else if (i.target) {  // a conditional tail call (beq.w other_function)
+            block.exit = BlockExit::TailCall;
+            f.calls.push_back({i.address, i.target, true, false, true});
+        }
+        if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+    } else if (control_flow(i) == ControlFlow::Return) {
+        block.exit = BlockExit::Return;
+    } else if (i.id == ARM_INS_B || (i.id == ARM_INS_BX)) {
+        if (i.target && inside(i.target)) {
+            block.exit = BlockExit::Branch;
+            add(i.target, EdgeKind::Jump);
+        } else if (i.target) {
+            block.exit = BlockExit::TailCall;
+            f.calls.push_back({i.address, i.target, true, false, i.conditional});
+        } else {  // bx rN: a tail call through a pointer, or a computed jump
+            block.exit = BlockExit::Indirect;
+            f.has_unknown_indirect = true;
+            f.calls.push_back({i.address, 0, true, false, i.conditional});
+        }
+    } else if (i.writes & kPc) {
+        block.exit = BlockExit::Indirect;
+        f.has_unknown_indirect = true;
+        f.calls.push_back({i.address, 0, true, false, i.conditional});
+    } else if (has_next) {
+        f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
+    }
+}
+
+// Blocks, edges, calls and loops of `f` from its decoded code. `next_function`: the next function
+// starts right at f.end. `entered_at`: addresses other functions branch to (shared code).
+Function build_function(Function f, const Decoded& d, bool next_function, const std::set<std::uint32_t>& entered_at) {
+    if (d.insns.empty()) return f;
+    const std::set<std::uint32_t> leaders = block_leaders(f, d, entered_at);
     std::map<std::uint32_t, std::size_t> index;
     for (std::size_t k = 0; k < d.insns.size(); ++k) {
         const Instruction& i = d.insns[k];
@@ -299,52 +348,14 @@ Function build_function(Function f, const Decoded& d, bool next_function, const 
         BasicBlock& block = f.blocks[b];
         auto last = std::find_if(d.insns.rbegin(), d.insns.rend(), [&](const Instruction& i) { return i.address < block.end; });
         const Instruction& i = *last;
-        bool has_next = b + 1 < f.blocks.size();
-        auto add = [&](std::uint32_t to, EdgeKind kind) {
-            if (auto it = index.find(to); it != index.end()) f.edges.push_back({b, it->second, kind});
-        };
+        const bool has_next = b + 1 < f.blocks.size();
         if (i.id == ARM_INS_BL || i.id == ARM_INS_BLX) {
             // A call ends the block (as the emulator's translated blocks do) and returns to the next.
             f.calls.push_back({i.address, i.target, false, false, i.conditional});
             if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
             continue;
         }
-        if (auto t = d.tables.find(i.address); t != d.tables.end()) {
-            block.exit = BlockExit::Table;
-            std::set<std::uint32_t> seen;
-            for (std::uint32_t target : t->second)
-                if (seen.insert(target).second) add(target, EdgeKind::Table);
-            if (t->second.empty()) f.has_unknown_indirect = true;
-        } else if (is_conditional_branch(i)) {
-            block.exit = BlockExit::Branch;
-            if (i.target && inside(i.target)) {
-                add(i.target, EdgeKind::Taken);
-            } else if (i.target) {  // a conditional tail call (beq.w other_function)
-                block.exit = BlockExit::TailCall;
-                f.calls.push_back({i.address, i.target, true, false, true});
-            }
-            if (has_next) f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
-        } else if (control_flow(i) == ControlFlow::Return) {
-            block.exit = BlockExit::Return;
-        } else if (i.id == ARM_INS_B || (i.id == ARM_INS_BX)) {
-            if (i.target && inside(i.target)) {
-                block.exit = BlockExit::Branch;
-                add(i.target, EdgeKind::Jump);
-            } else if (i.target) {
-                block.exit = BlockExit::TailCall;
-                f.calls.push_back({i.address, i.target, true, false, i.conditional});
-            } else {  // bx rN: a tail call through a pointer, or a computed jump
-                block.exit = BlockExit::Indirect;
-                f.has_unknown_indirect = true;
-                f.calls.push_back({i.address, 0, true, false, i.conditional});
-            }
-        } else if (i.writes & kPc) {
-            block.exit = BlockExit::Indirect;
-            f.has_unknown_indirect = true;
-            f.calls.push_back({i.address, 0, true, false, i.conditional});
-        } else if (has_next) {
-            f.edges.push_back({b, b + 1, EdgeKind::FallThrough});
-        }
+        add_exit(f, b, i, d, index);
         // A conditional return, table load or jump (ARM's bxeq lr or ldrls pc, Thumb's inside an
         // IT block) may also not happen: execution then goes on with the next block.
         bool may_skip = i.conditional && !is_conditional_branch(i) && block.exit != BlockExit::FallThrough;
