@@ -51,19 +51,39 @@ HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
     for (const char* h : kHooks)
         if (auto a = image.symbols().address_of(h)) hooks.push_back(*a & ~1u);
     if (hooks.empty()) throw ConfigError(elf + ": no __cyg_profile_func_enter: not built with -finstrument-functions and a tracer");
+    const std::vector<RelocatedCall> calls = read_sections();
+    from_relocations_ = !calls.empty();
+    if (from_relocations_) {
+        for (const RelocatedCall& r : calls) add_site(image, r.address, r.hook, r.tail, true);
+    } else {
+        // No relocations: every 32-bit BL or B.W that reaches a hook, halfword by halfword.
+        for (const Code& c : code_)
+            for (std::uint32_t at = c.address; at + 4 <= c.address + c.size; at += 2) {
+                const std::uint8_t* p = &bytes_[c.offset + (at - c.address)];
+                for (bool tail : {false, true}) {
+                    auto target = branch_target(read_le16(p), read_le16(p + 2), at, tail);
+                    if (target && std::find(hooks.begin(), hooks.end(), *target) != hooks.end()) {
+                        add_site(image, at, *target, tail, false);
+                        at += 2;
+                        break;
+                    }
+                }
+            }
+    }
+    if (sites_.empty()) throw ConfigError(elf + ": no hook call sites found (built with -finstrument-functions?)");
+}
 
-    ElfFile file(elf);
+// The file's bytes (the copy that is patched and written), its code sections, and the hook calls
+// its relocations name (a relocatable build, or one linked with --emit-relocs).
+std::vector<HookPatcher::RelocatedCall> HookPatcher::read_sections() {
+    ElfFile file(path_);
     std::size_t size = 0;
     const char* raw = elf_rawfile(file.get(), &size);
     if (!raw) file.fail("cannot map the file contents");
-    bytes_.assign(raw, raw + size);  // the copy that is patched and written
+    bytes_.assign(raw, raw + size);
     std::size_t count = 0;
     if (elf_getshdrnum(file.get(), &count) != 0) file.fail("bad section headers");
-    struct RelSite {
-        std::uint32_t address, hook;
-        bool tail;
-    };
-    std::vector<RelSite> rel_sites;
+    std::vector<RelocatedCall> calls;
     for (std::size_t i = 1; i < count; ++i) {
         Elf_Scn* scn = elf_getscn(file.get(), i);
         GElf_Shdr sh;
@@ -88,46 +108,30 @@ HookPatcher::HookPatcher(const std::string& elf) : path_(elf) {
             if (!name) continue;
             for (const char* h : kHooks)
                 if (std::string(name) == h)
-                    rel_sites.push_back(
-                        {static_cast<std::uint32_t>(rel.r_offset), static_cast<std::uint32_t>(sym.st_value & ~1u), type == kThmJump24});
+                    calls.push_back({static_cast<std::uint32_t>(rel.r_offset), static_cast<std::uint32_t>(sym.st_value & ~1u), type == kThmJump24});
         }
     }
-    from_relocations_ = !rel_sites.empty();
-    auto add = [&](std::uint32_t at, std::uint32_t hook, bool tail, bool must) {
-        const std::size_t off = file_offset(at);
-        if (off == std::string::npos) {
-            if (must) throw ConfigError(elf + ": hook call site " + config::hex32(at) + " is in no code section");
-            return;
-        }
-        const std::uint16_t hw1 = read_le16(&bytes_[off]), hw2 = read_le16(&bytes_[off + 2]);
-        const auto target = branch_target(hw1, hw2, at, tail);
-        const bool nop = tail ? hw1 == kBxLr && hw2 == kNop : hw1 == kNopW1 && hw2 == kNopW2;
-        if (!(target && *target == hook) && !nop) {
-            if (!must) return;
-            throw ConfigError(elf + ": " + config::hex32(at) + " (" + image.symbols().describe(at) + ") does not look like a hook call: neither " +
-                              (tail ? "B.W to the hook nor BX LR; NOP" : "BL to the hook nor NOP.W") + "; refusing to patch");
-        }
-        const Symbol* f = image.symbols().function_at(at);
-        sites_.push_back({at, hook, f ? f->name : config::hex32(at), !nop, tail});
-    };
-    if (from_relocations_) {
-        for (const RelSite& r : rel_sites) add(r.address, r.hook, r.tail, true);
-    } else {
-        // No relocations: every 32-bit BL or B.W that reaches a hook, halfword by halfword.
-        for (const Code& c : code_)
-            for (std::uint32_t at = c.address; at + 4 <= c.address + c.size; at += 2) {
-                const std::uint8_t* p = &bytes_[c.offset + (at - c.address)];
-                for (bool tail : {false, true}) {
-                    auto target = branch_target(read_le16(p), read_le16(p + 2), at, tail);
-                    if (target && std::find(hooks.begin(), hooks.end(), *target) != hooks.end()) {
-                        add(at, *target, tail, false);
-                        at += 2;
-                        break;
-                    }
-                }
-            }
+    return calls;
+}
+
+// A hook call site at `at`: a BL (B.W when `tail`) to `hook`, or the NOPs a patch left there.
+// `must`: the relocations say it is one, so anything else there is an error.
+void HookPatcher::add_site(const ElfImage& image, std::uint32_t at, std::uint32_t hook, bool tail, bool must) {
+    const std::size_t off = file_offset(at);
+    if (off == std::string::npos) {
+        if (must) throw ConfigError(path_ + ": hook call site " + config::hex32(at) + " is in no code section");
+        return;
     }
-    if (sites_.empty()) throw ConfigError(elf + ": no hook call sites found (built with -finstrument-functions?)");
+    const std::uint16_t hw1 = read_le16(&bytes_[off]), hw2 = read_le16(&bytes_[off + 2]);
+    const auto target = branch_target(hw1, hw2, at, tail);
+    const bool nop = tail ? hw1 == kBxLr && hw2 == kNop : hw1 == kNopW1 && hw2 == kNopW2;
+    if (!(target && *target == hook) && !nop) {
+        if (!must) return;
+        throw ConfigError(path_ + ": " + config::hex32(at) + " (" + image.symbols().describe(at) + ") does not look like a hook call: neither " +
+                          (tail ? "B.W to the hook nor BX LR; NOP" : "BL to the hook nor NOP.W") + "; refusing to patch");
+    }
+    const Symbol* f = image.symbols().function_at(at);
+    sites_.push_back({at, hook, f ? f->name : config::hex32(at), !nop, tail});
 }
 
 std::size_t HookPatcher::file_offset(std::uint32_t address) const {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "decode/elf_image.h"
+
 namespace emutrace::decode {
 
 struct HookSite {
@@ -46,6 +48,12 @@ private:
     std::vector<HookSite> sites_;
     bool from_relocations_ = false;
     std::size_t file_offset(std::uint32_t address) const;
+    struct RelocatedCall {
+        std::uint32_t address, hook;
+        bool tail;
+    };
+    std::vector<RelocatedCall> read_sections();
+    void add_site(const ElfImage& image, std::uint32_t at, std::uint32_t hook, bool tail, bool must);
 };
 
 }  // namespace emutrace::decode
