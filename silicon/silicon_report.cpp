@@ -19,41 +19,33 @@ std::string rate_text(const nlohmann::json& tally) {
            report::thousands(tally.value("configurations", std::uint64_t{0})) + ")";
 }
 
-}  // namespace
-
-std::string silicon_report_html(const nlohmann::json& r) {
-    // Named, not temporaries: a range-for over a temporary's items() would outlive it.
-    const nlohmann::json none = nlohmann::json::object(), no_tests = nlohmann::json::array();
-    const nlohmann::json& sets = r.contains("sets") ? r["sets"] : none;
-    const nlohmann::json& categories = r.contains("categories") ? r["categories"] : none;
-    const nlohmann::json& errors = r.contains("errors") ? r["errors"] : none;
-    const nlohmann::json& tests = r.contains("tests") ? r["tests"] : no_tests;
-    std::string body = "<p>Board <b>" + escape(r.value("board", "")) + "</b>, " + escape(r.value("timing", "")) + " timing: " + rate_text(r) +
-                       " of the configurations match the measured cycle counts exactly.</p>\n";
-    if (!sets.empty()) {
-        report::Table t;
-        t.headers = {"set", "configurations", "exact", "rate"};
-        t.numeric = {false, true, true, true};
-        for (const auto& [name, tally] : sets.items()) {
-            t.rows.push_back({escape(name), report::thousands(tally.value("configurations", std::uint64_t{0})),
-                              report::thousands(tally.value("exact", std::uint64_t{0})), report::percent(tally.value("rate", 0.0))});
-            t.row_classes.push_back("set");
-        }
-        body +=
-            "<h3>Given and validation sets</h3>\n<p class=\"note\">The validation set (every fifth test of a category) is held "
-            "aside from the model's development: its rate is the one to believe.</p>\n" +
-            t.html();
+std::string sets_html(const nlohmann::json& sets) {
+    if (sets.empty()) return {};
+    report::Table t;
+    t.headers = {"set", "configurations", "exact", "rate"};
+    t.numeric = {false, true, true, true};
+    for (const auto& [name, tally] : sets.items()) {
+        t.rows.push_back({escape(name), report::thousands(tally.value("configurations", std::uint64_t{0})),
+                          report::thousands(tally.value("exact", std::uint64_t{0})), report::percent(tally.value("rate", 0.0))});
+        t.row_classes.push_back("set");
     }
+    return "<h3>Given and validation sets</h3>\n<p class=\"note\">The validation set (every fifth test of a category) is held "
+           "aside from the model's development: its rate is the one to believe.</p>\n" +
+           t.html();
+}
+
+std::string categories_html(const nlohmann::json& categories) {
     std::vector<report::Bar> bars;
     for (const auto& [name, tally] : categories.items()) {
         double rate = tally.value("rate", 0.0);
         bars.push_back({name, 100 * rate, rate_text(tally), {}, rate < 0.95});
     }
-    body += "<h3>Exact by category</h3>\n" + report::horizontal_bars(bars,
-                                                                     "Share of configurations whose every dumped word equals "
-                                                                     "silicon's; red: under 95%");
+    return "<h3>Exact by category</h3>\n" +
+           report::horizontal_bars(bars, "Share of configurations whose every dumped word equals silicon's; red: under 95%");
+}
 
-    // Every region's words, summed: how far off the words are that differ.
+// Every region's words, summed: how far off the words are that differ.
+std::string word_errors_html(const nlohmann::json& errors) {
     std::vector<report::Bar> bins;
     for (const auto& [region, e] : errors.items()) {
         if (!e.contains("histogram")) continue;
@@ -81,12 +73,30 @@ std::string silicon_report_html(const nlohmann::json& r) {
             it->value_text = report::thousands(static_cast<std::uint64_t>(it->value));
             ++it;
         }
-    if (!bins.empty())
-        body += "<h3>Error per word</h3>\n" + report::columns(bins,
-                                                              "Compared words that differ, by emulated - measured cycles (" +
-                                                                  report::thousands(matching) + " words match exactly and are not drawn)",
-                                                              "emulated - measured (cycles)");
+    if (bins.empty()) return {};
+    return "<h3>Error per word</h3>\n" + report::columns(bins,
+                                                         "Compared words that differ, by emulated - measured cycles (" + report::thousands(matching) +
+                                                             " words match exactly and are not drawn)",
+                                                         "emulated - measured (cycles)");
+}
 
+// A configuration that differs, in a few words: why it did not finish, or its first word off.
+std::string differs_text(const nlohmann::json& c) {
+    std::string what = c.contains("error") && c["error"].is_string() ? c["error"].get<std::string>() : "";
+    if (!what.empty() || !c.contains("mismatches")) return what;
+    const auto& m = c["mismatches"];
+    const auto all = c.find("mismatched_words");  // the mismatches listed are the first ones
+    what = std::to_string(all != c.end() && all->is_number_unsigned() ? all->get<std::uint64_t>() : m.size()) + " words";
+    if (!m.empty()) {
+        char first[96];
+        std::snprintf(first, sizeof first, ", first %s[%llu]: %+lld", m[0].value("region", "").c_str(),
+                      static_cast<unsigned long long>(m[0].value("index", std::uint64_t{0})), static_cast<long long>(m[0].value("error", 0)));
+        what += first;
+    }
+    return what;
+}
+
+std::string differing_html(const nlohmann::json& tests) {
     report::Table d;
     d.headers = {"test", "configuration", "set", "differs"};
     std::size_t shown = 0, differing = 0;
@@ -97,30 +107,30 @@ std::string silicon_report_html(const nlohmann::json& r) {
             ++differing;
             if (shown >= kDiffersShown) continue;
             ++shown;
-            std::string what = c.contains("error") && c["error"].is_string() ? c["error"].get<std::string>() : "";
-            if (what.empty() && c.contains("mismatches")) {
-                const auto& m = c["mismatches"];
-                const auto all = c.find("mismatched_words");  // the mismatches listed are the first ones
-                what = std::to_string(all != c.end() && all->is_number_unsigned() ? all->get<std::uint64_t>() : m.size()) + " words";
-                if (!m.empty()) {
-                    char first[96];
-                    std::snprintf(first, sizeof first, ", first %s[%llu]: %+lld", m[0].value("region", "").c_str(),
-                                  static_cast<unsigned long long>(m[0].value("index", std::uint64_t{0})),
-                                  static_cast<long long>(m[0].value("error", 0)));
-                    what += first;
-                }
-            }
             d.rows.push_back({escape(t.value("category", "") + "/" + t.value("test", "")),
                               escape("#" + std::to_string(c.value("number", std::uint64_t{0})) + " " + c.value("configuration", "").substr(0, 80)),
-                              escape(t.value("set", "")), escape(what)});
+                              escape(t.value("set", "")), escape(differs_text(c))});
             d.row_classes.push_back("differs");
         }
     }
-    if (differing) {
-        body += "<h3>Configurations that differ</h3>\n" + d.html();
-        if (differing > shown)
-            body += "<p class=\"note\">&hellip; and " + report::thousands(differing - shown) + " more (--json has them all).</p>\n";
-    }
+    if (!differing) return {};
+    std::string html = "<h3>Configurations that differ</h3>\n" + d.html();
+    if (differing > shown) html += "<p class=\"note\">&hellip; and " + report::thousands(differing - shown) + " more (--json has them all).</p>\n";
+    return html;
+}
+
+}  // namespace
+
+std::string silicon_report_html(const nlohmann::json& r) {
+    // Named, not temporaries: a range-for over a temporary's items() would outlive it.
+    const nlohmann::json none = nlohmann::json::object(), no_tests = nlohmann::json::array();
+    const nlohmann::json& sets = r.contains("sets") ? r["sets"] : none;
+    const nlohmann::json& categories = r.contains("categories") ? r["categories"] : none;
+    const nlohmann::json& errors = r.contains("errors") ? r["errors"] : none;
+    const nlohmann::json& tests = r.contains("tests") ? r["tests"] : no_tests;
+    std::string body = "<p>Board <b>" + escape(r.value("board", "")) + "</b>, " + escape(r.value("timing", "")) + " timing: " + rate_text(r) +
+                       " of the configurations match the measured cycle counts exactly.</p>\n";
+    body += sets_html(sets) + categories_html(categories) + word_errors_html(errors) + differing_html(tests);
     return report::section("silicon", "Silicon cycle counts", body);
 }
 
