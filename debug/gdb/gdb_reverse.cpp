@@ -9,6 +9,8 @@ namespace emutrace::debug::gdb {
 bool GdbStub::checkpoint(emu::DebugTarget& target) {
     if (!reverse_ || !no_reverse_.empty()) return false;
     static constexpr std::size_t kCopiesPerInterval = 32;  // then copies are kept twice as far apart
+    static constexpr std::size_t kMostCopies = 256;        // each holds a pipe's descriptors in every later process
+    if (copies_.kept() >= kMostCopies) return false;
     interval_ = kFirstInterval << std::min<std::size_t>(copies_.kept() / kCopiesPerInterval, 20);
     auto message = copies_.keep(target.position());
     if (!message) return false;

@@ -61,6 +61,7 @@ bool GdbStub::accept_client() {
     std::fflush(stderr);
     while (!wait_readable(listener_)) {
         if (emu::stop_signal()) return false;  // Ctrl-C while waiting: the run stops as it would unattached
+        if (copies_.orphaned()) ::_exit(1);    // the run's supervisor has gone: so has the run
     }
     client_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client_ < 0) throw ConfigError("--gdb " + listening_ + ": accepting GDB's connection failed: " + std::strerror(errno));
