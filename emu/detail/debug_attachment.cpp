@@ -48,6 +48,7 @@ void leave_block_at(MachineState& m, std::uint32_t pc) {
 
 DebugAttachment::~DebugAttachment() {
     if (attached()) detach();
+    if (settle_hook_) m_.uc.remove_hook(*settle_hook_);
 }
 
 void DebugAttachment::detach() {
@@ -81,6 +82,9 @@ bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
         case DebugResume::Step: stepping_ = true; break;
         case DebugResume::Continue: stepping_ = false; break;
     }
+    resume_pc_ = m_.uc.reg(UC_ARM_REG_PC);
+    first_instruction_ = true;
+    settle_after_stop(in_block && resume_pc_ == e.pc);
     update_instruction_hook();
     if (translations_stale_) {  // hooks added or removed: code is translated again with them
         // Region by region: Unicorn 2.0.1's whole flush clears its code buffer, seconds a time.
@@ -88,10 +92,26 @@ bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
             if (r.access & AccessExecute) m_.uc.remove_cache(r.base, r.base + (r.size - 1));
         translations_stale_ = false;
     }
-    resume_pc_ = m_.uc.reg(UC_ARM_REG_PC);
-    first_instruction_ = true;
-    stopped_in_hook_ = in_block && resume_pc_ == e.pc;
     return true;
+}
+
+// A stop in a hook on the instruction execution resumes at came after the machine's own hooks
+// there had run (they come first in Unicorn's list): they must not run again for it. The block
+// hook that says when that instruction is behind is there only until it is, attached or not.
+void DebugAttachment::settle_after_stop(bool in_hook) {
+    stopped_in_hook_ = in_hook;
+    blocks_since_stop_ = 0;
+    if (in_hook && !settle_hook_) settle_hook_ = m_.uc.add_removable_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(on_block_after_stop), this);
+}
+
+// Blocks after a stop in a hook: the first is the one execution resumed in; at the second the
+// resumed instruction is behind (every block is hooked already, so this needs no translation).
+void DebugAttachment::on_block_after_stop(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+    DebugAttachment& d = self(user);
+    if (++d.blocks_since_stop_ < 2) return;
+    d.stopped_in_hook_ = false;
+    d.m_.uc.remove_hook(*d.settle_hook_);
+    d.settle_hook_.reset();
 }
 
 bool DebugAttachment::poll_interrupt() {

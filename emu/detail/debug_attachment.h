@@ -32,7 +32,7 @@ public:
     bool poll_interrupt();
     /// Whether the machine's own hooks at `pc` ran already, before a stop there: its hooks come
     /// first in Unicorn's list, and run again when execution resumes at the instruction.
-    bool hooks_ran_at(std::uint32_t pc) const { return first_instruction_ && stopped_in_hook_ && pc == (resume_pc_ & ~1u); }
+    bool hooks_ran_at(std::uint32_t pc) const { return stopped_in_hook_ && blocks_since_stop_ <= 1 && pc == (resume_pc_ & ~1u); }
 
     // DebugTarget
     std::vector<DebugThread> threads() const override;
@@ -56,6 +56,8 @@ private:
     static void on_breakpoint(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
     static void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
     static void on_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
+    static void on_block_after_stop(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+    void settle_after_stop(bool in_hook);
     void halt(DebugEvent event);
     /// The hook on every instruction exactly while stepping, watching or counting.
     void update_instruction_hook();
@@ -77,6 +79,8 @@ private:
     std::uint32_t resume_pc_ = 0;
     bool first_instruction_ = false;  ///< the next instruction hook is the one execution resumed at
     bool stopped_in_hook_ = false;    ///< the last stop was in a hook on the instruction it resumed at
+    unsigned blocks_since_stop_ = 0;  ///< while stopped_in_hook_: blocks started since the resume
+    std::optional<uc_hook> settle_hook_;
     std::optional<DebugEvent> watch_hit_;
     std::optional<DebugEvent> halt_;
     bool translations_stale_ = false;  ///< hooks changed: the translated code goes before the next start
