@@ -305,9 +305,11 @@ void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* use
 }
 
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
-    if (machine(user).debug && machine(user).debug->hooks_ran_at(static_cast<std::uint32_t>(address))) return;  // once per run of it
-    machine(user).settle_pipeline(static_cast<std::uint32_t>(address), false);
-    machine(user).reach_watch(static_cast<std::uint32_t>(address));
+    MachineState& m = machine(user);
+    const auto pc = static_cast<std::uint32_t>(address);
+    if (m.debug && m.debug->hooks_ran_at(pc)) return;  // once per run of it
+    m.settle_pipeline(pc, false);
+    m.reach_watch(pc);
 }
 
 void on_instruction(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {

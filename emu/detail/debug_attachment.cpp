@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config/little_endian.h"
 #include "emu/detail/machine_impl.h"
 
 namespace emutrace::emu::detail {
@@ -215,7 +216,7 @@ bool DebugAttachment::thread_register(std::uint32_t thread, unsigned n, std::uin
     auto word = [&](std::uint32_t address, std::uint32_t& v) {
         std::uint8_t b[4];
         if (!m_.uc.read_memory(address, b)) return false;
-        v = static_cast<std::uint32_t>(b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24);
+        v = config::read_le32(b);
         return true;
     };
     std::uint32_t top = 0;
