@@ -31,14 +31,21 @@ const char* version() {
     return EMUTRACE_VERSION;
 }
 
+std::vector<std::string> AnalysisRegistry::option_names() const {
+    std::vector<std::string> names = outputs();
+    names.insert(names.end(), std::begin(kReservedOptions), std::end(kReservedOptions));
+    for (const auto& t : types_)
+        for (const auto& f : t.flags) names.push_back(f.name);
+    for (const auto& t : sources_)
+        for (const auto& o : t.options) names.push_back(o.name);
+    return names;
+}
+
 void AnalysisRegistry::add(AnalysisType type) {
     if (type.name.empty() || !type.create) throw ConfigError("analysis '" + type.name + "': a name and a create function are required");
     if (find(type.name)) throw ConfigError("analysis '" + type.name + "' is registered twice");
     // Outputs and flags are both --names on one command line: one namespace, with the run's own.
-    std::vector<std::string> secs = sections(), names = outputs();
-    names.insert(names.end(), std::begin(kReservedOptions), std::end(kReservedOptions));
-    for (const auto& t : types_)
-        for (const auto& f : t.flags) names.push_back(f.name);
+    std::vector<std::string> secs = sections(), names = option_names();
     for (const auto& s : type.sections)
         if (contains(secs, s)) throw ConfigError("analysis '" + type.name + "': scenario section '" + s + "' is already taken");
     auto claim = [&](const AnalysisOption& o, const char* what) {
@@ -48,6 +55,23 @@ void AnalysisRegistry::add(AnalysisType type) {
     for (const auto& o : type.outputs) claim(o, "output");
     for (const auto& f : type.flags) claim(f, "option");
     types_.push_back(std::move(type));
+}
+
+void AnalysisRegistry::add(SourceType type) {
+    if (type.name.empty() || !type.open) throw ConfigError("source '" + type.name + "': a name and an open function are required");
+    if (find_source(type.name)) throw ConfigError("source '" + type.name + "' is registered twice");
+    std::vector<std::string> names = option_names();
+    for (const auto& o : type.options) {
+        if (contains(names, o.name)) throw ConfigError("source '" + type.name + "': option --" + o.name + " is already taken");
+        names.push_back(o.name);
+    }
+    sources_.push_back(std::move(type));
+}
+
+const SourceType* AnalysisRegistry::find_source(std::string_view name) const {
+    for (const auto& t : sources_)
+        if (t.name == name) return &t;
+    return nullptr;
 }
 
 const AnalysisType* AnalysisRegistry::find(std::string_view name) const {

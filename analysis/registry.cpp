@@ -3,6 +3,7 @@
 //     AnalysisType emutrace::analysis::<name>_analysis();
 // and one row below. Registry order is report order.
 #include "emutrace/registry.h"
+#include "sources/registry.h"
 
 // clang-format off
 #define EMUTRACE_BUILTIN_ANALYSES(ROW) \
@@ -29,6 +30,7 @@ AnalysisRegistry AnalysisRegistry::builtin() {
 #define EMUTRACE_ADD(name) r.add(analysis::name##_analysis());
     EMUTRACE_BUILTIN_ANALYSES(EMUTRACE_ADD)
 #undef EMUTRACE_ADD
+    sources::add_builtin_sources(r);
     return r;
 }
 

@@ -30,9 +30,15 @@ int analyses_command(const AnalysisRegistry& registry) {
             std::printf("  option    %s%s%s  %s\n", f.flag().c_str(), f.value_name.empty() ? "" : " ", f.value_name.c_str(), f.help.c_str());
         std::printf("  events    %s\n\n", event_kinds(t.wants).c_str());
     }
+    std::printf("Recorded sources (emutrace decode SOURCE INPUT; the emulator is the default of run):\n");
+    for (const auto& t : registry.sources()) {
+        std::printf("%s\n  %s\n  input     %s%s\n", t.name.c_str(), t.summary.c_str(), t.input.c_str(), t.needs_firmware ? " (needs --elf)" : "");
+        for (const auto& o : t.options)
+            std::printf("  option    %s%s%s  %s\n", o.flag().c_str(), o.value_name.empty() ? "" : " ", o.value_name.c_str(), o.help.c_str());
+    }
     std::printf(
-        "Every run also writes --json FILE (outputs.json) and --junit FILE (outputs.junit) with the analyses' test cases.\n"
-        "Out-of-tree analyses: --plugin FILE or a scenario's plugins: list (docs/design.md, \"Writing an analysis\").\n");
+        "\nEvery run also writes --json FILE (outputs.json) and --junit FILE (outputs.junit) with the analyses' test cases.\n"
+        "Out-of-tree analyses and sources: --plugin FILE or a scenario's plugins: list (docs/design.md, \"Writing an analysis\").\n");
     return 0;
 }
 

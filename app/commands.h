@@ -53,6 +53,19 @@ struct CrosscheckOptions {
 /// analysis fails.
 int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions& options);
 
+struct DecodeOptions {
+    std::string source;                          ///< a registered source's name
+    std::string input;                           ///< its file or directory
+    std::string elf;                             ///< the traced firmware: symbols for the analyses
+    std::string scenario;                        ///< the analyses' sections, rtos: thread names
+    std::map<std::string, std::string> options;  ///< --json, --junit, --report, the source's and analyses' options
+};
+
+/// Reads a recorded trace with a registered source and runs the asked-for analyses on it, as
+/// `run` does on an emulated run. Returns the session's status (the source's verdict, or 1 when an
+/// analysis failed).
+int decode_command(const AnalysisRegistry& registry, const DecodeOptions& options);
+
 struct RingdumpOptions {
     std::string dump;                            ///< the device's memory dump
     std::string base;                            ///< address of a raw dump's first byte

@@ -25,9 +25,10 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
     RunRequest request;
     request.firmware = o.elf;
     request.scenario = o.scenario;
-    request.capture = o.snapshot;
-    request.capture_trace_id = o.trace_id;
+    request.source = "ptm";
+    request.source_input = o.snapshot;
     request.options = o.options;
+    if (o.trace_id) request.options["trace-id"] = std::to_string(o.trace_id);
     // Written below, with the coverage and the comparison, not by the session.
     std::string json_path, report_path;
     for (auto [key, path] : {std::pair{"json", &json_path}, std::pair{"report", &report_path}})

@@ -28,9 +28,9 @@ namespace cli = emutrace::app::cli;
 // One row per subcommand, in the order `emutrace --help` lists them.
 using Factory = std::unique_ptr<cli::Subcommand> (*)();
 constexpr Factory kSubcommands[] = {
-    cli::run_subcommand,      cli::replay_subcommand,  cli::dump_subcommand,     cli::cfg_subcommand,  cli::crosscheck_subcommand,
-    cli::ringdump_subcommand, cli::patch_subcommand,   cli::overhead_subcommand, cli::wcet_subcommand, cli::silicon_subcommand,
-    cli::campaign_subcommand, cli::markers_subcommand, cli::analyses_subcommand, cli::info_subcommand,
+    cli::run_subcommand,        cli::replay_subcommand,   cli::dump_subcommand,    cli::cfg_subcommand,      cli::decode_subcommand,
+    cli::crosscheck_subcommand, cli::ringdump_subcommand, cli::patch_subcommand,   cli::overhead_subcommand, cli::wcet_subcommand,
+    cli::silicon_subcommand,    cli::campaign_subcommand, cli::markers_subcommand, cli::analyses_subcommand, cli::info_subcommand,
 };
 
 void set_up_logging(Verbosity v) {

@@ -18,9 +18,9 @@
 #include "app/commands.h"
 #include "config/text_file.h"
 #include "config/units.h"
-#include "decode/hook_patcher.h"
 #include "emutrace/config_error.h"
 #include "emutrace/session.h"
+#include "sources/ring/hook_patcher.h"
 
 namespace emutrace::app {
 namespace {

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "app/commands.h"
-#include "decode/hook_patcher.h"
 #include "emutrace/config_error.h"
+#include "sources/ring/hook_patcher.h"
 
 namespace emutrace::app {
 

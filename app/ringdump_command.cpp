@@ -12,7 +12,6 @@
 #include "config/text_file.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
-#include "decode/memory_dump.h"
 #include "emutrace/config_error.h"
 #include "emutrace/session.h"
 
@@ -23,9 +22,10 @@ int ringdump_command(const AnalysisRegistry& registry, const RingdumpOptions& o)
     RunRequest request;
     request.firmware = o.elf;
     request.scenario = o.scenario;
-    request.ring_dump = o.dump;
+    request.source = "ring";
+    request.source_input = o.dump;
     request.options = o.options;
-    request.ring_base = decode::parse_dump_base(o.base);
+    if (!o.base.empty()) request.options["dump-base"] = o.base;
     std::string json_path;
     if (auto it = request.options.find("json"); o.compare && it != request.options.end()) {
         json_path = it->second;  // written below, with the comparison

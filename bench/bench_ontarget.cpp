@@ -23,9 +23,9 @@
 #include "bench/bench_paths.h"
 #include "bench_timing.h"
 #include "decode/elf_image.h"
-#include "decode/hook_patcher.h"
 #include "emutrace/registry.h"
 #include "emutrace/session.h"
+#include "sources/ring/hook_patcher.h"
 
 namespace {
 
@@ -131,7 +131,8 @@ int main(int argc, char** argv) try {
     for (int i = 0; i < repeat; ++i) {
         emutrace::RunRequest r;
         r.firmware = traced;
-        r.ring_dump = core;
+        r.source = "ring";
+        r.source_input = core;
         r.options["calltrace"] = "";
         emutrace::Session s(registry, r);
         const double t0 = wall_now();

@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 configure_file(${PROJECT_SOURCE_DIR}/include/emutrace/version.h.in ${PROJECT_BINARY_DIR}/generated/emutrace/version.h @ONLY)
 
 # The modules, in link order. Tests and benchmarks link them directly (emutrace_internal).
-set(emutrace_modules emutrace_silicon emutrace_session emutrace_debug emutrace_analysis emutrace_report emutrace_emu emutrace_models emutrace_decode
+set(emutrace_modules emutrace_silicon emutrace_session emutrace_debug emutrace_analysis emutrace_report emutrace_emu emutrace_models emutrace_sources emutrace_decode
     emutrace_config emutrace_trace)
 add_library(emutrace_internal INTERFACE)
 target_link_libraries(emutrace_internal INTERFACE ${emutrace_modules})

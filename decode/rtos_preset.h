@@ -4,6 +4,8 @@
 // how, and which source files are the kernel. The offsets come from the firmware's DWARF, so one
 // preset fits every configuration of the kernel. Adding an RTOS is one row of rtos_preset.cpp.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,12 @@ struct RtosPreset {
     /// saved r4-r11 (and, with an FPU, EXC_RETURN and s16-s31 when the frame is an FP one) above
     /// the frame the exception entry stacked: a debugger reads a suspended thread's registers there.
     std::string stack_member = {};
+};
+
+/// Where the threads' names are in their control blocks (the scenario's rtos: section).
+struct ThreadNames {
+    std::optional<std::uint32_t> offset;
+    std::uint32_t length = 16;
 };
 
 /// The preset of that name, or null.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "decode/capture_decoder.h"
+#include "sources/ptm/capture_decoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     emutrace::decode::decode_ptm_bytes(data, size);

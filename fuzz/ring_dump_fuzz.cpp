@@ -7,9 +7,9 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "decode/elf_image.h"
-#include "decode/ring_trace.h"
 #include "emutrace/config_error.h"
 #include "fuzz/fuzz_input.h"
+#include "sources/ring/ring_trace.h"
 
 namespace {
 

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decode/capture_decoder.h"
 #include "emu/run_result.h"
 #include "session/scenario.h"
 
@@ -15,9 +14,5 @@ namespace emutrace::session {
 std::string format_summary(const Scenario& scenario, const std::string& elf, const emu::RunResult& result);
 /// Stable keys: instructions, cycles, stop_reason, exit_code, host_seconds, ... (docs/cli.md).
 nlohmann::json to_json(const Scenario& scenario, const std::string& elf, const emu::RunResult& result);
-
-/// A decoded capture's totals: bytes, sources, ranges, instructions, exceptions, gaps, losses.
-std::string format_capture(const decode::CaptureSummary& summary);
-nlohmann::json capture_json(const decode::CaptureSummary& summary);
 
 }  // namespace emutrace::session

@@ -1,7 +1,7 @@
 #include "emutrace/session.h"
-#include "analysis/in_tree_setup.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
+#include "decode/in_tree_setup.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -27,7 +27,6 @@
 #include "session/hang_report.h"
 #include "session/junit_report.h"
 #include "session/progress_meter.h"
-#include "session/recorded_source.h"
 #include "session/run_report.h"
 #include "session/scenario.h"
 
@@ -76,7 +75,7 @@ void apply(const MachineOverrides& o, emu::MachineConfig& m) {
 std::string firmware_path(const RunRequest& r, const session::Scenario& sc) {
     if (!r.firmware.empty()) return r.firmware;
     if (sc.firmware.empty()) {
-        if (!r.capture.empty()) return "";  // a capture decodes without symbols (the ELF comes from --elf)
+        if (!r.source.empty()) return "";  // a recorded source may decode without symbols (the ELF comes from --elf)
         throw ConfigError("no firmware: give an ELF on the command line, or a scenario with a 'firmware:' key");
     }
     if (sc.firmware.find('/') != std::string::npos) return sc.firmware;
@@ -114,7 +113,7 @@ struct Session::Impl final : InTreeSetup {
     std::vector<Running> analyses;
     std::unique_ptr<debug::gdb::GdbStub> gdb;  ///< --gdb: before the machine, which holds a pointer to it
     std::unique_ptr<emu::Machine> machine;
-    std::unique_ptr<session::RecordedSource> recorded;  ///< a capture or a ring dump instead of the machine
+    std::unique_ptr<trace::RecordedSource> recorded;  ///< a registered source instead of the machine
     bool ran = false;
 
     // run()'s steps (below it).
@@ -146,7 +145,7 @@ struct Session::Impl final : InTreeSetup {
     std::string_view cycle_model() const override { return emu::to_string(machine ? machine->config().timing : scenario.machine.timing); }
     bool emulated() const override { return !recorded; }
     const decode::ElfImage& image() const override {
-        if (!loaded) throw ConfigError(request.capture + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");
+        if (!loaded) throw ConfigError(request.source_input + ": the analyses need the traced firmware's symbols: give the ELF (--elf)");
         return *loaded;
     }
     const decode::Program& program() const override {
@@ -155,6 +154,7 @@ struct Session::Impl final : InTreeSetup {
     }
     mutable std::optional<decode::Program> program_built;  ///< on the first analysis that asks
     std::string_view core() const override { return machine ? machine->config().core.name : scenario.machine.core.name; }
+    decode::ThreadNames thread_names() const override { return {scenario.machine.rtos.name_offset, scenario.machine.rtos.name_length}; }
 
     // --checkpoint-every: the JSON result rewritten as the run goes, so that a run of days that is
     // killed keeps its figures up to the last period (the analyses' checkpoint()).
@@ -201,6 +201,22 @@ struct Session::Impl final : InTreeSetup {
         });
     }
 
+    // The registered source the request names, opened on its input.
+    std::unique_ptr<trace::RecordedSource> open_source() const {
+        const SourceType* type = registry.find_source(request.source);
+        if (!type) {
+            std::string known;
+            for (const auto& t : registry.sources()) known += (known.empty() ? "" : ", ") + t.name;
+            throw ConfigError("no trace source named '" + request.source + "' (known: " + known + ")");
+        }
+        if (request.source_input.empty()) throw ConfigError(request.source + ": give its input: " + type->input);
+        if (type->needs_firmware && !loaded)
+            throw ConfigError(request.source_input + ": decoding a " + type->name + " trace needs the traced firmware: give the ELF (--elf)");
+        std::unique_ptr<trace::RecordedSource> source = type->open(*this, request.source_input);
+        if (!source) throw ConfigError(request.source_input + ": the " + type->name + " source opened nothing");
+        return source;
+    }
+
     // Every option must be one some analysis or the run itself takes.
     void check_options() const {
         for (const auto& [name, value] : request.options) {
@@ -210,7 +226,12 @@ struct Session::Impl final : InTreeSetup {
                 for (const auto& o : t.outputs) known = known || o.name == name;
                 for (const auto& f : t.flags) known = known || f.name == name;
             }
-            if (!known) throw ConfigError("--" + name + ": no registered analysis takes this option (see emutrace analyses)");
+            if (const SourceType* source = registry.find_source(request.source))
+                for (const auto& o : source->options) known = known || o.name == name;
+            if (!known)
+                throw ConfigError("--" + name + ": no registered analysis" +
+                                  std::string(request.source.empty() ? "" : " or the " + request.source + " source") +
+                                  " takes this option (see emutrace analyses)");
         }
         // Two outputs into one file: the second would overwrite the first without a word.
         std::vector<std::string> files(std::begin(session::kRunOutputs), std::end(session::kRunOutputs));
@@ -236,12 +257,7 @@ Session::Session(const AnalysisRegistry& registry, RunRequest request) : impl_(s
     if (!s.elf.empty()) s.loaded = decode::ElfImage::load(s.elf);
     if (s.loaded) session::take_core_built_for(s.scenario, *s.loaded, s.request.machine.cpu.has_value());
     if (s.loaded) session::take_rtos_preset(s.scenario, *s.loaded);
-    if (!s.request.capture.empty()) s.recorded = session::open_capture(s.request.capture, s.request.capture_trace_id);
-    if (!s.request.ring_dump.empty()) {
-        if (!s.loaded) throw ConfigError(s.request.ring_dump + ": decoding the on-target trace needs the traced firmware: give the ELF (--elf)");
-        const emu::RtosConfig& rtos = s.scenario.machine.rtos;
-        s.recorded = session::open_ring_dump(s.request.ring_dump, s.request.ring_base, *s.loaded, {rtos.name_offset, rtos.name_length});
-    }
+    if (!s.request.source.empty()) s.recorded = s.open_source();
     std::vector<std::uint32_t> points, watches;
     for (const auto& type : s.registry.types()) {
         std::unique_ptr<Analysis> a = type.create(s);
@@ -314,13 +330,15 @@ const std::string& Session::scenario_file() const {
 nlohmann::json Session::Impl::source_result(RunReport& report, std::string& firmware_failed) {
     Impl& s = *this;
     if (!s.machine) {
-        report.summary = s.recorded->summary_text();
+        report.summary = s.recorded->summary();
         report.stopped = "decoded";
         std::string why;
         if ((report.status = s.recorded->verdict(why))) report.failures.push_back(why);
         if (report.totals.clock_hz)
             report.totals.emulated_seconds = static_cast<double>(report.totals.cycles) / static_cast<double>(report.totals.clock_hz);
-        return s.recorded->summary_json();
+        nlohmann::json j = nlohmann::json::parse(s.recorded->json(), nullptr, false);
+        if (!j.is_object()) throw ConfigError("source '" + s.request.source + "' returned a summary that is no JSON object");
+        return j;
     }
     emu::RunResult result = s.machine->result();
     if (result.reason == emu::StopReason::Hang && s.loaded) result.message += session::hang_context(*s.loaded, s.program(), result.pc);

@@ -1,7 +1,7 @@
 // The call-trace analysis as a registry row: function entry/exit tracer, profile, timing
 // constraints with their baseline check, and the Perfetto and compact-trace writers
 // (docs/calltrace.md).
-#include "analysis/in_tree_setup.h"
+#include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
 #include <fnmatch.h>

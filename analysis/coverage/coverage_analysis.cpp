@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coverage/block_coverage.h"
-#include "analysis/in_tree_setup.h"
 #include "config/json_text.h"
+#include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
 namespace emutrace::analysis {

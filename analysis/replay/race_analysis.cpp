@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/in_tree_setup.h"
 #include "analysis/replay/race_detector.h"
 #include "analysis/replay/replay_config.h"
 #include "config/json_text.h"
 #include "config/units.h"
+#include "decode/in_tree_setup.h"
 #include "decode/program.h"
 #include "decode/source_lines.h"
 #include "emutrace/analysis.h"

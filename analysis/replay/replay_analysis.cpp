@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/in_tree_setup.h"
 #include "analysis/replay/dump_log.h"
 #include "analysis/replay/log_translation.h"
 #include "analysis/replay/replay_config.h"
@@ -18,6 +17,7 @@
 #include "config/json_text.h"
 #include "config/units.h"
 #include "decode/elf_image.h"
+#include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 #include "emutrace/config_error.h"
 

@@ -2,10 +2,10 @@
 
 #include <fnmatch.h>
 
-#include "analysis/in_tree_setup.h"
 #include "config/units.h"
 #include "decode/dwarf_types.h"
 #include "decode/elf_image.h"
+#include "decode/in_tree_setup.h"
 #include "decode/instruction_decoder.h"
 #include "decode/program.h"
 #include "decode/rtos_preset.h"

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/in_tree_setup.h"
 #include "analysis/sampler/code_graph.h"
 #include "analysis/sampler/firmware_sample_monitor.h"
 #include "analysis/sampler/marker_planner.h"
@@ -13,6 +12,7 @@
 #include "analysis/sampler/sampling_monitor.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
+#include "decode/in_tree_setup.h"
 #include "decode/program.h"
 #include "emutrace/analysis.h"
 #include "emutrace/config_error.h"

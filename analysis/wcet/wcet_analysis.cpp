@@ -1,6 +1,6 @@
 // The loop-context WCET analysis as a registry row (docs/wcet.md): measures the run, bounds the
 // scenario's function with IPET, and fails the run when the bound is untrusted or over its limit.
-#include "analysis/in_tree_setup.h"
+#include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
 #include <memory>

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/in_tree_setup.h"
 #include "analysis/writers/pft_writer.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
+#include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 #include "emutrace/config.h"
 #include "trace/background_sink.h"

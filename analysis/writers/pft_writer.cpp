@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "decode/coresight_formatter.h"
 #include "decode/elf_image.h"
-#include "decode/snapshot_writer.h"
 #include "emutrace/config_error.h"
+#include "sources/ptm/coresight_formatter.h"
+#include "sources/ptm/snapshot_writer.h"
 
 namespace emutrace::analysis {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "decode/capture_decoder.h"
-#include "decode/pft_encoder.h"
 #include "emutrace/sink.h"
+#include "sources/ptm/capture_decoder.h"
+#include "sources/ptm/pft_encoder.h"
 
 namespace emutrace::decode {
 class ElfImage;

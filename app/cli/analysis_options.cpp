@@ -9,6 +9,11 @@ void AnalysisOptions::declare(Command& cmd, const AnalysisRegistry& registry) {
     }
 }
 
+void AnalysisOptions::declare_sources(Command& cmd, const AnalysisRegistry& registry) {
+    for (const auto& t : registry.sources())
+        for (const auto& o : t.options) add(cmd, AnalysisOption{o.name, o.value_name, o.help + " (" + t.name + " source)"}, false);
+}
+
 void AnalysisOptions::collect(std::map<std::string, std::string>& into) const {
     for (const auto& [name, option, value] : declared_)
         if (option.given()) into[name] = *value;

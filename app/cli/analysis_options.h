@@ -16,6 +16,8 @@ public:
     /// Declares every registered analysis's outputs and flags on `cmd` (outputs.events_limit is
     /// --events-limit); an option the command already has keeps the command's meaning.
     void declare(Command& cmd, const AnalysisRegistry& registry);
+    /// Declares every registered source's options too (the decode command reads any source).
+    void declare_sources(Command& cmd, const AnalysisRegistry& registry);
     /// After parsing: the ones given, by their registry name, into `into`.
     void collect(std::map<std::string, std::string>& into) const;
 

@@ -31,6 +31,7 @@ std::unique_ptr<Subcommand> replay_subcommand();
 std::unique_ptr<Subcommand> dump_subcommand();
 std::unique_ptr<Subcommand> cfg_subcommand();
 std::unique_ptr<Subcommand> crosscheck_subcommand();
+std::unique_ptr<Subcommand> decode_subcommand();
 std::unique_ptr<Subcommand> ringdump_subcommand();
 std::unique_ptr<Subcommand> patch_subcommand();
 std::unique_ptr<Subcommand> overhead_subcommand();

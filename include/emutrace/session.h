@@ -1,7 +1,7 @@
 #pragma once
 // One run: a scenario and a firmware loaded, the analyses the scenario and options ask for built
-// from the registry, a source (the emulator, or a decoded capture) delivering to them, and the
-// report. The emutrace command's run and crosscheck are this class plus printing.
+// from the registry, a source (the emulator, or a registered recorded source) delivering to them,
+// and the report. The emutrace command's run and crosscheck are this class plus printing.
 
 #include <cstdint>
 #include <map>
@@ -33,13 +33,11 @@ struct RunRequest {
     std::string scenario;  ///< YAML path; empty: the built-in MPS2-AN385 board
     /// Scenario keys set over the file's ("path=value", config::Node::with_settings): --set.
     std::vector<std::string> settings;
-    /// An OpenCSD snapshot directory: the analyses read this capture instead of an emulated run.
-    std::string capture;
-    unsigned capture_trace_id = 0;  ///< 0: every PTM source of the capture
-    /// A device's memory dump holding the on-target tracer's ring (firmware/ontarget): the
-    /// analyses read its events instead of an emulated run. Needs `firmware`.
-    std::string ring_dump;
-    std::optional<std::uint32_t> ring_base;  ///< where a raw ring_dump starts
+    /// A recorded source the analyses read instead of an emulated run: a registered source's name
+    /// (`emutrace analyses` lists them: "ptm", "ring", ...) and its input file or directory; its
+    /// options go in `options` like the analyses'. Empty: the emulator.
+    std::string source;
+    std::string source_input;
     /// Outputs and analysis options from the command line, by name without dashes ("json",
     /// "junit", "perfetto", "calltrace", ...); a flag without value maps to "".
     std::map<std::string, std::string> options;

@@ -408,6 +408,36 @@ TEST_CASE("cli: crosscheck decodes a real capture and writes its totals") {
     CHECK(bad.err.find("snapshot.ini") != std::string::npos);
 }
 
+TEST_CASE("cli: decode reads any registered source by name, as the commands built on it do") {
+    TempDir dir;
+    const std::string tc2 = source("tests/data/captures/TC2");
+    Cli ptm = emutrace_cli("decode ptm " + tc2 + " --trace-id 19 --events " + dir.file("d.jsonl") + " --json " + dir.file("d.json"));
+    CHECK(ptm.status == 0);
+    Cli cross = emutrace_cli("crosscheck --snapshot " + tc2 + " --id 19 --events " + dir.file("c.jsonl") + " --json " + dir.file("c.json"));
+    REQUIRE(cross.status == 0);
+    // The same source under both names: the same totals and the same events, line for line.
+    auto d = nlohmann::json::parse(read_file(dir.file("d.json"))), c = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(d["instructions"] == 9548);
+    CHECK(d["ranges"] == c["ranges"]);
+    CHECK(d["trace_ids"] == c["trace_ids"]);
+    CHECK(read_file(dir.file("d.jsonl")) == read_file(dir.file("c.jsonl")));
+    CHECK(lines(read_file(dir.file("d.jsonl"))) > 1000);
+
+    Cli unknown = emutrace_cli("decode swv " + tc2);
+    CHECK(unknown.status == 2);
+    CHECK(unknown.err.find("no trace source named 'swv' (known: ptm, ring") != std::string::npos);
+    Cli no_elf = emutrace_cli("decode ring " + tc2 + "/snapshot.ini");
+    CHECK(no_elf.status == 2);
+    CHECK(no_elf.err.find("needs the traced firmware") != std::string::npos);
+    Cli bad_id = emutrace_cli("decode ptm " + tc2 + " --trace-id 300");
+    CHECK(bad_id.status == 2);
+    CHECK(bad_id.err.find("--trace-id") != std::string::npos);
+    // A source's option belongs to its source.
+    Cli other = emutrace_cli("decode ptm " + tc2 + " --dump-base 0x20000000");
+    CHECK(other.status == 2);
+    CHECK(other.err.find("--dump-base: no registered analysis or the ptm source takes this option") != std::string::npos);
+}
+
 TEST_CASE("cli: an emulated run's PFT snapshot crosschecks against the same run, and a different run diverges") {
     TempDir dir;
     std::string elf = firmware("irq_tests"), scenario = source("tests/scenarios/irq.yaml");

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "decode/coresight_formatter.h"
+#include "sources/ptm/coresight_formatter.h"
 #include "support/cli.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"

@@ -87,7 +87,8 @@ TEST_CASE("on-target tracing: the ring from the board's dump names the calls emu
         RunRequest dumped;
         dumped.firmware = board.elf;
         dumped.scenario = board.scenario;
-        dumped.ring_dump = board.core;
+        dumped.source = "ring";
+        dumped.source_input = board.core;
         const Entries ring = entries(dumped);
         REQUIRE(ring.threads.size() + ring.handlers.size() > 10000);  // a wrapped ring: the most recent events
         // The instrumented functions are those the ring names; emutrace also sees the tracer's own
@@ -151,6 +152,13 @@ TEST_CASE("on-target tracing: ringdump runs the call tracer and constraints on t
         CHECK(other.status == 1);
         CHECK(nlohmann::json::parse(read_file(board.dir.file("r.json")))["events"] == j["events"]);
     }
+    // The ring is a registered source: emutrace decode reads it with the same analyses and verdict.
+    Cli decoded = emutrace_cli("decode ring " + board.dir.file("ram.bin") + " --dump-base 0x20000000 --elf " + board.elf + " -s " + board.scenario +
+                               " --calltrace --json " + board.dir.file("d.json"));
+    CHECK(decoded.status == 1);
+    const auto d = nlohmann::json::parse(read_file(board.dir.file("d.json")));
+    CHECK(d["events"] == j["events"]);
+    CHECK(d["calltrace"]["functions"] == j["calltrace"]["functions"]);
 }
 
 TEST_CASE("on-target tracing: torn, corrupt and truncated rings decode what they can; no ring and another firmware are one-line errors") {

@@ -40,15 +40,18 @@ TEST_CASE("registry: emutrace analyses lists every registered analysis with its 
     }
 }
 
-TEST_CASE("registry: every option emutrace analyses lists is spelt as emutrace run accepts it") {
+TEST_CASE("registry: every option emutrace analyses lists is spelt as emutrace run (an analysis's) or decode (a source's) accepts it") {
     // The list once printed --wcet_stats and --events_limit, which the command line refuses.
     Cli list = emutrace_cli("analyses");
-    Cli help = emutrace_cli("run --help");
+    Cli run_help = emutrace_cli("run --help"), decode_help = emutrace_cli("decode --help");
     REQUIRE(list.status == 0);
-    REQUIRE(help.status == 0);
+    REQUIRE(run_help.status == 0);
+    REQUIRE(decode_help.status == 0);
     std::istringstream lines(list.out);
     int listed = 0;
+    const Cli* help = &run_help;
     for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("Recorded sources", 0) == 0) help = &decode_help;
         std::istringstream words(line);
         std::string kind, flag;
         words >> kind >> flag;
@@ -56,9 +59,10 @@ TEST_CASE("registry: every option emutrace analyses lists is spelt as emutrace r
         ++listed;
         INFO(line);
         CHECK(flag.find('_') == std::string::npos);
-        CHECK(help.out.find(flag + " ") != std::string::npos);
+        CHECK(help->out.find(flag + " ") != std::string::npos);
     }
     CHECK(listed >= 10);
+    CHECK(help == &decode_help);
 }
 
 TEST_CASE("registry: a section no analysis registered is an unknown key, with its line") {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "decode/capture_decoder.h"
 #include "emutrace/config_error.h"
+#include "sources/ptm/capture_decoder.h"
 #include "support/collecting_sink.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"

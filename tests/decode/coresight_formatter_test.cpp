@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "decode/capture_decoder.h"
-#include "decode/coresight_formatter.h"
+#include "sources/ptm/capture_decoder.h"
+#include "sources/ptm/coresight_formatter.h"
 
 using namespace emutrace::decode;
 using Bytes = std::vector<std::uint8_t>;

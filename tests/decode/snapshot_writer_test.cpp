@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "decode/capture_decoder.h"
-#include "decode/coresight_formatter.h"
-#include "decode/snapshot_writer.h"
 #include "emutrace/config_error.h"
+#include "sources/ptm/capture_decoder.h"
+#include "sources/ptm/coresight_formatter.h"
+#include "sources/ptm/snapshot_writer.h"
 #include "support/temp_dir.h"
 
 using namespace emutrace;

@@ -1,4 +1,4 @@
-#include "decode/snapshot_writer.h"
+#include "sources/ptm/snapshot_writer.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
-// A device's memory dump holding the on-target tracer's RAM ring (firmware/ontarget) as a trace
-// source: the same events as an emulated run, so the call tracer, profile, constraints and every
+// A device's memory dump holding the on-target tracer's RAM ring (firmware/ontarget) as a
+// recorded source: the same events as an emulated run, so the call tracer, profile, constraints and every
 // writer run on a board's trace unchanged. Bytes -> ring (found by its header) -> 21-byte events
 // -> the event model: entries and exits become calls and returns, custom events markers, thread
 // ids thread switches and handler contexts. A torn event at the ring's head, a wrapped ring and
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "decode/memory_dump.h"
+#include "decode/rtos_preset.h"
 #include "emutrace/source.h"
 
 namespace emutrace::decode {
@@ -32,13 +33,7 @@ struct RingSummary {
     std::uint64_t last_cycle = 0;  ///< the newest event's stamp, counted from the oldest's
 };
 
-/// Where the threads' names are in their control blocks (the scenario's rtos: section).
-struct ThreadNames {
-    std::optional<std::uint32_t> offset;
-    std::uint32_t length = 16;
-};
-
-class RingTrace final : public trace::TraceSource {
+class RingTrace final : public trace::RecordedSource {
 public:
     /// `elf`: the traced firmware (function addresses are checked against it).
     RingTrace(std::string dump, std::optional<std::uint32_t> base, const ElfImage& elf, ThreadNames names)
@@ -47,7 +42,10 @@ public:
     /// Reads the dump and decodes the ring; a dump without a ring, a damaged header or a ring of
     /// another firmware throw ConfigError naming the file.
     SourceTotals deliver() override;
-    const RingSummary& summary() const { return summary_; }
+    /// What the last deliver() decoded.
+    const RingSummary& totals() const { return summary_; }
+    std::string summary() const override;
+    std::string json() const override;
 
 private:
     std::string dump_;

@@ -1,4 +1,4 @@
-#include "decode/pft_encoder.h"
+#include "sources/ptm/pft_encoder.h"
 
 #include <array>
 #include <stdexcept>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "decode/capture_decoder.h"
+#include "sources/ptm/capture_decoder.h"
 
 namespace emutrace::decode {
 

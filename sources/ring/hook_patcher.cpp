@@ -1,4 +1,4 @@
-#include "decode/hook_patcher.h"
+#include "sources/ring/hook_patcher.h"
 
 #include <fnmatch.h>
 #include <gelf.h>

@@ -1,4 +1,4 @@
-#include "decode/capture_decoder.h"
+#include "sources/ptm/capture_decoder.h"
 
 #include <opencsd/c_api/opencsd_c_api.h>
 

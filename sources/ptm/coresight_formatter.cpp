@@ -1,4 +1,4 @@
-#include "decode/coresight_formatter.h"
+#include "sources/ptm/coresight_formatter.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "decode/ring_trace.h"
+#include "sources/ring/ring_trace.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,6 +8,8 @@
 #include "decode/elf_image.h"
 #include "emutrace/config_error.h"
 #include "trace/event_recorder.h"
+
+#include <nlohmann/json.hpp>
 
 namespace emutrace::decode {
 namespace {
@@ -221,6 +223,36 @@ SourceTotals RingTrace::deliver() {
     totals.cycles = s.last_cycle;
     totals.complete = true;
     return totals;
+}
+
+std::string RingTrace::summary() const {
+    const RingSummary& s = summary_;
+    std::string t = "emutrace: on-target trace ring in " + s.dump + " (" + s.format + ") at " + config::hex32(s.address) + "\n";
+    t += "  events        " + config::grouped(s.events) + " of a ring of " + config::grouped(s.capacity) +
+         (s.wraps ? " (wrapped " + config::grouped(s.wraps) + "x: the oldest were overwritten)" : "") + "\n";
+    if (s.torn || s.corrupt) t += "  skipped       " + std::to_string(s.torn) + " torn at the head, " + std::to_string(s.corrupt) + " corrupt\n";
+    if (s.shadow_overflows) t += "  exits lost    " + config::grouped(s.shadow_overflows) + " (a full shadow stack)\n";
+    t += "  time          " +
+         (s.timestamps ? config::grouped(s.last_cycle) + " cycles (DWT_CYCCNT)" : std::string("no timestamps: event order only")) +
+         "\n  exits         " + (s.exits_by_return_address ? "by return-address manipulation" : "by the compiler's exit hook") + "\n";
+    return t;
+}
+
+std::string RingTrace::json() const {
+    const RingSummary& s = summary_;
+    return nlohmann::json{{"dump", s.dump},
+                          {"format", s.format},
+                          {"ring", config::hex32(s.address)},
+                          {"capacity", s.capacity},
+                          {"wraps", s.wraps},
+                          {"events", s.events},
+                          {"torn", s.torn},
+                          {"corrupt", s.corrupt},
+                          {"timestamps", s.timestamps},
+                          {"cycles", s.last_cycle},
+                          {"shadow_overflows", s.shadow_overflows},
+                          {"exits_by_return_address", s.exits_by_return_address}}
+        .dump();
 }
 
 }  // namespace emutrace::decode
