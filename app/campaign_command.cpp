@@ -44,134 +44,115 @@ std::string settings_text(const CampaignCase& k) {
     return s;
 }
 
-// One JUnit test case per (case, constraint), and one for a case that did not run to its end.
-void add_test_cases(std::vector<TestCase>& out, const CampaignCase& k, const nlohmann::json& result, int status, const std::string& dir) {
-    const std::string label = k.id() + " " + k.group + (k.settings.empty() ? "" : " [" + settings_text(k) + "]");
+// The case as the analyses' merges see it.
+emutrace::CampaignCase merge_case(const Campaign& c, const CampaignCase& k, const nlohmann::json& result, int status) {
+    return {k.id(),     k.id() + " " + k.group + (k.settings.empty() ? "" : " [" + settings_text(k) + "]"),
+            k.group,    result.is_object() ? report::text_at(result, "firmware") : std::string(),
+            k.scenario, case_dir(c, k),
+            status};
+}
+
+// The analyses' JUnit test cases of one case, and one for a case that did not run to its end
+// (or that no analysis judged).
+void add_test_cases(const AnalysisRegistry& registry, std::vector<TestCase>& out, const emutrace::CampaignCase& k, const nlohmann::json& result,
+                    const std::vector<std::unique_ptr<CampaignTotals>>& judges) {
     bool any = false;
-    if (result.is_object() && result.contains("calltrace"))
-        for (const auto& c : result["calltrace"].value("constraints", nlohmann::json::array())) {
-            TestCase t;
-            t.classname = "emutrace.campaign";
-            t.name = label + ": " + c.value("name", "");
-            std::uint64_t violations = c.value("violation_count", std::uint64_t{0});
-            if (violations) t.failure = std::to_string(violations) + " of " + std::to_string(c.value("occurrences", 0)) + " occurrences violated";
-            t.output = "max " + std::to_string(c.value("max_cycles", 0)) + " cycles, limit " + std::to_string(c.value("limit_cycles", 0));
+    std::size_t judge = 0;
+    for (const auto& type : registry.types()) {
+        if (!type.campaign.totals) continue;
+        const CampaignTotals& totals = *judges[judge++];
+        if (!result.is_object() || !result.contains(type.name) || !result[type.name].is_object()) continue;
+        for (auto& t : totals.test_cases(k, result[type.name].dump())) {
             out.push_back(std::move(t));
             any = true;
         }
-    if (status != 0 && status != 1) {  // 1 is a failed check, listed above; anything else is the run's own
-        std::ifstream err(dir + "/stderr");
+    }
+    if (k.status != 0 && k.status != 1) {  // 1 is a failed check, listed above; anything else is the run's own
+        std::ifstream err(k.dir + "/stderr");
         std::string first;
         std::getline(err, first);
-        out.push_back({"emutrace.campaign", label + ": run", 0, "exit status " + std::to_string(status), first, ""});
+        out.push_back({"emutrace.campaign", k.label + ": run", 0, "exit status " + std::to_string(k.status), first, ""});
     } else if (!any) {
-        out.push_back({"emutrace.campaign", label + ": run", 0, status ? "exit status 1" : "", "", ""});
+        out.push_back({"emutrace.campaign", k.label + ": run", 0, k.status ? "exit status 1" : "", "", ""});
     }
 }
 
-// What a run entry's cases measured of a WCET function: their loop-context statistics files.
-struct WcetRuns {
-    std::vector<std::string> stats;
-    std::string firmware, scenario, function;
-    // Adds the case if it bounded a function and saved its statistics.
-    void add(const CampaignCase& k, const nlohmann::json& result, const std::string& dir) {
-        if (!result.is_object() || !result.contains("wcet") || !result["wcet"].is_object() || !fs::exists(dir + "/wcet_stats.json")) return;
-        stats.push_back(dir + "/wcet_stats.json");
-        firmware = report::text_at(result, "firmware");
-        scenario = k.scenario;
-        function = report::text_at(result["wcet"], "function");
-    }
-};
-
-// One WCET bound from every case of a run entry that measured the function: the statistics of
-// all the runs merged (`emutrace wcet --no-run --stats-in ...`, where StatisticsTable::merge is the
-// algebra), with the case whose run came closest to it.
-nlohmann::json bound_over_cases(const Campaign& c, const std::string& group, std::size_t group_index, const MergedResults& merged,
-                                const WcetRuns& runs, const std::string& emutrace) {
-    const auto& [stats, firmware, scenario, function] = runs;
-    if (stats.empty() || firmware.empty() || function.empty()) return nullptr;
+// A run entry of the campaign, for the analyses' work over all of its cases.
+class RunEntry final : public CampaignRunEntry {
+public:
+    RunEntry(const Campaign& c, std::string name, std::size_t index, std::string emutrace)
+        : results_(c.results), name_(std::move(name)), index_(index), emutrace_(std::move(emutrace)) {}
+    const std::string& name() const override { return name_; }
     // Named after the run entry, readable and never shared: its name may hold any character, so
     // only letters and digits of it are kept, and its index makes it unique.
-    std::string name;
-    for (char ch : group) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-    const std::string out = c.results + "/wcet-" + std::to_string(group_index) + "-" + name.substr(0, 60);
-    std::vector<std::string> argv{emutrace, "wcet", firmware, "-f", function, "--no-run", "--json", out + ".json"};
-    if (!scenario.empty()) argv.insert(argv.end(), {"-s", scenario});
-    for (const auto& s : stats) argv.insert(argv.end(), {"--stats-in", s});
-    int status = run_process(argv, out + ".stdout", out + ".stderr");
-    nlohmann::json bound = read_result(out + ".json");
-    nlohmann::json j = {
-        {"function", function}, {"firmware", firmware}, {"runs_of_cases", stats.size()}, {"status", status}, {"report", out + ".json"}};
-    if (bound.is_object()) {
-        j["bound_cycles"] = bound.value("bound_cycles", 0);
-        j["observed_max_cycles"] = bound.value("observed_max_cycles", 0);
-        j["observed_runs"] = bound.value("observed_runs", 0);
+    std::string output_prefix(std::string_view what) const override {
+        std::string name;
+        for (char ch : name_) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+        std::string kind;
+        for (char ch : what) kind += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+        return results_ + "/" + kind + "-" + std::to_string(index_) + "-" + name.substr(0, 60);
     }
-    // The group's own merged results: one firmware, so the function names its entry.
-    for (const auto& [key, totals] : merged.wcet)
-        if (key.function == function) j["closest_case"] = totals.observed.case_id;
-    return j;
-}
+    int run_emutrace(const std::vector<std::string>& arguments, const std::string& prefix) const override {
+        std::vector<std::string> argv{emutrace_};
+        argv.insert(argv.end(), arguments.begin(), arguments.end());
+        return run_process(argv, prefix + ".stdout", prefix + ".stderr");
+    }
+
+private:
+    std::string results_, name_;
+    std::size_t index_;
+    std::string emutrace_;
+};
 
 }  // namespace
 
 namespace {
 
+// Writes the merged JSON beside and renames it over: a job killed while writing leaves the last whole result.
+void write_merged_json(const std::string& path, const nlohmann::json& j) {
+    config::write_text_file(path + ".partial", config::json_text(j, 2) + "\n", "merged campaign result");
+    std::error_code failed;
+    fs::rename(path + ".partial", path, failed);
+    if (failed) throw ConfigError(path + ": cannot write the merged campaign result: " + failed.message());
+}
+
 // The merged answer from the cases' directories: JSON, JUnit and the summary; the exit status.
-int merge_results(const Campaign& c, const CampaignOptions& o, const std::string& emutrace, std::size_t resumed) {
+int merge_results(const AnalysisRegistry& registry, const Campaign& c, const CampaignOptions& o, const std::string& emutrace, std::size_t resumed) {
     MergedResults all;
     std::map<std::string, MergedResults> by_group;
-    std::map<std::string, WcetRuns> wcet_runs;  ///< by group
     std::vector<TestCase> tests;
+    std::vector<std::unique_ptr<CampaignTotals>> judges;  // the campaign-aware analyses, for their test cases
+    for (const auto& type : registry.types())
+        if (type.campaign.totals) judges.push_back(type.campaign.totals());
     std::size_t incomplete = 0;
     for (const CampaignCase& k : c.cases) {
-        const std::string dir = case_dir(c, k);
         const int status = case_status(c, k);
         incomplete += status < 0;
-        nlohmann::json result = read_result(dir + "/result.json");
-        MergedResults one = case_results(result, status, k.id());
-        all = merge(all, one);
-        by_group[k.group] = merge(by_group[k.group], one);
-        wcet_runs[k.group].add(k, result, dir);
-        add_test_cases(tests, k, result, status, dir);
+        nlohmann::json result = read_result(case_dir(c, k) + "/result.json");
+        const emutrace::CampaignCase one = merge_case(c, k, result, status);
+        MergedResults merged = case_results(registry, result, one);
+        all = merge(all, merged);
+        by_group[k.group] = merge(by_group[k.group], merged);
+        add_test_cases(registry, tests, one, result, judges);
+    }
+    std::string finished;  // what the analyses said after their work over each run entry
+    std::size_t group_index = 0;
+    for (auto& [group, r] : by_group) {
+        RunEntry entry(c, group, group_index++, emutrace);
+        for (auto& [index, t] : r.analyses) finished += t.totals->finish(entry);
     }
     nlohmann::json j = {{"campaign", c.name}, {"file", c.file}, {"results", c.results}, {"overall", to_json(all)}, {"incomplete", incomplete}};
-    std::string wcet_lines;
-    std::size_t group_index = 0;
-    for (const auto& [group, r] : by_group) {
-        j["runs"][group] = to_json(r);
-        nlohmann::json bound = bound_over_cases(c, group, group_index++, r, wcet_runs[group], emutrace);
-        if (bound.is_null()) continue;
-        j["runs"][group]["wcet_all_runs"] = bound;
-        if (bound.contains("bound_cycles")) {
-            char line[256];
-            std::snprintf(line, sizeof line, "  WCET of %s over the %llu runs of %s: bound %llu cycles; longest run %llu cycles (%s)\n",
-                          bound["function"].get<std::string>().c_str(), static_cast<unsigned long long>(bound["observed_runs"].get<std::uint64_t>()),
-                          group.c_str(), static_cast<unsigned long long>(bound["bound_cycles"].get<std::uint64_t>()),
-                          static_cast<unsigned long long>(bound["observed_max_cycles"].get<std::uint64_t>()),
-                          bound.value("closest_case", "").c_str());
-            wcet_lines += line;
-        } else {
-            wcet_lines += "  WCET over the runs of " + group + ": not bounded (exit status " + std::to_string(bound["status"].get<int>()) + ", see " +
-                          bound["report"].get<std::string>() + ")\n";
-        }
-    }
+    for (const auto& [group, r] : by_group) j["runs"][group] = to_json(r);
     const std::string json_path = o.json.empty() ? c.json : o.json, junit_path = o.junit.empty() ? c.junit : o.junit;
-    // Written beside and renamed over: a job killed while writing leaves the last whole result.
-    if (!json_path.empty()) {
-        config::write_text_file(json_path + ".partial", config::json_text(j, 2) + "\n", "merged campaign result");
-        std::error_code failed;
-        fs::rename(json_path + ".partial", json_path, failed);
-        if (failed) throw ConfigError(json_path + ": cannot write the merged campaign result: " + failed.message());
-    }
+    if (!json_path.empty()) write_merged_json(json_path, j);
     if (!junit_path.empty()) config::write_text_file(junit_path, session::junit_xml(c.file, tests), "campaign JUnit report");
-    if (!o.report.empty()) config::write_text_file(o.report, campaign_report_html(j), "HTML report");
+    if (!o.report.empty()) config::write_text_file(o.report, campaign_report_html(registry, j), "HTML report");
     if (!o.quiet) {
         std::printf("campaign %s: %zu cases (%zu from an earlier invocation%s), results in %s\n", c.name.c_str(), c.cases.size(), resumed,
                     incomplete ? (", " + std::to_string(incomplete) + " not complete").c_str() : "", c.results.c_str());
         for (const auto& [group, r] : by_group)
-            if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, 3).c_str());
-        std::printf("all runs:\n%s%s", summary(all).c_str(), wcet_lines.c_str());
+            if (by_group.size() > 1) std::printf("%s:\n%s", group.c_str(), summary(r, true).c_str());
+        std::printf("all runs:\n%s%s", summary(all).c_str(), finished.c_str());
         std::size_t listed = 0;
         for (const auto& id : all.not_passed)
             if (listed++ < 10) std::printf("  not passed: %s (%s/%s/stderr)\n", id.c_str(), c.results.c_str(), id.c_str());
@@ -228,13 +209,13 @@ void check_distinct_outputs(const Campaign& c, const CampaignOptions& o) {
 
 }  // namespace
 
-int campaign_command(const CampaignOptions& o) {
+int campaign_command(const AnalysisRegistry& registry, const CampaignOptions& o) {
     Campaign c = load_campaign(o.file);
     check_distinct_outputs(c, o);
     std::error_code ec;
     const std::string emutrace = fs::read_symlink("/proc/self/exe", ec).string();
     if (o.action == CampaignOptions::Action::Status) return print_status(c);
-    if (o.action == CampaignOptions::Action::Merge) return merge_results(c, o, emutrace, c.cases.size());
+    if (o.action == CampaignOptions::Action::Merge) return merge_results(registry, c, o, emutrace, c.cases.size());
     if (o.engine == "slurm") {
         SlurmOptions slurm{emutrace, o.shards, o.partition, o.sbatch_args, o.retry_failed};
         SlurmSubmission s = submit_to_slurm(c, o.file, slurm);
@@ -253,6 +234,10 @@ int campaign_command(const CampaignOptions& o) {
     engine.jobs = o.jobs ? o.jobs : std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
     engine.resume = o.resume;
     engine.progress = !o.quiet;
+    for (const auto& type : registry.types())
+        for (const auto& name : type.campaign.case_outputs)
+            for (const auto& output : type.outputs)
+                if (output.name == name) engine.case_outputs.push_back(output);
     if (o.shard_count) {  // a Slurm array task: its shard, no merged answer; fails only when a case did not complete
         engine.shard_index = o.shard_index;
         engine.shard_count = o.shard_count;
@@ -266,7 +251,7 @@ int campaign_command(const CampaignOptions& o) {
     std::vector<CaseOutcome> outcomes = run_locally(c, engine);
     std::size_t resumed = 0;
     for (const auto& outcome : outcomes) resumed += outcome.resumed;
-    return merge_results(c, o, emutrace, resumed);
+    return merge_results(registry, c, o, emutrace, resumed);
 }
 
 }  // namespace emutrace::app

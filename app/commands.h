@@ -142,7 +142,7 @@ struct CampaignOptions {
     std::vector<std::string> sbatch_args;
     bool retry_failed = false;
 };
-int campaign_command(const CampaignOptions& options);
+int campaign_command(const AnalysisRegistry& registry, const CampaignOptions& options);
 
 struct MarkersOptions {
     std::string elf;

@@ -77,10 +77,14 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kFiles; ++i) std::ofstream(many / (std::to_string(i) + ".json")) << text;
     double t0 = now();
     emutrace::app::MergedResults merged;
+    const emutrace::AnalysisRegistry registry = emutrace::AnalysisRegistry::builtin();
     for (int i = 0; i < kFiles; ++i) {
         std::ifstream f(many / (std::to_string(i) + ".json"));
         nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-        merged = emutrace::app::merge(merged, emutrace::app::case_results(j, 0, "case-" + std::to_string(i)));
+        emutrace::CampaignCase c;
+        c.id = c.label = "case-" + std::to_string(i);
+        c.firmware = j.value("firmware", "");
+        merged = emutrace::app::merge(merged, emutrace::app::case_results(registry, j, c));
     }
     double seconds = now() - t0;
     std::printf("  merge  %d result files of %zu bytes read, parsed and merged in %.2f s (%.0f us each)\n", kFiles, text.size(), seconds,

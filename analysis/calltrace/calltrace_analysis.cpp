@@ -1,6 +1,7 @@
 // The call-trace analysis as a registry row: function entry/exit tracer, profile, timing
 // constraints with their baseline check, and the Perfetto and compact-trace writers
 // (docs/calltrace.md).
+#include "analysis/calltrace/calltrace_campaign.h"
 #include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
@@ -508,16 +509,18 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace
 
 AnalysisType calltrace_analysis() {
-    return {"calltrace",
-            "function entry/exit tracer: profile, phases, timing constraints (exit 1 when violated), Perfetto and compact traces",
-            {"calltrace", "constraints"},
-            {{"perfetto", "FILE", "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)"},
-             {"trace", "FILE", "Write the compact trace: the most recent 21-byte entry/exit/user records"}},
-            {{"calltrace", "", "Trace function entry/exit and print the profile"},
-             {"baseline", "FILE", "Earlier --json result: a constraint whose max or mean duration grew fails the run"},
-             {"regression-threshold", "X", "Growth that counts as a regression (default 0.05 = 5%)"}},
-            trace::WantBlocks | trace::WantBranches | trace::WantExceptions | trace::WantMarkers,
-            &create};
+    AnalysisType t{"calltrace",
+                   "function entry/exit tracer: profile, phases, timing constraints (exit 1 when violated), Perfetto and compact traces",
+                   {"calltrace", "constraints"},
+                   {{"perfetto", "FILE", "Write a Chrome/Perfetto trace (open it in ui.perfetto.dev)"},
+                    {"trace", "FILE", "Write the compact trace: the most recent 21-byte entry/exit/user records"}},
+                   {{"calltrace", "", "Trace function entry/exit and print the profile"},
+                    {"baseline", "FILE", "Earlier --json result: a constraint whose max or mean duration grew fails the run"},
+                    {"regression-threshold", "X", "Growth that counts as a regression (default 0.05 = 5%)"}},
+                   trace::WantBlocks | trace::WantBranches | trace::WantExceptions | trace::WantMarkers,
+                   &create};
+    t.campaign = calltrace_campaign();
+    return t;
 }
 
 }  // namespace emutrace::analysis

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coverage/block_coverage.h"
+#include "analysis/coverage/coverage_campaign.h"
 #include "config/json_text.h"
 #include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
@@ -54,10 +55,12 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace
 
 AnalysisType coverage_analysis() {
-    return {
+    AnalysisType t{
         "coverage", "which functions and basic blocks of the firmware the run executed (a campaign merges them over its cases)", {},
         {},         {{"coverage", "", "Report which functions and basic blocks ran (JSON coverage; merged by a campaign)"}},     trace::WantBlocks,
         &create};
+    t.campaign = coverage_campaign();
+    return t;
 }
 
 }  // namespace emutrace::analysis

@@ -12,6 +12,7 @@
 
 #include "analysis/replay/dump_log.h"
 #include "analysis/replay/log_translation.h"
+#include "analysis/replay/replay_campaign.h"
 #include "analysis/replay/replay_config.h"
 #include "analysis/replay/time_report.h"
 #include "config/json_text.h"
@@ -234,7 +235,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace replay
 
 AnalysisType replay_analysis() {
-    return {
+    AnalysisType t{
         "replay",
         "record/replay (P-Replayer): records the synchronisation and input events of the configured functions and devices with their "
         "happens-before links; replays a log with the same order, stopping at the first event that differs",
@@ -257,6 +258,8 @@ AnalysisType replay_analysis() {
           "differ from the recording's)"}},
         trace::WantWatches | trace::WantExceptions | trace::WantMmio,
         &replay::create};
+    t.campaign = replay_campaign();
+    return t;
 }
 
 }  // namespace emutrace::analysis

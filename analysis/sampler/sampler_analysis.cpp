@@ -9,6 +9,7 @@
 #include "analysis/sampler/firmware_sample_monitor.h"
 #include "analysis/sampler/marker_planner.h"
 #include "analysis/sampler/path_reconstruction.h"
+#include "analysis/sampler/sampler_campaign.h"
 #include "analysis/sampler/sampling_monitor.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
@@ -258,14 +259,16 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 }  // namespace sampler
 
 AnalysisType sampler_analysis() {
-    return {"sampler",
-            "sampling monitor with markers (LCTES 2011): plans markers for a function, samples the run every Δt - 1 cycles with shadow "
-            "markers, and checks every reconstructed path against the block stream",
-            {"sampler"},
-            {},
-            {{"sampler", "FUNCTION", "Monitor this function by sampling with markers (scheme and period from the sampler: section)"}},
-            trace::WantBlocks | trace::WantExceptions,
-            &sampler::create};
+    AnalysisType t{"sampler",
+                   "sampling monitor with markers (LCTES 2011): plans markers for a function, samples the run every Δt - 1 cycles with shadow "
+                   "markers, and checks every reconstructed path against the block stream",
+                   {"sampler"},
+                   {},
+                   {{"sampler", "FUNCTION", "Monitor this function by sampling with markers (scheme and period from the sampler: section)"}},
+                   trace::WantBlocks | trace::WantExceptions,
+                   &sampler::create};
+    t.campaign = sampler_campaign();
+    return t;
 }
 
 }  // namespace emutrace::analysis

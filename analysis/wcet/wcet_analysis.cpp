@@ -1,5 +1,6 @@
 // The loop-context WCET analysis as a registry row (docs/wcet.md): measures the run, bounds the
 // scenario's function with IPET, and fails the run when the bound is untrusted or over its limit.
+#include "analysis/wcet/wcet_campaign.h"
 #include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
 
@@ -81,14 +82,16 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 namespace emutrace::analysis {
 
 AnalysisType wcet_analysis() {
-    return {"wcet",
-            "loop-context WCET bound of one function by IPET (GLPK), cross-checked against the call tracer; exit 1 when untrusted or "
-            "above max_cycles",
-            {"wcet"},
-            {{"wcet_stats", "FILE", "Write the run's loop-context statistics (for 'wcet --stats-in': one bound over many runs)"}},
-            {{"wcet", "FUNCTION", "Bound this function's WCET from the run (overrides the scenario's wcet.function)"}},
-            trace::WantBlocks | trace::WantBranches | trace::WantExceptions,
-            &wcet::create};
+    AnalysisType t{"wcet",
+                   "loop-context WCET bound of one function by IPET (GLPK), cross-checked against the call tracer; exit 1 when untrusted or "
+                   "above max_cycles",
+                   {"wcet"},
+                   {{"wcet_stats", "FILE", "Write the run's loop-context statistics (for 'wcet --stats-in': one bound over many runs)"}},
+                   {{"wcet", "FUNCTION", "Bound this function's WCET from the run (overrides the scenario's wcet.function)"}},
+                   trace::WantBlocks | trace::WantBranches | trace::WantExceptions,
+                   &wcet::create};
+    t.campaign = wcet_campaign();
+    return t;
 }
 
 }  // namespace emutrace::analysis

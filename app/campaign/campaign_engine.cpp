@@ -97,14 +97,15 @@ int case_status(const Campaign& c, const CampaignCase& k) {
     return read_status(fs::path(case_dir(c, k)) / "status");
 }
 
-std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir) {
-    std::vector<std::string> argv{emutrace, "run"};
-    if (!k.firmware.empty()) argv.push_back(resolve_firmware(k.firmware, emutrace));
+std::vector<std::string> case_command(const CampaignCase& k, const EngineOptions& options, const std::string& dir) {
+    std::vector<std::string> argv{options.emutrace, "run"};
+    if (!k.firmware.empty()) argv.push_back(resolve_firmware(k.firmware, options.emutrace));
     if (!k.scenario.empty()) argv.insert(argv.end(), {"-s", k.scenario});
     for (const auto& [path, value] : k.settings) argv.insert(argv.end(), {"--set", path + "=" + value});
-    // The WCET analysis, when the scenario runs it, saves its statistics: one bound over all cases.
-    argv.insert(argv.end(), {"--json", dir + "/result.json", "--junit", dir + "/result.xml", "--wcet-stats", dir + "/wcet_stats.json", "-q",
-                             "--exit-status", "emutrace"});
+    argv.insert(argv.end(), {"--json", dir + "/result.json", "--junit", dir + "/result.xml", "-q", "--exit-status", "emutrace"});
+    // What the analyses' merges read beside the result, when the scenario runs them (the WCET
+    // analysis's statistics: one bound over all cases).
+    for (const auto& o : options.case_outputs) argv.insert(argv.end(), {o.flag(), dir + "/" + o.name + ".json"});
     argv.insert(argv.end(), k.args.begin(), k.args.end());
     return argv;
 }
@@ -148,7 +149,7 @@ std::vector<CaseOutcome> run_locally(const Campaign& c, const EngineOptions& opt
     auto start = [&](const CampaignCase& k) {
         const std::string dir = case_dir(c, k);
         fs::create_directories(dir, error);
-        std::vector<std::string> argv = case_command(k, options.emutrace, dir);
+        std::vector<std::string> argv = case_command(k, options, dir);
         nlohmann::json about = {{"case", k.id()}, {"group", k.group}, {"firmware", k.firmware}, {"scenario", k.scenario}, {"command", argv}};
         for (const auto& [path, value] : k.settings) about["settings"][path] = value;
         config::write_text_file(dir + "/case.json", config::json_text(about, 2) + "\n", "case description");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/campaign/campaign_file.h"
+#include "emutrace/analysis.h"
 
 namespace emutrace::app {
 
@@ -25,6 +26,9 @@ struct EngineOptions {
     bool progress = true;  ///< a progress line on stderr (redrawn on a terminal)
     /// Only the cases of this shard: index % shard_count == shard_index (a Slurm array task's).
     unsigned shard_index = 0, shard_count = 1;
+    /// Options every case's run gets so that the merge has what it reads: each a registered
+    /// output (`--wcet-stats`) whose file is <name>.json in the case's directory (CampaignMerge::case_outputs).
+    std::vector<AnalysisOption> case_outputs;
 };
 
 /// The exit status a complete case left in its directory; -1 when it is not complete.
@@ -33,7 +37,7 @@ int case_status(const Campaign& c, const CampaignCase& k);
 /// The results directory of `k`.
 std::string case_dir(const Campaign& c, const CampaignCase& k);
 /// The command line of `k` (argv[0] is `emutrace`), writing into `dir`.
-std::vector<std::string> case_command(const CampaignCase& k, const std::string& emutrace, const std::string& dir);
+std::vector<std::string> case_command(const CampaignCase& k, const EngineOptions& options, const std::string& dir);
 /// Starts `argv` (argv[0] a path, or a name looked up on PATH) in `cwd` (empty: here) with stdin
 /// from /dev/null and its output to the two files (the same path string: both streams into one
 /// file, in the order written); relative paths are taken from `cwd`. Returns its pid; throws

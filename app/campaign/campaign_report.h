@@ -1,15 +1,17 @@
 #pragma once
-// A campaign's --report page: its cases by exit status and by run entry, each constraint over
-// every case (how close the worst one came, in which case), the busiest functions summed over
-// all runs, the WCET figures, and the cases that did not pass. Built from the merged JSON, so
-// `campaign merge --report` draws the same from the results alone.
+// A campaign's --report page: its cases by exit status and by run entry, each campaign-aware
+// analysis's sections (CampaignMerge::report_html: constraints over every case, the profile, WCET,
+// coverage, ...), and the cases that did not pass. Built from the merged JSON, so `campaign merge
+// --report` draws the same from the results alone.
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "emutrace/registry.h"
+
 namespace emutrace::app {
 
-std::string campaign_report_html(const nlohmann::json& merged);
+std::string campaign_report_html(const AnalysisRegistry& registry, const nlohmann::json& merged);
 
 }  // namespace emutrace::app

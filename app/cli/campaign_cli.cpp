@@ -45,7 +45,7 @@ public:
             "  outputs: {results: nightly.results, json: nightly.json, junit: nightly.xml}");
         return cmd;
     }
-    int run(const AnalysisRegistry&) override {
+    int run(const AnalysisRegistry& registry) override {
         CampaignOptions& c = campaign_;
         if (status_.given()) c.action = CampaignOptions::Action::Status;
         if (merge_.given()) c.action = CampaignOptions::Action::Merge;
@@ -57,7 +57,7 @@ public:
                 return usage_error("campaign", "--shard " + shard_ + ": give I/N with 0 <= I < N, e.g. 3/16");
             c.shard_index = i, c.shard_count = n;
         }
-        return campaign_command(c);
+        return campaign_command(registry, c);
     }
 
 private:

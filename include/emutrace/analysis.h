@@ -5,6 +5,7 @@
 // come in plug-ins (emutrace/plugin.h). docs/design.md, "Writing an analysis", has an example.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +118,75 @@ public:
     virtual std::vector<std::string> failures() const { return {}; }
 };
 
+/// One case of a campaign (emutrace campaign), as its merge sees it.
+struct CampaignCase {
+    std::string id;        ///< "case-0007"
+    std::string label;     ///< the id, its run entry and its settings, for test names
+    std::string group;     ///< its run entry
+    std::string firmware;  ///< the ELF its result names
+    std::string scenario;  ///< its scenario file
+    std::string dir;       ///< its directory: result.json and the files its run wrote
+    int status = 0;        ///< its run's exit status
+};
+
+/// What a campaign offers an analysis's totals once every case of a run entry is in: work of
+/// their own over all of them (one WCET bound from every case's statistics).
+class CampaignRunEntry {
+public:
+    virtual ~CampaignRunEntry() = default;
+    virtual const std::string& name() const = 0;
+    /// A path prefix in the campaign's results directory, unique to this run entry and `what`.
+    virtual std::string output_prefix(std::string_view what) const = 0;
+    /// Runs this emutrace command with `arguments` (its stdout and stderr to prefix.stdout and
+    /// prefix.stderr); returns its exit status.
+    virtual int run_emutrace(const std::vector<std::string>& arguments, const std::string& prefix) const = 0;
+};
+
+/// An analysis's results over a campaign's cases: each case's JSON result for the analysis folded
+/// into totals. add_case() and merge() are associative and commutative, so the order cases finish
+/// in, or how they are split among machines, does not change the answer.
+class CampaignTotals {
+public:
+    virtual ~CampaignTotals() = default;
+    /// Folds in one case: `result` is the text of the analysis's JSON value in the case's result.
+    virtual void add_case(const CampaignCase& c, const std::string& result) = 0;
+    /// Adds totals of the same analysis (another run entry's, another machine's).
+    virtual void merge(const CampaignTotals& other) = 0;
+    virtual std::unique_ptr<CampaignTotals> copy() const = 0;
+    /// The totals as the text of one JSON object, whose members join the campaign result's object
+    /// for the cases (`overall`, and each run entry's).
+    virtual std::string json() const = 0;
+    /// Lines for the campaign's summary, each indented by two spaces; `brief` for one run entry of several.
+    virtual std::string summary(bool brief) const {
+        (void)brief;
+        return {};
+    }
+    /// After every case of one run entry is in: work over all of them, kept in json(); returns
+    /// lines said after the campaign's summary.
+    virtual std::string finish(const CampaignRunEntry& entry) {
+        (void)entry;
+        return {};
+    }
+    /// JUnit test cases of one case (a constraint's verdict in it); none: the case is one test of its own.
+    virtual std::vector<TestCase> test_cases(const CampaignCase& c, const std::string& result) const {
+        (void)c;
+        (void)result;
+        return {};
+    }
+};
+
+/// How an analysis takes part in a campaign; a row without it is left out of the merge.
+struct CampaignMerge {
+    /// Empty totals, before any case.
+    std::function<std::unique_ptr<CampaignTotals>()> totals;
+    /// Its sections of the campaign's --report page, drawn from the text of the merged campaign
+    /// result alone (so `campaign merge --report` draws them from the results directory).
+    std::function<std::string(const std::string& merged)> report_html;
+    /// Its outputs (names of AnalysisType::outputs) every case's run writes into its directory as
+    /// <name>.json, for finish() to read there (the WCET analysis's statistics: "wcet_stats").
+    std::vector<std::string> case_outputs = {};
+};
+
 /// Builds the analysis; returns null when the scenario and the command line ask nothing of it.
 /// Throws ConfigError (Node::fail) for a bad section, naming file and line.
 using AnalysisFactory = std::unique_ptr<Analysis> (*)(const AnalysisSetup& setup);
@@ -130,6 +200,7 @@ struct AnalysisType {
     std::vector<AnalysisOption> flags;    ///< command-line options that are not files
     std::uint32_t wants = 0;              ///< trace::Capability bits its sinks take, for the listing
     AnalysisFactory create = nullptr;
+    CampaignMerge campaign = {};  ///< empty: the analysis takes no part in a campaign's merge
 };
 
 }  // namespace emutrace
