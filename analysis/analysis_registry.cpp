@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/plugin_abi/abi1.h"
 #include "emutrace/config_error.h"
 #include "emutrace/plugin.h"
 #include "emutrace/registry.h"
@@ -17,12 +18,6 @@ constexpr const char* kReservedOptions[] = {"json",       "junit",   "scenario",
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// "0.2.1" -> "0.2": plug-ins must match major and minor.
-std::string major_minor(const std::string& version) {
-    std::size_t dot = version.find('.');
-    return version.substr(0, dot == std::string::npos ? dot : version.find('.', dot + 1));
 }
 
 }  // namespace
@@ -106,19 +101,25 @@ void AnalysisRegistry::load_plugin(const std::string& path) {
     if (!entry) throw ConfigError(path + ": not an emutrace plug-in (no " EMUTRACE_PLUGIN_ENTRY "(); define it with EMUTRACE_PLUGIN)");
     const PluginInfo* info = entry();
     if (!info) throw ConfigError(path + ": its " EMUTRACE_PLUGIN_ENTRY "() returned nothing");
-    // Only `abi` is read before it is known to match: the rest may have another layout.
-    if (info->abi != EMUTRACE_PLUGIN_ABI || major_minor(info->version ? info->version : "") != major_minor(EMUTRACE_VERSION))
-        throw ConfigError(path + ": built for emutrace " + (info->abi == EMUTRACE_PLUGIN_ABI && info->version ? info->version : "of another ABI") +
-                          " (plug-in ABI " + std::to_string(info->abi) + "), this is emutrace " EMUTRACE_VERSION " (ABI " +
-                          std::to_string(EMUTRACE_PLUGIN_ABI) + "); rebuild it against this version's package");
-    std::vector<AnalysisType> analyses = info->analyses ? info->analyses() : std::vector<AnalysisType>{};
-    if (analyses.empty()) throw ConfigError(path + ": the plug-in registers no analysis");
-    for (auto& a : analyses) {
-        try {
-            add(std::move(a));
-        } catch (const ConfigError& e) {
-            throw ConfigError(path + ": " + e.what());
-        }
+    // Only `abi` is read before it is known: the rest has that ABI's layout.
+    std::vector<AnalysisType> analyses;
+    std::vector<SourceType> sources;
+    if (info->abi == EMUTRACE_PLUGIN_ABI) {
+        if (info->analyses) analyses = info->analyses();
+        if (info->sources) sources = info->sources();
+    } else if (info->abi == 1) {  // emutrace 0.2.0
+        analyses = abi1::adapt(*reinterpret_cast<const abi1::PluginInfo*>(info));
+    } else {
+        throw ConfigError(path + ": built for plug-in ABI " + std::to_string(info->abi) +
+                          ", which this emutrace " EMUTRACE_VERSION " does not know (it loads ABI " + std::to_string(EMUTRACE_PLUGIN_ABI) +
+                          " and 1, emutrace 0.2.0's); rebuild it against this version's package");
+    }
+    if (analyses.empty() && sources.empty()) throw ConfigError(path + ": the plug-in registers no analysis and no source");
+    try {
+        for (auto& a : analyses) add(std::move(a));
+        for (auto& t : sources) add(std::move(t));
+    } catch (const ConfigError& e) {
+        throw ConfigError(path + ": " + e.what());
     }
     // The handle stays open: the analyses' code and vtables live in it until the process ends.
 }

@@ -189,7 +189,7 @@ struct CampaignMerge {
 
 /// Builds the analysis; returns null when the scenario and the command line ask nothing of it.
 /// Throws ConfigError (Node::fail) for a bad section, naming file and line.
-using AnalysisFactory = std::unique_ptr<Analysis> (*)(const AnalysisSetup& setup);
+using AnalysisFactory = std::function<std::unique_ptr<Analysis>(const AnalysisSetup& setup)>;
 
 /// A registry row: what `emutrace analyses` lists and what run and crosscheck wire up.
 struct AnalysisType {

@@ -2,7 +2,7 @@
 # Installs emutrace into a temporary prefix and uses it from outside the tree: the example
 # plug-in (examples/mmio-histogram) and a consumer program are built against the installed
 # package alone, and the installed emutrace loads the plug-in, refuses plug-ins built for other
-# versions and missing ones with one-line errors.
+# ABIs and missing ones with one-line errors.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -69,11 +69,11 @@ export PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig
 c++ -O1 -o "$tmp/run_pc" "$src/tests/install/consumer/run_firmware.cpp" $(pkg-config --cflags --libs emutrace) -Wl,-rpath,"$tmp/prefix/lib" \
     || fail "a program does not build with pkg-config's flags"
 "$tmp/run_pc" "$fw/compute.elf" | grep ' analyses: calltrace$' >/dev/null || fail "the pkg-config build does not run"
-for bad in wrong_abi wrong_version; do
+for bad in newer_abi unreleased_abi; do
     set +e
     "$emutrace" run "$fw/compute.elf" --plugin "$tmp/consumer/lib$bad.so" 2>"$tmp/err.txt" >/dev/null; status=$?
     set -e
-    [ $status -eq 2 ] && [ "$(wc -l < "$tmp/err.txt")" -eq 1 ] && grep -q "lib$bad.so: built for emutrace .*rebuild it" "$tmp/err.txt" \
+    [ $status -eq 2 ] && [ "$(wc -l < "$tmp/err.txt")" -eq 1 ] && grep -q "lib$bad.so: built for plug-in ABI .*does not know.*rebuild it" "$tmp/err.txt" \
         || fail "$bad plug-in: status $status, $(cat "$tmp/err.txt")"
 done
 set +e
