@@ -8,6 +8,8 @@
 #include "config/little_endian.h"
 #include "config/units.h"
 #include "emu/detail/machine_impl.h"
+#include "emu/nvic/itm.h"
+#include "emu/nvic/tpiu.h"
 #include "emutrace/config_error.h"
 
 namespace emutrace::emu {
@@ -26,12 +28,19 @@ int unicorn_model(models::CoreKind kind) {
 }
 
 // Every machine has the System Control Space (NVIC, SCB, SysTick, DEMCR) and the DWT at their
-// architectural addresses.
+// architectural addresses; a core with trace (not the Cortex-M0) the ITM and TPIU too.
 MachineConfig with_system_devices(MachineConfig c, const nvic::CycleCounters& counters, const std::optional<nvic::CycleCounters>& at_access) {
     unsigned bits = c.priority_bits ? c.priority_bits : c.core.priority_bits;
     auto scs = std::make_unique<nvic::SystemControl>(c.core, bits, c.irqs, c.clock_hz);
     auto dwt = std::make_unique<nvic::Dwt>(counters, at_access, *scs);
+    const nvic::SystemControl& control = *scs;
     c.devices.push_back(DeviceConfig{"scs", "system", nvic::kScsBase, -1, std::move(scs)});
+    if (c.core.kind != models::CoreKind::CortexM0) {
+        auto tpiu = std::make_unique<nvic::Tpiu>();
+        auto itm = std::make_unique<nvic::Itm>(control, *tpiu, c.echo_output ? stdout : nullptr);
+        c.devices.push_back(DeviceConfig{"itm", "system", nvic::kItmBase, -1, std::move(itm)});
+        c.devices.push_back(DeviceConfig{"tpiu", "system", nvic::kTpiuBase, -1, std::move(tpiu)});
+    }
     c.devices.push_back(DeviceConfig{"dwt", "system", nvic::kDwtBase, -1, std::move(dwt)});
     return c;
 }

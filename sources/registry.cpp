@@ -8,6 +8,7 @@
 #define EMUTRACE_BUILTIN_SOURCES(ROW) \
     ROW(ptm)                          \
     ROW(ring)                         \
+    ROW(swo)                          \
     /* one row per source, above */
 // clang-format on
 

@@ -32,8 +32,9 @@ TEST_CASE("machine: compute firmware sorts, prints the reference CRC and exits 0
     CHECK(emu::exit_status(r.result) == 0);
     std::string line = "compute: crc=" + hex8(compute_reference_crc(1)) + " iterations=1\n";
     CHECK(r.sink.text == line + line);  // semihosting, then the UART
-    // The System Control Space and the DWT are always there, at their architectural addresses.
-    CHECK(r.sink.info.devices == std::vector<std::string>{"uart0", "dwt", "scs"});
+    // The System Control Space and the DWT are always there, at their architectural addresses; on
+    // this Cortex-M3 the ITM and TPIU too.
+    CHECK(r.sink.info.devices == std::vector<std::string>{"uart0", "itm", "dwt", "scs", "tpiu"});
     // The block stream accounts for every instruction, in cycle order, and ends with one Stop.
     CHECK(r.sink.block_instructions == r.result.instructions);
     CHECK(r.result.instructions > 50'000);

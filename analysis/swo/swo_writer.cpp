@@ -1,0 +1,185 @@
+#include "analysis/swo/swo_writer.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "emutrace/config_error.h"
+#include "sources/itm/itm_packets.h"
+
+namespace emutrace::analysis {
+namespace {
+
+using decode::itm::Encoder;
+using decode::itm::ExceptionFunction;
+
+constexpr std::uint32_t kItm = 0xE0000000, kDwtCtrl = 0xE0001000, kTpiu = 0xE0040000;
+constexpr std::uint32_t kItmLar = kItm + 0xFB0, kItmTer = kItm + 0xE00, kItmTcr = kItm + 0xE80, kUnlock = 0xC5ACCE55;
+constexpr std::uint32_t kTpiuAcpr = kTpiu + 0x010, kTpiuSppr = kTpiu + 0x0F0;
+constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12, CYCTAP = 1u << 9;
+constexpr std::size_t kFlushBytes = 1 << 16, kTextKept = 1 << 16;
+
+}  // namespace
+
+SwoWriter::SwoWriter(std::string path) : path_(std::move(path)) {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) throw ConfigError(path_ + ": cannot write the SWO stream: " + std::strerror(errno));
+    // A debugger that sets up SWO leaves the TPIU in NRZ with the formatter bypassed; the
+    // firmware's own ACPR and SPPR writes take over from there.
+    port_.configure(acpr_, models::TracePort::Encoding::Nrz);
+    stimulus_port_.configure(acpr_, models::TracePort::Encoding::Nrz);
+}
+
+SwoWriter::~SwoWriter() {
+    if (file_) std::fclose(file_);
+}
+
+std::uint64_t SwoWriter::sample_period() const {
+    return (std::uint64_t{(dwt_ctrl_ >> 1) & 0xF} + 1) * (dwt_ctrl_ & CYCTAP ? 1024 : 64);
+}
+
+bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
+    std::vector<std::uint8_t> stamp;
+    const bool delayed = port_.queued(cycle) > 0;
+    std::uint64_t stamped = last_timestamp_;
+    if (data && (tcr_ & TSENA) && cycle > last_timestamp_) {  // TSPrescale divides the core clock
+        const unsigned prescale = 1u << (2 * ((tcr_ >> 8) & 3));
+        const std::uint64_t ticks = (cycle - last_timestamp_) / prescale;
+        if (ticks) {
+            Encoder(stamp).local_timestamp(ticks, delayed);
+            stamped += ticks * prescale;
+        }
+    }
+    const std::uint32_t need = static_cast<std::uint32_t>(packet_.size() + stamp.size() + (overflowed_ ? 1 : 0));
+    // A stimulus write is taken when the ITM's FIFO has room, decided exactly as the emulated ITM
+    // decided it (the firmware saw that as FIFOREADY); a DWT packet when the port has.
+    const auto size = static_cast<std::uint32_t>(packet_.size());
+    if (stimulus ? !stimulus_port_.has_room(cycle, size) : !port_.has_room(cycle, need)) {
+        ++stats_.lost;
+        overflowed_ = true;  // the timestamp counter keeps running: the next stamp covers this one's time
+        packet_.clear();
+        return false;
+    }
+    if (overflowed_) {  // said once, before the first packet that fits again
+        out_.push_back(0x70);
+        ++stats_.overflows;
+        overflowed_ = false;
+    }
+    out_.insert(out_.end(), packet_.begin(), packet_.end());
+    out_.insert(out_.end(), stamp.begin(), stamp.end());
+    stats_.timestamps += !stamp.empty();
+    last_timestamp_ = stamped;
+    port_.push(cycle, need);
+    if (stimulus) stimulus_port_.push(cycle, size);
+    packet_.clear();
+    if (out_.size() >= kFlushBytes) {
+        if (std::fwrite(out_.data(), 1, out_.size(), file_) != out_.size()) throw ConfigError(path_ + ": cannot write the SWO stream");
+        stats_.bytes += out_.size();
+        out_.clear();
+    }
+    return true;
+}
+
+void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsigned width, std::uint32_t value) {
+    if (address >= kItm && address < kItm + 0x80) {
+        const unsigned port = (address - kItm) / 4;
+        if (!itm_on() || !(ter_ >> port & 1u)) return;
+        Encoder(packet_).software(port, width, value);
+        if (send(cycle, true, true)) {
+            ++stats_.software;
+            if (port == 0 && stats_.port0_text.size() < kTextKept)
+                for (unsigned i = 0; i < width; ++i) stats_.port0_text.push_back(static_cast<char>(value >> (8 * i)));
+        }
+        return;
+    }
+    switch (address & ~3u) {
+        case kItmLar: locked_ = value != kUnlock; return;
+        case kItmTer:
+            if (!locked_) ter_ = value;
+            return;
+        case kItmTcr:
+            if (locked_) return;
+            tcr_ = value;
+            if (itm_on() && !synced_) {  // the stream starts aligned
+                Encoder(packet_).sync();
+                synced_ = send(cycle, false, false);
+                stats_.syncs += synced_;
+                last_timestamp_ = cycle;
+            }
+            return;
+        case kDwtCtrl:
+            if (!(dwt_ctrl_ & PCSAMPLENA) && (value & PCSAMPLENA)) next_sample_ = cycle + ((value >> 1 & 0xF) + 1) * (value & CYCTAP ? 1024 : 64);
+            dwt_ctrl_ = value;
+            return;
+        case kTpiuAcpr: acpr_ = value & 0x1FFF; break;
+        case kTpiuSppr: sppr_ = value & 3; break;
+        default: return;
+    }
+    const auto encoding = sppr_ == 1 ? models::TracePort::Encoding::Manchester : models::TracePort::Encoding::Nrz;
+    port_.configure(acpr_, encoding);
+    stimulus_port_.configure(acpr_, encoding);
+}
+
+void SwoWriter::exception(std::uint64_t cycle, unsigned number, unsigned function) {
+    if (!dwt_on() || !(dwt_ctrl_ & EXCTRCENA)) return;
+    Encoder(packet_).exception(number, static_cast<ExceptionFunction>(function));
+    stats_.exceptions += send(cycle, true, false);
+}
+
+// The DWT samples the PC every (POSTPRESET + 1) taps of CYCCNT: the instruction executing then, here
+// the first of the block that ran at that cycle.
+void SwoWriter::sample_until(std::uint64_t cycle) {
+    if (!dwt_on() || !(dwt_ctrl_ & PCSAMPLENA) || !in_block_) return;
+    const std::uint64_t period = sample_period();
+    while (next_sample_ < cycle) {
+        if (!port_.has_room(next_sample_, 5)) {  // full: the samples until it drains are lost
+            const std::uint64_t room = port_.busy_until() - (models::TracePort::kFifoBytes - 5) * port_.cycles_per_byte();
+            const std::uint64_t skip = room > next_sample_ ? (room - next_sample_ + period - 1) / period : 1;
+            stats_.lost += skip;
+            overflowed_ = true;
+            next_sample_ += skip * period;
+            continue;
+        }
+        Encoder(packet_).pc_sample(block_pc_);
+        stats_.pc_samples += send(next_sample_, true, false);
+        next_sample_ += period;
+    }
+}
+
+void SwoWriter::on_batch(const trace::EventBatch& batch) {
+    for (const trace::Event& e : batch.events) {
+        switch (e.kind) {
+            case trace::EventKind::Block:
+                sample_until(e.cycle);
+                block_pc_ = e.address;
+                in_block_ = true;
+                break;
+            case trace::EventKind::MmioWrite: write_register(e.cycle, e.address, e.width, e.value); break;
+            case trace::EventKind::ExceptionEntry:
+                sample_until(e.cycle);
+                exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Entered));
+                active_.push_back(e.value);
+                break;
+            case trace::EventKind::ExceptionReturn:
+                sample_until(e.cycle);
+                exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Exited));
+                if (!active_.empty()) active_.pop_back();
+                exception(e.cycle, active_.empty() ? 0 : active_.back(), static_cast<unsigned>(ExceptionFunction::Returned));
+                break;
+            case trace::EventKind::Stop: sample_until(e.cycle); break;
+            default: break;
+        }
+    }
+}
+
+void SwoWriter::on_end() {
+    stats_.port_cycles_per_byte = port_.cycles_per_byte();
+    if (!file_) return;
+    const bool written = std::fwrite(out_.data(), 1, out_.size(), file_) == out_.size();
+    stats_.bytes += out_.size();
+    out_.clear();
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!written || !closed) throw ConfigError(path_ + ": cannot write the SWO stream");
+}
+
+}  // namespace emutrace::analysis

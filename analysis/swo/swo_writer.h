@@ -1,0 +1,61 @@
+#pragma once
+// The SWO byte stream a probe would receive from the emulated Cortex-M3/M4: ITM stimulus port
+// writes, DWT exception trace and PC samples, local timestamps and sync, made from the run's
+// events exactly as the firmware programmed the ITM (TCR, TER, LAR), the DWT (CTRL) and the TPIU
+// (ACPR, SPPR). The port's bandwidth is the TPIU's (models::TracePort): a packet that finds its
+// FIFO full is lost and an overflow packet takes its place, as on silicon.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "emutrace/sink.h"
+#include "models/trace_port.h"
+
+namespace emutrace::analysis {
+
+struct SwoStats {
+    std::uint64_t bytes = 0, software = 0, exceptions = 0, pc_samples = 0, timestamps = 0, syncs = 0;
+    std::uint64_t overflows = 0, lost = 0;   ///< overflow packets written, packets lost to a full FIFO
+    std::uint64_t port_cycles_per_byte = 0;  ///< the rate at the end, in core cycles per byte
+    std::string port0_text;                  ///< what ITM port 0 carried (up to 64 KiB)
+};
+
+class SwoWriter final : public trace::TraceSink {
+public:
+    /// Opens `path`; one that cannot be written throws ConfigError naming it.
+    explicit SwoWriter(std::string path);
+    ~SwoWriter() override;
+    std::uint32_t wants() const override { return trace::WantMmio | trace::WantExceptions | trace::WantBlocks; }
+    void on_batch(const trace::EventBatch& batch) override;
+    /// Writes what is left; a failed write throws ConfigError naming the file.
+    void on_end() override;
+    const SwoStats& stats() const { return stats_; }
+
+private:
+    void write_register(std::uint64_t cycle, std::uint32_t address, unsigned width, std::uint32_t value);
+    void exception(std::uint64_t cycle, unsigned number, unsigned function);
+    void sample_until(std::uint64_t cycle);
+    /// Queues the packet built in packet_ at `cycle`, with its timestamp when `data`, if there is
+    /// room: for a `stimulus` write in the ITM's FIFO, else in the port's.
+    bool send(std::uint64_t cycle, bool data, bool stimulus);
+    bool itm_on() const { return tcr_ & 1u; }
+    bool dwt_on() const { return itm_on() && (tcr_ & (1u << 3)); }
+    std::uint64_t sample_period() const;
+
+    std::string path_;
+    std::FILE* file_ = nullptr;
+    std::vector<std::uint8_t> packet_, out_;
+    models::TracePort port_;           ///< every byte on the wire: room for the DWT's packets
+    models::TracePort stimulus_port_;  ///< the stimulus packets alone, as the emulated ITM counts them
+    std::uint32_t tcr_ = 0, ter_ = 0, dwt_ctrl_ = 0, acpr_ = 0, sppr_ = 2;
+    bool locked_ = true, synced_ = false, overflowed_ = false;
+    std::uint64_t last_timestamp_ = 0, next_sample_ = 0, last_cycle_ = 0;
+    std::uint32_t block_pc_ = 0;
+    bool in_block_ = false;
+    std::vector<unsigned> active_;  ///< exceptions entered and not yet returned from
+    SwoStats stats_;
+};
+
+}  // namespace emutrace::analysis

@@ -1,0 +1,155 @@
+// SWO (docs/swo.md): firmware that programs the ITM, DWT and TPIU itself gets the byte stream a
+// probe would receive; emutrace decode swo and sigrok's decoders read it back to what the run did.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sources/itm/itm_packets.h"
+#include "support/cli.h"
+#include "support/paths.h"
+#include "support/temp_dir.h"
+
+using namespace emutrace::test;
+using nlohmann::json;
+
+namespace {
+
+// The exception entries of an event log, in order: (cycle, number).
+std::vector<std::pair<std::uint64_t, int>> entries(const std::string& jsonl) {
+    std::vector<std::pair<std::uint64_t, int>> out;
+    std::istringstream in(jsonl);
+    for (std::string line; std::getline(in, line);) {
+        const json e = json::parse(line);
+        if (e["kind"] == "exception_entry") out.emplace_back(e["cycle"].get<std::uint64_t>(), e["exception"].get<int>());
+    }
+    return out;
+}
+
+// The stream as a logic analyser would sample the SWO pin in NRZ (UART) mode: 4 samples a bit,
+// idle high, and an idle gap before each packet (sigrok's arm_itm starts a packet after one).
+std::string uart_samples(const std::string& stream) {
+    std::vector<emutrace::decode::itm::Packet> packets;
+    emutrace::decode::itm::Decoder decoder;
+    decoder.feed(std::span(reinterpret_cast<const std::uint8_t*>(stream.data()), stream.size()), packets);
+    std::set<std::uint64_t> starts;
+    for (const auto& p : packets) starts.insert(p.offset);
+    constexpr int kPerBit = 4;
+    std::string out(40 * kPerBit, '\1');
+    for (std::size_t i = 0; i < stream.size(); ++i) {
+        if (starts.count(i)) out.append(200 * kPerBit, '\1');
+        const auto b = static_cast<unsigned char>(stream[i]);
+        out.append(kPerBit, '\0');  // start bit
+        for (int bit = 0; bit < 8; ++bit) out.append(kPerBit, static_cast<char>(b >> bit & 1));
+        out.append(kPerBit, '\1');  // stop bit
+    }
+    out.append(400 * kPerBit, '\1');
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("swo: firmware that sets up SWO prints over ITM port 0, and decode swo reads back its text, words and exceptions") {
+    TempDir dir;
+    Cli run = emutrace_cli("run " + firmware("itm_swo") + " --swo " + dir.file("t.swo") + " --events " + dir.file("run.jsonl") + " --json " +
+                           dir.file("run.json"));
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    CHECK(run.out == "hello from ITM port 0\nticks=3\n");  // the console, as a probe's SWO viewer shows it
+    CHECK(run.err.find("SWO trace: ") != std::string::npos);
+    const json written = json::parse(read_file(dir.file("run.json")))["swo"];
+    CHECK(written["lost_packets"] == 0);
+    CHECK(written["exception_packets"] == 9);  // three SysTicks: entered, exited, returned to thread
+
+    Cli decoded = emutrace_cli("decode swo " + dir.file("t.swo") + " --events " + dir.file("swo.jsonl") + " --json " + dir.file("swo.json"));
+    REQUIRE_MESSAGE(decoded.status == 0, decoded.err);
+    const json d = json::parse(read_file(dir.file("swo.json")));
+    CHECK(d["port0_text"] == "hello from ITM port 0\nticks=3\n");
+    CHECK(d["port_bytes"]["1"] == 4);
+    CHECK(d["overflows"] == 0);
+    CHECK(d["bytes"] == written["bytes"]);
+    // The same exceptions, spaced as in the run: the timestamps count the core's cycles.
+    const auto ran = entries(read_file(dir.file("run.jsonl"))), read = entries(read_file(dir.file("swo.jsonl")));
+    REQUIRE(ran.size() == 3);
+    REQUIRE(read.size() == ran.size());
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+        CHECK(read[i].second == 15);
+        CHECK(ran[i].second == 15);
+        if (i) CHECK(read[i].first - read[i - 1].first == ran[i].first - ran[i - 1].first);
+    }
+}
+
+TEST_CASE("swo: sigrok's uart and arm_itm decoders read the stream emutrace writes as the run's text, word and exceptions") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + firmware("itm_swo") + " -q --swo " + dir.file("t.swo")).status == 0);
+    write_file(dir.file("pin.bin"), uart_samples(read_file(dir.file("t.swo"))));
+    Cli sigrok = run_shell("sigrok-cli -I binary:numchannels=1:samplerate=1000000 -i " + dir.file("pin.bin") +
+                           " -P uart:rx=0:baudrate=250000,arm_itm -A arm_itm");
+    REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
+    std::string text, words;
+    std::vector<std::string> exceptions;
+    std::istringstream lines(sigrok.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("arm_itm-1: 0: \"", 0) == 0) {
+            std::string rest = line.substr(15);
+            if (rest.empty()) {  // a newline splits the annotation's line: the quote closes on the next
+                std::getline(lines, line);
+                text += "\n";
+            } else {
+                text += rest.substr(0, rest.size() - 1);
+            }
+        } else if (line.rfind("arm_itm-1: 1: ", 0) == 0) {
+            words += line.substr(14);
+        } else if (line.find("Enter: ") != std::string::npos || line.find("Exit: ") != std::string::npos ||
+                   line.find("Resume: ") != std::string::npos) {
+            exceptions.push_back(line.substr(11));
+        }
+    }
+    // arm_itm joins a port's printable bytes and says them when the port's next packet comes after a
+    // pause: the very last one, with nothing after it, it never says.
+    CHECK(text == "hello from ITM port 0\nticks=3");
+    CHECK(words == "0xc0ffee42");
+    const std::vector<std::string> one = {"Enter: SysTick", "Exit: SysTick", "Resume: Thread"};
+    REQUIRE(exceptions.size() == 9);
+    for (std::size_t i = 0; i < exceptions.size(); ++i) CHECK(exceptions[i] == one[i % 3]);
+    // Nothing it could not place (it names sync packets "Unhandled sync", which is no error).
+    for (const char* bad : {"Unhandled software", "Unhandled hardware", "Unhandled reserved", "Unhandled sw_extension", "Unhandled hw_extension"})
+        CHECK(sigrok.out.find(bad) == std::string::npos);
+}
+
+TEST_CASE("swo: writing faster than the port carries loses packets with overflow packets in their place, and PC samples come at the DWT rate") {
+    TempDir dir;
+    Cli flood = emutrace_cli("run " + firmware("itm_swo_flood") + " -q --swo " + dir.file("f.swo") + " --json " + dir.file("f.json"));
+    REQUIRE_MESSAGE(flood.status == 0, flood.err);
+    const json f = json::parse(read_file(dir.file("f.json")))["swo"];
+    CHECK(f["lost_packets"].get<int>() > 150);  // 200 bytes at 640 cycles a byte while the core writes one every few cycles
+    CHECK(f["overflows"].get<int>() >= 1);
+    CHECK(f["stimulus_packets"].get<int>() + f["lost_packets"].get<int>() >= 200);
+    Cli decoded = emutrace_cli("decode swo " + dir.file("f.swo") + " --json " + dir.file("d.json"));
+    CHECK(decoded.status == 0);
+    CHECK(decoded.out.find("overflows") != std::string::npos);
+    CHECK(json::parse(read_file(dir.file("d.json")))["overflows"] == f["overflows"]);
+
+    // PC sampling every 16 x 1024 cycles: as many samples as periods in the run after it was enabled.
+    Cli sampled = emutrace_cli("run " + firmware("itm_swo_sampled") + " -q --swo " + dir.file("s.swo") + " --json " + dir.file("s.json") +
+                               " --max-instructions 10000000");
+    REQUIRE(sampled.status == 0);
+    const json s = json::parse(read_file(dir.file("s.json")));
+    const std::uint64_t periods = s["cycles"].get<std::uint64_t>() / (16 * 1024);
+    CHECK(s["swo"]["pc_samples"].get<std::uint64_t>() + s["swo"]["lost_packets"].get<std::uint64_t>() >= periods);
+    CHECK(s["swo"]["pc_samples"].get<std::uint64_t>() >= 1);
+}
+
+TEST_CASE("swo: a file that holds no ITM stream is a one-line error with status 2") {
+    TempDir dir;
+    write_file(dir.file("junk.swo"), std::string(64, '\x04'));
+    Cli junk = emutrace_cli("decode swo " + dir.file("junk.swo"));
+    CHECK(junk.status == 2);
+    CHECK(junk.err.find("junk.swo: no ITM/DWT packet in 64 bytes") != std::string::npos);
+    Cli missing = emutrace_cli("decode swo " + dir.file("none.swo"));
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("none.swo") != std::string::npos);
+}

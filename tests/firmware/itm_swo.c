@@ -1,0 +1,89 @@
+/* Firmware that sets up SWO itself, as CMSIS and libopencm3's traceswo do: DEMCR.TRCENA, the
+ * TPIU's NRZ protocol and prescaler, the ITM unlocked with timestamps and DWT packets on, the DWT's
+ * exception trace (and PC sampling with PC_SAMPLING). It prints over ITM port 0 with CMSIS's
+ * ITM_SendChar (waiting while the port's FIFO is full), sends a word on port 1, takes three SysTick
+ * interrupts, and exits. FLOOD: it writes port 0 without waiting, faster than the port carries.
+ * BENCH_ROUNDS: then computes and prints a line per round that many times, with SysTick running
+ * (bench/bench_swo.py). */
+#include <stdint.h>
+
+#include "cortex_m.h"
+#include "semihost.h"
+
+#define ITM_STIM8(n) (*(volatile uint8_t *)(0xE0000000u + 4u * (n)))
+#define ITM_STIM32(n) (*(volatile uint32_t *)(0xE0000000u + 4u * (n)))
+#define ITM_TER REG32(0xE0000E00u)
+#define ITM_TCR REG32(0xE0000E80u)
+#define ITM_LAR REG32(0xE0000FB0u)
+#define DEMCR REG32(0xE000EDFCu)
+#define TPIU_ACPR REG32(0xE0040010u)
+#define TPIU_SPPR REG32(0xE00400F0u)
+#define TPIU_FFCR REG32(0xE0040304u)
+
+#ifndef PRESCALER
+#define PRESCALER 3
+#endif
+
+static volatile uint32_t ticks;
+
+void SysTick_Handler(void) {
+    ticks++;
+}
+
+#ifndef FLOOD
+/* CMSIS's ITM_SendChar. */
+static void itm_send_char(char c) {
+    if ((ITM_TCR & 1u) && (ITM_TER & 1u)) {
+        while (ITM_STIM32(0) == 0u) {
+        }
+        ITM_STIM8(0) = (uint8_t)c;
+    }
+}
+
+static void itm_puts(const char *s) {
+    while (*s) itm_send_char(*s++);
+}
+#endif
+
+int main(void) {
+    DEMCR |= 1u << 24;       /* TRCENA */
+    TPIU_SPPR = 2u;          /* NRZ (UART) */
+    TPIU_ACPR = PRESCALER;   /* SWO at TRACECLKIN / (PRESCALER + 1) */
+    TPIU_FFCR = 0x100u;      /* formatter bypassed */
+    ITM_LAR = 0xC5ACCE55u;
+    ITM_TCR = (1u << 16) | (1u << 3) | (1u << 1) | 1u; /* TraceBusID 1, DWTENA, TSENA, ITMENA */
+    ITM_TER = 0x3u;
+#ifdef PC_SAMPLING
+    DWT_CTRL = (1u << 16) | (1u << 12) | (1u << 9) | (15u << 1); /* EXCTRCENA, PCSAMPLENA every 16 x 1024 cycles */
+#else
+    DWT_CTRL = 1u << 16; /* EXCTRCENA */
+#endif
+#ifdef FLOOD
+    for (int i = 0; i < 200; ++i) ITM_STIM8(0) = (uint8_t)('a' + i % 26);
+#else
+    itm_puts("hello from ITM port 0\n");
+    while (ITM_STIM32(1) == 0u) {
+    }
+    ITM_STIM32(1) = 0xC0FFEE42u;
+#endif
+    SYST_RVR = 5000u;
+    SYST_CVR = 0u;
+    SYST_CSR = SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE;
+    while (ticks < 3u) {
+    }
+#ifdef BENCH_ROUNDS
+    uint32_t crc = 0xFFFFFFFFu;
+    for (uint32_t round = 0; round < BENCH_ROUNDS; ++round) {
+        for (uint32_t i = 0; i < 2000u; ++i) {
+            crc ^= i;
+            for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        }
+        itm_puts((crc & 1u) ? "round odd\n" : "round even\n");
+    }
+#endif
+    SYST_CSR = 0u;
+#ifndef FLOOD
+    itm_puts("ticks=3\n");
+#endif
+    sh_exit(0);
+}
