@@ -7,9 +7,9 @@ namespace emutrace::app {
 namespace {
 
 std::string event_kinds(std::uint32_t wants) {
-    static constexpr std::pair<std::uint32_t, const char*> kNames[] = {{trace::WantBlocks, "blocks"},   {trace::WantBranches, "branches"},
-                                                                       {trace::WantMmio, "mmio"},       {trace::WantExceptions, "exceptions"},
-                                                                       {trace::WantMarkers, "markers"}, {trace::WantOutput, "output"}};
+    static constexpr std::pair<std::uint32_t, const char*> kNames[] = {
+        {trace::WantBlocks, "blocks"},   {trace::WantBranches, "branches"}, {trace::WantMmio, "mmio"},         {trace::WantExceptions, "exceptions"},
+        {trace::WantMarkers, "markers"}, {trace::WantOutput, "output"},     {trace::WantSamples, "PC samples"}};
     std::string out;
     for (const auto& [bit, name] : kNames)
         if (wants & bit) out += (out.empty() ? "" : ", ") + std::string(name);

@@ -514,6 +514,7 @@ RunResult Machine::run() {
     m.want_markers = m.recorder.wants(trace::WantMarkers);
     m.want_branches = m.recorder.wants(trace::WantBranches);
     m.want_watches = m.recorder.wants(trace::WantWatches);
+    m.want_samples = m.recorder.wants(trace::WantSamples);
     if (m.recorder.wants(trace::WantMemory) && !m.want_memory) {
         // The exact pc of each access needs a hook on every instruction (Unicorn 2.0.1's pc in a
         // memory hook is the block's, P7); only code that asks pays for it.

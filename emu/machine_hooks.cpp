@@ -72,6 +72,10 @@ void DeviceSlot::output(std::string_view text) {
 void DeviceSlot::user_event(std::uint32_t id, std::uint32_t payload) {
     machine->push_marker(id, payload, false, now());
 }
+void DeviceSlot::sample_pc() {
+    if (machine->want_samples)
+        machine->recorder.push({now(), static_cast<std::uint32_t>(machine->uc.reg(UC_ARM_REG_PC)), 0, 0, trace::EventKind::PcSample, 0, index});
+}
 
 void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
     if (warned.insert(offset).second) spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));

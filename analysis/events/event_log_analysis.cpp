@@ -43,7 +43,8 @@ AnalysisType event_log_analysis() {
             {{"events", "FILE", "Write the event stream (blocks, MMIO, output, ...) as JSON Lines"},
              {"events_limit", "SIZE", "Stop writing the event log after this many bytes, with a last 'truncated' line (default 1GiB)"}},
             {},
-            trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches,
+            trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
+                trace::WantSamples,
             &create};
 }
 

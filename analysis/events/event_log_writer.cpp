@@ -71,6 +71,9 @@ void EventLogWriter::write_event(const trace::Event& e, const trace::EventBatch&
         case EventKind::MmioWrite: write_mmio(e); break;
         case EventKind::Output: write_output(e, batch); break;
         case EventKind::ExceptionEntry: write_exception_entry(e); break;
+        case EventKind::PcSample:
+            print("{\"cycle\":%llu,\"kind\":\"pc_sample\",\"pc\":\"0x%08x\"}\n", static_cast<unsigned long long>(e.cycle), e.address);
+            break;
         case EventKind::CoreSwitch:
             core_ = e.value;
             if (core_ < cores_.size())

@@ -23,7 +23,7 @@ public:
 
     std::uint32_t wants() const override {
         return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
-               trace::WantWatches;
+               trace::WantWatches | trace::WantSamples;
     }
     void on_start(const trace::RunInfo& info) override {
         devices_ = info.devices;

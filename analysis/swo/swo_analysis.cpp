@@ -73,7 +73,7 @@ AnalysisType swo_analysis() {
             {},
             {{"swo", "FILE", "Write the SWO byte stream (ITM/DWT packets, TPIU formatter bypassed) as the firmware programmed the ITM"}},
             {},
-            trace::WantMmio | trace::WantExceptions | trace::WantBlocks,
+            trace::WantMmio | trace::WantExceptions | trace::WantSamples,
             &create};
 }
 

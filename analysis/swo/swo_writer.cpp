@@ -15,7 +15,7 @@ using decode::itm::ExceptionFunction;
 constexpr std::uint32_t kItm = 0xE0000000, kDwtCtrl = 0xE0001000, kTpiu = 0xE0040000;
 constexpr std::uint32_t kItmLar = kItm + 0xFB0, kItmTer = kItm + 0xE00, kItmTcr = kItm + 0xE80, kUnlock = 0xC5ACCE55;
 constexpr std::uint32_t kTpiuAcpr = kTpiu + 0x010, kTpiuSppr = kTpiu + 0x0F0;
-constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12, CYCTAP = 1u << 9;
+constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12;
 constexpr std::size_t kFlushBytes = 1 << 16, kTextKept = 1 << 16;
 
 }  // namespace
@@ -31,10 +31,6 @@ SwoWriter::SwoWriter(std::string path) : path_(std::move(path)) {
 
 SwoWriter::~SwoWriter() {
     if (file_) std::fclose(file_);
-}
-
-std::uint64_t SwoWriter::sample_period() const {
-    return (std::uint64_t{(dwt_ctrl_ >> 1) & 0xF} + 1) * (dwt_ctrl_ & CYCTAP ? 1024 : 64);
 }
 
 bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
@@ -106,10 +102,7 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
                 last_timestamp_ = cycle;
             }
             return;
-        case kDwtCtrl:
-            if (!(dwt_ctrl_ & PCSAMPLENA) && (value & PCSAMPLENA)) next_sample_ = cycle + ((value >> 1 & 0xF) + 1) * (value & CYCTAP ? 1024 : 64);
-            dwt_ctrl_ = value;
-            return;
+        case kDwtCtrl: dwt_ctrl_ = value; return;
         case kTpiuAcpr: acpr_ = value & 0x1FFF; break;
         case kTpiuSppr: sppr_ = value & 3; break;
         default: return;
@@ -125,47 +118,27 @@ void SwoWriter::exception(std::uint64_t cycle, unsigned number, unsigned functio
     stats_.exceptions += send(cycle, true, false);
 }
 
-// The DWT samples the PC every (POSTPRESET + 1) taps of CYCCNT: the instruction executing then, here
-// the first of the block that ran at that cycle.
-void SwoWriter::sample_until(std::uint64_t cycle) {
-    if (!dwt_on() || !(dwt_ctrl_ & PCSAMPLENA) || !in_block_) return;
-    const std::uint64_t period = sample_period();
-    while (next_sample_ < cycle) {
-        if (!port_.has_room(next_sample_, 5)) {  // full: the samples until it drains are lost
-            const std::uint64_t room = port_.busy_until() - (models::TracePort::kFifoBytes - 5) * port_.cycles_per_byte();
-            const std::uint64_t skip = room > next_sample_ ? (room - next_sample_ + period - 1) / period : 1;
-            stats_.lost += skip;
-            overflowed_ = true;
-            next_sample_ += skip * period;
-            continue;
-        }
-        Encoder(packet_).pc_sample(block_pc_);
-        stats_.pc_samples += send(next_sample_, true, false);
-        next_sample_ += period;
-    }
+// The DWT's sample (the machine takes it every (POSTPRESET + 1) taps of CYCCNT), as a packet.
+void SwoWriter::pc_sample(std::uint64_t cycle, std::uint32_t pc) {
+    if (!dwt_on() || !(dwt_ctrl_ & PCSAMPLENA)) return;
+    Encoder(packet_).pc_sample(pc);
+    stats_.pc_samples += send(cycle, true, false);
 }
 
 void SwoWriter::on_batch(const trace::EventBatch& batch) {
     for (const trace::Event& e : batch.events) {
         switch (e.kind) {
-            case trace::EventKind::Block:
-                sample_until(e.cycle);
-                block_pc_ = e.address;
-                in_block_ = true;
-                break;
+            case trace::EventKind::PcSample: pc_sample(e.cycle, e.address); break;
             case trace::EventKind::MmioWrite: write_register(e.cycle, e.address, e.width, e.value); break;
             case trace::EventKind::ExceptionEntry:
-                sample_until(e.cycle);
                 exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Entered));
                 active_.push_back(e.value);
                 break;
             case trace::EventKind::ExceptionReturn:
-                sample_until(e.cycle);
                 exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Exited));
                 if (!active_.empty()) active_.pop_back();
                 exception(e.cycle, active_.empty() ? 0 : active_.back(), static_cast<unsigned>(ExceptionFunction::Returned));
                 break;
-            case trace::EventKind::Stop: sample_until(e.cycle); break;
             default: break;
         }
     }

@@ -27,7 +27,8 @@ public:
     /// Opens `path`; one that cannot be written throws ConfigError naming it.
     explicit SwoWriter(std::string path);
     ~SwoWriter() override;
-    std::uint32_t wants() const override { return trace::WantMmio | trace::WantExceptions | trace::WantBlocks; }
+    /// Register writes, exceptions and the DWT's PC samples: no block stream (the plain run's speed).
+    std::uint32_t wants() const override { return trace::WantMmio | trace::WantExceptions | trace::WantSamples; }
     void on_batch(const trace::EventBatch& batch) override;
     /// Writes what is left; a failed write throws ConfigError naming the file.
     void on_end() override;
@@ -36,13 +37,12 @@ public:
 private:
     void write_register(std::uint64_t cycle, std::uint32_t address, unsigned width, std::uint32_t value);
     void exception(std::uint64_t cycle, unsigned number, unsigned function);
-    void sample_until(std::uint64_t cycle);
+    void pc_sample(std::uint64_t cycle, std::uint32_t pc);
     /// Queues the packet built in packet_ at `cycle`, with its timestamp when `data`, if there is
     /// room: for a `stimulus` write in the ITM's FIFO, else in the port's.
     bool send(std::uint64_t cycle, bool data, bool stimulus);
     bool itm_on() const { return tcr_ & 1u; }
     bool dwt_on() const { return itm_on() && (tcr_ & (1u << 3)); }
-    std::uint64_t sample_period() const;
 
     std::string path_;
     std::FILE* file_ = nullptr;
@@ -51,9 +51,7 @@ private:
     models::TracePort stimulus_port_;  ///< the stimulus packets alone, as the emulated ITM counts them
     std::uint32_t tcr_ = 0, ter_ = 0, dwt_ctrl_ = 0, acpr_ = 0, sppr_ = 2;
     bool locked_ = true, synced_ = false, overflowed_ = false;
-    std::uint64_t last_timestamp_ = 0, next_sample_ = 0, last_cycle_ = 0;
-    std::uint32_t block_pc_ = 0;
-    bool in_block_ = false;
+    std::uint64_t last_timestamp_ = 0;
     std::vector<unsigned> active_;  ///< exceptions entered and not yet returned from
     SwoStats stats_;
 };

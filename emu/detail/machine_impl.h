@@ -56,6 +56,7 @@ struct DeviceSlot final : DeviceHost {
     bool bus_write(std::uint32_t address, unsigned width, std::uint32_t value) override;
     void output(std::string_view text) override;
     void user_event(std::uint32_t id, std::uint32_t payload) override;
+    void sample_pc() override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
     void set_memory_mode(const models::MemoryMode& mode) override;
 };
@@ -344,7 +345,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     // The block hook's state, kept together on one cache line.
     nvic::CycleCounters counters;  ///< the DWT in config.devices holds a reference, read only while running
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
-    bool want_branches = false, want_watches = false;
+    bool want_branches = false, want_watches = false, want_samples = false;
     /// How the previous block left (trace::BranchKind), reported when the next block starts;
     /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
     std::uint8_t pending_branch = 0;

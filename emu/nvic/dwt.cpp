@@ -5,6 +5,7 @@
 namespace emutrace::emu::nvic {
 namespace {
 enum Offset : std::uint32_t { CTRL = 0x00, CYCCNT = 0x04, CPICNT = 0x08, EXCCNT = 0x0C, SLEEPCNT = 0x10, LSUCNT = 0x14, FOLDCNT = 0x18, PCSR = 0x1C };
+constexpr std::uint32_t PCSAMPLENA = 1u << 12, CYCTAP = 1u << 9;
 constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19, LSUEVTENA = 1u << 20,
                         FOLDEVTENA = 1u << 21;
 constexpr std::uint32_t kNumComparators = 4u << 28;  // CTRL.NUMCOMP on Cortex-M3/M4
@@ -12,6 +13,7 @@ constexpr std::uint32_t kNumComparators = 4u << 28;  // CTRL.NUMCOMP on Cortex-M
 
 void Dwt::reset() {
     ctrl_ = 0;
+    next_sample_ = 0;
     cyccnt_ = cpicnt_ = exccnt_ = sleepcnt_ = lsucnt_ = foldcnt_ = Counter{};
 }
 
@@ -19,6 +21,18 @@ void Dwt::reset() {
 // + LSU + exception + sleep - fold. So refills, fetch stalls and multi-cycle data processing.
 std::uint64_t Dwt::cpi_source(const CycleCounters& c) {
     return c.cycles + c.fold - c.instructions - lsu_source(c) - c.sleep - c.exception;
+}
+
+std::uint64_t Dwt::sample_period() const {
+    return (std::uint64_t{ctrl_ >> 1 & 0xF} + 1) * (ctrl_ & CYCTAP ? 1024 : 64);
+}
+
+void Dwt::on_time(std::uint64_t now) {
+    if (!(ctrl_ & PCSAMPLENA) || !scs_.trace_enabled()) return;  // turned off: no more wakes
+    host().sample_pc();
+    const std::uint64_t period = sample_period();
+    while (next_sample_ <= now) next_sample_ += period;  // a wake late by more than a period samples once
+    host().wake_at(next_sample_);
 }
 
 std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
@@ -47,6 +61,10 @@ void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
     }
     switch (offset & ~3u) {
         case CTRL:
+            if (!(ctrl_ & PCSAMPLENA) && (value & PCSAMPLENA)) {
+                next_sample_ = c.cycles + ((value >> 1 & 0xF) + 1) * (value & CYCTAP ? 1024 : 64);
+                host().wake_at(next_sample_);
+            }
             ctrl_ = value & 0x0FFFFFFFu;
             cyccnt_.set_enabled(value & CYCCNTENA, c.cycles);
             cpicnt_.set_enabled(value & CPIEVTENA, cpi_source(c));

@@ -38,8 +38,11 @@ public:
     std::uint32_t read(std::uint32_t offset, unsigned width) override;
     void write(std::uint32_t offset, unsigned width, std::uint32_t value) override;
     void reset() override;
+    /// PC sampling (CTRL.PCSAMPLENA): a sample every (POSTPRESET + 1) taps of CYCCNT.
+    void on_time(std::uint64_t now) override;
 
 private:
+    std::uint64_t sample_period() const;
     /// A counter that runs while enabled: its value is `base` plus what the source gained since.
     struct Counter {
         bool enabled = false;
@@ -66,6 +69,7 @@ private:
     const std::optional<CycleCounters>& at_access_;
     const SystemControl& scs_;
     std::uint32_t ctrl_ = 0;
+    std::uint64_t next_sample_ = 0;
     Counter cyccnt_, cpicnt_, exccnt_, sleepcnt_, lsucnt_, foldcnt_;
 };
 

@@ -54,6 +54,9 @@ public:
     virtual void output(std::string_view text) = 0;
     /// A user-defined event the firmware signalled through this device.
     virtual void user_event(std::uint32_t id, std::uint32_t payload) = 0;
+    /// The DWT samples the program counter now: the trace gets a PcSample of the instruction the
+    /// core is at (a device waking at a cycle is called between blocks: the next block's first).
+    virtual void sample_pc() {}
     /// Logs a guest misuse (unhandled offset, write to a read-only register) once per offset.
     virtual void warn_once(std::uint32_t offset, std::string_view what) = 0;
     /// The memory system's run-time switches from the next instruction on (a cache controller's

@@ -24,6 +24,7 @@ enum class EventKind : std::uint8_t {
     Watch,            ///< execution reached a watch point an analysis asked for (a function's entry or return)
     Access,           ///< a load or store to RAM (for sinks that want memory accesses: slow, for replay)
     CoreSwitch,       ///< the events after it come from another core (a trace source of a multi-core capture)
+    PcSample,         ///< the DWT sampled the program counter (DWT_CTRL.PCSAMPLENA), or a probe's capture holds a sample
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -68,6 +69,7 @@ struct Event {
     /// Output: 0. Stop: program counter at the stop. ExceptionEntry: the return address
     /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
     /// control block. Watch: the watch point. Access: the data address. CoreSwitch: its trace ID.
+    /// PcSample: the pc sampled (emulated: the first instruction of the block executing then).
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: why the run ended, 1 the firmware
@@ -78,7 +80,7 @@ struct Event {
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     /// Watch: r0 there (a function's first argument at its entry, its result at its return).
     /// Access: the stack pointer then (to tell a thread's stack from shared data).
-    /// CoreSwitch: the index of the core in RunInfo::cores.
+    /// CoreSwitch: the index of the core in RunInfo::cores. PcSample: 0.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack

@@ -21,6 +21,7 @@ enum Capability : std::uint32_t {
     WantBranches = 1u << 5,    ///< calls, returns, jumps, vectors and resumes
     WantWatches = 1u << 6,     ///< watch points reached (Analysis::watch_points)
     WantMemory = 1u << 7,      ///< every load and store to RAM (slow: a hook per instruction and access)
+    WantSamples = 1u << 8,     ///< the DWT's PC samples, when the firmware turns PC sampling on
 };
 
 /// How a core numbers its exceptions (and whether it stacks a frame for them).

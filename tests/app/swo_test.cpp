@@ -2,6 +2,7 @@
 // probe would receive; emutrace decode swo and sigrok's decoders read it back to what the run did.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -133,14 +134,30 @@ TEST_CASE("swo: writing faster than the port carries loses packets with overflow
     CHECK(decoded.out.find("overflows") != std::string::npos);
     CHECK(json::parse(read_file(dir.file("d.json")))["overflows"] == f["overflows"]);
 
-    // PC sampling every 16 x 1024 cycles: as many samples as periods in the run after it was enabled.
+    // PC sampling every 16 x 64 cycles: a sample per period of the run after it was enabled, each in
+    // the event log and, where the port had room, in the stream; decode swo reads the same pcs.
     Cli sampled = emutrace_cli("run " + firmware("itm_swo_sampled") + " -q --swo " + dir.file("s.swo") + " --json " + dir.file("s.json") +
-                               " --max-instructions 10000000");
+                               " --events " + dir.file("s.jsonl"));
     REQUIRE(sampled.status == 0);
     const json s = json::parse(read_file(dir.file("s.json")));
-    const std::uint64_t periods = s["cycles"].get<std::uint64_t>() / (16 * 1024);
-    CHECK(s["swo"]["pc_samples"].get<std::uint64_t>() + s["swo"]["lost_packets"].get<std::uint64_t>() >= periods);
-    CHECK(s["swo"]["pc_samples"].get<std::uint64_t>() >= 1);
+    const std::uint64_t periods = (s["cycles"].get<std::uint64_t>() - 60) / (16 * 64);
+    std::vector<std::string> logged;
+    std::istringstream events(read_file(dir.file("s.jsonl")));
+    for (std::string line; std::getline(events, line);)
+        if (line.find("\"pc_sample\"") != std::string::npos) logged.push_back(json::parse(line)["pc"]);
+    CHECK(logged.size() >= periods - 1);
+    CHECK(logged.size() <= periods + 1);
+    const std::uint64_t samples = s["swo"]["pc_samples"];
+    CHECK(samples + s["swo"]["lost_packets"].get<std::uint64_t>() >= logged.size());
+    CHECK(samples >= logged.size() / 2);
+    Cli read = emutrace_cli("decode swo " + dir.file("s.swo") + " --events " + dir.file("d.jsonl"));
+    REQUIRE(read.status == 0);
+    std::set<std::string> decoded_pcs;
+    std::istringstream blocks(read_file(dir.file("d.jsonl")));
+    for (std::string line; std::getline(blocks, line);)
+        if (line.find("\"block\"") != std::string::npos) decoded_pcs.insert(json::parse(line)["address"].get<std::string>());
+    for (const auto& pc : decoded_pcs) CHECK(std::find(logged.begin(), logged.end(), pc) != logged.end());
+    CHECK(!decoded_pcs.empty());
 }
 
 TEST_CASE("swo: a file that holds no ITM stream is a one-line error with status 2") {

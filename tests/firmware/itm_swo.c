@@ -54,7 +54,7 @@ int main(void) {
     ITM_TCR = (1u << 16) | (1u << 3) | (1u << 1) | 1u; /* TraceBusID 1, DWTENA, TSENA, ITMENA */
     ITM_TER = 0x3u;
 #ifdef PC_SAMPLING
-    DWT_CTRL = (1u << 16) | (1u << 12) | (1u << 9) | (15u << 1); /* EXCTRCENA, PCSAMPLENA every 16 x 1024 cycles */
+    DWT_CTRL = (1u << 16) | (1u << 12) | (15u << 1); /* EXCTRCENA, PCSAMPLENA every 16 x 64 cycles */
 #else
     DWT_CTRL = 1u << 16; /* EXCTRCENA */
 #endif
