@@ -69,6 +69,7 @@ struct Mmio {
 struct Output {
     std::uint64_t cycle = 0;
     std::string text;
+    std::string from;  ///< the device: "usart1", "itm"
 };
 
 struct Events {
@@ -102,7 +103,7 @@ Events read_events(const std::string& path) {
             if (m.has_register && e["register"].is_string()) m.reg = e["register"].get<std::string>();
             ev.mmio.push_back(m);
         } else if (kind == "output") {
-            ev.output.push_back({e.value("cycle", std::uint64_t{0}), e.value("text", "")});
+            ev.output.push_back({e.value("cycle", std::uint64_t{0}), e.value("text", ""), e.value("from", "")});
         }
     }
     return ev;
@@ -437,4 +438,34 @@ TEST_CASE("libopencm3: exti_swier (validation): software-triggered EXTI0 interru
     for (const Mmio& m : writes_to(ev, 0x40010414))
         if (m.value & 1) ++pr_clears;
     CHECK(pr_clears == 5);
+}
+
+TEST_CASE("libopencm3: itm_printf: printf over SWO as libopencm3 sets it up reaches the console, waiting on FIFOREADY at the SWO's rate") {
+    // itm_printf.c: TPIU in Manchester with ACPR 7 (16 x 8 = 128 core cycles a byte), the ITM with
+    // port 0, each character sent once ITM_STIM8(0) reads FIFOREADY; four lines on ITM port 0, one on
+    // USART1.
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("ocm3_itm_printf") + " -s " + board() + " --max-instructions 5e6 --stop-at done --events " +
+                         dir.file("e.jsonl") + " --swo " + dir.file("t.swo") + " --json " + dir.file("r.json"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string swo_text = "swo: hello from libopencm3\r\nswo: 0\r\nswo: 1\r\nswo: 2\r\n";
+    CHECK(r.out == swo_text + "usart: done\r\n");
+    const Events ev = read_events(dir.file("e.jsonl"));
+    std::string itm;
+    std::uint64_t first = 0, last = 0;
+    for (const Output& o : ev.output)
+        if (o.from == "itm") {
+            if (itm.empty()) first = o.cycle;
+            itm += o.text;
+            last = o.cycle;
+        }
+    CHECK(itm == swo_text);
+    // 52 characters are 104 bytes on the wire at 128 cycles each; the 16-byte FIFO takes the first
+    // ones at once, the firmware waits for the rest.
+    CHECK(last - first >= (104 - 16) * 128);
+    CHECK(last - first <= 104 * 128 + 2000);
+    const json swo = json::parse(read_file(dir.file("r.json")))["swo"];
+    CHECK(swo["port0_text"] == swo_text);
+    CHECK(swo["lost_packets"] == 0);
+    CHECK(swo["port_cycles_per_byte"] == 128);
 }
