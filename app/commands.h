@@ -38,11 +38,14 @@ struct CfgOptions {
 
 int run_command(const AnalysisRegistry& registry, const RunOptions& options);
 struct CrosscheckOptions {
-    std::string snapshot;   ///< OpenCSD snapshot directory
-    unsigned trace_id = 0;  ///< 0: every PTM source
-    std::string elf;        ///< symbols for coverage and the profile, and the firmware to emulate
-    std::string scenario;   ///< emulate the ELF on this scenario and compare with the capture
-    std::string cmdline;    ///< the emulated firmware's semihosting command line
+    std::string snapshot;             ///< OpenCSD snapshot directory
+    std::string swo;                  ///< or an SWO capture (ITM/DWT packets): PC samples and exceptions
+    unsigned timestamp_prescale = 1;  ///< the capture's ITM_TCR.TSPrescale (1, 4, 16, 64)
+    double max_share_difference = 0;  ///< with swo: exit 1 when a function's share differs more (points); 0: no gate
+    unsigned trace_id = 0;            ///< 0: every PTM source
+    std::string elf;                  ///< symbols for coverage and the profile, and the firmware to emulate
+    std::string scenario;             ///< emulate the ELF on this scenario and compare with the capture
+    std::string cmdline;              ///< the emulated firmware's semihosting command line
     /// --json and the registered analyses' options (--events, --calltrace, --wcet, ...), by name.
     std::map<std::string, std::string> options;
 };

@@ -7,6 +7,7 @@
 
 #include "analysis/crosscheck/comparison_report.h"
 #include "analysis/crosscheck/run_comparison.h"
+#include "analysis/crosscheck/sample_profile.h"
 #include "app/commands.h"
 #include "config/json_text.h"
 #include "config/text_file.h"
@@ -15,8 +16,65 @@
 #include "report/run_page.h"
 
 namespace emutrace::app {
+namespace {
+
+// An SWO capture against an emulated run: PC samples by function against the emulated cycles, and
+// each exception's count and spacing.
+int crosscheck_swo(const AnalysisRegistry& registry, const CrosscheckOptions& o) {
+    if (o.elf.empty()) throw ConfigError("--swo: naming the sampled functions needs the firmware (--elf)");
+    const decode::ElfImage image = decode::ElfImage::load(o.elf);
+    RunRequest request;
+    request.firmware = o.elf;
+    request.scenario = o.scenario;
+    request.source = "swo";
+    request.source_input = o.swo;
+    request.options = o.options;
+    std::string json_path;
+    if (auto it = request.options.find("json"); it != request.options.end()) {
+        json_path = it->second;  // written below, with the comparison
+        request.options.erase(it);
+    }
+    Session session(registry, request);
+    analysis::SampleProfile captured(image.symbols(), analysis::SampleProfile::Weight::Samples);
+    session.add_sink(captured);
+    RunReport report = session.run();
+    std::fputs(report.summary.c_str(), stdout);
+    for (const auto& f : report.failures) std::fprintf(stderr, report.status == 2 ? "emutrace: error: %s\n" : "emutrace: %s\n", f.c_str());
+    nlohmann::json j = nlohmann::json::parse(report.json);
+    int status = report.status;
+    if (status == 2) return status;
+
+    analysis::SampleProfile emulated(image.symbols(), analysis::SampleProfile::Weight::Cycles);
+    if (!o.scenario.empty()) {
+        RunRequest emulate;
+        emulate.firmware = o.elf;
+        emulate.scenario = o.scenario;
+        emulate.machine.echo_output = false;
+        emulate.scenario_outputs = false;
+        if (!o.cmdline.empty()) emulate.machine.cmdline = o.cmdline;
+        Session emulation(registry, emulate);
+        emulation.add_sink(emulated);
+        RunReport run = emulation.run();
+        std::printf("\nemulated %s: %s, %llu instructions, %llu cycles\n", o.elf.c_str(), run.stopped.c_str(),
+                    static_cast<unsigned long long>(run.totals.instructions), static_cast<unsigned long long>(run.totals.cycles));
+    }
+    const analysis::SampleComparison c = analysis::compare_samples(captured, emulated, static_cast<double>(o.timestamp_prescale));
+    std::fputs(c.text.c_str(), stdout);
+    j["comparison"] = c.json;
+    if (!o.scenario.empty() && o.max_share_difference > 0 && c.largest_difference > o.max_share_difference) {
+        std::fprintf(stderr,
+                     "emutrace: a function's share of the time differs by %.2f points between the capture and the emulated run (limit %.2f)\n",
+                     c.largest_difference, o.max_share_difference);
+        status = std::max(status, 1);
+    }
+    if (!json_path.empty()) config::write_text_file(json_path, config::json_text(j, 2) + "\n", "JSON file");
+    return status;
+}
+
+}  // namespace
 
 int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions& o) {
+    if (!o.swo.empty()) return crosscheck_swo(registry, o);
     std::optional<decode::ElfImage> image;
     if (!o.elf.empty()) image = decode::ElfImage::load(o.elf);
     if (!o.scenario.empty() && !image) throw ConfigError("--scenario: comparing with an emulated run needs the firmware (--elf)");

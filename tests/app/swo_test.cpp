@@ -170,3 +170,30 @@ TEST_CASE("swo: a file that holds no ITM stream is a one-line error with status 
     CHECK(missing.status == 2);
     CHECK(missing.err.find("none.swo") != std::string::npos);
 }
+
+TEST_CASE("swo: crosscheck holds a capture's PC samples and exception spacing against the emulated run, and gates on the difference") {
+    TempDir dir;
+    const std::string elf = firmware("itm_swo_profile"), board = source("scenarios/boards/mps2-an385.yaml");
+    REQUIRE(emutrace_cli("run " + elf + " -s " + board + " -q --swo " + dir.file("p.swo")).status == 0);
+    Cli same = emutrace_cli("crosscheck --swo " + dir.file("p.swo") + " --elf " + elf + " -s " + board + " --json " + dir.file("c.json"));
+    REQUIRE_MESSAGE(same.status == 0, same.err);
+    CHECK(same.out.find("where the time went: ") != std::string::npos);
+    const json c = json::parse(read_file(dir.file("c.json")))["comparison"];
+    CHECK(c["samples"].get<std::uint64_t>() > 10000);  // 1.8e7 instructions, a sample every 1,024 cycles
+    // Samples and cycles agree on each function's share within a few standard errors.
+    CHECK(c["largest_difference_points"].get<double>() < 1.0);
+    REQUIRE(c["exceptions"].size() == 1);
+    const json& systick = c["exceptions"][0];
+    CHECK(systick["name"] == "SysTick");
+    CHECK(systick["emulated_mean_interval_cycles"].get<double>() == doctest::Approx(5001).epsilon(0.001));
+    CHECK(systick["captured_mean_interval_cycles"].get<double>() == doctest::Approx(5001).epsilon(0.03));
+    CHECK(systick["captured"].get<std::uint64_t>() <= systick["emulated"].get<std::uint64_t>());  // some lost to a full port, none made up
+    CHECK(systick["captured"].get<std::uint64_t>() * 10 >= systick["emulated"].get<std::uint64_t>() * 9);
+    // A gate tighter than the difference fails the run.
+    Cli gated = emutrace_cli("crosscheck --swo " + dir.file("p.swo") + " --elf " + elf + " -s " + board + " --max-share-difference 0.0001");
+    CHECK(gated.status == 1);
+    CHECK(gated.err.find("share of the time differs by") != std::string::npos);
+    Cli both = emutrace_cli("crosscheck --swo " + dir.file("p.swo") + " --snapshot " + dir.path().string());
+    CHECK(both.status == 2);
+    CHECK(both.err.find("--snapshot DIR or --swo FILE") != std::string::npos);
+}
