@@ -27,6 +27,7 @@ public:
                       static_cast<unsigned long long>(s.timestamps), path_.c_str());
         std::string out = line;
         if (!s.bytes) out += "  nothing traced: the firmware did not enable the ITM (ITM_LAR, ITM_TCR.ITMENA, ITM_TER)\n";
+        if (s.formatter_id) out += "  in TPIU formatter frames, trace ID " + std::to_string(s.formatter_id) + " (TPIU_FFCR.EnFCont was set)\n";
         if (s.lost) {
             std::snprintf(line, sizeof line,
                           "  %llu packets lost where the port could not keep up (%llu overflow packets; %llu core cycles per byte)\n",
@@ -48,7 +49,8 @@ public:
                                                 {"overflows", s.overflows},
                                                 {"lost_packets", s.lost},
                                                 {"port_cycles_per_byte", s.port_cycles_per_byte},
-                                                {"port0_text", s.port0_text}});
+                                                {"port0_text", s.port0_text},
+                                                {"formatter_trace_id", s.formatter_id}});
     }
 
 private:

@@ -5,6 +5,7 @@
 
 #include "emutrace/config_error.h"
 #include "sources/itm/itm_packets.h"
+#include "sources/ptm/coresight_formatter.h"
 
 namespace emutrace::analysis {
 namespace {
@@ -14,7 +15,9 @@ using decode::itm::ExceptionFunction;
 
 constexpr std::uint32_t kItm = 0xE0000000, kDwtCtrl = 0xE0001000, kTpiu = 0xE0040000;
 constexpr std::uint32_t kItmLar = kItm + 0xFB0, kItmTer = kItm + 0xE00, kItmTcr = kItm + 0xE80, kUnlock = 0xC5ACCE55;
-constexpr std::uint32_t kTpiuAcpr = kTpiu + 0x010, kTpiuSppr = kTpiu + 0x0F0;
+constexpr std::uint32_t kTpiuAcpr = kTpiu + 0x010, kTpiuSppr = kTpiu + 0x0F0, kTpiuFfcr = kTpiu + 0x304;
+constexpr std::uint32_t ENFCONT = 1u << 1;
+constexpr std::size_t kFramePayload = 14;  // data bytes of a formatter frame with one ID
 constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12;
 constexpr std::size_t kFlushBytes = 1 << 16, kTextKept = 1 << 16;
 
@@ -67,12 +70,24 @@ bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
     port_.push(cycle, need);
     if (stimulus) stimulus_port_.push(cycle, size);
     packet_.clear();
-    if (out_.size() >= kFlushBytes) {
-        if (std::fwrite(out_.data(), 1, out_.size(), file_) != out_.size()) throw ConfigError(path_ + ": cannot write the SWO stream");
-        stats_.bytes += out_.size();
-        out_.clear();
-    }
+    if (out_.size() >= kFlushBytes) flush(false);
     return true;
+}
+
+void SwoWriter::flush(bool last) {
+    std::size_t n = out_.size();
+    std::vector<std::uint8_t> frames;
+    std::span<const std::uint8_t> bytes(out_.data(), n);
+    if (formatted_) {
+        if (!last) n -= n % kFramePayload;                              // a frame split over two writes would be padded in the middle
+        if (stats_.bytes == 0 && n) frames = {0xFF, 0xFF, 0xFF, 0x7F};  // a full-word sync: the probe aligns on it
+        const auto body = decode::format_frames(std::span(out_.data(), n), trace_id_);
+        frames.insert(frames.end(), body.begin(), body.end());
+        bytes = frames;
+    }
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) throw ConfigError(path_ + ": cannot write the SWO stream");
+    stats_.bytes += bytes.size();
+    out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsigned width, std::uint32_t value) {
@@ -95,7 +110,10 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
         case kItmTcr:
             if (locked_) return;
             tcr_ = value;
-            if (itm_on() && !synced_) {  // the stream starts aligned
+            if (itm_on() && !synced_) {  // the stream starts aligned, framed as the TPIU is set then
+                trace_id_ = static_cast<std::uint8_t>((tcr_ >> 16) & 0x7F);
+                formatted_ = (ffcr_ & ENFCONT) && trace_id_ >= 1 && trace_id_ <= 0x6F;
+                stats_.formatter_id = formatted_ ? trace_id_ : 0;
                 Encoder(packet_).sync();
                 synced_ = send(cycle, false, false);
                 stats_.syncs += synced_;
@@ -105,6 +123,7 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
         case kDwtCtrl: dwt_ctrl_ = value; return;
         case kTpiuAcpr: acpr_ = value & 0x1FFF; break;
         case kTpiuSppr: sppr_ = value & 3; break;
+        case kTpiuFfcr: ffcr_ = value; return;
         default: return;
     }
     const auto encoding = sppr_ == 1 ? models::TracePort::Encoding::Manchester : models::TracePort::Encoding::Nrz;
@@ -147,12 +166,10 @@ void SwoWriter::on_batch(const trace::EventBatch& batch) {
 void SwoWriter::on_end() {
     stats_.port_cycles_per_byte = port_.cycles_per_byte();
     if (!file_) return;
-    const bool written = std::fwrite(out_.data(), 1, out_.size(), file_) == out_.size();
-    stats_.bytes += out_.size();
-    out_.clear();
+    flush(true);
     const bool closed = std::fclose(file_) == 0;
     file_ = nullptr;
-    if (!written || !closed) throw ConfigError(path_ + ": cannot write the SWO stream");
+    if (!closed) throw ConfigError(path_ + ": cannot write the SWO stream");
 }
 
 }  // namespace emutrace::analysis

@@ -20,6 +20,7 @@ struct SwoStats {
     std::uint64_t overflows = 0, lost = 0;   ///< overflow packets written, packets lost to a full FIFO
     std::uint64_t port_cycles_per_byte = 0;  ///< the rate at the end, in core cycles per byte
     std::string port0_text;                  ///< what ITM port 0 carried (up to 64 KiB)
+    int formatter_id = 0;                    ///< the trace bus ID of the formatter frames; 0 when bypassed
 };
 
 class SwoWriter final : public trace::TraceSink {
@@ -49,7 +50,14 @@ private:
     std::vector<std::uint8_t> packet_, out_;
     models::TracePort port_;           ///< every byte on the wire: room for the DWT's packets
     models::TracePort stimulus_port_;  ///< the stimulus packets alone, as the emulated ITM counts them
-    std::uint32_t tcr_ = 0, ter_ = 0, dwt_ctrl_ = 0, acpr_ = 0, sppr_ = 2;
+    /// Writes out_ to the file: as it is, or in formatter frames (whole frames until the end).
+    void flush(bool last);
+
+    std::uint32_t tcr_ = 0, ter_ = 0, dwt_ctrl_ = 0, acpr_ = 0, sppr_ = 2, ffcr_ = 0x100;
+    /// The TPIU's formatter was on when the ITM was enabled: the stream goes in 16-byte frames
+    /// under the ITM's trace bus ID.
+    bool formatted_ = false;
+    std::uint8_t trace_id_ = 0;
     bool locked_ = true, synced_ = false, overflowed_ = false;
     std::uint64_t last_timestamp_ = 0;
     std::vector<unsigned> active_;  ///< exceptions entered and not yet returned from

@@ -1,11 +1,14 @@
 #include "sources/itm/swo_capture.h"
 
+#include "config/json_text.h"
+
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
 #include "config/input_file.h"
 #include "sources/itm/itm_packets.h"
+#include "sources/ptm/coresight_formatter.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::decode::itm {
@@ -88,10 +91,13 @@ private:
 }  // namespace
 
 SourceTotals SwoCapture::deliver() {
-    const std::vector<std::uint8_t> bytes = config::read_input_bytes(file_, "SWO capture", kLargestCapture);
+    std::vector<std::uint8_t> bytes = config::read_input_bytes(file_, "SWO capture", kLargestCapture);
+    const bool framed = bytes.size() >= 4 && bytes[0] == 0xFF && bytes[1] == 0xFF && bytes[2] == 0xFF && bytes[3] == 0x7F;
+    if (formatter_id_) bytes = decode::deformat_frames(bytes, formatter_id_);
     summary_ = SwoSummary{};
     summary_.port_bytes.assign(32, 0);
     summary_.bytes = bytes.size();
+    summary_.framed = framed && !formatter_id_;
     trace::EventRecorder out;
     for (auto* sink : sinks_) out.add_sink(*sink);
     trace::RunInfo info;
@@ -141,32 +147,33 @@ std::string SwoCapture::json() const {
     nlohmann::json ports = nlohmann::json::object();
     for (std::size_t port = 0; port < s.port_bytes.size(); ++port)
         if (s.port_bytes[port]) ports[std::to_string(port)] = s.port_bytes[port];
-    return nlohmann::json{{"swo", file_},
-                          {"bytes", s.bytes},
-                          {"packets", s.packets},
-                          {"syncs", s.syncs},
-                          {"overflows", s.overflows},
-                          {"timestamps", s.timestamps},
-                          {"exceptions", s.exceptions},
-                          {"pc_samples", s.pc_samples},
-                          {"sleep_samples", s.sleep_samples},
-                          {"unknown", s.unknown},
-                          {"cycles", s.cycles},
-                          {"port_bytes", ports},
-                          {"port0_text", s.port0_text},
-                          {"truncated", s.truncated}}
-        .dump();
+    return config::json_text(nlohmann::json{{"swo", file_},
+                                            {"bytes", s.bytes},
+                                            {"packets", s.packets},
+                                            {"syncs", s.syncs},
+                                            {"overflows", s.overflows},
+                                            {"timestamps", s.timestamps},
+                                            {"exceptions", s.exceptions},
+                                            {"pc_samples", s.pc_samples},
+                                            {"sleep_samples", s.sleep_samples},
+                                            {"unknown", s.unknown},
+                                            {"cycles", s.cycles},
+                                            {"port_bytes", ports},
+                                            {"port0_text", s.port0_text},
+                                            {"truncated", s.truncated}});
 }
 
 int SwoCapture::verdict(std::string& why) const {
     const SwoSummary& s = summary_;
+    const std::string hint = s.framed ? "; it starts with a TPIU formatter sync (FF FF FF 7F): give the ITM's trace ID with --tpiu-id" : "";
     if (s.packets == s.unknown) {
-        why = file_ + ": no ITM/DWT packet in " + std::to_string(s.bytes) + " bytes (is it a formatted TPIU stream, or UART bytes at another rate?)";
+        why = file_ + ": no ITM/DWT packet in " + std::to_string(s.bytes) + " bytes (is it a formatted TPIU stream, or UART bytes at another rate?)" +
+              hint;
         return kNothingDecoded;
     }
     if (s.unknown || s.truncated) {
         why = file_ + ": part of the capture could not be decoded: " + std::to_string(s.unknown) + " bytes that start no packet" +
-              (s.truncated ? ", the last packet cut off" : "");
+              (s.truncated ? ", the last packet cut off" : "") + hint;
         return kPartlyDecoded;
     }
     return 0;

@@ -19,11 +19,13 @@ struct SwoSummary {
     std::vector<std::uint64_t> port_bytes;  ///< stimulus bytes per port (32)
     std::string port0_text;                 ///< what port 0 carried (the firmware's printf)
     bool truncated = false;                 ///< the last packet was cut off
+    bool framed = false;                    ///< read without --tpiu-id, it starts with a formatter sync
 };
 
 class SwoCapture final : public trace::RecordedSource {
 public:
-    explicit SwoCapture(std::string file) : file_(std::move(file)) {}
+    /// `formatter_id`: the capture is TPIU formatter frames, and the ITM's bytes are this trace ID's; 0: bypassed.
+    SwoCapture(std::string file, std::uint8_t formatter_id) : file_(std::move(file)), formatter_id_(formatter_id) {}
     void add_sink(trace::TraceSink& sink) override { sinks_.push_back(&sink); }
     /// Reads the file (a missing one throws ConfigError naming it) and decodes it whole.
     SourceTotals deliver() override;
@@ -35,6 +37,7 @@ public:
 
 private:
     std::string file_;
+    std::uint8_t formatter_id_;
     std::vector<trace::TraceSink*> sinks_;
     SwoSummary summary_;
 };

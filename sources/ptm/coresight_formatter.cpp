@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +83,38 @@ std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std:
         frames.insert(frames.end(), frame.begin(), frame.end());
     }
     return frames;
+}
+
+std::vector<std::uint8_t> deformat_frames(std::span<const std::uint8_t> frames, std::uint8_t trace_id) {
+    std::vector<std::uint8_t> out;
+    std::uint8_t current = null_id;
+    auto emit = [&](std::uint8_t byte) {
+        if (current == trace_id) out.push_back(byte);
+    };
+    std::size_t at = 0;
+    while (at + 16 <= frames.size()) {
+        const std::uint8_t* f = frames.data() + at;
+        if (f[0] == 0xFF && f[1] == 0xFF && f[2] == 0xFF && f[3] == 0x7F) {  // a full-word sync
+            at += 4;
+            continue;
+        }
+        for (std::size_t i = 0; i < 15; i += 2) {
+            const bool flag = (f[aux] >> (i / 2)) & 1u;
+            std::optional<std::uint8_t> delayed;
+            if (f[i] & 1u) {  // an ID: now, or after the next byte when its flag says so
+                if (flag)
+                    delayed = static_cast<std::uint8_t>(f[i] >> 1);
+                else
+                    current = static_cast<std::uint8_t>(f[i] >> 1);
+            } else {
+                emit(static_cast<std::uint8_t>(f[i] | (flag ? 1u : 0u)));
+            }
+            if (i < 14) emit(f[i + 1]);
+            if (delayed) current = *delayed;
+        }
+        at += 16;
+    }
+    return out;
 }
 
 }  // namespace emutrace::decode

@@ -14,6 +14,11 @@ namespace emutrace::decode {
 /// data. No data gives no frames. `trace_id` outside 0x01..0x6F throws std::invalid_argument.
 std::vector<std::uint8_t> format_frames(std::span<const std::uint8_t> data, std::uint8_t trace_id);
 
+/// The bytes of source `trace_id` in formatted trace (what a TPIU with its formatter on sends, or
+/// an ETB holds): 16-byte frames, full-word syncs (FF FF FF 7F) between them skipped. A partial
+/// frame at the end is left out.
+std::vector<std::uint8_t> deformat_frames(std::span<const std::uint8_t> frames, std::uint8_t trace_id);
+
 /// One source's raw bytes and its trace ID, for a buffer several sources share.
 struct FormatterInput {
     std::span<const std::uint8_t> data;

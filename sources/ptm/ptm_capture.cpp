@@ -1,5 +1,7 @@
 #include "sources/ptm/ptm_capture.h"
 
+#include "config/json_text.h"
+
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -92,7 +94,7 @@ std::string PtmCapture::json() const {
                         {"lost_bytes", s.lost_bytes},   {"first_loss_at", s.first_loss_at},
                         {"error_count", s.error_count}, {"errors", errors},
                         {"damaged", s.damaged()},       {"cores", cores}};
-    return j.dump();
+    return config::json_text(j);
 }
 
 }  // namespace emutrace::decode

@@ -1,5 +1,7 @@
 #include "sources/ring/ring_trace.h"
 
+#include "config/json_text.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -240,19 +242,18 @@ std::string RingTrace::summary() const {
 
 std::string RingTrace::json() const {
     const RingSummary& s = summary_;
-    return nlohmann::json{{"dump", s.dump},
-                          {"format", s.format},
-                          {"ring", config::hex32(s.address)},
-                          {"capacity", s.capacity},
-                          {"wraps", s.wraps},
-                          {"events", s.events},
-                          {"torn", s.torn},
-                          {"corrupt", s.corrupt},
-                          {"timestamps", s.timestamps},
-                          {"cycles", s.last_cycle},
-                          {"shadow_overflows", s.shadow_overflows},
-                          {"exits_by_return_address", s.exits_by_return_address}}
-        .dump();
+    return config::json_text(nlohmann::json{{"dump", s.dump},
+                                            {"format", s.format},
+                                            {"ring", config::hex32(s.address)},
+                                            {"capacity", s.capacity},
+                                            {"wraps", s.wraps},
+                                            {"events", s.events},
+                                            {"torn", s.torn},
+                                            {"corrupt", s.corrupt},
+                                            {"timestamps", s.timestamps},
+                                            {"cycles", s.last_cycle},
+                                            {"shadow_overflows", s.shadow_overflows},
+                                            {"exits_by_return_address", s.exits_by_return_address}});
 }
 
 }  // namespace emutrace::decode

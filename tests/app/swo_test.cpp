@@ -197,3 +197,40 @@ TEST_CASE("swo: crosscheck holds a capture's PC samples and exception spacing ag
     CHECK(both.status == 2);
     CHECK(both.err.find("--snapshot DIR or --swo FILE") != std::string::npos);
 }
+
+TEST_CASE(
+    "swo: with the TPIU's formatter on, the stream is 16-byte frames under the ITM's trace ID, read back with --tpiu-id and by sigrok's arm_tpiu") {
+    TempDir dir;
+    Cli run = emutrace_cli("run " + firmware("itm_swo_formatted") + " --swo " + dir.file("f.swo") + " --json " + dir.file("r.json"));
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    CHECK(run.err.find("in TPIU formatter frames, trace ID 1") != std::string::npos);
+    const std::string stream = read_file(dir.file("f.swo"));
+    CHECK(stream.substr(0, 4) == "\xFF\xFF\xFF\x7F");
+    CHECK((stream.size() - 4) % 16 == 0);
+    Cli decoded = emutrace_cli("decode swo " + dir.file("f.swo") + " --tpiu-id 1 --json " + dir.file("d.json"));
+    REQUIRE_MESSAGE(decoded.status == 0, decoded.err);
+    const json d = json::parse(read_file(dir.file("d.json")));
+    CHECK(d["port0_text"] == "hello from ITM port 0\nticks=3\n");
+    CHECK(d["exceptions"] == 9);
+    // Read as a bare stream it is mostly nonsense, and the error says what to do.
+    Cli bare = emutrace_cli("decode swo " + dir.file("f.swo"));
+    CHECK(bare.status != 0);
+    CHECK(bare.err.find("give the ITM's trace ID with --tpiu-id") != std::string::npos);
+    // sigrok: the pin's waveform without pauses (a frame's bytes are back to back), deframed by
+    // arm_tpiu (stream 1) and read by arm_itm.
+    std::string samples(40 * 4, '\1');
+    for (unsigned char b : stream) {
+        samples.append(4, '\0');
+        for (int bit = 0; bit < 8; ++bit) samples.append(4, static_cast<char>(b >> bit & 1));
+        samples.append(4, '\1');
+    }
+    samples.append(400 * 4, '\1');
+    write_file(dir.file("pin.bin"), samples);
+    Cli sigrok = run_shell("sigrok-cli -I binary:numchannels=1:samplerate=1000000 -i " + dir.file("pin.bin") +
+                           " -P uart:rx=0:baudrate=250000,arm_tpiu:stream=1,arm_itm -A arm_itm");
+    REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
+    std::size_t entered = 0, at = 0;
+    while ((at = sigrok.out.find("Enter: SysTick", at)) != std::string::npos) ++entered, ++at;
+    CHECK(entered == 3);
+    CHECK(sigrok.out.find("1: 0xc0ffee42") != std::string::npos);
+}

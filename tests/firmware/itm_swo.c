@@ -3,6 +3,7 @@
  * exception trace (and PC sampling with PC_SAMPLING). It prints over ITM port 0 with CMSIS's
  * ITM_SendChar (waiting while the port's FIFO is full), sends a word on port 1, takes three SysTick
  * interrupts, and exits. FLOOD: it writes port 0 without waiting, faster than the port carries.
+ * FORMATTED: the TPIU's formatter stays on (frames under trace bus ID 1).
  * BENCH_ROUNDS: then computes and prints a line per round that many times, with SysTick running
  * (bench/bench_swo.py). */
 #include <stdint.h>
@@ -49,7 +50,11 @@ int main(void) {
     DEMCR |= 1u << 24;       /* TRCENA */
     TPIU_SPPR = 2u;          /* NRZ (UART) */
     TPIU_ACPR = PRESCALER;   /* SWO at TRACECLKIN / (PRESCALER + 1) */
+#ifdef FORMATTED
+    TPIU_FFCR = 0x102u;      /* formatter on: 16-byte frames under the ITM's trace bus ID */
+#else
     TPIU_FFCR = 0x100u;      /* formatter bypassed */
+#endif
     ITM_LAR = 0xC5ACCE55u;
     ITM_TCR = (1u << 16) | (1u << 3) | (1u << 1) | 1u; /* TraceBusID 1, DWTENA, TSENA, ITMENA */
     ITM_TER = 0x3u;
