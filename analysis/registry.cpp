@@ -10,6 +10,7 @@
     ROW(calltrace)                     \
     ROW(wcet)                          \
     ROW(pft)                           \
+    ROW(etm)                           \
     ROW(swo)                           \
     ROW(event_log)                     \
     ROW(sampler)                       \

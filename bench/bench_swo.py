@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""What the SWO and PFT writers cost (issue 61), as whole runs of the emutrace command, plain against
+"""What the SWO, ETM and PFT writers cost (issue 61), as whole runs of the emutrace command, plain against
 with the writer, interleaved, medians of --repeat (default 5) rounds; wall clock and CPU time (user +
 system of the process, both threads):
   bench_itm       firmware that prints over ITM every round, with exception trace and PC sampling
                   on: --swo writes every packet (target: at least 85% of the plain run's speed)
   bench_branchy   branch-heavy check firmware without ITM: --swo follows the run and writes nothing;
-                  --pft encodes every branch (measured before at +61% wall, 2.5x CPU)
+                  --pft encodes every branch (measured before at +61% wall, 2.5x CPU); --etm an atom
+                  per instruction (target: at least 85% of the plain run's speed)
 usage: bench_swo.py [--repeat N] BUILD_DIR"""
 import os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -30,7 +31,8 @@ def main():
     work = tempfile.mkdtemp(prefix="bench_swo.")
     out = os.path.join(work, "out")
     cases = [("bench_itm", "plain", []), ("bench_itm", "--swo", ["--swo", out]),
-             ("bench_branchy", "plain", []), ("bench_branchy", "--swo", ["--swo", out]), ("bench_branchy", "--pft", ["--pft", out])]
+             ("bench_branchy", "plain", []), ("bench_branchy", "--swo", ["--swo", out]), ("bench_branchy", "--pft", ["--pft", out]),
+             ("bench_branchy", "--etm", ["--etm", out])]
     figures = {(fw, name): ([], []) for fw, name, _ in cases}
     for _ in range(repeat):
         for fw, name, extra in cases:

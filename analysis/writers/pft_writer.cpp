@@ -67,11 +67,7 @@ void PftWriter::on_end() {
     spec.ptm = registers();
     spec.trace = decode::format_frames(stream_, encoder_.options().trace_id);
     spec.formatted = true;
-    for (const auto& s : image_.segments())
-        if (s.executable && !s.bytes.empty()) {
-            spec.memory.push_back({s.virtual_address, s.bytes});
-            spec.memory.back().bytes.resize(s.bytes.size() + 2);  // OpenCSD reads 4 bytes for the last Thumb instruction too
-        }
+    spec.memory = decode::code_images(image_);
     decode::write_snapshot(output_.snapshot, spec);
 }
 

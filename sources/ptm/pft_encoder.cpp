@@ -6,20 +6,13 @@
 
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
+#include "sources/ptm/branch_address.h"
 
 namespace emutrace::decode {
 namespace {
 
 constexpr std::uint8_t kISync = 0x08, kWaypointUpdate = 0x72, kExceptionReturn = 0x76;
 constexpr unsigned kReasonPeriodic = 0, kReasonTraceEnable = 1;
-// Address bits a branch-address packet of 1..5 bytes replaces (Thumb state).
-constexpr std::array<unsigned, 6> kAddressBits{0, 7, 13, 20, 27, 32};
-
-unsigned address_byte_count(std::uint32_t address, std::uint32_t previous, unsigned minimum) {
-    for (unsigned n = minimum; n < 5; ++n)
-        if ((address >> kAddressBits[n]) == (previous >> kAddressBits[n])) return n;
-    return 5;
-}
 
 }  // namespace
 
@@ -197,32 +190,16 @@ void PftEncoder::flush_atoms() {
 }
 
 void PftEncoder::address_bytes(std::uint32_t address, unsigned count, bool more_follows) {
-    for (unsigned i = 0; i < count; ++i) {
-        std::uint32_t b;
-        if (i == 0)
-            b = 0x01 | (address & 0x7E);
-        else if (i == 4)
-            b = 0x10 | ((address >> 28) & 0x0F);  // Thumb state
-        else if (i == count - 1)
-            b = (address >> (7 * i)) & 0x3F;
-        else
-            b = (address >> (7 * i)) & 0x7F;
-        if (i + 1 < count)
-            b |= 0x80;
-        else if (i > 0 && more_follows)
-            b |= 0x40;
-        byte(static_cast<std::uint8_t>(b));
-    }
+    put_branch_address(out_.data() + used_, address, count, more_follows);
+    used_ += count;
 }
 
 void PftEncoder::branch(std::uint32_t address, int exception, std::uint64_t cycle) {
     flush_atoms();
     bool is_exception = exception >= 0;
-    address_bytes(address, address_byte_count(address, last_address_, is_exception ? 2 : 1), is_exception);
+    address_bytes(address, branch_address_byte_count(address, last_address_, is_exception ? 2 : 1), is_exception);
     if (is_exception) {
-        auto n = static_cast<std::uint32_t>(exception);
-        byte(static_cast<std::uint8_t>((n & 0xF) << 1 | (n > 0xF ? 0x80 : 0)));
-        if (n > 0xF) byte(static_cast<std::uint8_t>((n >> 4) & 0x1F));
+        used_ += put_exception_number(out_.data() + used_, static_cast<std::uint32_t>(exception));
         ++stats_.exceptions;
     } else {
         ++stats_.branch_addresses;
@@ -249,7 +226,7 @@ void PftEncoder::waypoint_update(std::uint32_t end) {
     std::uint32_t address = last_instruction_before(end);
     flush_atoms();
     byte(kWaypointUpdate);
-    address_bytes(address, address_byte_count(address, last_address_, 1), false);
+    address_bytes(address, branch_address_byte_count(address, last_address_, 1), false);
     last_address_ = address;
     ++stats_.waypoint_updates;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "decode/elf_image.h"
 #include "emutrace/config_error.h"
 
 namespace emutrace::decode {
@@ -15,9 +16,7 @@ namespace fs = std::filesystem;
 
 // The names inside the snapshot; the .ini layout and key spelling follow DS-5's own snapshots.
 const std::string core_file = "device1.ini";
-const std::string ptm_file = "device2.ini";
-const std::string ptm_name = "PTM_0";
-const std::string ptm_type = "PTM1.1";
+const std::string unit_file = "device2.ini";
 
 std::string hex(std::uint32_t value) {
     char text[16];
@@ -47,7 +46,7 @@ std::string dump_file(const SnapshotSpec& spec, std::size_t index) {
 std::string snapshot_ini() {
     return "[snapshot]\nversion=1.0\n\n"
            "[device_list]\ndevice1=" +
-           core_file + "\ndevice2=" + ptm_file +
+           core_file + "\ndevice2=" + unit_file +
            "\n\n"
            "[trace]\nmetadata=trace.ini\n";
 }
@@ -62,8 +61,9 @@ std::string core_ini(const SnapshotSpec& spec) {
     return ini.str();
 }
 
-std::string ptm_ini(const PtmRegisters& ptm) {
-    return "[device]\nname=" + ptm_name + "\nclass=trace_source\ntype=" + ptm_type +
+std::string unit_ini(const SnapshotSpec& spec) {
+    const PtmRegisters& ptm = spec.ptm;
+    return "[device]\nname=" + spec.unit_name + "\nclass=trace_source\ntype=" + spec.unit_type +
            "\n\n"
            "[regs]\n"
            "ETMCR(id:0x0)=" +
@@ -81,10 +81,10 @@ std::string ptm_ini(const PtmRegisters& ptm) {
 
 // A formatted buffer is an ETB's, holding frames; a raw one is the PTM's own byte stream.
 std::string buffer_name(const SnapshotSpec& spec) {
-    return spec.formatted ? "ETB_0" : ptm_name;
+    return spec.formatted ? "ETB_0" : spec.unit_name;
 }
 std::string buffer_file(const SnapshotSpec& spec) {
-    return spec.formatted ? "cstrace.bin" : ptm_name + ".bin";
+    return spec.formatted ? "cstrace.bin" : spec.unit_name + ".bin";
 }
 
 std::string trace_ini(const SnapshotSpec& spec) {
@@ -93,13 +93,23 @@ std::string trace_ini(const SnapshotSpec& spec) {
            buffer_name(spec) + "\nfile=" + buffer_file(spec) + "\nformat=" + (spec.formatted ? "coresight" : "source_data") +
            "\n\n"
            "[source_buffers]\n" +
-           ptm_name + "=" + buffer_name(spec) +
+           spec.unit_name + "=" + buffer_name(spec) +
            "\n\n"
            "[core_trace_sources]\n" +
-           spec.core_name + "=" + ptm_name + "\n";
+           spec.core_name + "=" + spec.unit_name + "\n";
 }
 
 }  // namespace
+
+std::vector<SnapshotMemory> code_images(const ElfImage& image) {
+    std::vector<SnapshotMemory> out;
+    for (const auto& s : image.segments())
+        if (s.executable && !s.bytes.empty()) {
+            out.push_back({s.virtual_address, s.bytes});
+            out.back().bytes.resize(s.bytes.size() + 2);
+        }
+    return out;
+}
 
 void write_snapshot(const std::string& dir, const SnapshotSpec& given) {
     // OpenCSD 1.3.3's file memory accessor refuses a dump of odd length ("Failed to create memory
@@ -115,7 +125,7 @@ void write_snapshot(const std::string& dir, const SnapshotSpec& given) {
     write_text(root / "snapshot.ini", snapshot_ini());
     write_text(root / core_file, core_ini(spec));
     for (std::size_t i = 0; i < spec.memory.size(); ++i) write_bytes(root / dump_file(spec, i), spec.memory[i].bytes);
-    write_text(root / ptm_file, ptm_ini(spec.ptm));
+    write_text(root / unit_file, unit_ini(spec));
     write_text(root / "trace.ini", trace_ini(spec));
     write_bytes(root / buffer_file(spec), spec.trace);
 }

@@ -19,7 +19,7 @@ using namespace emutrace::test;
 namespace {
 
 struct Listed {
-    std::uint64_t instructions = 0, ranges = 0, unreadable = 0;
+    std::uint64_t instructions = 0, ranges = 0, unreadable = 0, exceptions = 0, exception_returns = 0;
     bool accessor_failed = false;
 };
 
@@ -38,6 +38,8 @@ Listed list(const std::string& snapshot) {
             if (std::regex_search(line, m, num_i)) l.instructions += std::stoull(m[1]), ++l.ranges;
         }
         if (line.find("ADDR_NACC") != std::string::npos) ++l.unreadable;
+        if (line.find("OCSD_GEN_TRC_ELEM_EXCEPTION(") != std::string::npos) ++l.exceptions;
+        if (line.find("OCSD_GEN_TRC_ELEM_EXCEPTION_RET") != std::string::npos) ++l.exception_returns;
         if (line.find("Failed to create memory accessor") != std::string::npos) l.accessor_failed = true;
     }
     return l;
@@ -110,5 +112,27 @@ TEST_CASE("opencsd: trc_pkt_lister decodes the raw --pft stream to the instructi
         replace("PTM_0=ETB_0", "PTM_0=PTM_0");
         std::ofstream(snapshot + "/trace.ini") << ini;
         check_decoded(list(snapshot), executed);
+    }
+}
+
+// A Cortex-M3's ETM (ETMv3.4) in place of the PTM: OpenCSD's ETMv3 decoder, which reads M-profile
+// exceptions, follows an atom per instruction through the code and must find every instruction the
+// run executed, each exception entry and each return.
+TEST_CASE("opencsd: trc_pkt_lister decodes every ETMv3 snapshot emutrace writes to the instructions, exceptions and returns of the run") {
+    TempDir dir;
+    std::vector<Case> every = cases(dir, true);
+    for (const char* mode : {"nested", "svc", "pendsv", "wfi", "periodic"})
+        every.push_back({std::string("irq_") + mode, firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline " + mode});
+    for (const Case& c : every) {
+        CAPTURE(c.name);
+        const std::string snapshot = dir.file(c.name + "_etm"), json = dir.file(c.name + "_etm.json");
+        Cli run = emutrace_cli("run " + c.args + " -q --etm-snapshot " + snapshot + " --json " + json);
+        REQUIRE_MESSAGE(run.status == 0, run.err);
+        const auto j = nlohmann::json::parse(read_file(json));
+        CHECK(read_file(snapshot + "/device2.ini").find("type=ETM3") != std::string::npos);
+        const Listed l = list(snapshot);
+        check_decoded(l, j["instructions"]);
+        CHECK(l.exceptions == j["etm"]["exceptions"]);
+        CHECK(l.exception_returns == j["etm"]["exception_returns"]);
     }
 }

@@ -1,0 +1,184 @@
+#include "sources/etm/etmv3_encoder.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "decode/elf_image.h"
+#include "decode/instruction_decoder.h"
+#include "sources/ptm/branch_address.h"
+
+namespace emutrace::decode {
+namespace {
+
+constexpr std::uint8_t kISync = 0x08, kExceptionReturn = 0x76;
+constexpr unsigned kReasonPeriodic = 0, kReasonTraceEnable = 1;
+constexpr unsigned kMostExecutedInHeader = 15;  // a format-1 P-header's E count
+
+}  // namespace
+
+Etmv3Encoder::Etmv3Encoder(EtmOptions options, const ElfImage* code) : options_(options), code_(code) {
+    if (options_.trace_id == 0 || options_.trace_id > 0x6F)
+        throw std::invalid_argument("a trace ID is 1..0x6F, not " + std::to_string(options_.trace_id));
+    if (options_.sync_period < 16) options_.sync_period = 16;
+}
+
+void Etmv3Encoder::encode(std::span<const trace::Event> events) {
+    for (const trace::Event& e : events) {
+        switch (e.kind) {
+            case trace::EventKind::Block: block(e); break;
+            case trace::EventKind::ExceptionEntry:
+                if (!started_) break;
+                if (in_block_) {
+                    // Inside the block: it was cut there (a fault). At its start it ran whole and
+                    // branched back to itself (a loop), the interrupt taken before it ran again.
+                    if (e.address > block_start_ && e.address < block_end_)
+                        cut_at(e.address);
+                    else
+                        resolve(e.address);
+                }
+                in_block_ = false;
+                pending_return_ = false;  // a tail-chain: the handler's address comes with its number
+                pending_exception_ = static_cast<int>(e.value);
+                break;
+            case trace::EventKind::ExceptionReturn:
+                if (!started_) break;
+                if (in_block_) {
+                    // The handler's last instruction (BX LR, POP pc) ran: its atom, then the return.
+                    block_leaves_ = trace::BlockEnd::Fallthrough;
+                    resolve(block_end_);
+                }
+                in_block_ = false;
+                flush_atoms();
+                out_.push_back(kExceptionReturn);
+                ++stats_.exception_returns;
+                pending_return_ = true;
+                break;
+            case trace::EventKind::Stop: finish(); break;
+            default: break;
+        }
+    }
+}
+
+void Etmv3Encoder::block(const trace::Event& e) {
+    const std::uint32_t at = e.address;
+    if (!started_) {
+        started_ = true;
+        async();
+        isync(at, kReasonTraceEnable);
+    } else if (pending_exception_ >= 0) {
+        branch(at, pending_exception_);
+        pending_exception_ = -1;
+    } else if (pending_return_) {
+        branch(at, -1);
+    } else if (in_block_) {
+        resolve(at);
+    }
+    pending_return_ = false;
+    // A periodic sync where the decoder stands at a block's start with nothing pending.
+    if (stats_.bytes + out_.size() >= next_sync_at_) {
+        async();
+        isync(at, kReasonPeriodic);
+    }
+    in_block_ = true;
+    block_start_ = at;
+    block_end_ = at + e.value;
+    block_instructions_ = e.extra;
+    block_leaves_ = static_cast<trace::BlockEnd>(e.width);
+}
+
+void Etmv3Encoder::resolve(std::uint32_t next) {
+    for (std::uint32_t i = 1; i < block_instructions_; ++i) atom(true);
+    if (block_instructions_ == 0) return;
+    const bool taken = next != block_end_;
+    switch (block_leaves_) {
+        case trace::BlockEnd::Fallthrough:
+        case trace::BlockEnd::Barrier:
+            atom(true);
+            if (taken) {  // nothing the decoder can follow explains the jump: restart there
+                flush_atoms();
+                isync(next, kReasonTraceEnable);
+                ++stats_.discontinuities;
+            }
+            break;
+        case trace::BlockEnd::Direct: atom(taken); break;
+        case trace::BlockEnd::Indirect:
+            atom(taken);
+            if (taken) branch(next, -1);
+            break;
+    }
+}
+
+void Etmv3Encoder::cut_at(std::uint32_t at) {
+    const std::uint32_t n = code_ ? instructions_between(block_start_, at) : block_instructions_;
+    for (std::uint32_t i = 0; i < n; ++i) atom(true);
+}
+
+std::uint32_t Etmv3Encoder::instructions_between(std::uint32_t from, std::uint32_t to) const {
+    return to > from ? thumb_instruction_count(code_->bytes_at(from, to - from)) : 0;
+}
+
+void Etmv3Encoder::atom(bool executed) {
+    ++stats_.atoms;
+    if (executed) {
+        if (executed_run_ == kMostExecutedInHeader) flush_atoms();
+        ++executed_run_;
+        return;
+    }
+    out_.push_back(static_cast<std::uint8_t>(0x80 | 0x40 | executed_run_ << 2));  // E run, then one N
+    executed_run_ = 0;
+}
+
+void Etmv3Encoder::flush_atoms() {
+    if (!executed_run_) return;
+    out_.push_back(static_cast<std::uint8_t>(0x80 | executed_run_ << 2));
+    executed_run_ = 0;
+}
+
+void Etmv3Encoder::branch(std::uint32_t address, int exception) {
+    flush_atoms();
+    const bool is_exception = exception >= 0;
+    std::uint8_t packet[7];
+    const unsigned count = branch_address_byte_count(address, last_address_, is_exception ? 2 : 1);
+    put_branch_address(packet, address, count, is_exception);
+    unsigned n = count;
+    if (is_exception) {
+        n += put_exception_number(packet + count, static_cast<std::uint32_t>(exception));
+        ++stats_.exceptions;
+    } else {
+        ++stats_.branch_addresses;
+    }
+    out_.insert(out_.end(), packet, packet + n);
+    last_address_ = address;
+}
+
+void Etmv3Encoder::async() {
+    flush_atoms();
+    out_.insert(out_.end(), {0x00, 0x00, 0x00, 0x00, 0x00, 0x80});
+}
+
+// Header, information byte (the reason; Secure, not Jazelle), then the whole address with the
+// Thumb bit.
+void Etmv3Encoder::isync(std::uint32_t address, unsigned reason) {
+    flush_atoms();
+    out_.push_back(kISync);
+    out_.push_back(static_cast<std::uint8_t>(reason << 5));
+    out_.push_back(static_cast<std::uint8_t>((address & 0xFE) | 1));
+    out_.push_back(static_cast<std::uint8_t>(address >> 8));
+    out_.push_back(static_cast<std::uint8_t>(address >> 16));
+    out_.push_back(static_cast<std::uint8_t>(address >> 24));
+    last_address_ = address;
+    ++stats_.syncs;
+    next_sync_at_ = stats_.bytes + out_.size() + options_.sync_period;
+}
+
+void Etmv3Encoder::finish() {
+    if (in_block_) {
+        // The run ended in this block: every instruction of it ran.
+        block_leaves_ = trace::BlockEnd::Fallthrough;
+        resolve(block_end_);
+        in_block_ = false;
+    }
+    flush_atoms();
+}
+
+}  // namespace emutrace::decode
