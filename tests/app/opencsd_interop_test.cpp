@@ -7,12 +7,14 @@
 
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/cli.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
+#include "support/uart_waveform.h"
 
 using namespace emutrace::test;
 
@@ -134,5 +136,36 @@ TEST_CASE("opencsd: trc_pkt_lister decodes every ETMv3 snapshot emutrace writes 
         check_decoded(l, j["instructions"]);
         CHECK(l.exceptions == j["etm"]["exceptions"]);
         CHECK(l.exception_returns == j["etm"]["exception_returns"]);
+    }
+}
+
+// sigrok's arm_etmv3 decoder, on the raw --etm stream as an ETM's trace port would carry it: every
+// instruction the run executed, and the run's interrupts by name (its numbers past 15 it does not
+// read as OpenCSD does, so the interrupt firmware's low IRQs are what it is held to).
+TEST_CASE("sigrok: arm_etmv3 reads the raw --etm stream as the run's instructions and interrupts") {
+    TempDir dir;
+    for (const char* mode : {"nested", "tailchain"}) {
+        CAPTURE(mode);
+        Cli run = emutrace_cli("run " + firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline " + mode + " -q --etm " +
+                               dir.file("t.etm") + " --json " + dir.file("r.json") + " --events " + dir.file("e.jsonl"));
+        REQUIRE(run.status == 0);
+        write_file(dir.file("pin.bin"), uart_waveform(read_file(dir.file("t.etm"))));
+        Cli sigrok =
+            run_shell(sigrok_uart(dir.file("pin.bin"), "arm_etmv3:elffile=" + firmware("irq_tests") + ":branch_enc=alternative", "arm_etmv3"));
+        REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
+        std::uint64_t pcs = 0;
+        std::string taken;
+        std::istringstream lines(sigrok.out);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("arm_etmv3-1: PC 0x", 0) == 0) ++pcs;
+            if (auto at = line.find(", exception "); at != std::string::npos) taken += line.substr(at + 12) + " ";
+        }
+        CHECK(pcs == nlohmann::json::parse(read_file(dir.file("r.json")))["instructions"].get<std::uint64_t>());
+        std::string ran;
+        std::istringstream events(read_file(dir.file("e.jsonl")));
+        for (std::string line; std::getline(events, line);)
+            if (line.find("\"exception_entry\"") != std::string::npos) ran += nlohmann::json::parse(line)["name"].get<std::string>() + " ";
+        CHECK(!ran.empty());
+        CHECK(taken == ran);
     }
 }

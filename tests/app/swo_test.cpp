@@ -14,6 +14,7 @@
 #include "support/cli.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
+#include "support/uart_waveform.h"
 
 using namespace emutrace::test;
 using nlohmann::json;
@@ -31,25 +32,14 @@ std::vector<std::pair<std::uint64_t, int>> entries(const std::string& jsonl) {
     return out;
 }
 
-// The stream as a logic analyser would sample the SWO pin in NRZ (UART) mode: 4 samples a bit,
-// idle high, and an idle gap before each packet (sigrok's arm_itm starts a packet after one).
+// The stream's waveform with a pause before each packet.
 std::string uart_samples(const std::string& stream) {
     std::vector<emutrace::decode::itm::Packet> packets;
     emutrace::decode::itm::Decoder decoder;
     decoder.feed(std::span(reinterpret_cast<const std::uint8_t*>(stream.data()), stream.size()), packets);
-    std::set<std::uint64_t> starts;
+    std::set<std::size_t> starts;
     for (const auto& p : packets) starts.insert(p.offset);
-    constexpr int kPerBit = 4;
-    std::string out(40 * kPerBit, '\1');
-    for (std::size_t i = 0; i < stream.size(); ++i) {
-        if (starts.count(i)) out.append(200 * kPerBit, '\1');
-        const auto b = static_cast<unsigned char>(stream[i]);
-        out.append(kPerBit, '\0');  // start bit
-        for (int bit = 0; bit < 8; ++bit) out.append(kPerBit, static_cast<char>(b >> bit & 1));
-        out.append(kPerBit, '\1');  // stop bit
-    }
-    out.append(400 * kPerBit, '\1');
-    return out;
+    return uart_waveform(stream, starts);
 }
 
 }  // namespace
@@ -87,8 +77,7 @@ TEST_CASE("swo: sigrok's uart and arm_itm decoders read the stream emutrace writ
     TempDir dir;
     REQUIRE(emutrace_cli("run " + firmware("itm_swo") + " -q --swo " + dir.file("t.swo")).status == 0);
     write_file(dir.file("pin.bin"), uart_samples(read_file(dir.file("t.swo"))));
-    Cli sigrok = run_shell("sigrok-cli -I binary:numchannels=1:samplerate=1000000 -i " + dir.file("pin.bin") +
-                           " -P uart:rx=0:baudrate=250000,arm_itm -A arm_itm");
+    Cli sigrok = run_shell(sigrok_uart(dir.file("pin.bin"), "arm_itm", "arm_itm"));
     REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
     std::string text, words;
     std::vector<std::string> exceptions;
@@ -218,16 +207,8 @@ TEST_CASE(
     CHECK(bare.err.find("give the ITM's trace ID with --tpiu-id") != std::string::npos);
     // sigrok: the pin's waveform without pauses (a frame's bytes are back to back), deframed by
     // arm_tpiu (stream 1) and read by arm_itm.
-    std::string samples(40 * 4, '\1');
-    for (unsigned char b : stream) {
-        samples.append(4, '\0');
-        for (int bit = 0; bit < 8; ++bit) samples.append(4, static_cast<char>(b >> bit & 1));
-        samples.append(4, '\1');
-    }
-    samples.append(400 * 4, '\1');
-    write_file(dir.file("pin.bin"), samples);
-    Cli sigrok = run_shell("sigrok-cli -I binary:numchannels=1:samplerate=1000000 -i " + dir.file("pin.bin") +
-                           " -P uart:rx=0:baudrate=250000,arm_tpiu:stream=1,arm_itm -A arm_itm");
+    write_file(dir.file("pin.bin"), uart_waveform(stream));
+    Cli sigrok = run_shell(sigrok_uart(dir.file("pin.bin"), "arm_tpiu:stream=1,arm_itm", "arm_itm"));
     REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
     std::size_t entered = 0, at = 0;
     while ((at = sigrok.out.find("Enter: SysTick", at)) != std::string::npos) ++entered, ++at;
