@@ -7,6 +7,7 @@
 // clang-format off
 #define EMUTRACE_BUILTIN_SOURCES(ROW) \
     ROW(ptm)                          \
+    ROW(etm)                          \
     ROW(ring)                         \
     ROW(swo)                          \
     /* one row per source, above */

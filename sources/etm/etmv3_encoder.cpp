@@ -5,6 +5,7 @@
 
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
+#include "sources/etm/exception_numbers.h"
 #include "sources/ptm/branch_address.h"
 
 namespace emutrace::decode {
@@ -13,22 +14,6 @@ namespace {
 constexpr std::uint8_t kISync = 0x08, kExceptionReturn = 0x76;
 constexpr unsigned kReasonPeriodic = 0, kReasonTraceEnable = 1;
 constexpr unsigned kMostExecutedInHeader = 15;  // a format-1 P-header's E count
-
-// An M-profile exception as ETMv3 numbers it (the ETM Architecture's Exception[8:0] encoding,
-// which OpenCSD and sigrok decode): IRQ0 is 8, IRQ1-7 are 1-7, the faults and NMI have numbers of
-// their own, and from IRQ8 on the architectural number (16 + n) is kept.
-std::uint32_t etm_exception_number(std::uint32_t exception) {
-    switch (exception) {
-        case 1: return 17;  // Reset
-        case 2: return 10;  // NMI
-        case 3: return 19;  // HardFault
-        case 4: return 13;  // MemManage
-        case 5: return 21;  // BusFault
-        case 6: return 9;   // UsageFault
-        case 16: return 8;  // IRQ0
-        default: return exception >= 17 && exception <= 23 ? exception - 16 : exception;
-    }
-}
 
 }  // namespace
 

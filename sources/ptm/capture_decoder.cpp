@@ -6,12 +6,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "config/input_member.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "decode/instruction_decoder.h"
 #include "emutrace/config_error.h"
+#include "sources/etm/exception_numbers.h"
 #include "trace/event_recorder.h"
 
 namespace emutrace::decode {
@@ -65,11 +68,18 @@ struct SourceState {
     std::uint8_t trace_id = 0;
     std::uint64_t clock = 0;  ///< cycles when cycle-accurate, else instructions so far
     bool cycle_accurate = false;
-    bool decoded = false;             ///< a range was decoded: later trace-on and lost sync are gaps in it
-    std::int64_t lost_from = -1;      ///< byte index where sync was lost, until the next sync
-    trace::BranchKind next_branch{};  ///< how the next range is reached (a call, a return, a vector), or 0
-    bool next_indirect = false;       ///< through a register or a load (Event::width of a Branch)
-    std::uint32_t branch_from = 0;    ///< the end of the range that branched: a call's return address
+    bool decoded = false;                ///< a range was decoded: later trace-on and lost sync are gaps in it
+    std::int64_t lost_from = -1;         ///< byte index where sync was lost, until the next sync
+    trace::BranchKind next_branch{};     ///< how the next range is reached (a call, a return, a vector), or 0
+    bool next_indirect = false;          ///< through a register or a load (Event::width of a Branch)
+    std::uint32_t branch_from = 0;       ///< the end of the range that branched: a call's return address
+    bool etm_exception_numbers = false;  ///< an ETMv3's: numbered by its Exception[8:0] encoding
+    /// After the last range: where execution went on if its last instruction did not branch (an
+    /// ETMv3's exception element carries no return address: this is it).
+    std::uint32_t after_range = 0;
+    bool range_branched = false;  ///< by a taken direct branch (an indirect one's target came in a packet)
+    unsigned branched_size = 0;
+    std::vector<std::uint32_t> returns;  ///< the return addresses of the exceptions entered, innermost last
 };
 
 // What OpenCSD's element callback writes into: the totals and the event stream, with a Source
@@ -77,6 +87,20 @@ struct SourceState {
 struct Context {
     CaptureSummary* summary;
     trace::EventRecorder* recorder;
+    /// The traced code, for an ETMv3's exception taken right after a direct branch: its return
+    /// address is the branch's target, which the trace leaves to the code.
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> code;
+    std::optional<InstructionDecoder> decoder;  ///< made on the first such exception
+    /// The target of the direct branch whose last byte ends at `end` (`size` bytes long), or `end`.
+    std::uint32_t branch_target(std::uint32_t end, unsigned size) {
+        for (const auto& [base, bytes] : code)
+            if (end - size >= base && end - base <= bytes.size()) {
+                if (!decoder) decoder.emplace(InstructionSet::ThumbM);
+                const Instruction insn = decoder->decode_one(std::span(bytes).subspan(end - size - base, size), end - size);
+                return insn.target ? insn.target : end;
+            }
+        return end;
+    }
     std::array<SourceState*, 256> by_channel{};  ///< by the channel OpenCSD reports (the trace ID)
     bool announce = false;                       ///< several sources: Source events mark the changes
     const SourceState* announced = nullptr;
@@ -143,17 +167,30 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
                                                                                                             : trace::BranchKind{};
             src.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
             src.branch_from = static_cast<std::uint32_t>(e->en_addr);
+            src.after_range = static_cast<std::uint32_t>(e->en_addr);
+            src.range_branched = e->last_instr_exec && e->last_i_type == OCSD_INSTR_BR;
+            src.branched_size = e->last_instr_sz;
             if (!src.cycle_accurate) src.clock += e->num_instr_range;
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION:
             ++s.exceptions;
             ++totals.exceptions;
             src.next_branch = trace::BranchKind::Vector;
-            c.push(src, trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
+            if (src.etm_exception_numbers) {
+                const std::uint32_t back = src.range_branched ? c.branch_target(src.after_range, src.branched_size) : src.after_range;
+                if (src.returns.size() < 256) src.returns.push_back(back);
+                c.push(src, trace::EventKind::ExceptionEntry, back, architectural_exception(e->exception_number), 0, id);
+            } else
+                c.push(src, trace::EventKind::ExceptionEntry, static_cast<std::uint32_t>(e->en_addr), e->exception_number, 0, id);
             break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
             ++s.exception_returns;
             src.next_branch = trace::BranchKind::Resume;
+            if (src.etm_exception_numbers && !src.returns.empty()) {  // where it resumes, unless a handler tail-chains first
+                src.after_range = src.returns.back();
+                src.range_branched = false;
+                src.returns.pop_back();
+            }
             c.push(src, trace::EventKind::ExceptionReturn, 0, 0, 0, id);
             break;
         // After a gap the trace no longer shows where the last branch went: a call whose callee was
@@ -314,12 +351,24 @@ SnapshotFiles read_snapshot_files(const std::string& dir) {
     return f;
 }
 
-// A PTM source that feeds a buffer, with its registers.
+// A PTM or ETMv3 source that feeds a buffer, with its registers.
 struct SourcePlan {
     std::string buffer, name;
     ocsd_ptm_cfg cfg{};
     trace::TracedCore source;
+    bool etm = false;  ///< a Cortex-M3/M4's ETMv3, decoded with etm_cfg
+    ocsd_etmv3_cfg etm_cfg{};
 };
+
+// Whether the core that trace source `source` traces is an M-profile core (its device type).
+bool traces_m_profile(SnapshotFiles& f, const std::map<std::string, std::string>& core_of_source, const std::string& source) {
+    auto core = core_of_source.find(source);
+    if (core == core_of_source.end()) return false;
+    auto d = f.devices.find(core->second);
+    if (d == f.devices.end() || !d->second["device"].count("type")) return false;
+    const std::string& type = d->second["device"]["type"];
+    return type.rfind("Cortex-M", 0) == 0 || type.rfind("cortex-m", 0) == 0;
+}
 
 // Every PTM source of the buffers, known before the first event, so that the sinks learn every
 // source (and how its core numbers exceptions) at the start. `present`: every source's trace ID,
@@ -337,7 +386,11 @@ std::vector<SourcePlan> plan_sources(SnapshotFiles& f, const std::vector<std::st
             if (target != buffer_name || !f.devices.count(source)) continue;
             const Ini& dev = f.devices[source];
             std::string type = dev.at("device").count("type") ? dev.at("device").at("type") : "";
-            if (type.rfind("PFT", 0) != 0 && type.rfind("PTM", 0) != 0) continue;
+            const bool etm = type.rfind("ETM3", 0) == 0;
+            if (type.rfind("PFT", 0) != 0 && type.rfind("PTM", 0) != 0 && !etm) continue;
+            // An ETMv3 is read when it traces an M-profile core (a Cortex-M3/M4's ETM); an A/R
+            // core's (big.LITTLE's Cortex-A7) is not decoded yet.
+            if (etm && !traces_m_profile(f, core_of_source, source)) continue;
             const fs::path& file = f.device_files[source];
             SourcePlan plan{buffer, source, {}, {}};
             plan.cfg.reg_idr = reg(dev, "ETMIDR", file);
@@ -359,6 +412,9 @@ std::vector<SourcePlan> plan_sources(SnapshotFiles& f, const std::vector<std::st
             // A PTM traces an A- or R-profile core, except in the snapshots emutrace writes for its M-profile cores.
             bool m_profile = plan.source.core_type.rfind("Cortex-M", 0) == 0 || plan.source.core_type.rfind("cortex-m", 0) == 0;
             plan.source.exceptions = m_profile ? trace::ExceptionModel::MProfile : trace::ExceptionModel::PftA;
+            plan.etm = etm;
+            plan.etm_cfg = {plan.cfg.reg_idr,    plan.cfg.reg_ctrl, plan.cfg.reg_ccer,
+                            plan.cfg.reg_trc_id, ARCH_V7,           m_profile ? profile_CortexM : profile_CortexA};
             plans.push_back(std::move(plan));
         }
     }
@@ -379,7 +435,8 @@ std::vector<std::string> buffer_names(const std::string& list) {
 
 // The memory images of a traced core, for following the program; `dumps`: those the tree has
 // (cores that share memory list the same dump).
-void add_memory_dumps(dcd_tree_handle_t tree, SnapshotFiles& f, const std::string& core, std::set<std::pair<std::uint64_t, std::string>>& dumps) {
+void add_memory_dumps(dcd_tree_handle_t tree, SnapshotFiles& f, const std::string& core, std::set<std::pair<std::uint64_t, std::string>>& dumps,
+                      Context* keep_code) {
     if (core.empty() || !f.devices.count(core)) return;
     const std::string ini = f.device_files[core].string();
     for (const auto& [section, kv] : f.devices[core]) {
@@ -388,6 +445,7 @@ void add_memory_dumps(dcd_tree_handle_t tree, SnapshotFiles& f, const std::strin
         if (!address) throw ConfigError(ini + ": bad memory dump " + section + ": no address");
         const fs::path mem = config::input_member(f.root, kv.at("file"), ini, "memory dump");
         if (!dumps.insert({*address, fs::weakly_canonical(mem).string()}).second) continue;
+        if (keep_code) keep_code->code.emplace_back(*address, config::read_binary_file(mem.string(), "memory dump"));
         if (ocsd_err_t e = ocsd_dt_add_binfile_mem_acc(tree, *address, OCSD_MEM_SPACE_ANY, mem.c_str()); e != OCSD_OK) {
             char why[128] = {};
             ocsd_err_str(e, why, sizeof why);
@@ -411,12 +469,14 @@ void decode_buffer(const std::string& buffer, SnapshotFiles& f, std::vector<Sour
         SourcePlan& plan = plans[i];
         if (plan.buffer != buffer) continue;
         unsigned char csid = 0;
-        if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &plan.cfg, &csid) != OCSD_OK)
-            throw ConfigError(f.device_files[plan.name].string() + ": OpenCSD rejected the PTM configuration");
+        const ocsd_err_t created = plan.etm ? ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV3, OCSD_CREATE_FLG_FULL_DECODER, &plan.etm_cfg, &csid)
+                                            : ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_PTM, OCSD_CREATE_FLG_FULL_DECODER, &plan.cfg, &csid);
+        if (created != OCSD_OK)
+            throw ConfigError(f.device_files[plan.name].string() + ": OpenCSD rejected the " + (plan.etm ? "ETMv3" : "PTM") + " configuration");
         ctx.by_channel[csid] = &states[i];
         in_tree.push_back(&states[i]);
         summary.trace_ids.push_back(plan.source.trace_id);
-        add_memory_dumps(tree, f, plan.source.core, dumps);
+        add_memory_dumps(tree, f, plan.source.core, dumps, plan.etm ? &ctx : nullptr);
     }
     // After the decoders exist: OpenCSD attaches the output to the decoders it has.
     ocsd_dt_set_gen_elem_outfn(tree, on_element, &ctx);
@@ -454,11 +514,12 @@ CaptureSummary decode_snapshot(const std::string& dir, std::uint8_t only_id, con
         states[i].index = static_cast<std::uint32_t>(i);
         states[i].trace_id = plans[i].source.trace_id;
         states[i].cycle_accurate = (plans[i].cfg.reg_ctrl & (1u << 12)) != 0;  // ETMCR.CycleAccurate
+        states[i].etm_exception_numbers = plans[i].etm && plans[i].source.exceptions == trace::ExceptionModel::MProfile;
     }
     Context ctx{&summary, &recorder};
     ctx.announce = plans.size() > 1;
     for (const std::string& buffer : buffers) decode_buffer(buffer, files, plans, states, ctx, summary);
-    if (present.empty()) throw ConfigError(dir + ": no PTM/PFT trace source feeds a trace buffer (trace.ini [source_buffers])");
+    if (present.empty()) throw ConfigError(dir + ": no PTM/PFT or ETMv3 trace source feeds a trace buffer (trace.ini [source_buffers])");
     if (only_id && std::find(present.begin(), present.end(), only_id) == present.end()) {
         std::string ids;
         for (auto id : present) ids += (ids.empty() ? "" : ", ") + std::to_string(id);

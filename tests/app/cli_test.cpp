@@ -425,7 +425,7 @@ TEST_CASE("cli: decode reads any registered source by name, as the commands buil
 
     Cli unknown = emutrace_cli("decode swv " + tc2);
     CHECK(unknown.status == 2);
-    CHECK(unknown.err.find("no trace source named 'swv' (known: ptm, ring") != std::string::npos);
+    CHECK(unknown.err.find("no trace source named 'swv' (known: ptm, etm, ring, swo") != std::string::npos);
     Cli no_elf = emutrace_cli("decode ring " + tc2 + "/snapshot.ini");
     CHECK(no_elf.status == 2);
     CHECK(no_elf.err.find("needs the traced firmware") != std::string::npos);

@@ -169,3 +169,30 @@ TEST_CASE("sigrok: arm_etmv3 reads the raw --etm stream as the run's instruction
         CHECK(taken == ran);
     }
 }
+
+// The ETMv3 snapshot read back by emutrace itself (decode etm, crosscheck --snapshot): the same
+// program flow as the run, step for step, through context switches, tail-chains and exceptions
+// taken right after a branch (whose return address the decoder finds from the code).
+TEST_CASE("etm: crosscheck holds an --etm-snapshot against the same run and finds the paths identical") {
+    TempDir dir;
+    const std::vector<Case> runs = {
+        {"rtos", firmware("rtos")},
+        {"tailchain", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline tailchain"},
+        {"pendsv", firmware("irq_tests") + " -s " + source("tests/scenarios/irq.yaml") + " --cmdline pendsv"},
+    };
+    for (const Case& c : runs) {
+        CAPTURE(c.name);
+        const std::string snapshot = dir.file(c.name), elf = c.args.substr(0, c.args.find(' '));
+        const std::string rest = c.args.find(' ') == std::string::npos ? "" : c.args.substr(c.args.find(' '));
+        Cli run = emutrace_cli("run " + c.args + " -q --etm-snapshot " + snapshot + " --json " + dir.file(c.name + ".json"));
+        REQUIRE(run.status == 0);
+        Cli decoded = emutrace_cli("decode etm " + snapshot + " --elf " + elf + " --json " + dir.file(c.name + ".d.json"));
+        REQUIRE_MESSAGE(decoded.status == 0, decoded.err);
+        CHECK(nlohmann::json::parse(read_file(dir.file(c.name + ".d.json")))["instructions"] ==
+              nlohmann::json::parse(read_file(dir.file(c.name + ".json")))["instructions"]);
+        const std::string scenario = rest.find("-s ") == std::string::npos ? " -s " + source("scenarios/boards/mps2-an385.yaml") : "";
+        Cli cross = emutrace_cli("crosscheck --snapshot " + snapshot + " --elf " + elf + scenario + rest);
+        CHECK_MESSAGE(cross.status == 0, cross.out.substr(cross.out.find("paths:") == std::string::npos ? 0 : cross.out.find("paths:"), 400));
+        CHECK(cross.out.find("paths: identical") != std::string::npos);
+    }
+}
