@@ -18,6 +18,23 @@
 namespace emutrace::app {
 namespace {
 
+// The emulated run a capture is held against: the same firmware on the scenario, quiet, its
+// scenario's outputs left to the capture's side. `sinks` see it; says what ran.
+RunReport run_emulation(const AnalysisRegistry& registry, const CrosscheckOptions& o, const std::vector<trace::TraceSink*>& sinks) {
+    RunRequest emulate;
+    emulate.firmware = o.elf;
+    emulate.scenario = o.scenario;
+    emulate.machine.echo_output = false;
+    emulate.scenario_outputs = false;
+    if (!o.cmdline.empty()) emulate.machine.cmdline = o.cmdline;
+    Session emulation(registry, emulate);
+    for (trace::TraceSink* sink : sinks) emulation.add_sink(*sink);
+    RunReport run = emulation.run();
+    std::printf("\nemulated %s: %s, %llu instructions, %llu cycles\n", o.elf.c_str(), run.stopped.c_str(),
+                static_cast<unsigned long long>(run.totals.instructions), static_cast<unsigned long long>(run.totals.cycles));
+    return run;
+}
+
 // An SWO capture against an emulated run: PC samples by function against the emulated cycles, and
 // each exception's count and spacing.
 int crosscheck_swo(const AnalysisRegistry& registry, const CrosscheckOptions& o) {
@@ -45,19 +62,7 @@ int crosscheck_swo(const AnalysisRegistry& registry, const CrosscheckOptions& o)
     if (status == 2) return status;
 
     analysis::SampleProfile emulated(image.symbols(), analysis::SampleProfile::Weight::Cycles);
-    if (!o.scenario.empty()) {
-        RunRequest emulate;
-        emulate.firmware = o.elf;
-        emulate.scenario = o.scenario;
-        emulate.machine.echo_output = false;
-        emulate.scenario_outputs = false;
-        if (!o.cmdline.empty()) emulate.machine.cmdline = o.cmdline;
-        Session emulation(registry, emulate);
-        emulation.add_sink(emulated);
-        RunReport run = emulation.run();
-        std::printf("\nemulated %s: %s, %llu instructions, %llu cycles\n", o.elf.c_str(), run.stopped.c_str(),
-                    static_cast<unsigned long long>(run.totals.instructions), static_cast<unsigned long long>(run.totals.cycles));
-    }
+    if (!o.scenario.empty()) run_emulation(registry, o, {&emulated});
     const analysis::SampleComparison c = analysis::compare_samples(captured, emulated, static_cast<double>(o.timestamp_prescale));
     std::fputs(c.text.c_str(), stdout);
     j["comparison"] = c.json;
@@ -107,18 +112,8 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
 
     int status = report.status;
     if (!o.scenario.empty()) {
-        RunRequest emulate;
-        emulate.firmware = o.elf;
-        emulate.scenario = o.scenario;
-        emulate.machine.echo_output = false;
-        emulate.scenario_outputs = false;
-        if (!o.cmdline.empty()) emulate.machine.cmdline = o.cmdline;
-        Session emulation(registry, emulate);
         analysis::CrosscheckSide emulated(elf);
-        for (trace::TraceSink* sink : emulated.sinks()) emulation.add_sink(*sink);
-        RunReport run = emulation.run();
-        std::printf("\nemulated %s: %s, %llu instructions, %llu cycles\n", o.elf.c_str(), run.stopped.c_str(),
-                    static_cast<unsigned long long>(run.totals.instructions), static_cast<unsigned long long>(run.totals.cycles));
+        RunReport run = run_emulation(registry, o, emulated.sinks());
         analysis::RunComparison c = analysis::compare_runs(capture, emulated, *elf, report.totals.cycles, run.totals.cycles);
         std::fputs(c.text.c_str(), stdout);
         j["comparison"] = c.json;

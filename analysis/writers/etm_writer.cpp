@@ -1,7 +1,6 @@
 #include "analysis/writers/etm_writer.h"
 
-#include <filesystem>
-
+#include "analysis/writers/trace_outputs.h"
 #include "decode/elf_image.h"
 #include "emutrace/config_error.h"
 #include "sources/ptm/coresight_formatter.h"
@@ -10,15 +9,7 @@
 namespace emutrace::analysis {
 
 EtmWriter::EtmWriter(EtmOutput output, const decode::ElfImage& image) : output_(std::move(output)), image_(image), encoder_(output_.options, &image) {
-    if (!output_.snapshot.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(output_.snapshot, ec);
-        if (ec) throw ConfigError(output_.snapshot + ": cannot create the snapshot directory (" + ec.message() + ")");
-    }
-    if (!output_.file.empty()) {
-        file_ = std::fopen(output_.file.c_str(), "wb");
-        if (!file_) throw ConfigError(output_.file + ": cannot write the ETM trace file");
-    }
+    file_ = open_trace_outputs(output_.file, output_.snapshot, "ETM trace");
 }
 
 EtmWriter::~EtmWriter() {
