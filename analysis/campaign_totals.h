@@ -41,15 +41,28 @@ struct Extreme {
     }
 };
 
+/// In-tree totals take a case's result already parsed: the campaign parsed the case's file once,
+/// and a plug-in's totals, which get the text, are the only ones that need it again.
+class ParsedCaseTotals {
+public:
+    virtual void add_parsed_case(const CampaignCase& c, const nlohmann::json& result) = 0;
+
+protected:
+    ~ParsedCaseTotals() = default;
+};
+
 /// CampaignTotals over `T`, which has add_case(const CampaignCase&, const nlohmann::json&),
 /// merge(const T&), to_json() -> nlohmann::json (an object) and summary(bool), and may have
 /// finish(const CampaignRunEntry&) and test_cases(const CampaignCase&, const nlohmann::json&).
 template <typename T>
-class TotalsOf final : public CampaignTotals {
+class TotalsOf final : public CampaignTotals, public ParsedCaseTotals {
 public:
     void add_case(const CampaignCase& c, const std::string& result) override {
         nlohmann::json j = nlohmann::json::parse(result, nullptr, false);
         if (j.is_object()) value.add_case(c, j);  // a damaged or mistyped result adds nothing
+    }
+    void add_parsed_case(const CampaignCase& c, const nlohmann::json& result) override {
+        if (result.is_object()) value.add_case(c, result);
     }
     void merge(const CampaignTotals& other) override { value.merge(dynamic_cast<const TotalsOf&>(other).value); }
     std::unique_ptr<CampaignTotals> copy() const override { return std::make_unique<TotalsOf>(*this); }

@@ -131,8 +131,8 @@ int merge_results(const AnalysisRegistry& registry, const Campaign& c, const Cam
         nlohmann::json result = read_result(case_dir(c, k) + "/result.json");
         const emutrace::CampaignCase one = merge_case(c, k, result, status);
         MergedResults merged = case_results(registry, result, one);
-        all = merge(all, merged);
-        by_group[k.group] = merge(by_group[k.group], merged);
+        merge_into(all, merged);
+        merge_into(by_group[k.group], merged);
         add_test_cases(registry, tests, one, result, judges);
     }
     std::string finished;  // what the analyses said after their work over each run entry

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         emutrace::CampaignCase c;
         c.id = c.label = "case-" + std::to_string(i);
         c.firmware = j.value("firmware", "");
-        merged = emutrace::app::merge(merged, emutrace::app::case_results(registry, j, c));
+        emutrace::app::merge_into(merged, emutrace::app::case_results(registry, j, c));
     }
     double seconds = now() - t0;
     std::printf("  merge  %d result files of %zu bytes read, parsed and merged in %.2f s (%.0f us each)\n", kFiles, text.size(), seconds,

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "analysis/campaign_totals.h"
 #include "report/json_fields.h"
 
 namespace emutrace::app {
@@ -69,7 +70,12 @@ MergedResults case_results(const AnalysisRegistry& registry, const nlohmann::jso
         if (!type.campaign.totals) continue;
         MergedResults::Totals& t = r.analyses[i] = {type.name, type.campaign.totals()};
         if (!result.is_object()) continue;
-        if (auto part = result.find(type.name); part != result.end() && part->is_object()) t.totals->add_case(c, part->dump());
+        auto part = result.find(type.name);
+        if (part == result.end() || !part->is_object()) continue;
+        if (auto* parsed = dynamic_cast<analysis::ParsedCaseTotals*>(t.totals.get()))
+            parsed->add_parsed_case(c, *part);
+        else
+            t.totals->add_case(c, part->dump());
     }
     if (!result.is_object()) return r;
     r.instructions = report::count_at(result, "instructions");
@@ -79,6 +85,11 @@ MergedResults case_results(const AnalysisRegistry& registry, const nlohmann::jso
 
 MergedResults merge(const MergedResults& a, const MergedResults& b) {
     MergedResults r = a;
+    merge_into(r, b);
+    return r;
+}
+
+void merge_into(MergedResults& r, const MergedResults& b) {
     sum(r.cases, b.cases);
     sum(r.instructions, b.instructions);
     sum(r.cycles, b.cycles);
@@ -91,7 +102,6 @@ MergedResults merge(const MergedResults& a, const MergedResults& b) {
         else
             it->second.totals->merge(*t.totals);
     }
-    return r;
 }
 
 nlohmann::json to_json(const MergedResults& r) {

@@ -39,6 +39,8 @@ struct MergedResults {
 /// One case's results: its --json result (null when it wrote none) and exit status in `c`.
 MergedResults case_results(const AnalysisRegistry& registry, const nlohmann::json& result, const emutrace::CampaignCase& c);
 MergedResults merge(const MergedResults& a, const MergedResults& b);
+/// merge() in place: `into` takes `b`'s results (no copy of what `into` holds already).
+void merge_into(MergedResults& into, const MergedResults& b);
 
 nlohmann::json to_json(const MergedResults& r);
 /// The terminal summary: statuses, then each analysis's lines; `brief` for one run entry of several.
