@@ -63,6 +63,7 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
     std::string path = setup.output("swo");
     if (path.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("--swo writes an emulated run's SWO stream; a capture is read with emutrace decode swo");
+    if (setup.core() == "cortex-m0") throw ConfigError("--swo: the Cortex-M0 has no ITM, DWT trace or SWO (run a Cortex-M3 or M4)");
     return std::make_unique<SwoAnalysis>(std::move(path));
 }
 

@@ -89,8 +89,8 @@ struct Context {
     trace::EventRecorder* recorder;
     /// The traced code, for an ETMv3's exception taken right after a direct branch: its return
     /// address is the branch's target, which the trace leaves to the code.
-    std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> code;
-    std::optional<InstructionDecoder> decoder;  ///< made on the first such exception
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> code = {};
+    std::optional<InstructionDecoder> decoder = {};  ///< made on the first such exception
     /// The target of the direct branch whose last byte ends at `end` (`size` bytes long), or `end`.
     std::uint32_t branch_target(std::uint32_t end, unsigned size) {
         for (const auto& [base, bytes] : code)

@@ -149,7 +149,7 @@ TEST_CASE("swo: writing faster than the port carries loses packets with overflow
     CHECK(!decoded_pcs.empty());
 }
 
-TEST_CASE("swo: a file that holds no ITM stream is a one-line error with status 2") {
+TEST_CASE("swo: a file that holds no ITM stream, or --swo on a core without an ITM, is a one-line error with status 2") {
     TempDir dir;
     write_file(dir.file("junk.swo"), std::string(64, '\x04'));
     Cli junk = emutrace_cli("decode swo " + dir.file("junk.swo"));
@@ -158,6 +158,9 @@ TEST_CASE("swo: a file that holds no ITM stream is a one-line error with status 
     Cli missing = emutrace_cli("decode swo " + dir.file("none.swo"));
     CHECK(missing.status == 2);
     CHECK(missing.err.find("none.swo") != std::string::npos);
+    Cli m0 = emutrace_cli("run " + firmware("compute_m0") + " --swo " + dir.file("m0.swo"));
+    CHECK(m0.status == 2);
+    CHECK(m0.err.find("--swo: the Cortex-M0 has no ITM") != std::string::npos);
 }
 
 TEST_CASE("swo: crosscheck holds a capture's PC samples and exception spacing against the emulated run, and gates on the difference") {
