@@ -37,7 +37,8 @@ SwoWriter::~SwoWriter() {
 }
 
 bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
-    std::vector<std::uint8_t> stamp;
+    std::vector<std::uint8_t>& stamp = stamp_;  // kept between packets: no allocation per packet
+    stamp.clear();
     const bool delayed = port_.queued(cycle) > 0;
     std::uint64_t stamped = last_timestamp_;
     if (data && (tcr_ & TSENA) && cycle > last_timestamp_) {  // TSPrescale divides the core clock

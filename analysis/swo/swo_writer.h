@@ -47,7 +47,7 @@ private:
 
     std::string path_;
     std::FILE* file_ = nullptr;
-    std::vector<std::uint8_t> packet_, out_;
+    std::vector<std::uint8_t> packet_, stamp_, out_;
     models::TracePort port_;           ///< every byte on the wire: room for the DWT's packets
     models::TracePort stimulus_port_;  ///< the stimulus packets alone, as the emulated ITM counts them
     /// Writes out_ to the file: as it is, or in formatter frames (whole frames until the end).
