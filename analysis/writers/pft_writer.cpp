@@ -1,10 +1,6 @@
 #include "analysis/writers/pft_writer.h"
 
 #include "analysis/writers/trace_outputs.h"
-#include "decode/elf_image.h"
-#include "emutrace/config_error.h"
-#include "sources/ptm/coresight_formatter.h"
-#include "sources/ptm/snapshot_writer.h"
 
 namespace emutrace::analysis {
 namespace {
@@ -39,8 +35,7 @@ void PftWriter::on_batch(const trace::EventBatch& batch) {
 
 void PftWriter::drain() {
     std::span<const std::uint8_t> bytes = encoder_.bytes();
-    if (file_ && !bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
-        throw ConfigError(output_.file + ": writing the PFT trace failed");
+    write_trace_bytes(file_, output_.file, bytes, "PFT trace");
     if (output_.keep || !output_.snapshot.empty()) stream_.insert(stream_.end(), bytes.begin(), bytes.end());
     encoder_.clear();
 }
@@ -48,18 +43,11 @@ void PftWriter::drain() {
 void PftWriter::on_end() {
     encoder_.finish();
     drain();
-    if (file_) {
-        std::fclose(file_);
-        file_ = nullptr;
-    }
+    close_trace_file(file_, output_.file, "PFT trace");
     if (output_.snapshot.empty()) return;
-    decode::SnapshotSpec spec;
-    if (!cpu_.empty()) spec.core_name = cpu_;
-    spec.ptm = registers();
-    spec.trace = decode::format_frames(stream_, encoder_.options().trace_id);
-    spec.formatted = true;
-    spec.memory = decode::code_images(image_);
-    decode::write_snapshot(output_.snapshot, spec);
+    decode::SnapshotSpec unit;
+    unit.ptm = registers();
+    write_flow_snapshot(output_.snapshot, unit, cpu_, stream_, image_);
 }
 
 }  // namespace emutrace::analysis
