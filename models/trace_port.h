@@ -16,6 +16,10 @@ public:
     static constexpr std::uint32_t kFifoBytes = 16;
     enum class Encoding { Nrz, Manchester };
 
+    /// The protocol TPIU_SPPR selects: 1 Manchester; 2 NRZ, also for the trace-port modes that are
+    /// not modelled (0, 3), which the TPIU warns of.
+    static Encoding encoding_of(std::uint32_t sppr) { return (sppr & 3) == 1 ? Encoding::Manchester : Encoding::Nrz; }
+
     /// TPIU_ACPR.SWOSCALER and TPIU_SPPR's protocol.
     void configure(std::uint32_t prescaler, Encoding encoding) {
         const std::uint64_t bit = std::uint64_t{prescaler} + 1;

@@ -20,6 +20,7 @@ constexpr std::uint32_t ENFCONT = 1u << 1;
 constexpr std::size_t kFramePayload = 14;  // data bytes of a formatter frame with one ID
 constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12;
 constexpr std::size_t kFlushBytes = 1 << 16, kTextKept = 1 << 16;
+constexpr std::size_t kMostNested = 512;  // more than the NVIC can nest: a stream of entries without returns stays bounded
 
 }  // namespace
 
@@ -28,8 +29,12 @@ SwoWriter::SwoWriter(std::string path) : path_(std::move(path)) {
     if (!file_) throw ConfigError(path_ + ": cannot write the SWO stream: " + std::strerror(errno));
     // A debugger that sets up SWO leaves the TPIU in NRZ with the formatter bypassed; the
     // firmware's own ACPR and SPPR writes take over from there.
-    port_.configure(acpr_, models::TracePort::Encoding::Nrz);
-    stimulus_port_.configure(acpr_, models::TracePort::Encoding::Nrz);
+    configure_ports();
+}
+
+void SwoWriter::configure_ports() {
+    port_.configure(acpr_, models::TracePort::encoding_of(sppr_));
+    stimulus_port_.configure(acpr_, models::TracePort::encoding_of(sppr_));
 }
 
 SwoWriter::~SwoWriter() {
@@ -127,14 +132,12 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
         case kTpiuFfcr: ffcr_ = value; return;
         default: return;
     }
-    const auto encoding = sppr_ == 1 ? models::TracePort::Encoding::Manchester : models::TracePort::Encoding::Nrz;
-    port_.configure(acpr_, encoding);
-    stimulus_port_.configure(acpr_, encoding);
+    configure_ports();
 }
 
-void SwoWriter::exception(std::uint64_t cycle, unsigned number, unsigned function) {
+void SwoWriter::exception(std::uint64_t cycle, unsigned number, ExceptionFunction function) {
     if (!dwt_on() || !(dwt_ctrl_ & EXCTRCENA)) return;
-    Encoder(packet_).exception(number, static_cast<ExceptionFunction>(function));
+    Encoder(packet_).exception(number, function);
     stats_.exceptions += send(cycle, true, false);
 }
 
@@ -151,13 +154,13 @@ void SwoWriter::on_batch(const trace::EventBatch& batch) {
             case trace::EventKind::PcSample: pc_sample(e.cycle, e.address); break;
             case trace::EventKind::MmioWrite: write_register(e.cycle, e.address, e.width, e.value); break;
             case trace::EventKind::ExceptionEntry:
-                exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Entered));
-                active_.push_back(e.value);
+                exception(e.cycle, e.value, ExceptionFunction::Entered);
+                if (active_.size() < kMostNested) active_.push_back(e.value);
                 break;
             case trace::EventKind::ExceptionReturn:
-                exception(e.cycle, e.value, static_cast<unsigned>(ExceptionFunction::Exited));
+                exception(e.cycle, e.value, ExceptionFunction::Exited);
                 if (!active_.empty()) active_.pop_back();
-                exception(e.cycle, active_.empty() ? 0 : active_.back(), static_cast<unsigned>(ExceptionFunction::Returned));
+                exception(e.cycle, active_.empty() ? 0 : active_.back(), ExceptionFunction::Returned);
                 break;
             default: break;
         }

@@ -12,6 +12,7 @@
 
 #include "emutrace/sink.h"
 #include "models/trace_port.h"
+#include "sources/itm/itm_packets.h"
 
 namespace emutrace::analysis {
 
@@ -37,7 +38,9 @@ public:
 
 private:
     void write_register(std::uint64_t cycle, std::uint32_t address, unsigned width, std::uint32_t value);
-    void exception(std::uint64_t cycle, unsigned number, unsigned function);
+    void exception(std::uint64_t cycle, unsigned number, decode::itm::ExceptionFunction function);
+    /// The port's rate as the TPIU's ACPR and SPPR set it, in both port models.
+    void configure_ports();
     void pc_sample(std::uint64_t cycle, std::uint32_t pc);
     /// Queues the packet built in packet_ at `cycle`, with its timestamp when `data`, if there is
     /// room: for a `stimulus` write in the ITM's FIFO, else in the port's.

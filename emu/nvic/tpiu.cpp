@@ -13,7 +13,7 @@ void Tpiu::reset() {
     sppr_ = 2;
     ffcr_ = 0x100;
     port_ = models::TracePort{};
-    port_.configure(acpr_, models::TracePort::Encoding::Nrz);
+    port_.configure(acpr_, models::TracePort::encoding_of(sppr_));
 }
 
 std::uint32_t Tpiu::read(std::uint32_t offset, unsigned) {
@@ -41,7 +41,7 @@ void Tpiu::write(std::uint32_t offset, unsigned, std::uint32_t value) {
         case FFCR: ffcr_ = value & 0x373; return;
         default: host().warn_once(offset, "write to an unmodelled TPIU register; ignored"); return;
     }
-    port_.configure(acpr_, sppr_ == 2 ? models::TracePort::Encoding::Nrz : models::TracePort::Encoding::Manchester);
+    port_.configure(acpr_, models::TracePort::encoding_of(sppr_));
 }
 
 }  // namespace emutrace::emu::nvic
