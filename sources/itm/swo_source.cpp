@@ -1,7 +1,4 @@
 // The SWO capture's registry row: `emutrace decode swo FILE`.
-#include <cstdlib>
-
-#include "emutrace/config_error.h"
 #include "sources/itm/swo_capture.h"
 #include "sources/registry.h"
 
@@ -14,14 +11,7 @@ SourceType swo_source() {
     t.input = "the bytes a probe received on SWO, TPIU formatter bypassed (orbuculum, pyOCD, J-Link SWO files; emutrace run --swo)";
     t.options = {{"tpiu-id", "ID", "The capture is TPIU formatter frames: read trace ID ID's bytes (ITM_TCR.TraceBusID, 1-111)"}};
     t.open = [](const AnalysisSetup& setup, const std::string& input) -> std::unique_ptr<trace::RecordedSource> {
-        unsigned id = 0;
-        if (auto v = setup.flag("tpiu-id"); v && !v->empty()) {
-            char* end = nullptr;
-            unsigned long n = std::strtoul(v->c_str(), &end, 0);
-            if (*end || n < 1 || n > 0x6F) throw ConfigError("--tpiu-id: expected a trace ID from 1 to 111, got '" + v->substr(0, 40) + "'");
-            id = static_cast<unsigned>(n);
-        }
-        return std::make_unique<decode::itm::SwoCapture>(input, static_cast<std::uint8_t>(id));
+        return std::make_unique<decode::itm::SwoCapture>(input, trace_id_option(setup, "tpiu-id", 1, 0x6F));
     };
     return t;
 }
