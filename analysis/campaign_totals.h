@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emutrace/analysis.h"
+#include "report/json_fields.h"
 
 namespace emutrace::analysis {
 
@@ -97,11 +98,6 @@ CampaignMerge campaign_merge_of(std::string (*report)(const nlohmann::json& merg
             }};
 }
 
-/// `j[key]` when it is an object or array of that kind, else a shared null.
-inline const nlohmann::json& member(const nlohmann::json& j, const char* key) {
-    static const nlohmann::json none;
-    auto it = j.find(key);
-    return it == j.end() ? none : *it;
-}
+using report::member;
 
 }  // namespace emutrace::analysis

@@ -25,6 +25,14 @@ inline double number_at(const nlohmann::json& j, const char* key) {
     return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+/// `j[key]`, or a null value when `j` has no such member (an object's or array's kind is checked by the caller).
+inline const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+    static const nlohmann::json none;
+    if (!j.is_object()) return none;
+    auto it = j.find(key);
+    return it == j.end() ? none : *it;
+}
+
 /// `j[key]` as text, else "".
 inline std::string text_at(const nlohmann::json& j, const char* key) {
     auto it = j.find(key);

@@ -1,7 +1,6 @@
 #include "app/campaign/campaign_merge.h"
 
 #include <cstdio>
-#include <limits>
 
 #include "analysis/campaign_totals.h"
 #include "report/json_fields.h"
@@ -9,11 +8,8 @@
 namespace emutrace::app {
 namespace {
 
-// Counts near 2^64 (a mistyped or hostile result) stay at the top instead of wrapping to a small
-// sum that reads as a real one.
-void sum(std::uint64_t& into, std::uint64_t more) {
-    into = more > std::numeric_limits<std::uint64_t>::max() - into ? std::numeric_limits<std::uint64_t>::max() : into + more;
-}
+// Counts near 2^64 (a mistyped or hostile result) stay at the top, as the analyses' totals do.
+using analysis::saturating_add;
 
 void copy_totals(std::map<std::size_t, MergedResults::Totals>& into, const std::map<std::size_t, MergedResults::Totals>& from) {
     into.clear();
@@ -90,10 +86,10 @@ MergedResults merge(const MergedResults& a, const MergedResults& b) {
 }
 
 void merge_into(MergedResults& r, const MergedResults& b) {
-    sum(r.cases, b.cases);
-    sum(r.instructions, b.instructions);
-    sum(r.cycles, b.cycles);
-    for (const auto& [status, n] : b.statuses) sum(r.statuses[status], n);
+    saturating_add(r.cases, b.cases);
+    saturating_add(r.instructions, b.instructions);
+    saturating_add(r.cycles, b.cycles);
+    for (const auto& [status, n] : b.statuses) saturating_add(r.statuses[status], n);
     r.not_passed.insert(b.not_passed.begin(), b.not_passed.end());
     for (const auto& [index, t] : b.analyses) {
         auto it = r.analyses.find(index);

@@ -13,16 +13,11 @@ namespace {
 
 using report::count_at;
 using report::escape;
+using report::member;
 using report::text_at;
 using report::thousands;
 
-constexpr std::size_t kTop = 25, kNotPassedShown = 50;
-
-const nlohmann::json& member(const nlohmann::json& j, const char* key) {
-    static const nlohmann::json none;
-    auto it = j.find(key);
-    return it == j.end() ? none : *it;
-}
+constexpr std::size_t kNotPassedShown = 50;
 
 std::string cases_section(const nlohmann::json& m) {
     const nlohmann::json& overall = member(m, "overall");
