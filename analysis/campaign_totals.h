@@ -3,6 +3,7 @@
 // struct of counts, saturating sums, and an extreme kept with the case that gave it.
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -99,5 +100,11 @@ CampaignMerge campaign_merge_of(std::string (*report)(const nlohmann::json& merg
 }
 
 using report::member;
+
+/// A function's name in a campaign's totals, with its firmware's file name when the campaign ran
+/// more than one firmware (each has its own main).
+inline std::string function_label(const std::string& firmware, const std::string& function, bool several_firmware) {
+    return several_firmware ? function + " (" + std::filesystem::path(firmware).filename().string() + ")" : function;
+}
 
 }  // namespace emutrace::analysis

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
@@ -179,11 +178,6 @@ std::string CalltraceTotals::constraints_lines() const {
     return out;
 }
 
-// The function's name, and its firmware's file name when the campaign ran more than one.
-std::string label(const std::string& firmware, const std::string& function, bool several_firmware) {
-    return several_firmware ? function + " (" + std::filesystem::path(firmware).filename().string() + ")" : function;
-}
-
 std::string CalltraceTotals::functions_lines(std::size_t top) const {
     if (functions.empty()) return {};
     std::set<std::string> firmware;
@@ -198,7 +192,7 @@ std::string CalltraceTotals::functions_lines(std::size_t top) const {
     for (std::size_t i = 0; i < by_cycles.size() && i < top; ++i) {
         const auto& [key, t] = by_cycles[i];
         std::snprintf(line, sizeof line, "  %-30s %12llu %16llu %14llu\n",
-                      label(key.firmware, key.function, firmware.size() > 1).substr(0, 30).c_str(), static_cast<unsigned long long>(t.calls),
+                      function_label(key.firmware, key.function, firmware.size() > 1).substr(0, 30).c_str(), static_cast<unsigned long long>(t.calls),
                       static_cast<unsigned long long>(t.exclusive_cycles), static_cast<unsigned long long>(t.exclusive_max));
         out += line;
     }
@@ -247,7 +241,7 @@ std::string profile_section(const json& overall) {
     for (const auto& f : list) firmware.insert(text_at(f, "firmware"));
     std::vector<report::Bar> bars;
     for (const auto* f : rows)
-        bars.push_back({label(text_at(*f, "firmware"), text_at(*f, "function"), firmware.size() > 1),
+        bars.push_back({function_label(text_at(*f, "firmware"), text_at(*f, "function"), firmware.size() > 1),
                         static_cast<double>(count_at(*f, "exclusive_cycles")),
                         thousands(count_at(*f, "exclusive_cycles")) + " in " + thousands(count_at(*f, "calls")) + " calls",
                         {},

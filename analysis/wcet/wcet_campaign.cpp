@@ -95,7 +95,7 @@ std::string WcetTotals::summary(bool) const {
     std::string out;
     char line[512];
     for (const auto& [key, t] : functions) {
-        std::string name = firmware_seen.size() > 1 ? key.second + " (" + std::filesystem::path(key.first).filename().string() + ")" : key.second;
+        const std::string name = function_label(key.first, key.second, firmware_seen.size() > 1);
         std::snprintf(line, sizeof line, "  WCET of %s: largest bound %llu cycles (%s), longest of %llu runs %llu cycles (%s)\n", name.c_str(),
                       static_cast<unsigned long long>(t.bound.value), t.bound.case_id.c_str(), static_cast<unsigned long long>(t.runs),
                       static_cast<unsigned long long>(t.observed.value), t.observed.case_id.c_str());
