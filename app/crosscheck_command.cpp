@@ -3,6 +3,7 @@
 // coverage and a per-function profile; with a scenario too, the step-by-step comparison with an
 // emulated run of the same firmware.
 #include <cstdio>
+#include <map>
 #include <optional>
 
 #include "analysis/crosscheck/comparison_report.h"
@@ -17,6 +18,15 @@
 
 namespace emutrace::app {
 namespace {
+
+// An output the command writes itself (with the comparison), taken from what the session writes.
+std::string take_output(std::map<std::string, std::string>& options, const std::string& key) {
+    auto it = options.find(key);
+    if (it == options.end()) return {};
+    std::string path = std::move(it->second);
+    options.erase(it);
+    return path;
+}
 
 // The emulated run a capture is held against: the same firmware on the scenario, quiet, its
 // scenario's outputs left to the capture's side. `sinks` see it; says what ran.
@@ -46,11 +56,7 @@ int crosscheck_swo(const AnalysisRegistry& registry, const CrosscheckOptions& o)
     request.source = "swo";
     request.source_input = o.swo;
     request.options = o.options;
-    std::string json_path;
-    if (auto it = request.options.find("json"); it != request.options.end()) {
-        json_path = it->second;  // written below, with the comparison
-        request.options.erase(it);
-    }
+    const std::string json_path = take_output(request.options, "json");
     Session session(registry, request);
     analysis::SampleProfile captured(image.symbols(), analysis::SampleProfile::Weight::Samples);
     session.add_sink(captured);
@@ -93,12 +99,7 @@ int crosscheck_command(const AnalysisRegistry& registry, const CrosscheckOptions
     request.options = o.options;
     if (o.trace_id) request.options["trace-id"] = std::to_string(o.trace_id);
     // Written below, with the coverage and the comparison, not by the session.
-    std::string json_path, report_path;
-    for (auto [key, path] : {std::pair{"json", &json_path}, std::pair{"report", &report_path}})
-        if (auto it = request.options.find(key); it != request.options.end()) {
-            *path = it->second;
-            request.options.erase(it);
-        }
+    const std::string json_path = take_output(request.options, "json"), report_path = take_output(request.options, "report");
     Session session(registry, request);
     analysis::CrosscheckSide capture(elf);
     for (trace::TraceSink* sink : capture.sinks()) session.add_sink(*sink);
