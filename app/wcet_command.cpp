@@ -31,6 +31,7 @@ int wcet_command(const WcetOptions& o) {
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     session::take_core_built_for(sc, image);
     WcetSession session(image);
+    if (!o.all) session.profile(function);
     if (!o.all && !session.program().function(function))
         throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");
     int status = 0;

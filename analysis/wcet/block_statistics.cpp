@@ -14,7 +14,8 @@ namespace emutrace::analysis::wcet {
 namespace {
 
 constexpr const char* kFormat = "emutrace-wcet-statistics";
-constexpr int kVersion = 1;
+// 2 added the exits per successor and the call-string contexts; version 1 files still load.
+constexpr int kVersion = 2;
 
 nlohmann::json to_json(const TimeStat& s) {
     if (!s.seen()) return nullptr;
@@ -93,7 +94,82 @@ TimeStat stat_at(const nlohmann::json& j, const char* key) {
     }
 }
 
+nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, const std::map<std::uint32_t, std::uint64_t>* most_per_call) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [address, r] : blocks) {
+        nlohmann::json b = {{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}};
+        if (!r.exits.empty()) {
+            nlohmann::json exits = nlohmann::json::array();
+            for (const auto& [to, st] : r.exits) exits.push_back({{"to", to}, {"first", to_json(st[0])}, {"later", to_json(st[1])}});
+            b["exits"] = exits;
+        }
+        if (most_per_call)
+            if (auto m = most_per_call->find(address); m != most_per_call->end()) b["most_per_call"] = m->second;
+        out.push_back(b);
+    }
+    return out;
+}
+
+nlohmann::json loops_json(const std::map<std::uint32_t, std::uint64_t>& bounds, const std::map<std::uint32_t, std::uint64_t>& totals) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [header, bound] : bounds) {
+        nlohmann::json l = {{"header", header}, {"max_iterations", bound}};
+        if (auto t = totals.find(header); t != totals.end()) l["max_total"] = t->second;
+        out.push_back(l);
+    }
+    return out;
+}
+
+BlockRecord block_from(const nlohmann::json& b) {
+    BlockRecord r;
+    r.context[0] = stat_at(b, "first");
+    r.context[1] = stat_at(b, "later");
+    if (b.contains("exits"))
+        each(b, "exits", [&](const nlohmann::json& e) {
+            auto& st = r.exits[address_at(e, "to")];
+            st[0] = stat_at(e, "first");
+            st[1] = stat_at(e, "later");
+        });
+    return r;
+}
+
+void loops_from(const nlohmann::json& j, std::map<std::uint32_t, std::uint64_t>& bounds, std::map<std::uint32_t, std::uint64_t>& totals) {
+    each(j, "loops", [&](const nlohmann::json& l) {
+        bounds[address_at(l, "header")] = count_at(l, "max_iterations");
+        if (l.contains("max_total")) totals[address_at(l, "header")] = count_at(l, "max_total");
+    });
+}
+
+template <typename Map>
+void merge_max(Map& into, const Map& from) {
+    for (const auto& [key, value] : from) into[key] = std::max(into[key], value);
+}
+
 }  // namespace
+
+void BlockRecord::merge(const BlockRecord& other) {
+    for (int k = 0; k < 2; ++k) context[k].merge(other.context[k]);
+    for (const auto& [to, st] : other.exits)
+        for (int k = 0; k < 2; ++k) exits[to][static_cast<std::size_t>(k)].merge(st[static_cast<std::size_t>(k)]);
+}
+
+void ContextRecord::merge(const ContextRecord& other) {
+    for (const auto& [address, r] : other.blocks) blocks[address].merge(r);
+    merge_max(loop_bounds, other.loop_bounds);
+    merge_max(loop_totals, other.loop_totals);
+}
+
+void StatisticsTable::truncate_contexts(unsigned depth) {
+    if (depth >= call_depth) return;
+    std::map<ContextKey, ContextRecord> shorter;
+    for (auto& [key, record] : contexts) {
+        ContextKey k = key;
+        if (k.calls.size() > depth) k.calls.erase(k.calls.begin(), k.calls.end() - depth);
+        shorter[k].merge(record);
+    }
+    contexts = std::move(shorter);
+    call_depth = depth;
+}
 
 void StatisticsTable::merge(const StatisticsTable& other) {
     if (!code_id.empty() && !other.code_id.empty() && code_id != other.code_id)
@@ -101,30 +177,58 @@ void StatisticsTable::merge(const StatisticsTable& other) {
                           (firmware.empty() ? "this firmware" : firmware) + " (a rebuild moves blocks): they cannot be merged");
     if (firmware.empty()) firmware = other.firmware;
     if (code_id.empty()) code_id = other.code_id;
+    const bool was_empty = runs == 0 && blocks.empty();
     runs += other.runs;
     checked_runs += other.checked_runs;
-    for (const auto& [address, r] : other.blocks)
-        for (int k = 0; k < 2; ++k) blocks[address].context[k].merge(r.context[k]);
-    for (const auto& [header, bound] : other.loop_bounds) loop_bounds[header] = std::max(loop_bounds[header], bound);
-    for (const auto& [header, total] : other.loop_totals) loop_totals[header] = std::max(loop_totals[header], total);
-    for (const auto& [block, most] : other.most_per_call) most_per_call[block] = std::max(most_per_call[block], most);
+    for (const auto& [address, r] : other.blocks) blocks[address].merge(r);
+    merge_max(loop_bounds, other.loop_bounds);
+    merge_max(loop_totals, other.loop_totals);
+    merge_max(most_per_call, other.most_per_call);
+    if (was_empty) {
+        call_depth = other.call_depth;
+        contexts = other.contexts;
+    } else {
+        // Different call-string lengths meet at the shorter one.
+        StatisticsTable shorter;
+        const StatisticsTable* from = &other;
+        if (other.call_depth > call_depth) {
+            shorter.contexts = other.contexts;
+            shorter.call_depth = other.call_depth;
+            shorter.truncate_contexts(call_depth);
+            from = &shorter;
+        } else {
+            truncate_contexts(other.call_depth);
+        }
+        for (const auto& [key, record] : from->contexts) contexts[key].merge(record);
+    }
+    contexts_folded = contexts_folded || other.contexts_folded;
+    if (other.longest_run &&
+        (!longest_run || (other.longest_run->function == longest_run->function && other.longest_run->cycles > longest_run->cycles)))
+        longest_run = other.longest_run;
     for (const auto& [address, f] : other.functions) functions[address].time.merge(f.time);
     for (const auto& [block, targets] : other.indirect_targets)
         for (const auto& [target, within] : targets) indirect_targets[block][target].insert(within.begin(), within.end());
 }
 
 void StatisticsTable::save(const std::string& path) const {
-    nlohmann::json blocks_j = nlohmann::json::array(), loops_j = nlohmann::json::array(), functions_j = nlohmann::json::array();
-    for (const auto& [address, r] : blocks) {
-        nlohmann::json b = {{"address", address}, {"first", to_json(r.context[0])}, {"later", to_json(r.context[1])}};
-        if (auto m = most_per_call.find(address); m != most_per_call.end()) b["most_per_call"] = m->second;
-        blocks_j.push_back(b);
+    nlohmann::json blocks_j = blocks_json(blocks, &most_per_call), loops_j = loops_json(loop_bounds, loop_totals),
+                   functions_j = nlohmann::json::array(), contexts_j = nlohmann::json::array();
+    nlohmann::json profile_j = nullptr;
+    if (longest_run) {
+        nlohmann::json entries = nlohmann::json::array();
+        for (const auto& [where, e] : longest_run->blocks)
+            entries.push_back({{"calls", where.first.calls},
+                               {"function", where.first.function},
+                               {"address", where.second},
+                               {"first", {e[0].count, e[0].cycles}},
+                               {"later", {e[1].count, e[1].cycles}}});
+        profile_j = {{"function", longest_run->function}, {"cycles", longest_run->cycles}, {"blocks", entries}};
     }
-    for (const auto& [header, bound] : loop_bounds) {
-        nlohmann::json l = {{"header", header}, {"max_iterations", bound}};
-        if (auto t = loop_totals.find(header); t != loop_totals.end()) l["max_total"] = t->second;
-        loops_j.push_back(l);
-    }
+    for (const auto& [key, record] : contexts)
+        contexts_j.push_back({{"calls", key.calls},
+                              {"function", key.function},
+                              {"blocks", blocks_json(record.blocks, nullptr)},
+                              {"loops", loops_json(record.loop_bounds, record.loop_totals)}});
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
     for (const auto& [block, targets] : indirect_targets) {
@@ -132,10 +236,20 @@ void StatisticsTable::save(const std::string& path) const {
         for (const auto& [target, within] : targets) t.push_back({{"target", target}, {"within", within}});
         indirect_j.push_back({{"block", block}, {"targets", t}});
     }
-    nlohmann::json j = {{"format", kFormat},           {"version", kVersion}, {"firmware", firmware},
-                        {"code_id", code_id},          {"runs", runs},        {"checked_runs", checked_runs},
-                        {"blocks", blocks_j},          {"loops", loops_j},    {"functions", functions_j},
-                        {"indirect_calls", indirect_j}};
+    nlohmann::json j = {{"format", kFormat},
+                        {"version", kVersion},
+                        {"firmware", firmware},
+                        {"code_id", code_id},
+                        {"runs", runs},
+                        {"checked_runs", checked_runs},
+                        {"blocks", blocks_j},
+                        {"loops", loops_j},
+                        {"functions", functions_j},
+                        {"indirect_calls", indirect_j},
+                        {"call_depth", call_depth},
+                        {"contexts_folded", contexts_folded},
+                        {"contexts", contexts_j},
+                        {"longest_run", profile_j}};
     config::write_text_file(path, config::json_text(j, 1) + "\n", "WCET statistics");
 }
 
@@ -149,7 +263,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
             throw std::invalid_argument("not an emutrace WCET statistics file (format is not \"" + std::string(kFormat) + "\")");
         // Compared as JSON, not cast to int: a float out of int's range would be undefined behaviour.
         const nlohmann::json& version = j.at("version");
-        if (!version.is_number_unsigned() || version.get<std::uint64_t>() != static_cast<std::uint64_t>(kVersion))
+        if (!version.is_number_unsigned() || version.get<std::uint64_t>() < 1 || version.get<std::uint64_t>() > static_cast<std::uint64_t>(kVersion))
             throw std::invalid_argument("version " + config::json_text(version).substr(0, 40) + " is not supported");
         StatisticsTable t;
         t.firmware = j.at("firmware").get<std::string>();
@@ -158,15 +272,49 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         t.checked_runs = j.contains("checked_runs") ? count_at(j, "checked_runs") : 0;  // older files did not check
         if (t.checked_runs > t.runs) throw std::invalid_argument("checked_runs is larger than runs");
         each(j, "blocks", [&](const nlohmann::json& b) {
-            BlockRecord& r = t.blocks[address_at(b, "address")];
-            r.context[0] = stat_at(b, "first");
-            r.context[1] = stat_at(b, "later");
+            t.blocks[address_at(b, "address")] = block_from(b);
             if (b.contains("most_per_call")) t.most_per_call[address_at(b, "address")] = count_at(b, "most_per_call");
         });
-        each(j, "loops", [&](const nlohmann::json& l) {
-            t.loop_bounds[address_at(l, "header")] = count_at(l, "max_iterations");
-            if (l.contains("max_total")) t.loop_totals[address_at(l, "header")] = count_at(l, "max_total");
-        });
+        loops_from(j, t.loop_bounds, t.loop_totals);
+        if (j.contains("contexts")) {
+            std::uint64_t depth = count_at(j, "call_depth");
+            if (depth > 16) throw PathError("call_depth: " + std::to_string(depth) + " is more than 16 call sites");
+            t.call_depth = static_cast<unsigned>(depth);
+            t.contexts_folded = j.value("contexts_folded", false);
+            each(j, "contexts", [&](const nlohmann::json& c) {
+                ContextKey key;
+                key.function = address_at(c, "function");
+                each(c, "calls", [&](const nlohmann::json& a) {
+                    if (!a.is_number_unsigned() || a.get<std::uint64_t>() > UINT32_MAX)
+                        throw PathError(config::json_text(a).substr(0, 40) + " is not a 32-bit address");
+                    key.calls.push_back(a.get<std::uint32_t>());
+                });
+                if (key.calls.size() > t.call_depth) throw PathError("calls: more call sites than call_depth");
+                ContextRecord& record = t.contexts[key];
+                each(c, "blocks", [&](const nlohmann::json& b) { record.blocks[address_at(b, "address")] = block_from(b); });
+                loops_from(c, record.loop_bounds, record.loop_totals);
+            });
+        } else {
+            t.contexts_folded = !t.blocks.empty();  // written before contexts: bounds from it use none
+        }
+        if (j.contains("longest_run") && !j.at("longest_run").is_null()) {
+            const nlohmann::json& lr = j.at("longest_run");
+            RunProfile run;
+            run.function = address_at(lr, "function");
+            run.cycles = count_at(lr, "cycles");
+            each(lr, "blocks", [&](const nlohmann::json& b) {
+                ContextKey key;
+                key.function = address_at(b, "function");
+                for (const auto& a : b.at("calls")) key.calls.push_back(a.get<std::uint32_t>());
+                auto& e = run.blocks[{key, address_at(b, "address")}];
+                for (int k = 0; k < 2; ++k) {
+                    const nlohmann::json& pair = b.at(k == 0 ? "first" : "later");
+                    if (!pair.is_array() || pair.size() != 2) throw std::invalid_argument("expected [count, cycles]");
+                    e[static_cast<std::size_t>(k)] = {pair[0].get<std::uint64_t>(), pair[1].get<std::uint64_t>()};
+                }
+            });
+            t.longest_run = std::move(run);
+        }
         each(j, "functions", [&](const nlohmann::json& f) { t.functions[address_at(f, "address")].time = stat_at(f, "time"); });
         if (j.contains("indirect_calls"))
             each(j, "indirect_calls", [&](const nlohmann::json& c) {

@@ -5,8 +5,11 @@
 // program, not on the run. Tables of the same firmware merge associatively (min of mins, max of
 // maxes, sums), so many runs, or a long soak, aggregate into one.
 
+#include <array>
+#include <compare>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +40,41 @@ struct TimeStat {
 /// What one block measured; [0] first iterations (and blocks outside loops), [1] later iterations.
 struct BlockRecord {
     TimeStat context[2];
+    /// The same times split by the CFG successor the block left for, by its start address: a block
+    /// that ends with a conditional branch takes longer when the branch is taken (the pipeline
+    /// refills), and the IPET charges each edge its own time. Leaving by a call, a return or an
+    /// exception is in `context` only.
+    std::map<std::uint32_t, std::array<TimeStat, 2>> exits;
+    void merge(const BlockRecord& other);
+    bool seen() const { return context[0].seen() || context[1].seen(); }
+};
+
+/// A call-string context (analysis/wcet/call_context.h) by addresses: the start addresses of the
+/// calling blocks, outermost first, and the function that runs in it.
+struct ContextKey {
+    std::vector<std::uint32_t> calls;
+    std::uint32_t function = 0;
+    auto operator<=>(const ContextKey&) const = default;
+};
+
+/// What the runs measured in one context.
+struct ContextRecord {
+    std::map<std::uint32_t, BlockRecord> blocks;         ///< by block start address
+    std::map<std::uint32_t, std::uint64_t> loop_bounds;  ///< as StatisticsTable's, in this context
+    std::map<std::uint32_t, std::uint64_t> loop_totals;
+    void merge(const ContextRecord& other);
+};
+
+/// Per block and context, what one run of a function executed: the longest run, so that the
+/// bound can say where it parts from it.
+struct RunProfile {
+    std::uint32_t function = 0;  ///< start address of the profiled function
+    std::uint64_t cycles = 0;    ///< the run's length
+    struct Executions {
+        std::uint64_t count = 0, cycles = 0;
+    };
+    /// By (context, block start address): [0] first iterations, [1] later ones.
+    std::map<std::pair<ContextKey, std::uint32_t>, std::array<Executions, 2>> blocks;
 };
 
 /// End-to-end times of a function, from its entry to its return, exceptions excluded.
@@ -65,8 +103,21 @@ struct StatisticsTable {
     /// bound of one of those counts the target, a bound of another function does not (printf's
     /// output callback is not snprintf's).
     std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets;
+    /// The call-string length k of `contexts` (0: one context per function).
+    unsigned call_depth = 0;
+    /// The same measurements per call-string context. `blocks`, `loop_bounds` and `loop_totals`
+    /// above are their union over contexts, kept for readers that need no context.
+    std::map<ContextKey, ContextRecord> contexts;
+    /// Contexts were too many to tell apart (CallContexts::overflowed): bounds use none.
+    bool contexts_folded = false;
+    /// The longest run of the function the aggregation profiled (WcetAggregator::profile), if any.
+    std::optional<RunProfile> longest_run;
 
-    /// Throws ConfigError when the tables come from different code (code_id).
+    /// Keeps only the last `depth` call sites of every context, merging those that become equal.
+    void truncate_contexts(unsigned depth);
+
+    /// Throws ConfigError when the tables come from different code (code_id). Tables of different
+    /// call-string lengths merge at the shorter one.
     void merge(const StatisticsTable& other);
     /// Writes the table as JSON; throws ConfigError when the file cannot be written.
     void save(const std::string& path) const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -19,7 +20,8 @@
 //   rows     per block: inflow = x1_b + x2_b and x1_b + x2_b = outflow;
 //            per loop L entered E_L times: x1_h = E_L, x1_b <= E_L for the other blocks whose
 //            innermost loop is L, and x1_h + x2_h <= bound * E_L.
-//   objective  sum of first_cost * x1_b + later_cost * x2_b.
+//   objective  sum of first_cost * x1_b + later_cost * x2_b, less per edge e = (b, t) its discount
+//              times x_e: what b costs less when it leaves for t (an edge whose time was measured).
 
 namespace emutrace::analysis::wcet {
 
@@ -75,7 +77,8 @@ void validate(const IpetProblem& problem) {
         check(std::isfinite(blk.first_cost) && std::isfinite(blk.later_cost), "block " + std::to_string(b) + " has a non-finite cost");
         check(blk.loop < static_cast<int>(problem.loops.size()), "block " + std::to_string(b) + " names a loop out of range");
     }
-    for (const IpetEdge& e : problem.edges) check(e.from < n && e.to < n, "an edge names a block out of range");
+    for (const IpetEdge& e : problem.edges)
+        check(e.from < n && e.to < n && std::isfinite(e.first_exit_cost) && std::isfinite(e.later_exit_cost), "an edge names a block out of range");
     for (const IpetCall& c : problem.calls) check(c.caller < n && c.callee < n, "a call names a block out of range");
     for (const IpetCap& c : problem.caps)
         check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
@@ -275,11 +278,32 @@ void merge_terms(std::vector<Term>& terms) {
     terms = std::move(merged);
 }
 
-void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff) {
+// What leaving by edge e saves on its block's cost, in every context the block may run in: a
+// context in which the edge was not measured saves nothing, so every execution still pays at least
+// what the runs saw it pay on that edge.
+double edge_discount(const IpetEdge& e, const Effective& b, bool context_sensitive) {
+    auto saving = [](double cost, double exit_cost) { return exit_cost < 0 ? 0.0 : std::max(0.0, cost - exit_cost); };
+    if (!context_sensitive) {
+        if (e.first_exit_cost < 0 && e.later_exit_cost < 0) return 0;
+        const double exit_cost =
+            std::max(e.first_exit_cost < 0 ? b.first_cost : e.first_exit_cost, e.later_exit_cost < 0 ? b.later_cost : e.later_exit_cost);
+        return saving(b.first_cost, exit_cost);
+    }
+    double d = std::numeric_limits<double>::infinity();
+    if (b.first_allowed) d = std::min(d, saving(b.first_cost, e.first_exit_cost));
+    if (b.later_allowed) d = std::min(d, saving(b.later_cost, e.later_exit_cost));
+    return std::isfinite(d) ? d : 0;
+}
+
+void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff, bool context_sensitive) {
     glp_add_cols(p, c.count);
     for (int j = 1; j <= c.count; ++j) {
         glp_set_col_kind(p, j, GLP_IV);
         glp_set_col_bnds(p, j, GLP_LO, 0, 0);
+    }
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
+        const IpetEdge& e = problem.edges[i];
+        if (double d = edge_discount(e, eff[e.from], context_sensitive); d > 0) glp_set_obj_coef(p, c.edge(i), -d);
     }
     for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
         glp_set_obj_coef(p, c.x1[b], eff[b].first_cost);
@@ -384,10 +408,15 @@ IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
 
     ProbPtr prob(glp_create_prob());
     glp_set_obj_dir(prob.get(), GLP_MAX);
-    set_columns(prob.get(), problem, columns, eff);
+    set_columns(prob.get(), problem, columns, eff, context_sensitive);
     set_rows(prob.get(), rows);
     solve(prob.get());
-    return read_solution(prob.get(), problem, columns);
+    IpetSolution s = read_solution(prob.get(), problem, columns);
+    s.rows = rows.size();
+    s.columns = static_cast<std::size_t>(columns.count);
+    s.discounts.reserve(problem.edges.size());
+    for (const IpetEdge& e : problem.edges) s.discounts.push_back(edge_discount(e, eff[e.from], context_sensitive));
+    return s;
 }
 
 }  // namespace emutrace::analysis::wcet

@@ -23,6 +23,10 @@ struct IpetBlock {
 
 struct IpetEdge {
     std::size_t from = 0, to = 0;  ///< block indices
+    /// What `from` costs when it leaves by this edge, per context, if measured (< 0: not measured,
+    /// the block's cost). A block that ends in a conditional branch is slower when the branch is
+    /// taken; the edge's own time lets the other edge be charged less.
+    double first_exit_cost = -1, later_exit_cost = -1;
 };
 
 struct IpetLoop {
@@ -66,10 +70,12 @@ struct IpetProblem {
 };
 
 struct IpetSolution {
-    double bound = 0;                  ///< the objective: cycles on the longest path
-    std::vector<std::uint64_t> first;  ///< per block: executions outside loops or in first iterations
-    std::vector<std::uint64_t> later;  ///< per block: executions in later iterations
-    std::vector<std::uint64_t> edges;  ///< per edge: times taken on the longest path
+    double bound = 0;                   ///< the objective: cycles on the longest path
+    std::vector<std::uint64_t> first;   ///< per block: executions outside loops or in first iterations
+    std::vector<std::uint64_t> later;   ///< per block: executions in later iterations
+    std::vector<std::uint64_t> edges;   ///< per edge: times taken on the longest path
+    std::vector<double> discounts;      ///< per edge: cycles its block costs less when it leaves by it
+    std::size_t rows = 0, columns = 0;  ///< the integer program's size
 };
 
 /// Solves for the longest path. With `context_sensitive` false every block costs the larger of its

@@ -4,9 +4,9 @@
 
 namespace emutrace::analysis::wcet {
 
-LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows)
+LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows, unsigned call_depth)
     : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0), children_(points.loops().size()),
-      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0) {
+      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), contexts_(call_depth) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -24,9 +24,16 @@ void LoopContextTracker::retire(const LoopRow& r) {
     if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
         auto l = static_cast<std::size_t>(p.loop);
         max_iterations_[l] = std::max(max_iterations_[l], r.iterations);
+        const std::uint64_t in_context = std::uint64_t{r.context} << 32;
+        std::uint32_t& most = max_iterations_by_context_[in_context | l];
+        most = std::max(most, r.iterations);
         running_total_[l] += r.iterations;
         for (std::uint32_t child : children_[l]) {
             max_total_[child] = std::max(max_total_[child], running_total_[child]);
+            if (running_total_[child] > 0) {
+                std::uint64_t& total = max_total_by_context_[in_context | child];
+                total = std::max(total, running_total_[child]);
+            }
             running_total_[child] = 0;
         }
     }
@@ -40,6 +47,7 @@ void LoopContextTracker::up(std::size_t m, LoopRow r) {
     p_ += m;
     retire(rows_[p_]);
     r.iterations = 1;
+    r.context = context_;
     rows_[p_] = r;
 }
 
@@ -65,14 +73,14 @@ void LoopContextTracker::land(std::uint32_t next) {
         return;
     }
     retire(r);
-    r = LoopRow{true, next, 0, 1};
+    r = LoopRow{true, next, 0, 1, context_};
 }
 
 // The transitions without a call or return, from `from` to `next`.
 void LoopContextTracker::move(std::uint32_t from, std::uint32_t next) {
     std::uint32_t c = shape_[from], n = shape_[next];
     unsigned from_level = (c >> 16) & 0xFF, next_level = (n >> 16) & 0xFF;
-    LoopRow fresh{true, next, 0, 1};
+    LoopRow fresh{true, next, 0, 1, context_};
     if (next_level > from_level) {
         up(next_level - from_level, fresh);
         last_ = Transition::Up;
@@ -92,6 +100,7 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
     const TracePoint& n = points_.points()[next];
     if (previous_ < 0) {
         // A context's first block (reset, or an exception handler): a routine entered from nowhere.
+        context_ = contexts_.root(n.function);
         up(rows_[p_].valid ? n.level + 1u : n.level, LoopRow{true, next, 0, 1});
         last_ = Transition::Start;
     } else {
@@ -99,9 +108,10 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
         std::uint32_t c = shape_[from], shape = shape_[next];
         if ((c & kCall) && (shape & kEntry)) {  // alpha
             if (frames_.size() < kMostFrames)
-                frames_.push_back({p_, from});
+                frames_.push_back({p_, from, context_});
             else
                 ++saturations_;
+            context_ = contexts_.call(context_, from, n.function);
             up(n.level + 1u, LoopRow{true, next, 0, 1});
             last_ = Transition::Call;
         } else if ((c & kExit) && (shape & kEntry)) {
@@ -109,6 +119,7 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
             // (above the caller's row); the open call now returns from the callee.
             std::size_t caller_row = frames_.empty() ? 0 : frames_.back().p;
             down(p_ > caller_row ? p_ - caller_row : 0);
+            context_ = contexts_.tail(context_, n.function);
             up(rows_[p_].valid ? n.level + 1u : n.level, LoopRow{true, next, 0, 1});
             last_ = Transition::TailCall;
         } else if ((c & kExit) && (shape & kRet)) {  // beta
@@ -118,11 +129,13 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
                 Frame f = frames_.back();
                 frames_.pop_back();
                 down(p_ >= f.p ? p_ - f.p : 0);
-                if (!rows_[p_].valid) rows_[p_] = LoopRow{true, f.caller, 0, 1};
+                context_ = f.context;
+                if (!rows_[p_].valid) rows_[p_] = LoopRow{true, f.caller, 0, 1, context_};
                 move(f.caller, next);
             } else {
                 ++saturations_;
                 down(((c >> 16) & 0xFF) + 1u);
+                context_ = contexts_.root(n.function);
                 land(next);
             }
             last_ = Transition::Return;
@@ -135,7 +148,7 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
 }
 
 void LoopContextTracker::exception_entry() {
-    saved_.push_back({p_, previous_, frames_.size()});
+    saved_.push_back({p_, previous_, frames_.size(), context_});
     previous_ = -1;
 }
 
@@ -149,6 +162,7 @@ void LoopContextTracker::exception_return() {
     }
     p_ = s.p;
     previous_ = s.previous;
+    context_ = s.context;
     frames_.resize(std::min(frames_.size(), s.frames));
 }
 
@@ -174,6 +188,44 @@ std::vector<std::uint32_t> LoopContextTracker::max_iterations() const {
         const TracePoint& p = points_.points()[r.id];
         if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id)
             out[static_cast<std::size_t>(p.loop)] = std::max(out[static_cast<std::size_t>(p.loop)], r.iterations);
+    }
+    return out;
+}
+
+// The rows still open count as far as they got, as in max_iterations() and max_totals().
+std::unordered_map<std::uint64_t, std::uint32_t> LoopContextTracker::max_iterations_by_context() const {
+    auto out = max_iterations_by_context_;
+    for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {
+        const LoopRow& r = rows_[k];
+        if (!r.valid) continue;
+        const TracePoint& p = points_.points()[r.id];
+        if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
+            std::uint32_t& most = out[std::uint64_t{r.context} << 32 | static_cast<std::uint32_t>(p.loop)];
+            most = std::max(most, r.iterations);
+        }
+    }
+    return out;
+}
+
+std::unordered_map<std::uint64_t, std::uint64_t> LoopContextTracker::max_totals_by_context() const {
+    auto out = max_total_by_context_;
+    std::vector<std::uint64_t> open = running_total_;
+    std::vector<std::uint32_t> context_of(open.size(), 0);
+    for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {
+        const LoopRow& r = rows_[k];
+        if (!r.valid) continue;
+        const TracePoint& p = points_.points()[r.id];
+        if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
+            open[static_cast<std::size_t>(p.loop)] += r.iterations;
+            context_of[static_cast<std::size_t>(p.loop)] = r.context;
+        }
+    }
+    for (std::size_t l = 0; l < open.size(); ++l) {
+        int parent = points_.loops()[l].parent;
+        if (parent < 0 || open[l] == 0) continue;
+        // An open total belongs to the open row of its parent, in that row's context.
+        std::uint64_t& total = out[std::uint64_t{context_of[static_cast<std::size_t>(parent)]} << 32 | l];
+        total = std::max(total, open[l]);
     }
     return out;
 }

@@ -7,8 +7,10 @@
 // function's were), and exceptions save and restore the whole context.
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
+#include "analysis/wcet/call_context.h"
 #include "analysis/wcet/trace_points.h"
 
 namespace emutrace::analysis::wcet {
@@ -18,6 +20,7 @@ struct LoopRow {
     std::uint32_t id = 0;          ///< trace point that opened the row (a loop header or routine entry)
     std::uint8_t index = 0;        ///< 0: first iteration, 1: a later one
     std::uint32_t iterations = 0;  ///< header executions since the row opened
+    std::uint32_t context = 0;     ///< the call context the row's function runs in (CallContexts id)
 };
 
 /// Which case of the transition relation the last step took.
@@ -29,7 +32,8 @@ enum class Transition : std::uint8_t { Start, Call, TailCall, Return, Up, Down, 
 class LoopContextTracker {
 public:
     /// `rows` bounds the nesting of loops and calls it follows; deeper recursion saturates.
-    explicit LoopContextTracker(const TracePoints& points, std::size_t rows = 1024);
+    /// `call_depth` is the call-string length k of the contexts it keeps (call_context.h).
+    explicit LoopContextTracker(const TracePoints& points, std::size_t rows = 1024, unsigned call_depth = 0);
 
     /// The transition S[▷, e_i, e_i+1] for the next trace point; returns its index (0 or 1).
     unsigned step(std::uint32_t next) {
@@ -56,6 +60,12 @@ public:
     /// entry into the enclosing loop (a triangular inner loop sums to far less than its most
     /// iterations per entry times the outer bound); 0 for outermost loops.
     std::vector<std::uint64_t> max_totals() const;
+    /// Per (context, loop) that ran, the same two figures as above, keyed by context << 32 | loop.
+    std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context() const;
+    std::unordered_map<std::uint64_t, std::uint64_t> max_totals_by_context() const;
+    /// The call context of the block the last step reached.
+    std::uint32_t context() const { return context_; }
+    const CallContexts& contexts() const { return contexts_; }
     Transition last() const { return last_; }
     std::size_t pointer() const { return p_; }
     const LoopRow& row(std::size_t k) const { return rows_[k]; }
@@ -90,6 +100,7 @@ private:
         std::size_t p;
         std::int64_t previous;
         std::size_t frames;
+        std::uint32_t context;
     };
 
     const TracePoints& points_;
@@ -98,8 +109,9 @@ private:
     std::size_t p_ = 0;
     std::int64_t previous_ = -1;  ///< the last trace point, or -1 at a context's start
     struct Frame {
-        std::size_t p;         ///< the caller's row
-        std::uint32_t caller;  ///< the block that called
+        std::size_t p;          ///< the caller's row
+        std::uint32_t caller;   ///< the block that called
+        std::uint32_t context;  ///< the caller's context
     };
     std::vector<Frame> frames_;  ///< one per open call
     std::vector<Saved> saved_;   ///< one per exception being handled
@@ -108,6 +120,10 @@ private:
     std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered
     std::vector<std::uint64_t> max_total_;
     std::uint64_t saturations_ = 0;
+    CallContexts contexts_;
+    std::uint32_t context_ = 0;
+    std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context_;
+    std::unordered_map<std::uint64_t, std::uint64_t> max_total_by_context_;
     Transition last_ = Transition::Start;
 };
 

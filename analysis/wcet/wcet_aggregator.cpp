@@ -4,10 +4,22 @@
 
 namespace emutrace::analysis::wcet {
 
-WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points)
-    : program_(program), points_(points), tracker_(points), records_(points.points().size()), function_times_(program.functions().size()),
+WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points, unsigned call_depth)
+    : program_(program), points_(points), tracker_(points, 1024, call_depth), function_times_(program.functions().size()),
       counted_(points.points().size(), 0), counts_(points.points().size(), 0), most_per_call_(points.points().size(), 0),
-      counted_of_(program.functions().size()) {
+      counted_of_(program.functions().size()), successors_(points.points().size(), {kNoSuccessor, kNoSuccessor}),
+      first_point_(program.functions().size() + 1, static_cast<std::uint32_t>(points.points().size())) {
+    for (std::uint32_t id = points.points().size(); id-- > 0;) first_point_[points.points()[id].function] = id;
+    for (std::size_t f = program.functions().size(); f-- > 0;)  // functions without points start where the next does
+        first_point_[f] = std::min(first_point_[f], first_point_[f + 1]);
+    for (std::uint32_t id = 0; id < points.points().size(); ++id) {
+        const TracePoint& p = points.points()[id];
+        if (p.function >= program.functions().size()) continue;  // a hand-made graph
+        const decode::Function& fn = program.functions()[p.function];
+        unsigned k = 0;
+        for (const auto& e : fn.edges)
+            if (e.from == p.block && k < 2) successors_[id][k++] = first_point_[p.function] + static_cast<std::uint32_t>(e.to);
+    }
     for (std::uint32_t id = 0; id < points.points().size(); ++id)
         if (points.points()[id].counted) {
             counted_[id] = 1;
@@ -26,9 +38,40 @@ void WcetAggregator::on_start(const trace::RunInfo& info) {
     firmware_ = info.firmware;
 }
 
-inline void WcetAggregator::close(std::uint64_t cycle) {
+// A context seen for the first time gets records for its function's trace points.
+void WcetAggregator::switch_context(std::uint32_t context) {
+    while (context_records_.size() <= context) {
+        const std::uint32_t f = tracker_.contexts().at(static_cast<std::uint32_t>(context_records_.size())).function;
+        ContextRecords c{static_cast<std::uint32_t>(records_.size()), 0, 0};
+        if (f + 1 < first_point_.size()) c = {c.base, first_point_[f], first_point_[f + 1] - first_point_[f]};
+        records_.resize(records_.size() + c.size);
+        context_records_.push_back(c);
+    }
+    context_ = context;
+    context_base_ = context_records_[context].base;
+    context_first_ = context_records_[context].first;
+    context_size_ = context_records_[context].size;
+}
+
+// Code of another function run without a call (a branch into libgcc's shared code).
+std::uint32_t WcetAggregator::foreign_record(std::uint32_t point) {
+    auto [it, added] = foreign_.try_emplace(std::uint64_t{context_} << 32 | point, static_cast<std::uint32_t>(records_.size()));
+    if (added) records_.emplace_back();
+    return it->second;
+}
+
+inline void WcetAggregator::close(std::uint64_t cycle, std::uint32_t next) {
     if (current_ < 0) return;
-    records_[static_cast<std::size_t>(current_)].context[current_index_].add(cycle >= current_start_ ? cycle - current_start_ : 0);
+    const std::uint64_t t = cycle >= current_start_ ? cycle - current_start_ : 0;
+    Record& r = records_[current_record_];
+    r.time[current_index_].add(t);
+    if (profiling_) [[unlikely]]
+        add_to_profile(t);
+    const auto& s = successors_[static_cast<std::size_t>(current_)];
+    if (next == s[0])
+        r.exit[current_index_][0].add(t);
+    else if (next == s[1])
+        r.exit[current_index_][1].add(t);
     current_ = -1;
 }
 
@@ -36,6 +79,7 @@ inline void WcetAggregator::on_block(const trace::Event& e) {
     if (resume_) [[unlikely]] {
         // Back from an exception: the interrupted block goes on, without the handler's time.
         current_ = resume_->block;
+        current_record_ = resume_->record;
         current_index_ = resume_->index;
         current_start_ = e.cycle - resume_->elapsed;
         resume_.reset();
@@ -74,9 +118,10 @@ void WcetAggregator::step_through(std::uint32_t id, std::uint32_t range_end, std
 
 inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle) {
     const std::int64_t from = current_;
-    close(cycle);
+    close(cycle, next);
     current_index_ = tracker_.step(next);
     current_ = static_cast<std::int64_t>(next);
+    current_record_ = record_of(next);
     current_start_ = cycle;
     if (counted_[next]) [[unlikely]]
         ++counts_[next];
@@ -84,6 +129,10 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
         case Transition::Call:
         case Transition::TailCall:
             calls_.push_back({points_.points()[next].function, cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
+            if (points_.points()[next].function == profiled_ && !profiling_) [[unlikely]] {
+                profiling_ = true;
+                profiled_call_ = calls_.size() - 1;
+            }
             if (from >= 0 && points_.points()[static_cast<std::size_t>(from)].indirect) [[unlikely]]
                 record_indirect_call(static_cast<std::uint32_t>(from), address);
             break;
@@ -91,6 +140,8 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
             while (!calls_.empty()) {
                 const Call c = calls_.back();
                 function_times_[c.function].add(cycle - c.start - (exception_cycles_ - c.excluded_at_start));
+                if (profiling_ && calls_.size() - 1 == profiled_call_) [[unlikely]]
+                    finish_profile(cycle - c.start - (exception_cycles_ - c.excluded_at_start));
                 if (!counted_of_[c.function].empty()) [[unlikely]]
                     fold_counts(c.function);
                 calls_.pop_back();
@@ -99,6 +150,29 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
             break;
         default: break;
     }
+}
+
+void WcetAggregator::add_to_profile(std::uint64_t t) {
+    if (exception_depth_ > 0) return;  // handlers are not part of the run
+    const std::size_t k = std::size_t{current_record_} * 2 + current_index_;
+    if (k >= profile_.size()) profile_.resize(records_.size() * 2 + 64);
+    Executions& e = profile_[k];
+    if (e.count == 0) touched_.push_back(static_cast<std::uint32_t>(k));
+    ++e.count;
+    e.cycles += t;
+}
+
+// A run of the profiled function ended: kept if it is the longest, then cleared.
+void WcetAggregator::finish_profile(std::uint64_t run_cycles) {
+    if (run_cycles > 0 && (!have_longest_ || run_cycles > longest_cycles_)) {
+        longest_.clear();
+        for (std::uint32_t k : touched_) longest_.push_back({k, profile_[k]});
+        longest_cycles_ = run_cycles;
+        have_longest_ = true;
+    }
+    for (std::uint32_t k : touched_) profile_[k] = {};
+    touched_.clear();
+    profiling_ = false;
 }
 
 // Rare (a callback, a function pointer): the call stack's functions are kept with the target.
@@ -117,7 +191,7 @@ void WcetAggregator::on_exception_entry(const trace::Event& e) {
         s = *resume_;  // tail-chained: the interrupted block still waits, the previous handler is closed
         resume_.reset();
     } else {
-        s = {current_, current_index_, current_ >= 0 && e.cycle > current_start_ ? e.cycle - current_start_ : 0, calls_.size()};
+        s = {current_, current_record_, current_index_, current_ >= 0 && e.cycle > current_start_ ? e.cycle - current_start_ : 0, calls_.size()};
     }
     current_ = -1;
     suspended_.push_back(s);
@@ -133,6 +207,7 @@ void WcetAggregator::on_exception_return(const trace::Event& e) {
         resume_ = suspended_.back();
         suspended_.pop_back();
         calls_.resize(std::min(calls_.size(), resume_->calls));
+        if (profiling_ && profiled_call_ >= calls_.size()) finish_profile(0);  // a call the handler cut: not a run
     }
     // Handler time, left out of the functions' times, runs from the entry to the resumed block,
     // the return's own cycles included (CallTimes measures the same stretch from the call
@@ -160,8 +235,7 @@ StatisticsTable WcetAggregator::table() const {
     t.firmware = firmware_;
     t.runs = 1;
     const auto& points = points_.points();
-    for (std::size_t id = 0; id < points.size(); ++id)
-        if (records_[id].context[0].seen() || records_[id].context[1].seen()) t.blocks[points[id].first] = records_[id];
+    add_contexts(t);
     std::vector<std::uint32_t> iterations = tracker_.max_iterations();
     std::vector<std::uint64_t> totals = tracker_.max_totals();
     for (std::size_t l = 0; l < iterations.size(); ++l) {
@@ -177,6 +251,63 @@ StatisticsTable WcetAggregator::table() const {
         if (counted_[id] && std::max<std::uint64_t>(most_per_call_[id], counts_[id]) > 0)
             t.most_per_call[points[id].first] = std::max<std::uint64_t>(most_per_call_[id], counts_[id]);
     return t;
+}
+
+// The records by context and address, and their union over contexts.
+void WcetAggregator::add_contexts(StatisticsTable& t) const {
+    const auto& points = points_.points();
+    const auto& functions = program_.functions();
+    const CallContexts& contexts = tracker_.contexts();
+    t.call_depth = contexts.depth();
+    t.contexts_folded = contexts.overflowed();
+    std::vector<ContextKey> keys(context_records_.size());
+    for (std::uint32_t c = 0; c < context_records_.size(); ++c) {
+        const CallContext& cc = contexts.at(c);
+        for (std::uint32_t site : cc.sites) keys[c].calls.push_back(points[site].first);
+        keys[c].function = cc.function < functions.size() ? functions[cc.function].start : 0;
+    }
+    auto add = [&](std::uint32_t c, std::uint32_t point, const Record& r) {
+        if (!r.time[0].seen() && !r.time[1].seen()) return;
+        BlockRecord b;
+        for (int k = 0; k < 2; ++k) {
+            b.context[k] = r.time[k];
+            for (int s = 0; s < 2; ++s)
+                if (r.exit[k][s].seen())
+                    b.exits[points[successors_[point][static_cast<std::size_t>(s)]].first][static_cast<std::size_t>(k)] = r.exit[k][s];
+        }
+        t.contexts[keys[c]].blocks[points[point].first].merge(b);
+        t.blocks[points[point].first].merge(b);
+    };
+    for (std::uint32_t c = 0; c < context_records_.size(); ++c) {
+        const ContextRecords& cr = context_records_[c];
+        for (std::uint32_t k = 0; k < cr.size; ++k) add(c, cr.first + k, records_[cr.base + k]);
+    }
+    for (const auto& [key, index] : foreign_) add(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), records_[index]);
+    for (const auto& [key, most] : tracker_.max_iterations_by_context()) {
+        auto c = static_cast<std::uint32_t>(key >> 32);
+        if (c >= keys.size() || most == 0) continue;
+        t.contexts[keys[c]].loop_bounds[points[points_.loops()[static_cast<std::uint32_t>(key)].header].first] = most;
+    }
+    for (const auto& [key, total] : tracker_.max_totals_by_context()) {
+        auto c = static_cast<std::uint32_t>(key >> 32);
+        if (c >= keys.size() || total == 0) continue;
+        t.contexts[keys[c]].loop_totals[points[points_.loops()[static_cast<std::uint32_t>(key)].header].first] = total;
+    }
+    if (!have_longest_ || profiled_ >= functions.size()) return;
+    // Which context and trace point each record is.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> owner(records_.size(), {UINT32_MAX, 0});
+    for (std::uint32_t c = 0; c < context_records_.size(); ++c)
+        for (std::uint32_t k = 0; k < context_records_[c].size; ++k) owner[context_records_[c].base + k] = {c, context_records_[c].first + k};
+    for (const auto& [key, index] : foreign_) owner[index] = {static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
+    RunProfile run;
+    run.function = functions[profiled_].start;
+    run.cycles = longest_cycles_;
+    for (const Profiled& p : longest_) {
+        auto [c, point] = owner[p.entry / 2];
+        if (c == UINT32_MAX) continue;
+        run.blocks[{keys[c], points[point].first}][p.entry % 2] = {p.e.count, p.e.cycles};
+    }
+    t.longest_run = std::move(run);
 }
 
 }  // namespace emutrace::analysis::wcet

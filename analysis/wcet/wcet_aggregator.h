@@ -7,10 +7,12 @@
 // function entered by a tail call is a run of its own, and its time is also part of the run of
 // the function it replaced, which returns with it (as the IPET bound counts it).
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/wcet/block_statistics.h"
@@ -28,7 +30,12 @@ class WcetAggregator final : public trace::TraceSink {
 public:
     /// Both must outlive the aggregator. For exact per-block times the source should start a block
     /// event at every trace point (emu::MachineConfig::trace_points = points.addresses()).
-    WcetAggregator(const decode::Program& program, const TracePoints& points);
+    /// `call_depth`: the call-string length k of the contexts blocks and loops are kept per.
+    WcetAggregator(const decode::Program& program, const TracePoints& points, unsigned call_depth = 0);
+
+    /// Keep the profile of the longest run of function `function` (Program::functions() index):
+    /// per block and context, its executions and cycles (StatisticsTable::longest_run).
+    void profile(std::uint32_t function) { profiled_ = function; }
 
     std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions; }
     void on_start(const trace::RunInfo& info) override;
@@ -42,11 +49,22 @@ private:
     void on_block(const trace::Event& e);
     /// The block of trace point `next` starts at `cycle`.
     void enter(std::uint32_t next, std::uint32_t address, std::uint64_t cycle);
+    /// The record of trace point `point` in the tracker's current context.
+    std::uint32_t record_of(std::uint32_t point) {
+        const std::uint32_t context = tracker_.context();
+        if (context != context_) [[unlikely]]
+            switch_context(context);
+        return point - context_first_ < context_size_ ? context_base_ + point - context_first_ : foreign_record(point);
+    }
+    void switch_context(std::uint32_t context);
+    std::uint32_t foreign_record(std::uint32_t point);
     /// The blocks after trace point `id` that one Block event ran through, up to `range_end`.
     void step_through(std::uint32_t id, std::uint32_t range_end, std::uint64_t cycle);
     void on_exception_entry(const trace::Event& e);
     void on_exception_return(const trace::Event& e);
-    void close(std::uint64_t cycle);
+    /// The block being measured ends at `cycle`; `next` is the trace point it left for, if known.
+    void close(std::uint64_t cycle, std::uint32_t next = UINT32_MAX);
+    void add_contexts(StatisticsTable& t) const;
 
     struct Call {
         std::uint32_t function;
@@ -57,6 +75,7 @@ private:
     /// A block an exception interrupted, and how long it had run.
     struct Suspended {
         std::int64_t block = -1;
+        std::uint32_t record = 0;
         unsigned index = 0;
         std::uint64_t elapsed = 0;
         std::size_t calls = 0;  ///< open calls at the exception
@@ -65,7 +84,43 @@ private:
     const decode::Program& program_;
     const TracePoints& points_;
     LoopContextTracker tracker_;
-    std::vector<BlockRecord> records_;
+    /// What a block measured in one context: its times, and per CFG successor the times when it
+    /// left for that one.
+    struct Record {
+        TimeStat time[2];
+        TimeStat exit[2][2];
+    };
+    std::vector<Record> records_;  ///< per (context, trace point): a context's function's points are one run of it
+    struct ContextRecords {
+        std::uint32_t base = 0, first = 0, size = 0;  ///< records_[base + p - first] for p in [first, first + size)
+    };
+    std::vector<ContextRecords> context_records_;               ///< per context id
+    std::unordered_map<std::uint64_t, std::uint32_t> foreign_;  ///< (context << 32 | point) of another function's code
+    /// Not a trace point, and unlike close()'s UINT32_MAX (no next block) never equal to one.
+    static constexpr std::uint32_t kNoSuccessor = UINT32_MAX - 1;
+    std::vector<std::array<std::uint32_t, 2>> successors_;  ///< per trace point: its first two CFG successors, or kNoSuccessor
+    std::vector<std::uint32_t> first_point_;                ///< per function: its first trace point
+    std::uint32_t context_ = UINT32_MAX, context_base_ = 0, context_first_ = 0, context_size_ = 0;
+    std::uint32_t current_record_ = 0;
+    // The profile of the run of profiled_ in progress (per record: [first, later] executions) and
+    // of the longest finished one.
+    struct Executions {
+        std::uint64_t count = 0, cycles = 0;
+    };
+    void add_to_profile(std::uint64_t t);
+    void finish_profile(std::uint64_t run_cycles);
+    std::uint32_t profiled_ = UINT32_MAX;
+    bool profiling_ = false;
+    std::size_t profiled_call_ = 0;  ///< index in calls_ of the profiled run's call
+    std::vector<Executions> profile_;
+    std::vector<std::uint32_t> touched_;  ///< profile_ entries of the run in progress
+    struct Profiled {
+        std::uint32_t entry;
+        Executions e;
+    };
+    std::vector<Profiled> longest_;
+    std::uint64_t longest_cycles_ = 0;
+    bool have_longest_ = false;
     std::vector<TimeStat> function_times_;
     std::vector<Call> calls_;
     std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets_;  ///< StatisticsTable::indirect_targets

@@ -1,6 +1,8 @@
 #include "analysis/wcet/wcet_bound.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -148,49 +150,128 @@ std::vector<bool> reachable_blocks(const decode::Function& f) {
     return seen;
 }
 
-const FlowFact* fact_for(const WcetQuery& q, const decode::Function& f, std::size_t loop, std::uint32_t header) {
-    for (const auto& fact : q.flow_facts) {
-        if (fact.header && *fact.header == header) return &fact;
-        if (!fact.header && fact.function == f.name && fact.loop == static_cast<int>(loop)) return &fact;
-    }
-    return nullptr;
-}
-
 std::uint64_t to_cycles(double bound) {
     if (!(bound >= 0) || bound >= 9.2e18) throw ConfigError("wcet: the bound does not fit 64 bits of cycles (corrupt statistics?)");
     return static_cast<std::uint64_t>(bound + 0.5);
 }
 
+// The statistics of one call-string context of the bound, relative to the bounded function: the
+// recorded contexts whose call string ends with it (all of them while it is shorter than the
+// statistics' k, as the bounded function itself may have been called from anywhere), merged.
+class ContextStatistics {
+public:
+    ContextStatistics(const StatisticsTable& stats, unsigned depth) : stats_(stats), depth_(depth) {
+        if (depth_ == 0) return;
+        for (const auto& [key, record] : stats.contexts) {
+            std::vector<std::uint32_t> calls = key.calls;
+            if (calls.size() > depth_) calls.erase(calls.begin(), calls.end() - depth_);
+            by_last_[calls.empty() ? 0 : calls.back()].push_back({std::move(calls), &record});
+        }
+    }
+    unsigned depth() const { return depth_; }
+
+    /// The merged record of context `calls` (its last k call blocks): only the blocks and loops of
+    /// `fn` are looked up.
+    ContextRecord gather(const decode::Function& fn, const std::vector<std::uint32_t>& calls) const {
+        ContextRecord out;
+        auto take = [&](const ContextRecord& from) {
+            for (const auto& b : fn.blocks)
+                if (auto it = from.blocks.find(b.start); it != from.blocks.end()) out.blocks[b.start].merge(it->second);
+            for (const auto& l : fn.loops) {
+                const std::uint32_t h = fn.blocks[l.header].start;
+                if (auto it = from.loop_bounds.find(h); it != from.loop_bounds.end()) out.loop_bounds[h] = std::max(out.loop_bounds[h], it->second);
+                if (auto it = from.loop_totals.find(h); it != from.loop_totals.end()) out.loop_totals[h] = std::max(out.loop_totals[h], it->second);
+            }
+        };
+        if (depth_ == 0) {
+            ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals};
+            take(all);
+            return out;
+        }
+        for (const Entry* e : matching(calls)) take(*e->record);
+        return out;
+    }
+    /// Whether a recorded call string `recorded` (as the statistics keep it) is context `calls`.
+    bool matches(std::vector<std::uint32_t> recorded, const std::vector<std::uint32_t>& calls) const {
+        if (depth_ == 0) return true;
+        if (recorded.size() > depth_) recorded.erase(recorded.begin(), recorded.end() - depth_);
+        return ends_with(recorded, calls);
+    }
+
+private:
+    struct Entry {
+        std::vector<std::uint32_t> calls;
+        const ContextRecord* record;
+    };
+    static bool ends_with(const std::vector<std::uint32_t>& s, const std::vector<std::uint32_t>& tail) {
+        return s.size() >= tail.size() && std::equal(tail.begin(), tail.end(), s.end() - static_cast<std::ptrdiff_t>(tail.size()));
+    }
+    std::vector<const Entry*> matching(const std::vector<std::uint32_t>& calls) const {
+        std::vector<const Entry*> out;
+        auto consider = [&](const std::vector<Entry>& list) {
+            for (const Entry& e : list)
+                if (calls.size() >= depth_ ? e.calls == calls : ends_with(e.calls, calls)) out.push_back(&e);
+        };
+        if (calls.empty()) {
+            for (const auto& [last, list] : by_last_) consider(list);
+        } else if (auto it = by_last_.find(calls.back()); it != by_last_.end()) {
+            consider(it->second);
+        }
+        return out;
+    }
+    const StatisticsTable& stats_;
+    unsigned depth_;
+    std::map<std::uint32_t, std::vector<Entry>> by_last_;
+};
+
 // The IPET problem of one function and the functions it calls, built in steps (flow facts
-// checked, each function's loops, blocks and edges, the calls between them, the caps of cycles no
-// loop bounds), solved, and its answer explained per function and block.
+// checked; each function once per call-string context, with its loops, blocks and edges; the
+// calls between them; the caps of cycles no loop bounds), solved, and its answer explained per
+// function, context and block, beside the longest run.
 class WcetBuild {
 public:
     WcetBuild(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query)
-        : fns_(program.functions()), program_(program), stats_(stats), query_(query), base_(fns_.size(), 0), loop_base_(fns_.size(), 0) {
+        : fns_(program.functions()), program_(program), stats_(stats), query_(query), contexts_(stats, depth_of(stats, query)) {
         auto root = std::find_if(fns_.begin(), fns_.end(), [&](const decode::Function& f) { return f.name == query.function; });
         if (root == fns_.end()) throw ConfigError("wcet: no function named '" + query.function + "' with a size in the ELF's symbols");
         root_ = &*root;
         r_.function = query.function;
         order_ = reachable_functions(program, stats, static_cast<std::size_t>(root - fns_.begin()), r_.warnings);
+        if (stats.contexts_folded && query.call_depth > 0)
+            r_.warnings.push_back(
+                "the statistics do not tell call sites apart (written by an older emutrace, or too many contexts): "
+                "every function is bounded once, whatever calls it");
+        r_.coverage.call_depth = contexts_.depth();
     }
 
     WcetResult run() {
         check_flow_facts();
-        for (std::size_t f : order_) add_function(f);
-        add_calls();  // after all functions have their block numbers
-        problem_.entry = base_[order_.front()];
+        add_instances();
+        problem_.entry = 0;
         cap_irreducible_cycles();
         check_loops_bounded();
         r_.blocks = problem_.blocks.size();
         solve();
         explain();
+        explain_gap();
         return std::move(r_);
     }
 
 private:
+    static unsigned depth_of(const StatisticsTable& stats, const WcetQuery& q) {
+        return stats.contexts_folded ? 0 : std::min(q.call_depth, stats.call_depth);
+    }
+
+    // One function in one call-string context.
+    struct Instance {
+        std::size_t function = 0;
+        std::vector<std::uint32_t> calls;  ///< the last k calling blocks' start addresses, from the bounded function
+        std::size_t base = 0, loop_base = 0;
+        ContextRecord stats;
+        std::string label;  ///< "f@0x... > g@0x...", "" for the bounded function
+    };
     struct Origin {
-        std::size_t function, block;
+        std::size_t instance, block;
     };
 
     // Flow facts must name loops that exist: a typo would silently leave the observed bound.
@@ -202,103 +283,235 @@ private:
                     found = found || (fact.header ? f.blocks[f.loops[l].header].start == *fact.header
                                                   : f.name == fact.function && fact.loop == static_cast<int>(l));
             if (!found)
-                throw ConfigError("wcet: flow fact for " +
+                throw ConfigError((fact.origin.empty() ? "wcet" : fact.origin) + ": flow fact for " +
                                   (fact.header ? "header " + config::hex32(*fact.header) : fact.function + " loop " + std::to_string(fact.loop)) +
                                   ": no such loop (see emutrace cfg)");
         }
     }
 
-    void add_function(std::size_t f) {
-        base_[f] = problem_.blocks.size();
-        const decode::Function& fn = fns_[f];
-        loop_base_[f] = problem_.loops.size();
-        loop_function_.resize(loop_base_[f] + fn.loops.size(), f);
-        for (std::size_t l = 0; l < fn.loops.size(); ++l) add_loop(f, l);
+    // The call instruction of the calling block that starts at `block`, for names users can find
+    // in a disassembly.
+    std::uint32_t call_instruction(std::uint32_t block) const {
+        for (const auto& f : fns_)
+            if (block >= f.start && block < f.end) {
+                int b = f.block_at(block);
+                if (b < 0) break;
+                for (const auto& c : f.calls)
+                    if (c.at >= f.blocks[static_cast<std::size_t>(b)].start && c.at < f.blocks[static_cast<std::size_t>(b)].end) return c.at;
+            }
+        return block;
+    }
+    std::string function_at(std::uint32_t address) const {
+        for (const auto& f : fns_)
+            if (address >= f.start && address < f.end) return f.name;
+        return config::hex32(address);
+    }
+    std::string label_of(const std::vector<std::uint32_t>& calls) const {
+        std::string s;
+        for (std::uint32_t b : calls) s += (s.empty() ? "" : " > ") + function_at(b) + "@" + config::hex32(call_instruction(b));
+        return s;
+    }
+
+    // The instances reachable from the bounded function, callers before callees: a call from a
+    // block that ran in its context leads to the callee in the context one call longer (a tail
+    // call, or a branch into another function's code, keeps the context, as the aggregation does).
+    void add_instances() {
+        CallTargets targets(program_);
+        std::vector<bool> in_problem(fns_.size(), false);
+        for (std::size_t f : order_) in_problem[f] = true;
+        std::map<std::pair<std::size_t, std::vector<std::uint32_t>>, std::size_t> ids;
+        // `entered`: the block the call enters (the entry, or shared code a branch reaches).
+        auto instance = [&](std::size_t f, std::vector<std::uint32_t> calls, std::size_t entered) {
+            if (calls.size() > contexts_.depth()) calls.erase(calls.begin(), calls.end() - contexts_.depth());
+            auto [it, added] = ids.try_emplace({f, calls}, instances_.size());
+            if (added) {
+                Instance in{f, calls, 0, 0, contexts_.gather(fns_[f], calls), label_of(calls)};
+                // A context the statistics do not know although the function ran (code reached in
+                // a way the aggregation followed differently): the function's every context.
+                const std::uint32_t at = fns_[f].blocks.empty() ? 0 : fns_[f].blocks[entered].start;
+                if (!fns_[f].blocks.empty() && !in.stats.blocks.count(at) && stats_.blocks.count(at)) {
+                    r_.warnings.push_back(fns_[f].name + " ran in no recorded context matching " + (in.label.empty() ? "its own" : in.label) +
+                                          ": bounded there over all its contexts");
+                    in.stats = ContextStatistics(stats_, 0).gather(fns_[f], {});
+                }
+                instances_.push_back(std::move(in));
+            }
+            return it->second;
+        };
+        instance(order_.front(), {}, 0);
+        int group = 0;
+        for (std::size_t i = 0; i < instances_.size(); ++i) {  // grows as callees are found
+            add_instance_blocks(i);
+            const std::size_t f = instances_[i].function;
+            for (const auto& c : sites_of(fns_[f])) {
+                int b = fns_[f].block_at(c.at);
+                if (b < 0) continue;
+                const decode::BasicBlock& block = fns_[f].blocks[static_cast<std::size_t>(b)];
+                const bool ran = instances_[i].stats.blocks.count(block.start) > 0;
+                std::vector<std::uint32_t> targets_of;
+                if (c.target)
+                    targets_of.push_back(c.target);
+                else
+                    for (std::uint32_t t : observed_targets(fns_[f], c, stats_, root_->start)) targets_of.push_back(t);
+                for (std::uint32_t t : targets_of) {
+                    auto callee = targets.at(t);
+                    if (!callee || !in_problem[callee->function]) continue;
+                    if (callee->function == f && callee->block != 0) continue;
+                    if (!ran) {
+                        if (!c.tail)
+                            r_.coverage.unseen_contexts.push_back(fns_[f].name + " calls " + fns_[callee->function].name + " at " +
+                                                                  config::hex32(c.at) +
+                                                                  (instances_[i].label.empty() ? "" : " (in " + instances_[i].label + ")"));
+                        continue;
+                    }
+                    std::vector<std::uint32_t> calls = instances_[i].calls;
+                    if (!c.tail && callee->block == 0) calls.push_back(block.start);
+                    const std::size_t j = instance(callee->function, calls, callee->block);
+                    pending_calls_.push_back(
+                        {i, static_cast<std::size_t>(b), j, callee->block, c.target ? c.conditional : true, c.target ? -1 : group});
+                }
+                if (!c.target) ++group;
+            }
+        }
+        for (const auto& pc : pending_calls_)
+            problem_.calls.push_back({instances_[pc.caller].base + pc.block, instances_[pc.callee].base + pc.callee_block, pc.conditional, pc.group});
+        r_.coverage.contexts = instances_.size();
+    }
+
+    void add_instance_blocks(std::size_t i) {
+        Instance& in = instances_[i];
+        const decode::Function& fn = fns_[in.function];
+        in.base = problem_.blocks.size();
+        in.loop_base = problem_.loops.size();
+        for (std::size_t l = 0; l < fn.loops.size(); ++l) add_loop(i, l);
         const std::vector<bool> reach = reachable_blocks(fn);
+        const bool first_instance = std::none_of(instances_.begin(), instances_.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 [&](const Instance& o) { return o.function == in.function; });
         for (std::size_t b = 0; b < fn.blocks.size(); ++b) {
             const decode::BasicBlock& block = fn.blocks[b];
             IpetBlock ib;
-            auto it = stats_.blocks.find(block.start);
+            auto it = in.stats.blocks.find(block.start);
             const TimeStat none;
-            const TimeStat& first = it == stats_.blocks.end() ? none : it->second.context[0];
-            const TimeStat& later = it == stats_.blocks.end() ? none : it->second.context[1];
+            const TimeStat& first = it == in.stats.blocks.end() ? none : it->second.context[0];
+            const TimeStat& later = it == in.stats.blocks.end() ? none : it->second.context[1];
             ib.first_cost = static_cast<double>(first.max);
             ib.later_cost = static_cast<double>(later.max);
             ib.first_seen = first.seen();
             ib.later_seen = block.loop >= 0 && later.seen();
-            ib.loop = block.loop >= 0 ? static_cast<int>(loop_base_[f]) + block.loop : -1;
+            ib.loop = block.loop >= 0 ? static_cast<int>(in.loop_base) + block.loop : -1;
             ib.may_exit = block.may_leave();
-            if (!first.seen() && !later.seen()) r_.never_executed.push_back({fn.name, block.start, block.end, static_cast<bool>(reach[b])});
+            if (first_instance) {
+                ++r_.coverage.blocks;
+                if (stats_.blocks.count(block.start))
+                    ++r_.coverage.blocks_seen;
+                else
+                    r_.never_executed.push_back({fn.name, block.start, block.end, static_cast<bool>(reach[b])});
+            }
             problem_.blocks.push_back(ib);
-            origin_.push_back({f, b});
+            origin_.push_back({i, b});
         }
-        for (const auto& e : fn.edges) problem_.edges.push_back({base_[f] + e.from, base_[f] + e.to});
+        for (const auto& e : fn.edges) {
+            IpetEdge ie{in.base + e.from, in.base + e.to};
+            const decode::BasicBlock& from = fn.blocks[e.from];
+            if (auto it = in.stats.blocks.find(from.start); it != in.stats.blocks.end())
+                if (auto x = it->second.exits.find(fn.blocks[e.to].start); x != it->second.exits.end()) {
+                    if (x->second[0].seen()) ie.first_exit_cost = static_cast<double>(x->second[0].max);
+                    if (x->second[1].seen()) ie.later_exit_cost = static_cast<double>(x->second[1].max);
+                }
+            if (first_instance) {
+                ++r_.coverage.edges;
+                r_.coverage.edges_seen += edge_seen(fn, e);
+            }
+            problem_.edges.push_back(ie);
+        }
+    }
+
+    // An edge ran: its block's exit to it was timed, or (a block whose time ends in a call, or an
+    // exception) both ends ran and the block has no other successor.
+    bool edge_seen(const decode::Function& fn, const decode::Edge& e) const {
+        auto it = stats_.blocks.find(fn.blocks[e.from].start);
+        if (it == stats_.blocks.end() || !stats_.blocks.count(fn.blocks[e.to].start)) return false;
+        if (it->second.exits.count(fn.blocks[e.to].start)) return true;
+        std::size_t successors = 0;
+        for (const auto& o : fn.edges) successors += o.from == e.from;
+        return successors == 1;
+    }
+
+    const FlowFact* fact_for(const Instance& in, std::size_t loop, std::uint32_t header) const {
+        const decode::Function& f = fns_[in.function];
+        const FlowFact* general = nullptr;
+        for (const auto& fact : query_.flow_facts) {
+            const bool names = fact.header ? *fact.header == header : fact.function == f.name && fact.loop == static_cast<int>(loop);
+            if (!names) continue;
+            if (!fact.context) {
+                if (!general) general = &fact;
+                continue;
+            }
+            // A fact for one context: its call instructions name the calling blocks.
+            std::vector<std::uint32_t> calls;
+            for (std::uint32_t b : in.calls) calls.push_back(call_instruction(b));
+            if (contexts_.matches(*fact.context, calls) && (fact.context->size() >= contexts_.depth() || fact.context->size() == calls.size()))
+                return &fact;
+        }
+        return general;
     }
 
     // A loop's bound and, nested, its total over one entry of its parent: a flow fact's, else the
-    // runs' (a total only with an observed bound).
-    void add_loop(std::size_t f, std::size_t l) {
-        const decode::Function& fn = fns_[f];
+    // runs' in this context (a total only with an observed bound).
+    void add_loop(std::size_t i, std::size_t l) {
+        const Instance& in = instances_[i];
+        const decode::Function& fn = fns_[in.function];
         const decode::Loop& loop = fn.loops[l];
         IpetLoop il;
-        il.header = base_[f] + loop.header;
+        il.header = in.base + loop.header;
         const std::uint32_t header = fn.blocks[loop.header].start;
         il.name = fn.name + " loop " + std::to_string(l) + " at " + config::hex32(header);
         if (query_.source_line)
             if (std::string line = query_.source_line(header); !line.empty()) il.name += " (" + line + ")";
-        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, "never entered", 0, "", ""};
-        const FlowFact* fact = fact_for(query_, fn, l, header);
+        if (!in.label.empty()) il.name += " called from " + in.label;
+        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, "never entered", 0, "", ""};
+        const FlowFact* fact = fact_for(in, l, header);
         if (fact && fact->bound) {
             il.bound = used.bound = fact->bound;
             used.source = "flow fact";
-        } else if (auto it = stats_.loop_bounds.find(header); it != stats_.loop_bounds.end()) {
+        } else if (auto it = in.stats.loop_bounds.find(header); it != in.stats.loop_bounds.end()) {
             il.bound = used.bound = it->second;
             used.source = "observed";
         }
         if (loop.parent >= 0) {
-            il.parent = static_cast<int>(loop_base_[f]) + loop.parent;
+            il.parent = static_cast<int>(in.loop_base) + loop.parent;
             if (fact && fact->total) {
                 il.total = used.total = fact->total;
                 used.total_source = "flow fact";
-            } else if (auto it = stats_.loop_totals.find(header); it != stats_.loop_totals.end() && used.source == "observed") {
+            } else if (auto it = in.stats.loop_totals.find(header); it != in.stats.loop_totals.end() && used.source == "observed") {
                 il.total = used.total = it->second;
                 used.total_source = "observed";
             }
         } else if (fact && fact->total) {
-            throw ConfigError("wcet: flow fact for " + il.name +
+            throw ConfigError((fact->origin.empty() ? "wcet" : fact->origin) + ": flow fact for " + il.name +
                               ": `total` bounds a nested loop over its enclosing loop, and this loop is outermost (give `bound`)");
         }
+        if (fact) check_fact_against_runs(*fact, in, header, il.name);
         if (query_.source_line) used.line = query_.source_line(header);
         for (std::size_t e = 0; e < fn.edges.size(); ++e)
             if (fn.edges[e].to == loop.header && !std::binary_search(loop.blocks.begin(), loop.blocks.end(), fn.edges[e].from))
                 il.entries.push_back(problem_.edges.size() + e);
         problem_.loops.push_back(il);
         r_.loops.push_back(used);
+        loop_instance_.push_back(i);
     }
 
-    void add_calls() {
-        CallTargets targets(program_);
-        std::vector<bool> in_problem(fns_.size(), false);
-        for (std::size_t f : order_) in_problem[f] = true;
-        auto target_block = [&](std::uint32_t target) -> std::optional<std::size_t> {
-            auto callee = targets.at(target);
-            if (!callee || !in_problem[callee->function]) return std::nullopt;  // not followed (a block that never ran)
-            return base_[callee->function] + callee->block;
-        };
-        int group = 0;
-        for (std::size_t f : order_)
-            for (const auto& c : sites_of(fns_[f])) {
-                int b = fns_[f].block_at(c.at);
-                if (b < 0) continue;
-                std::size_t caller = base_[f] + static_cast<std::size_t>(b);
-                if (!c.target) {  // each execution calls one of the targets it was seen to call
-                    for (std::uint32_t t : observed_targets(fns_[f], c, stats_, root_->start))
-                        if (auto callee = target_block(t)) problem_.calls.push_back({caller, *callee, true, group});
-                    ++group;
-                    continue;
-                }
-                if (auto callee = target_block(c.target)) problem_.calls.push_back({caller, *callee, c.conditional});
-            }
+    // A flow fact below what a run did is wrong, and a bound from it would be below that run.
+    void check_fact_against_runs(const FlowFact& fact, const Instance& in, std::uint32_t header, const std::string& name) const {
+        auto bound = in.stats.loop_bounds.find(header);
+        auto total = in.stats.loop_totals.find(header);
+        std::string where = fact.origin.empty() ? "wcet" : fact.origin;
+        if (fact.bound && bound != in.stats.loop_bounds.end() && bound->second > fact.bound)
+            throw ConfigError(where + ": flow fact bound " + std::to_string(fact.bound) + " for " + name + " is below what a run did (" +
+                              std::to_string(bound->second) + " iterations in one entry): raise it to at least that");
+        if (fact.total && total != in.stats.loop_totals.end() && total->second > fact.total)
+            throw ConfigError(where + ": flow fact total " + std::to_string(fact.total) + " for " + name + " is below what a run did (" +
+                              std::to_string(total->second) + " in one entry of its enclosing loop): raise it to at least that");
     }
 
     // What the IPET could only call infeasible or unbounded, said with the loop and its line.
@@ -310,28 +523,30 @@ private:
     // Cycles no loop bounds (entered at more than one block): each of their blocks runs at most as
     // often per call as it was seen to.
     void cap_irreducible_cycles() {
-        for (std::size_t f : order_) {
-            const decode::Function& fn = fns_[f];
+        std::set<std::uint32_t> said;
+        for (const Instance& in : instances_) {
+            const decode::Function& fn = fns_[in.function];
             for (std::size_t b = 0; b < fn.blocks.size(); ++b) {
                 const decode::BasicBlock& block = fn.blocks[b];
-                if (!block.irreducible || !stats_.blocks.count(block.start)) continue;
+                if (!block.irreducible || !in.stats.blocks.count(block.start)) continue;
                 auto most = stats_.most_per_call.find(block.start);
                 if (most == stats_.most_per_call.end())
                     throw ConfigError("wcet: " + fn.name + ": the block at " + where(block.start) +
                                       " is on a cycle entered at more than one block (irreducible control flow, e.g. a goto into a "
                                       "loop), and the statistics do not say how often it ran per call (written by an older emutrace?)");
-                problem_.caps.push_back({base_[f] + b, most->second, base_[f], base_[f] + fn.blocks.size()});
-                r_.cycles.push_back({fn.name, block.start, most->second, where(block.start)});
+                problem_.caps.push_back({in.base + b, most->second, in.base, in.base + fn.blocks.size()});
+                if (said.insert(block.start).second) r_.cycles.push_back({fn.name, block.start, most->second, where(block.start)});
             }
         }
     }
 
     void check_loops_bounded() const {
         for (std::size_t l = 0; l < problem_.loops.size(); ++l) {
-            const decode::Function& fn = fns_[loop_function_[l]];
-            const std::size_t local = l - loop_base_[loop_function_[l]];
+            const Instance& in = instances_[loop_instance_[l]];
+            const decode::Function& fn = fns_[in.function];
+            const std::size_t local = l - in.loop_base;
             const std::uint32_t header = fn.blocks[fn.loops[local].header].start;
-            if (problem_.loops[l].bound == 0 && stats_.blocks.count(header))
+            if (problem_.loops[l].bound == 0 && in.stats.blocks.count(header))
                 throw ConfigError("wcet: " + fn.name + " loop " + std::to_string(local) + " at " + where(header) +
                                   " has no bound: no run was seen iterating it and no flow fact bounds it; add to the scenario's "
                                   "wcet.flow_facts " +
@@ -341,6 +556,7 @@ private:
 
     void solve() {
         IpetSolution flat;
+        const auto started = std::chrono::steady_clock::now();
         try {
             best_ = solve_ipet(problem_, true);
             flat = solve_ipet(problem_, false);
@@ -353,31 +569,47 @@ private:
                                   "off): a function that does not finish has no execution time to bound");
             throw ConfigError(std::string("wcet: ") + e.what());
         }
+        r_.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        r_.ilp_rows = best_.rows;
+        r_.ilp_columns = best_.columns;
         r_.bound_cycles = to_cycles(best_.bound);
         r_.insensitive_bound_cycles = to_cycles(flat.bound);
     }
 
+    // A block's cycles on the worst path: its executions times its costs, less what its edges save.
+    double path_cycles(std::size_t i) const {
+        double c =
+            static_cast<double>(best_.first[i]) * problem_.blocks[i].first_cost + static_cast<double>(best_.later[i]) * problem_.blocks[i].later_cost;
+        for (std::size_t e : out_edges_[i]) c -= static_cast<double>(best_.edges[e]) * best_.discounts[e];
+        return c;
+    }
+
     // The worst path's blocks and each function's share of the bound, beside what the runs saw.
     void explain() {
+        out_edges_.assign(problem_.blocks.size(), {});
+        for (std::size_t e = 0; e < problem_.edges.size(); ++e) out_edges_[problem_.edges[e].from].push_back(e);
         std::map<std::size_t, FunctionShare> shares;
         for (const auto& c : problem_.calls)
-            if (origin_[c.callee].block == 0) shares[origin_[c.callee].function].entries += best_.first[c.caller] + best_.later[c.caller];
+            if (origin_[c.callee].block == 0)
+                shares[instances_[origin_[c.callee].instance].function].entries += best_.first[c.caller] + best_.later[c.caller];
         shares[order_.front()].entries = 1;
+        for (const Instance& in : instances_) ++shares[in.function].contexts;
         for (std::size_t i = 0; i < problem_.blocks.size(); ++i) {
-            const decode::Function& fn = fns_[origin_[i].function];
+            const Instance& in = instances_[origin_[i].instance];
+            const decode::Function& fn = fns_[in.function];
             const decode::BasicBlock& block = fn.blocks[origin_[i].block];
-            FunctionShare& share = shares[origin_[i].function];
+            FunctionShare& share = shares[in.function];
             share.name = fn.name;
             if (best_.first[i] + best_.later[i] == 0) continue;
             PathBlock pb{fn.name,
+                         in.label,
                          block.start,
                          block.end,
                          best_.first[i],
                          best_.later[i],
                          static_cast<std::uint64_t>(problem_.blocks[i].first_cost),
                          static_cast<std::uint64_t>(problem_.blocks[i].later_cost),
-                         0};
-            pb.cycles = pb.first_count * pb.first_cost + pb.later_count * pb.later_cost;
+                         static_cast<std::uint64_t>(std::llround(std::max(0.0, path_cycles(i))))};
             share.cycles += pb.cycles;
             r_.path.push_back(pb);
         }
@@ -392,22 +624,83 @@ private:
                                 " cycles): a path or loop was not modelled");
     }
 
+    // Per block and context, the worst path beside the longest run's profile.
+    void explain_gap() {
+        if (!stats_.longest_run || stats_.longest_run->function != root_->start) return;
+        const RunProfile& run = *stats_.longest_run;
+        r_.profiled_cycles = run.cycles;
+        std::map<std::pair<std::size_t, std::uint32_t>, GapBlock> gaps;  // (instance, block start)
+        for (std::size_t i = 0; i < problem_.blocks.size(); ++i) {
+            const Instance& in = instances_[origin_[i].instance];
+            const decode::BasicBlock& block = fns_[in.function].blocks[origin_[i].block];
+            GapBlock& g = gaps[{origin_[i].instance, block.start}];
+            g = {fns_[in.function].name,
+                 in.label,
+                 block.start,
+                 block.end,
+                 best_.first[i] + best_.later[i],
+                 static_cast<std::uint64_t>(std::llround(std::max(0.0, path_cycles(i)))),
+                 0,
+                 0};
+        }
+        // A profile entry belongs to the instances of its block whose context it matches; with
+        // k-limited contexts an instance can stand for several call paths, and each gets it once.
+        std::map<std::uint32_t, std::vector<std::size_t>> instances_of_block;
+        for (std::size_t i = 0; i < instances_.size(); ++i)
+            for (const auto& b : fns_[instances_[i].function].blocks) instances_of_block[b.start].push_back(i);
+        for (const auto& [where, e] : run.blocks) {
+            auto it = instances_of_block.find(where.second);
+            if (it == instances_of_block.end()) continue;
+            for (std::size_t i : it->second) {
+                if (!contexts_.matches(where.first.calls, instances_[i].calls)) continue;
+                GapBlock& g = gaps[{i, where.second}];
+                g.observed_count += e[0].count + e[1].count;
+                g.observed_cycles += e[0].cycles + e[1].cycles;
+                break;
+            }
+        }
+        for (auto& [key, g] : gaps) {
+            if (g.bound_cycles == 0 && g.observed_cycles == 0) continue;
+            r_.gap.push_back(g);
+            for (auto& share : r_.functions)
+                if (share.name == g.function) {
+                    share.observed_cycles += g.observed_cycles;
+                    if (fns_[instances_[key.first].function].blocks.front().start == g.start) share.observed_entries += g.observed_count;
+                }
+        }
+        std::stable_sort(r_.gap.begin(), r_.gap.end(), [](const GapBlock& a, const GapBlock& b) { return a.gap() > b.gap(); });
+    }
+
+    struct PendingCall {
+        std::size_t caller, block, callee, callee_block;
+        bool conditional;
+        int group;
+    };
+
     const std::vector<decode::Function>& fns_;
     const decode::Program& program_;
     const StatisticsTable& stats_;
     const WcetQuery& query_;
+    ContextStatistics contexts_;
     const decode::Function* root_ = nullptr;
     std::vector<std::size_t> order_;  ///< the functions in the problem, the root first
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;
-    std::vector<std::size_t> base_;           ///< per function: its first block's number in the problem
-    std::vector<std::size_t> loop_base_;      ///< per function: its first loop's number in the problem
-    std::vector<std::size_t> loop_function_;  ///< per loop of the problem: its function
-    std::vector<Origin> origin_;              ///< per block of the problem: its function and block
+    std::vector<Instance> instances_;         ///< the bounded function's first
+    std::vector<PendingCall> pending_calls_;  ///< calls between instances, numbered once all have blocks
+    std::vector<std::size_t> loop_instance_;  ///< per loop of the problem: its instance
+    std::vector<Origin> origin_;              ///< per block of the problem: its instance and block
+    std::vector<std::vector<std::size_t>> out_edges_;
 };
 
 }  // namespace
+
+std::int64_t GapBlock::from_count() const {
+    if (bound_count == 0) return -static_cast<std::int64_t>(observed_cycles);
+    const double per = static_cast<double>(bound_cycles) / static_cast<double>(bound_count);
+    return static_cast<std::int64_t>(std::llround(per * (static_cast<double>(bound_count) - static_cast<double>(observed_count))));
+}
 
 WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query) {
     return WcetBuild(program, stats, query).run();

@@ -25,17 +25,29 @@ struct FlowFact {
     /// Of a nested loop: most header executions in one entry of its enclosing loop, summed over
     /// that loop's iterations (a triangular nest); 0: not given.
     std::uint64_t total = 0;
+    /// Only in this call-string context: the addresses of the call instructions that lead to the
+    /// loop's function, outermost first (its last k), as the flow-facts file writes them. Unset:
+    /// every context.
+    std::optional<std::vector<std::uint32_t>> context;
+    std::string origin;  ///< where the fact was written ("facts.yaml:12"), for messages
 };
+
+/// The call-string length k a bound uses by default (docs/wcet.md, "Call-site context").
+inline constexpr unsigned kDefaultCallDepth = 2;
 
 struct WcetQuery {
     std::string function;
     std::vector<FlowFact> flow_facts;
     /// "file.c:12" for an address, or "": names loops in messages (optional).
     std::function<std::string(std::uint32_t)> source_line;
+    /// Call-string length k: each function is bounded per distinct last k call sites (at most the
+    /// statistics' own k). 0: one bound per function, whatever calls it.
+    unsigned call_depth = kDefaultCallDepth;
 };
 
 struct PathBlock {
     std::string function;
+    std::string context;  ///< the call string it ran in, e.g. "k_fir@0x0000020c", "" for the bounded function
     std::uint32_t start = 0, end = 0;
     std::uint64_t first_count = 0, later_count = 0;  ///< executions on the worst path, by context
     std::uint64_t first_cost = 0, later_cost = 0;    ///< the measured maxima used
@@ -46,6 +58,30 @@ struct FunctionShare {
     std::string name;
     std::uint64_t cycles = 0;   ///< of the bound, in the function's own blocks
     std::uint64_t entries = 0;  ///< times entered on the worst path
+    /// In the longest observed run of the bounded function (when the statistics kept its
+    /// profile): the function's own blocks' cycles, and its entries.
+    std::uint64_t observed_cycles = 0, observed_entries = 0;
+    std::size_t contexts = 0;  ///< call-string contexts of the function in the bound
+};
+
+/// Where the bound and the longest observed run part: one block in one context.
+struct GapBlock {
+    std::string function, context;
+    std::uint32_t start = 0, end = 0;
+    std::uint64_t bound_count = 0, bound_cycles = 0;        ///< on the worst path
+    std::uint64_t observed_count = 0, observed_cycles = 0;  ///< in the longest run
+    std::int64_t gap() const { return static_cast<std::int64_t>(bound_cycles) - static_cast<std::int64_t>(observed_cycles); }
+    /// The part of the gap from executions the run did not make (more iterations, another path).
+    std::int64_t from_count() const;
+};
+
+/// What the runs covered of the analysed code: the bound holds for these.
+struct Coverage {
+    std::size_t blocks = 0, blocks_seen = 0;
+    std::size_t edges = 0, edges_seen = 0;
+    std::size_t contexts = 0;                  ///< call-string contexts in the ILP (each ran)
+    std::vector<std::string> unseen_contexts;  ///< call sites whose call no run made, "f calls g at 0x..."
+    unsigned call_depth = 0;                   ///< the k the bound used
 };
 
 struct UnexecutedBlock {
@@ -59,6 +95,7 @@ struct LoopBoundUsed {
     int loop = 0;
     std::uint32_t header = 0;
     std::uint64_t bound = 0;
+    std::string context;       ///< the call string, "" for the bounded function's own loops
     std::string source;        ///< "observed", "flow fact" or "never entered"
     std::uint64_t total = 0;   ///< per entry of the enclosing loop, when used; 0: none
     std::string total_source;  ///< "observed" or "flow fact"
@@ -90,6 +127,13 @@ struct WcetResult {
     std::vector<std::string> errors;
     std::string cross_check;  ///< what the soundness cross-check covered, one line
     std::size_t blocks = 0;   ///< in the ILP
+    Coverage coverage;
+    /// Per block and context, bound against the longest run, largest gap first; empty when the
+    /// statistics hold no profile of a run of the function.
+    std::vector<GapBlock> gap;
+    std::uint64_t profiled_cycles = 0;  ///< the profiled run's length (the longest observed)
+    double solve_seconds = 0;           ///< both ILP solves
+    std::size_t ilp_rows = 0, ilp_columns = 0;
     bool trusted() const { return errors.empty(); }
 };
 

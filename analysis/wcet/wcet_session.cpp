@@ -28,10 +28,16 @@ std::string code_id_of(const decode::ElfImage& image) {
 
 }  // namespace
 
-WcetSession::WcetSession(const decode::ElfImage& image)
-    : image_(image), lines_(image.path()), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_), tracer_(image),
-      code_id_(code_id_of(image)), firmware_(image.path()) {
+WcetSession::WcetSession(const decode::ElfImage& image, unsigned call_depth)
+    : image_(image), lines_(image.path()), program_(decode::Program::build(image)), points_(program_), aggregator_(program_, points_, call_depth),
+      tracer_(image), code_id_(code_id_of(image)), firmware_(image.path()) {
     tracer_.add_listener(call_times_);
+}
+
+void WcetSession::profile(const std::string& function) {
+    const auto& fns = program_.functions();
+    for (std::size_t f = 0; f < fns.size(); ++f)
+        if (fns[f].name == function) aggregator_.profile(static_cast<std::uint32_t>(f));
 }
 
 std::vector<trace::TraceSink*> WcetSession::sinks() {
@@ -136,6 +142,41 @@ WcetResult WcetSession::bound(const StatisticsTable& stats, WcetQuery query) con
     return r;
 }
 
+namespace {
+
+std::string format_gap(const WcetResult& r) {
+    if (r.gap.empty()) return "";
+    std::string s = line("  where the bound parts from the longest run (%llu cycles), largest first (count x mean cycles):\n",
+                         static_cast<unsigned long long>(r.profiled_cycles));
+    std::size_t shown = 0;
+    for (const auto& g : r.gap) {
+        if (g.gap() <= 0 || shown++ == 8) break;
+        const double bound_mean = g.bound_count ? static_cast<double>(g.bound_cycles) / static_cast<double>(g.bound_count) : 0;
+        const double run_mean = g.observed_count ? static_cast<double>(g.observed_cycles) / static_cast<double>(g.observed_count) : 0;
+        std::string what = g.from_count() >= g.gap() / 2 ? "more executions" : "slower executions";
+        s += line("    %s %-18s bound %6llu x %6.2f  run %6llu x %6.2f  gap %+7lld (%s)%s\n", config::hex32(g.start).c_str(), g.function.c_str(),
+                  static_cast<unsigned long long>(g.bound_count), bound_mean, static_cast<unsigned long long>(g.observed_count), run_mean,
+                  static_cast<long long>(g.gap()), what.c_str(), g.context.empty() ? "" : (" from " + g.context).c_str());
+    }
+    return s;
+}
+
+std::string format_coverage(const WcetResult& r) {
+    const Coverage& c = r.coverage;
+    std::string s =
+        "  meaning: a measurement-based bound, safe for the paths, loop counts and call contexts the runs covered (not a static proof):\n";
+    s += line("    covered: %zu of %zu blocks, %zu of %zu edges, %zu call contexts (call strings of up to %u call sites)\n", c.blocks_seen, c.blocks,
+              c.edges_seen, c.edges, c.contexts, c.call_depth);
+    if (!c.unseen_contexts.empty()) {
+        s += line("    calls no run made (%zu; their callees are not in the bound from there):\n", c.unseen_contexts.size());
+        for (std::size_t i = 0; i < c.unseen_contexts.size() && i < 8; ++i) s += "      " + c.unseen_contexts[i] + "\n";
+        if (c.unseen_contexts.size() > 8) s += line("      ... and %zu more (in the JSON)\n", c.unseen_contexts.size() - 8);
+    }
+    return s;
+}
+
+}  // namespace
+
 std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP):\n";
     s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
@@ -159,11 +200,18 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
         s += line("  irreducible cycles: %zu blocks bounded by their most executions per call (observed, up to %llu), first at %s in %s\n",
                   r.cycles.size(), static_cast<unsigned long long>(most), r.cycles.front().where.c_str(), r.cycles.front().function.c_str());
     }
-    s += "  worst path by function:\n";
-    for (const auto& f : r.functions)
-        s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times\n", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
+    s += "  worst path by function:" + std::string(r.gap.empty() ? "" : "                     longest run      gap") + "\n";
+    for (const auto& f : r.functions) {
+        s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
                   r.bound_cycles ? 100.0 * static_cast<double>(f.cycles) / static_cast<double>(r.bound_cycles) : 0.0,
                   static_cast<unsigned long long>(f.entries));
+        if (!r.gap.empty())
+            s += line("  %10llu %+8lld", static_cast<unsigned long long>(f.observed_cycles),
+                      static_cast<long long>(f.cycles) - static_cast<long long>(f.observed_cycles));
+        if (f.contexts > 1) s += line("  in %zu contexts", f.contexts);
+        s += "\n";
+    }
+    s += format_gap(r);
     std::vector<PathBlock> heavy = r.path;
     std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
     if (heavy.size() > 8) heavy.resize(8);
@@ -180,6 +228,7 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
                       b.reachable ? "untested path (reachable in the CFG): add an input that runs it"
                                   : "dead code (no CFG path from the function's entry)");
     }
+    s += format_coverage(r);
     for (const auto& w : r.warnings) s += "  warning: " + w + "\n";
     if (!r.cross_check.empty()) s += "  cross-check: " + r.cross_check + "\n";
     if (!r.trusted()) {

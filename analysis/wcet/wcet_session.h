@@ -28,7 +28,10 @@ namespace emutrace::analysis::wcet {
 /// function times check the aggregator's (analysis/wcet/soundness_check.h).
 class WcetSession {
 public:
-    explicit WcetSession(const decode::ElfImage& image);
+    /// `call_depth`: the call-string length k the statistics keep contexts by.
+    explicit WcetSession(const decode::ElfImage& image, unsigned call_depth = kDefaultCallDepth);
+    /// Keep the block profile of the longest run of `function` (for the bound's gap); before the run.
+    void profile(const std::string& function);
     /// Where the emulator must start blocks: the loop headers and call returns the aggregation
     /// keys on. A source that cannot honour them (a capture) gets none.
     std::vector<std::uint32_t> trace_points() const { return points_.addresses(); }
