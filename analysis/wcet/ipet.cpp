@@ -49,7 +49,8 @@ struct Columns {
     int count = 0;
     int first_edge = 1;  ///< edge i is column first_edge + i
     std::vector<int> x1, x2, exit;
-    std::vector<int> call;  ///< per call: the times a conditional one is made; 0 for an unconditional one
+    std::vector<int> call;        ///< per call: the times a conditional one is made; 0 for an unconditional one
+    std::vector<int> later_part;  ///< per edge: its later-iteration part (add_split_edges), or 0
 
     int edge(std::size_t i) const { return first_edge + static_cast<int>(i); }
 };
@@ -278,32 +279,72 @@ void merge_terms(std::vector<Term>& terms) {
     terms = std::move(merged);
 }
 
-// What leaving by edge e saves on its block's cost, in every context the block may run in: a
-// context in which the edge was not measured saves nothing, so every execution still pays at least
-// what the runs saw it pay on that edge.
-double edge_discount(const IpetEdge& e, const Effective& b, bool context_sensitive) {
+// What leaving by edge e saves on its block's cost, per context of the block: a context in which
+// the edge was not measured saves nothing there, so every execution still pays at least what the
+// runs saw it pay on that edge in that context.
+struct Savings {
+    double first = 0, later = 0;
+};
+Savings edge_savings(const IpetEdge& e, const Effective& b, bool context_sensitive) {
     auto saving = [](double cost, double exit_cost) { return exit_cost < 0 ? 0.0 : std::max(0.0, cost - exit_cost); };
     if (!context_sensitive) {
-        if (e.first_exit_cost < 0 && e.later_exit_cost < 0) return 0;
+        if (e.first_exit_cost < 0 && e.later_exit_cost < 0) return {};
         const double exit_cost =
             std::max(e.first_exit_cost < 0 ? b.first_cost : e.first_exit_cost, e.later_exit_cost < 0 ? b.later_cost : e.later_exit_cost);
-        return saving(b.first_cost, exit_cost);
+        const double d = saving(b.first_cost, exit_cost);
+        return {d, d};
     }
-    double d = std::numeric_limits<double>::infinity();
-    if (b.first_allowed) d = std::min(d, saving(b.first_cost, e.first_exit_cost));
-    if (b.later_allowed) d = std::min(d, saving(b.later_cost, e.later_exit_cost));
-    return std::isfinite(d) ? d : 0;
+    return {b.first_allowed ? saving(b.first_cost, e.first_exit_cost) : 0.0, b.later_allowed ? saving(b.later_cost, e.later_exit_cost) : 0.0};
 }
 
-void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff, bool context_sensitive) {
+std::vector<Savings> all_savings(const IpetProblem& problem, const std::vector<Effective>& eff, bool context_sensitive) {
+    std::vector<Savings> out;
+    out.reserve(problem.edges.size());
+    for (const IpetEdge& e : problem.edges) out.push_back(edge_savings(e, eff[e.from], context_sensitive));
+    return out;
+}
+
+// An edge whose block saves differently in its two contexts gets a second column, the times it is
+// taken from a later iteration (y_e <= x_e): sum of (x_e - y_e) over the block's edges <= x1_b, and
+// sum of y_e <= x2_b. Its objective is -first * x_e + (first - later) * y_e.
+void add_split_edges(const IpetProblem& problem, const std::vector<Savings>& savings, Columns& c) {
+    c.later_part.assign(problem.edges.size(), 0);
+    int next = c.count + 1;
+    for (std::size_t i = 0; i < problem.edges.size(); ++i)
+        if (c.x2[problem.edges[i].from] != 0 && savings[i].first != savings[i].later) c.later_part[i] = next++;
+    c.count = next - 1;
+}
+
+void add_split_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
+    std::map<std::size_t, std::pair<Row, Row>> by_block;  // (first part <= x1, later part <= x2)
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
+        if (c.later_part[i] == 0) continue;
+        const std::size_t b = problem.edges[i].from;
+        auto [it, added] = by_block.try_emplace(b);
+        if (added) {
+            it->second.first = Row{{{c.x1[b], -1}}, GLP_UP, 0};
+            it->second.second = Row{{{c.x2[b], -1}}, GLP_UP, 0};
+        }
+        it->second.first.terms.push_back({c.edge(i), 1});
+        it->second.first.terms.push_back({c.later_part[i], -1});
+        it->second.second.terms.push_back({c.later_part[i], 1});
+        rows.push_back(Row{{{c.later_part[i], 1}, {c.edge(i), -1}}, GLP_UP, 0});
+    }
+    for (auto& [b, pair] : by_block) {
+        rows.push_back(std::move(pair.first));
+        rows.push_back(std::move(pair.second));
+    }
+}
+
+void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff, const std::vector<Savings>& savings) {
     glp_add_cols(p, c.count);
     for (int j = 1; j <= c.count; ++j) {
         glp_set_col_kind(p, j, GLP_IV);
         glp_set_col_bnds(p, j, GLP_LO, 0, 0);
     }
     for (std::size_t i = 0; i < problem.edges.size(); ++i) {
-        const IpetEdge& e = problem.edges[i];
-        if (double d = edge_discount(e, eff[e.from], context_sensitive); d > 0) glp_set_obj_coef(p, c.edge(i), -d);
+        glp_set_obj_coef(p, c.edge(i), -savings[i].first);
+        if (c.later_part[i] != 0) glp_set_obj_coef(p, c.later_part[i], savings[i].first - savings[i].later);
     }
     for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
         glp_set_obj_coef(p, c.x1[b], eff[b].first_cost);
@@ -400,22 +441,30 @@ IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
     const std::vector<Effective> eff = effective_blocks(problem, context_sensitive);
     require_loop_bounds(problem, eff);
 
-    const Columns columns = lay_out_columns(problem);
+    const std::vector<Savings> savings = all_savings(problem, eff, context_sensitive);
+    Columns columns = lay_out_columns(problem);
+    add_split_edges(problem, savings, columns);
     std::vector<Row> rows;
     rows.reserve(2 * problem.blocks.size() + 2 * problem.loops.size());
     add_flow_rows(problem, columns, rows);
     add_loop_rows(problem, columns, rows);
+    add_split_rows(problem, columns, rows);
 
     ProbPtr prob(glp_create_prob());
     glp_set_obj_dir(prob.get(), GLP_MAX);
-    set_columns(prob.get(), problem, columns, eff, context_sensitive);
+    set_columns(prob.get(), problem, columns, eff, savings);
     set_rows(prob.get(), rows);
     solve(prob.get());
     IpetSolution s = read_solution(prob.get(), problem, columns);
     s.rows = rows.size();
     s.columns = static_cast<std::size_t>(columns.count);
     s.discounts.reserve(problem.edges.size());
-    for (const IpetEdge& e : problem.edges) s.discounts.push_back(edge_discount(e, eff[e.from], context_sensitive));
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
+        // What the edge's executions saved in total, over the edge's count (its mean saving).
+        const double later = static_cast<double>(count_of(prob.get(), columns.later_part[i]));
+        const double taken = static_cast<double>(s.edges[i]);
+        s.discounts.push_back(taken > 0 ? (savings[i].first * (taken - later) + savings[i].later * later) / taken : savings[i].first);
+    }
     return s;
 }
 

@@ -6,7 +6,7 @@ namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows, unsigned call_depth)
     : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0), children_(points.loops().size()),
-      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), contexts_(call_depth) {
+      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), called_totals_(rows_.size()), contexts_(call_depth) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -18,11 +18,21 @@ LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t ro
 // A row being overwritten or cleared: if it counted a loop's iterations, keep the maximum, add
 // them to the loop's total in this entry of its parent, and close its children's totals (the
 // rows above it, its inner loops, were retired first).
-void LoopContextTracker::retire(const LoopRow& r) {
+void LoopContextTracker::retire(std::size_t row) {
+    const LoopRow& r = rows_[row];
     if (!r.valid) return;
     const TracePoint& p = points_.points()[r.id];
     if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
         auto l = static_cast<std::size_t>(p.loop);
+        if (points_.loops()[l].parent < 0) add_to_caller_loop(row, l);
+        // The totals of called functions' loops over this entry of this loop end with it.
+        for (std::uint64_t key : called_totals_[row]) {
+            std::uint64_t& running = called_running_[key];
+            std::uint64_t& most = max_total_by_context_[key];
+            most = std::max(most, running);
+            running = 0;
+        }
+        called_totals_[row].clear();
         max_iterations_[l] = std::max(max_iterations_[l], r.iterations);
         const std::uint64_t in_context = std::uint64_t{r.context} << 32;
         std::uint32_t& most = max_iterations_by_context_[in_context | l];
@@ -39,13 +49,30 @@ void LoopContextTracker::retire(const LoopRow& r) {
     }
 }
 
+// An outermost loop of a function leaves a row: its iterations add to its total over the entry
+// of the nearest loop below it in the call chain (a loop of a caller), as a nested loop's do.
+void LoopContextTracker::add_to_caller_loop(std::size_t row, std::size_t l) {
+    const LoopRow& r = rows_[row];
+    for (std::size_t k = std::min(row, rows_.size()); k-- > 0;) {
+        const LoopRow& o = rows_[k];
+        if (!o.valid || o.context == r.context) continue;
+        const TracePoint& op = points_.points()[o.id];
+        if (op.loop < 0 || points_.loops()[static_cast<std::size_t>(op.loop)].header != o.id) continue;
+        const std::uint64_t key = std::uint64_t{r.context} << 32 | l;
+        std::uint64_t& running = called_running_[key];
+        if (running == 0) called_totals_[k].push_back(key);
+        running += r.iterations;
+        return;
+    }
+}
+
 void LoopContextTracker::up(std::size_t m, LoopRow r) {
     if (p_ + m >= rows_.size()) {  // deeper than the rows: stay on the top row
         ++saturations_;
         m = rows_.size() - 1 - p_;
     }
     p_ += m;
-    retire(rows_[p_]);
+    retire(p_);
     r.iterations = 1;
     r.context = context_;
     rows_[p_] = r;
@@ -54,7 +81,7 @@ void LoopContextTracker::up(std::size_t m, LoopRow r) {
 void LoopContextTracker::down(std::size_t m) {
     m = std::min(m, p_);
     for (std::size_t k = p_; k > p_ - m; --k) {  // innermost first
-        retire(rows_[k]);
+        retire(k);
         rows_[k] = LoopRow{};
     }
     p_ -= m;
@@ -72,7 +99,7 @@ void LoopContextTracker::land(std::uint32_t next) {
         }
         return;
     }
-    retire(r);
+    retire(p_);
     r = LoopRow{true, next, 0, 1, context_};
 }
 
@@ -157,7 +184,7 @@ void LoopContextTracker::exception_return() {
     Saved s = saved_.back();
     saved_.pop_back();
     for (std::size_t k = std::min(p_, rows_.size() - 1); k > s.p; --k) {  // innermost first
-        retire(rows_[k]);
+        retire(k);
         rows_[k] = LoopRow{};
     }
     p_ = s.p;
@@ -219,6 +246,10 @@ std::unordered_map<std::uint64_t, std::uint64_t> LoopContextTracker::max_totals_
             open[static_cast<std::size_t>(p.loop)] += r.iterations;
             context_of[static_cast<std::size_t>(p.loop)] = r.context;
         }
+    }
+    for (const auto& [key, running] : called_running_) {  // called loops' totals in entries still open
+        std::uint64_t& total = out[key];
+        total = std::max(total, running);
     }
     for (std::size_t l = 0; l < open.size(); ++l) {
         int parent = points_.loops()[l].parent;

@@ -61,6 +61,7 @@ public:
     /// iterations per entry times the outer bound); 0 for outermost loops.
     std::vector<std::uint64_t> max_totals() const;
     /// Per (context, loop) that ran, the same two figures as above, keyed by context << 32 | loop.
+    /// The total of a function's outermost loop is over one entry of the nearest loop of a caller.
     std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context() const;
     std::unordered_map<std::uint64_t, std::uint64_t> max_totals_by_context() const;
     /// The call context of the block the last step reached.
@@ -89,7 +90,8 @@ private:
     void up(std::size_t m, LoopRow r);
     void down(std::size_t m);
     void land(std::uint32_t next);
-    void retire(const LoopRow& r);
+    void retire(std::size_t row);
+    void add_to_caller_loop(std::size_t row, std::size_t l);
 
     // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
     static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26,
@@ -119,6 +121,10 @@ private:
     std::vector<std::vector<std::uint32_t>> children_;  ///< per loop: the loops nested directly in it
     std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered
     std::vector<std::uint64_t> max_total_;
+    /// Per row: the (context << 32 | loop) keys of called functions' outermost loops whose
+    /// iterations add up in the row's current loop entry, and those running sums.
+    std::vector<std::vector<std::uint64_t>> called_totals_;
+    std::unordered_map<std::uint64_t, std::uint64_t> called_running_;
     std::uint64_t saturations_ = 0;
     CallContexts contexts_;
     std::uint32_t context_ = 0;

@@ -5,10 +5,10 @@
 namespace emutrace::analysis::wcet {
 
 WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points, unsigned call_depth)
-    : program_(program), points_(points), tracker_(points, 1024, call_depth), function_times_(program.functions().size()),
+    : program_(program), points_(points), tracker_(points, 1024, call_depth), successors_(points.points().size(), {kNoSuccessor, kNoSuccessor}),
+      first_point_(program.functions().size() + 1, static_cast<std::uint32_t>(points.points().size())), function_times_(program.functions().size()),
       counted_(points.points().size(), 0), counts_(points.points().size(), 0), most_per_call_(points.points().size(), 0),
-      counted_of_(program.functions().size()), successors_(points.points().size(), {kNoSuccessor, kNoSuccessor}),
-      first_point_(program.functions().size() + 1, static_cast<std::uint32_t>(points.points().size())) {
+      counted_of_(program.functions().size()) {
     for (std::uint32_t id = points.points().size(); id-- > 0;) first_point_[points.points()[id].function] = id;
     for (std::size_t f = program.functions().size(); f-- > 0;)  // functions without points start where the next does
         first_point_[f] = std::min(first_point_[f], first_point_[f + 1]);

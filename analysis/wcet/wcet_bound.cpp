@@ -247,6 +247,7 @@ public:
     WcetResult run() {
         check_flow_facts();
         add_instances();
+        nest_called_loops();
         problem_.entry = 0;
         cap_irreducible_cycles();
         check_loops_bounded();
@@ -376,6 +377,54 @@ private:
         for (const auto& pc : pending_calls_)
             problem_.calls.push_back({instances_[pc.caller].base + pc.block, instances_[pc.callee].base + pc.callee_block, pc.conditional, pc.group});
         r_.coverage.contexts = instances_.size();
+    }
+
+    // A function called only from inside a loop of one caller instance (or of a caller further up,
+    // when the calls are outside the caller's loops) has its outermost loops' totals over one entry
+    // of that loop: the loop nest goes on through the call, as the aggregation counts it.
+    void nest_called_loops() {
+        std::vector<std::set<std::size_t>> callers(instances_.size());
+        std::vector<std::vector<std::size_t>> call_blocks(instances_.size());
+        for (const auto& pc : pending_calls_) {
+            callers[pc.callee].insert(pc.caller);
+            call_blocks[pc.callee].push_back(pc.block);
+        }
+        // (instance, problem loop) enclosing each instance; instances come after their callers.
+        std::vector<int> enclosing(instances_.size(), -1);
+        for (std::size_t i = 1; i < instances_.size(); ++i) {
+            if (callers[i].size() != 1) continue;
+            const std::size_t p = *callers[i].begin();
+            const decode::Function& caller = fns_[instances_[p].function];
+            int common = -2;  // the innermost loop of the caller holding every call block
+            for (std::size_t b : call_blocks[i]) {
+                int l = caller.blocks[b].loop;
+                if (common == -2) {
+                    common = l;
+                    continue;
+                }
+                while (common >= 0 && !loop_holds(caller, static_cast<std::size_t>(common), l))
+                    common = caller.loops[static_cast<std::size_t>(common)].parent;
+            }
+            enclosing[i] = common >= 0 ? static_cast<int>(instances_[p].loop_base) + common : enclosing[p];
+            if (enclosing[i] < 0) continue;
+            const decode::Function& fn = fns_[instances_[i].function];
+            for (std::size_t l = 0; l < fn.loops.size(); ++l) {
+                IpetLoop& il = problem_.loops[instances_[i].loop_base + l];
+                LoopBoundUsed& used = r_.loops[instances_[i].loop_base + l];
+                const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
+                auto total = instances_[i].stats.loop_totals.find(header);
+                if (fn.loops[l].parent >= 0 || total == instances_[i].stats.loop_totals.end() || used.source != "observed") continue;
+                il.parent = enclosing[i];
+                il.total = used.total = total->second;
+                used.total_source = "observed, per entry of " + problem_.loops[static_cast<std::size_t>(enclosing[i])].name;
+            }
+        }
+    }
+    // Whether loop `outer` of `f` holds loop `inner` (or is it); -1 is no loop.
+    static bool loop_holds(const decode::Function& f, std::size_t outer, int inner) {
+        for (int l = inner; l >= 0; l = f.loops[static_cast<std::size_t>(l)].parent)
+            if (static_cast<std::size_t>(l) == outer) return true;
+        return false;
     }
 
     void add_instance_blocks(std::size_t i) {
