@@ -112,7 +112,10 @@ struct WcetOptions {
     bool no_run = false;                ///< only merge and solve
     bool all = false;                   ///< bound every function that ran, as a table
     std::string json, dot;
-    std::string report;  ///< --report: the HTML page
+    std::string report;                         ///< --report: the HTML page
+    std::optional<std::uint64_t> call_context;  ///< --call-context K; unset: the scenario's or the default
+    std::vector<std::string> flow_facts_in;     ///< --flow-facts FILE, repeatable
+    std::string flow_facts_out;                 ///< --flow-facts-out FILE
 };
 int wcet_command(const WcetOptions& options);
 

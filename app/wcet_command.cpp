@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "analysis/wcet/flow_facts.h"
 #include "analysis/wcet/wcet_config.h"
 #include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
@@ -28,9 +29,21 @@ int wcet_command(const WcetOptions& o) {
         throw ConfigError("wcet: which function? give --function NAME (or wcet: {function: NAME} in the scenario), or --all");
     if (o.no_run && o.stats_in.empty()) throw ConfigError("wcet: --no-run needs statistics to read (--stats-in FILE)");
 
+    if (o.call_context && *o.call_context > 8)
+        throw ConfigError("wcet: --call-context " + std::to_string(*o.call_context) + ": at most 8 call sites (1 or 2 is usual)");
+    const unsigned call_context = o.call_context ? static_cast<unsigned>(*o.call_context) : wcet.call_context;
+    std::vector<FlowFact> facts = wcet.flow_facts;
+    std::vector<std::string> fact_files = o.flow_facts_in;
+    if (!wcet.flow_facts_file.empty()) fact_files.insert(fact_files.begin(), wcet.flow_facts_file);
+    for (const auto& file : fact_files) {
+        std::vector<FlowFact> more = read_flow_facts(file);
+        facts.insert(facts.begin(), more.begin(), more.end());  // a file's facts before the scenario's: the later file wins
+    }
+    if (o.all && !o.flow_facts_out.empty()) throw ConfigError("wcet: --flow-facts-out writes one function's facts; give --function NAME");
+
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     session::take_core_built_for(sc, image);
-    WcetSession session(image);
+    WcetSession session(image, call_context);
     if (!o.all) session.profile(function);
     if (!o.all && !session.program().function(function))
         throw ConfigError(o.elf + ": no function named '" + function + "' with a size in the symbol table (see emutrace cfg)");
@@ -52,7 +65,7 @@ int wcet_command(const WcetOptions& o) {
 
     if (o.all) {
         if (!o.dot.empty() || !o.report.empty()) throw ConfigError("wcet: --dot and --report draw one function's worst path; give --function NAME");
-        WcetTable table = bound_every_function(session, stats, wcet.flow_facts);
+        WcetTable table = bound_every_function(session, stats, facts, call_context);
         std::printf("%s", format_wcet_table(table, sc.machine.clock_hz).c_str());
         if (!o.json.empty()) {
             config::write_text_file(o.json, config::json_text(wcet_table_json(table), 2) + "\n", "JSON result");
@@ -65,7 +78,7 @@ int wcet_command(const WcetOptions& o) {
     }
     WcetResult r;
     try {
-        r = session.bound(stats, {function, wcet.flow_facts, {}});
+        r = session.bound(stats, {function, facts, {}, call_context});
     } catch (const ConfigError&) {
         if (status == 0) throw;
         return status;  // the run stopped before the function ran: its error, said above, is the one
@@ -78,6 +91,7 @@ int wcet_command(const WcetOptions& o) {
         config::write_text_file(o.json, config::json_text(j, 2) + "\n", "JSON result");
     }
     if (!o.dot.empty()) write_wcet_dot(o.dot, session.program(), r);
+    if (!o.flow_facts_out.empty()) write_flow_facts(o.flow_facts_out, r, o.elf);
     std::vector<std::string> failures = wcet_failures(r, wcet.max_cycles);
     if (!o.report.empty()) {
         report::Page page;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/wcet/flow_facts.h"
 #include "analysis/wcet/wcet_config.h"
 #include "analysis/wcet/wcet_report.h"
 #include "analysis/wcet/wcet_session.h"
@@ -21,9 +22,15 @@ namespace {
 class WcetAnalysis final : public Analysis {
 public:
     WcetAnalysis(WcetConfig config, const decode::ElfImage& image, std::uint64_t clock_hz, bool emulated, std::string stats_out)
-        : config_(std::move(config)), session_(image), clock_hz_(clock_hz), emulated_(emulated), stats_out_(std::move(stats_out)) {
+        : config_(std::move(config)), session_(image, config_.call_context), clock_hz_(clock_hz), emulated_(emulated),
+          stats_out_(std::move(stats_out)) {
         if (!session_.program().function(config_.function))
             throw ConfigError(image.path() + ": no function named '" + config_.function + "' with a size in the symbol table (see emutrace cfg)");
+        session_.profile(config_.function);
+        if (!config_.flow_facts_file.empty()) {
+            std::vector<FlowFact> more = read_flow_facts(config_.flow_facts_file);
+            config_.flow_facts.insert(config_.flow_facts.begin(), more.begin(), more.end());
+        }
     }
     std::vector<trace::TraceSink*> sinks() override { return session_.sinks(); }
     std::vector<std::uint32_t> trace_points() const override { return emulated_ ? session_.trace_points() : std::vector<std::uint32_t>{}; }
@@ -31,7 +38,7 @@ public:
         StatisticsTable stats = session_.statistics({}, true);
         // Saved before the bound, which may throw: a campaign bounds all runs' statistics together.
         if (!stats_out_.empty()) stats.save(stats_out_);
-        bound_ = session_.bound(stats, {config_.function, config_.flow_facts, {}});
+        bound_ = session_.bound(stats, query());
     }
     std::string summary() const override { return bound_ ? format_wcet(*bound_, clock_hz_) : ""; }
     std::string json() const override {
@@ -52,11 +59,10 @@ public:
     }
     std::string report_html() const override { return bound_ ? wcet_report_html(session_.program(), *bound_, clock_hz_, config_.max_cycles) : ""; }
     /// The bound from the runs of the function measured so far.
-    std::string checkpoint() override {
-        return config::json_text(wcet_json(session_.bound_so_far({config_.function, config_.flow_facts, {}}), clock_hz_));
-    }
+    std::string checkpoint() override { return config::json_text(wcet_json(session_.bound_so_far(query()), clock_hz_)); }
 
 private:
+    WcetQuery query() const { return {config_.function, config_.flow_facts, {}, config_.call_context}; }
     WcetConfig config_;
     WcetSession session_;
     std::uint64_t clock_hz_;

@@ -302,6 +302,11 @@ private:
             }
         return block;
     }
+    std::vector<std::uint32_t> call_instructions(const Instance& in) const {
+        std::vector<std::uint32_t> out;
+        for (std::uint32_t b : in.calls) out.push_back(call_instruction(b));
+        return out;
+    }
     std::string function_at(std::uint32_t address) const {
         for (const auto& f : fns_)
             if (address >= f.start && address < f.end) return f.name;
@@ -413,12 +418,26 @@ private:
                 LoopBoundUsed& used = r_.loops[instances_[i].loop_base + l];
                 const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
                 auto total = instances_[i].stats.loop_totals.find(header);
-                if (fn.loops[l].parent >= 0 || total == instances_[i].stats.loop_totals.end() || used.source != "observed") continue;
-                il.parent = enclosing[i];
-                il.total = used.total = total->second;
-                used.total_source = "observed, per entry of " + problem_.loops[static_cast<std::size_t>(enclosing[i])].name;
+                if (fn.loops[l].parent >= 0) continue;
+                const std::string over = problem_.loops[static_cast<std::size_t>(enclosing[i])].name;
+                if (auto fact = outer_fact_totals_.find(instances_[i].loop_base + l); fact != outer_fact_totals_.end()) {
+                    il.parent = enclosing[i];
+                    il.total = used.total = fact->second->total;
+                    used.total_source = "flow fact";
+                    used.total_over = over;
+                    outer_fact_totals_.erase(fact);
+                } else if (total != instances_[i].stats.loop_totals.end() && used.source == "observed") {
+                    il.parent = enclosing[i];
+                    il.total = used.total = total->second;
+                    used.total_source = "observed";
+                    used.total_over = over;
+                }
             }
         }
+        for (const auto& [l, fact] : outer_fact_totals_)
+            throw ConfigError((fact->origin.empty() ? "wcet" : fact->origin) + ": flow fact for " + problem_.loops[l].name +
+                              ": `total` bounds a loop over the loop around it, and no loop encloses this one (in its function, or around "
+                              "every call that leads to it in this context): give `bound`");
     }
     // Whether loop `outer` of `f` holds loop `inner` (or is it); -1 is no loop.
     static bool loop_holds(const decode::Function& f, std::size_t outer, int inner) {
@@ -496,11 +515,8 @@ private:
                 if (!general) general = &fact;
                 continue;
             }
-            // A fact for one context: its call instructions name the calling blocks.
-            std::vector<std::uint32_t> calls;
-            for (std::uint32_t b : in.calls) calls.push_back(call_instruction(b));
-            if (contexts_.matches(*fact.context, calls) && (fact.context->size() >= contexts_.depth() || fact.context->size() == calls.size()))
-                return &fact;
+            // A fact for one context names it by its call instructions.
+            if (*fact.context == call_instructions(in)) return &fact;
         }
         return general;
     }
@@ -518,7 +534,7 @@ private:
         if (query_.source_line)
             if (std::string line = query_.source_line(header); !line.empty()) il.name += " (" + line + ")";
         if (!in.label.empty()) il.name += " called from " + in.label;
-        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, "never entered", 0, "", ""};
+        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, call_instructions(in), "never entered", 0, "", "", ""};
         const FlowFact* fact = fact_for(in, l, header);
         if (fact && fact->bound) {
             il.bound = used.bound = fact->bound;
@@ -537,8 +553,7 @@ private:
                 used.total_source = "observed";
             }
         } else if (fact && fact->total) {
-            throw ConfigError((fact->origin.empty() ? "wcet" : fact->origin) + ": flow fact for " + il.name +
-                              ": `total` bounds a nested loop over its enclosing loop, and this loop is outermost (give `bound`)");
+            outer_fact_totals_[problem_.loops.size()] = fact;  // over a caller's loop: nest_called_loops()
         }
         if (fact) check_fact_against_runs(*fact, in, header, il.name);
         if (query_.source_line) used.line = query_.source_line(header);
@@ -741,6 +756,7 @@ private:
     std::vector<std::size_t> loop_instance_;  ///< per loop of the problem: its instance
     std::vector<Origin> origin_;              ///< per block of the problem: its instance and block
     std::vector<std::vector<std::size_t>> out_edges_;
+    std::map<std::size_t, const FlowFact*> outer_fact_totals_;  ///< per problem loop: a fact's total for an outermost loop
 };
 
 }  // namespace

@@ -95,11 +95,13 @@ struct LoopBoundUsed {
     int loop = 0;
     std::uint32_t header = 0;
     std::uint64_t bound = 0;
-    std::string context;       ///< the call string, "" for the bounded function's own loops
-    std::string source;        ///< "observed", "flow fact" or "never entered"
-    std::uint64_t total = 0;   ///< per entry of the enclosing loop, when used; 0: none
-    std::string total_source;  ///< "observed" or "flow fact"
-    std::string line;          ///< the header's source line, "file.c:12", when known
+    std::string context;                       ///< the call string, "" for the bounded function's own loops
+    std::vector<std::uint32_t> context_calls;  ///< the same as call instruction addresses (FlowFact::context)
+    std::string source;                        ///< "observed", "flow fact" or "never entered"
+    std::uint64_t total = 0;                   ///< per entry of the enclosing loop, when used; 0: none
+    std::string total_source;                  ///< "observed" or "flow fact"
+    std::string total_over;                    ///< the loop the total is over when it encloses the call that leads here, "" its own parent
+    std::string line;                          ///< the header's source line, "file.c:12", when known
 };
 
 /// A block on an irreducible cycle and the most executions per call the bound allows it.

@@ -14,7 +14,9 @@ struct WcetConfig {
     bool enabled = false;  ///< the section is present
     std::string function;  ///< whose bound is computed
     std::vector<FlowFact> flow_facts;
-    std::uint64_t max_cycles = 0;  ///< a bound above this fails the run (exit 1); 0: none
+    std::uint64_t max_cycles = 0;               ///< a bound above this fails the run (exit 1); 0: none
+    unsigned call_context = kDefaultCallDepth;  ///< call-string length k (wcet_bound.h)
+    std::string flow_facts_file;                ///< facts to read (flow_facts.h), relative to the scenario
 };
 
 /// Reads `wcet:` (undefined: disabled); throws ConfigError naming file and line.

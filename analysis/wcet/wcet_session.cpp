@@ -189,11 +189,21 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
                   r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
     else
         s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
-    for (const auto& l : r.loops)
-        s += line("  loop: %s loop %d at %s%s: %s%s\n", l.function.c_str(), l.loop, config::hex32(l.header).c_str(),
-                  l.line.empty() ? "" : (" (" + l.line + ")").c_str(),
-                  l.source == "never entered" ? "never entered" : (std::to_string(l.bound) + " iterations per entry (" + l.source + ")").c_str(),
-                  l.total ? (", " + std::to_string(l.total) + " per entry of the enclosing loop (" + l.total_source + ")").c_str() : "");
+    std::map<std::string, std::size_t> never_entered;  // one line for a loop no context entered
+    for (const auto& l : r.loops) {
+        if (l.source == "never entered") {
+            ++never_entered[l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header)];
+            continue;
+        }
+        std::string what = std::to_string(l.bound) + " iterations per entry (" + l.source + ")";
+        if (l.total)
+            what += ", " + std::to_string(l.total) + " per entry of " + (l.total_over.empty() ? "the enclosing loop" : l.total_over) + " (" +
+                    l.total_source + ")";
+        s += "  loop: " + l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header) +
+             (l.line.empty() ? "" : " (" + l.line + ")") + (l.context.empty() ? "" : " from " + l.context) + ": " + what + "\n";
+    }
+    for (const auto& [loop, contexts] : never_entered)
+        s += "  loop: " + loop + ": never entered" + (contexts > 1 ? " (in " + std::to_string(contexts) + " contexts)" : std::string()) + "\n";
     if (!r.cycles.empty()) {
         std::uint64_t most = 0;
         for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
@@ -244,7 +254,8 @@ std::size_t WcetTable::untrusted() const {
     return n;
 }
 
-WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts) {
+WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts,
+                               unsigned call_depth) {
     WcetTable t;
     for (const auto& f : session.program().functions()) {
         auto ran = stats.functions.find(f.start);
@@ -254,7 +265,7 @@ WcetTable bound_every_function(const WcetSession& session, const StatisticsTable
         row.runs = ran->second.time.count;
         row.observed_max = ran->second.time.max;
         try {
-            WcetResult r = session.bound(stats, {f.name, flow_facts, {}});
+            WcetResult r = session.bound(stats, {f.name, flow_facts, {}, call_depth});
             row.bounded = true;
             row.bound = r.bound_cycles;
             row.errors = r.errors;

@@ -1,0 +1,93 @@
+#include "analysis/wcet/flow_facts.h"
+
+#include "config/text_file.h"
+#include "config/units.h"
+#include "emutrace/config_error.h"
+
+namespace emutrace::analysis::wcet {
+namespace {
+
+constexpr const char* kFormat = "emutrace-flow-facts";
+
+std::string addresses(const std::vector<std::uint32_t>& list) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < list.size(); ++i) s += (i ? ", " : "") + config::hex32(list[i]);
+    return s + "]";
+}
+
+}  // namespace
+
+FlowFact parse_flow_fact(const config::Node& f) {
+    f.allow_only({"function", "loop", "header", "bound", "total", "context"});
+    if (!f.has("bound") && !f.has("total"))
+        f.fail("a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), or both");
+    FlowFact fact;
+    fact.origin = f.where();
+    if (f.has("bound")) {
+        fact.bound = f["bound"].integer();
+        if (fact.bound == 0) f["bound"].fail("a loop bound counts header executions per entry: at least 1");
+    }
+    if (f.has("total")) {
+        fact.total = f["total"].integer();
+        if (fact.total == 0) f["total"].fail("a loop total counts header executions per entry of the enclosing loop: at least 1");
+    }
+    if (f.has("header")) {
+        if (f.has("function") || f.has("loop")) f.fail("a flow fact names its loop by header, or by function and loop, not both");
+        fact.header = f["header"].u32();
+    } else {
+        f.require({"function", "loop"});
+        fact.function = f["function"].str();
+        fact.loop = static_cast<int>(f["loop"].u32());
+    }
+    if (f.has("context")) {
+        std::vector<std::uint32_t> calls;
+        for (const auto& a : f["context"].items()) calls.push_back(a.u32());
+        if (calls.size() > 16) f["context"].fail("a context is at most 16 call sites");
+        fact.context = std::move(calls);
+    }
+    return fact;
+}
+
+std::vector<FlowFact> read_flow_facts(const std::string& path) {
+    config::Node root = config::Node::load_file(path);
+    root.allow_only({"format", "version", "firmware", "function", "call_context", "flow_facts"});
+    if (!root.has("format") || root["format"].str() != kFormat) root.fail(std::string("not an emutrace flow-facts file (format: ") + kFormat + ")");
+    if (root.has("version") && root["version"].integer() != 1) root["version"].fail("version 1 is the one this emutrace reads");
+    std::vector<FlowFact> out;
+    if (root.has("flow_facts"))
+        for (const auto& f : root["flow_facts"].items()) out.push_back(parse_flow_fact(f));
+    return out;
+}
+
+void write_flow_facts(const std::string& path, const WcetResult& r, const std::string& firmware) {
+    std::string s = "# Flow facts of " + r.function +
+                    ", from the runs emutrace measured (docs/wcet.md, \"Flow facts\").\n"
+                    "# bound: most header executions per entry of the loop; total: per entry of the loop around it (in\n"
+                    "# the same function, or around the call that leads here). context: the call instructions that\n"
+                    "# lead to the loop's function, outermost first. Edit a bound or total (a value below what a run\n"
+                    "# did is refused), add one, and give the file back: emutrace wcet ... --flow-facts FILE\n";
+    s += std::string("format: ") + kFormat + "\nversion: 1\n";
+    std::string quoted;
+    for (char c : firmware) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    s += "firmware: \"" + quoted + "\"\nfunction: " + r.function + "\ncall_context: " + std::to_string(r.coverage.call_depth) + "\n";
+    std::string facts;
+    std::size_t written = 0;
+    for (const auto& l : r.loops) {
+        if (l.bound == 0) continue;
+        facts += "  - {function: " + l.function + ", loop: " + std::to_string(l.loop);
+        if (!l.context_calls.empty()) facts += ", context: " + addresses(l.context_calls);
+        facts += ", bound: " + std::to_string(l.bound);
+        if (l.total) facts += ", total: " + std::to_string(l.total);
+        facts += "}  # " + l.source + (l.total ? ", total " + l.total_source : "") + "; header " + config::hex32(l.header) +
+                 (l.line.empty() ? "" : " (" + l.line + ")") + (l.context.empty() ? "" : "; called from " + l.context) + "\n";
+        ++written;
+    }
+    s += written ? "flow_facts:\n" + facts : "flow_facts: []\n";
+    for (const auto& l : r.loops)
+        if (l.bound == 0)
+            s += "# never entered: {function: " + l.function + ", loop: " + std::to_string(l.loop) + "} header " + config::hex32(l.header) +
+                 (l.context.empty() ? "" : " from " + l.context) + "\n";
+    config::write_text_file(path, s, "flow facts");
+}
+
+}  // namespace emutrace::analysis::wcet
