@@ -434,10 +434,12 @@ private:
                 }
             }
         }
-        for (const auto& [l, fact] : outer_fact_totals_)
-            throw ConfigError((fact->origin.empty() ? "wcet" : fact->origin) + ": flow fact for " + problem_.loops[l].name +
-                              ": `total` bounds a loop over the loop around it, and no loop encloses this one (in its function, or around "
-                              "every call that leads to it in this context): give `bound`");
+        for (const auto& [l, fact] : outer_fact_totals_) fail_outer_total(*fact, problem_.loops[l].name);
+    }
+    [[noreturn]] static void fail_outer_total(const FlowFact& fact, const std::string& loop) {
+        throw ConfigError((fact.origin.empty() ? "wcet" : fact.origin) + ": flow fact for " + loop +
+                          ": `total` bounds a loop over the loop around it, and this loop is outermost, with no loop around every call "
+                          "that leads to it in this context (give `bound`)");
     }
     // Whether loop `outer` of `f` holds loop `inner` (or is it); -1 is no loop.
     static bool loop_holds(const decode::Function& f, std::size_t outer, int inner) {
@@ -553,6 +555,7 @@ private:
                 used.total_source = "observed";
             }
         } else if (fact && fact->total) {
+            if (i == 0) fail_outer_total(*fact, il.name);      // the bounded function: no caller's loop around it in the bound
             outer_fact_totals_[problem_.loops.size()] = fact;  // over a caller's loop: nest_called_loops()
         }
         if (fact) check_fact_against_runs(*fact, in, header, il.name);

@@ -1,5 +1,7 @@
 #include "analysis/wcet/wcet_report.h"
 
+#include "analysis/wcet/wcet_session.h"
+
 #include <algorithm>
 #include <map>
 
@@ -21,8 +23,13 @@ std::string cycles_text(std::uint64_t cycles, std::uint64_t hz) {
     return report::thousands(cycles) + " cycles" + (hz ? " (" + report::duration(static_cast<double>(cycles), hz) + ")" : "");
 }
 
-std::string function_cfg(const decode::Function& f, const std::map<std::uint32_t, const PathBlock*>& on_path,
-                         const std::map<std::uint32_t, bool>& never) {
+/// Per block, the longest run beside the worst path, call contexts summed.
+struct BlockGap {
+    std::uint64_t observed_count = 0, observed_cycles = 0, bound_cycles = 0;
+};
+
+std::string function_cfg(const decode::Function& f, const std::map<std::uint32_t, PathBlock>& on_path, const std::map<std::uint32_t, bool>& never,
+                         const std::map<std::uint32_t, BlockGap>& gaps) {
     if (f.blocks.size() > kBlocksDrawn)
         return "<p class=\"note\">" + escape(f.name) + " has " + std::to_string(f.blocks.size()) +
                " blocks, too many to draw; its blocks on the worst path are in the table below.</p>\n";
@@ -32,10 +39,15 @@ std::string function_cfg(const decode::Function& f, const std::map<std::uint32_t
         c.title = config::hex32(b.start) + "-" + config::hex32(b.end) + "  " + std::to_string(b.instructions) + " instructions" +
                   (b.loop >= 0 ? ", loop " + std::to_string(b.loop) : "");
         if (auto it = on_path.find(b.start); it != on_path.end()) {
-            const PathBlock& p = *it->second;
+            const PathBlock& p = it->second;
             c.style = report::CfgBlock::Style::Path;
             c.detail = "first " + std::to_string(p.first_count) + " x " + std::to_string(p.first_cost) + " + later " + std::to_string(p.later_count) +
                        " x " + std::to_string(p.later_cost) + " = " + report::thousands(p.cycles) + " cycles";
+            if (auto g = gaps.find(b.start); g != gaps.end()) {
+                const auto gap = static_cast<std::int64_t>(g->second.bound_cycles) - static_cast<std::int64_t>(g->second.observed_cycles);
+                c.detail += "; longest run " + std::to_string(g->second.observed_count) + " times, " + report::thousands(g->second.observed_cycles) +
+                            " cycles (gap " + (gap >= 0 ? "+" : "-") + report::thousands(static_cast<std::uint64_t>(gap >= 0 ? gap : -gap)) + ")";
+            }
         } else if (never.count(b.start)) {
             c.style = report::CfgBlock::Style::Never;
             c.detail = "never executed";
@@ -50,7 +62,43 @@ std::string function_cfg(const decode::Function& f, const std::map<std::uint32_t
     return report::cfg_drawing(blocks, edges,
                                f.name +
                                    ": blocks in address order; red: on the worst path (first-iteration count x cost + later "
-                                   "iterations' count x cost), dashed: never executed; loops' back edges on the left");
+                                   "iterations' count x cost, call contexts summed, beside the longest run), dashed: never executed; loops' "
+                                   "back edges on the left");
+}
+
+// Where the bound parts from the longest run: the blocks and contexts with the largest gaps.
+std::string gap_table(const WcetResult& r) {
+    if (r.gap.empty()) return "";
+    report::Table t;
+    t.headers = {"function", "called from", "block", "bound: count, cycles", "longest run: count, cycles", "gap", "because"};
+    t.numeric = {false, false, false, true, true, true, false};
+    std::size_t rows = 0;
+    for (const auto& g : r.gap) {
+        if (g.gap() <= 0 || rows++ == kPathRows) break;
+        t.rows.push_back({escape(g.function), escape(g.context.empty() ? "(bounded function)" : g.context),
+                          config::hex32(g.start) + "-" + config::hex32(g.end),
+                          report::thousands(g.bound_count) + ", " + report::thousands(g.bound_cycles),
+                          report::thousands(g.observed_count) + ", " + report::thousands(g.observed_cycles),
+                          "+" + report::thousands(static_cast<std::uint64_t>(g.gap())),
+                          g.from_count() >= g.gap() / 2 ? "executions the run did not make" : "slower executions than the run's"});
+    }
+    return "<h3>Where the bound parts from the longest run (" + report::thousands(r.profiled_cycles) + " cycles)</h3>\n" + t.html();
+}
+
+std::string coverage_html(const WcetResult& r) {
+    const Coverage& c = r.coverage;
+    std::string s =
+        "<h3>What the bound covers</h3>\n<p>A measurement-based (hybrid) bound: safe for the paths, loop counts and call contexts "
+        "the runs covered, combined in every way the CFG allows; not a static proof. Covered: " +
+        std::to_string(c.blocks_seen) + " of " + std::to_string(c.blocks) + " blocks, " + std::to_string(c.edges_seen) + " of " +
+        std::to_string(c.edges) + " edges, " + std::to_string(c.contexts) + " call contexts (call strings of up to " + std::to_string(c.call_depth) +
+        " call sites).</p>\n";
+    if (!c.unseen_contexts.empty()) {
+        s += "<p>Calls no run made (their callees are not in the bound from there):</p><ul>";
+        for (const auto& u : c.unseen_contexts) s += "<li>" + escape(u) + "</li>";
+        s += "</ul>\n";
+    }
+    return s;
 }
 
 }  // namespace
@@ -84,13 +132,20 @@ std::string wcet_report_html(const decode::Program& program, const WcetResult& r
     body += "<h3>Where the worst path spends its cycles</h3>\n" +
             report::horizontal_bars(share_bars, "Cycles of the bound in each function's own blocks");
 
-    std::map<std::uint32_t, const PathBlock*> on_path;
-    for (const auto& b : r.path) on_path[b.start] = &b;
+    const std::map<std::uint32_t, PathBlock> on_path = path_by_block(r);
     std::map<std::uint32_t, bool> never;
     for (const auto& b : r.never_executed) never[b.start] = true;
+    std::map<std::uint32_t, BlockGap> gaps;
+    for (const auto& g : r.gap) {
+        BlockGap& b = gaps[g.start];
+        b.observed_count += g.observed_count;
+        b.observed_cycles += g.observed_cycles;
+        b.bound_cycles += g.bound_cycles;
+    }
+    body += gap_table(r) + coverage_html(r);
     for (std::size_t i = 0; i < shares.size() && i < kFunctionsDrawn; ++i)
         if (const decode::Function* f = program.function(shares[i].name))
-            body += "<h3>Worst path in " + escape(f->name) + "</h3>\n" + function_cfg(*f, on_path, never);
+            body += "<h3>Worst path in " + escape(f->name) + "</h3>\n" + function_cfg(*f, on_path, never, gaps);
     if (shares.size() > kFunctionsDrawn)
         body += "<p class=\"note\">" + std::to_string(shares.size() - kFunctionsDrawn) + " more functions on the worst path are in the table.</p>\n";
 

@@ -311,6 +311,24 @@ nlohmann::json wcet_table_json(const WcetTable& table) {
     return {{"functions", rows}, {"cross_check", table.cross_check}, {"warnings", table.notes}, {"trusted", table.trusted()}};
 }
 
+std::map<std::uint32_t, PathBlock> path_by_block(const WcetResult& r) {
+    std::map<std::uint32_t, PathBlock> out;
+    for (const auto& b : r.path) {
+        auto [it, added] = out.try_emplace(b.start, b);
+        if (added) {
+            it->second.context.clear();
+            continue;
+        }
+        PathBlock& m = it->second;
+        m.first_count += b.first_count;
+        m.later_count += b.later_count;
+        m.first_cost = std::max(m.first_cost, b.first_cost);
+        m.later_cost = std::max(m.later_cost, b.later_cost);
+        m.cycles += b.cycles;
+    }
+    return out;
+}
+
 std::vector<std::string> wcet_failures(const WcetResult& r, std::uint64_t max_cycles) {
     std::vector<std::string> out;
     if (!r.trusted()) out.push_back("error: the WCET bound of " + r.function + " is not trustworthy: " + r.errors.front());
@@ -325,6 +343,7 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
     json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();
     for (const auto& b : r.path)
         path.push_back({{"function", b.function},
+                        {"context", b.context},
                         {"start", b.start},
                         {"end", b.end},
                         {"first_count", b.first_count},
@@ -332,7 +351,35 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                         {"first_cost", b.first_cost},
                         {"later_cost", b.later_cost},
                         {"cycles", b.cycles}});
-    for (const auto& f : r.functions) functions.push_back({{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}});
+    for (const auto& f : r.functions) {
+        json fj = {{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}, {"contexts", f.contexts}};
+        if (!r.gap.empty()) {
+            fj["observed_cycles"] = f.observed_cycles;
+            fj["observed_entries"] = f.observed_entries;
+        }
+        functions.push_back(fj);
+    }
+    json gap = json::array();
+    for (const auto& g : r.gap)
+        gap.push_back({{"function", g.function},
+                       {"context", g.context},
+                       {"start", g.start},
+                       {"end", g.end},
+                       {"bound_count", g.bound_count},
+                       {"bound_cycles", g.bound_cycles},
+                       {"observed_count", g.observed_count},
+                       {"observed_cycles", g.observed_cycles},
+                       {"gap_cycles", g.gap()},
+                       {"gap_from_count", g.from_count()}});
+    const Coverage& c = r.coverage;
+    json coverage = {{"meaning", "measurement-based: safe for the paths, loop counts and call contexts the runs covered"},
+                     {"blocks", c.blocks},
+                     {"blocks_seen", c.blocks_seen},
+                     {"edges", c.edges},
+                     {"edges_seen", c.edges_seen},
+                     {"contexts", c.contexts},
+                     {"call_depth", c.call_depth},
+                     {"unseen_contexts", c.unseen_contexts}};
     for (const auto& b : r.never_executed)
         never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
     for (const auto& l : r.loops)
@@ -343,7 +390,10 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                          {"bound", l.bound},
                          {"source", l.source},
                          {"total", l.total},
-                         {"total_source", l.total_source}});
+                         {"total_source", l.total_source},
+                         {"total_over", l.total_over},
+                         {"context", l.context},
+                         {"context_calls", l.context_calls}});
     json cycles = json::array();
     for (const auto& c : r.cycles) cycles.push_back({{"function", c.function}, {"block", c.block}, {"most_per_call", c.most_per_call}});
     double hz = static_cast<double>(clock_hz ? clock_hz : 1);
@@ -354,6 +404,12 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
             {"observed_max_cycles", r.observed_max_cycles},
             {"observed_runs", r.observed_runs},
             {"ilp_blocks", r.blocks},
+            {"ilp_rows", r.ilp_rows},
+            {"ilp_columns", r.ilp_columns},
+            {"solve_seconds", r.solve_seconds},
+            {"coverage", coverage},
+            {"gap", gap},
+            {"profiled_run_cycles", r.profiled_cycles},
             {"path", path},
             {"functions", functions},
             {"never_executed", never},
@@ -369,8 +425,9 @@ void write_wcet_dot(const std::string& path, const decode::Program& program, con
     std::vector<const decode::Function*> chosen;
     for (const auto& share : r.functions)
         if (const decode::Function* f = program.function(share.name)) chosen.push_back(f);
+    const std::map<std::uint32_t, PathBlock> merged = path_by_block(r);
     std::map<std::uint32_t, const PathBlock*> on_path;
-    for (const auto& b : r.path) on_path[b.start] = &b;
+    for (const auto& [start, b] : merged) on_path[start] = &b;
     std::map<std::uint32_t, bool> never;
     for (const auto& b : r.never_executed) never[b.start] = true;
     decode::write_cfg_dot(path, chosen, [&](std::size_t k, std::size_t b) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,6 +94,8 @@ nlohmann::json wcet_table_json(const WcetTable& table);
 /// `max_cycles`, a scenario's limit (0 is none).
 std::vector<std::string> wcet_failures(const WcetResult& r, std::uint64_t max_cycles);
 nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz);
+/// The worst path per block, its call contexts summed (costs: the largest).
+std::map<std::uint32_t, PathBlock> path_by_block(const WcetResult& r);
 /// The analysed functions' CFGs with the worst path's counts; unexecuted blocks dashed.
 void write_wcet_dot(const std::string& path, const decode::Program& program, const WcetResult& r);
 

@@ -184,13 +184,17 @@ TEST_CASE("real code: a triangular loop nest is bounded by its sum, not by a squ
     CHECK(inner.total < inner.bound * outer.bound);  // n(n-1)/2-ish against (n-1)^2
     CHECK(r.bound_cycles >= r.observed_max_cycles);
     CHECK(static_cast<double>(r.bound_cycles) < 1.5 * static_cast<double>(r.observed_max_cycles));
-    // A flow fact may state the sum; a smaller one gives a smaller bound.
+    // A flow fact may state the sum: a larger one gives a larger bound, and one below what the run
+    // did is refused, as a bound from it would be below that run.
     FlowFact fact;
     fact.function = "lc_bubble_sort";
     fact.loop = static_cast<int>(&inner - &r.loops[0]);
+    fact.total = inner.total + 20;
+    WcetResult looser = compute_wcet(run.program, run.aggregator.table(), {"lc_bubble_sort", {fact}, {}});
+    CHECK(looser.bound_cycles > r.bound_cycles);
     fact.total = inner.total / 2;
-    WcetResult tighter = compute_wcet(run.program, run.aggregator.table(), {"lc_bubble_sort", {fact}, {}});
-    CHECK(tighter.bound_cycles < r.bound_cycles);
+    CHECK_THROWS_WITH_AS(compute_wcet(run.program, run.aggregator.table(), {"lc_bubble_sort", {fact}, {}}),
+                         doctest::Contains(("is below what a run did (" + std::to_string(inner.total)).c_str()), ConfigError);
 }
 
 TEST_CASE("real code: snprintf's output callback is followed to the targets seen under it, not printf's") {

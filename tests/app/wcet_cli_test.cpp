@@ -132,7 +132,8 @@ TEST_CASE("cli: a loop without a bound names its header, its line and the flow f
     TempDir dir;
     REQUIRE(emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --stats-out " + dir.file("s.json")).status == 0);
     auto s = nlohmann::json::parse(read_file(dir.file("s.json")));
-    s["loops"] = nlohmann::json::array();  // statistics that never saw the loops iterate
+    s["loops"] = nlohmann::json::array();  // statistics that never saw the loops iterate, in any call context
+    for (auto& c : s["contexts"]) c["loops"] = nlohmann::json::array();
     write_file(dir.file("none.json"), s.dump());
     Cli r = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_bubble_sort --no-run --stats-in " + dir.file("none.json"));
     CHECK(r.status == 2);
