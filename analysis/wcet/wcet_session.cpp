@@ -144,6 +144,8 @@ WcetResult WcetSession::bound(const StatisticsTable& stats, WcetQuery query) con
 
 namespace {
 
+constexpr std::size_t kCalledLoopsShown = 12;  ///< loops of called functions in the text report
+
 std::string format_gap(const WcetResult& r) {
     if (r.gap.empty()) return "";
     std::string s = line("  where the bound parts from the longest run (%llu cycles), largest first (count x mean cycles):\n",
@@ -189,10 +191,18 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
                   r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
     else
         s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
-    std::map<std::string, std::size_t> never_entered;  // one line for a loop no context entered
+    std::map<std::string, std::size_t> never_entered;                   // one line for a loop no context entered
+    std::size_t called_shown = 0, called_hidden = 0, called_never = 0;  // callees' loops: the first few, the rest in the JSON
     for (const auto& l : r.loops) {
         if (l.source == "never entered") {
-            ++never_entered[l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header)];
+            if (l.context.empty())
+                ++never_entered[l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header)];
+            else
+                ++called_never;
+            continue;
+        }
+        if (!l.context.empty() && called_shown++ >= kCalledLoopsShown) {
+            ++called_hidden;
             continue;
         }
         std::string what = std::to_string(l.bound) + " iterations per entry (" + l.source + ")";
@@ -202,8 +212,10 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
         s += "  loop: " + l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header) +
              (l.line.empty() ? "" : " (" + l.line + ")") + (l.context.empty() ? "" : " from " + l.context) + ": " + what + "\n";
     }
-    for (const auto& [loop, contexts] : never_entered)
-        s += "  loop: " + loop + ": never entered" + (contexts > 1 ? " (in " + std::to_string(contexts) + " contexts)" : std::string()) + "\n";
+    if (called_hidden)
+        s += line("  loop: ... and %zu more in called functions' contexts (--json and --flow-facts-out list them all)\n", called_hidden);
+    for (const auto& [loop, contexts] : never_entered) s += "  loop: " + loop + ": never entered\n";
+    if (called_never) s += line("  loop: %zu loops of called functions never entered in their contexts (listed in --json)\n", called_never);
     if (!r.cycles.empty()) {
         std::uint64_t most = 0;
         for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
