@@ -80,7 +80,10 @@ void validate(const IpetProblem& problem) {
     }
     for (const IpetEdge& e : problem.edges)
         check(e.from < n && e.to < n && std::isfinite(e.first_exit_cost) && std::isfinite(e.later_exit_cost), "an edge names a block out of range");
-    for (const IpetCall& c : problem.calls) check(c.caller < n && c.callee < n, "a call names a block out of range");
+    for (const IpetCall& c : problem.calls)
+        check(c.caller < n && c.callee < n && c.instead_of_edge < static_cast<int>(problem.edges.size()) &&
+                  (c.instead_of_edge < 0 || problem.edges[static_cast<std::size_t>(c.instead_of_edge)].from == c.caller),
+              "a call names a block or an edge out of range");
     for (const IpetCap& c : problem.caps)
         check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
@@ -196,6 +199,7 @@ void add_flow_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         }
         Row at_most{{{c.call[k], 1}}, GLP_UP, 0};
         add_executions(at_most.terms, c, call.caller, -1);
+        if (call.instead_of_edge >= 0) at_most.terms.push_back({c.edge(static_cast<std::size_t>(call.instead_of_edge)), 1});
         if (call.group >= 0)
             groups[call.group] = std::move(at_most);
         else

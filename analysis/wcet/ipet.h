@@ -49,6 +49,10 @@ struct IpetCall {
     /// Conditional calls with the same group >= 0 are one call site's alternatives (the observed
     /// targets of an indirect call): together at most once per execution of the caller.
     int group = -1;
+    /// With a conditional call: an edge out of `caller` that the call replaces (libgcc's `bleq` into
+    /// its own special-case code, which returns to the caller's caller): the call and that edge
+    /// together at most once per execution; -1 none.
+    int instead_of_edge = -1;
 };
 
 /// A block on a cycle no loop bounds (irreducible control flow): at most `most` executions per

@@ -362,12 +362,19 @@ private:
                 for (std::uint32_t t : targets_of) {
                     auto callee = targets.at(t);
                     if (!callee || !in_problem[callee->function]) continue;
-                    if (callee->function == f && callee->block != 0) continue;
                     if (!ran) {
                         if (!c.tail)
                             r_.coverage.unseen_contexts.push_back(fns_[f].name + " calls " + fns_[callee->function].name + " at " +
                                                                   config::hex32(c.at) +
                                                                   (instances_[i].label.empty() ? "" : " (in " + instances_[i].label + ")"));
+                        continue;
+                    }
+                    if (callee->function == f && callee->block != 0) {
+                        // A BL into its own code (libgcc's `bleq Lml_s`): the special case there
+                        // returns to the caller's caller, instead of the code after the BL.
+                        problem_.blocks[instances_[i].base + static_cast<std::size_t>(b)].may_exit = true;
+                        pending_calls_.push_back(
+                            {i, static_cast<std::size_t>(b), i, callee->block, true, -1, fall_through_edge(i, static_cast<std::size_t>(b))});
                         continue;
                     }
                     std::vector<std::uint32_t> calls = instances_[i].calls;
@@ -380,7 +387,8 @@ private:
             }
         }
         for (const auto& pc : pending_calls_)
-            problem_.calls.push_back({instances_[pc.caller].base + pc.block, instances_[pc.callee].base + pc.callee_block, pc.conditional, pc.group});
+            problem_.calls.push_back(
+                {instances_[pc.caller].base + pc.block, instances_[pc.callee].base + pc.callee_block, pc.conditional, pc.group, pc.instead_of});
         r_.coverage.contexts = instances_.size();
     }
 
@@ -391,6 +399,7 @@ private:
         std::vector<std::set<std::size_t>> callers(instances_.size());
         std::vector<std::vector<std::size_t>> call_blocks(instances_.size());
         for (const auto& pc : pending_calls_) {
+            if (pc.caller == pc.callee) continue;  // a BL into its own code: no other caller
             callers[pc.callee].insert(pc.caller);
             call_blocks[pc.callee].push_back(pc.block);
         }
@@ -742,7 +751,18 @@ private:
         std::size_t caller, block, callee, callee_block;
         bool conditional;
         int group;
+        int instead_of = -1;  ///< IpetCall::instead_of_edge
     };
+
+    // The problem's edge from block b of instance i to the next block in address order, or -1 (rare:
+    // a BL into its own code; a linear search).
+    int fall_through_edge(std::size_t i, std::size_t b) const {
+        const decode::Function& fn = fns_[instances_[i].function];
+        for (std::size_t e = 0; e < problem_.edges.size(); ++e)
+            if (problem_.edges[e].from == instances_[i].base + b && b + 1 < fn.blocks.size() && problem_.edges[e].to == instances_[i].base + b + 1)
+                return static_cast<int>(e);
+        return -1;
+    }
 
     const std::vector<decode::Function>& fns_;
     const decode::Program& program_;
@@ -771,7 +791,20 @@ std::int64_t GapBlock::from_count() const {
 }
 
 WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query) {
-    return WcetBuild(program, stats, query).run();
+    try {
+        return WcetBuild(program, stats, query).run();
+    } catch (const ConfigError& e) {
+        // Code the call contexts follow differently from the aggregation (a shape not met before)
+        // can leave a context's blocks without a way out: bound without contexts, and say so.
+        if (query.call_depth == 0 || stats.call_depth == 0 || std::string(e.what()).find("infeasible") == std::string::npos) throw;
+        WcetQuery flat = query;
+        flat.call_depth = 0;
+        WcetResult r = WcetBuild(program, stats, flat).run();
+        r.warnings.push_back(
+            "with call contexts the measured blocks admitted no path (code entered in a way the contexts do not follow): "
+            "bounded once per function, whatever calls it");
+        return r;
+    }
 }
 
 }  // namespace emutrace::analysis::wcet

@@ -200,3 +200,23 @@ TEST_CASE("wcet contexts: bounds from three inputs hold for five inputs held asi
         }
     }
 }
+
+TEST_CASE("wcet contexts: libgcc's BL into its own special-case code is bounded in every context, either path") {
+    // Found by the validation corpus: in a context where only __aeabi_dmul's special case ran (a
+    // zero operand), the code after the BL never ran, and the contexts' problem had no way out.
+    decode::ElfImage image = decode::ElfImage::load(firmware("libcalls_holdout_m3"));
+    WcetSession session(image, kDefaultCallDepth);
+    session::Scenario sc = session::default_scenario();
+    sc.machine.echo_output = false;
+    sc.machine.trace_points = session.trace_points();
+    emu::Machine m(std::move(sc.machine), image);
+    for (trace::TraceSink* sink : session.sinks()) m.add_sink(*sink);
+    REQUIRE(m.run().reason == emu::StopReason::Exited);
+    const StatisticsTable stats = session.statistics({}, true);
+    WcetResult r = session.bound(stats, {"__ieee754_pow", {}, {}, kDefaultCallDepth});
+    CHECK(r.trusted());
+    CHECK(r.coverage.call_depth == kDefaultCallDepth);
+    for (const auto& w : r.warnings) CHECK(w.find("admitted no path") == std::string::npos);
+    CHECK(r.bound_cycles >= r.observed_max_cycles);
+    CHECK(r.bound_cycles <= session.bound(stats, {"__ieee754_pow", {}, {}, 0}).bound_cycles);
+}
