@@ -27,6 +27,7 @@
 #include "analysis/calltrace/compact_trace.h"
 #include "analysis/wcet/call_times.h"
 #include "analysis/wcet/wcet_aggregator.h"
+#include "analysis/wcet/wcet_bound.h"
 #include "analysis/writers/pft_writer.h"
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -40,6 +41,11 @@ using namespace emutrace;
 using bench::Samples;
 
 namespace {
+
+void profile_main(analysis::wcet::WcetAggregator& aggregator, const decode::Program& program) {
+    for (std::size_t f = 0; f < program.functions().size(); ++f)
+        if (program.functions()[f].name == "main") aggregator.profile(static_cast<std::uint32_t>(f));
+}
 
 // Process CPU time, not wall time: on a shared machine time stolen by other tenants would
 // otherwise land on whichever configuration happened to be running.
@@ -285,18 +291,22 @@ int run(int argc, char** argv) {
         pft.add(t);
         pft_bytes = writer.stats().bytes;
         // Loop-context WCET aggregation over every function: block events split at the CFG's
-        // leaders, each measured and filed by its loop context.
+        // leaders, each measured and filed by its loop context, its call context (the default
+        // call-string length) and the edge it leaves by, with the profile of main's run (the
+        // longest profiled run there can be) as `emutrace wcet -f main` keeps it.
         {
             BlockCounter split_counter;
             run_machine(image, &split_counter, t, emu::TimingMode::Trm, nullptr, points.addresses());
             split_stream.add(t);
             split_blocks = split_counter.blocks;
-            analysis::wcet::WcetAggregator aggregator(program, points);
+            analysis::wcet::WcetAggregator aggregator(program, points, analysis::wcet::kDefaultCallDepth);
+            profile_main(aggregator, program);
             run_machine(image, &aggregator, t, emu::TimingMode::Trm, nullptr, points.addresses());
             wcet.add(t);
             wcet_blocks = aggregator.table().blocks.size();
             // As emutrace runs it: the aggregation on its own thread.
-            analysis::wcet::WcetAggregator behind(program, points);
+            analysis::wcet::WcetAggregator behind(program, points, analysis::wcet::kDefaultCallDepth);
+            profile_main(behind, program);
             trace::BackgroundSink background(behind);
             ThreadTimes times;
             run_machine(image, &background, t, emu::TimingMode::Trm, &times, points.addresses());
@@ -304,7 +314,8 @@ int run(int argc, char** argv) {
             wcet_wall.add(times.wall);
             // As emutrace wcet runs it since the soundness cross-check: the call tracer, whose
             // function times check the aggregator's, on a thread of its own too.
-            analysis::wcet::WcetAggregator checked(program, points);
+            analysis::wcet::WcetAggregator checked(program, points, analysis::wcet::kDefaultCallDepth);
+            profile_main(checked, program);
             trace::BackgroundSink checked_background(checked);
             analysis::CallTracer checker(image);
             analysis::wcet::CallTimes call_times;

@@ -167,8 +167,8 @@ std::string format_coverage(const WcetResult& r) {
     const Coverage& c = r.coverage;
     std::string s =
         "  meaning: a measurement-based bound, safe for the paths, loop counts and call contexts the runs covered (not a static proof):\n";
-    s += line("    covered: %zu of %zu blocks, %zu of %zu edges, %zu call contexts (call strings of up to %u call sites)\n", c.blocks_seen, c.blocks,
-              c.edges_seen, c.edges, c.contexts, c.call_depth);
+    s += line("    covered: %zu of %zu blocks, %zu of %zu edges, %zu call context%s (call strings of up to %u call sites)\n", c.blocks_seen, c.blocks,
+              c.edges_seen, c.edges, c.contexts, c.contexts == 1 ? "" : "s", c.call_depth);
     if (!c.unseen_contexts.empty()) {
         s += line("    calls no run made (%zu; their callees are not in the bound from there):\n", c.unseen_contexts.size());
         for (std::size_t i = 0; i < c.unseen_contexts.size() && i < 8; ++i) s += "      " + c.unseen_contexts[i] + "\n";
@@ -237,7 +237,7 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::vector<PathBlock> heavy = r.path;
     std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
     if (heavy.size() > 8) heavy.resize(8);
-    s += "  heaviest blocks on the worst path (first iteration count x cost + later x cost):\n";
+    s += "  heaviest blocks on the worst path (first iteration count x cost + later x cost, less what cheaper edges save):\n";
     for (const auto& b : heavy)
         s += line("    %s-%s %-20s %5llu x %-5llu + %5llu x %-5llu = %llu\n", config::hex32(b.start).c_str(), config::hex32(b.end).c_str(),
                   b.function.c_str(), static_cast<unsigned long long>(b.first_count), static_cast<unsigned long long>(b.first_cost),

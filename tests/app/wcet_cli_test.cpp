@@ -159,3 +159,40 @@ TEST_CASE("cli: on an RTOS, functions that block are refused and the others keep
     CHECK(rows["compute_postage"]["trusted"] == true);
     CHECK(rows["compute_postage"]["bound_cycles"].get<std::uint64_t>() >= rows["compute_postage"]["observed_max_cycles"].get<std::uint64_t>());
 }
+
+TEST_CASE("cli: wcet writes its flow facts per call context, reads them back from the command line or the scenario, and refuses bad ones") {
+    TempDir dir;
+    const std::string elf = firmware("wcet_kernels");
+    Cli out = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts-out " + dir.file("f.yaml") + " --json " + dir.file("a.json"));
+    REQUIRE(out.status == 0);
+    CHECK(out.out.find("where the bound parts from the longest run") != std::string::npos);
+    CHECK(out.out.find("meaning: a measurement-based bound") != std::string::npos);
+    const std::string facts = read_file(dir.file("f.yaml"));
+    CHECK(facts.find("context: [0x") != std::string::npos);
+    Cli back = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts " + dir.file("f.yaml") + " --json " + dir.file("b.json"));
+    REQUIRE(back.status == 0);
+    auto a = nlohmann::json::parse(read_file(dir.file("a.json"))), b = nlohmann::json::parse(read_file(dir.file("b.json")));
+    CHECK(a["bound_cycles"] == b["bound_cycles"]);
+    CHECK(b["loops"][0]["source"] == "flow fact");
+    CHECK(a["coverage"]["call_depth"] == 2);
+
+    // The same file from a scenario, with no call contexts: one bound per function, looser.
+    write_file(dir.file("s.yaml"),
+               "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
+               "wcet:\n  function: k_stats\n  call_context: 0\n  flow_facts_file: f.yaml\n");
+    Cli flat = emutrace_cli("wcet " + elf + " -s " + dir.file("s.yaml") + " --json " + dir.file("c.json"));
+    CHECK(flat.status == 0);
+    auto c = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(c["coverage"]["call_depth"] == 0);
+    CHECK(c["bound_cycles"].get<std::uint64_t>() > a["bound_cycles"].get<std::uint64_t>());
+
+    write_file(dir.file("bad.yaml"), "format: emutrace-flow-facts\nversion: 1\nflow_facts:\n  - {function: k_stats, loop: 0, bond: 4}\n");
+    Cli bad = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts " + dir.file("bad.yaml"));
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("bad.yaml:4") != std::string::npos);
+    write_file(dir.file("other.yaml"), "wcet: {function: k_stats}\n");
+    CHECK(emutrace_cli("wcet " + elf + " -f k_stats --flow-facts " + dir.file("other.yaml")).status == 2);
+    Cli deep = emutrace_cli("wcet " + elf + " -f k_stats --call-context 9");
+    CHECK(deep.status == 2);
+    CHECK(deep.err.find("--call-context 9") != std::string::npos);
+}
