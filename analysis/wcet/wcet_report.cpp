@@ -18,6 +18,7 @@ using report::escape;
 constexpr std::size_t kFunctionsDrawn = 6;  ///< the worst path's busiest functions
 constexpr std::size_t kBlocksDrawn = 160;   ///< a larger CFG is listed, not drawn
 constexpr std::size_t kPathRows = 40;
+constexpr std::size_t kGapRows = 20;  ///< blocks where the bound parts from the run most
 
 std::string cycles_text(std::uint64_t cycles, std::uint64_t hz) {
     return report::thousands(cycles) + " cycles" + (hz ? " (" + report::duration(static_cast<double>(cycles), hz) + ")" : "");
@@ -74,7 +75,7 @@ std::string gap_table(const WcetResult& r) {
     t.numeric = {false, false, false, true, true, true, false};
     std::size_t rows = 0;
     for (const auto& g : r.gap) {
-        if (g.gap() <= 0 || rows++ == kPathRows) break;
+        if (g.gap() <= 0 || rows++ == kGapRows) break;
         t.rows.push_back({escape(g.function), escape(g.context.empty() ? "(bounded function)" : g.context),
                           config::hex32(g.start) + "-" + config::hex32(g.end),
                           report::thousands(g.bound_count) + ", " + report::thousands(g.bound_cycles),
