@@ -181,7 +181,8 @@ std::string format_coverage(const WcetResult& r) {
 
 std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP" +
-                    (r.ilp_rows ? line(", %zu rows x %zu columns, both solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") + "):\n";
+                    (r.ilp_rows ? line(", %zu rows x %zu columns, both solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") +
+                    "):\n";
     s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
     double gain =
         r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
