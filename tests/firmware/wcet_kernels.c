@@ -11,8 +11,8 @@
  * Output: "kernels: <checksum>". */
 #include <stdint.h>
 
+#include "cmdline_seed.h"
 #include "print.h"
-#include "semihost.h"
 
 #define KERNEL __attribute__((noinline, noipa))
 #define N_SORT 48
@@ -218,24 +218,6 @@ KERNEL void k_stats(int n)
 }
 
 /* ---- driver ---- */
-
-static uint32_t seed_from_cmdline(void)
-{
-    char line[64];
-    if (sh_get_cmdline(line, sizeof line) != 0)
-        return 1;
-    uint32_t seed = 0;
-    int found = 0;
-    for (const char *c = line; *c; c++) {
-        if (c[0] == 's' && c[1] == 'e' && c[2] == 'e' && c[3] == 'd' && c[4] == '=') {
-            for (c += 5; *c >= '0' && *c <= '9'; c++)
-                seed = seed * 10u + (uint32_t)(*c - '0');
-            found = 1;
-            break;
-        }
-    }
-    return found ? seed : 1;
-}
 
 static float small_float(void)
 {

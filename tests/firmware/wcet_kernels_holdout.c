@@ -9,8 +9,8 @@
  * Output: "holdout: <checksum>". */
 #include <stdint.h>
 
+#include "cmdline_seed.h"
 #include "print.h"
-#include "semihost.h"
 
 #define KERNEL __attribute__((noinline, noipa))
 #define N_INV 4
@@ -223,21 +223,6 @@ KERNEL int k_primes(uint32_t from, int count)
 }
 
 /* ---- driver ---- */
-
-static uint32_t seed_from_cmdline(void)
-{
-    char line[64];
-    if (sh_get_cmdline(line, sizeof line) != 0)
-        return 1;
-    for (const char *c = line; *c; c++)
-        if (c[0] == 's' && c[1] == 'e' && c[2] == 'e' && c[3] == 'd' && c[4] == '=') {
-            uint32_t seed = 0;
-            for (c += 5; *c >= '0' && *c <= '9'; c++)
-                seed = seed * 10u + (uint32_t)(*c - '0');
-            return seed;
-        }
-    return 1;
-}
 
 static float small_float(void)
 {
