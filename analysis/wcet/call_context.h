@@ -21,7 +21,7 @@ public:
     /// `depth` is k (0: one context per function, no call-site distinction). Past `most` contexts
     /// new ones are no longer told apart: they fold into the function's context of length 0 and
     /// overflowed() says so.
-    explicit CallContexts(unsigned depth, std::size_t most = std::size_t{1} << 16);
+    explicit CallContexts(unsigned depth, std::size_t most = std::size_t{1} << 14);
 
     /// A function entered from nowhere: reset, an exception handler, a return with no call open.
     std::uint32_t root(std::uint32_t function);

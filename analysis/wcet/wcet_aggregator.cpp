@@ -44,7 +44,17 @@ void WcetAggregator::switch_context(std::uint32_t context) {
         const std::uint32_t f = tracker_.contexts().at(static_cast<std::uint32_t>(context_records_.size())).function;
         ContextRecords c{static_cast<std::uint32_t>(records_.size()), 0, 0};
         if (f + 1 < first_point_.size()) c = {c.base, first_point_[f], first_point_[f + 1] - first_point_[f]};
-        records_.resize(records_.size() + c.size);
+        if (records_.size() + c.size > kMostRecords) {
+            // Memory stays bounded whatever the code does: past the budget, a new context shares
+            // its function's records of last resort, and the bound uses no contexts (folded_).
+            folded_ = true;
+            auto [it, added] = folded_records_.try_emplace(f, static_cast<std::uint32_t>(records_.size()));
+            if (added) records_.resize(records_.size() + c.size);
+            c.base = it->second;
+            c.folded = true;
+        } else {
+            records_.resize(records_.size() + c.size);
+        }
         context_records_.push_back(c);
     }
     context_ = context;
@@ -55,7 +65,12 @@ void WcetAggregator::switch_context(std::uint32_t context) {
 
 // Code of another function run without a call (a branch into libgcc's shared code).
 std::uint32_t WcetAggregator::foreign_record(std::uint32_t point) {
-    auto [it, added] = foreign_.try_emplace(std::uint64_t{context_} << 32 | point, static_cast<std::uint32_t>(records_.size()));
+    std::uint64_t key = std::uint64_t{context_} << 32 | point;
+    if (records_.size() >= kMostRecords && !foreign_.count(key)) {  // past the budget: one per point, no context
+        folded_ = true;
+        key = std::uint64_t{kFoldedContext} << 32 | point;
+    }
+    auto [it, added] = foreign_.try_emplace(key, static_cast<std::uint32_t>(records_.size()));
     if (added) records_.emplace_back();
     return it->second;
 }
@@ -259,7 +274,7 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
     const auto& functions = program_.functions();
     const CallContexts& contexts = tracker_.contexts();
     t.call_depth = contexts.depth();
-    t.contexts_folded = contexts.overflowed();
+    t.contexts_folded = contexts.overflowed() || folded_;
     std::vector<ContextKey> keys(context_records_.size());
     for (std::uint32_t c = 0; c < context_records_.size(); ++c) {
         const CallContext& cc = contexts.at(c);
@@ -275,11 +290,13 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
                 if (r.exit[k][s].seen())
                     b.exits[points[successors_[point][static_cast<std::size_t>(s)]].first][static_cast<std::size_t>(k)] = r.exit[k][s];
         }
-        t.contexts[keys[c]].blocks[points[point].first].merge(b);
+        if (c < keys.size()) t.contexts[keys[c]].blocks[points[point].first].merge(b);
         t.blocks[points[point].first].merge(b);
     };
+    std::set<std::uint32_t> folded_done;  // a function's records of last resort, added once
     for (std::uint32_t c = 0; c < context_records_.size(); ++c) {
         const ContextRecords& cr = context_records_[c];
+        if (cr.folded && !folded_done.insert(cr.base).second) continue;
         for (std::uint32_t k = 0; k < cr.size; ++k) add(c, cr.first + k, records_[cr.base + k]);
     }
     for (const auto& [key, index] : foreign_) add(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), records_[index]);

@@ -93,7 +93,13 @@ private:
     std::vector<Record> records_;  ///< per (context, trace point): a context's function's points are one run of it
     struct ContextRecords {
         std::uint32_t base = 0, first = 0, size = 0;  ///< records_[base + p - first] for p in [first, first + size)
+        bool folded = false;                          ///< shares its function's records of last resort
     };
+    /// At most this many records (192 bytes each): past it contexts fold (switch_context).
+    static constexpr std::size_t kMostRecords = std::size_t{1} << 20;
+    static constexpr std::uint32_t kFoldedContext = UINT32_MAX;  ///< foreign_'s key for records past the budget
+    bool folded_ = false;
+    std::map<std::uint32_t, std::uint32_t> folded_records_;     ///< per function: its records of last resort
     std::vector<ContextRecords> context_records_;               ///< per context id
     std::unordered_map<std::uint64_t, std::uint32_t> foreign_;  ///< (context << 32 | point) of another function's code
     /// Not a trace point, and unlike close()'s UINT32_MAX (no next block) never equal to one.
