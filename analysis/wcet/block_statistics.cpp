@@ -140,6 +140,33 @@ void loops_from(const nlohmann::json& j, std::map<std::uint32_t, std::uint64_t>&
     });
 }
 
+std::vector<std::uint32_t> calls_from(const nlohmann::json& j) {
+    std::vector<std::uint32_t> calls;
+    each(j, "calls", [&](const nlohmann::json& a) {
+        if (!a.is_number_unsigned() || a.get<std::uint64_t>() > UINT32_MAX)
+            throw PathError(config::json_text(a).substr(0, 40) + " is not a 32-bit address");
+        calls.push_back(a.get<std::uint32_t>());
+    });
+    return calls;
+}
+
+RunProfile profile_from(const nlohmann::json& lr) {
+    RunProfile run;
+    run.function = address_at(lr, "function");
+    run.cycles = count_at(lr, "cycles");
+    each(lr, "blocks", [&](const nlohmann::json& b) {
+        ContextKey key{calls_from(b), address_at(b, "function")};
+        auto& e = run.blocks[{key, address_at(b, "address")}];
+        for (std::size_t k = 0; k < 2; ++k) {
+            const nlohmann::json& pair = b.at(k == 0 ? "first" : "later");
+            if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() || !pair[1].is_number_unsigned())
+                throw std::invalid_argument("expected [count, cycles]");
+            e[k] = {pair[0].get<std::uint64_t>(), pair[1].get<std::uint64_t>()};
+        }
+    });
+    return run;
+}
+
 template <typename Map>
 void merge_max(Map& into, const Map& from) {
     for (const auto& [key, value] : from) into[key] = std::max(into[key], value);
@@ -282,13 +309,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
             t.call_depth = static_cast<unsigned>(depth);
             t.contexts_folded = j.value("contexts_folded", false);
             each(j, "contexts", [&](const nlohmann::json& c) {
-                ContextKey key;
-                key.function = address_at(c, "function");
-                each(c, "calls", [&](const nlohmann::json& a) {
-                    if (!a.is_number_unsigned() || a.get<std::uint64_t>() > UINT32_MAX)
-                        throw PathError(config::json_text(a).substr(0, 40) + " is not a 32-bit address");
-                    key.calls.push_back(a.get<std::uint32_t>());
-                });
+                ContextKey key{calls_from(c), address_at(c, "function")};
                 if (key.calls.size() > t.call_depth) throw PathError("calls: more call sites than call_depth");
                 ContextRecord& record = t.contexts[key];
                 each(c, "blocks", [&](const nlohmann::json& b) { record.blocks[address_at(b, "address")] = block_from(b); });
@@ -297,24 +318,11 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
         } else {
             t.contexts_folded = !t.blocks.empty();  // written before contexts: bounds from it use none
         }
-        if (j.contains("longest_run") && !j.at("longest_run").is_null()) {
-            const nlohmann::json& lr = j.at("longest_run");
-            RunProfile run;
-            run.function = address_at(lr, "function");
-            run.cycles = count_at(lr, "cycles");
-            each(lr, "blocks", [&](const nlohmann::json& b) {
-                ContextKey key;
-                key.function = address_at(b, "function");
-                for (const auto& a : b.at("calls")) key.calls.push_back(a.get<std::uint32_t>());
-                auto& e = run.blocks[{key, address_at(b, "address")}];
-                for (int k = 0; k < 2; ++k) {
-                    const nlohmann::json& pair = b.at(k == 0 ? "first" : "later");
-                    if (!pair.is_array() || pair.size() != 2) throw std::invalid_argument("expected [count, cycles]");
-                    e[static_cast<std::size_t>(k)] = {pair[0].get<std::uint64_t>(), pair[1].get<std::uint64_t>()};
-                }
-            });
-            t.longest_run = std::move(run);
-        }
+        if (j.contains("longest_run") && !j.at("longest_run").is_null()) try {
+                t.longest_run = profile_from(j.at("longest_run"));
+            } catch (const PathError& e) {
+                throw PathError(std::string("longest_run.") + e.what());
+            }
         each(j, "functions", [&](const nlohmann::json& f) { t.functions[address_at(f, "address")].time = stat_at(f, "time"); });
         if (j.contains("indirect_calls"))
             each(j, "indirect_calls", [&](const nlohmann::json& c) {

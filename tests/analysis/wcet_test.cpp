@@ -250,7 +250,18 @@ TEST_CASE("wcet statistics: merging is associative and survives a save and a loa
           Case{"\"blocks\": [], \"loops\": [], \"functions\": [7]}", "at functions[0].expected an object, not number"},
           Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"indirect_calls\": [{\"block\": 4, \"targets\": [{\"target\": 8, "
                "\"within\": [-1]}]}]}",
-               "at indirect_calls[0].targets[0].within[0].-1 is not a 32-bit address"}}) {
+               "at indirect_calls[0].targets[0].within[0].-1 is not a 32-bit address"},
+          // Version 2's call contexts: a call string longer than its k, an address that is not one.
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"call_depth\": 1, \"contexts\": [{\"calls\": [4, 8], \"function\": 4, "
+               "\"blocks\": [], \"loops\": []}]}",
+               "at contexts[0].calls: more call sites than call_depth"},
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"call_depth\": 99, \"contexts\": []}", "call_depth: 99 is more than 16"},
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"call_depth\": 2, \"contexts\": [{\"calls\": [-4], \"function\": 4, "
+               "\"blocks\": [], \"loops\": []}]}",
+               "at contexts[0].calls[0].-4 is not a 32-bit address"},
+          Case{"\"blocks\": [], \"loops\": [], \"functions\": [], \"longest_run\": {\"function\": 4, \"cycles\": 9, \"blocks\": [{\"calls\": "
+               "[], \"function\": 4, \"address\": 4, \"first\": [1], \"later\": [0, 0]}]}}",
+               "at longest_run.blocks[0]: expected [count, cycles]"}}) {
         CAPTURE(c.body);
         write_file(dir.file("c.json"), head + c.body);
         CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("c.json")), doctest::Contains(c.says.c_str()), ConfigError);
