@@ -110,11 +110,17 @@ nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, c
     return out;
 }
 
-nlohmann::json loops_json(const std::map<std::uint32_t, std::uint64_t>& bounds, const std::map<std::uint32_t, std::uint64_t>& totals) {
+using TotalsOver = std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>;
+
+nlohmann::json loops_json(const std::map<std::uint32_t, std::uint64_t>& bounds, const std::map<std::uint32_t, std::uint64_t>& totals,
+                          const TotalsOver* over = nullptr) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [header, bound] : bounds) {
         nlohmann::json l = {{"header", header}, {"max_iterations", bound}};
         if (auto t = totals.find(header); t != totals.end()) l["max_total"] = t->second;
+        if (over)
+            for (auto it = over->lower_bound({header, 0}); it != over->end() && it->first.first == header; ++it)
+                l["over"].push_back({{"outer", it->first.second}, {"max_total", it->second}});
         out.push_back(l);
     }
     return out;
@@ -133,10 +139,14 @@ BlockRecord block_from(const nlohmann::json& b) {
     return r;
 }
 
-void loops_from(const nlohmann::json& j, std::map<std::uint32_t, std::uint64_t>& bounds, std::map<std::uint32_t, std::uint64_t>& totals) {
+void loops_from(const nlohmann::json& j, std::map<std::uint32_t, std::uint64_t>& bounds, std::map<std::uint32_t, std::uint64_t>& totals,
+                TotalsOver* over = nullptr) {
     each(j, "loops", [&](const nlohmann::json& l) {
-        bounds[address_at(l, "header")] = count_at(l, "max_iterations");
-        if (l.contains("max_total")) totals[address_at(l, "header")] = count_at(l, "max_total");
+        const std::uint32_t header = address_at(l, "header");
+        bounds[header] = count_at(l, "max_iterations");
+        if (l.contains("max_total")) totals[header] = count_at(l, "max_total");
+        if (over && l.contains("over"))
+            each(l, "over", [&](const nlohmann::json& o) { (*over)[{header, address_at(o, "outer")}] = count_at(o, "max_total"); });
     });
 }
 
@@ -184,6 +194,7 @@ void ContextRecord::merge(const ContextRecord& other) {
     for (const auto& [address, r] : other.blocks) blocks[address].merge(r);
     merge_max(loop_bounds, other.loop_bounds);
     merge_max(loop_totals, other.loop_totals);
+    merge_max(loop_totals_over, other.loop_totals_over);
 }
 
 void StatisticsTable::truncate_contexts(unsigned depth) {
@@ -255,7 +266,7 @@ void StatisticsTable::save(const std::string& path) const {
         contexts_j.push_back({{"calls", key.calls},
                               {"function", key.function},
                               {"blocks", blocks_json(record.blocks, nullptr)},
-                              {"loops", loops_json(record.loop_bounds, record.loop_totals)}});
+                              {"loops", loops_json(record.loop_bounds, record.loop_totals, &record.loop_totals_over)}});
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
     for (const auto& [block, targets] : indirect_targets) {
@@ -313,7 +324,7 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                 if (key.calls.size() > t.call_depth) throw PathError("calls: more call sites than call_depth");
                 ContextRecord& record = t.contexts[key];
                 each(c, "blocks", [&](const nlohmann::json& b) { record.blocks[address_at(b, "address")] = block_from(b); });
-                loops_from(c, record.loop_bounds, record.loop_totals);
+                loops_from(c, record.loop_bounds, record.loop_totals, &record.loop_totals_over);
             });
         } else {
             t.contexts_folded = !t.blocks.empty();  // written before contexts: bounds from it use none

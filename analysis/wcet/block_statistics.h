@@ -62,6 +62,9 @@ struct ContextRecord {
     std::map<std::uint32_t, BlockRecord> blocks;         ///< by block start address
     std::map<std::uint32_t, std::uint64_t> loop_bounds;  ///< as StatisticsTable's, in this context
     std::map<std::uint32_t, std::uint64_t> loop_totals;
+    /// Of a loop two or more levels deep, by (its header, the header of a loop around its parent):
+    /// the most header executions over one entry of that outer loop (three loops in a triangle).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> loop_totals_over;
     void merge(const ContextRecord& other);
 };
 

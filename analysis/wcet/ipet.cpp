@@ -96,6 +96,8 @@ void validate(const IpetProblem& problem) {
                   loop_label(problem, l) + ": an entry is not an edge into the header");
         check(loop.parent < static_cast<int>(problem.loops.size()) && loop.parent != static_cast<int>(l),
               loop_label(problem, l) + ": the enclosing loop is out of range");
+        for (const auto& [outer, total] : loop.outer_totals)
+            check(outer < problem.loops.size() && outer != l, loop_label(problem, l) + ": a loop around it is out of range");
     }
     // GLPK counts rows and columns in int; stay far from the limit.
     check(n < INT_MAX / 8 && problem.edges.size() < INT_MAX / 8, "the problem is too large for GLPK");
@@ -264,6 +266,10 @@ void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         if (loop.parent >= 0 && loop.total > 0) {
             const EntryFlow parent = entry_flow(problem, c, callers_of, static_cast<std::size_t>(loop.parent));
             rows.push_back(loop_row({{c.x1[h], 1}, {c.x2[h], 1}}, parent, static_cast<double>(loop.total), GLP_UP));
+        }
+        for (const auto& [outer, total] : loop.outer_totals) {
+            const EntryFlow around = entry_flow(problem, c, callers_of, outer);
+            rows.push_back(loop_row({{c.x1[h], 1}, {c.x2[h], 1}}, around, static_cast<double>(total), GLP_UP));
         }
     }
 }

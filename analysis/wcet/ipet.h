@@ -38,6 +38,9 @@ struct IpetLoop {
     /// `parent`, whatever its iterations (a triangular loop nest: n(n+1)/2, not n * n).
     int parent = -1;
     std::uint64_t total = 0;
+    /// Most header executions over one entry of a loop further out (two or more levels), by that
+    /// loop's index: a triangle three loops deep.
+    std::vector<std::pair<std::size_t, std::uint64_t>> outer_totals;
 };
 
 /// A call (or tail call) site: each execution of `caller` enters the graph once more at `callee`

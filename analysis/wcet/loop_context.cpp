@@ -6,7 +6,8 @@ namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows, unsigned call_depth)
     : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0), children_(points.loops().size()),
-      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), called_totals_(rows_.size()), contexts_(call_depth) {
+      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), called_totals_(rows_.size()), outer_totals_(rows_.size()),
+      contexts_(call_depth) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -24,7 +25,17 @@ void LoopContextTracker::retire(std::size_t row) {
     const TracePoint& p = points_.points()[r.id];
     if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) {
         auto l = static_cast<std::size_t>(p.loop);
-        if (points_.loops()[l].parent < 0) add_to_caller_loop(row, l);
+        if (points_.loops()[l].parent < 0)
+            add_to_caller_loop(row, l);
+        else if (points_.loops()[static_cast<std::size_t>(points_.loops()[l].parent)].parent >= 0)
+            add_to_outer_loops(row, l);
+        for (const NestedKey& key : outer_totals_[row]) {  // totals over this entry of this loop end with it
+            std::uint64_t& running = outer_running_[key];
+            std::uint64_t& most = max_outer_[key];
+            most = std::max(most, running);
+            running = 0;
+        }
+        outer_totals_[row].clear();
         // The totals of called functions' loops over this entry of this loop end with it.
         for (std::uint64_t key : called_totals_[row]) {
             std::uint64_t& running = called_running_[key];
@@ -63,6 +74,25 @@ void LoopContextTracker::add_to_caller_loop(std::size_t row, std::size_t l) {
         if (running == 0) called_totals_[k].push_back(key);
         running += r.iterations;
         return;
+    }
+}
+
+// A loop nested two or more levels deep leaves a row: its iterations add to its totals over the
+// entries of the loops around its parent, whose rows are below it in the same function's run.
+void LoopContextTracker::add_to_outer_loops(std::size_t row, std::size_t l) {
+    const LoopRow& r = rows_[row];
+    unsigned level = 0;
+    for (std::size_t k = std::min(row, rows_.size()); k-- > 0 && level <= kOuterLevels;) {
+        const LoopRow& o = rows_[k];
+        if (!o.valid) continue;
+        if (o.context != r.context) return;  // the function's rows end here
+        const TracePoint& op = points_.points()[o.id];
+        if (op.loop < 0 || points_.loops()[static_cast<std::size_t>(op.loop)].header != o.id) continue;
+        if (++level == 1) continue;  // the parent: running_total_ counts that one
+        const NestedKey key{r.context, static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(op.loop)};
+        std::uint64_t& running = outer_running_[key];
+        if (running == 0) outer_totals_[k].push_back(key);
+        running += r.iterations;
     }
 }
 
@@ -257,6 +287,16 @@ std::unordered_map<std::uint64_t, std::uint64_t> LoopContextTracker::max_totals_
         // An open total belongs to the open row of its parent, in that row's context.
         std::uint64_t& total = out[std::uint64_t{context_of[static_cast<std::size_t>(parent)]} << 32 | l];
         total = std::max(total, open[l]);
+    }
+    return out;
+}
+
+std::unordered_map<LoopContextTracker::NestedKey, std::uint64_t, LoopContextTracker::NestedKeyHash> LoopContextTracker::max_totals_over_outer()
+    const {
+    auto out = max_outer_;
+    for (const auto& [key, running] : outer_running_) {  // entries still open, as far as they got
+        std::uint64_t& most = out[key];
+        most = std::max(most, running);
     }
     return out;
 }

@@ -64,6 +64,18 @@ public:
     /// The total of a function's outermost loop is over one entry of the nearest loop of a caller.
     std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context() const;
     std::unordered_map<std::uint64_t, std::uint64_t> max_totals_by_context() const;
+    /// A loop's most header executions over one entry of a loop two or more levels around it in
+    /// the same function (a triangle three loops deep), per context.
+    struct NestedKey {
+        std::uint32_t context, loop, outer;
+        bool operator==(const NestedKey&) const = default;
+    };
+    struct NestedKeyHash {
+        std::size_t operator()(const NestedKey& k) const {
+            return (std::uint64_t{k.context} * 0x9E3779B97F4A7C15ull) ^ (std::uint64_t{k.loop} << 24) ^ k.outer;
+        }
+    };
+    std::unordered_map<NestedKey, std::uint64_t, NestedKeyHash> max_totals_over_outer() const;
     /// The call context of the block the last step reached.
     std::uint32_t context() const { return context_; }
     const CallContexts& contexts() const { return contexts_; }
@@ -92,6 +104,7 @@ private:
     void land(std::uint32_t next);
     void retire(std::size_t row);
     void add_to_caller_loop(std::size_t row, std::size_t l);
+    void add_to_outer_loops(std::size_t row, std::size_t l);
 
     // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
     static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26,
@@ -125,6 +138,10 @@ private:
     /// iterations add up in the row's current loop entry, and those running sums.
     std::vector<std::vector<std::uint64_t>> called_totals_;
     std::unordered_map<std::uint64_t, std::uint64_t> called_running_;
+    /// The same for loops two or more levels out in the function (add_to_outer_loops).
+    static constexpr unsigned kOuterLevels = 4;
+    std::vector<std::vector<NestedKey>> outer_totals_;
+    std::unordered_map<NestedKey, std::uint64_t, NestedKeyHash> outer_running_, max_outer_;
     std::uint64_t saturations_ = 0;
     CallContexts contexts_;
     std::uint32_t context_ = 0;

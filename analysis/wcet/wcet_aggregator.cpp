@@ -310,6 +310,11 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
         if (c >= keys.size() || total == 0) continue;
         t.contexts[keys[c]].loop_totals[points[points_.loops()[static_cast<std::uint32_t>(key)].header].first] = total;
     }
+    for (const auto& [key, total] : tracker_.max_totals_over_outer()) {
+        if (key.context >= keys.size() || total == 0) continue;
+        t.contexts[keys[key.context]]
+            .loop_totals_over[{points[points_.loops()[key.loop].header].first, points[points_.loops()[key.outer].header].first}] = total;
+    }
     if (!have_longest_ || profiled_ >= functions.size()) return;
     // Which context and trace point each record is.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> owner(records_.size(), {UINT32_MAX, 0});

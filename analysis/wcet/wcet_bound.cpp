@@ -181,11 +181,17 @@ public:
                 const std::uint32_t h = fn.blocks[l.header].start;
                 if (auto it = from.loop_bounds.find(h); it != from.loop_bounds.end()) out.loop_bounds[h] = std::max(out.loop_bounds[h], it->second);
                 if (auto it = from.loop_totals.find(h); it != from.loop_totals.end()) out.loop_totals[h] = std::max(out.loop_totals[h], it->second);
+                for (auto it = from.loop_totals_over.lower_bound({h, 0}); it != from.loop_totals_over.end() && it->first.first == h; ++it)
+                    out.loop_totals_over[it->first] = std::max(out.loop_totals_over[it->first], it->second);
             }
         };
         if (depth_ == 0) {
-            ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals};
-            take(all);
+            if (stats_.contexts.empty() || stats_.contexts_folded) {  // only the union is complete
+                ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals, {}};
+                take(all);
+            } else {
+                for (const auto& [key, record] : stats_.contexts) take(record);
+            }
             return out;
         }
         for (const Entry* e : matching(calls)) take(*e->record);
@@ -545,7 +551,7 @@ private:
         if (query_.source_line)
             if (std::string line = query_.source_line(header); !line.empty()) il.name += " (" + line + ")";
         if (!in.label.empty()) il.name += " called from " + in.label;
-        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, call_instructions(in), "never entered", 0, "", "", ""};
+        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, call_instructions(in), "never entered", 0, "", "", {}, ""};
         const FlowFact* fact = fact_for(in, l, header);
         if (fact && fact->bound) {
             il.bound = used.bound = fact->bound;
@@ -567,6 +573,7 @@ private:
             if (i == 0) fail_outer_total(*fact, il.name);      // the bounded function: no caller's loop around it in the bound
             outer_fact_totals_[problem_.loops.size()] = fact;  // over a caller's loop: nest_called_loops()
         }
+        if (loop.parent >= 0 && used.source == "observed" && !(fact && fact->total)) add_outer_totals(in, l, il, used);
         if (fact) check_fact_against_runs(*fact, in, header, il.name);
         if (query_.source_line) used.line = query_.source_line(header);
         for (std::size_t e = 0; e < fn.edges.size(); ++e)
@@ -575,6 +582,19 @@ private:
         problem_.loops.push_back(il);
         r_.loops.push_back(used);
         loop_instance_.push_back(i);
+    }
+
+    // The observed totals of loop l over the entries of the loops around its parent.
+    void add_outer_totals(const Instance& in, std::size_t l, IpetLoop& il, LoopBoundUsed& used) const {
+        const decode::Function& fn = fns_[in.function];
+        const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
+        for (int outer = fn.loops[static_cast<std::size_t>(fn.loops[l].parent)].parent; outer >= 0;
+             outer = fn.loops[static_cast<std::size_t>(outer)].parent) {
+            auto it = in.stats.loop_totals_over.find({header, fn.blocks[fn.loops[static_cast<std::size_t>(outer)].header].start});
+            if (it == in.stats.loop_totals_over.end()) continue;
+            il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), it->second});
+            used.outer_totals.push_back({fn.name + " loop " + std::to_string(outer), it->second});
+        }
     }
 
     // A flow fact below what a run did is wrong, and a bound from it would be below that run.

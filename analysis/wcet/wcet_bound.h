@@ -101,7 +101,9 @@ struct LoopBoundUsed {
     std::uint64_t total = 0;                   ///< per entry of the enclosing loop, when used; 0: none
     std::string total_source;                  ///< "observed" or "flow fact"
     std::string total_over;                    ///< the loop the total is over when it encloses the call that leads here, "" its own parent
-    std::string line;                          ///< the header's source line, "file.c:12", when known
+    /// Observed totals over one entry of loops further out in the function (a triangle three deep).
+    std::vector<std::pair<std::string, std::uint64_t>> outer_totals;
+    std::string line;  ///< the header's source line, "file.c:12", when known
 };
 
 /// A block on an irreducible cycle and the most executions per call the bound allows it.

@@ -47,7 +47,7 @@ const KernelRun& kernels() {
     return run;
 }
 
-const char* const kKernels[] = {"k_bsort", "k_insertsort", "k_matmul", "k_countneg", "k_fir", "k_iir", "k_ludcmp", "k_stats"};
+const char* const kKernels[] = {"k_bsort", "k_insertsort", "k_matmul", "k_countneg", "k_tri3", "k_fir", "k_iir", "k_ludcmp", "k_stats"};
 
 }  // namespace
 
@@ -116,6 +116,23 @@ TEST_CASE("wcet contexts: a called routine's loop is totalled over the caller's 
         CHECK(l.context_calls.size() == 1);
     }
     CHECK(found);
+}
+
+TEST_CASE("wcet contexts: a loop three deep in a triangle is held to its total over the outermost loop's entry") {
+    const KernelRun& run = kernels();
+    WcetResult r = run.bound("k_tri3", 2);
+    REQUIRE(r.loops.size() == 3);
+    const LoopBoundUsed& inner = r.loops[2];
+    REQUIRE(inner.outer_totals.size() == 1);
+    CHECK(inner.outer_totals[0].first == "k_tri3 loop 0");
+    // Over the outermost loop's entry the innermost ran sum (n-k-1)^2 times, well under bound x the parent's total.
+    CHECK(inner.outer_totals[0].second < inner.total * r.loops[0].bound / 2);
+    StatisticsTable without = run.stats;
+    for (auto& [key, c] : without.contexts) c.loop_totals_over.clear();
+    WcetResult looser = run.session->bound(without, {"k_tri3", {}, {}, 2});
+    CHECK(r.bound_cycles < looser.bound_cycles);
+    CHECK(r.bound_cycles >= r.observed_max_cycles);
+    CHECK(r.trusted());
 }
 
 TEST_CASE("wcet contexts: the gap to the longest run adds up to bound minus run, block by block") {

@@ -92,6 +92,19 @@ KERNEL void k_countneg(void)
         }
 }
 
+/* Three loops in a triangle, as in an LU elimination: the innermost runs
+ * (n-k-1)^2 times in the k-th outer iteration, far below its most per entry
+ * times both outer bounds. */
+KERNEL int k_tri3(int n)
+{
+    int s = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = k + 1; i < n; i++)
+            for (int j = k + 1; j < n; j++)
+                s += mat_a[i][j] ^ (k + j);
+    return s;
+}
+
 /* ---- soft-float kernels ---- */
 
 static float fir_in[N_FIR + N_TAPS], fir_out[N_FIR];
@@ -245,6 +258,7 @@ int main(void)
         }
     k_matmul();
     k_countneg();
+    check = check * 31u + (uint32_t)k_tri3(N_MAT);
     check = check * 31u + (uint32_t)(sum_pos + sum_neg + count_neg);
 
     for (int i = 0; i < N_FIR + N_TAPS; i++)
