@@ -441,6 +441,9 @@ IpetSolution read_solution(glp_prob* p, const IpetProblem& problem, const Column
     }
     s.edges.resize(problem.edges.size());
     for (std::size_t i = 0; i < problem.edges.size(); ++i) s.edges[i] = count_of(p, c.edge(i));
+    s.calls.resize(problem.calls.size());
+    for (std::size_t k = 0; k < problem.calls.size(); ++k)
+        s.calls[k] = c.call[k] != 0 ? count_of(p, c.call[k]) : s.first[problem.calls[k].caller] + s.later[problem.calls[k].caller];
     return s;
 }
 

@@ -82,6 +82,7 @@ struct IpetSolution {
     std::vector<std::uint64_t> later;   ///< per block: executions in later iterations
     std::vector<std::uint64_t> edges;   ///< per edge: times taken on the longest path
     std::vector<double> discounts;      ///< per edge: cycles its block costs less when it leaves by it
+    std::vector<std::uint64_t> calls;   ///< per call: times made on the longest path
     std::size_t rows = 0, columns = 0;  ///< the integer program's size
 };
 

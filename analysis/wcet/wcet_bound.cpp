@@ -685,9 +685,11 @@ private:
         out_edges_.assign(problem_.blocks.size(), {});
         for (std::size_t e = 0; e < problem_.edges.size(); ++e) out_edges_[problem_.edges[e].from].push_back(e);
         std::map<std::size_t, FunctionShare> shares;
-        for (const auto& c : problem_.calls)
-            if (origin_[c.callee].block == 0)
-                shares[instances_[origin_[c.callee].instance].function].entries += best_.first[c.caller] + best_.later[c.caller];
+        for (std::size_t k = 0; k < problem_.calls.size(); ++k) {  // a call into shared code enters that function too
+            const IpetCall& c = problem_.calls[k];
+            if (origin_[c.callee].instance != origin_[c.caller].instance)
+                shares[instances_[origin_[c.callee].instance].function].entries += best_.calls[k];
+        }
         shares[order_.front()].entries = 1;
         for (const Instance& in : instances_) ++shares[in.function].contexts;
         for (std::size_t i = 0; i < problem_.blocks.size(); ++i) {
