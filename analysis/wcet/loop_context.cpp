@@ -5,9 +5,8 @@
 namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows, unsigned call_depth)
-    : points_(points), rows_(std::max<std::size_t>(rows, 4)), max_iterations_(points.loops().size(), 0), children_(points.loops().size()),
-      running_total_(points.loops().size(), 0), max_total_(points.loops().size(), 0), called_totals_(rows_.size()), outer_totals_(rows_.size()),
-      contexts_(call_depth) {
+    : points_(points), rows_(std::max<std::size_t>(rows, 4)), children_(points.loops().size()), running_total_(points.loops().size(), 0),
+      called_totals_(rows_.size()), outer_totals_(rows_.size()), contexts_(call_depth) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -44,13 +43,11 @@ void LoopContextTracker::retire(std::size_t row) {
             running = 0;
         }
         called_totals_[row].clear();
-        max_iterations_[l] = std::max(max_iterations_[l], r.iterations);
         const std::uint64_t in_context = std::uint64_t{r.context} << 32;
         std::uint32_t& most = max_iterations_by_context_[in_context | l];
         most = std::max(most, r.iterations);
         running_total_[l] += r.iterations;
         for (std::uint32_t child : children_[l]) {
-            max_total_[child] = std::max(max_total_[child], running_total_[child]);
             if (running_total_[child] > 0) {
                 std::uint64_t& total = max_total_by_context_[in_context | child];
                 total = std::max(total, running_total_[child]);
@@ -223,33 +220,26 @@ void LoopContextTracker::exception_return() {
     frames_.resize(std::min(frames_.size(), s.frames));
 }
 
+// Over every context: the largest of the loop's figures in each.
 std::vector<std::uint64_t> LoopContextTracker::max_totals() const {
-    std::vector<std::uint64_t> out = max_total_;
-    std::vector<std::uint64_t> open = running_total_;  // entries of parents still open, as far as they got
-    for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {
-        const LoopRow& r = rows_[k];
-        if (!r.valid) continue;
-        const TracePoint& p = points_.points()[r.id];
-        if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id) open[static_cast<std::size_t>(p.loop)] += r.iterations;
+    std::vector<std::uint64_t> out(points_.loops().size(), 0);
+    for (const auto& [key, total] : max_totals_by_context()) {
+        const auto l = static_cast<std::uint32_t>(key);
+        if (points_.loops()[l].parent >= 0) out[l] = std::max(out[l], total);  // an outermost loop's is over a caller's loop
     }
-    for (std::size_t l = 0; l < out.size(); ++l)
-        if (points_.loops()[l].parent >= 0) out[l] = std::max(out[l], open[l]);
     return out;
 }
 
 std::vector<std::uint32_t> LoopContextTracker::max_iterations() const {
-    std::vector<std::uint32_t> out = max_iterations_;
-    for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {
-        const LoopRow& r = rows_[k];
-        if (!r.valid) continue;
-        const TracePoint& p = points_.points()[r.id];
-        if (p.loop >= 0 && points_.loops()[static_cast<std::size_t>(p.loop)].header == r.id)
-            out[static_cast<std::size_t>(p.loop)] = std::max(out[static_cast<std::size_t>(p.loop)], r.iterations);
+    std::vector<std::uint32_t> out(points_.loops().size(), 0);
+    for (const auto& [key, most] : max_iterations_by_context()) {
+        const auto l = static_cast<std::uint32_t>(key);
+        out[l] = std::max(out[l], most);
     }
     return out;
 }
 
-// The rows still open count as far as they got, as in max_iterations() and max_totals().
+// The rows still open count as far as they got.
 std::unordered_map<std::uint64_t, std::uint32_t> LoopContextTracker::max_iterations_by_context() const {
     auto out = max_iterations_by_context_;
     for (std::size_t k = 0; k <= p_ && k < rows_.size(); ++k) {

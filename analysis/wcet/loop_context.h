@@ -128,12 +128,10 @@ private:
         std::uint32_t caller;   ///< the block that called
         std::uint32_t context;  ///< the caller's context
     };
-    std::vector<Frame> frames_;  ///< one per open call
-    std::vector<Saved> saved_;   ///< one per exception being handled
-    std::vector<std::uint32_t> max_iterations_;
+    std::vector<Frame> frames_;                         ///< one per open call
+    std::vector<Saved> saved_;                          ///< one per exception being handled
     std::vector<std::vector<std::uint32_t>> children_;  ///< per loop: the loops nested directly in it
     std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered
-    std::vector<std::uint64_t> max_total_;
     /// Per row: the (context << 32 | loop) keys of called functions' outermost loops whose
     /// iterations add up in the row's current loop entry, and those running sums.
     std::vector<std::vector<std::uint64_t>> called_totals_;
