@@ -78,8 +78,9 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
         if (!l.context_calls.empty()) facts += ", context: " + addresses(l.context_calls);
         facts += ", bound: " + std::to_string(l.bound);
         if (l.total) facts += ", total: " + std::to_string(l.total);
-        facts += "}  # " + l.source + (l.total ? ", total " + l.total_source : "") + "; header " + config::hex32(l.header) +
-                 (l.line.empty() ? "" : " (" + l.line + ")") + (l.context.empty() ? "" : "; called from " + l.context) + "\n";
+        facts += "}  # " + l.source + (l.total ? ", total " + l.total_source + (l.total_over.empty() ? "" : " per entry of " + l.total_over) : "") +
+                 "; header " + config::hex32(l.header) + (l.line.empty() ? "" : " (" + l.line + ")") +
+                 (l.context.empty() ? "" : "; called from " + l.context) + "\n";
         ++written;
     }
     s += written ? "flow_facts:\n" + facts : "flow_facts: []\n";

@@ -70,10 +70,9 @@ std::vector<decode::CallSite> sites_of(const decode::Function& f) {
 
 // The target and every function it can reach through direct calls and the observed targets of
 // indirect ones, callees after callers.
-std::vector<std::size_t> reachable_functions(const decode::Program& program, const StatisticsTable& stats, std::size_t root,
-                                             std::vector<std::string>& warnings) {
+std::vector<std::size_t> reachable_functions(const decode::Program& program, const CallTargets& targets, const StatisticsTable& stats,
+                                             std::size_t root, std::vector<std::string>& warnings) {
     const auto& fns = program.functions();
-    CallTargets targets(program);
     std::vector<std::size_t> order;
     std::vector<int> state(fns.size(), 0);  // 0 unseen, 1 on the stack, 2 done
     std::vector<std::string> stack;
@@ -237,12 +236,12 @@ private:
 class WcetBuild {
 public:
     WcetBuild(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query)
-        : fns_(program.functions()), program_(program), stats_(stats), query_(query), contexts_(stats, depth_of(stats, query)) {
+        : fns_(program.functions()), program_(program), stats_(stats), query_(query), contexts_(stats, depth_of(stats, query)), targets_(program) {
         auto root = std::find_if(fns_.begin(), fns_.end(), [&](const decode::Function& f) { return f.name == query.function; });
         if (root == fns_.end()) throw ConfigError("wcet: no function named '" + query.function + "' with a size in the ELF's symbols");
         root_ = &*root;
         r_.function = query.function;
-        order_ = reachable_functions(program, stats, static_cast<std::size_t>(root - fns_.begin()), r_.warnings);
+        order_ = reachable_functions(program, targets_, stats, static_cast<std::size_t>(root - fns_.begin()), r_.warnings);
         if (stats.contexts_folded && query.call_depth > 0)
             r_.warnings.push_back(
                 "the statistics do not tell call sites apart (written by an older emutrace, or too many contexts): "
@@ -275,7 +274,8 @@ private:
         std::vector<std::uint32_t> calls;  ///< the last k calling blocks' start addresses, from the bounded function
         std::size_t base = 0, loop_base = 0;
         ContextRecord stats;
-        std::string label;  ///< "f@0x... > g@0x...", "" for the bounded function
+        std::vector<std::uint32_t> call_instructions;  ///< of `calls`, as FlowFact::context names them
+        std::string label;                             ///< "f@0x... > g@0x...", "" for the bounded function
     };
     struct Origin {
         std::size_t instance, block;
@@ -296,39 +296,31 @@ private:
         }
     }
 
-    // The call instruction of the calling block that starts at `block`, for names users can find
-    // in a disassembly.
-    std::uint32_t call_instruction(std::uint32_t block) const {
-        for (const auto& f : fns_)
-            if (block >= f.start && block < f.end) {
-                int b = f.block_at(block);
-                if (b < 0) break;
+    // The call instructions of the calling blocks `calls` (their start addresses), and the context
+    // they make as users read it ("f@0x... > g@0x..."): addresses found in a disassembly.
+    void name_context(Instance& in) const {
+        for (std::uint32_t block : in.calls) {
+            std::uint32_t at = block;
+            std::string function = config::hex32(block);
+            if (auto caller = targets_.at(block)) {
+                const decode::Function& f = fns_[caller->function];
+                const decode::BasicBlock& b = f.blocks[caller->block];
+                function = f.name;
                 for (const auto& c : f.calls)
-                    if (c.at >= f.blocks[static_cast<std::size_t>(b)].start && c.at < f.blocks[static_cast<std::size_t>(b)].end) return c.at;
+                    if (c.at >= b.start && c.at < b.end) {
+                        at = c.at;
+                        break;
+                    }
             }
-        return block;
-    }
-    std::vector<std::uint32_t> call_instructions(const Instance& in) const {
-        std::vector<std::uint32_t> out;
-        for (std::uint32_t b : in.calls) out.push_back(call_instruction(b));
-        return out;
-    }
-    std::string function_at(std::uint32_t address) const {
-        for (const auto& f : fns_)
-            if (address >= f.start && address < f.end) return f.name;
-        return config::hex32(address);
-    }
-    std::string label_of(const std::vector<std::uint32_t>& calls) const {
-        std::string s;
-        for (std::uint32_t b : calls) s += (s.empty() ? "" : " > ") + function_at(b) + "@" + config::hex32(call_instruction(b));
-        return s;
+            in.call_instructions.push_back(at);
+            in.label += (in.label.empty() ? "" : " > ") + function + "@" + config::hex32(at);
+        }
     }
 
     // The instances reachable from the bounded function, callers before callees: a call from a
     // block that ran in its context leads to the callee in the context one call longer (a tail
     // call, or a branch into another function's code, keeps the context, as the aggregation does).
     void add_instances() {
-        CallTargets targets(program_);
         std::vector<bool> in_problem(fns_.size(), false);
         for (std::size_t f : order_) in_problem[f] = true;
         std::map<std::pair<std::size_t, std::vector<std::uint32_t>>, std::size_t> ids;
@@ -337,7 +329,8 @@ private:
             if (calls.size() > contexts_.depth()) calls.erase(calls.begin(), calls.end() - contexts_.depth());
             auto [it, added] = ids.try_emplace({f, calls}, instances_.size());
             if (added) {
-                Instance in{f, calls, 0, 0, contexts_.gather(fns_[f], calls), label_of(calls)};
+                Instance in{f, calls, 0, 0, contexts_.gather(fns_[f], calls), {}, {}};
+                name_context(in);
                 // A context the statistics do not know although the function ran (code reached in
                 // a way the aggregation followed differently): the function's every context.
                 const std::uint32_t at = fns_[f].blocks.empty() ? 0 : fns_[f].blocks[entered].start;
@@ -366,7 +359,7 @@ private:
                 else
                     for (std::uint32_t t : observed_targets(fns_[f], c, stats_, root_->start)) targets_of.push_back(t);
                 for (std::uint32_t t : targets_of) {
-                    auto callee = targets.at(t);
+                    auto callee = targets_.at(t);
                     if (!callee || !in_problem[callee->function]) continue;
                     if (!ran) {
                         if (!c.tail)
@@ -533,7 +526,7 @@ private:
                 continue;
             }
             // A fact for one context names it by its call instructions.
-            if (*fact.context == call_instructions(in)) return &fact;
+            if (*fact.context == in.call_instructions) return &fact;
         }
         return general;
     }
@@ -551,7 +544,7 @@ private:
         if (query_.source_line)
             if (std::string line = query_.source_line(header); !line.empty()) il.name += " (" + line + ")";
         if (!in.label.empty()) il.name += " called from " + in.label;
-        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, call_instructions(in), "never entered", 0, "", "", {}, ""};
+        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, in.call_instructions, "never entered", 0, "", "", {}, ""};
         const FlowFact* fact = fact_for(in, l, header);
         if (fact && fact->bound) {
             il.bound = used.bound = fact->bound;
@@ -791,6 +784,7 @@ private:
     const StatisticsTable& stats_;
     const WcetQuery& query_;
     ContextStatistics contexts_;
+    CallTargets targets_;
     const decode::Function* root_ = nullptr;
     std::vector<std::size_t> order_;  ///< the functions in the problem, the root first
     WcetResult r_;
