@@ -6,7 +6,7 @@ namespace emutrace::analysis::wcet {
 
 LoopContextTracker::LoopContextTracker(const TracePoints& points, std::size_t rows, unsigned call_depth)
     : points_(points), rows_(std::max<std::size_t>(rows, 4)), children_(points.loops().size()), running_total_(points.loops().size(), 0),
-      called_totals_(rows_.size()), outer_totals_(rows_.size()), contexts_(call_depth) {
+      totals_over_(rows_.size()), contexts_(call_depth) {
     for (std::size_t l = 0; l < points.loops().size(); ++l)
         if (int parent = points.loops()[l].parent; parent >= 0) children_[static_cast<std::size_t>(parent)].push_back(static_cast<std::uint32_t>(l));
     shape_.reserve(points.points().size());
@@ -28,21 +28,14 @@ void LoopContextTracker::retire(std::size_t row) {
             add_to_caller_loop(row, l);
         else if (points_.loops()[static_cast<std::size_t>(points_.loops()[l].parent)].parent >= 0)
             add_to_outer_loops(row, l);
-        for (const NestedKey& key : outer_totals_[row]) {  // totals over this entry of this loop end with it
-            std::uint64_t& running = outer_running_[key];
-            std::uint64_t& most = max_outer_[key];
+        // The totals over this entry of this loop (of loops further in, or called from inside it) end with it.
+        for (const NestedKey& key : totals_over_[row]) {
+            std::uint64_t& running = running_over_[key];
+            std::uint64_t& most = key.outer == kCallerLoop ? max_total_by_context_[std::uint64_t{key.context} << 32 | key.loop] : max_outer_[key];
             most = std::max(most, running);
             running = 0;
         }
-        outer_totals_[row].clear();
-        // The totals of called functions' loops over this entry of this loop end with it.
-        for (std::uint64_t key : called_totals_[row]) {
-            std::uint64_t& running = called_running_[key];
-            std::uint64_t& most = max_total_by_context_[key];
-            most = std::max(most, running);
-            running = 0;
-        }
-        called_totals_[row].clear();
+        totals_over_[row].clear();
         const std::uint64_t in_context = std::uint64_t{r.context} << 32;
         std::uint32_t& most = max_iterations_by_context_[in_context | l];
         most = std::max(most, r.iterations);
@@ -66,10 +59,7 @@ void LoopContextTracker::add_to_caller_loop(std::size_t row, std::size_t l) {
         if (!o.valid || o.context == r.context) continue;
         const TracePoint& op = points_.points()[o.id];
         if (op.loop < 0 || points_.loops()[static_cast<std::size_t>(op.loop)].header != o.id) continue;
-        const std::uint64_t key = std::uint64_t{r.context} << 32 | l;
-        std::uint64_t& running = called_running_[key];
-        if (running == 0) called_totals_[k].push_back(key);
-        running += r.iterations;
+        add_over(k, {r.context, static_cast<std::uint32_t>(l), kCallerLoop}, r.iterations);
         return;
     }
 }
@@ -86,11 +76,15 @@ void LoopContextTracker::add_to_outer_loops(std::size_t row, std::size_t l) {
         const TracePoint& op = points_.points()[o.id];
         if (op.loop < 0 || points_.loops()[static_cast<std::size_t>(op.loop)].header != o.id) continue;
         if (++level == 1) continue;  // the parent: running_total_ counts that one
-        const NestedKey key{r.context, static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(op.loop)};
-        std::uint64_t& running = outer_running_[key];
-        if (running == 0) outer_totals_[k].push_back(key);
-        running += r.iterations;
+        add_over(k, {r.context, static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(op.loop)}, r.iterations);
     }
+}
+
+// Adds to a total over the current entry of the loop on row k, which closes it when it retires.
+void LoopContextTracker::add_over(std::size_t k, const NestedKey& key, std::uint32_t iterations) {
+    std::uint64_t& running = running_over_[key];
+    if (running == 0) totals_over_[k].push_back(key);
+    running += iterations;
 }
 
 void LoopContextTracker::up(std::size_t m, LoopRow r) {
@@ -267,8 +261,9 @@ std::unordered_map<std::uint64_t, std::uint64_t> LoopContextTracker::max_totals_
             context_of[static_cast<std::size_t>(p.loop)] = r.context;
         }
     }
-    for (const auto& [key, running] : called_running_) {  // called loops' totals in entries still open
-        std::uint64_t& total = out[key];
+    for (const auto& [key, running] : running_over_) {  // called loops' totals in entries still open
+        if (key.outer != kCallerLoop) continue;
+        std::uint64_t& total = out[std::uint64_t{key.context} << 32 | key.loop];
         total = std::max(total, running);
     }
     for (std::size_t l = 0; l < open.size(); ++l) {
@@ -284,7 +279,8 @@ std::unordered_map<std::uint64_t, std::uint64_t> LoopContextTracker::max_totals_
 std::unordered_map<LoopContextTracker::NestedKey, std::uint64_t, LoopContextTracker::NestedKeyHash> LoopContextTracker::max_totals_over_outer()
     const {
     auto out = max_outer_;
-    for (const auto& [key, running] : outer_running_) {  // entries still open, as far as they got
+    for (const auto& [key, running] : running_over_) {  // entries still open, as far as they got
+        if (key.outer == kCallerLoop) continue;
         std::uint64_t& most = out[key];
         most = std::max(most, running);
     }

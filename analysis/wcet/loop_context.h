@@ -105,6 +105,7 @@ private:
     void retire(std::size_t row);
     void add_to_caller_loop(std::size_t row, std::size_t l);
     void add_to_outer_loops(std::size_t row, std::size_t l);
+    void add_over(std::size_t k, const NestedKey& key, std::uint32_t iterations);
 
     // Per trace point, packed: distinctor and level (where in the loop nest), and the flags.
     static constexpr std::uint32_t kDistinctor = 0x0000FFFFu, kPlace = 0x00FFFFFFu, kCall = 1u << 24, kEntry = 1u << 25, kExit = 1u << 26,
@@ -132,14 +133,13 @@ private:
     std::vector<Saved> saved_;                          ///< one per exception being handled
     std::vector<std::vector<std::uint32_t>> children_;  ///< per loop: the loops nested directly in it
     std::vector<std::uint64_t> running_total_;          ///< per loop: header executions since its parent was entered
-    /// Per row: the (context << 32 | loop) keys of called functions' outermost loops whose
-    /// iterations add up in the row's current loop entry, and those running sums.
-    std::vector<std::vector<std::uint64_t>> called_totals_;
-    std::unordered_map<std::uint64_t, std::uint64_t> called_running_;
-    /// The same for loops two or more levels out in the function (add_to_outer_loops).
+    /// Per row: the totals running over the row's current loop entry, of loops two or more levels
+    /// in (add_to_outer_loops) and of called functions' outermost loops (add_to_caller_loop, outer
+    /// kCallerLoop); the running sums; the most over one entry of a loop in the function.
     static constexpr unsigned kOuterLevels = 4;
-    std::vector<std::vector<NestedKey>> outer_totals_;
-    std::unordered_map<NestedKey, std::uint64_t, NestedKeyHash> outer_running_, max_outer_;
+    static constexpr std::uint32_t kCallerLoop = UINT32_MAX;
+    std::vector<std::vector<NestedKey>> totals_over_;
+    std::unordered_map<NestedKey, std::uint64_t, NestedKeyHash> running_over_, max_outer_;
     std::uint64_t saturations_ = 0;
     CallContexts contexts_;
     std::uint32_t context_ = 0;
