@@ -111,8 +111,7 @@ bool MachineState::interrupt_possible() const {
 bool MachineState::take_pending(std::uint32_t return_address, bool tail_chain) {
     int n = scs->exceptions().preempting(execution_priority());
     if (!n) return false;
-    unsigned overhead = !timing ? 0 : tail_chain ? timing->tail_chain() : timing->exception_entry();
-    return enter_exception(n, return_address, overhead, tail_chain);
+    return enter_exception(n, return_address, tail_chain);
 }
 
 bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
@@ -129,12 +128,12 @@ bool MachineState::take_synchronous(int n, std::uint32_t return_address) {
         return false;
     }
     state.set_pending(n, true);
-    return enter_exception(n, return_address, timing ? timing->exception_entry() : 0);
+    return enter_exception(n, return_address);
 }
 
 // Long on purpose: the ARM ARM's ExceptionEntry pseudocode (PushStack, then ExceptionTaken) step
 // by step, so it can be read against the manual line for line.
-bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry) {
+bool MachineState::enter_exception(int n, std::uint32_t return_address, bool tail_chain_entry) {
     std::uint32_t xpsr = uc.reg(UC_ARM_REG_XPSR);
     std::uint32_t control = uc.reg(UC_ARM_REG_CONTROL);
     std::uint32_t ipsr = xpsr & 0x1FF;
@@ -217,7 +216,7 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, unsigned
         sync_pipeline_counters();
         return true;
     }
-    add_idle_cycles(overhead + (fp_stacked_now ? models::kFloatingFrameWords : 0), counters.exception);
+    if (timing) add_idle_cycles(timing->entry_cycles(tail_chain_entry, fp_stacked_now), counters.exception);
     return true;
 }
 
@@ -235,7 +234,7 @@ void MachineState::preserve_fp_lazily() {
         counters.exception += pipeline_feed->pipeline().change().lazy_preservation(frame);
         sync_pipeline_counters();
     } else if (timing) {
-        add_idle_cycles(models::kFloatingFrameWords, counters.exception);
+        add_idle_cycles(models::TimingModel::lazy_preservation_cycles(), counters.exception);
     }
 }
 
@@ -322,8 +321,7 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     steer_due_before_tail_chain();
     if (take_pending(frame[6], /*tail_chain=*/true)) return;
     fp_preserved_uncharged = false;
-    unsigned fp_words = (fp_cost.unstacked + fp_cost.preserved) * models::kFloatingFrameWords;
-    if (timing) add_idle_cycles(timing->exception_return() + fp_words, counters.exception);
+    if (timing) add_idle_cycles(timing->return_cycles(fp_cost.unstacked + fp_cost.preserved), counters.exception);
 }
 
 bool MachineState::deliver_fault(uc_err err) {

@@ -411,17 +411,14 @@ RunResult detail::MachineState::finish() {
 }
 
 void detail::MachineState::hook_operand_sites(std::uint32_t address, std::uint32_t size) {
-    // T1 encodings (ARMv7-M ARM A7.7): first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
-    //   SDIV/UDIV o = 001/011; SMULL/UMULL o = 000/010; SMLAL/UMLAL o = 100/110
-    using Op = detail::OperandSite::Op;
     for (const auto& code : blocks.operand_sites(address)) {
         if (!hooked_sites.insert(code.address).second) continue;  // also in a block translated before
-        unsigned o = (code.first >> 4) & 7;
-        detail::OperandSite site{this, static_cast<std::uint8_t>(code.first & 0xF), static_cast<std::uint8_t>(code.second & 0xF)};
-        if (code.first) {
-            site.op = o == 1 || o == 3 ? Op::Divide : o < 4 ? Op::MultiplyLong : Op::MultiplyAccumulateLong;
-            site.is_signed = o == 0 || o == 1 || o == 4;
-        }
+        // Rn in the first halfword's low bits, Rm in the second's (ARMv7-M ARM A7.7).
+        detail::OperandSite site;
+        site.machine = this;
+        site.rn = static_cast<std::uint8_t>(code.first & 0xF);
+        site.rm = static_cast<std::uint8_t>(code.second & 0xF);
+        if (code.first) site.timing = models::TimingModel::operand_timing(code.first);
         site.executed_extra = code.executed_extra;
         site.executed_extra_lsu = code.executed_extra_lsu;
         operand_sites.push_back(std::make_unique<detail::OperandSite>(site));

@@ -235,23 +235,17 @@ void on_operand_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
     MachineState& m = *site.machine;
     m.counters.cycles += static_cast<std::uint64_t>(static_cast<std::int64_t>(site.executed_extra));
     m.counters.lsu += site.executed_extra_lsu;
-    if (site.op == OperandSite::Op::None) return;
-    std::uint32_t n = m.core_register(site.rn), d = m.core_register(site.rm);
-    using Op = OperandSite::Op;
-    unsigned extra = site.op == Op::Divide ? m.timing->divide(n, d, site.is_signed) - models::TimingModel::kDivideMinimum
-                                           : m.timing->multiply_long(n, d, site.is_signed, site.op == Op::MultiplyAccumulateLong) -
-                                                 models::TimingModel::kMultiplyLongMinimum;
-    m.counters.cycles += extra;  // part of the instruction's own cost, as the block's minimum is
+    if (site.timing.op == models::TimingModel::OperandOp::None) return;
+    // Part of the instruction's own cost, as the block's minimum is.
+    m.counters.cycles += m.timing->operand_extra(site.timing, m.core_register(site.rn), m.core_register(site.rm));
 }
 
 bool on_timed_access(uc_engine*, uc_mem_type, std::uint64_t address, int size, std::int64_t, void* user) {
     auto& region = *static_cast<TimedRegion*>(user);
     MachineState& m = *region.machine;
     if (region.wait_states) m.add_idle_cycles(region.wait_states, m.counters.stall);
-    if (region.times_unaligned && size > 1 && (address & static_cast<unsigned>(size - 1))) {
-        // The core splits the access into aligned transfers (silicon: ldr_str_unaligned): a word at
-        // 1 or 3 mod 4 into byte, halfword, byte; at 2 mod 4, or a halfword at an odd address, into two.
-        std::uint32_t extra = (size == 4 && (address & 1) ? 2u : 1u) * (1 + region.wait_states);
+    if (region.times_unaligned) {
+        std::uint32_t extra = models::unaligned_transfer_extra(static_cast<std::uint32_t>(address), static_cast<unsigned>(size), region.wait_states);
         m.counters.cycles += extra;
         m.counters.lsu += extra;
     }

@@ -37,4 +37,12 @@ struct BlockCosts {
 BlockCosts block_costs(const TimingModel* model, std::span<const decode::Instruction> insns, const decode::Instruction* previous,
                        std::uint32_t instructions, std::uint32_t bytes, unsigned fetch_wait);
 
+/// The cycles of a block's part cut at a trace point: its instructions' costs as block_costs()
+/// counted them plus the fetch waits of its `bytes`, at most `left`, what the block has not spent
+/// (the last part takes what remains: its final branch and refill).
+inline std::uint32_t part_cycles(std::uint32_t instruction_cycles, std::uint32_t bytes, unsigned fetch_wait, std::uint32_t left) {
+    std::uint32_t cycles = instruction_cycles + fetch_wait * ((bytes + 3) / 4);
+    return cycles < left ? cycles : left;
+}
+
 }  // namespace emutrace::models

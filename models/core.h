@@ -18,6 +18,10 @@ struct BuildAttributes;
 
 namespace emutrace::models {
 
+/// What an extended exception frame (a core with an FPU, once thread code has used it) adds to the
+/// 8 words: S0-S15 and FPSCR.
+inline constexpr unsigned kFloatingFrameWords = 17;
+
 enum class CoreKind : std::uint8_t { CortexM0, CortexM3, CortexM4, CortexM4F };
 
 struct CoreSpec {

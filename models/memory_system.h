@@ -46,6 +46,21 @@ struct MemoryMode {
     bool operator==(const MemoryMode&) const = default;
 };
 
+/// The cycles an unaligned access of `size` bytes at `address` takes beyond one transfer, in a
+/// memory that times the aligned transfers the core splits it into (MemoryPort::times_unaligned)
+/// and adds `wait_states` to each: a word at 1 or 3 mod 4 goes as byte, halfword, byte; at 2 mod
+/// 4, or a halfword at an odd address, as two (silicon: ldr_str_unaligned).
+inline unsigned unaligned_transfer_extra(std::uint32_t address, unsigned size, unsigned wait_states) {
+    if (size < 2 || !(address & (size - 1))) return 0;
+    return (size == 4 && (address & 1) ? 2u : 1u) * (1 + wait_states);
+}
+
+/// The cycles each fetched word waits in a memory with `wait_states` that delivers a word every
+/// `fetch_word_cycles` (SRAM over the System bus: 2): the per-block model charges them per word.
+inline unsigned fetch_wait(unsigned wait_states, unsigned fetch_word_cycles) {
+    return wait_states + (fetch_word_cycles > 1 ? fetch_word_cycles - 1u : 0u);
+}
+
 /// The board's memories by address.
 class MemorySystem {
 public:

@@ -127,6 +127,26 @@ unsigned TimingModel::multiply_long(std::uint32_t rn, std::uint32_t rm, bool is_
     return accumulate ? cycles + accumulate_extra : cycles;
 }
 
+// T1 encodings (ARMv7-M ARM A7.7): first halfword 1111 1011 1ooo nnnn; SDIV/UDIV o = 001/011,
+// SMULL/UMULL o = 000/010, SMLAL/UMLAL o = 100/110.
+TimingModel::OperandTiming TimingModel::operand_timing(std::uint16_t first_halfword) {
+    if ((first_halfword & 0xFF80u) != 0xFB80u) return {};
+    unsigned o = (first_halfword >> 4) & 7;
+    OperandOp op = o == 1 || o == 3 ? OperandOp::Divide : o < 4 ? OperandOp::MultiplyLong : OperandOp::MultiplyAccumulateLong;
+    return {op, o == 0 || o == 1 || o == 4};
+}
+
+unsigned TimingModel::operand_extra(OperandTiming what, std::uint32_t rn, std::uint32_t rm) const {
+    switch (what.op) {
+        case OperandOp::None: return 0;
+        case OperandOp::Divide: return divide(rn, rm, what.is_signed) - kDivideMinimum;
+        case OperandOp::MultiplyLong:
+        case OperandOp::MultiplyAccumulateLong:
+            return multiply_long(rn, rm, what.is_signed, what.op == OperandOp::MultiplyAccumulateLong) - kMultiplyLongMinimum;
+    }
+    return 0;
+}
+
 bool TimingModel::by_operands(const Instruction& insn) const {
     switch (insn.id) {
         case ARM_INS_SDIV:

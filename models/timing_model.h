@@ -64,10 +64,30 @@ public:
     /// Whether `insn`'s cycles depend on its operands' values: divide(), or multiply_long().
     bool by_operands(const decode::Instruction& insn) const;
     static constexpr unsigned kMultiplyLongMinimum = 3;
+    /// What an instruction timed by its operands is, from its encoding's first halfword.
+    enum class OperandOp : std::uint8_t { None, Divide, MultiplyLong, MultiplyAccumulateLong };
+    struct OperandTiming {
+        OperandOp op = OperandOp::None;
+        bool is_signed = false;
+    };
+    static OperandTiming operand_timing(std::uint16_t first_halfword);
+    /// The cycles such an instruction takes with operands `rn` and `rm` beyond the minimum its
+    /// block counted (kDivideMinimum, kMultiplyLongMinimum).
+    unsigned operand_extra(OperandTiming what, std::uint32_t rn, std::uint32_t rm) const;
 
     unsigned exception_entry() const { return entry_; }    ///< stacking to the first handler instruction
     unsigned exception_return() const { return return_; }  ///< unstacking to the resumed instruction
     unsigned tail_chain() const { return tail_chain_; }    ///< one handler's return straight into the next
+    /// An exception entry's cycles: a tail-chain's or a full entry's, and the FP words a cycle
+    /// each when the frame stacks them now.
+    unsigned entry_cycles(bool tail_chain, bool fp_stacked) const {
+        return (tail_chain ? tail_chain_ : entry_) + (fp_stacked ? kFloatingFrameWords : 0);
+    }
+    /// An exception return's cycles, with the FP words of `fp_frames` extended frames moved (one
+    /// unstacked, one preserved lazily since and not charged then).
+    unsigned return_cycles(unsigned fp_frames) const { return return_ + fp_frames * kFloatingFrameWords; }
+    /// Lazy FP preservation at a handler's first FP instruction: the FP words, a cycle each.
+    static constexpr unsigned lazy_preservation_cycles() { return kFloatingFrameWords; }
 
 private:
     unsigned v6m(const decode::Instruction& insn) const;

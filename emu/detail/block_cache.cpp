@@ -17,10 +17,9 @@ bool branches_to_itself(const std::vector<std::uint8_t>& code) {
     return false;
 }
 
-// The cycles each fetched word waits from `region`, as its memory map gives them: its wait states,
-// and for code fetched at more than one cycle a word (SRAM over the System bus) the cycles beyond one.
+// The cycles each fetched word waits from `region`, as its memory map gives them.
 std::uint32_t fetch_wait(const MemoryRegion& region) {
-    return region.wait_states + (region.fetch_word_cycles > 1 ? region.fetch_word_cycles - 1u : 0u);
+    return models::fetch_wait(region.wait_states, region.fetch_word_cycles);
 }
 
 }  // namespace
@@ -163,8 +162,7 @@ void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uin
         spent += cycles;
         from = end;
     };
-    // Each part but the last costs its instructions as the block model counted them, plus its
-    // share of fetch wait states; the last part takes what remains (final branch, refill).
+    // Each part but the last costs what the block model gives it; the last takes what remains.
     const MemoryRegion* region = region_at(plan_, info.address);
     std::uint32_t wait = timing_ && region ? fetch_wait(*region) : 0;
     std::uint32_t part = 0;
@@ -173,7 +171,7 @@ void BlockCache::split_at_trace_points(BlockInfo& info, std::span<const std::uin
         part += cost[i];
         while (first != trace_points_.end() && *first < end) ++first;  // one inside an instruction is ignored
         if (first == trace_points_.end() || *first != end || end >= info.address + info.size) continue;
-        close(end, std::min(part + wait * ((end - from + 3) / 4), info.cycles - spent), 0);
+        close(end, models::part_cycles(part, end - from, wait, info.cycles - spent), 0);
         part = 0;
     }
     if (pieces.empty()) return;  // the trace points fell inside instructions

@@ -90,13 +90,11 @@ enum class Service { Continue, Redirected, Stopping };
 /// values (a divide, or on cores with an iterative multiplier a long multiply), or in an IT block
 /// by whether it runs (the hook is called only when it does).
 struct OperandSite {
-    enum class Op : std::uint8_t { None, Divide, MultiplyLong, MultiplyAccumulateLong };
     MachineState* machine = nullptr;
     std::uint8_t rn = 0, rm = 0;
-    Op op = Op::None;
-    bool is_signed = false;
-    std::int8_t executed_extra = 0;       ///< an IT-block instruction's when it runs (may be negative)
-    std::uint8_t executed_extra_lsu = 0;  ///< and of those, load/store cycles
+    models::TimingModel::OperandTiming timing;  ///< op None: timed by whether it runs only
+    std::int8_t executed_extra = 0;             ///< an IT-block instruction's when it runs (may be negative)
+    std::uint8_t executed_extra_lsu = 0;        ///< and of those, load/store cycles
 };
 
 /// A memory region whose data accesses cost more than the block counted (hooked over its address
@@ -260,7 +258,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool take_synchronous(int exception, std::uint32_t return_address);
     /// Stacks, vectors and charges `overhead` cycles (the core's entry or tail-chain latency).
     /// `tail_chain_entry`: straight from a return (the pipeline model then reads only the vector).
-    bool enter_exception(int exception, std::uint32_t return_address, unsigned overhead, bool tail_chain_entry = false);
+    bool enter_exception(int exception, std::uint32_t return_address, bool tail_chain_entry = false);
     void return_from_exception(std::uint32_t exc_return);
     /// Lazy FP state preservation (FPCCR.LSPACT) ends at the first FP instruction after an entry,
     /// which Unicorn shows as CONTROL.FPCA set; seen at the next entry or return, from `control`.

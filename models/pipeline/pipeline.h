@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "models/core.h"
 #include "models/instruction_class.h"
 #include "models/memory_system.h"
 #include "models/pipeline/bus_matrix.h"
@@ -59,10 +60,6 @@ public:
 struct PipelineCounters {
     std::uint64_t cycles = 0, instructions = 0, lsu = 0, fold = 0;
 };
-
-/// What an extended frame (a core with an FPU, once thread code has used it) adds to the 8 words:
-/// S0-S15 and FPSCR.
-inline constexpr unsigned kFloatingFrameWords = 17;
 
 /// What an exception entry transfers of those words.
 struct FloatingEntry {

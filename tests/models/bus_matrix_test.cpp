@@ -60,7 +60,7 @@ TEST_CASE("bus matrix: an SRAM word passes the registration buffer: three cycles
     CHECK(at[2] == 7);
 }
 
-TEST_CASE("bus matrix: on the shared flash interface data goes first; on the System bus the fetch does") {
+TEST_CASE("bus matrix: on the shared flash interface data goes first, on the System bus the fetch does") {
     MemorySystem memory = stm32f100();
     BusMatrix bus(memory);
     bus.request(Master::Data, 0x08000400, 10);
@@ -88,7 +88,7 @@ TEST_CASE("bus matrix: a buffered write holds fetches off its interface until it
     CHECK(bus.may_grant(Master::Fetch, 0x20000100, 31));  // presented at 32
 }
 
-TEST_CASE("fetch unit: a B<cc>'s target fetch takes a slot; not taken, its data is dropped and the queue goes on") {
+TEST_CASE("fetch unit: a B<cc>'s target fetch takes a slot, not taken, its data is dropped and the queue goes on") {
     MemorySystem memory = stm32f100();
     BusMatrix bus(memory);
     FetchUnit fetch(bus);
@@ -132,7 +132,7 @@ TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait st
     CHECK(words({true, true}) == std::vector<std::uint64_t>{2, 3, 4, 5, 6, 7, 8, 9});
 }
 
-TEST_CASE("bus matrix: data reads keep a flash line of their own; a key tells their lines apart") {
+TEST_CASE("bus matrix: data reads keep a flash line of their own, a key tells their lines apart") {
     MemoryPort flash{BusPort::Code};
     flash.line_bytes = 16;
     flash.line_wait_states = 2;
@@ -167,4 +167,18 @@ TEST_CASE("fetch unit: an address the bus holds through a wait-stated data phase
     };
     CHECK(target_at(false) == 7);  // address phase 3, data 4-6
     CHECK(target_at(true) == 10);  // 0x104 takes the bus in 3 (data 4-6), the target in 6
+}
+
+// What the per-block model charges where the pipeline's bus matrix is not run (timing: trm).
+TEST_CASE("memory system: an unaligned access costs the aligned transfers the core splits it into") {
+    CHECK(unaligned_transfer_extra(0x20000000, 4, 0) == 0);  // aligned: one transfer
+    CHECK(unaligned_transfer_extra(0x20000001, 4, 0) == 2);  // byte, halfword, byte
+    CHECK(unaligned_transfer_extra(0x20000003, 4, 0) == 2);
+    CHECK(unaligned_transfer_extra(0x20000002, 4, 0) == 1);  // two halfwords
+    CHECK(unaligned_transfer_extra(0x20000001, 2, 0) == 1);  // two bytes
+    CHECK(unaligned_transfer_extra(0x20000001, 1, 0) == 0);  // a byte is never unaligned
+    CHECK(unaligned_transfer_extra(0x20000001, 4, 2) == 6);  // each extra transfer waits too
+    CHECK(fetch_wait(0, 1) == 0);
+    CHECK(fetch_wait(0, 2) == 1);  // SRAM over the System bus: a word every two cycles
+    CHECK(fetch_wait(2, 1) == 2);
 }

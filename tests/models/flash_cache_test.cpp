@@ -4,7 +4,7 @@
 
 using namespace emutrace::models;
 
-TEST_CASE("flash cache: a miss costs the flash's wait states unless its line buffer holds the line; a lookup a cycle unless its tag was prefetched") {
+TEST_CASE("flash cache: a miss costs the flash's wait states unless its line buffer holds the line, a lookup a cycle unless its tag was prefetched") {
     FlashCache c(0, 64 * 1024, FlashCacheParameters{});  // 8 KiB, 4 ways, 8-byte lines, 16-byte flash lines, 2 + 1
     CHECK(c.covers(0x100));
     CHECK_FALSE(c.covers(64 * 1024));

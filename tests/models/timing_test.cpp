@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "decode/instruction_decoder.h"
+#include "models/block_costs.h"
 #include "models/timing_model.h"
 
 using namespace emutrace;
@@ -107,7 +108,7 @@ TEST_CASE("timing m3: multiple transfers cost 1 + N, + P when they load the pc")
     CHECK(m3.lsu_cycles(d.decode_one(ldr_pc, 0x1000), 5) == 1);  // the reload is CPI: 5 - 1 - 3
 }
 
-TEST_CASE("timing m3: branches cost 1 + P; conditional ones 1, and + P when taken") {
+TEST_CASE("timing m3: branches cost 1 + P, conditional ones 1, and + P when taken") {
     CHECK(cost(M3, {0xe7f2}).cycles == 3);                      // b: 1 + P
     CHECK(cost(M3, {0xf000, 0xb800}).cycles == 3);              // b.w: 1 + P
     CHECK(cost(M3, {0xf7ff, 0xfff4}).cycles == 3);              // bl: 1 + P
@@ -207,4 +208,39 @@ TEST_CASE("timing: exception entry, return and tail-chaining") {
     CHECK(m3.exception_return() == 10);
     CHECK(m3.tail_chain() == 6);
     CHECK(m0.exception_entry() == 16);
+}
+
+TEST_CASE("timing: an exception's cycles add the FP words the frame moves") {
+    models::TimingModel m4f(models::CoreKind::CortexM4F);
+    CHECK(m4f.entry_cycles(false, false) == m4f.exception_entry());
+    CHECK(m4f.entry_cycles(true, false) == m4f.tail_chain());
+    CHECK(m4f.entry_cycles(false, true) == m4f.exception_entry() + 17);  // S0-S15 and FPSCR
+    CHECK(m4f.return_cycles(0) == m4f.exception_return());
+    CHECK(m4f.return_cycles(2) == m4f.exception_return() + 34);  // unstacked, and preserved lazily uncharged
+    CHECK(models::TimingModel::lazy_preservation_cycles() == 17);
+}
+
+// The operand-timed instructions are told apart by their T1 encoding's first halfword alone
+// (1111 1011 1ooo nnnn), so a hook at the instruction needs nothing but it and two registers.
+TEST_CASE("timing: operand-timed instructions from their encoding, and their cycles beyond the block's minimum") {
+    using Op = models::TimingModel::OperandOp;
+    auto sdiv = models::TimingModel::operand_timing(0xFB90), udiv = models::TimingModel::operand_timing(0xFBB3);
+    auto smull = models::TimingModel::operand_timing(0xFB87), umlal = models::TimingModel::operand_timing(0xFBE1);
+    CHECK((sdiv.op == Op::Divide && sdiv.is_signed));
+    CHECK((udiv.op == Op::Divide && !udiv.is_signed));
+    CHECK((smull.op == Op::MultiplyLong && smull.is_signed));
+    CHECK((umlal.op == Op::MultiplyAccumulateLong && !umlal.is_signed));
+    CHECK(models::TimingModel::operand_timing(0xF105).op == Op::None);  // add.w
+    models::TimingModel m3(M3);
+    CHECK(m3.operand_extra(udiv, 100, 7) == m3.divide(100, 7, false) - models::TimingModel::kDivideMinimum);
+    CHECK(m3.operand_extra(sdiv, 0xFFFFFF9Cu, 7) == 4);  // -100 / 7: 6 cycles, 2 counted by the block
+    CHECK(m3.operand_extra(umlal, 0x98395B39, 0x824704EA) == 7 - models::TimingModel::kMultiplyLongMinimum);
+    CHECK(m3.operand_extra({}, 5, 7) == 0);
+}
+
+TEST_CASE("timing: a block's part cut at a trace point costs its instructions and its words' fetch waits, at most what is left") {
+    CHECK(models::part_cycles(5, 8, 0, 20) == 5);
+    CHECK(models::part_cycles(5, 8, 1, 20) == 7);  // two words, a wait each
+    CHECK(models::part_cycles(5, 6, 1, 20) == 7);  // a part word is fetched whole
+    CHECK(models::part_cycles(5, 8, 1, 6) == 6);   // never more than the block has left
 }
