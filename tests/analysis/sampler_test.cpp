@@ -139,7 +139,7 @@ TEST_CASE("sampler: the product search finds the smallest Δt that enumerating e
     }
 }
 
-TEST_CASE("sampler: a self loop needs history; increments have it, assignment and bit vectors do not (Figure 2)") {
+TEST_CASE("sampler: a self loop needs history, increments have it, assignment and bit vectors do not (Figure 2)") {
     // A -> B, B -> B, B -> C: the paths B C and B B C.
     SamplingGraph g;
     g.add("A", 1), g.add("B", 1), g.add("C", 4);
@@ -161,7 +161,7 @@ TEST_CASE("sampler: a self loop needs history; increments have it, assignment an
     CHECK(make_scheme("bitvec")->instrument(g, p, plan).reason.starts_with("Theorem 1"));
 }
 
-TEST_CASE("sampler: a permutation defeats increments; assignment and bit vectors tell it apart (Figure 6)") {
+TEST_CASE("sampler: a permutation defeats increments, assignment and bit vectors tell it apart (Figure 6)") {
     SamplingGraph g;
     for (const char* v : {"A", "B", "C", "D"}) g.add(v, 1);
     IntersectingPair p = pair({1, 2, 3}, {2, 1, 3});  // B C D against C B D
@@ -209,7 +209,7 @@ TEST_CASE("sampler: Theorem 1 and Theorem 2 hold on hand-made pairs") {
     CHECK(one.added[0].op.kind == MarkerOp::Kind::SetBit);
 }
 
-TEST_CASE("sampler: BITVEC never lowers Δt; every step raises it on Figure 1") {
+TEST_CASE("sampler: BITVEC never lowers Δt, every step raises it on Figure 1") {
     SamplingGraph g = figure1();
     auto scheme = make_scheme("bitvec");
     MarkerPlanResult r = plan_markers(g, *scheme, 10, {1000, 1'000'000});

@@ -157,7 +157,7 @@ TEST_CASE("wcet contexts: the gap to the longest run adds up to bound minus run,
     CHECK(run.bound("k_fir", 2).gap.empty());
 }
 
-TEST_CASE("wcet contexts: flow facts written from a bound read back to the same bound; raised they loosen it, lowered they are refused") {
+TEST_CASE("wcet contexts: flow facts written from a bound read back to the same bound, raised they loosen it, lowered they are refused") {
     const KernelRun& run = kernels();
     TempDir dir;
     WcetResult r = run.bound("k_stats", 2);

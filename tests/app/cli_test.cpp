@@ -651,7 +651,7 @@ TEST_CASE("cli: a register no peripheral claims, polled under unclaimed_mmio: lo
     CHECK(r.err.find("1,000,005 MMIO accesses no peripheral claimed") != std::string::npos);
 }
 
-TEST_CASE("cli: a hang names its source line, and a for(;;) after a failed check is called an assert") {
+TEST_CASE("cli: a hang names its source line, and an endless for loop after a failed check is called an assert") {
     // faults.c's priority_bits() checks its argument as FreeRTOS's configASSERT does: interrupts
     // masked and a for(;;) when the check fails; it returns otherwise.
     Cli assert_hang = emutrace_cli("run " + firmware("faults") + " --cmdline assert -q");

@@ -161,7 +161,7 @@ TEST_CASE("on-target tracing: ringdump runs the call tracer and constraints on t
     CHECK(d["calltrace"]["functions"] == j["calltrace"]["functions"]);
 }
 
-TEST_CASE("on-target tracing: torn, corrupt and truncated rings decode what they can; no ring and another firmware are one-line errors") {
+TEST_CASE("on-target tracing: torn, corrupt and truncated rings decode what they can, no ring and another firmware are one-line errors") {
     const Board& board = the_board();
     std::string bytes = read_file(board.core);
     const std::size_t ring = bytes.find("EMUTRING");

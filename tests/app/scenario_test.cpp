@@ -177,7 +177,7 @@ TEST_CASE("scenario: timing names a model, or a model with the pipeline's facts 
 }
 
 TEST_CASE(
-    "scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses; the "
+    "scenario: the STM32F100 preset fetches code from SRAM over the System bus, shares the flash port with loads and times unaligned accesses, the "
     "default does none of it") {
     session::Scenario sc = session::load_scenario_file(source("scenarios/boards/stm32f100.yaml"));
     CHECK(sc.machine.clock_hz == 24'000'000);
@@ -214,7 +214,7 @@ TEST_CASE(
                          doctest::Contains("memory[0].mirrors: 'flash' is no other plain memory region"), ConfigError);
 }
 
-TEST_CASE("scenario: a flash region's cache, the CC2652 preset's VIMS; its keys are checked") {
+TEST_CASE("scenario: a flash region's cache, the CC2652 preset's VIMS, its keys are checked") {
     session::Scenario sc = session::load_scenario(session::load_board("cc2652"));
     CHECK(sc.machine.core.kind == models::CoreKind::CortexM4F);
     CHECK(sc.machine.clock_hz == 48'000'000);

@@ -43,7 +43,7 @@ TEST_CASE("cli: the call tracer matches every return of newlib and libgcc, and c
     CHECK(cfg.out.find("runs on into __addsf3") != std::string::npos);
 }
 
-TEST_CASE("cli: a function that never ran is refused with the reason; a two-entry cycle is bounded per call") {
+TEST_CASE("cli: a function that never ran is refused with the reason, a two-entry cycle is bounded per call") {
     Cli inlined = emutrace_cli("wcet " + firmware("libcalls") + " -f lc_scale");
     CHECK(inlined.status == 2);
     CHECK(inlined.err.find("lc_scale never ran in the measured runs: GCC inlined it into lc_scaled_sum (libcalls.c:") != std::string::npos);
@@ -80,7 +80,7 @@ TEST_CASE("cli: the held-out corpus and other builds: every bound trusted") {
     }
 }
 
-TEST_CASE("cli: a flow fact states a triangular loop's sum; on an outermost loop it is refused") {
+TEST_CASE("cli: a flow fact states a triangular loop's sum, on an outermost loop it is refused") {
     TempDir dir;
     auto scenario = [&](const std::string& name, const std::string& facts) {
         write_file(dir.file(name),

@@ -24,6 +24,7 @@
 #include "support/cli.h"
 #include "support/devtools_pipe.h"
 #include "support/doctest_query.h"
+#include "support/doctest_run.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -235,13 +236,15 @@ TEST_CASE("the slow franking report shows its violations with their call stacks"
     check_report(r, "franking-slow-report.png", true);
 }
 
+REGISTER_LISTENER("filter_count", 1, emutrace::test::FilterCountListener);
+
 int main(int argc, char** argv) {
     if (!emutrace::test::doctest_only_lists(argc, argv) && DevtoolsBrowser::find_chromium().empty()) {
         std::printf("SKIPPED: no chromium on this machine (scripts/install-deps installs Debian's chromium; or set EMUTRACE_CHROMIUM)\n");
         return 77;
     }
     doctest::Context context(argc, argv);
-    int status = context.run();
+    int status = emutrace::test::run_doctest(context, argc, argv);
     std::fflush(stdout);
     return status;
 }

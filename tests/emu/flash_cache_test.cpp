@@ -78,7 +78,7 @@ TEST_CASE("flash cache: code that fits misses once, code that does not misses on
     }
 }
 
-TEST_CASE("flash cache: the VIMS mode turns the cache off; the pipeline then times the flash's line buffer, or every word without it") {
+TEST_CASE("flash cache: the VIMS mode turns the cache off, the pipeline then times the flash's line buffer, or every word without it") {
     // The preset's `vims` device at reset as firmware leaves it with VIMS_CTL's mode off (3),
     // with and without the line-buffer disable bits (0x30).
     auto run = [](std::uint32_t ctl) {

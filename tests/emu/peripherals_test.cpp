@@ -78,7 +78,7 @@ TEST_CASE("stub: scheduled values follow emulated time") {
     CHECK(stub->read(0x8, 4) == 3);
 }
 
-TEST_CASE("stub: writes trigger immediate and delayed effects; write-only reads 0") {
+TEST_CASE("stub: writes trigger immediate and delayed effects, write-only reads 0") {
     FakeHost host;
     auto stub = make("stub", kStub, host);
     host.time = 300;

@@ -190,7 +190,7 @@ TEST_CASE("stm32.rcc: the clock tree follows CFGR: HSE 8 MHz x3 on the PLL, APB1
     CHECK(host.clocks.at("core") == 12'000'000u);
 }
 
-TEST_CASE("stm32.usart: a byte shifts out at the baud rate; the next waits in DR with TXE clear") {
+TEST_CASE("stm32.usart: a byte shifts out at the baud rate, the next waits in DR with TXE clear") {
     FakeHost host;
     host.clocks = {{"core", 24'000'000}, {"pclk2", 24'000'000}};
     auto u = model("stm32.usart", "USART1", host, "{clock: pclk2, output: none}");
@@ -241,7 +241,7 @@ TEST_CASE("stm32.timer: the update interrupt at (PSC+1)(ARR+1) timer clocks, UIF
     CHECK(host.lines[0]);  // and again one period later
 }
 
-TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR; SWIER pends EXTI0 until PR is written 1") {
+TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR, SWIER pends EXTI0 until PR is written 1") {
     FakeHost host;
     auto gpio = model("stm32.gpio", "GPIOC", host);
     gpio->write(0x4, 4, 0x44444422);  // CRH: PC8, PC9 outputs
@@ -276,7 +276,7 @@ TEST_CASE("stm32.crc: the CRC-32 of the words written to DR, as ST's units compu
     CHECK(crc->read(0x0, 4) == 0xFFFFFFFFu);
 }
 
-TEST_CASE("stm32.dma: memory to memory through the bus; a store flash refuses is a transfer error that stops the channel") {
+TEST_CASE("stm32.dma: memory to memory through the bus, a store flash refuses is a transfer error that stops the channel") {
     FakeHost host;
     auto dma = model("stm32.dma", "DMA1", host);
     // Channel 1: MEM2MEM, 32-bit, both addresses incremented, TC interrupt: 0x08000010.. to RAM.

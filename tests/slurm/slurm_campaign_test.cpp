@@ -19,6 +19,7 @@
 
 #include "support/cli.h"
 #include "support/doctest_query.h"
+#include "support/doctest_run.h"
 #include "support/nightly_campaign.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
@@ -159,6 +160,8 @@ TEST_CASE("slurm: a task killed mid-run leaves its case not complete, and --retr
     CHECK(merged["incomplete"] == 0);
 }
 
+REGISTER_LISTENER("filter_count", 1, emutrace::test::FilterCountListener);
+
 int main(int argc, char** argv) {
     doctest::Context context(argc, argv);
     if (doctest_only_lists(argc, argv)) return context.run();
@@ -168,5 +171,5 @@ int main(int argc, char** argv) {
         std::printf("SKIPPED: no Slurm cluster could be started on this machine: %s\n", why.c_str());
         return 77;
     }
-    return context.run();
+    return emutrace::test::run_doctest(context, argc, argv);
 }
