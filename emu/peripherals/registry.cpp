@@ -5,7 +5,7 @@
 namespace emutrace::emu {
 namespace {
 
-constexpr std::array<PeripheralType, 13> kTypes{{
+constexpr std::array<PeripheralType, 14> kTypes{{
     {"cmsdk.uart", "Arm CMSDK APB UART (MPS2 boards): DATA, STATE, CTRL, INTSTATUS, BAUDDIV", &make_cmsdk_uart},
     {"stub", "scripted registers: reset values, access, read sequences, timed changes, latency", &make_stub},
     {"marker", "user-defined events: write PAYLOAD (+0x0), then the event id to ID (+0x4)", &make_marker},
@@ -17,8 +17,12 @@ constexpr std::array<PeripheralType, 13> kTypes{{
     {"stm32.timer", "STM32 timer counting up: PSC, ARR, the update event and interrupt, CCRx matches, one-pulse mode", nullptr, &make_stm32_timer},
     {"stm32.gpio", "STM32F1 GPIO port: BSRR/BRR set and reset ODR, IDR reads outputs and stimulus-driven inputs", nullptr, &make_stm32_gpio},
     {"stm32.exti", "STM32F1 EXTI: SWIER and PR (write 1 to clear), IMR, the EXTI0..4, EXTI9_5 and EXTI15_10 interrupts", nullptr, &make_stm32_exti},
-    {"stm32.dma", "STM32F1 DMA: memory-to-memory and memory-to-peripheral channels through the bus, TC/HT/TE flags and interrupts", nullptr,
-     &make_stm32_dma},
+    {"stm32.dma", "STM32F1 DMA: memory-to-memory channels, and channels a peripheral's requests pace, through the bus; TC/HT/TE flags and interrupts",
+     nullptr, &make_stm32_dma},
+    {"stm32.adc",
+     "STM32F1 ADC: regular and injected groups by software or a timer's trigger, scan and continuous modes, EOC/JEOC and their interrupt, DMA "
+     "requests",
+     nullptr, &make_stm32_adc},
     {"stm32.crc", "STM32 CRC unit: CRC-32 (0x04C11DB7) of the words written to DR, CR.RESET", nullptr, &make_stm32_crc},
     {"stm32.rtc", "STM32F1 RTC: the counter at the RTC clock over PRL+1, SECF/ALRF/OWF and their interrupt", nullptr, &make_stm32_rtc},
 }};

@@ -38,6 +38,7 @@ std::unique_ptr<Peripheral> make_stm32_rcc(const decode::svd::Peripheral& svd, c
 std::unique_ptr<Peripheral> make_stm32_usart(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_timer(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_gpio(const decode::svd::Peripheral& svd, const config::Node& params);
+std::unique_ptr<Peripheral> make_stm32_adc(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_dma(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_crc(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_rtc(const decode::svd::Peripheral& svd, const config::Node& params);

@@ -4,8 +4,10 @@
 // to a peripheral, transfers its whole count through the bus when it is enabled, as the firmware's
 // own loads and stores would reach memory and device registers: a peripheral that paces its
 // requests (a USART's TXE under CR3.DMAT) takes the items in order as it would from the channel. A
-// channel that moves from a peripheral to memory waits for requests no model makes yet, so it
-// transfers nothing (a warning says so once).
+// channel that moves from a peripheral to memory moves one item per request, as the peripheral
+// asks on the wire "<DMA>.<channel>" (DeviceHost::signal: "DMA1.1" for ADC1), from its own copies
+// of the addresses and count (CPAR and CMAR keep what the firmware wrote; CNDTR counts down), and
+// in circular mode starts over at the end.
 
 #include <array>
 #include <memory>
@@ -55,6 +57,7 @@ private:
     struct Channel {
         FieldRef ccr, cndtr, cpar, cmar;
         unsigned line = kNoLine;
+        std::uint32_t peripheral = 0, memory = 0, total = 0;  ///< a paced transfer's next addresses and its count
     };
 
     // The interrupt line of channel n: the SVD's DMAx_Channeln, or a shared DMA2_Channel4_5.
@@ -95,9 +98,9 @@ private:
         const Channel& c = channels_[n];
         const std::uint32_t ccr = r.value(c.ccr.reg);
         const bool to_peripheral = ccr & DIR, mem2mem = ccr & kMem2Mem;
-        if (!to_peripheral && !mem2mem) {
-            host().warn_once(r.offset(c.ccr.reg), "a peripheral-to-memory transfer on channel " + std::to_string(n + 1) +
-                                                      " waits for requests no peripheral model makes; nothing moves");
+        if (!to_peripheral && !mem2mem) {  // paced by the peripheral's requests (on_signal)
+            channels_[n].peripheral = r.value(c.cpar.reg), channels_[n].memory = r.value(c.cmar.reg);
+            channels_[n].total = r.value(c.cndtr.reg) & 0xffff;
             return;
         }
         const unsigned psize = 1u << ((ccr >> 8) & 3), msize = 1u << ((ccr >> 10) & 3);
@@ -122,6 +125,45 @@ private:
         flag(n, TCIF);
         // A circular channel reloads its count and goes round again on the next enable.
         r.set(c.cndtr.reg, (ccr & CIRC) ? total : 0);
+    }
+
+    // A peripheral's request on "<this DMA>.<channel>": one item of an enabled peripheral-to-memory
+    // channel moves.
+    void on_signal(std::string_view line, bool level) override {
+        const std::string& me = description()->name;
+        if (!level || line.size() <= me.size() + 1 || line.substr(0, me.size()) != me || line[me.size()] != '.') return;
+        unsigned n = 0;
+        for (char ch : line.substr(me.size() + 1)) {
+            if (ch < '0' || ch > '9') return;
+            n = n * 10 + static_cast<unsigned>(ch - '0');
+        }
+        if (n == 0 || n > channels_used_) return;
+        request(n - 1);
+        update_irqs();
+    }
+
+    void request(unsigned n) {
+        auto& r = regs();
+        Channel& c = channels_[n];
+        const std::uint32_t ccr = r.value(c.ccr.reg);
+        std::uint32_t count = r.value(c.cndtr.reg) & 0xffff;
+        if (!(ccr & EN) || (ccr & (DIR | kMem2Mem)) || count == 0) return;
+        const unsigned psize = 1u << ((ccr >> 8) & 3), msize = 1u << ((ccr >> 10) & 3);
+        std::uint32_t value = 0;
+        if (!host().bus_read(c.peripheral, psize, value) || !host().bus_write(c.memory, msize, value & width_mask(msize))) {
+            flag(n, TEIF);
+            r.set(c.ccr.reg, ccr & ~EN);
+            return;
+        }
+        if (ccr & PINC) c.peripheral += psize;
+        if (ccr & MINC) c.memory += msize;
+        --count;
+        if (count == c.total / 2) flag(n, HTIF);
+        if (count == 0) {
+            flag(n, TCIF);
+            if (ccr & CIRC) count = c.total, c.peripheral = r.value(c.cpar.reg), c.memory = r.value(c.cmar.reg);
+        }
+        r.set(c.cndtr.reg, count);
     }
 
     static std::uint32_t width_mask(unsigned bytes) { return bytes >= 4 ? 0xffffffffu : (1u << (8 * bytes)) - 1; }

@@ -1,6 +1,6 @@
 // ST's STM32F1 reset and clock control as a clock tree (RM0008 §7.2): the system clock from the
 // HSI, the HSE or the PLL (its source, predivider and multiplier), the AHB and APB prescalers, and
-// the timers' clocks (twice their APB clock when it is divided). Each store to CR, CFGR or CFGR2
+// the timers' clocks (twice their APB clock when it is divided) and the ADCs' (PCLK2 over ADCPRE). Each store to CR, CFGR or CFGR2
 // sets the board's clocks, "core" among them, so the emulated time and every clocked model follow
 // what the firmware configured. The ready bits are the board preset's rules (follows).
 
@@ -18,7 +18,7 @@ public:
         : RegisterPeripheral(std::move(d)), hsi_(hsi), hse_(hse), lse_(lse), lsi_(lsi), cr_(need("CR")), cfgr_(need("CFGR")), sw_(need("CFGR.SW")),
           hpre_(need("CFGR.HPRE")), ppre1_(need("CFGR.PPRE1")), ppre2_(need("CFGR.PPRE2")), pllsrc_(need("CFGR.PLLSRC")),
           pllxtpre_(need("CFGR.PLLXTPRE")), pllmul_(need("CFGR.PLLMUL")), prediv1_(regs().field("CFGR2.PREDIV1")), rtcsel_(need("BDCR.RTCSEL")),
-          rtcen_(need("BDCR.RTCEN")) {}
+          rtcen_(need("BDCR.RTCEN")), adcpre_(regs().field("CFGR.ADCPRE")) {}
 
 private:
     void reset_model() override { set_clocks(); }
@@ -55,13 +55,14 @@ private:
         host().set_clock("tim_pclk1", pclk1 == hclk ? pclk1 : 2 * pclk1);
         host().set_clock("tim_pclk2", pclk2 == hclk ? pclk2 : 2 * pclk2);
         host().set_clock("core", hclk);
+        if (adcpre_) host().set_clock("adcclk", pclk2 / (2 * (r.get(adcpre_) + 1)));  // /2, /4, /6, /8
         // The RTC's clock (BDCR.RTCSEL: LSE, LSI or HSE/128), while RTCEN runs it.
         const unsigned sel = r.get(rtcsel_);
         host().set_clock("rtcclk", !r.get(rtcen_) ? 0 : sel == 1 ? lse_ : sel == 2 ? lsi_ : sel == 3 ? hse_ / 128 : 0);
     }
 
     std::uint64_t hsi_, hse_, lse_, lsi_;
-    FieldRef cr_, cfgr_, sw_, hpre_, ppre1_, ppre2_, pllsrc_, pllxtpre_, pllmul_, prediv1_, rtcsel_, rtcen_;
+    FieldRef cr_, cfgr_, sw_, hpre_, ppre1_, ppre2_, pllsrc_, pllxtpre_, pllmul_, prediv1_, rtcsel_, rtcen_, adcpre_;
 };
 
 }  // namespace

@@ -2,7 +2,10 @@
 // timer clock divided by PSC+1 from 0 to ARR; the overflow is the update event (UIF, its
 // interrupt, the preloaded PSC and ARR taking effect, one-pulse mode stopping the counter), a
 // match with CCRx sets CCxIF. Counting is computed from the cycle count when read, and the device
-// wakes itself at its next event, so a running timer costs nothing between events.
+// wakes itself at its next event, so a running timer costs nothing between events. The events
+// other devices trigger on go out as wires (DeviceHost::signal): "TIMx.TRGO" as CR2.MMS selects
+// it (UG, counter enable, update, compare pulse or OCxREF), and "TIMx.CCn" at a compare match of
+// an enabled channel (CCER.CCnE): an ADC's external trigger listens to them.
 
 #include <algorithm>
 #include <array>
@@ -22,9 +25,11 @@ public:
         : RegisterPeripheral(std::move(d)), clock_(std::move(clock)), cr1_(need("CR1")), cen_(need("CR1.CEN")), opm_(need("CR1.OPM")),
           urs_(need("CR1.URS")), arpe_(need("CR1.ARPE")), dir_(regs().field("CR1.DIR")), cms_(regs().field("CR1.CMS")), dier_(need("DIER")),
           uie_(need("DIER.UIE")), sr_(need("SR")), uif_(need("SR.UIF")), egr_(need("EGR")), ug_(need("EGR.UG")), cnt_(need("CNT")), psc_(need("PSC")),
-          arr_(need("ARR")) {
+          arr_(need("ARR")), mms_(regs().field("CR2.MMS")), trgo_(description()->name + ".TRGO") {
         for (unsigned i = 0; i < 4; ++i) {
             const std::string n = std::to_string(i + 1);
+            cce_[i] = regs().field("CCER.CC" + n + "E");
+            cc_wire_[i] = description()->name + ".CC" + n;
             ccr_[i] = regs().field("CCR" + n);
             ccif_[i] = regs().field("SR.CC" + n + "IF");
             ccie_[i] = regs().field("DIER.CC" + n + "IE");
@@ -65,7 +70,10 @@ private:
         if (reg == cr1_.reg) {
             if ((dir_ && r.get(dir_)) || (cms_ && r.get(cms_)))
                 host().warn_once(r.offset(reg), "down and centre-aligned counting are not modelled; the timer counts up");
-            if (!(before & cen_.mask) && r.get(cen_)) base_cycle_ = now;  // counting starts now
+            if (!(before & cen_.mask) && r.get(cen_)) {
+                base_cycle_ = now;  // counting starts now
+                if (master_mode() == kMmsEnable) pulse(trgo_);
+            }
         } else if (reg == cnt_.reg) {
             base_count_ = r.get(cnt_);
             base_cycle_ = now;
@@ -74,7 +82,10 @@ private:
         } else if (reg == egr_.reg) {
             for (unsigned i = 0; i < 4; ++i)
                 if (ccg_[i] && r.get(ccg_[i]) && ccif_[i]) r.put(ccif_[i], 1);
-            if (r.get(ug_)) update(now, !r.get(urs_));
+            if (r.get(ug_)) {
+                if (master_mode() == kMmsReset) pulse(trgo_);
+                update(now, !r.get(urs_));
+            }
             r.set(egr_.reg, 0);  // event bits clear themselves
         }
         reschedule();
@@ -129,8 +140,26 @@ private:
         for (unsigned i = 0; i < 4; ++i)
             if (ccr_[i] && ccif_[i]) {
                 const std::uint64_t c = r.get(ccr_[i]);
-                if (c > from && c <= to && c <= arr_active_) r.put(ccif_[i], 1);
+                if (c > from && c <= to && c <= arr_active_) {
+                    r.put(ccif_[i], 1);
+                    if (cce_[i] && r.get(cce_[i])) pulse(cc_wire_[i]);
+                    if (trgo_on_compare(i)) pulse(trgo_);
+                }
             }
+    }
+
+    // CR2.MMS (RM0008 §15.4.2): what the timer sends on TRGO.
+    static constexpr unsigned kMmsReset = 0, kMmsEnable = 1, kMmsUpdate = 2, kMmsComparePulse = 3;
+    unsigned master_mode() const { return mms_ ? regs().get(mms_) : kMmsReset; }
+    bool trgo_on_compare(unsigned i) const {
+        const unsigned m = master_mode();
+        return (m == kMmsComparePulse && i == 0) || m == 4 + i;  // OC1REF..OC4REF
+    }
+    // Whether another device may be waiting for channel i's compare events.
+    bool compare_sends(unsigned i) const { return (cce_[i] && regs().get(cce_[i])) || trgo_on_compare(i); }
+    void pulse(const std::string& wire) {
+        host().signal(wire, true);
+        host().signal(wire, false);
     }
 
     void update(std::uint64_t at, bool flag) {
@@ -141,6 +170,7 @@ private:
         arr_active_ = r.get(arr_);
         r.put(cnt_, 0);
         if (flag) r.put(uif_, 1);
+        if (master_mode() == kMmsUpdate) pulse(trgo_);
         if (r.get(opm_)) r.put(cen_, 0);
         update_irq();
     }
@@ -150,9 +180,10 @@ private:
         update_irq();
         if (!r.get(cen_)) return;
         std::uint64_t next = kNever;
-        if (r.get(uie_)) next = cycle_after(base_cycle_, std::uint64_t{arr_active_} + 1 - std::min<std::uint64_t>(base_count_, arr_active_));
+        if (r.get(uie_) || master_mode() == kMmsUpdate)
+            next = cycle_after(base_cycle_, std::uint64_t{arr_active_} + 1 - std::min<std::uint64_t>(base_count_, arr_active_));
         for (unsigned i = 0; i < 4; ++i)
-            if (ccie_[i] && r.get(ccie_[i]) && ccr_[i]) {
+            if (ccr_[i] && ((ccie_[i] && r.get(ccie_[i])) || compare_sends(i))) {
                 const std::uint64_t c = r.get(ccr_[i]);
                 if (c > base_count_ && c <= arr_active_) next = std::min(next, cycle_after(base_cycle_, c - base_count_));
             }
@@ -173,8 +204,10 @@ private:
     }
 
     std::string clock_;
-    FieldRef cr1_, cen_, opm_, urs_, arpe_, dir_, cms_, dier_, uie_, sr_, uif_, egr_, ug_, cnt_, psc_, arr_;
-    std::array<FieldRef, 4> ccr_{}, ccif_{}, ccie_{}, ccg_{};
+    FieldRef cr1_, cen_, opm_, urs_, arpe_, dir_, cms_, dier_, uie_, sr_, uif_, egr_, ug_, cnt_, psc_, arr_, mms_;
+    std::array<FieldRef, 4> ccr_{}, ccif_{}, ccie_{}, ccg_{}, cce_{};
+    std::string trgo_;                      ///< the TRGO wire, "TIM2.TRGO"
+    std::array<std::string, 4> cc_wire_{};  ///< the compare events' wires, "TIM2.CC1"..
     unsigned update_line_ = 0, cc_line_ = 0;
     std::uint64_t base_cycle_ = 0;  ///< the cycle at which the counter held base_count_
     std::uint32_t base_count_ = 0;

@@ -314,6 +314,24 @@ TEST_CASE("libopencm3: dma_copy_tx: a memory-to-memory copy, then a text through
     CHECK(double(cycles.back() - cycles.front()) >= 0.95 * 11 * 2080);
 }
 
+TEST_CASE("libopencm3: adc_timer_dma: a polled conversion, injected ones on TIM2's TRGO with their interrupt, a scan through DMA") {
+    // adc_timer_dma.c (written with the ADC model, so not a held-out check): the preset's ADC1
+    // reads its default inputs (temperature sensor 1775, VREFINT 1489). TIM2's update is its TRGO
+    // at 1 kHz: 20 injected conversions, each a JEOC interrupt, take 20 ms of TIM3's count; JOFR1
+    // (89) is taken off JDR1; the regular scan's four results reach memory one DMA request each.
+    Cli r = run("adc_timer_dma", "5e6", "", kDone);
+    CHECK(r.status == 0);
+    CHECK(r.out == "temp=1775\r\njeoc=20 vref=1400 ms=20\r\ndma=1775,1489,1775,1489\r\n");
+    // What a channel reads is the scenario's: ADC1 is the preset's tenth peripheral.
+    Cli set = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() +
+                           " --max-instructions 5e6 --stop-at done --set 'peripherals[9].params.inputs={16: 1000, 17: 2000}'");
+    CHECK(set.status == 0);
+    CHECK(set.out == "temp=1000\r\njeoc=20 vref=1911 ms=20\r\ndma=1000,2000,1000,2000\r\n");
+    Cli bad = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --set 'peripherals[9].params.inputs={18: 1}'");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("ADC input 18: the channels are 0 to 17") != std::string::npos);
+}
+
 TEST_CASE("libopencm3: exti_button: a pin's rising edges, routed by AFIO_EXTICR1, interrupt through EXTI0") {
     // exti_button.c (written after the EXTI wiring, so not a held-out check): PA0's rising edges
     // count; the stimuli press, release and press again on the board preset, nothing else added.

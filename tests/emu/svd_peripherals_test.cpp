@@ -1,7 +1,8 @@
 // Devices from an SVD description: the register file's bit-level access (write-1-to-clear,
 // clear-on-read, read-only, write-only, byte lanes), the scenario's rules over named fields, and
 // the STM32F1 models on ST's own SVD: RCC's clock tree, the USART's shift register at the baud
-// rate, a timer's update interrupt at its cycle, GPIO's BSRR, EXTI's software interrupt.
+// rate, a timer's update interrupt at its cycle and its trigger wires, GPIO's BSRR, EXTI's software
+// interrupt, DMA channels run at once or paced by requests, the ADC's conversions at ADCCLK.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -35,6 +36,11 @@ struct FakeHost final : emu::DeviceHost {
     void user_event(std::uint32_t, std::uint32_t) override {}
     void warn_once(std::uint32_t off, std::string_view what) override { warnings[off] = what; }
     void wake_at(std::uint64_t cycle) override { wake = cycle; }
+    // Wires driven high, in order ("TIM2.TRGO"), at the cycles they went.
+    std::vector<std::pair<std::string, std::uint64_t>> wires;
+    void signal(std::string_view line, bool level) override {
+        if (level) wires.emplace_back(std::string(line), time);
+    }
     void set_clock(std::string_view name, std::uint64_t hz) override { clocks[std::string(name)] = hz; }
     std::uint64_t clock(std::string_view name) const override {
         auto it = clocks.find(name);
@@ -239,6 +245,91 @@ TEST_CASE("stm32.timer: the update interrupt at (PSC+1)(ARR+1) timer clocks, UIF
     CHECK_FALSE(host.lines[0]);
     host.advance(*t, 48'000);
     CHECK(host.lines[0]);  // and again one period later
+}
+
+TEST_CASE("stm32.timer: TRGO as CR2.MMS selects it, and a compare event on an enabled channel's wire") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"tim_pclk1", 24'000'000}};
+    auto t = model("stm32.timer", "TIM2", host);
+    t->write(0x28, 4, 23);   // PSC: 1 MHz
+    t->write(0x2C, 4, 999);  // ARR: an update each 1 ms
+    t->write(0x14, 4, 1);    // EGR.UG with MMS = reset: UG is TRGO
+    REQUIRE(host.wires.size() == 1);
+    CHECK(host.wires[0].first == "TIM2.TRGO");
+    host.wires.clear();
+    t->write(0x04, 4, 2u << 4);  // CR2.MMS = update
+    t->write(0x34, 4, 250);      // CCR1
+    t->write(0x20, 4, 1);        // CCER.CC1E
+    t->write(0x00, 4, 1);        // CR1.CEN; no interrupt enabled, yet the timer wakes for its wires
+    host.advance(*t, 48'000);
+    REQUIRE(host.wires.size() == 4);
+    CHECK(host.wires[0] == std::pair<std::string, std::uint64_t>{"TIM2.CC1", 6'000});
+    CHECK(host.wires[1] == std::pair<std::string, std::uint64_t>{"TIM2.TRGO", 24'000});
+    CHECK(host.wires[2] == std::pair<std::string, std::uint64_t>{"TIM2.CC1", 30'000});
+    CHECK(host.wires[3] == std::pair<std::string, std::uint64_t>{"TIM2.TRGO", 48'000});
+}
+
+TEST_CASE("stm32.dma: a peripheral-to-memory channel moves an item per request on its wire, and starts over in circular mode") {
+    FakeHost host;
+    auto dma = model("stm32.dma", "DMA1", host);
+    dma->write(0x0C, 4, 2);            // CNDTR1
+    dma->write(0x10, 4, 0x08000010u);  // CPAR1: the "peripheral" (the fake bus reads an address there as its value)
+    dma->write(0x14, 4, 0x20000000u);  // CMAR1
+    // 32-bit, memory incremented, circular, TC interrupt, peripheral to memory (DIR clear).
+    dma->write(0x08, 4, (2u << 10) | (2u << 8) | (1u << 7) | (1u << 5) | (1u << 1) | 1u);
+    CHECK(host.ram[0] == 0u);        // nothing moves before a request
+    dma->on_signal("DMA2.1", true);  // another controller's channel
+    dma->on_signal("DMA1.1", false);
+    CHECK(host.ram[0] == 0u);
+    dma->on_signal("DMA1.1", true);
+    CHECK(host.ram[0] == 0x08000010u);
+    CHECK(dma->read(0x0C, 4) == 1u);
+    CHECK((dma->read(0x00, 4) & 0x6) == 0x4u);  // HTIF1, not TCIF1
+    CHECK(dma->read(0x14, 4) == 0x20000000u);   // CMAR keeps what was written
+    host.ram[0] = 0;
+    dma->on_signal("DMA1.1", true);
+    CHECK(host.ram[1] == 0x08000010u);
+    CHECK((dma->read(0x00, 4) & 0x2) == 0x2u);  // TCIF1
+    CHECK(host.lines[0]);
+    CHECK(dma->read(0x0C, 4) == 2u);  // circular: the count again
+    dma->on_signal("DMA1.1", true);
+    CHECK(host.ram[0] == 0x08000010u);  // and from the start of the buffer
+}
+
+TEST_CASE("stm32.adc: a software-started conversion at ADCCLK, a timer-triggered injected one with its offset and interrupt") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"adcclk", 12'000'000}};
+    auto adc = model("stm32.adc", "ADC1", host, "{inputs: {3: 1234, 17: 1000}}");
+    adc->write(0x34, 4, 3);  // SQR3.SQ1 = channel 3
+    adc->write(0x08, 4, 1);  // CR2.ADON: power up, no conversion
+    CHECK(host.wake == ~std::uint64_t{0});
+    adc->write(0x08, 4, 1u | (7u << 17) | (1u << 20));  // EXTSEL = SWSTART, EXTTRIG: a configuration, not a start
+    CHECK(host.wake == ~std::uint64_t{0});
+    adc->write(0x08, 4, 1u | (7u << 17) | (1u << 20) | (1u << 22));  // SWSTART
+    CHECK((adc->read(0x08, 4) & (1u << 22)) == 0u);                  // cleared as the conversion starts
+    // SMP3 = 0: 1.5 + 12.5 ADC clocks = 14 at 12 MHz, 28 core cycles.
+    CHECK(host.wake == 28u);
+    host.advance(*adc, 27);
+    CHECK((adc->read(0x00, 4) & 2) == 0u);  // EOC not yet
+    host.advance(*adc, 28);
+    CHECK((adc->read(0x00, 4) & 2) == 2u);
+    CHECK(adc->read(0x4C, 4) == 1234u);  // DR, whose read clears EOC
+    CHECK((adc->read(0x00, 4) & 2) == 0u);
+    // Injected: JSQ4 = 17 (one conversion), JOFR1 = 100, JEXTSEL = TIM2 TRGO, JEOCIE.
+    adc->write(0x38, 4, 17u << 15);
+    adc->write(0x14, 4, 100);
+    adc->write(0x04, 4, 1u << 7);
+    adc->write(0x08, 4, 1u | (2u << 12) | (1u << 15));
+    adc->on_signal("TIM3.TRGO", true);  // not the selected trigger
+    CHECK(host.wake == ~std::uint64_t{0});
+    adc->on_signal("TIM2.TRGO", true);
+    CHECK(host.wake == 28u + 28u);
+    host.advance(*adc, 56);
+    CHECK((adc->read(0x00, 4) & 4) == 4u);  // JEOC
+    CHECK(host.lines[0]);
+    CHECK(adc->read(0x3C, 4) == 900u);  // JDR1 = 1000 - JOFR1
+    adc->write(0x00, 4, ~4u);           // JEOC is write-0-to-clear
+    CHECK_FALSE(host.lines[0]);
 }
 
 TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR, SWIER pends EXTI0 until PR is written 1") {
