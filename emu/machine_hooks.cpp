@@ -396,6 +396,12 @@ void DeviceSlot::signal(std::string_view line, bool level) {
         if (d.get() != this) d->model->on_signal(line, level);
 }
 
+bool DeviceSlot::wired(std::string_view line) const {
+    for (const auto& d : machine->devices)
+        if (d.get() != this && d->model->drives(line)) return true;
+    return false;
+}
+
 bool DeviceSlot::bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) {
     const MemoryRegion* r = region_at(machine->plan, address);
     if (!r && !machine->device_at(address)) return false;

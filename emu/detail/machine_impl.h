@@ -52,6 +52,7 @@ struct DeviceSlot final : DeviceHost {
     void set_clock(std::string_view name, std::uint64_t hz) override;
     std::uint64_t clock(std::string_view name) const override;
     void signal(std::string_view line, bool level) override;
+    bool wired(std::string_view line) const override;
     bool bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) override;
     bool bus_write(std::uint32_t address, unsigned width, std::uint32_t value) override;
     void output(std::string_view text) override;

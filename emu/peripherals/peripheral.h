@@ -43,6 +43,12 @@ public:
     /// A wire to the other devices of the board, "DEVICE.LINE" ("GPIOA.0", a pin): each gets
     /// Peripheral::on_signal (an EXTI controller watching the pins).
     virtual void signal(std::string_view line, bool level) { (void)line, (void)level; }
+    /// Whether some device of the board drives `line` (Peripheral::drives): a DMA channel whose
+    /// request line a peripheral model drives waits for its requests.
+    virtual bool wired(std::string_view line) const {
+        (void)line;
+        return false;
+    }
     /// The board's clocks by name, as a clock controller model sets them ("sysclk", "pclk1", ...):
     /// 0 for one nobody set. Setting "core" changes the clock emulated time runs at from now on.
     virtual void set_clock(std::string_view name, std::uint64_t hz) { (void)name, (void)hz; }
@@ -90,6 +96,11 @@ public:
     virtual const decode::svd::Peripheral* description() const { return nullptr; }
     /// Another device drove a wire (DeviceHost::signal).
     virtual void on_signal(std::string_view line, bool level) { (void)line, (void)level; }
+    /// Whether this device drives wire `line` (a DMA request line its scenario names).
+    virtual bool drives(std::string_view line) const {
+        (void)line;
+        return false;
+    }
     /// The cycle the device asked for with DeviceHost::wake_at has come.
     virtual void on_time(std::uint64_t now) { (void)now; }
 

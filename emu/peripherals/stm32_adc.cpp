@@ -3,12 +3,12 @@
 // (SWSTART, JSWSTART, ADON written again) or by the trigger EXTSEL/JEXTSEL selects: another
 // device's wire (a timer's TRGO or compare event, DeviceHost::signal). A conversion takes its
 // channel's sampling time plus 12.5 ADC clock cycles (ADCCLK, PCLK2 over RCC's ADCPRE); scan mode
-// converts the group's channels in turn, continuous mode starts it again. EOC at the end of a regular
-// conversion (of the group in scan mode; a read of DR clears it), JEOC at the end of the injected
-// group, and their interrupts (EOCIE, JEOCIE); with CR2.DMA each regular result asks the DMA
-// channel the scenario names (default DMA1 channel 1, ADC1's) for a transfer. Calibration ends after
-// the RM's 83 ADC clock cycles. What a channel reads is a scenario parameter (`inputs`), by default
-// the temperature sensor's and VREFINT's typical values and 0 elsewhere.
+// converts the group's channels in turn, continuous mode starts it again. EOC at the end of a
+// regular conversion (of the group in scan mode; a read of DR clears it), JEOC at the end of the
+// injected group, and their interrupts (EOCIE, JEOCIE). With CR2.DMA each regular result raises the
+// request line of the DMA channel the scenario names (default DMA1 channel 1, ADC1's) until DR is
+// read. Calibration ends after the RM's 83 ADC clock cycles. What a channel reads is a scenario
+// parameter (`inputs`), by default the temperature sensor's and VREFINT's typical values, else 0.
 
 #include <algorithm>
 #include <array>
@@ -65,7 +65,13 @@ private:
         std::uint64_t done_at = kNever;
     };
 
-    void reset_model() override { regular_ = injected_ = {}; }
+    void reset_model() override { regular_ = injected_ = {}, requesting_ = false; }
+    void request(bool level) {
+        if (dma_request_.empty() || level == requesting_) return;
+        requesting_ = level;
+        host().signal(dma_request_, level);
+    }
+    bool drives(std::string_view line) const override { return !dma_request_.empty() && line == dma_request_; }
 
     void stored(int reg, std::uint32_t before) override {
         auto& r = regs();
@@ -86,7 +92,7 @@ private:
     }
 
     void loaded(int reg) override {
-        if (reg == dr_.reg) regs().put(eoc_, 0);
+        if (reg == dr_.reg) regs().put(eoc_, 0), request(false);
         update_irq();
     }
 
@@ -166,8 +172,8 @@ private:
             if (regular && r.get(jauto_)) start(injected_, at);
             if (regular && r.get(cont_)) regular_ = {true, 0, at + conversion_cycles(channel(regular_, 0))};
         }
-        // The result is in DR: the DMA channel may take it (through this device's DR).
-        if (regular && r.get(dma_) && !dma_request_.empty()) host().signal(dma_request_, true), host().signal(dma_request_, false);
+        // The result is in DR: the request stays high until DR is read (by the DMA channel).
+        if (regular && r.get(dma_)) request(true);
     }
 
     std::uint64_t conversion_cycles(unsigned c) const { return adc_cycles(kSampleHalfCycles[regs().get(smp_[c]) & 7] + kConversionHalfCycles); }
@@ -199,6 +205,7 @@ private:
     Group regular_, injected_;
     std::uint64_t calibration_done_ = kNever;
     bool catching_up_ = false;
+    bool requesting_ = false;  ///< the DMA request line's level
 };
 
 }  // namespace

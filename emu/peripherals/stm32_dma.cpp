@@ -1,14 +1,14 @@
 // ST's STM32F1 DMA controller (RM0008 §13): per channel CCR, CNDTR, CPAR, CMAR; ISR's GIF, TCIF,
 // HTIF and TEIF per channel, cleared through IFCR; an interrupt line per channel (the SVD's
-// DMAx_ChannelN, or one shared by several). A memory-to-memory channel, or one that moves memory
-// to a peripheral, transfers its whole count through the bus when it is enabled, as the firmware's
-// own loads and stores would reach memory and device registers: a peripheral that paces its
-// requests (a USART's TXE under CR3.DMAT) takes the items in order as it would from the channel. A
-// channel that moves from a peripheral to memory moves one item per request, as the peripheral
-// asks on the wire "<DMA>.<channel>" (DeviceHost::signal: "DMA1.1" for ADC1), from its own copies
-// of the addresses and count (CPAR and CMAR keep what the firmware wrote; CNDTR counts down), and
-// in circular mode starts over at the end.
+// DMAx_ChannelN, or one shared by several). A channel whose request line "<DMA>.<channel>" a
+// peripheral model drives (DeviceHost::wired: ADC1's "DMA1.1", a USART's TX and RX lines as the
+// board names them) moves an item each time it finds the line high, in either direction, from its
+// own copies of the addresses and count (CPAR and CMAR keep what the firmware wrote; CNDTR counts
+// down; circular mode starts over at the end), until the peripheral drops the line. Any other
+// memory-to-memory or memory-to-peripheral channel moves its whole count through the bus when it
+// is enabled, as the firmware's own loads and stores would reach memory and device registers.
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -57,6 +57,7 @@ private:
     struct Channel {
         FieldRef ccr, cndtr, cpar, cmar;
         unsigned line = kNoLine;
+        bool paced = false;                                   ///< a peripheral model drives its request line
         std::uint32_t peripheral = 0, memory = 0, total = 0;  ///< a paced transfer's next addresses and its count
     };
 
@@ -98,9 +99,18 @@ private:
         const Channel& c = channels_[n];
         const std::uint32_t ccr = r.value(c.ccr.reg);
         const bool to_peripheral = ccr & DIR, mem2mem = ccr & kMem2Mem;
-        if (!to_peripheral && !mem2mem) {  // paced by the peripheral's requests (on_signal)
+        // A channel whose request line a peripheral model drives moves an item per request
+        // (on_signal), from copies of its addresses and count.
+        channels_[n].paced = !mem2mem && host().wired(description()->name + "." + std::to_string(n + 1));
+        if (channels_[n].paced) {
             channels_[n].peripheral = r.value(c.cpar.reg), channels_[n].memory = r.value(c.cmar.reg);
             channels_[n].total = r.value(c.cndtr.reg) & 0xffff;
+            serve(n);  // a request already high (a USART's TXE under DMAT) is taken now
+            return;
+        }
+        if (!to_peripheral && !mem2mem) {
+            host().warn_once(r.offset(c.ccr.reg), "a peripheral-to-memory transfer on channel " + std::to_string(n + 1) +
+                                                      " waits for requests no peripheral model of the board makes; nothing moves");
             return;
         }
         const unsigned psize = 1u << ((ccr >> 8) & 3), msize = 1u << ((ccr >> 10) & 3);
@@ -127,43 +137,68 @@ private:
         r.set(c.cndtr.reg, (ccr & CIRC) ? total : 0);
     }
 
-    // A peripheral's request on "<this DMA>.<channel>": one item of an enabled peripheral-to-memory
-    // channel moves.
+    // A peripheral's request line "<this DMA>.<channel>": high, the channel moves items while it
+    // stays so (the peripheral drops it as an item is taken: a read of its data register).
     void on_signal(std::string_view line, bool level) override {
         const std::string& me = description()->name;
-        if (!level || line.size() <= me.size() + 1 || line.substr(0, me.size()) != me || line[me.size()] != '.') return;
+        if (line.size() <= me.size() + 1 || line.substr(0, me.size()) != me || line[me.size()] != '.') return;
         unsigned n = 0;
         for (char ch : line.substr(me.size() + 1)) {
             if (ch < '0' || ch > '9') return;
             n = n * 10 + static_cast<unsigned>(ch - '0');
         }
         if (n == 0 || n > channels_used_) return;
-        request(n - 1);
+        requested_[n - 1] = level;
+        if (level) serve(n - 1);
+    }
+
+    // Moves items while the channel's request is high. A request the transfer itself raises again
+    // (the next byte ready at once) is taken by this loop, not by a nested one.
+    // At most one pass over the channel's count at a time: a line that stays high whatever is
+    // read (CPAR not at the requesting register) goes on at the next cycle, never in a loop here.
+    void serve(unsigned n) {
+        if (serving_[n]) return;
+        serving_[n] = true;
+        bool moving = true;
+        for (std::uint32_t left = std::max<std::uint32_t>(1, channels_[n].total); left && requested_[n] && moving; --left) moving = request(n);
+        serving_[n] = false;
+        if (requested_[n] && moving) host().wake_at(host().now() + 1);
         update_irqs();
     }
 
-    void request(unsigned n) {
+    void tick(std::uint64_t) override {
+        for (unsigned n = 0; n < channels_used_; ++n)
+            if (requested_[n]) serve(n);
+    }
+
+    // One item of channel n; false when it cannot move one (off, done, a transfer error).
+    bool request(unsigned n) {
         auto& r = regs();
         Channel& c = channels_[n];
         const std::uint32_t ccr = r.value(c.ccr.reg);
         std::uint32_t count = r.value(c.cndtr.reg) & 0xffff;
-        if (!(ccr & EN) || (ccr & (DIR | kMem2Mem)) || count == 0) return;
+        if (!(ccr & EN) || (ccr & kMem2Mem) || count == 0 || !c.paced) return false;
         const unsigned psize = 1u << ((ccr >> 8) & 3), msize = 1u << ((ccr >> 10) & 3);
-        std::uint32_t value = 0;
-        if (!host().bus_read(c.peripheral, psize, value) || !host().bus_write(c.memory, msize, value & width_mask(msize))) {
-            flag(n, TEIF);
-            r.set(c.ccr.reg, ccr & ~EN);
-            return;
-        }
+        const bool to_peripheral = ccr & DIR;
+        const std::uint32_t from = to_peripheral ? c.memory : c.peripheral, to = to_peripheral ? c.peripheral : c.memory;
+        const unsigned from_size = to_peripheral ? msize : psize, to_size = to_peripheral ? psize : msize;
+        // The count and addresses move before the item does: the peripheral may ask again while
+        // it takes this one (a USART whose shift register is free wants the next byte at once).
         if (ccr & PINC) c.peripheral += psize;
         if (ccr & MINC) c.memory += msize;
         --count;
-        if (count == c.total / 2) flag(n, HTIF);
-        if (count == 0) {
-            flag(n, TCIF);
-            if (ccr & CIRC) count = c.total, c.peripheral = r.value(c.cpar.reg), c.memory = r.value(c.cmar.reg);
+        const bool wrap = count == 0 && (ccr & CIRC);
+        r.set(c.cndtr.reg, wrap ? c.total : count);
+        if (wrap) c.peripheral = r.value(c.cpar.reg), c.memory = r.value(c.cmar.reg);
+        std::uint32_t value = 0;
+        if (!host().bus_read(from, from_size, value) || !host().bus_write(to, to_size, value & width_mask(to_size))) {
+            flag(n, TEIF);
+            r.set(c.ccr.reg, r.value(c.ccr.reg) & ~EN);
+            return false;
         }
-        r.set(c.cndtr.reg, count);
+        if (count == c.total / 2) flag(n, HTIF);
+        if (count == 0) flag(n, TCIF);
+        return true;
     }
 
     static std::uint32_t width_mask(unsigned bytes) { return bytes >= 4 ? 0xffffffffu : (1u << (8 * bytes)) - 1; }
@@ -183,6 +218,7 @@ private:
 
     FieldRef isr_, ifcr_;
     std::array<Channel, kMostChannels> channels_{};
+    std::array<bool, kMostChannels> requested_{}, serving_{};  ///< per channel: its request line is high; serve() runs
     unsigned channels_used_ = 0;
 };
 

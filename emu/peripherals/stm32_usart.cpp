@@ -2,7 +2,9 @@
 // console at the baud rate BRR and the APB clock give, RX from stimuli, TXE/TC/RXNE and their
 // interrupt. The transmit data register feeds a shift register: a byte written while one shifts
 // waits in DR (TXE clear) until the shift register is free, so firmware that writes as fast as TXE
-// allows sends at the line's rate, as on the board.
+// allows sends at the line's rate, as on the board. Under CR3.DMAT and DMAR the TX and RX DMA
+// request lines the scenario names (`dma_tx`, `dma_rx`: "DMA1.4") are high while TXE, or RXNE,
+// is: the DMA channel feeds DR at the line rate, and takes each received byte.
 
 #include <algorithm>
 #include <cstdio>
@@ -17,11 +19,11 @@ namespace {
 
 class Stm32Usart final : public RegisterPeripheral {
 public:
-    Stm32Usart(decode::svd::Peripheral d, std::string clock, std::FILE* out)
-        : RegisterPeripheral(std::move(d)), clock_(std::move(clock)), out_(out), sr_(need("SR")), dr_(need("DR")), brr_(need("BRR")),
-          cr1_(need("CR1")), txe_(need("SR.TXE")), tc_(need("SR.TC")), rxne_(need("SR.RXNE")), ore_(need("SR.ORE")), ue_(need("CR1.UE")),
-          te_(need("CR1.TE")), re_(need("CR1.RE")), txeie_(need("CR1.TXEIE")), tcie_(need("CR1.TCIE")), rxneie_(need("CR1.RXNEIE")),
-          m_(need("CR1.M")), dmat_(regs().field("CR3.DMAT")) {
+    Stm32Usart(decode::svd::Peripheral d, std::string clock, std::FILE* out, std::string dma_tx, std::string dma_rx)
+        : RegisterPeripheral(std::move(d)), clock_(std::move(clock)), out_(out), dma_tx_(std::move(dma_tx)), dma_rx_(std::move(dma_rx)),
+          sr_(need("SR")), dr_(need("DR")), brr_(need("BRR")), cr1_(need("CR1")), txe_(need("SR.TXE")), tc_(need("SR.TC")), rxne_(need("SR.RXNE")),
+          ore_(need("SR.ORE")), ue_(need("CR1.UE")), te_(need("CR1.TE")), re_(need("CR1.RE")), txeie_(need("CR1.TXEIE")), tcie_(need("CR1.TCIE")),
+          rxneie_(need("CR1.RXNEIE")), m_(need("CR1.M")), dmat_(regs().field("CR3.DMAT")), dmar_(regs().field("CR3.DMAR")) {
         // RM0008: TC and RXNE are rc_w0 (a write of 0 clears, 1 leaves them), which ST's SVD calls read-write.
         for (FieldRef f : {tc_, rxne_}) regs().set_write_action(f, decode::svd::WriteAction::ZeroToClear);
         regs().set_write_action(need("SR.CTS"), decode::svd::WriteAction::ZeroToClear);
@@ -29,6 +31,7 @@ public:
     }
 
     bool can_receive() const override { return true; }
+    bool drives(std::string_view line) const override { return (!dma_tx_.empty() && line == dma_tx_) || (!dma_rx_.empty() && line == dma_rx_); }
 
     void receive(std::string_view bytes) override {
         if (!on(re_)) {
@@ -54,6 +57,7 @@ private:
         queued_.clear();
         shifting_until_ = 0;
         held_ = false;
+        tx_request_ = rx_request_ = false;
     }
 
     void refresh(int reg) override {
@@ -86,7 +90,7 @@ private:
         const std::uint64_t now = host().now();
         tick(now);
         if (shifting_until_ > now) {  // the shift register is busy: the byte waits in DR
-            if (held_ && dmat_ && regs().get(dmat_)) {
+            if (held_ && dmat_ && regs().get(dmat_) && dma_tx_.empty()) {
                 queued_.push_back(c);  // a DMA channel would have waited for TXE: the bytes go out in turn
             } else {
                 if (held_) host().warn_once(regs().offset(dr_.reg), "byte written to DR while TXE was clear; the earlier one is lost");
@@ -149,11 +153,21 @@ private:
         auto& r = regs();
         const bool level = (r.get(txeie_) && r.get(txe_)) || (r.get(tcie_) && r.get(tc_)) || (r.get(rxneie_) && (r.get(rxne_) || r.get(ore_)));
         host().set_irq(level && r.get(ue_));
+        // The DMA requests follow the flags; a channel may write DR or read it before this returns.
+        drive(dma_rx_, rx_request_, r.get(ue_) && dmar_ && r.get(dmar_) && r.get(rxne_));
+        drive(dma_tx_, tx_request_, r.get(ue_) && dmat_ && r.get(dmat_) && r.get(txe_));
+    }
+    void drive(const std::string& line, bool& now, bool level) {
+        if (line.empty() || level == now) return;
+        now = level;
+        host().signal(line, level);
     }
 
     std::string clock_;
     std::FILE* out_;
-    FieldRef sr_, dr_, brr_, cr1_, txe_, tc_, rxne_, ore_, ue_, te_, re_, txeie_, tcie_, rxneie_, m_, dmat_;
+    std::string dma_tx_, dma_rx_;                   ///< the DMA request lines ("DMA1.4"), empty for none
+    bool tx_request_ = false, rx_request_ = false;  ///< their levels
+    FieldRef sr_, dr_, brr_, cr1_, txe_, tc_, rxne_, ore_, ue_, te_, re_, txeie_, tcie_, rxneie_, m_, dmat_, dmar_;
     std::deque<char> rx_;
     std::deque<char> queued_;  ///< bytes a DMA channel wrote behind the one waiting in DR
     std::uint64_t shifting_until_ = 0;
@@ -164,12 +178,14 @@ private:
 }  // namespace
 
 std::unique_ptr<Peripheral> make_stm32_usart(const decode::svd::Peripheral& svd, const config::Node& params) {
-    params.allow_only({"clock", "output"});
+    params.allow_only({"clock", "output", "dma_tx", "dma_rx"});
     // The APB clock the baud rate divides (RM0008 §7: USART1 on APB2, the board preset says so).
     std::string clock = params.has("clock") ? params["clock"].str() : "pclk1";
     std::string where = params.has("output") ? params["output"].choice({"stdout", "stderr", "none"}) : "stdout";
     std::FILE* out = where == "stdout" ? stdout : where == "stderr" ? stderr : nullptr;
-    return std::make_unique<Stm32Usart>(svd, clock, out);
+    // The DMA channels its requests go to (RM0008 Table 78: USART1 TX DMA1 channel 4, RX 5): the board says.
+    std::string dma_tx = params.has("dma_tx") ? params["dma_tx"].str() : "", dma_rx = params.has("dma_rx") ? params["dma_rx"].str() : "";
+    return std::make_unique<Stm32Usart>(svd, clock, out, dma_tx, dma_rx);
 }
 
 }  // namespace emutrace::emu

@@ -332,6 +332,21 @@ TEST_CASE("libopencm3: adc_timer_dma: a polled conversion, injected ones on TIM2
     CHECK(bad.err.find("ADC input 18: the channels are 0 to 17") != std::string::npos);
 }
 
+TEST_CASE("libopencm3: usart_dma_echo: a TX channel enabled before DMAT waits for the USART's requests, an RX channel takes the received bytes") {
+    // usart_dma_echo.c (written with the request lines, so not a held-out check): DMA1 channel 4
+    // is enabled with "abcdefg\r\n" before CR3.DMAT; channel 5 then takes six bytes the stimulus
+    // sends, printed back after "got=".
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("ocm3_usart_dma_echo") + " -s " + board() + " --max-instructions 5e6 --stop-at done --events " +
+                         dir.file("e.jsonl") + " --set 'stimuli=[{at: 3ms, uart_rx: {device: USART1, data: bcdefgh}}]'");
+    CHECK(r.status == 0);
+    CHECK(r.out == "abcdefg\r\ngot=bcdefg\r\n");
+    // The DMA'd text leaves a frame (2,080 cycles at 115200 baud) a byte, as TXE paces the channel.
+    const Events ev = read_events(dir.file("e.jsonl"));
+    REQUIRE(ev.output.size() >= 9);
+    CHECK(double(ev.output[8].cycle - ev.output[0].cycle) >= 0.95 * 8 * 2080);
+}
+
 TEST_CASE("libopencm3: exti_button: a pin's rising edges, routed by AFIO_EXTICR1, interrupt through EXTI0") {
     // exti_button.c (written after the EXTI wiring, so not a held-out check): PA0's rising edges
     // count; the stimuli press, release and press again on the board preset, nothing else added.

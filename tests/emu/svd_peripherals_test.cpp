@@ -5,6 +5,8 @@
 // interrupt, DMA channels run at once or paced by requests, the ADC's conversions at ADCCLK.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,8 +38,13 @@ struct FakeHost final : emu::DeviceHost {
     void user_event(std::uint32_t, std::uint32_t) override {}
     void warn_once(std::uint32_t off, std::string_view what) override { warnings[off] = what; }
     void wake_at(std::uint64_t cycle) override { wake = cycle; }
-    // Wires driven high, in order ("TIM2.TRGO"), at the cycles they went.
+    // Wires driven high, in order ("TIM2.TRGO"), at the cycles they went; the lines some device
+    // of the board is said to drive; a bus read's side effect (a data register's read dropping
+    // its DMA request).
     std::vector<std::pair<std::string, std::uint64_t>> wires;
+    std::vector<std::string> driven;
+    std::function<void(std::uint32_t)> on_read;
+    bool wired(std::string_view line) const override { return std::find(driven.begin(), driven.end(), line) != driven.end(); }
     void signal(std::string_view line, bool level) override {
         if (level) wires.emplace_back(std::string(line), time);
     }
@@ -49,6 +56,7 @@ struct FakeHost final : emu::DeviceHost {
     // A bus for bus masters: 64 words of RAM at 0x20000000, flash (read-only) at 0x08000000.
     std::vector<std::uint32_t> ram = std::vector<std::uint32_t>(64, 0);
     bool bus_read(std::uint32_t address, unsigned, std::uint32_t& value) override {
+        if (on_read) on_read(address);
         if (address >= 0x08000000u && address < 0x08000100u) return value = address, true;
         if (address < 0x20000000u || address >= 0x20000100u) return false;
         value = ram[(address - 0x20000000u) / 4];
@@ -269,20 +277,25 @@ TEST_CASE("stm32.timer: TRGO as CR2.MMS selects it, and a compare event on an en
     CHECK(host.wires[3] == std::pair<std::string, std::uint64_t>{"TIM2.TRGO", 48'000});
 }
 
-TEST_CASE("stm32.dma: a peripheral-to-memory channel moves an item per request on its wire, and starts over in circular mode") {
+TEST_CASE("stm32.dma: a channel whose request line a device drives moves an item each time it finds the line high, circular mode starting over") {
     FakeHost host;
+    host.driven = {"DMA1.1"};
     auto dma = model("stm32.dma", "DMA1", host);
+    // The "peripheral" at 0x08000010 drops its request when it is read, as a data register does.
+    host.on_read = [&](std::uint32_t address) {
+        if (address == 0x08000010u) dma->on_signal("DMA1.1", false);
+    };
     dma->write(0x0C, 4, 2);            // CNDTR1
-    dma->write(0x10, 4, 0x08000010u);  // CPAR1: the "peripheral" (the fake bus reads an address there as its value)
+    dma->write(0x10, 4, 0x08000010u);  // CPAR1 (the fake bus reads an address there as its value)
     dma->write(0x14, 4, 0x20000000u);  // CMAR1
     // 32-bit, memory incremented, circular, TC interrupt, peripheral to memory (DIR clear).
     dma->write(0x08, 4, (2u << 10) | (2u << 8) | (1u << 7) | (1u << 5) | (1u << 1) | 1u);
     CHECK(host.ram[0] == 0u);        // nothing moves before a request
-    dma->on_signal("DMA2.1", true);  // another controller's channel
-    dma->on_signal("DMA1.1", false);
+    dma->on_signal("DMA2.1", true);  // another controller's line
     CHECK(host.ram[0] == 0u);
     dma->on_signal("DMA1.1", true);
     CHECK(host.ram[0] == 0x08000010u);
+    CHECK(host.ram[1] == 0u);  // one item: the read dropped the line
     CHECK(dma->read(0x0C, 4) == 1u);
     CHECK((dma->read(0x00, 4) & 0x6) == 0x4u);  // HTIF1, not TCIF1
     CHECK(dma->read(0x14, 4) == 0x20000000u);   // CMAR keeps what was written
@@ -294,6 +307,14 @@ TEST_CASE("stm32.dma: a peripheral-to-memory channel moves an item per request o
     CHECK(dma->read(0x0C, 4) == 2u);  // circular: the count again
     dma->on_signal("DMA1.1", true);
     CHECK(host.ram[0] == 0x08000010u);  // and from the start of the buffer
+    // A line that stays high whatever is read (CPAR elsewhere) moves one pass, then goes on at
+    // the next cycle: never an endless loop inside one call.
+    host.on_read = nullptr;
+    host.ram = std::vector<std::uint32_t>(64, 0);
+    dma->on_signal("DMA1.1", true);
+    CHECK(host.ram[0] == 0x08000010u);
+    CHECK(host.ram[1] == 0x08000010u);
+    CHECK(host.wake == 1u);
 }
 
 TEST_CASE("stm32.adc: a software-started conversion at ADCCLK, a timer-triggered injected one with its offset and interrupt") {
