@@ -5,7 +5,7 @@
 namespace emutrace::emu {
 namespace {
 
-constexpr std::array<PeripheralType, 14> kTypes{{
+constexpr std::array<PeripheralType, 15> kTypes{{
     {"cmsdk.uart", "Arm CMSDK APB UART (MPS2 boards): DATA, STATE, CTRL, INTSTATUS, BAUDDIV", &make_cmsdk_uart},
     {"stub", "scripted registers: reset values, access, read sequences, timed changes, latency", &make_stub},
     {"marker", "user-defined events: write PAYLOAD (+0x0), then the event id to ID (+0x4)", &make_marker},
@@ -23,6 +23,10 @@ constexpr std::array<PeripheralType, 14> kTypes{{
      "STM32F1 ADC: regular and injected groups by software or a timer's trigger, scan and continuous modes, EOC/JEOC and their interrupt, DMA "
      "requests",
      nullptr, &make_stm32_adc},
+    {"stm32.i2c",
+     "STM32F1 I2C master: START/address/data/STOP at the SCL rate, SB/ADDR/BTF/TxE/RxNE/AF and the event and error interrupts, register-pointer "
+     "targets",
+     nullptr, &make_stm32_i2c},
     {"stm32.crc", "STM32 CRC unit: CRC-32 (0x04C11DB7) of the words written to DR, CR.RESET", nullptr, &make_stm32_crc},
     {"stm32.rtc", "STM32F1 RTC: the counter at the RTC clock over PRL+1, SECF/ALRF/OWF and their interrupt", nullptr, &make_stm32_rtc},
 }};

@@ -347,6 +347,35 @@ TEST_CASE("libopencm3: usart_dma_echo: a TX channel enabled before DMAT waits fo
     CHECK(double(ev.output[8].cycle - ev.output[0].cycle) >= 0.95 * 8 * 2080);
 }
 
+TEST_CASE("libopencm3: i2c_target: writes and reads of a scenario's I2C target at 100 kHz, the two-byte POS read, a NACKed address") {
+    // i2c_target.c (written with the I2C model, so not a held-out check): I2C1 (the preset's
+    // eleventh peripheral) with a target at 0x48 whose bytes 0-1 are 0x19 0x80 (a temperature
+    // sensor's reading): register 3 written and read back through i2c_transfer7, register 0 read by
+    // the POS sequence, 0x50 answered by nobody.
+    TempDir dir;
+    const std::string target = " --set 'peripherals[10].params.targets=[{address: 0x48, memory: {0: [0x19, 0x80]}}]'";
+    Cli r = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --max-instructions 5e6 --stop-at done --events " +
+                         dir.file("e.jsonl") + target);
+    CHECK(r.status == 0);
+    CHECK(r.out == "temp=0x1980 os=0x1a00 nack=1\r\n");
+    // A byte is nine SCL periods: 90 us at 100 kHz. The first transfer's address byte (DR written
+    // with 0x90) to its data byte's write are one byte apart at least.
+    const Events ev = read_events(dir.file("e.jsonl"));
+    std::vector<std::uint64_t> dr_writes;
+    for (const auto& m : ev.mmio)
+        if (m.write && m.reg == "I2C1.DR") dr_writes.push_back(m.cycle);
+    REQUIRE(dr_writes.size() >= 2);
+    CHECK(double(dr_writes[1] - dr_writes[0]) >= 0.95 * 90e-6 * kClockHz);
+    // With no target the address is not acknowledged and the firmware waits for ADDR, as on a
+    // board with nothing on the bus.
+    Cli none = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --max-instructions 2e6 --stop-at done");
+    CHECK(none.status == 3);
+    CHECK(none.out.empty());
+    Cli bad = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --set 'peripherals[10].params.targets=[{address: 0x80}]'");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("7-bit address is at most 0x7f") != std::string::npos);
+}
+
 TEST_CASE("libopencm3: exti_button: a pin's rising edges, routed by AFIO_EXTICR1, interrupt through EXTI0") {
     // exti_button.c (written after the EXTI wiring, so not a held-out check): PA0's rising edges
     // count; the stimuli press, release and press again on the board preset, nothing else added.

@@ -353,6 +353,49 @@ TEST_CASE("stm32.adc: a software-started conversion at ADCCLK, a timer-triggered
     CHECK_FALSE(host.lines[0]);
 }
 
+TEST_CASE("stm32.i2c: SB and ADDR raise the event interrupt, a NACKed address the error interrupt, bytes take nine SCL periods") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"pclk1", 24'000'000}};
+    auto i2c = model("stm32.i2c", "I2C1", host, "{targets: [{address: 0x48, memory: {2: [0xab]}}]}");
+    i2c->write(0x1C, 4, 120);              // CCR: 100 kHz, 240 core cycles a period
+    i2c->write(0x04, 4, 24u | (3u << 8));  // CR2: FREQ, ITEVTEN, ITERREN
+    i2c->write(0x00, 4, 1u | (1u << 8));   // CR1: PE, START
+    CHECK(host.wake == 240u);
+    host.advance(*i2c, 240);
+    CHECK((i2c->read(0x14, 4) & 1) == 1u);  // SB
+    CHECK(host.lines[0]);                   // I2C1_EV
+    i2c->write(0x10, 4, 0x90);              // the address 0x48, write
+    CHECK_FALSE(host.lines[0]);             // SB cleared by the address
+    host.advance(*i2c, 240 + 9 * 240);
+    CHECK((i2c->read(0x14, 4) & 2) == 2u);  // ADDR
+    CHECK((i2c->read(0x18, 4) & 7) == 7u);  // SR2: MSL, BUSY, TRA (ADDR clears: SR1 then SR2)
+    CHECK((i2c->read(0x14, 4) & 2) == 0u);
+    i2c->write(0x10, 4, 2);  // the register pointer
+    host.advance(*i2c, 240 + 18 * 240);
+    CHECK((i2c->read(0x14, 4) & 4) == 4u);  // BTF
+    i2c->write(0x00, 4, 1u | (1u << 8));    // repeated START
+    host.advance(*i2c, 240 + 19 * 240);
+    i2c->write(0x10, 4, 0x91);  // read
+    host.advance(*i2c, 240 + 28 * 240);
+    i2c->read(0x14, 4);
+    i2c->read(0x18, 4);  // ADDR cleared: the target starts sending, ACK clear: one byte
+    host.advance(*i2c, 240 + 37 * 240);
+    CHECK((i2c->read(0x14, 4) & 0x40) == 0x40u);  // RxNE
+    CHECK(i2c->read(0x10, 4) == 0xabu);
+    i2c->write(0x00, 4, 1u | (1u << 9));  // STOP
+    CHECK((i2c->read(0x18, 4) & 3) == 0u);
+    // Nobody at 0x50: AF, the error interrupt.
+    i2c->write(0x00, 4, 1u | (1u << 8));
+    host.advance(*i2c, host.time + 240);
+    i2c->read(0x14, 4);
+    i2c->write(0x10, 4, 0xa0);
+    host.advance(*i2c, host.time + 9 * 240);
+    CHECK((i2c->read(0x14, 4) & (1u << 10)) != 0u);  // AF
+    CHECK(host.lines[1]);                            // I2C1_ER
+    i2c->write(0x14, 4, ~(1u << 10));                // AF is write-0-to-clear
+    CHECK_FALSE(host.lines[1]);
+}
+
 TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR, SWIER pends EXTI0 until PR is written 1") {
     FakeHost host;
     auto gpio = model("stm32.gpio", "GPIOC", host);
