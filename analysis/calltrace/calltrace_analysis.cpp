@@ -114,7 +114,10 @@ public:
     TraceAnalysis(CalltraceConfig config, CalltraceOutputs outputs, const std::string& scenario_file, const decode::ElfImage& image,
                   std::uint64_t clock_hz);
 
-    std::vector<trace::TraceSink*> sinks() override { return {&tracer_}; }
+    std::vector<trace::TraceSink*> sinks() override {
+        if (mmio_) return {&tracer_, mmio_.get()};
+        return {&tracer_};
+    }
     void finish(const SourceTotals& totals) override;
     /// Profile table, phases and constraint table, for the terminal.
     std::string summary() const override;
@@ -151,6 +154,7 @@ private:
     std::unique_ptr<CallPathTree> paths_;     ///< with a report only
     std::unique_ptr<CallTimeline> timeline_;  ///< likewise
     std::unique_ptr<PerfettoWriter> perfetto_;
+    std::unique_ptr<MmioLog> mmio_;  ///< with a Perfetto trace or a report: the register accesses
     std::unique_ptr<CompactTraceWriter> compact_;
     std::unordered_map<std::uint32_t, bool> selection_;  ///< cache of selected()
     std::vector<std::string> auto_dropped_;
@@ -181,12 +185,15 @@ TraceAnalysis::TraceAnalysis(CalltraceConfig config, CalltraceOutputs outputs, c
     if (!outputs_.perfetto.empty()) {
         perfetto_ = std::make_unique<PerfettoWriter>(tracer_, clock_hz, is_selected);
         tracer_.add_listener(*perfetto_);
+        mmio_ = std::make_unique<MmioLog>(true);
+        perfetto_->add_mmio(*mmio_);
     }
     checker_.on_window([this](std::size_t constraint, const ConstraintWindow& window) {
         margins_.on_window(constraint, window);
         if (perfetto_) perfetto_->on_window(constraint, window);
     });
     if (outputs_.report) {
+        if (!mmio_) mmio_ = std::make_unique<MmioLog>(false);  // the registers' table
         paths_ = std::make_unique<CallPathTree>(tracer_);
         timeline_ = std::make_unique<CallTimeline>(tracer_);
         tracer_.add_listener(*paths_);
@@ -374,7 +381,8 @@ std::string TraceAnalysis::report_html() const {
     if (!paths_) return {};
     return CalltraceReport{tracer_, profile_,  checker_,      margins_,          *paths_,      *timeline_,
                            lines_,  clock_hz_, total_cycles_, outputs_.perfetto, regressions_, outputs_.baseline}
-        .html();
+               .html() +
+           (mmio_ ? mmio_->report_html(clock_hz_) : std::string());
 }
 
 nlohmann::json TraceAnalysis::to_json(bool every_user_event) const {

@@ -1,6 +1,7 @@
 #include "analysis/writers/perfetto_writer.h"
 
 #include <charconv>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -80,12 +81,45 @@ void PerfettoWriter::write_event(config::TextFileWriter& out, const CallEvent& e
     out.write(line);
 }
 
+// Each device's accesses on a track of its own, as instants named by register and direction, the
+// value in their arguments: polling loops show as dense rows, configuration as a few marks.
+void PerfettoWriter::write_mmio(config::TextFileWriter& out) {
+    using nlohmann::json;
+    std::vector<bool> named(mmio_->devices().size() + 1, false);
+    std::unordered_map<std::uint64_t, std::string> names;  // (device, offset, write) -> JSON string
+    bool read = mmio_->for_each([&](const MmioLog::Access& a) {
+        if (a.device < named.size() && !named[a.device]) {
+            named[a.device] = true;
+            const std::string device = a.device < mmio_->devices().size() ? mmio_->devices()[a.device] : "device";
+            out.write(",\n");
+            out.write(config::json_text(
+                json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", kMmioTrack + a.device}, {"args", {{"name", "MMIO " + device}}}}));
+        }
+        const std::uint64_t key = std::uint64_t{a.device} << 33 | std::uint64_t{a.offset} << 1 | a.write;
+        auto [name, fresh] = names.try_emplace(key);
+        if (fresh) name->second = config::json_text(json(mmio_->register_name(a.device, a.offset) + (a.write ? " write" : " read")));
+        std::string& line = line_;
+        line.assign(",\n{\"pid\":1,\"ph\":\"i\",\"s\":\"t\",\"cat\":\"mmio\",\"tid\":");
+        append_number(line, kMmioTrack + a.device);
+        line.append(",\"ts\":");
+        append_number(line, microseconds(a.cycle));
+        line.append(",\"name\":");
+        line.append(name->second);
+        char value[48];
+        std::snprintf(value, sizeof value, ",\"args\":{\"value\":\"0x%x\",\"width\":%u}}", a.value, static_cast<unsigned>(a.width));
+        line.append(value);
+        out.write(line);
+    });
+    if (!read) throw ConfigError("writing the Perfetto trace failed: the register accesses' temporary file could not be read back");
+}
+
 void PerfettoWriter::write(const std::string& path, const std::vector<ConstraintResult>& constraints) {
     using nlohmann::json;
     config::TextFileWriter out(path, "Perfetto trace");
     out.write("{\"displayTimeUnit\":\"ns\",\"otherData\":");
-    out.write(
-        config::json_text(json{{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_ + events_.lost()}, {"dropped_windows", windows_.lost()}}));
+    json other{{"clock_hz", clock_hz_}, {"dropped_call_events", dropped_ + events_.lost()}, {"dropped_windows", windows_.lost()}};
+    if (mmio_) other["dropped_mmio_accesses"] = mmio_->dropped();
+    out.write(config::json_text(other));
     out.write(",\"traceEvents\":[\n");
     out.write(config::json_text(json{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "emutrace"}}}}));
     const auto& threads = tracer_.threads();
@@ -114,6 +148,7 @@ void PerfettoWriter::write(const std::string& path, const std::vector<Constraint
         out.write(config::json_text(e));
     });
     if (!read) unreadable();
+    if (mmio_) write_mmio(out);
     out.write("\n]}\n");
     out.close();
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Chrome trace-event JSON, which ui.perfetto.dev and chrome://tracing open: one track per thread
 // with nested slices per call, instants for user events, constraint windows as async slices
-// (named "VIOLATED" when they failed), and a counter track of interrupt nesting.
+// (named "VIOLATED" when they failed), a counter track of interrupt nesting, and with an MmioLog
+// a track per device of its register accesses, each named by its register ("USART1.DR write").
 
 #include <functional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "analysis/calltrace/call_tracer.h"
 #include "analysis/constraints/constraint_checker.h"
+#include "analysis/writers/mmio_log.h"
 #include "analysis/writers/record_spool.h"
 #include "config/text_file.h"
 
@@ -23,6 +25,8 @@ public:
     void on_call_event(const CallEvent& e) override;
     /// A constraint window closed (ConstraintChecker::on_window): an async slice.
     void on_window(std::size_t constraint, const ConstraintWindow& window);
+    /// The device register accesses to write as well (kept by the caller until write()).
+    void add_mmio(const MmioLog& log) { mmio_ = &log; }
     /// Writes the file, event by event; `constraints` names the windows' constraints. Throws
     /// ConfigError when it cannot write.
     void write(const std::string& path, const std::vector<ConstraintResult>& constraints);
@@ -30,6 +34,8 @@ public:
 
 private:
     void write_event(config::TextFileWriter& out, const CallEvent& e, int& nesting);
+    void write_mmio(config::TextFileWriter& out);
+    static constexpr std::uint64_t kMmioTrack = 2000;  ///< + device index: the devices' tracks
     double microseconds(std::uint64_t cycle) const { return static_cast<double>(cycle) * 1e6 / static_cast<double>(clock_hz_); }
     struct Window {
         std::size_t constraint;
@@ -43,6 +49,7 @@ private:
     RecordSpool<CallEvent> events_;
     RecordSpool<Window> windows_;
     std::size_t dropped_ = 0;
+    const MmioLog* mmio_ = nullptr;
     // Written while the file is: each function's name as a JSON string, and the line being built.
     std::unordered_map<std::uint32_t, std::string> names_;
     std::string line_;

@@ -22,7 +22,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -374,6 +376,43 @@ TEST_CASE("libopencm3: i2c_target: writes and reads of a scenario's I2C target a
     Cli bad = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --set 'peripherals[10].params.targets=[{address: 0x80}]'");
     CHECK(bad.status == 2);
     CHECK(bad.err.find("7-bit address is at most 0x7f") != std::string::npos);
+}
+
+TEST_CASE("libopencm3: the Perfetto trace has a track per device with its register accesses, and the report a table of them, named by the SVD") {
+    // adc_timer_dma.c reads JDR1 in each of its 20 JEOC interrupts and polls USART1.SR per byte.
+    TempDir dir;
+    Cli r = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --max-instructions 5e6 --stop-at done --perfetto " +
+                         dir.file("p.json"));
+    REQUIRE(r.status == 0);
+    std::ifstream in(dir.file("p.json"));
+    const json trace = json::parse(in);
+    std::map<std::uint64_t, std::string> tracks;
+    std::map<std::string, int> accesses;
+    std::set<std::uint64_t> access_tracks;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e.value("name", "") == "thread_name") tracks[e["tid"].get<std::uint64_t>()] = e["args"]["name"].get<std::string>();
+        if (e.value("cat", "") != "mmio") continue;
+        ++accesses[e["name"].get<std::string>()];
+        access_tracks.insert(e["tid"].get<std::uint64_t>());
+        CHECK(e["args"]["value"].get<std::string>().rfind("0x", 0) == 0);
+    }
+    CHECK(accesses["ADC1.JDR1 read"] == 20);
+    CHECK(accesses["TIM2.CR2 write"] >= 1);
+    CHECK(accesses["USART1.DR write"] == int(std::string("temp=1775\r\njeoc=20 vref=1400 ms=20\r\ndma=1775,1489,1775,1489\r\n").size()));
+    for (std::uint64_t tid : access_tracks) {
+        REQUIRE(tracks.count(tid));
+        CHECK(tracks[tid].rfind("MMIO ", 0) == 0);
+    }
+    CHECK(trace["otherData"]["dropped_mmio_accesses"] == 0);
+    // The HTML report's table counts them per register.
+    Cli page = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --max-instructions 5e6 --stop-at done --report " +
+                            dir.file("r.html"));
+    REQUIRE(page.status == 0);
+    const std::string html = read_file(dir.file("r.html"));
+    const auto at = html.find("id=\"registers\"");
+    REQUIRE(at != std::string::npos);
+    const std::regex row(R"(<td>ADC1\.JDR1</td><td class="num">20</td><td class="num">0</td>)");
+    CHECK(std::regex_search(html.substr(at), row));
 }
 
 TEST_CASE("libopencm3: exti_button: a pin's rising edges, routed by AFIO_EXTICR1, interrupt through EXTI0") {

@@ -1,0 +1,77 @@
+#include "analysis/writers/mmio_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "report/html.h"
+
+namespace emutrace::analysis {
+
+void MmioLog::on_start(const trace::RunInfo& info) {
+    devices_ = info.devices;
+    registers_ = info.device_registers;
+}
+
+void MmioLog::on_batch(const trace::EventBatch& batch) {
+    for (const auto& e : batch.events) {
+        if (e.kind != trace::EventKind::MmioRead && e.kind != trace::EventKind::MmioWrite) continue;
+        const bool write = e.kind == trace::EventKind::MmioWrite;
+        const std::uint64_t key = std::uint64_t{e.channel} << 32 | register_at(e.channel, e.extra);
+        if (key != last_key_) {
+            auto [it, fresh] = counts_.try_emplace(key);
+            if (fresh) it->second.first = e.cycle;
+            last_key_ = key, last_count_ = &it->second;
+        }
+        ++(write ? last_count_->writes : last_count_->reads);
+        last_count_->last = e.cycle;
+        if (!keep_each_) continue;
+        if (accesses_.size() >= kMaxAccesses) {
+            ++dropped_;
+            continue;
+        }
+        accesses_.add({e.cycle, e.extra, e.value, e.channel, e.width, write});
+    }
+}
+
+std::uint32_t MmioLog::register_at(std::uint16_t device, std::uint32_t offset) const {
+    if (device < registers_.size())
+        for (const auto& r : registers_[device])
+            if (offset >= r.offset && offset < r.offset + r.bytes) return r.offset;
+    return offset;
+}
+
+std::string MmioLog::report_html(std::uint64_t clock_hz, std::size_t rows) const {
+    if (counts_.empty()) return {};
+    std::vector<std::pair<std::uint64_t, const Count*>> used;
+    for (const auto& [key, c] : counts_) used.emplace_back(key, &c);
+    std::stable_sort(used.begin(), used.end(),
+                     [](const auto& a, const auto& b) { return a.second->reads + a.second->writes > b.second->reads + b.second->writes; });
+    report::Table t;
+    t.headers = {"Register", "Reads", "Writes", "First", "Last"};
+    t.numeric = {false, true, true, true, true};
+    for (std::size_t i = 0; i < used.size() && i < rows; ++i) {
+        const auto [key, c] = used[i];
+        t.rows.push_back({report::escape(register_name(static_cast<std::uint16_t>(key >> 32), static_cast<std::uint32_t>(key))),
+                          report::thousands(c->reads), report::thousands(c->writes), report::duration(static_cast<double>(c->first), clock_hz),
+                          report::duration(static_cast<double>(c->last), clock_hz)});
+    }
+    std::string body =
+        "<p class=\"note\">The device registers read and written in the run (by the firmware or a DMA channel), by the names the "
+        "devices' SVDs give them; the most used first" +
+        std::string(used.size() > rows ? " (" + std::to_string(rows) + " of " + std::to_string(used.size()) + ")" : "") +
+        ". Every access is in <code>--events</code>, and with <code>--perfetto</code> on a track per device.</p>\n";
+    return report::section("registers", "Device registers", body + t.html());
+}
+
+std::string MmioLog::register_name(std::uint16_t device, std::uint32_t offset) const {
+    std::string name = device < devices_.size() ? devices_[device] : "device" + std::to_string(device);
+    if (device < registers_.size())
+        for (const auto& r : registers_[device])
+            if (offset >= r.offset && offset < r.offset + r.bytes) return name + "." + r.name;
+    char at[16];
+    std::snprintf(at, sizeof at, "+0x%x", offset);
+    return name + at;
+}
+
+}  // namespace emutrace::analysis
