@@ -288,8 +288,14 @@ void on_interrupt(uc_engine*, std::uint32_t intno, void* user) {
     }
 }
 
-bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
+bool on_invalid_memory(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user) {
     detail::MachineState& m = machine(user);
+    // A store to flash that a flash controller programs: it writes the memory itself, and the
+    // store is done (Unicorn skips the instruction's own write when the hook returns true).
+    if (type == UC_MEM_WRITE_PROT)
+        for (auto& d : m.devices)
+            if (d->model->store_to_rom(static_cast<std::uint32_t>(address), static_cast<unsigned>(size), static_cast<std::uint32_t>(value)))
+                return true;
     m.settle_pipeline(~0u, false);  // where in the block is not known (P7): all of it
     if (!m.memory_fault) m.memory_fault = detail::MachineState::MemoryFault{type, static_cast<std::uint32_t>(address), m.uc.reg(UC_ARM_REG_PC)};
     return false;
@@ -400,6 +406,20 @@ bool DeviceSlot::wired(std::string_view line) const {
     for (const auto& d : machine->devices)
         if (d.get() != this && d->model->drives(line)) return true;
     return false;
+}
+
+bool DeviceSlot::program(std::uint32_t address, std::span<const std::uint8_t> bytes) {
+    const MemoryRegion* r = region_at(machine->plan, address);
+    if (!r || bytes.empty() || address - r->base + bytes.size() > r->size) return false;
+    const std::uint32_t offset = address - r->base, end = static_cast<std::uint32_t>(offset + bytes.size());
+    machine->uc.write_memory(address, bytes);
+    machine->uc.remove_cache(address, address + static_cast<std::uint32_t>(bytes.size()));  // code there runs as written
+    for (const MemoryRegion& m : machine->plan.memory)
+        if (m.mirrors == r->name && end <= m.size) {
+            machine->uc.write_memory(m.base + offset, bytes);
+            machine->uc.remove_cache(m.base + offset, m.base + end);
+        }
+    return true;
 }
 
 bool DeviceSlot::bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) {

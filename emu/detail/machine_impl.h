@@ -53,6 +53,7 @@ struct DeviceSlot final : DeviceHost {
     std::uint64_t clock(std::string_view name) const override;
     void signal(std::string_view line, bool level) override;
     bool wired(std::string_view line) const override;
+    bool program(std::uint32_t address, std::span<const std::uint8_t> bytes) override;
     bool bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) override;
     bool bus_write(std::uint32_t address, unsigned width, std::uint32_t value) override;
     void output(std::string_view text) override;

@@ -4,6 +4,7 @@
 // back into the machine only through its DeviceHost.
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "decode/svd/svd_device.h"
@@ -38,6 +39,12 @@ public:
     }
     virtual bool bus_write(std::uint32_t address, unsigned width, std::uint32_t value) {
         (void)address, (void)width, (void)value;
+        return false;
+    }
+    /// Writes memory the core cannot store to (a flash controller programming or erasing its
+    /// flash), and the regions that mirror it; false outside every memory region or past its end.
+    virtual bool program(std::uint32_t address, std::span<const std::uint8_t> bytes) {
+        (void)address, (void)bytes;
         return false;
     }
     /// A wire to the other devices of the board, "DEVICE.LINE" ("GPIOA.0", a pin): each gets
@@ -96,6 +103,13 @@ public:
     virtual const decode::svd::Peripheral* description() const { return nullptr; }
     /// Another device drove a wire (DeviceHost::signal).
     virtual void on_signal(std::string_view line, bool level) { (void)line, (void)level; }
+    /// A store the firmware made to read-only memory (flash): true when this device takes it (a
+    /// flash controller programming it through DeviceHost::program, or refusing it with its
+    /// error flags), false to leave it the fault it is.
+    virtual bool store_to_rom(std::uint32_t address, unsigned width, std::uint32_t value) {
+        (void)address, (void)width, (void)value;
+        return false;
+    }
     /// Whether this device drives wire `line` (a DMA request line its scenario names).
     virtual bool drives(std::string_view line) const {
         (void)line;

@@ -5,7 +5,7 @@
 namespace emutrace::emu {
 namespace {
 
-constexpr std::array<PeripheralType, 15> kTypes{{
+constexpr std::array<PeripheralType, 16> kTypes{{
     {"cmsdk.uart", "Arm CMSDK APB UART (MPS2 boards): DATA, STATE, CTRL, INTSTATUS, BAUDDIV", &make_cmsdk_uart},
     {"stub", "scripted registers: reset values, access, read sequences, timed changes, latency", &make_stub},
     {"marker", "user-defined events: write PAYLOAD (+0x0), then the event id to ID (+0x4)", &make_marker},
@@ -27,6 +27,9 @@ constexpr std::array<PeripheralType, 15> kTypes{{
      "STM32F1 I2C master: START/address/data/STOP at the SCL rate, SB/ADDR/BTF/TxE/RxNE/AF and the event and error interrupts, register-pointer "
      "targets",
      nullptr, &make_stm32_i2c},
+    {"stm32.flash",
+     "STM32F1 flash controller: KEYR unlock, half-word programming (PG), page and mass erase, BSY for their time, EOP/PGERR and the interrupt",
+     nullptr, &make_stm32_flash},
     {"stm32.crc", "STM32 CRC unit: CRC-32 (0x04C11DB7) of the words written to DR, CR.RESET", nullptr, &make_stm32_crc},
     {"stm32.rtc", "STM32F1 RTC: the counter at the RTC clock over PRL+1, SECF/ALRF/OWF and their interrupt", nullptr, &make_stm32_rtc},
 }};

@@ -40,6 +40,7 @@ std::unique_ptr<Peripheral> make_stm32_timer(const decode::svd::Peripheral& svd,
 std::unique_ptr<Peripheral> make_stm32_gpio(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_adc(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_i2c(const decode::svd::Peripheral& svd, const config::Node& params);
+std::unique_ptr<Peripheral> make_stm32_flash(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_dma(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_crc(const decode::svd::Peripheral& svd, const config::Node& params);
 std::unique_ptr<Peripheral> make_stm32_rtc(const decode::svd::Peripheral& svd, const config::Node& params);

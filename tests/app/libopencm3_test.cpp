@@ -415,6 +415,15 @@ TEST_CASE("libopencm3: the Perfetto trace has a track per device with its regist
     CHECK(std::regex_search(html.substr(at), row));
 }
 
+TEST_CASE("libopencm3: flash_store: a page erased and half-words programmed through libopencm3's flash routines, PGERR, the lock") {
+    // flash_store.c (written with the flash controller, so not a held-out check): the last page of
+    // the 128 KiB flash, erased (20 ms, tERASE) and programmed; a second program of a written
+    // half-word is refused with PGERR; CR is read-only once locked.
+    Cli r = run("flash_store", "5e6", "", kDone);
+    CHECK(r.status == 0);
+    CHECK(r.out == "page=ffff words=1234,abcd,0,5a5a pgerr=1 kept=1234 locked=1 erase_ms=20\r\n");
+}
+
 TEST_CASE("libopencm3: exti_button: a pin's rising edges, routed by AFIO_EXTICR1, interrupt through EXTI0") {
     // exti_button.c (written after the EXTI wiring, so not a held-out check): PA0's rising edges
     // count; the stimuli press, release and press again on the board preset, nothing else added.

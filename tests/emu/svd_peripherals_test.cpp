@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,19 @@ struct FakeHost final : emu::DeviceHost {
     }
     // A bus for bus masters: 64 words of RAM at 0x20000000, flash (read-only) at 0x08000000.
     std::vector<std::uint32_t> ram = std::vector<std::uint32_t>(64, 0);
-    bool bus_read(std::uint32_t address, unsigned, std::uint32_t& value) override {
+    // Flash a controller programs (DeviceHost::program), byte by byte; reads of it see what it holds.
+    std::map<std::uint32_t, std::uint8_t> rom;
+    bool program(std::uint32_t address, std::span<const std::uint8_t> bytes) override {
+        for (std::size_t i = 0; i < bytes.size(); ++i) rom[address + static_cast<std::uint32_t>(i)] = bytes[i];
+        return true;
+    }
+    bool bus_read(std::uint32_t address, unsigned width, std::uint32_t& value) override {
         if (on_read) on_read(address);
+        if (rom.count(address)) {
+            value = 0;
+            for (unsigned i = 0; i < width; ++i) value |= std::uint32_t{rom[address + i]} << (8 * i);
+            return true;
+        }
         if (address >= 0x08000000u && address < 0x08000100u) return value = address, true;
         if (address < 0x20000000u || address >= 0x20000100u) return false;
         value = ram[(address - 0x20000000u) / 4];
@@ -394,6 +406,40 @@ TEST_CASE("stm32.i2c: SB and ADDR raise the event interrupt, a NACKed address th
     CHECK(host.lines[1]);                            // I2C1_ER
     i2c->write(0x14, 4, ~(1u << 10));                // AF is write-0-to-clear
     CHECK_FALSE(host.lines[1]);
+}
+
+TEST_CASE("stm32.flash: unlocked by KEY1 then KEY2, PG programs an erased half-word, a page erase, BSY for their time") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}};
+    auto flash = model("stm32.flash", "FLASH", host, "{flash: 0x08000000, size: 4KiB, page: 1KiB, program_time: 50us, erase_time: 1ms}");
+    CHECK_FALSE(flash->store_to_rom(0x08000400, 2, 0x1234));  // locked: the core's fault
+    flash->write(0x10, 4, 1);                                 // CR.PG while locked: ignored
+    CHECK((flash->read(0x10, 4) & 0x81) == 0x80u);
+    flash->write(0x04, 4, 0x45670123);
+    flash->write(0x04, 4, 0xCDEF89AB);
+    CHECK((flash->read(0x10, 4) & 0x80) == 0u);               // unlocked
+    CHECK_FALSE(flash->store_to_rom(0x08000400, 2, 0x1234));  // no PG: still a fault
+    flash->write(0x10, 4, 2);                                 // PER
+    flash->write(0x14, 4, 0x08000456);                        // AR inside the second page
+    flash->write(0x10, 4, 2 | (1u << 6));                     // STRT
+    CHECK(host.rom.size() == 1024);
+    CHECK(host.rom.begin()->first == 0x08000400u);
+    CHECK((flash->read(0x0C, 4) & 1) == 1u);  // BSY for tERASE
+    host.advance(*flash, 24'000);
+    CHECK((flash->read(0x0C, 4) & 0x21) == 0x20u);  // EOP, not BSY
+    flash->write(0x0C, 4, 0x20);                    // EOP is write-1-to-clear
+    flash->write(0x10, 4, 1);                       // PG
+    CHECK(flash->store_to_rom(0x08000400, 2, 0x1234));
+    CHECK(host.rom[0x08000400] == 0x34);
+    CHECK(host.rom[0x08000401] == 0x12);
+    CHECK(host.wake == 24'000u + 1'200u);  // tPROG
+    host.advance(*flash, 25'200);
+    CHECK(flash->store_to_rom(0x08000400, 2, 0x4321));  // taken, but not erased: PGERR
+    CHECK((flash->read(0x0C, 4) & 4) == 4u);
+    CHECK(host.rom[0x08000400] == 0x34);
+    CHECK(flash->store_to_rom(0x08000402, 4, 0));  // a word store: PGERR, nothing written
+    CHECK(host.rom[0x08000402] == 0xff);
+    CHECK_FALSE(flash->store_to_rom(0x08001000, 2, 0));  // past the flash
 }
 
 TEST_CASE("stm32.gpio and stm32.exti: BSRR sets and resets ODR, SWIER pends EXTI0 until PR is written 1") {
