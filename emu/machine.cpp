@@ -334,7 +334,6 @@ void detail::MachineState::defer_block_event(std::uint64_t start, std::uint32_t 
     flush_deferred_block(start);
     // The block's events go in now, in cycle order with what the block does, and get their
     // cycles when the next block starts; room is made so that the batch stays until then.
-    constexpr std::size_t kRoomForTheBlock = 64;
     recorder.make_room(kRoomForTheBlock);
     DeferredBlock& d = deferred_block;
     d = {true, start, pc, size, b.instructions, 0, recorder.next_index(), recorder.batch_number()};

@@ -180,6 +180,17 @@ bool takes_hot_path(const MachineState& m, std::uint32_t pc, std::uint32_t size,
 
 }  // namespace
 
+// on_pipelined_block's hot path when a sink wants blocks (--etm, --pft) and none branches: the
+// plain hot path, and the block's event, deferred until the next block gives its cycles. A block
+// cut at trace points takes the other path.
+inline bool follows_with_event(MachineState& m, std::uint32_t pc, std::uint32_t size) {
+    const BlockInfo& b = m.blocks.slot(pc);
+    if (b.address != pc || b.size != size || (b.flags & BlockInfo::Split) || !m.pipeline_feed->plain_block_starts(pc, size)) return false;
+    m.block_pc = pc;
+    m.defer_whole_block_event(m.pipeline_feed->pipeline().followed_counters().cycles, pc, size, b);
+    return true;
+}
+
 // The hot path: a known block flagged at most HotPath, with no service due and no branch to report,
 // settles the previous block's conditional branch, adds this block's cycles and, when a sink wants
 // blocks, appends its event (or its parts' events). Free of calls but the final flush, so it needs no frame.
@@ -210,14 +221,19 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     // the hooking of its operand sites repeats), and while an FP area waits for a handler's first
     // FPU instruction each block is checked for one: neither takes this path.
     if (followed && m.flash_caches.empty() && !m.fp_lazy_pending && m.pipeline_feed->pipeline().followed_counters().cycles < m.next_check &&
-        !m.want_blocks && !m.branch_mask) [[likely]]
-        if (m.pipeline_feed->plain_block_starts(pc, size)) {
-            // Only where the block is: no branch event is pending with no sink wanting one (so
-            // its fall-through is never read), and a device access asks the pipeline, not the
-            // block's access list, for its cycle.
-            m.block_pc = pc;
+        !m.branch_mask) [[likely]] {
+        if (!m.want_blocks) {
+            if (m.pipeline_feed->plain_block_starts(pc, size)) {
+                // Only where the block is: no branch event is pending with no sink wanting one
+                // (so its fall-through is never read), and a device access asks the pipeline, not
+                // the block's access list, for its cycle.
+                m.block_pc = pc;
+                return;
+            }
+        } else if (follows_with_event(m, pc, size)) {
             return;
         }
+    }
     start_pipelined_block(m, pc, size, followed);
 }
 

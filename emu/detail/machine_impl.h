@@ -173,6 +173,24 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
         std::uint64_t batch = 0;      ///< and which batch that is
     } deferred_block;
     void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
+    /// defer_block_event for a block with one event (not cut at trace points), inline for the hot
+    /// path of a run whose sinks want blocks: the block before it (one event too, mostly) gets its
+    /// cycles in place.
+    void defer_whole_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+        DeferredBlock& d = deferred_block;
+        if (d.active && d.events == 1) [[likely]] {
+            d.active = false;
+            if (trace::Event* e = recorder.unsent(d.first_event, d.batch))
+                e->channel = static_cast<std::uint16_t>(std::min<std::uint64_t>(start > d.start ? start - d.start : 0, 0xFFFF));
+        } else {
+            flush_deferred_block(start);
+        }
+        recorder.make_room(kRoomForTheBlock);
+        d = {true, start, pc, size, b.instructions, 1, recorder.next_index(), recorder.batch_number()};
+        recorder.push_block(start, pc, size, b.instructions, 0, b.end);
+    }
+    /// Events a deferred block may push before its cycles are known, kept in one batch.
+    static constexpr std::size_t kRoomForTheBlock = 64;
     /// Pushes the deferred block's event with the cycles up to `now` (the next block, an exception, the end).
     void flush_deferred_block(std::uint64_t now);
     /// With TimingMode::Pipeline: the pipeline has run what ran before execution got to `pc`
@@ -258,7 +276,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     bool take_pending(std::uint32_t return_address, bool tail_chain = false);
     /// A synchronous exception (SVC, a fault): escalates to HardFault, or locks up, as the core does.
     bool take_synchronous(int exception, std::uint32_t return_address);
-    /// Stacks, vectors and charges `overhead` cycles (the core's entry or tail-chain latency).
+    /// Stacks, vectors and charges the core's entry (or tail-chain) latency.
     /// `tail_chain_entry`: straight from a return (the pipeline model then reads only the vector).
     bool enter_exception(int exception, std::uint32_t return_address, bool tail_chain_entry = false);
     void return_from_exception(std::uint32_t exc_return);
