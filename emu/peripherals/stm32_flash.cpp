@@ -105,8 +105,8 @@ private:
         auto& r = regs();
         std::vector<std::uint8_t> erased;
         if (r.get(mer_)) {
-            erased.assign(g_.size, 0xff);
-            host().program(g_.base, erased);
+            erased.assign(g_.page, 0xff);  // a page at a time: the flash may be large
+            for (std::uint32_t at = 0; at < g_.size; at += g_.page) host().program(g_.base + at, erased);
         } else if (r.get(per_)) {
             const std::uint32_t at = r.get(ar_);
             if (at - g_.base >= g_.size) {
@@ -154,11 +154,17 @@ std::unique_ptr<Peripheral> make_stm32_flash(const decode::svd::Peripheral& svd,
     params.allow_only({"flash", "size", "page", "program_time", "erase_time"});
     FlashGeometry g;
     if (params.has("flash")) g.base = params["flash"].u32();
-    if (params.has("size")) g.size = static_cast<std::uint32_t>(params["size"].size());
-    if (params.has("page")) g.page = static_cast<std::uint32_t>(params["page"].size());
+    if (params.has("size")) {
+        const std::uint64_t size = params["size"].size();
+        if (size > 0xffffffffull) params["size"].fail("the flash must lie inside the address space");
+        g.size = static_cast<std::uint32_t>(size);
+    }
+    if (params.has("page")) g.page = static_cast<std::uint32_t>(std::min<std::uint64_t>(params["page"].size(), 0xffffffffull));
     if (params.has("program_time")) g.program_seconds = params["program_time"].seconds();
     if (params.has("erase_time")) g.erase_seconds = params["erase_time"].seconds();
-    if (!g.page || (g.page & (g.page - 1)) || g.size % g.page) params["page"].fail("the page is a power of two that divides the flash's size");
+    if (!g.page || (g.page & (g.page - 1)) || g.page > (64u << 10) || g.size % g.page)
+        params["page"].fail("the page is a power of two up to 64 KiB that divides the flash's size");
+    if (!g.size || std::uint64_t{g.base} + g.size > 0x100000000ull) params["size"].fail("the flash must lie inside the address space");
     return std::make_unique<Stm32Flash>(svd, g);
 }
 
