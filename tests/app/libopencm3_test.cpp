@@ -53,11 +53,29 @@ std::string board() {
     return source("scenarios/boards/stm32f100.yaml");
 }
 
-Cli run(const std::string& name, const std::string& max_instructions, const std::string& events = "", const std::string& stop_at = "") {
+// `extra`: more options, as the shell reads them ("--set 'stimuli=[...]'").
+Cli run(const std::string& name, const std::string& max_instructions, const std::string& events = "", const std::string& stop_at = "",
+        const std::string& extra = "") {
     std::string args = "run " + firmware("ocm3_" + name) + " -s " + board() + " --max-instructions " + max_instructions;
     if (!events.empty()) args += " --events " + events;
     if (!stop_at.empty()) args += " --stop-at " + stop_at;
+    if (!extra.empty()) args += " " + extra;
     return emutrace_cli(args);
+}
+
+// "peripherals[N]" of the preset's device `name`, for --set (the entries are one a line).
+std::string preset_device(const std::string& name) {
+    std::ifstream in(board());
+    int index = -1;
+    bool in_list = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("peripherals:", 0) == 0) in_list = true;
+        if (!in_list || line.rfind("  - {name: ", 0) != 0) continue;
+        ++index;
+        if (line.compare(11, name.size() + 1, name + ",") == 0) return "peripherals[" + std::to_string(index) + "]";
+    }
+    FAIL("no peripheral " << name << " in " << board());
+    return {};
 }
 
 struct Mmio {
@@ -324,12 +342,11 @@ TEST_CASE("libopencm3: adc_timer_dma: a polled conversion, injected ones on TIM2
     Cli r = run("adc_timer_dma", "5e6", "", kDone);
     CHECK(r.status == 0);
     CHECK(r.out == "temp=1775\r\njeoc=20 vref=1400 ms=20\r\ndma=1775,1489,1775,1489\r\n");
-    // What a channel reads is the scenario's: ADC1 is the preset's tenth peripheral.
-    Cli set = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() +
-                           " --max-instructions 5e6 --stop-at done --set 'peripherals[9].params.inputs={16: 1000, 17: 2000}'");
+    // What a channel reads is the scenario's.
+    Cli set = run("adc_timer_dma", "5e6", "", kDone, "--set '" + preset_device("ADC1") + ".params.inputs={16: 1000, 17: 2000}'");
     CHECK(set.status == 0);
     CHECK(set.out == "temp=1000\r\njeoc=20 vref=1911 ms=20\r\ndma=1000,2000,1000,2000\r\n");
-    Cli bad = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --set 'peripherals[9].params.inputs={18: 1}'");
+    Cli bad = run("adc_timer_dma", "1", "", "", "--set '" + preset_device("ADC1") + ".params.inputs={18: 1}'");
     CHECK(bad.status == 2);
     CHECK(bad.err.find("ADC input 18: the channels are 0 to 17") != std::string::npos);
 }
@@ -339,8 +356,7 @@ TEST_CASE("libopencm3: usart_dma_echo: a TX channel enabled before DMAT waits fo
     // is enabled with "abcdefg\r\n" before CR3.DMAT; channel 5 then takes six bytes the stimulus
     // sends, printed back after "got=".
     TempDir dir;
-    Cli r = emutrace_cli("run " + firmware("ocm3_usart_dma_echo") + " -s " + board() + " --max-instructions 5e6 --stop-at done --events " +
-                         dir.file("e.jsonl") + " --set 'stimuli=[{at: 3ms, uart_rx: {device: USART1, data: bcdefgh}}]'");
+    Cli r = run("usart_dma_echo", "5e6", dir.file("e.jsonl"), kDone, "--set 'stimuli=[{at: 3ms, uart_rx: {device: USART1, data: bcdefgh}}]'");
     CHECK(r.status == 0);
     CHECK(r.out == "abcdefg\r\ngot=bcdefg\r\n");
     // The DMA'd text leaves a frame (2,080 cycles at 115200 baud) a byte, as TXE paces the channel.
@@ -350,14 +366,12 @@ TEST_CASE("libopencm3: usart_dma_echo: a TX channel enabled before DMAT waits fo
 }
 
 TEST_CASE("libopencm3: i2c_target: writes and reads of a scenario's I2C target at 100 kHz, the two-byte POS read, a NACKed address") {
-    // i2c_target.c (written with the I2C model, so not a held-out check): I2C1 (the preset's
-    // eleventh peripheral) with a target at 0x48 whose bytes 0-1 are 0x19 0x80 (a temperature
-    // sensor's reading): register 3 written and read back through i2c_transfer7, register 0 read by
-    // the POS sequence, 0x50 answered by nobody.
+    // i2c_target.c (written with the I2C model, so not a held-out check): I2C1 with a target at
+    // 0x48 whose bytes 0-1 are 0x19 0x80 (a temperature sensor's reading): register 3 written and
+    // read back through i2c_transfer7, register 0 read by the POS sequence, 0x50 answered by nobody.
     TempDir dir;
-    const std::string target = " --set 'peripherals[10].params.targets=[{address: 0x48, memory: {0: [0x19, 0x80]}}]'";
-    Cli r = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --max-instructions 5e6 --stop-at done --events " +
-                         dir.file("e.jsonl") + target);
+    const std::string target = "--set '" + preset_device("I2C1") + ".params.targets=[{address: 0x48, memory: {0: [0x19, 0x80]}}]'";
+    Cli r = run("i2c_target", "5e6", dir.file("e.jsonl"), kDone, target);
     CHECK(r.status == 0);
     CHECK(r.out == "temp=0x1980 os=0x1a00 nack=1\r\n");
     // A byte is nine SCL periods: 90 us at 100 kHz. The first transfer's address byte (DR written
@@ -370,10 +384,10 @@ TEST_CASE("libopencm3: i2c_target: writes and reads of a scenario's I2C target a
     CHECK(double(dr_writes[1] - dr_writes[0]) >= 0.95 * 90e-6 * kClockHz);
     // With no target the address is not acknowledged and the firmware waits for ADDR, as on a
     // board with nothing on the bus.
-    Cli none = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --max-instructions 2e6 --stop-at done");
+    Cli none = run("i2c_target", "2e6", "", kDone);
     CHECK(none.status == 3);
     CHECK(none.out.empty());
-    Cli bad = emutrace_cli("run " + firmware("ocm3_i2c_target") + " -s " + board() + " --set 'peripherals[10].params.targets=[{address: 0x80}]'");
+    Cli bad = run("i2c_target", "1", "", "", "--set '" + preset_device("I2C1") + ".params.targets=[{address: 0x80}]'");
     CHECK(bad.status == 2);
     CHECK(bad.err.find("7-bit address is at most 0x7f") != std::string::npos);
 }
@@ -381,8 +395,7 @@ TEST_CASE("libopencm3: i2c_target: writes and reads of a scenario's I2C target a
 TEST_CASE("libopencm3: the Perfetto trace has a track per device with its register accesses, and the report a table of them, named by the SVD") {
     // adc_timer_dma.c reads JDR1 in each of its 20 JEOC interrupts and polls USART1.SR per byte.
     TempDir dir;
-    Cli r = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --max-instructions 5e6 --stop-at done --perfetto " +
-                         dir.file("p.json"));
+    Cli r = run("adc_timer_dma", "5e6", "", kDone, "--perfetto " + dir.file("p.json"));
     REQUIRE(r.status == 0);
     std::ifstream in(dir.file("p.json"));
     const json trace = json::parse(in);
@@ -405,8 +418,7 @@ TEST_CASE("libopencm3: the Perfetto trace has a track per device with its regist
     }
     CHECK(trace["otherData"]["dropped_mmio_accesses"] == 0);
     // The HTML report's table counts them per register.
-    Cli page = emutrace_cli("run " + firmware("ocm3_adc_timer_dma") + " -s " + board() + " --max-instructions 5e6 --stop-at done --report " +
-                            dir.file("r.html"));
+    Cli page = run("adc_timer_dma", "5e6", "", kDone, "--report " + dir.file("r.html"));
     REQUIRE(page.status == 0);
     const std::string html = read_file(dir.file("r.html"));
     const auto at = html.find("id=\"registers\"");
