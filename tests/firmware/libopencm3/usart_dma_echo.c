@@ -13,20 +13,29 @@
 static const char text[] = "abcdefg\r\n";
 static char received[7];
 
+// A DMA1 channel between USART1's DR and `memory`, a byte at a time, the memory side advancing.
+static void byte_channel(uint8_t channel, const void *memory, uint16_t count, int from_usart)
+{
+	dma_channel_reset(DMA1, channel);
+	dma_set_peripheral_address(DMA1, channel, (uint32_t)&USART1_DR);
+	dma_set_memory_address(DMA1, channel, (uint32_t)memory);
+	dma_set_number_of_data(DMA1, channel, count);
+	if (from_usart)
+		dma_set_read_from_peripheral(DMA1, channel);
+	else
+		dma_set_read_from_memory(DMA1, channel);
+	dma_enable_memory_increment_mode(DMA1, channel);
+	dma_set_peripheral_size(DMA1, channel, DMA_CCR_PSIZE_8BIT);
+	dma_set_memory_size(DMA1, channel, DMA_CCR_MSIZE_8BIT);
+}
+
 int main(void)
 {
 	console_setup();
 	usart_set_mode(USART1, USART_MODE_TX_RX);
 	rcc_periph_clock_enable(RCC_DMA1);
 
-	dma_channel_reset(DMA1, DMA_CHANNEL4);
-	dma_set_peripheral_address(DMA1, DMA_CHANNEL4, (uint32_t)&USART1_DR);
-	dma_set_memory_address(DMA1, DMA_CHANNEL4, (uint32_t)text);
-	dma_set_number_of_data(DMA1, DMA_CHANNEL4, sizeof text - 1);
-	dma_set_read_from_memory(DMA1, DMA_CHANNEL4);
-	dma_enable_memory_increment_mode(DMA1, DMA_CHANNEL4);
-	dma_set_peripheral_size(DMA1, DMA_CHANNEL4, DMA_CCR_PSIZE_8BIT);
-	dma_set_memory_size(DMA1, DMA_CHANNEL4, DMA_CCR_MSIZE_8BIT);
+	byte_channel(DMA_CHANNEL4, text, sizeof text - 1, 0);
 	dma_enable_channel(DMA1, DMA_CHANNEL4);
 	usart_enable_tx_dma(USART1);
 	while (!dma_get_interrupt_flag(DMA1, DMA_CHANNEL4, DMA_TCIF))
@@ -35,14 +44,7 @@ int main(void)
 		;
 	usart_disable_tx_dma(USART1);
 
-	dma_channel_reset(DMA1, DMA_CHANNEL5);
-	dma_set_peripheral_address(DMA1, DMA_CHANNEL5, (uint32_t)&USART1_DR);
-	dma_set_memory_address(DMA1, DMA_CHANNEL5, (uint32_t)received);
-	dma_set_number_of_data(DMA1, DMA_CHANNEL5, 6);
-	dma_set_read_from_peripheral(DMA1, DMA_CHANNEL5);
-	dma_enable_memory_increment_mode(DMA1, DMA_CHANNEL5);
-	dma_set_peripheral_size(DMA1, DMA_CHANNEL5, DMA_CCR_PSIZE_8BIT);
-	dma_set_memory_size(DMA1, DMA_CHANNEL5, DMA_CCR_MSIZE_8BIT);
+	byte_channel(DMA_CHANNEL5, received, 6, 1);
 	dma_enable_channel(DMA1, DMA_CHANNEL5);
 	usart_enable_rx_dma(USART1);
 	while (!dma_get_interrupt_flag(DMA1, DMA_CHANNEL5, DMA_TCIF))
