@@ -5,7 +5,10 @@
 // wakes itself at its next event, so a running timer costs nothing between events. The events
 // other devices trigger on go out as wires (DeviceHost::signal): "TIMx.TRGO" as CR2.MMS selects
 // it (UG, counter enable, update, compare pulse or OCxREF), and "TIMx.CCn" at a compare match of
-// an enabled channel (CCER.CCnE): an ADC's external trigger listens to them.
+// an enabled channel (CCER.CCnE): an ADC's external trigger listens to them. An enabled channel's
+// output compare (CCMRx's OCnM: active, inactive or toggle on match, forced, PWM modes 1 and 2)
+// drives the level wire "TIMx.CHn", its polarity CCnP applied (and BDTR.MOE on an advanced
+// timer): a GPIO pin in alternate-function mode wired to it follows (stm32.gpio `alternate`).
 
 #include <algorithm>
 #include <array>
@@ -25,11 +28,14 @@ public:
         : RegisterPeripheral(std::move(d)), clock_(std::move(clock)), cr1_(need("CR1")), cen_(need("CR1.CEN")), opm_(need("CR1.OPM")),
           urs_(need("CR1.URS")), arpe_(need("CR1.ARPE")), dir_(regs().field("CR1.DIR")), cms_(regs().field("CR1.CMS")), dier_(need("DIER")),
           uie_(need("DIER.UIE")), sr_(need("SR")), uif_(need("SR.UIF")), egr_(need("EGR")), ug_(need("EGR.UG")), cnt_(need("CNT")), psc_(need("PSC")),
-          arr_(need("ARR")), mms_(regs().field("CR2.MMS")), trgo_(description()->name + ".TRGO") {
+          arr_(need("ARR")), mms_(regs().field("CR2.MMS")), moe_(regs().field("BDTR.MOE")), trgo_(description()->name + ".TRGO") {
         for (unsigned i = 0; i < 4; ++i) {
             const std::string n = std::to_string(i + 1);
             cce_[i] = regs().field("CCER.CC" + n + "E");
+            ccp_[i] = regs().field("CCER.CC" + n + "P");
+            ocm_[i] = regs().field(std::string(i < 2 ? "CCMR1_Output" : "CCMR2_Output") + ".OC" + n + "M");
             cc_wire_[i] = description()->name + ".CC" + n;
+            ch_wire_[i] = description()->name + ".CH" + n;
             ccr_[i] = regs().field("CCR" + n);
             ccif_[i] = regs().field("SR.CC" + n + "IF");
             ccie_[i] = regs().field("DIER.CC" + n + "IE");
@@ -55,6 +61,8 @@ private:
         base_count_ = 0;
         psc_active_ = 0;
         arr_active_ = regs().get(arr_);
+        ref_ = {};
+        driven_ = {-1, -1, -1, -1};
     }
 
     void refresh(int) override { advance(host().now()); }
@@ -87,6 +95,9 @@ private:
                 update(now, !r.get(urs_));
             }
             r.set(egr_.reg, 0);  // event bits clear themselves
+        } else if ((ocm_[0] && (reg == ocm_[0].reg || reg == ocm_[2].reg)) || (cce_[0] && reg == cce_[0].reg) || (moe_ && reg == moe_.reg)) {
+            advance(now);
+            for (unsigned i = 0; i < 4; ++i) set_reference(i);
         }
         reschedule();
     }
@@ -144,6 +155,7 @@ private:
                     r.put(ccif_[i], 1);
                     if (cce_[i] && r.get(cce_[i])) pulse(cc_wire_[i]);
                     if (trgo_on_compare(i)) pulse(trgo_);
+                    on_match(i);
                 }
             }
     }
@@ -157,6 +169,53 @@ private:
     }
     // Whether another device may be waiting for channel i's compare events.
     bool compare_sends(unsigned i) const { return (cce_[i] && regs().get(cce_[i])) || trgo_on_compare(i); }
+
+    // Output compare (RM0008 §15.3.8-10): OCnM's modes, and OCnREF as the counter makes it.
+    static constexpr unsigned kFrozen = 0, kActiveOnMatch = 1, kInactiveOnMatch = 2, kToggle = 3, kForceInactive = 4, kForceActive = 5, kPwm1 = 6,
+                              kPwm2 = 7;
+    unsigned output_mode(unsigned i) const { return ocm_[i] ? regs().get(ocm_[i]) : kFrozen; }
+    bool output_enabled(unsigned i) const { return cce_[i] && regs().get(cce_[i]) && (!moe_ || regs().get(moe_)); }
+    // OCnREF for the mode and the count now (a level only a match changes stays), and the output.
+    void set_reference(unsigned i) {
+        const auto& r = regs();
+        const std::uint32_t ccr = ccr_[i] ? r.get(ccr_[i]) : 0;
+        switch (output_mode(i)) {
+            case kForceInactive: ref_[i] = false; break;
+            case kForceActive: ref_[i] = true; break;
+            case kPwm1: ref_[i] = base_count_ < ccr; break;  // active while CNT < CCRn
+            case kPwm2: ref_[i] = base_count_ >= ccr; break;
+            default: break;  // frozen, or a level only a match changes
+        }
+        drive_output(i);
+    }
+    void on_match(unsigned i) {
+        switch (output_mode(i)) {
+            case kActiveOnMatch: ref_[i] = true; break;
+            case kInactiveOnMatch: ref_[i] = false; break;
+            case kToggle: ref_[i] = !ref_[i]; break;
+            case kPwm1: ref_[i] = false; break;  // CNT reached CCRn
+            case kPwm2: ref_[i] = true; break;
+            default: return;
+        }
+        drive_output(i);
+    }
+    void drive_output(unsigned i) {
+        if (!output_enabled(i)) return;
+        const int level = ref_[i] != (ccp_[i] && regs().get(ccp_[i]));
+        if (level == driven_[i]) return;
+        driven_[i] = level;
+        host().signal(ch_wire_[i], level != 0);
+    }
+    // Whether channel i's pin changes at its compare match.
+    bool output_moves(unsigned i) const {
+        const unsigned m = output_mode(i);
+        return output_enabled(i) && (m == kActiveOnMatch || m == kInactiveOnMatch || m == kToggle || m == kPwm1 || m == kPwm2);
+    }
+    bool pwm_output() const {
+        for (unsigned i = 0; i < 4; ++i)
+            if (output_enabled(i) && (output_mode(i) == kPwm1 || output_mode(i) == kPwm2)) return true;
+        return false;
+    }
     void pulse(const std::string& wire) {
         host().signal(wire, true);
         host().signal(wire, false);
@@ -171,6 +230,8 @@ private:
         r.put(cnt_, 0);
         if (flag) r.put(uif_, 1);
         if (master_mode() == kMmsUpdate) pulse(trgo_);
+        for (unsigned i = 0; i < 4; ++i)
+            if (output_mode(i) == kPwm1 || output_mode(i) == kPwm2) set_reference(i);
         if (r.get(opm_)) r.put(cen_, 0);
         update_irq();
     }
@@ -180,10 +241,10 @@ private:
         update_irq();
         if (!r.get(cen_)) return;
         std::uint64_t next = kNever;
-        if (r.get(uie_) || master_mode() == kMmsUpdate)
+        if (r.get(uie_) || master_mode() == kMmsUpdate || pwm_output())
             next = cycle_after(base_cycle_, std::uint64_t{arr_active_} + 1 - std::min<std::uint64_t>(base_count_, arr_active_));
         for (unsigned i = 0; i < 4; ++i)
-            if (ccr_[i] && ((ccie_[i] && r.get(ccie_[i])) || compare_sends(i))) {
+            if (ccr_[i] && ((ccie_[i] && r.get(ccie_[i])) || compare_sends(i) || output_moves(i))) {
                 const std::uint64_t c = r.get(ccr_[i]);
                 if (c > base_count_ && c <= arr_active_) next = std::min(next, cycle_after(base_cycle_, c - base_count_));
             }
@@ -204,10 +265,13 @@ private:
     }
 
     std::string clock_;
-    FieldRef cr1_, cen_, opm_, urs_, arpe_, dir_, cms_, dier_, uie_, sr_, uif_, egr_, ug_, cnt_, psc_, arr_, mms_;
-    std::array<FieldRef, 4> ccr_{}, ccif_{}, ccie_{}, ccg_{}, cce_{};
-    std::string trgo_;                      ///< the TRGO wire, "TIM2.TRGO"
-    std::array<std::string, 4> cc_wire_{};  ///< the compare events' wires, "TIM2.CC1"..
+    FieldRef cr1_, cen_, opm_, urs_, arpe_, dir_, cms_, dier_, uie_, sr_, uif_, egr_, ug_, cnt_, psc_, arr_, mms_, moe_;
+    std::array<FieldRef, 4> ccr_{}, ccif_{}, ccie_{}, ccg_{}, cce_{}, ccp_{}, ocm_{};
+    std::array<std::string, 4> ch_wire_{};       ///< the output compare levels' wires, "TIM3.CH1"..
+    std::array<bool, 4> ref_{};                  ///< OCnREF
+    std::array<int, 4> driven_{-1, -1, -1, -1};  ///< the level last driven on ch_wire_ (-1: none yet)
+    std::string trgo_;                           ///< the TRGO wire, "TIM2.TRGO"
+    std::array<std::string, 4> cc_wire_{};       ///< the compare events' wires, "TIM2.CC1"..
     unsigned update_line_ = 0, cc_line_ = 0;
     std::uint64_t base_cycle_ = 0;  ///< the cycle at which the counter held base_count_
     std::uint32_t base_count_ = 0;

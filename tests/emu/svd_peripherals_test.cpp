@@ -289,6 +289,32 @@ TEST_CASE("stm32.timer: TRGO as CR2.MMS selects it, and a compare event on an en
     CHECK(host.wires[3] == std::pair<std::string, std::uint64_t>{"TIM2.TRGO", 48'000});
 }
 
+TEST_CASE("stm32.timer: a PWM mode 1 output drives its channel's wire high below CCRn and low from it, forced levels at once") {
+    FakeHost host;
+    host.clocks = {{"core", 24'000'000}, {"tim_pclk1", 24'000'000}};
+    auto t = model("stm32.timer", "TIM3", host);
+    t->write(0x28, 4, 23);       // PSC: 1 MHz
+    t->write(0x2C, 4, 999);      // ARR: 1 ms
+    t->write(0x34, 4, 250);      // CCR1: 25%
+    t->write(0x18, 4, 6u << 4);  // CCMR1.OC1M = PWM mode 1
+    t->write(0x20, 4, 1);        // CCER.CC1E: the output follows OC1REF, high at count 0
+    t->write(0x14, 4, 1);        // UG
+    t->write(0x00, 4, 1);        // CEN
+    host.advance(*t, 3 * 24'000);
+    // Falls at 250 us, rises at each update (the wires list rising edges; CC1 pulses at each match).
+    std::vector<std::uint64_t> high;
+    for (const auto& [wire, at] : host.wires)
+        if (wire == "TIM3.CH1") high.push_back(at);
+    CHECK(high == std::vector<std::uint64_t>{0, 24'000, 48'000, 72'000});
+    CHECK(host.wake == 3 * 24'000u + 6'000u);  // the next fall
+    t->write(0x18, 4, 5u << 4);                // force active: already high, no edge
+    t->write(0x18, 4, 4u << 4);                // force inactive
+    t->write(0x18, 4, 5u << 4);                // force active: a rising edge at once
+    std::size_t rises = 0;
+    for (const auto& w : host.wires) rises += w.first == "TIM3.CH1";
+    CHECK(rises == 5);
+}
+
 TEST_CASE("stm32.dma: a channel whose request line a device drives moves an item each time it finds the line high, circular mode starting over") {
     FakeHost host;
     host.driven = {"DMA1.1"};
