@@ -18,9 +18,11 @@ std::string addresses(const std::vector<std::uint32_t>& list) {
 }  // namespace
 
 FlowFact parse_flow_fact(const config::Node& f) {
-    f.allow_only({"function", "loop", "header", "bound", "total", "context"});
-    if (!f.has("bound") && !f.has("total"))
-        f.fail("a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), or both");
+    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "context"});
+    if (!f.has("bound") && !f.has("total") && !f.has("totals_over"))
+        f.fail(
+            "a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), `totals_over` (per entry "
+            "of loops further out), or some of them");
     FlowFact fact;
     fact.origin = f.where();
     if (f.has("bound")) {
@@ -30,6 +32,14 @@ FlowFact parse_flow_fact(const config::Node& f) {
     if (f.has("total")) {
         fact.total = f["total"].integer();
         if (fact.total == 0) f["total"].fail("a loop total counts header executions per entry of the enclosing loop: at least 1");
+    }
+    if (f.has("totals_over")) {
+        for (const auto& [loop, total] : f["totals_over"].entries()) {
+            const bool index = !loop.empty() && loop.size() <= 4 && loop.find_first_not_of("0123456789") == std::string::npos;
+            if (!index) total.fail("totals_over is a map from a loop's index in the function (as `emutrace cfg` prints it) to a total");
+            if (total.integer() == 0) total.fail("a loop total counts header executions per entry of the loop further out: at least 1");
+            fact.totals_over.push_back({std::stoi(loop), total.integer()});
+        }
     }
     if (f.has("header")) {
         if (f.has("function") || f.has("loop")) f.fail("a flow fact names its loop by header, or by function and loop, not both");
@@ -63,7 +73,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
     std::string s = "# Flow facts of " + r.function +
                     ", from the runs emutrace measured (docs/wcet.md, \"Flow facts\").\n"
                     "# bound: most header executions per entry of the loop; total: per entry of the loop around it (in\n"
-                    "# the same function, or around the call that leads here). context: the call instructions that\n"
+                    "# the same function, or around the call that leads here); totals_over: per entry of loops further\n"
+                    "# out in the function, by their index. context: the call instructions that\n"
                     "# lead to the loop's function, outermost first. Edit a bound or total (a value below what a run\n"
                     "# did is refused), add one, and give the file back: emutrace wcet ... --flow-facts FILE\n";
     s += std::string("format: ") + kFormat + "\nversion: 1\n";
@@ -78,6 +89,12 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
         if (!l.context_calls.empty()) facts += ", context: " + addresses(l.context_calls);
         facts += ", bound: " + std::to_string(l.bound);
         if (l.total) facts += ", total: " + std::to_string(l.total);
+        if (!l.outer_total_loops.empty()) {
+            facts += ", totals_over: {";
+            for (std::size_t i = 0; i < l.outer_total_loops.size(); ++i)
+                facts += (i ? ", " : "") + std::to_string(l.outer_total_loops[i]) + ": " + std::to_string(l.outer_totals[i].second);
+            facts += "}";
+        }
         facts += "}  # " + l.source + (l.total ? ", total " + l.total_source + (l.total_over.empty() ? "" : " per entry of " + l.total_over) : "") +
                  "; header " + config::hex32(l.header) + (l.line.empty() ? "" : " (" + l.line + ")") +
                  (l.context.empty() ? "" : "; called from " + l.context) + "\n";

@@ -544,7 +544,7 @@ private:
         if (query_.source_line)
             if (std::string line = query_.source_line(header); !line.empty()) il.name += " (" + line + ")";
         if (!in.label.empty()) il.name += " called from " + in.label;
-        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, in.call_instructions, "never entered", 0, "", "", {}, ""};
+        LoopBoundUsed used{fn.name, static_cast<int>(l), header, 0, in.label, in.call_instructions, "never entered", 0, "", "", {}, {}, "", ""};
         const FlowFact* fact = fact_for(in, l, header);
         if (fact && fact->bound) {
             il.bound = used.bound = fact->bound;
@@ -566,7 +566,10 @@ private:
             if (i == 0) fail_outer_total(*fact, il.name);      // the bounded function: no caller's loop around it in the bound
             outer_fact_totals_[problem_.loops.size()] = fact;  // over a caller's loop: nest_called_loops()
         }
-        if (loop.parent >= 0 && used.source == "observed" && !(fact && fact->total)) add_outer_totals(in, l, il, used);
+        if (fact && !fact->totals_over.empty())
+            add_fact_outer_totals(in, l, *fact, il, used);
+        else if (loop.parent >= 0 && used.source == "observed" && !(fact && fact->total))
+            add_outer_totals(in, l, il, used);
         if (fact) check_fact_against_runs(*fact, in, header, il.name);
         if (query_.source_line) used.line = query_.source_line(header);
         for (std::size_t e = 0; e < fn.edges.size(); ++e)
@@ -587,6 +590,35 @@ private:
             if (it == in.stats.loop_totals_over.end()) continue;
             il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), it->second});
             used.outer_totals.push_back({fn.name + " loop " + std::to_string(outer), it->second});
+            used.outer_total_loops.push_back(outer);
+            used.outer_totals_source = "observed";
+        }
+    }
+
+    // A flow fact's totals of loop l over loops further out: each must be around l's parent, and
+    // at least what a run did.
+    void add_fact_outer_totals(const Instance& in, std::size_t l, const FlowFact& fact, IpetLoop& il, LoopBoundUsed& used) const {
+        const decode::Function& fn = fns_[in.function];
+        const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
+        const std::string where = fact.origin.empty() ? "wcet" : fact.origin;
+        const std::string name = fn.name + " loop " + std::to_string(l);
+        for (const auto& [outer, total] : fact.totals_over) {
+            bool around = false;
+            if (fn.loops[l].parent >= 0)
+                for (int o = fn.loops[static_cast<std::size_t>(fn.loops[l].parent)].parent; o >= 0 && !around;
+                     o = fn.loops[static_cast<std::size_t>(o)].parent)
+                    around = o == outer;
+            if (!around)
+                throw ConfigError(where + ": flow fact totals_over names loop " + std::to_string(outer) + ", which is not a loop around " + name +
+                                  "'s parent in " + fn.name + " (its own parent takes `total`)");
+            auto it = in.stats.loop_totals_over.find({header, fn.blocks[fn.loops[static_cast<std::size_t>(outer)].header].start});
+            if (it != in.stats.loop_totals_over.end() && it->second > total)
+                throw ConfigError(where + ": flow fact total " + std::to_string(total) + " of " + name + " over loop " + std::to_string(outer) +
+                                  " is below what a run did (" + std::to_string(it->second) + " in one entry): raise it to at least that");
+            il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), total});
+            used.outer_totals.push_back({fn.name + " loop " + std::to_string(outer), total});
+            used.outer_total_loops.push_back(outer);
+            used.outer_totals_source = "flow fact";
         }
     }
 

@@ -29,6 +29,9 @@ struct FlowFact {
     /// loop's function, outermost first (its last k), as the flow-facts file writes them. Unset:
     /// every context.
     std::optional<std::vector<std::uint32_t>> context;
+    /// Of a loop three or more deep: most header executions in one entry of a loop further out in
+    /// its function (by index), summed over everything between (a triangle three deep).
+    std::vector<std::pair<int, std::uint64_t>> totals_over;
     std::string origin;  ///< where the fact was written ("facts.yaml:12"), for messages
 };
 
@@ -101,8 +104,11 @@ struct LoopBoundUsed {
     std::uint64_t total = 0;                   ///< per entry of the enclosing loop, when used; 0: none
     std::string total_source;                  ///< "observed" or "flow fact"
     std::string total_over;                    ///< the loop the total is over when it encloses the call that leads here, "" its own parent
-    /// Observed totals over one entry of loops further out in the function (a triangle three deep).
+    /// Totals over one entry of loops further out in the function (a triangle three deep), by the
+    /// loop's name; its index in the function alongside; observed or from a flow fact.
     std::vector<std::pair<std::string, std::uint64_t>> outer_totals;
+    std::vector<int> outer_total_loops;
+    std::string outer_totals_source;
     std::string line;  ///< the header's source line, "file.c:12", when known
 };
 

@@ -211,7 +211,8 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
         if (l.total)
             what += ", " + std::to_string(l.total) + " per entry of " + (l.total_over.empty() ? "the enclosing loop" : l.total_over) + " (" +
                     l.total_source + ")";
-        for (const auto& [outer, total] : l.outer_totals) what += ", " + std::to_string(total) + " per entry of " + outer + " (observed)";
+        for (const auto& [outer, total] : l.outer_totals)
+            what += ", " + std::to_string(total) + " per entry of " + outer + " (" + l.outer_totals_source + ")";
         s += "  loop: " + l.function + " loop " + std::to_string(l.loop) + " at " + config::hex32(l.header) +
              (l.line.empty() ? "" : " (" + l.line + ")") + (l.context.empty() ? "" : " from " + l.context) + ": " + what + "\n";
     }
@@ -408,6 +409,7 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                          {"total_source", l.total_source},
                          {"total_over", l.total_over},
                          {"outer_totals", l.outer_totals},
+                         {"outer_totals_source", l.outer_totals_source},
                          {"context", l.context},
                          {"context_calls", l.context_calls}});
     json cycles = json::array();

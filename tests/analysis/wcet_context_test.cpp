@@ -179,6 +179,25 @@ TEST_CASE("wcet contexts: flow facts written from a bound read back to the same 
     CHECK_THROWS_WITH_AS(run.bound("k_stats", 2, facts), doctest::Contains("facts.yaml:"), ConfigError);
 }
 
+TEST_CASE("wcet contexts: a triangle three deep keeps its total over the outermost loop through the flow-facts file") {
+    const KernelRun& run = kernels();
+    TempDir dir;
+    WcetResult r = run.bound("k_tri3", 2);
+    write_flow_facts(dir.file("facts.yaml"), r, "wcet_kernels.elf");
+    CHECK(read_file(dir.file("facts.yaml")).find("totals_over: {0: ") != std::string::npos);
+    std::vector<FlowFact> facts = read_flow_facts(dir.file("facts.yaml"));
+    WcetResult back = run.bound("k_tri3", 2, facts);
+    CHECK(back.bound_cycles == r.bound_cycles);
+    REQUIRE(back.loops.size() == 3);
+    CHECK(back.loops[2].outer_totals_source == "flow fact");
+    for (auto& f : facts)
+        for (auto& [outer, total] : f.totals_over) total = 1;  // below what the runs did
+    CHECK_THROWS_WITH_AS(run.bound("k_tri3", 2, facts), doctest::Contains("over loop 0 is below what a run did"), ConfigError);
+    for (auto& f : facts)
+        for (auto& [outer, total] : f.totals_over) outer = 1, total = 1000;  // loop 1 is the parent: `total`'s
+    CHECK_THROWS_WITH_AS(run.bound("k_tri3", 2, facts), doctest::Contains("which is not a loop around"), ConfigError);
+}
+
 TEST_CASE("wcet contexts: statistics keep their contexts through a file, and tables of two call-string lengths merge at the shorter") {
     const KernelRun& run = kernels();
     TempDir dir;
