@@ -162,8 +162,8 @@ std::unique_ptr<Peripheral> make_stm32_flash(const decode::svd::Peripheral& svd,
     if (params.has("page")) g.page = static_cast<std::uint32_t>(std::min<std::uint64_t>(params["page"].size(), 0xffffffffull));
     if (params.has("program_time")) g.program_seconds = params["program_time"].seconds();
     if (params.has("erase_time")) g.erase_seconds = params["erase_time"].seconds();
-    if (!g.page || (g.page & (g.page - 1)) || g.page > (64u << 10) || g.size % g.page)
-        params["page"].fail("the page is a power of two up to 64 KiB that divides the flash's size");
+    if (g.page < 128 || (g.page & (g.page - 1)) || g.page > (64u << 10) || g.size % g.page)
+        params["page"].fail("the page is a power of two from 128 bytes to 64 KiB that divides the flash's size");
     if (!g.size || std::uint64_t{g.base} + g.size > 0x100000000ull) params["size"].fail("the flash must lie inside the address space");
     return std::make_unique<Stm32Flash>(svd, g);
 }
