@@ -32,24 +32,6 @@ void adc1_2_isr(void)
 	}
 }
 
-static void print_number(const char *label, unsigned value)
-{
-	char text[24];
-	unsigned n = 0;
-	while (*label)
-		text[n++] = *label++;
-	char digits[10];
-	unsigned d = 0;
-	do {
-		digits[d++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (d)
-		text[n++] = digits[--d];
-	text[n] = 0;
-	console_print(text);
-}
-
 static void adc_setup(void)
 {
 	rcc_periph_clock_enable(RCC_ADC1);
@@ -74,7 +56,7 @@ static void regular_polled(void)
 	adc_start_conversion_regular(ADC1);
 	while (!adc_eoc(ADC1))
 		;
-	print_number("temp=", adc_read_regular(ADC1));
+	console_print_number("temp=", adc_read_regular(ADC1), 10);
 	console_print("\r\n");
 }
 
@@ -109,9 +91,9 @@ static void injected_by_timer(void)
 	timer_disable_counter(TIM2);
 	const unsigned ms = timer_get_counter(TIM3);
 	adc_disable_eoc_interrupt_injected(ADC1);
-	print_number("jeoc=", jeoc_count);
-	print_number(" vref=", vref);
-	print_number(" ms=", ms);
+	console_print_number("jeoc=", jeoc_count, 10);
+	console_print_number(" vref=", vref, 10);
+	console_print_number(" ms=", ms, 10);
 	console_print("\r\n");
 }
 
@@ -135,9 +117,9 @@ static void scan_with_dma(void)
 	adc_start_conversion_regular(ADC1);
 	while (!dma_get_interrupt_flag(DMA1, DMA_CHANNEL1, DMA_TCIF))
 		;
-	print_number("dma=", samples[0]);
+	console_print_number("dma=", samples[0], 10);
 	for (int i = 1; i < 4; i++)
-		print_number(",", samples[i]);
+		console_print_number(",", samples[i], 10);
 	console_print("\r\n");
 }
 

@@ -27,6 +27,24 @@ void console_print(const char *s)
 		;
 }
 
+void console_print_number(const char *label, unsigned value, unsigned base)
+{
+	static const char digits[] = "0123456789abcdef";
+	char text[48];
+	char reversed[12];
+	unsigned n = 0, d = 0;
+	while (*label && n < sizeof text - sizeof reversed - 1)
+		text[n++] = *label++;
+	do {
+		reversed[d++] = digits[value % base];
+		value /= base;
+	} while (value);
+	while (d)
+		text[n++] = reversed[--d];
+	text[n] = 0;
+	console_print(text);
+}
+
 void done(void)
 {
 	while (1)

@@ -11,24 +11,6 @@
 
 #define PAGE 0x0801FC00u
 
-static void print(const char *label, unsigned value, int hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	char text[24];
-	char reversed[10];
-	unsigned n = 0, d = 0;
-	while (*label)
-		text[n++] = *label++;
-	do {
-		reversed[d++] = digits[hex ? value % 16 : value % 10];
-		value /= hex ? 16 : 10;
-	} while (value);
-	while (d)
-		text[n++] = reversed[--d];
-	text[n] = 0;
-	console_print(text);
-}
-
 int main(void)
 {
 	console_setup();
@@ -44,23 +26,23 @@ int main(void)
 	timer_enable_counter(TIM2);
 	flash_erase_page(PAGE);
 	const unsigned erase_ms = timer_get_counter(TIM2);
-	print("page=", settings[0], 1);
+	console_print_number("page=", settings[0], 16);
 	for (int i = 0; i < 4; i++)
 		flash_program_half_word(PAGE + 2u * i, values[i]);
-	print(" words=", settings[0], 1);
+	console_print_number(" words=", settings[0], 16);
 	for (int i = 1; i < 4; i++)
-		print(",", settings[i], 1);
+		console_print_number(",", settings[i], 16);
 
 	flash_clear_status_flags();
 	flash_program_half_word(PAGE, 0x4321);
-	print(" pgerr=", (flash_get_status_flags() & FLASH_SR_PGERR) != 0, 0);
-	print(" kept=", settings[0], 1);
+	console_print_number(" pgerr=", (flash_get_status_flags() & FLASH_SR_PGERR) != 0, 10);
+	console_print_number(" kept=", settings[0], 16);
 	flash_clear_status_flags();
 
 	flash_lock();
 	FLASH_CR |= FLASH_CR_PG;
-	print(" locked=", (FLASH_CR & FLASH_CR_LOCK) && !(FLASH_CR & FLASH_CR_PG), 0);
-	print(" erase_ms=", erase_ms, 0);
+	console_print_number(" locked=", (FLASH_CR & FLASH_CR_LOCK) && !(FLASH_CR & FLASH_CR_PG), 10);
+	console_print_number(" erase_ms=", erase_ms, 10);
 	console_print("\r\n");
 	done();
 	return 0;

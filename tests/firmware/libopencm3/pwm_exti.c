@@ -28,23 +28,6 @@ void exti9_5_isr(void)
 	}
 }
 
-static void print(const char *label, unsigned value)
-{
-	char text[20];
-	char reversed[10];
-	unsigned n = 0, d = 0;
-	while (*label)
-		text[n++] = *label++;
-	do {
-		reversed[d++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (d)
-		text[n++] = reversed[--d];
-	text[n] = 0;
-	console_print(text);
-}
-
 int main(void)
 {
 	console_setup();
@@ -76,10 +59,10 @@ int main(void)
 		;
 	timer_set_oc_mode(TIM3, TIM_OC1, TIM_OCM_FORCE_LOW);
 	const unsigned pin = gpio_get(GPIOA, GPIO6) != 0;
-	print("rising=", rising);
-	print(" high_us=", high_us);
-	print(" period_us=", period_us);
-	print(" pin=", pin);
+	console_print_number("rising=", rising, 10);
+	console_print_number(" high_us=", high_us, 10);
+	console_print_number(" period_us=", period_us, 10);
+	console_print_number(" pin=", pin, 10);
 	console_print("\r\n");
 	done();
 	return 0;
