@@ -35,10 +35,11 @@ FlowFact parse_flow_fact(const config::Node& f) {
     }
     if (f.has("totals_over")) {
         for (const auto& [loop, total] : f["totals_over"].entries()) {
-            const bool index = !loop.empty() && loop.size() <= 4 && loop.find_first_not_of("0123456789") == std::string::npos;
-            if (!index) total.fail("totals_over is a map from a loop's index in the function (as `emutrace cfg` prints it) to a total");
+            const std::optional<std::uint64_t> index = config::parse_integer(loop);
+            if (!index || *index > 9999)
+                total.fail("totals_over is a map from a loop's index in the function (as `emutrace cfg` prints it) to a total");
             if (total.integer() == 0) total.fail("a loop total counts header executions per entry of the loop further out: at least 1");
-            fact.totals_over.push_back({std::stoi(loop), total.integer()});
+            fact.totals_over.push_back({static_cast<int>(*index), total.integer()});
         }
     }
     if (f.has("header")) {

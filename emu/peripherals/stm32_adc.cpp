@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "config/units.h"
 #include "emu/peripherals/register_peripheral.h"
 #include "emu/peripherals/registry.h"
 
@@ -36,12 +37,12 @@ constexpr std::array<std::string_view, 7> kInjectedTriggers{"TIM1.TRGO", "TIM1.C
 class Stm32Adc final : public RegisterPeripheral {
 public:
     Stm32Adc(decode::svd::Peripheral d, std::array<std::uint16_t, kChannels> inputs, std::string dma_request)
-        : RegisterPeripheral(std::move(d)), inputs_(inputs), dma_request_(std::move(dma_request)), sr_(need("SR")), eoc_(need("SR.EOC")),
-          jeoc_(need("SR.JEOC")), strt_(need("SR.STRT")), jstrt_(need("SR.JSTRT")), cr1_(need("CR1")), scan_(need("CR1.SCAN")),
-          eocie_(need("CR1.EOCIE")), jeocie_(need("CR1.JEOCIE")), jauto_(need("CR1.JAUTO")), cr2_(need("CR2")), adon_(need("CR2.ADON")),
-          cont_(need("CR2.CONT")), cal_(need("CR2.CAL")), rstcal_(need("CR2.RSTCAL")), dma_(need("CR2.DMA")), align_(need("CR2.ALIGN")),
-          extsel_(need("CR2.EXTSEL")), exttrig_(need("CR2.EXTTRIG")), jextsel_(need("CR2.JEXTSEL")), jexttrig_(need("CR2.JEXTTRIG")),
-          swstart_(need("CR2.SWSTART")), jswstart_(need("CR2.JSWSTART")), sqr1_l_(need("SQR1.L")), jl_(need("JSQR.JL")), dr_(need("DR")) {
+        : RegisterPeripheral(std::move(d)), inputs_(inputs), dma_request_(std::move(dma_request)), eoc_(need("SR.EOC")), jeoc_(need("SR.JEOC")),
+          strt_(need("SR.STRT")), jstrt_(need("SR.JSTRT")), scan_(need("CR1.SCAN")), eocie_(need("CR1.EOCIE")), jeocie_(need("CR1.JEOCIE")),
+          jauto_(need("CR1.JAUTO")), cr2_(need("CR2")), adon_(need("CR2.ADON")), cont_(need("CR2.CONT")), cal_(need("CR2.CAL")),
+          rstcal_(need("CR2.RSTCAL")), dma_(need("CR2.DMA")), align_(need("CR2.ALIGN")), extsel_(need("CR2.EXTSEL")), exttrig_(need("CR2.EXTTRIG")),
+          jextsel_(need("CR2.JEXTSEL")), jexttrig_(need("CR2.JEXTTRIG")), swstart_(need("CR2.SWSTART")), jswstart_(need("CR2.JSWSTART")),
+          sqr1_l_(need("SQR1.L")), jl_(need("JSQR.JL")), dr_(need("DR")) {
         for (unsigned i = 0; i < 16; ++i) {
             const std::string n = std::to_string(i + 1);
             sq_[i] = need(std::string(i < 6 ? "SQR3" : i < 12 ? "SQR2" : "SQR1") + ".SQ" + n);
@@ -197,8 +198,8 @@ private:
 
     std::array<std::uint16_t, kChannels> inputs_;
     std::string dma_request_;
-    FieldRef sr_, eoc_, jeoc_, strt_, jstrt_, cr1_, scan_, eocie_, jeocie_, jauto_, cr2_, adon_, cont_, cal_, rstcal_, dma_, align_, extsel_,
-        exttrig_, jextsel_, jexttrig_, swstart_, jswstart_, sqr1_l_, jl_, dr_;
+    FieldRef eoc_, jeoc_, strt_, jstrt_, scan_, eocie_, jeocie_, jauto_, cr2_, adon_, cont_, cal_, rstcal_, dma_, align_, extsel_, exttrig_, jextsel_,
+        jexttrig_, swstart_, jswstart_, sqr1_l_, jl_, dr_;
     std::array<FieldRef, 16> sq_{};
     std::array<FieldRef, 4> jsq_{}, jdr_{}, jofr_{};
     std::array<FieldRef, kChannels> smp_{};
@@ -219,7 +220,7 @@ std::unique_ptr<Peripheral> make_stm32_adc(const decode::svd::Peripheral& svd, c
     inputs[17] = 1489;
     if (params.has("inputs")) {
         for (const auto& [key, value] : params["inputs"].entries()) {
-            const std::uint64_t channel = key.find_first_not_of("0123456789") == std::string::npos && key.size() < 3 ? std::stoul(key) : kChannels;
+            const std::uint64_t channel = config::parse_integer(key).value_or(kChannels);
             if (channel >= kChannels || value.integer() > 0xfff)
                 value.fail("ADC input " + key + ": the channels are 0 to 17, and a 12-bit result is at most 4095");
             inputs[channel] = static_cast<std::uint16_t>(value.integer());

@@ -29,10 +29,10 @@ struct FlashGeometry {
 class Stm32Flash final : public RegisterPeripheral {
 public:
     Stm32Flash(decode::svd::Peripheral d, FlashGeometry g)
-        : RegisterPeripheral(std::move(d)), g_(g), keyr_(need("KEYR")), optkeyr_(need("OPTKEYR")), sr_(need("SR")), bsy_(need("SR.BSY")),
-          eop_(need("SR.EOP")), pgerr_(need("SR.PGERR")), wrprterr_(need("SR.WRPRTERR")), cr_(need("CR")), pg_(need("CR.PG")), per_(need("CR.PER")),
-          mer_(need("CR.MER")), optpg_(need("CR.OPTPG")), opter_(need("CR.OPTER")), strt_(need("CR.STRT")), lock_(need("CR.LOCK")),
-          errie_(need("CR.ERRIE")), eopie_(need("CR.EOPIE")), ar_(need("AR")) {
+        : RegisterPeripheral(std::move(d)), g_(g), keyr_(need("KEYR")), optkeyr_(need("OPTKEYR")), bsy_(need("SR.BSY")), eop_(need("SR.EOP")),
+          pgerr_(need("SR.PGERR")), wrprterr_(need("SR.WRPRTERR")), cr_(need("CR")), pg_(need("CR.PG")), per_(need("CR.PER")), mer_(need("CR.MER")),
+          optpg_(need("CR.OPTPG")), opter_(need("CR.OPTER")), strt_(need("CR.STRT")), lock_(need("CR.LOCK")), errie_(need("CR.ERRIE")),
+          eopie_(need("CR.EOPIE")), ar_(need("AR")) {
         // PM0075: EOP, WRPRTERR and PGERR are cleared by writing 1.
         for (FieldRef f : {eop_, pgerr_, wrprterr_}) regs().set_write_action(f, decode::svd::WriteAction::OneToClear);
     }
@@ -142,7 +142,7 @@ private:
     }
 
     FlashGeometry g_;
-    FieldRef keyr_, optkeyr_, sr_, bsy_, eop_, pgerr_, wrprterr_, cr_, pg_, per_, mer_, optpg_, opter_, strt_, lock_, errie_, eopie_, ar_;
+    FieldRef keyr_, optkeyr_, bsy_, eop_, pgerr_, wrprterr_, cr_, pg_, per_, mer_, optpg_, opter_, strt_, lock_, errie_, eopie_, ar_;
     unsigned keys_ = 0;             ///< KEY1 seen: the next must be KEY2
     bool locked_for_good_ = false;  ///< a wrong key was written
     std::uint64_t done_at_ = kNever;

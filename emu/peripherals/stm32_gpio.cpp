@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "config/units.h"
 #include "emu/peripherals/register_peripheral.h"
 #include "emu/peripherals/registry.h"
 
@@ -93,9 +94,9 @@ std::unique_ptr<Peripheral> make_stm32_gpio(const decode::svd::Peripheral& svd, 
     std::array<std::string, 16> alternate;
     if (params.has("alternate"))
         for (const auto& [pin, wire] : params["alternate"].entries()) {
-            const bool number = !pin.empty() && pin.size() <= 2 && pin.find_first_not_of("0123456789") == std::string::npos;
-            if (!number || std::stoul(pin) > 15) wire.fail("a pin is 0 to 15, not '" + pin + "'");
-            alternate[std::stoul(pin)] = wire.str();
+            const std::uint64_t number = config::parse_integer(pin).value_or(16);
+            if (number > 15) wire.fail("a pin is 0 to 15, not '" + pin + "'");
+            alternate[number] = wire.str();
         }
     return std::make_unique<Stm32Gpio>(svd, std::move(alternate));
 }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "config/units.h"
 #include "emu/peripherals/register_peripheral.h"
 #include "emu/peripherals/registry.h"
 
@@ -35,11 +36,10 @@ class Stm32I2c final : public RegisterPeripheral {
 public:
     Stm32I2c(decode::svd::Peripheral d, std::map<std::uint8_t, Target> targets)
         : RegisterPeripheral(std::move(d)), targets_(std::move(targets)), cr1_(need("CR1")), pe_(need("CR1.PE")), start_(need("CR1.START")),
-          stop_(need("CR1.STOP")), ack_(need("CR1.ACK")), swrst_(need("CR1.SWRST")), cr2_(need("CR2")), itevten_(need("CR2.ITEVTEN")),
-          itbufen_(need("CR2.ITBUFEN")), iterren_(need("CR2.ITERREN")), dr_(need("DR")), sr1_(need("SR1")), sb_(need("SR1.SB")),
-          addr_(need("SR1.ADDR")), btf_(need("SR1.BTF")), rxne_(need("SR1.RxNE")), txe_(need("SR1.TxE")), af_(need("SR1.AF")), sr2_(need("SR2")),
-          msl_(need("SR2.MSL")), busy_(need("SR2.BUSY")), tra_(need("SR2.TRA")), ccr_(need("CCR.CCR")), fs_(need("CCR.F_S")), duty_(need("CCR.DUTY")),
-          pos_(regs().field("CR1.POS")) {
+          stop_(need("CR1.STOP")), ack_(need("CR1.ACK")), swrst_(need("CR1.SWRST")), itevten_(need("CR2.ITEVTEN")), itbufen_(need("CR2.ITBUFEN")),
+          iterren_(need("CR2.ITERREN")), dr_(need("DR")), sr1_(need("SR1")), sb_(need("SR1.SB")), addr_(need("SR1.ADDR")), btf_(need("SR1.BTF")),
+          rxne_(need("SR1.RxNE")), txe_(need("SR1.TxE")), af_(need("SR1.AF")), sr2_(need("SR2")), msl_(need("SR2.MSL")), busy_(need("SR2.BUSY")),
+          tra_(need("SR2.TRA")), ccr_(need("CCR.CCR")), fs_(need("CCR.F_S")), duty_(need("CCR.DUTY")), pos_(regs().field("CR1.POS")) {
         // RM0008: the error flags are rc_w0, which ST's SVD calls read-write.
         for (const char* f : {"SR1.AF", "SR1.ARLO", "SR1.BERR", "SR1.OVR", "SR1.PECERR", "SR1.TIMEOUT", "SR1.SMBALERT"})
             if (FieldRef r = regs().field(f)) regs().set_write_action(r, decode::svd::WriteAction::ZeroToClear);
@@ -251,8 +251,8 @@ private:
     }
 
     std::map<std::uint8_t, Target> targets_;
-    FieldRef cr1_, pe_, start_, stop_, ack_, swrst_, cr2_, itevten_, itbufen_, iterren_, dr_, sr1_, sb_, addr_, btf_, rxne_, txe_, af_, sr2_, msl_,
-        busy_, tra_, ccr_, fs_, duty_, pos_;
+    FieldRef cr1_, pe_, start_, stop_, ack_, swrst_, itevten_, itbufen_, iterren_, dr_, sr1_, sb_, addr_, btf_, rxne_, txe_, af_, sr2_, msl_, busy_,
+        tra_, ccr_, fs_, duty_, pos_;
     Phase phase_ = Phase::Idle;
     std::uint64_t due_ = kNever;  ///< when the bus's current step (START, a byte) completes
     std::uint8_t address_ = 0;    ///< the address byte: 7-bit address and the read bit
@@ -278,12 +278,9 @@ std::unique_ptr<Peripheral> make_stm32_i2c(const decode::svd::Peripheral& svd, c
             Target target;
             if (t.has("memory")) {
                 for (const auto& [offset, bytes] : t["memory"].entries()) {
-                    std::uint64_t at = 0;
-                    try {
-                        at = std::stoull(offset, nullptr, 0);
-                    } catch (const std::exception&) {
-                        bytes.fail("a register offset (0-255) expected, not '" + offset + "'");
-                    }
+                    const std::optional<std::uint64_t> parsed = config::parse_integer(offset);
+                    if (!parsed) bytes.fail("a register offset (0-255) expected, not '" + offset + "'");
+                    std::uint64_t at = *parsed;
                     for (const config::Node& b : bytes.items()) {
                         if (at > 0xff || b.integer() > 0xff) b.fail("a target's memory is 256 bytes of 0-255");
                         target.memory[at++] = static_cast<std::uint8_t>(b.integer());
