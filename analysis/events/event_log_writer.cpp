@@ -37,15 +37,12 @@ EventLogWriter::~EventLogWriter() {
 }
 
 std::string EventLogWriter::device(std::uint16_t index) const {
-    return index < devices_.size() ? devices_[index] : "device" + std::to_string(index);
+    return names_.device(index);
 }
 
 std::string EventLogWriter::register_key(std::uint16_t index, std::uint32_t offset) const {
-    if (index >= registers_.size()) return {};
-    for (const auto& r : registers_[index])
-        if (offset >= r.offset && offset < r.offset + r.bytes)
-            return ",\"register\":" + config::json_text(nlohmann::json(device(index) + "." + r.name));
-    return {};
+    const trace::DeviceRegister* r = names_.register_at(index, offset);
+    return r ? ",\"register\":" + config::json_text(nlohmann::json(device(index) + "." + r->name)) : std::string();
 }
 
 void EventLogWriter::on_batch(const trace::EventBatch& batch) {

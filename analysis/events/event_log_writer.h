@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/events/device_names.h"
 #include "emutrace/sink.h"
 
 namespace emutrace::analysis {
@@ -26,9 +27,8 @@ public:
                trace::WantWatches | trace::WantSamples;
     }
     void on_start(const trace::RunInfo& info) override {
-        devices_ = info.devices;
+        names_.start(info);
         cores_ = info.cores;
-        registers_ = info.device_registers;
     }
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;
@@ -50,12 +50,11 @@ private:
     void stop_at_limit(std::uint64_t cycle);
     std::string path_;
     std::uint64_t limit_;
-    std::vector<std::vector<trace::DeviceRegister>> registers_;
     std::uint64_t written_ = 0;
     bool truncated_ = false;
     int error_ = 0;  ///< errno of the first failed write
     std::FILE* out_;
-    std::vector<std::string> devices_;
+    DeviceNames names_;
     std::vector<trace::TracedCore> cores_;  ///< a capture's cores; empty for an emulated run
     std::size_t core_ = 0;                  ///< the one the events come from now
 };

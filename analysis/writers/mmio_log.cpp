@@ -9,8 +9,7 @@
 namespace emutrace::analysis {
 
 void MmioLog::on_start(const trace::RunInfo& info) {
-    devices_ = info.devices;
-    registers_ = info.device_registers;
+    names_.start(info);
 }
 
 void MmioLog::on_batch(const trace::EventBatch& batch) {
@@ -35,10 +34,8 @@ void MmioLog::on_batch(const trace::EventBatch& batch) {
 }
 
 std::uint32_t MmioLog::register_at(std::uint16_t device, std::uint32_t offset) const {
-    if (device < registers_.size())
-        for (const auto& r : registers_[device])
-            if (offset >= r.offset && offset < r.offset + r.bytes) return r.offset;
-    return offset;
+    const trace::DeviceRegister* r = names_.register_at(device, offset);
+    return r ? r->offset : offset;
 }
 
 std::string MmioLog::report_html(std::uint64_t clock_hz, std::size_t rows) const {
@@ -65,10 +62,8 @@ std::string MmioLog::report_html(std::uint64_t clock_hz, std::size_t rows) const
 }
 
 std::string MmioLog::register_name(std::uint16_t device, std::uint32_t offset) const {
-    std::string name = device < devices_.size() ? devices_[device] : "device" + std::to_string(device);
-    if (device < registers_.size())
-        for (const auto& r : registers_[device])
-            if (offset >= r.offset && offset < r.offset + r.bytes) return name + "." + r.name;
+    const std::string name = names_.device(device);
+    if (const trace::DeviceRegister* r = names_.register_at(device, offset)) return name + "." + r->name;
     char at[16];
     std::snprintf(at, sizeof at, "+0x%x", offset);
     return name + at;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/events/device_names.h"
 #include "analysis/writers/record_spool.h"
 #include "emutrace/sink.h"
 
@@ -36,8 +37,9 @@ public:
     }
     std::size_t size() const { return accesses_.size(); }
     std::size_t dropped() const { return dropped_ + accesses_.lost(); }
-    /// The devices by index, as the run named them.
-    const std::vector<std::string>& devices() const { return devices_; }
+    /// How many devices the run named, and a device's name by index ("device7" for one it did not).
+    std::size_t device_count() const { return names_.devices.size(); }
+    std::string device_name(std::uint16_t device) const { return names_.device(device); }
     /// "USART1.DR" for an offset inside a register the device's SVD names, else "USART1+0x1c".
     std::string register_name(std::uint16_t device, std::uint32_t offset) const;
     static constexpr std::size_t kMaxAccesses = 2'000'000;  ///< beyond this, accesses are dropped (said in the file)
@@ -60,8 +62,7 @@ private:
     std::uint64_t last_key_ = ~std::uint64_t{0};  ///< the counts' entry of the access before (a polling loop's)
     Count* last_count_ = nullptr;
     std::size_t dropped_ = 0;
-    std::vector<std::string> devices_;
-    std::vector<std::vector<trace::DeviceRegister>> registers_;
+    DeviceNames names_;
 };
 
 }  // namespace emutrace::analysis

@@ -85,15 +85,17 @@ void PerfettoWriter::write_event(config::TextFileWriter& out, const CallEvent& e
 // value in their arguments: polling loops show as dense rows, configuration as a few marks.
 void PerfettoWriter::write_mmio(config::TextFileWriter& out) {
     using nlohmann::json;
-    std::vector<bool> named(mmio_->devices().size() + 1, false);
+    std::vector<bool> named(mmio_->device_count() + 1, false);
     std::unordered_map<std::uint64_t, std::string> names;  // (device, offset, write) -> JSON string
     bool read = mmio_->for_each([&](const MmioLog::Access& a) {
         if (a.device < named.size() && !named[a.device]) {
             named[a.device] = true;
-            const std::string device = a.device < mmio_->devices().size() ? mmio_->devices()[a.device] : "device";
             out.write(",\n");
-            out.write(config::json_text(
-                json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", kMmioTrack + a.device}, {"args", {{"name", "MMIO " + device}}}}));
+            out.write(config::json_text(json{{"ph", "M"},
+                                             {"name", "thread_name"},
+                                             {"pid", 1},
+                                             {"tid", kMmioTrack + a.device},
+                                             {"args", {{"name", "MMIO " + mmio_->device_name(a.device)}}}}));
         }
         const std::uint64_t key = std::uint64_t{a.device} << 33 | std::uint64_t{a.offset} << 1 | a.write;
         auto [name, fresh] = names.try_emplace(key);
