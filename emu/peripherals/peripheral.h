@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "decode/svd/svd_device.h"
@@ -75,6 +76,27 @@ public:
     /// The memory system's run-time switches from the next instruction on (a cache controller's
     /// mode and line-buffer bits): the timing models and the regions' caches follow them.
     virtual void set_memory_mode(const models::MemoryMode& mode) { (void)mode; }
+};
+
+/// A wire a device holds at a level (a DMA request line, a timer channel's output): the other
+/// devices hear it only when the level changes. Unnamed, it is not connected and drives nothing.
+class LevelWire {
+public:
+    /// `level`: what the wire is taken to be at reset (0 or 1), or -1 when its first drive
+    /// always goes out.
+    explicit LevelWire(std::string name = {}, int level = 0) : name_(std::move(name)), reset_level_(level), level_(level) {}
+    const std::string& name() const { return name_; }
+    bool is(std::string_view line) const { return !name_.empty() && line == name_; }
+    void drive(DeviceHost& host, bool level) {
+        if (name_.empty() || static_cast<int>(level) == level_) return;
+        level_ = level;
+        host.signal(name_, level);
+    }
+    void reset() { level_ = reset_level_; }
+
+private:
+    std::string name_;
+    int reset_level_, level_;
 };
 
 class Peripheral {

@@ -66,13 +66,9 @@ private:
         std::uint64_t done_at = kNever;
     };
 
-    void reset_model() override { regular_ = injected_ = {}, requesting_ = false; }
-    void request(bool level) {
-        if (dma_request_.empty() || level == requesting_) return;
-        requesting_ = level;
-        host().signal(dma_request_, level);
-    }
-    bool drives(std::string_view line) const override { return !dma_request_.empty() && line == dma_request_; }
+    void reset_model() override { regular_ = injected_ = {}, dma_request_.reset(); }
+    void request(bool level) { dma_request_.drive(host(), level); }
+    bool drives(std::string_view line) const override { return dma_request_.is(line); }
 
     void stored(int reg, std::uint32_t before) override {
         auto& r = regs();
@@ -197,7 +193,7 @@ private:
     }
 
     std::array<std::uint16_t, kChannels> inputs_;
-    std::string dma_request_;
+    LevelWire dma_request_;  ///< the DMA channel's request line, high from a result until DR is read
     FieldRef eoc_, jeoc_, strt_, jstrt_, scan_, eocie_, jeocie_, jauto_, cr2_, adon_, cont_, cal_, rstcal_, dma_, align_, extsel_, exttrig_, jextsel_,
         jexttrig_, swstart_, jswstart_, sqr1_l_, jl_, dr_;
     std::array<FieldRef, 16> sq_{};
@@ -206,7 +202,6 @@ private:
     Group regular_, injected_;
     std::uint64_t calibration_done_ = kNever;
     bool catching_up_ = false;
-    bool requesting_ = false;  ///< the DMA request line's level
 };
 
 }  // namespace

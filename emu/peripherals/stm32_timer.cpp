@@ -35,7 +35,7 @@ public:
             ccp_[i] = regs().field("CCER.CC" + n + "P");
             ocm_[i] = regs().field(std::string(i < 2 ? "CCMR1_Output" : "CCMR2_Output") + ".OC" + n + "M");
             cc_wire_[i] = description()->name + ".CC" + n;
-            ch_wire_[i] = description()->name + ".CH" + n;
+            ch_wire_[i] = LevelWire(description()->name + ".CH" + n, -1);
             ccr_[i] = regs().field("CCR" + n);
             ccif_[i] = regs().field("SR.CC" + n + "IF");
             ccie_[i] = regs().field("DIER.CC" + n + "IE");
@@ -62,7 +62,7 @@ private:
         psc_active_ = 0;
         arr_active_ = regs().get(arr_);
         ref_ = {};
-        driven_ = {-1, -1, -1, -1};
+        for (LevelWire& w : ch_wire_) w.reset();
     }
 
     void refresh(int) override { advance(host().now()); }
@@ -201,10 +201,7 @@ private:
     }
     void drive_output(unsigned i) {
         if (!output_enabled(i)) return;
-        const int level = ref_[i] != (ccp_[i] && regs().get(ccp_[i]));
-        if (level == driven_[i]) return;
-        driven_[i] = level;
-        host().signal(ch_wire_[i], level != 0);
+        ch_wire_[i].drive(host(), ref_[i] != (ccp_[i] && regs().get(ccp_[i])));
     }
     // Whether channel i's pin changes at its compare match.
     bool output_moves(unsigned i) const {
@@ -267,11 +264,10 @@ private:
     std::string clock_;
     FieldRef cr1_, cen_, opm_, urs_, arpe_, dir_, cms_, dier_, uie_, sr_, uif_, egr_, ug_, cnt_, psc_, arr_, mms_, moe_;
     std::array<FieldRef, 4> ccr_{}, ccif_{}, ccie_{}, ccg_{}, cce_{}, ccp_{}, ocm_{};
-    std::array<std::string, 4> ch_wire_{};       ///< the output compare levels' wires, "TIM3.CH1"..
-    std::array<bool, 4> ref_{};                  ///< OCnREF
-    std::array<int, 4> driven_{-1, -1, -1, -1};  ///< the level last driven on ch_wire_ (-1: none yet)
-    std::string trgo_;                           ///< the TRGO wire, "TIM2.TRGO"
-    std::array<std::string, 4> cc_wire_{};       ///< the compare events' wires, "TIM2.CC1"..
+    std::array<LevelWire, 4> ch_wire_{};    ///< the output compare levels' wires, "TIM3.CH1".., first drive always heard
+    std::array<bool, 4> ref_{};             ///< OCnREF
+    std::string trgo_;                      ///< the TRGO wire, "TIM2.TRGO"
+    std::array<std::string, 4> cc_wire_{};  ///< the compare events' wires, "TIM2.CC1"..
     unsigned update_line_ = 0, cc_line_ = 0;
     std::uint64_t base_cycle_ = 0;  ///< the cycle at which the counter held base_count_
     std::uint32_t base_count_ = 0;

@@ -31,7 +31,7 @@ public:
     }
 
     bool can_receive() const override { return true; }
-    bool drives(std::string_view line) const override { return (!dma_tx_.empty() && line == dma_tx_) || (!dma_rx_.empty() && line == dma_rx_); }
+    bool drives(std::string_view line) const override { return dma_tx_.is(line) || dma_rx_.is(line); }
 
     void receive(std::string_view bytes) override {
         if (!on(re_)) {
@@ -57,7 +57,7 @@ private:
         queued_.clear();
         shifting_until_ = 0;
         held_ = false;
-        tx_request_ = rx_request_ = false;
+        dma_tx_.reset(), dma_rx_.reset();
     }
 
     void refresh(int reg) override {
@@ -90,7 +90,7 @@ private:
         const std::uint64_t now = host().now();
         tick(now);
         if (shifting_until_ > now) {  // the shift register is busy: the byte waits in DR
-            if (held_ && dmat_ && regs().get(dmat_) && dma_tx_.empty()) {
+            if (held_ && dmat_ && regs().get(dmat_) && dma_tx_.name().empty()) {
                 queued_.push_back(c);  // a DMA channel would have waited for TXE: the bytes go out in turn
             } else {
                 if (held_) host().warn_once(regs().offset(dr_.reg), "byte written to DR while TXE was clear; the earlier one is lost");
@@ -154,19 +154,13 @@ private:
         const bool level = (r.get(txeie_) && r.get(txe_)) || (r.get(tcie_) && r.get(tc_)) || (r.get(rxneie_) && (r.get(rxne_) || r.get(ore_)));
         host().set_irq(level && r.get(ue_));
         // The DMA requests follow the flags; a channel may write DR or read it before this returns.
-        drive(dma_rx_, rx_request_, r.get(ue_) && dmar_ && r.get(dmar_) && r.get(rxne_));
-        drive(dma_tx_, tx_request_, r.get(ue_) && dmat_ && r.get(dmat_) && r.get(txe_));
-    }
-    void drive(const std::string& line, bool& now, bool level) {
-        if (line.empty() || level == now) return;
-        now = level;
-        host().signal(line, level);
+        dma_rx_.drive(host(), r.get(ue_) && dmar_ && r.get(dmar_) && r.get(rxne_));
+        dma_tx_.drive(host(), r.get(ue_) && dmat_ && r.get(dmat_) && r.get(txe_));
     }
 
     std::string clock_;
     std::FILE* out_;
-    std::string dma_tx_, dma_rx_;                   ///< the DMA request lines ("DMA1.4"), empty for none
-    bool tx_request_ = false, rx_request_ = false;  ///< their levels
+    LevelWire dma_tx_, dma_rx_;  ///< the DMA request lines ("DMA1.4"), unnamed for none
     FieldRef sr_, dr_, brr_, cr1_, txe_, tc_, rxne_, ore_, ue_, te_, re_, txeie_, tcie_, rxneie_, m_, dmat_, dmar_;
     std::deque<char> rx_;
     std::deque<char> queued_;  ///< bytes a DMA channel wrote behind the one waiting in DR
