@@ -331,17 +331,13 @@ void detail::MachineState::fault_from_error(uc_err err) {
 }
 
 void detail::MachineState::defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
+    if (!(b.flags & BlockInfo::Split)) return defer_whole_block_event(start, pc, size, b);
     flush_deferred_block(start);
     // The block's events go in now, in cycle order with what the block does, and get their
     // cycles when the next block starts; room is made so that the batch stays until then.
     recorder.make_room(kRoomForTheBlock);
     DeferredBlock& d = deferred_block;
     d = {true, start, pc, size, b.instructions, 0, recorder.next_index(), recorder.batch_number()};
-    if (!(b.flags & BlockInfo::Split)) {
-        recorder.push_block(start, pc, size, b.instructions, 0, b.end);
-        d.events = 1;
-        return;
-    }
     for (const BlockPiece* piece = blocks.pieces(b);; ++piece) {
         recorder.push_block(start, piece->address, piece->size, piece->instructions, 0, piece->end);
         ++d.events;

@@ -174,8 +174,8 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     } deferred_block;
     void defer_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b);
     /// defer_block_event for a block with one event (not cut at trace points), inline for the hot
-    /// path of a run whose sinks want blocks: the block before it (one event too, mostly) gets its
-    /// cycles in place.
+    /// path of a run whose sinks want blocks (and what defer_block_event does for such a block):
+    /// the block before it (one event too, mostly) gets its cycles in place.
     void defer_whole_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
         DeferredBlock& d = deferred_block;
         if (d.active && d.events == 1) [[likely]] {
