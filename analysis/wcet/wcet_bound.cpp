@@ -582,44 +582,49 @@ private:
 
     // The observed totals of loop l over the entries of the loops around its parent.
     void add_outer_totals(const Instance& in, std::size_t l, IpetLoop& il, LoopBoundUsed& used) const {
-        const decode::Function& fn = fns_[in.function];
-        const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
-        for (int outer = fn.loops[static_cast<std::size_t>(fn.loops[l].parent)].parent; outer >= 0;
-             outer = fn.loops[static_cast<std::size_t>(outer)].parent) {
-            auto it = in.stats.loop_totals_over.find({header, fn.blocks[fn.loops[static_cast<std::size_t>(outer)].header].start});
-            if (it == in.stats.loop_totals_over.end()) continue;
-            il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), it->second});
-            used.outer_totals.push_back({fn.name + " loop " + std::to_string(outer), it->second});
-            used.outer_total_loops.push_back(outer);
-            used.outer_totals_source = "observed";
-        }
+        for (int outer : loops_around_parent(fns_[in.function], l))
+            if (auto observed = observed_total_over(in, l, outer)) add_outer_total(in, outer, *observed, "observed", il, used);
     }
 
     // A flow fact's totals of loop l over loops further out: each must be around l's parent, and
     // at least what a run did.
     void add_fact_outer_totals(const Instance& in, std::size_t l, const FlowFact& fact, IpetLoop& il, LoopBoundUsed& used) const {
         const decode::Function& fn = fns_[in.function];
-        const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
         const std::string where = fact.origin.empty() ? "wcet" : fact.origin;
         const std::string name = fn.name + " loop " + std::to_string(l);
+        const std::vector<int> around = loops_around_parent(fn, l);
         for (const auto& [outer, total] : fact.totals_over) {
-            bool around = false;
-            if (fn.loops[l].parent >= 0)
-                for (int o = fn.loops[static_cast<std::size_t>(fn.loops[l].parent)].parent; o >= 0 && !around;
-                     o = fn.loops[static_cast<std::size_t>(o)].parent)
-                    around = o == outer;
-            if (!around)
+            if (std::find(around.begin(), around.end(), outer) == around.end())
                 throw ConfigError(where + ": flow fact totals_over names loop " + std::to_string(outer) + ", which is not a loop around " + name +
                                   "'s parent in " + fn.name + " (its own parent takes `total`)");
-            auto it = in.stats.loop_totals_over.find({header, fn.blocks[fn.loops[static_cast<std::size_t>(outer)].header].start});
-            if (it != in.stats.loop_totals_over.end() && it->second > total)
+            if (auto observed = observed_total_over(in, l, outer); observed && *observed > total)
                 throw ConfigError(where + ": flow fact total " + std::to_string(total) + " of " + name + " over loop " + std::to_string(outer) +
-                                  " is below what a run did (" + std::to_string(it->second) + " in one entry): raise it to at least that");
-            il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), total});
-            used.outer_totals.push_back({fn.name + " loop " + std::to_string(outer), total});
-            used.outer_total_loops.push_back(outer);
-            used.outer_totals_source = "flow fact";
+                                  " is below what a run did (" + std::to_string(*observed) + " in one entry): raise it to at least that");
+            add_outer_total(in, outer, total, "flow fact", il, used);
         }
+    }
+
+    // The loops around loop l's parent in `fn`, innermost first (none for an outermost loop).
+    static std::vector<int> loops_around_parent(const decode::Function& fn, std::size_t l) {
+        std::vector<int> out;
+        if (fn.loops[l].parent < 0) return out;
+        for (int o = fn.loops[static_cast<std::size_t>(fn.loops[l].parent)].parent; o >= 0; o = fn.loops[static_cast<std::size_t>(o)].parent)
+            out.push_back(o);
+        return out;
+    }
+    // The most executions of loop l's header the runs saw in one entry of loop `outer`.
+    std::optional<std::uint64_t> observed_total_over(const Instance& in, std::size_t l, int outer) const {
+        const decode::Function& fn = fns_[in.function];
+        auto it =
+            in.stats.loop_totals_over.find({fn.blocks[fn.loops[l].header].start, fn.blocks[fn.loops[static_cast<std::size_t>(outer)].header].start});
+        if (it == in.stats.loop_totals_over.end()) return std::nullopt;
+        return it->second;
+    }
+    void add_outer_total(const Instance& in, int outer, std::uint64_t total, const char* source, IpetLoop& il, LoopBoundUsed& used) const {
+        il.outer_totals.push_back({in.loop_base + static_cast<std::size_t>(outer), total});
+        used.outer_totals.push_back({fns_[in.function].name + " loop " + std::to_string(outer), total});
+        used.outer_total_loops.push_back(outer);
+        used.outer_totals_source = source;
     }
 
     // A flow fact below what a run did is wrong, and a bound from it would be below that run.
