@@ -27,22 +27,11 @@ DebugAttachment& self(void* user) {
     return *static_cast<DebugAttachment*>(user);
 }
 
-// Execution left the emulator at `pc` for the debugger and goes on there: what is left of the
-// block it was in runs as a block of its own, and is counted then, not now, so that the run's
-// cycles and instructions are what they are without a debugger. No branch led to `pc`.
+// Execution left the emulator at `pc` for the debugger and goes on there, counted as if it had
+// not (TimingFeed::leave_block_at). No branch led to `pc`.
 void leave_block_at(MachineState& m, std::uint32_t pc) {
-    if (m.pipeline_feed) {
-        m.pipeline_feed->leaves_at(pc);
-    } else if (pc >= m.block_pc && pc < m.fallthrough) {  // counted whole when it started
-        const BlockInfo& rest = m.blocks.lookup(pc, m.fallthrough - pc);
-        m.counters.cycles -= rest.cycles;
-        m.counters.instructions -= rest.instructions;
-        m.counters.lsu -= rest.lsu;
-        m.counters.fold -= rest.fold;
-    }
-    m.pending_branch = 0;
-    m.sequential = pc;
-    m.fallthrough = pc;
+    m.feed.leave_block_at(pc, m.blocks);
+    m.stream.forget_branch();
 }
 
 }  // namespace
@@ -89,7 +78,7 @@ bool DebugAttachment::stopped(std::optional<DebugEvent> event) {
     update_instruction_hook();
     if (translations_stale_) {  // hooks added or removed: code is translated again with them
         // Region by region: Unicorn 2.0.1's whole flush clears its code buffer, seconds a time.
-        for (const auto& r : m_.plan.memory)
+        for (const auto& r : m_.bus.plan.memory)
             if (r.access & AccessExecute) m_.uc.remove_cache(r.base, r.base + (r.size - 1));
         translations_stale_ = false;
     }
@@ -182,7 +171,7 @@ void DebugAttachment::on_instruction(uc_engine*, std::uint64_t address, std::uin
 void DebugAttachment::keep_positions() {
     if (counting_ || !debugger_->checkpoint_interval()) return;
     counting_ = true;
-    position_ = m_.counters.instructions;
+    position_ = m_.feed.counters.instructions;
     next_checkpoint_ = position_;
     update_instruction_hook();
 }
@@ -264,12 +253,12 @@ void DebugAttachment::write_register(unsigned n, std::uint64_t value) {
 bool DebugAttachment::read_memory(std::uint32_t address, std::span<std::uint8_t> out) {
     for (std::size_t i = 0; i < out.size();) {
         const std::uint32_t a = address + static_cast<std::uint32_t>(i);
-        if (region_at(m_.plan, a)) {
+        if (region_at(m_.bus.plan, a)) {
             if (!m_.uc.read_memory(a, out.subspan(i, 1))) return false;
             ++i;
             continue;
         }
-        if (!m_.device_at(a)) return false;
+        if (!m_.bus.at(a)) return false;
         // A device's register, read whole as the firmware's load would.
         const std::uint32_t word = a & ~3u;
         const std::uint32_t value = device_read(m_, word, 4);
@@ -280,17 +269,17 @@ bool DebugAttachment::read_memory(std::uint32_t address, std::span<std::uint8_t>
 
 bool DebugAttachment::write_memory(std::uint32_t address, std::span<const std::uint8_t> bytes) {
     if (bytes.empty()) return true;
-    if (region_at(m_.plan, address) && region_at(m_.plan, address + static_cast<std::uint32_t>(bytes.size()) - 1)) {
+    if (region_at(m_.bus.plan, address) && region_at(m_.bus.plan, address + static_cast<std::uint32_t>(bytes.size()) - 1)) {
         m_.uc.write_memory(address, bytes);
         m_.uc.remove_cache(address, address + static_cast<std::uint32_t>(bytes.size()));  // code written: translated again
         return true;
     }
-    if (!m_.device_at(address)) return false;
+    if (!m_.bus.at(address)) return false;
     const unsigned width = (bytes.size() == 4 && !(address & 3)) ? 4 : (bytes.size() == 2 && !(address & 1)) ? 2 : 1;
     for (std::size_t i = 0; i < bytes.size(); i += width) {
         std::uint32_t v = 0;
         for (unsigned b = 0; b < width; ++b) v |= static_cast<std::uint32_t>(bytes[i + b]) << (8 * b);
-        if (!m_.device_at(address + static_cast<std::uint32_t>(i))) return false;
+        if (!m_.bus.at(address + static_cast<std::uint32_t>(i))) return false;
         device_write(m_, address + static_cast<std::uint32_t>(i), width, v);
     }
     return true;
@@ -319,7 +308,7 @@ bool DebugAttachment::set_watchpoint(std::uint32_t address, std::uint32_t length
         watches_.erase(it);
     } else {
         if (it != watches_.end()) return true;
-        const MemoryRegion* r = region_at(m_.plan, address);
+        const MemoryRegion* r = region_at(m_.bus.plan, address);
         if (!length || watches_.size() >= kMostWatches || !r || static_cast<std::uint64_t>(address) + length > std::uint64_t{r->base} + r->size)
             return false;
         const int type = kind == WatchKind::Write  ? UC_HOOK_MEM_WRITE
@@ -338,7 +327,7 @@ std::uint64_t DebugAttachment::cycles() const {
 }
 
 std::uint64_t DebugAttachment::instructions() const {
-    return m_.counters.instructions;
+    return m_.feed.counters.instructions;
 }
 
 double DebugAttachment::emulated_seconds() const {
@@ -347,8 +336,8 @@ double DebugAttachment::emulated_seconds() const {
 
 std::string DebugAttachment::describe() const {
     char line[160];
-    std::snprintf(line, sizeof line, "%s at %.6g MHz, %s timing", std::string(m_.config.core.name).c_str(), static_cast<double>(m_.core_hz) / 1e6,
-                  std::string(to_string(m_.config.timing)).c_str());
+    std::snprintf(line, sizeof line, "%s at %.6g MHz, %s timing", std::string(m_.config.core.name).c_str(),
+                  static_cast<double>(m_.bus.clocks.core_hz()) / 1e6, std::string(to_string(m_.config.timing)).c_str());
     return line;
 }
 

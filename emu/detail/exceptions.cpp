@@ -80,24 +80,16 @@ void MachineState::process_timed_events(std::uint64_t now) {
         steering->at_time(control);
         next_check = 0;
     }
-    if (next_device_wake <= now) wake_devices(now);
-}
-
-void MachineState::wake_devices(std::uint64_t now) {
-    next_device_wake = ~std::uint64_t{0};
-    for (auto& d : devices)
-        if (d->wake <= now) {
-            d->wake = ~std::uint64_t{0};
-            d->model->on_time(now);  // may ask for its next time
-        }
-    for (auto& d : devices) next_device_wake = std::min(next_device_wake, d->wake);
-    next_check = 0;
+    if (bus.next_wake <= now) {
+        bus.wake_due(now);
+        next_check = 0;
+    }
 }
 
 std::uint64_t MachineState::next_timed_event() const {
     std::uint64_t next = stimuli.next_time();
     if (steering) next = std::min(next, steering->next_time());
-    next = std::min(next, next_device_wake);
+    next = std::min(next, bus.next_wake);
     if (auto t = scs->systick().next_expiry(); t && scs->systick().interrupt_enabled()) next = std::min(next, *t);
     return next;
 }
@@ -169,14 +161,14 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, bool tai
     if (fp_frame) {  // the handler starts without a floating-point context of its own
         scs->set_fp_context_address(frame_at + 4 * kBasicWords);
         uc.set_reg(UC_ARM_REG_CONTROL, control & ~kFpca);
-        set_fp_lazy_pending(!fp_stacked_now);
+        fp.set_pending(!fp_stacked_now);
     }
 
     std::array<std::uint8_t, 4> v{};
     std::uint32_t slot = scs->vtor() + 4u * static_cast<std::uint32_t>(n);
     std::uint32_t vector = 0;
     if (uc.read_memory(slot, v)) vector = config::read_le32(v.data());
-    const MemoryRegion* code = region_at(plan, vector & ~1u);
+    const MemoryRegion* code = region_at(bus.plan, vector & ~1u);
     if (!(vector & 1) || !code || !(code->access & AccessExecute)) {
         stop_fault(FaultKind::BadVectorTable, slot, frame[6], false,
                    "the vector for " + exception_name(n) + " at " + where(slot) + " is " + std::to_string(vector) +
@@ -190,52 +182,28 @@ bool MachineState::enter_exception(int n, std::uint32_t return_address, bool tai
     ++exceptions_taken;
     // A call, return or jump whose target block the exception pre-empted still happened: the
     // target is where execution resumes.
-    if (pending_branch) push_branch(frame[6], cycles());
+    if (stream.pending_branch) stream.push_branch(frame[6], cycles(), feed.fallthrough());
     const bool external = external_pending.test(static_cast<std::size_t>(n));
     external_pending.reset(static_cast<std::size_t>(n));
-    fallthrough = sequential = 1;  // the interrupted block's branch outcome no longer applies
-    taken_extra = 0;
-    pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Vector) & branch_mask;
-    if (want_exceptions) {
-        trace::Event e{};
-        e.cycle = cycles();
-        e.kind = trace::EventKind::ExceptionEntry;
-        e.address = frame[6];
-        e.value = static_cast<std::uint32_t>(n);
-        e.extra = frame_at;
-        e.width = from_psp ? 1 : 0;
-        e.channel = external ? 1 : 0;
-        recorder.push(e);
-    }
+    feed.forget_block_exit();  // the interrupted block's branch outcome no longer applies
+    stream.resumes(trace::BranchKind::Vector);
+    stream.push_exception_entry(cycles(), static_cast<unsigned>(n), frame[6], frame_at, from_psp, external);
     if (steering) steering->at_exception(static_cast<unsigned>(n), frame[6], external, this->control);
-    if (pipeline_feed) {  // stacking and the vector read as bus transfers
-        flush_deferred_block(counters.cycles);
-        std::uint64_t spent =
-            pipeline_feed->pipeline().change().exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry, {.stacked = fp_stacked_now});
-        counters.exception += spent;
-        sync_pipeline_counters();
-        return true;
-    }
-    if (timing) add_idle_cycles(timing->entry_cycles(tail_chain_entry, fp_stacked_now), counters.exception);
+    stream.flush_deferred_block(cycles());
+    feed.exception_entry(frame_at, slot, vector & ~1u, tail_chain_entry, fp_stacked_now);
     return true;
 }
 
 void MachineState::note_fp_use(std::uint32_t control) {
-    if (!fp_lazy_pending || !(control & kFpca)) return;
-    set_fp_lazy_pending(false);
-    fp_preserved_uncharged = true;
+    if (!fp.pending || !(control & kFpca)) return;
+    fp.set_pending(false);
+    fp.preserved_uncharged = true;
 }
 
 void MachineState::preserve_fp_lazily() {
-    set_fp_lazy_pending(false);
-    const std::uint32_t frame = scs->fp_context_address() - 4 * kBasicWords;
-    if (pipeline_feed) {
-        flush_deferred_block(counters.cycles);
-        counters.exception += pipeline_feed->pipeline().change().lazy_preservation(frame);
-        sync_pipeline_counters();
-    } else if (timing) {
-        add_idle_cycles(models::TimingModel::lazy_preservation_cycles(), counters.exception);
-    }
+    fp.set_pending(false);
+    stream.flush_deferred_block(cycles());
+    feed.lazy_fp_preservation(scs->fp_context_address() - 4 * kBasicWords);
 }
 
 // Long on purpose: the ARM ARM's ExceptionReturn and PopStack pseudocode step by step, so it can
@@ -265,8 +233,8 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     // What the core's FP words cost here: the lazy preservation's writes if they happened since the
     // last return, and the reads unless the area was never written (LSPACT still set: skipped).
     note_fp_use(uc.reg(UC_ARM_REG_CONTROL));
-    const models::FloatingReturn fp_cost{.unstacked = fp_frame && !fp_lazy_pending, .preserved = fp_preserved_uncharged};
-    if (fp_frame) set_fp_lazy_pending(false);
+    const models::FloatingReturn fp_cost{.unstacked = fp_frame && !fp.pending, .preserved = fp.preserved_uncharged};
+    if (fp_frame) fp.set_pending(false);
     std::uint32_t after = frame_at + 4 * static_cast<std::uint32_t>(words) + ((frame[7] & kFramePadded) ? 4 : 0);
     (use_psp ? psp : msp) = after;
 
@@ -294,34 +262,17 @@ void MachineState::return_from_exception(std::uint32_t exc_return) {
     }
     for (std::size_t i = 0; i < 6; ++i) uc.set_reg(kFrameRegs[i], frame[i]);
     uc.set_reg(UC_ARM_REG_PC, frame[6] | 1);
-    if (want_exceptions) {
-        trace::Event e{};
-        e.cycle = cycles();
-        e.kind = trace::EventKind::ExceptionReturn;
-        e.address = frame[6] & ~1u;
-        e.value = static_cast<std::uint32_t>(n);
-        e.extra = exc_return;
-        recorder.push(e);
-    }
+    stream.push_exception_return(cycles(), static_cast<unsigned>(n), frame[6] & ~1u, exc_return);
     check_thread();
-    fallthrough = sequential = 1;
-    taken_extra = 0;
-    pending_branch = static_cast<std::uint8_t>(trace::BranchKind::Resume) & branch_mask;
+    feed.forget_block_exit();
+    stream.resumes(trace::BranchKind::Resume);
     // Tail-chaining: a pending exception runs before the code returned to, costing the tail-chain
-    // overhead instead of a return and an entry.
-    if (pipeline_feed) {  // unstacking as bus transfers; a tail-chain skips it
-        flush_deferred_block(counters.cycles);
-        steer_due_before_tail_chain();
-        if (take_pending(frame[6], /*tail_chain=*/true)) return;  // a preservation's writes wait for the next return
-        fp_preserved_uncharged = false;
-        counters.exception += pipeline_feed->pipeline().change().exception_return(frame_at, frame[6] & ~1u, fp_cost);
-        sync_pipeline_counters();
-        return;
-    }
+    // overhead instead of a return and an entry (and the unstacking's bus transfers).
+    stream.flush_deferred_block(cycles());
     steer_due_before_tail_chain();
-    if (take_pending(frame[6], /*tail_chain=*/true)) return;
-    fp_preserved_uncharged = false;
-    if (timing) add_idle_cycles(timing->return_cycles(fp_cost.unstacked + fp_cost.preserved), counters.exception);
+    if (take_pending(frame[6], /*tail_chain=*/true)) return;  // a preservation's writes wait for the next return
+    fp.preserved_uncharged = false;
+    feed.exception_return(frame_at, frame[6] & ~1u, fp_cost);
 }
 
 bool MachineState::deliver_fault(uc_err err) {
@@ -367,7 +318,7 @@ bool MachineState::sleep(std::uint32_t pc) {
             stop(StopReason::Hang, "firmware sleeps in WFI/WFE at " + where(pc - 2) + " and nothing can wake it");
             return false;
         }
-        if (next > cycles()) add_idle_cycles(next - cycles(), counters.sleep);
+        if (next > cycles()) add_idle_cycles(next - cycles(), feed.counters.sleep);
         check_limits();
         if (reason) return false;
     }
@@ -396,16 +347,7 @@ void MachineState::check_thread() {
     if (now && std::find(threads_seen.begin(), threads_seen.end(), now) == threads_seen.end() && threads_seen.size() < kMostThreadsSeen)
         threads_seen.push_back(now);
     ++thread_switches;
-    if (want_exceptions) {
-        trace::Event e{};
-        e.cycle = cycles();
-        e.kind = trace::EventKind::ThreadSwitch;
-        e.address = now;
-        e.extra = current_thread;
-        e.channel = static_cast<std::uint16_t>(name.size());
-        e.value = recorder.keep_text(name);
-        recorder.push(e);
-    }
+    stream.push_thread_switch(cycles(), now, current_thread, name);
     current_thread = now;
 }
 

@@ -13,7 +13,7 @@ int unicorn_register(unsigned n) {
 
 std::uint64_t ControlPort::cycle() const {
     // Inside a device access: the access's own cycle, as its MmioRead event is stamped.
-    return m_.access_counters ? m_.access_counters->cycles : m_.cycles();
+    return m_.feed.access_counters ? m_.feed.access_counters->cycles : m_.cycles();
 }
 std::uint32_t ControlPort::reg(unsigned n) const {
     return m_.uc.reg(unicorn_register(n));
