@@ -177,22 +177,10 @@ std::string format_coverage(const WcetResult& r) {
     return s;
 }
 
-}  // namespace
-
-std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
-    std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP" +
-                    (r.ilp_rows ? line(", %zu rows x %zu columns, both solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") +
-                    "):\n";
-    s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
-    double gain =
-        r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
-    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) + line("  (the context saves %.1f%%)\n", gain);
-    if (r.observed_runs)
-        s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
-             line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),
-                  r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
-    else
-        s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
+// The loops' bounds and totals: every loop of the function, the first few of its callees' (the
+// rest in the JSON), one line for each loop no context entered.
+std::string format_loops(const WcetResult& r) {
+    std::string s;
     std::map<std::string, std::size_t> never_entered;                   // one line for a loop no context entered
     std::size_t called_shown = 0, called_hidden = 0, called_never = 0;  // callees' loops: the first few, the rest in the JSON
     for (const auto& l : r.loops) {
@@ -226,7 +214,13 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
         s += line("  irreducible cycles: %zu blocks bounded by their most executions per call (observed, up to %llu), first at %s in %s\n",
                   r.cycles.size(), static_cast<unsigned long long>(most), r.cycles.front().where.c_str(), r.cycles.front().function.c_str());
     }
-    s += "  worst path by function:" + std::string(r.gap.empty() ? "" : "                     longest run      gap") + "\n";
+    return s;
+}
+
+// Where the worst path spends its cycles: by function (with the longest run beside it when
+// runs were profiled), then its heaviest blocks, then the blocks it leaves out.
+std::string format_worst_path(const WcetResult& r) {
+    std::string s = "  worst path by function:" + std::string(r.gap.empty() ? "" : "                     longest run      gap") + "\n";
     for (const auto& f : r.functions) {
         s += line("    %-28s %10llu cycles %6.1f%%  entered %llu times", f.name.c_str(), static_cast<unsigned long long>(f.cycles),
                   r.bound_cycles ? 100.0 * static_cast<double>(f.cycles) / static_cast<double>(r.bound_cycles) : 0.0,
@@ -254,6 +248,27 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
                       b.reachable ? "untested path (reachable in the CFG): add an input that runs it"
                                   : "dead code (no CFG path from the function's entry)");
     }
+    return s;
+}
+
+}  // namespace
+
+std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
+    std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP" +
+                    (r.ilp_rows ? line(", %zu rows x %zu columns, both solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") +
+                    "):\n";
+    s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
+    double gain =
+        r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
+    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) + line("  (the context saves %.1f%%)\n", gain);
+    if (r.observed_runs)
+        s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
+             line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),
+                  r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
+    else
+        s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
+    s += format_loops(r);
+    s += format_worst_path(r);
     s += format_coverage(r);
     for (const auto& w : r.warnings) s += "  warning: " + w + "\n";
     if (!r.cross_check.empty()) s += "  cross-check: " + r.cross_check + "\n";
@@ -354,9 +369,11 @@ std::vector<std::string> wcet_failures(const WcetResult& r, std::uint64_t max_cy
     return out;
 }
 
-nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
-    using nlohmann::json;
-    json path = json::array(), functions = json::array(), never = json::array(), loops = json::array();
+namespace {
+
+// The worst path's blocks, per context.
+nlohmann::json path_json(const WcetResult& r) {
+    nlohmann::json path = nlohmann::json::array();
     for (const auto& b : r.path)
         path.push_back({{"function", b.function},
                         {"context", b.context},
@@ -367,15 +384,26 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                         {"first_cost", b.first_cost},
                         {"later_cost", b.later_cost},
                         {"cycles", b.cycles}});
+    return path;
+}
+
+// Each function's share of the worst path, and of the longest run when runs were profiled.
+nlohmann::json functions_json(const WcetResult& r) {
+    nlohmann::json functions = nlohmann::json::array();
     for (const auto& f : r.functions) {
-        json fj = {{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}, {"contexts", f.contexts}};
+        nlohmann::json fj = {{"name", f.name}, {"cycles", f.cycles}, {"entries", f.entries}, {"contexts", f.contexts}};
         if (!r.gap.empty()) {
             fj["observed_cycles"] = f.observed_cycles;
             fj["observed_entries"] = f.observed_entries;
         }
         functions.push_back(fj);
     }
-    json gap = json::array();
+    return functions;
+}
+
+// Where bound and longest run part, per block and context.
+nlohmann::json gap_json(const WcetResult& r) {
+    nlohmann::json gap = nlohmann::json::array();
     for (const auto& g : r.gap)
         gap.push_back({{"function", g.function},
                        {"context", g.context},
@@ -387,17 +415,12 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                        {"observed_cycles", g.observed_cycles},
                        {"gap_cycles", g.gap()},
                        {"gap_from_count", g.from_count()}});
-    const Coverage& c = r.coverage;
-    json coverage = {{"meaning", "measurement-based: safe for the paths, loop counts and call contexts the runs covered"},
-                     {"blocks", c.blocks},
-                     {"blocks_seen", c.blocks_seen},
-                     {"edges", c.edges},
-                     {"edges_seen", c.edges_seen},
-                     {"contexts", c.contexts},
-                     {"call_depth", c.call_depth},
-                     {"unseen_contexts", c.unseen_contexts}};
-    for (const auto& b : r.never_executed)
-        never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
+    return gap;
+}
+
+// Every loop's bound and totals, and where each came from.
+nlohmann::json loops_json(const WcetResult& r) {
+    nlohmann::json loops = nlohmann::json::array();
     for (const auto& l : r.loops)
         loops.push_back({{"function", l.function},
                          {"loop", l.loop},
@@ -412,6 +435,25 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
                          {"outer_totals_source", l.outer_totals_source},
                          {"context", l.context},
                          {"context_calls", l.context_calls}});
+    return loops;
+}
+
+}  // namespace
+
+nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
+    using nlohmann::json;
+    json never = json::array();
+    const Coverage& c = r.coverage;
+    json coverage = {{"meaning", "measurement-based: safe for the paths, loop counts and call contexts the runs covered"},
+                     {"blocks", c.blocks},
+                     {"blocks_seen", c.blocks_seen},
+                     {"edges", c.edges},
+                     {"edges_seen", c.edges_seen},
+                     {"contexts", c.contexts},
+                     {"call_depth", c.call_depth},
+                     {"unseen_contexts", c.unseen_contexts}};
+    for (const auto& b : r.never_executed)
+        never.push_back({{"function", b.function}, {"start", b.start}, {"end", b.end}, {"reason", b.reachable ? "untested" : "dead code"}});
     json cycles = json::array();
     for (const auto& c : r.cycles) cycles.push_back({{"function", c.function}, {"block", c.block}, {"most_per_call", c.most_per_call}});
     double hz = static_cast<double>(clock_hz ? clock_hz : 1);
@@ -426,12 +468,12 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
             {"ilp_columns", r.ilp_columns},
             {"solve_seconds", r.solve_seconds},
             {"coverage", coverage},
-            {"gap", gap},
+            {"gap", gap_json(r)},
             {"profiled_run_cycles", r.profiled_cycles},
-            {"path", path},
-            {"functions", functions},
+            {"path", path_json(r)},
+            {"functions", functions_json(r)},
             {"never_executed", never},
-            {"loops", loops},
+            {"loops", loops_json(r)},
             {"irreducible_blocks", cycles},
             {"warnings", r.warnings},
             {"errors", r.errors},

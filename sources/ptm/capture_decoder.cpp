@@ -136,6 +136,37 @@ trace::BlockEnd block_end(ocsd_instr_type type) {
     }
 }
 
+// An instruction range: the Branch that reached it (as the emulator reports it: before the
+// block), its Block event, and how it left, for the next range's Branch.
+void on_range(Context& c, SourceState& src, CoreTotals& totals, const ocsd_generic_trace_elem* e, std::uint32_t at, std::uint8_t id) {
+    auto& s = *c.summary;
+    ++s.ranges;
+    src.decoded = true;
+    c.resynchronised(src, at);
+    s.instructions += e->num_instr_range;
+    totals.instructions += e->num_instr_range;
+    ++totals.ranges;
+    if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
+    if (src.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
+        c.push(src, trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(src.next_branch), src.branch_from, 0,
+               src.next_indirect ? 1 : 0);
+    c.push(src, trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
+           e->num_instr_range, 0, static_cast<std::uint8_t>(block_end(e->last_i_type)));  // a capture gives no per-block cost
+    // An executed jump, conditional or not, may be a tail call; the call tracer checks for a
+    // function start (and, for an indirect one, for a caller's return address).
+    src.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER                     ? trace::BranchKind{}
+                      : e->last_i_subtype == OCSD_S_INSTR_BR_LINK                                   ? trace::BranchKind::Call
+                      : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET                            ? trace::BranchKind::Return
+                      : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
+                                                                                                    : trace::BranchKind{};
+    src.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
+    src.branch_from = static_cast<std::uint32_t>(e->en_addr);
+    src.after_range = static_cast<std::uint32_t>(e->en_addr);
+    src.range_branched = e->last_instr_exec && e->last_i_type == OCSD_INSTR_BR;
+    src.branched_size = e->last_instr_sz;
+    if (!src.cycle_accurate) src.clock += e->num_instr_range;
+}
+
 ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, const uint8_t id, const ocsd_generic_trace_elem* e) {
     auto& c = *const_cast<Context*>(static_cast<const Context*>(p));
     auto& s = *c.summary;
@@ -145,33 +176,7 @@ ocsd_datapath_resp_t on_element(const void* p, const ocsd_trc_index_t index, con
     CoreTotals& totals = s.cores[src.index];
     auto at = static_cast<std::uint32_t>(index);
     switch (e->elem_type) {
-        case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
-            ++s.ranges;
-            src.decoded = true;
-            c.resynchronised(src, at);
-            s.instructions += e->num_instr_range;
-            totals.instructions += e->num_instr_range;
-            ++totals.ranges;
-            if (s.first_ranges.size() < 16) s.first_ranges.push_back({e->st_addr, e->en_addr, e->num_instr_range, id});
-            if (src.next_branch != trace::BranchKind{})  // as the emulator does: the Branch precedes the block it reaches
-                c.push(src, trace::EventKind::Branch, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(src.next_branch),
-                       src.branch_from, 0, src.next_indirect ? 1 : 0);
-            c.push(src, trace::EventKind::Block, static_cast<std::uint32_t>(e->st_addr), static_cast<std::uint32_t>(e->en_addr - e->st_addr),
-                   e->num_instr_range, 0, static_cast<std::uint8_t>(block_end(e->last_i_type)));  // a capture gives no per-block cost
-            // An executed jump, conditional or not, may be a tail call; the call tracer checks for a
-            // function start (and, for an indirect one, for a caller's return address).
-            src.next_branch = !e->last_instr_exec || e->last_i_type == OCSD_INSTR_OTHER                     ? trace::BranchKind{}
-                              : e->last_i_subtype == OCSD_S_INSTR_BR_LINK                                   ? trace::BranchKind::Call
-                              : e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET                            ? trace::BranchKind::Return
-                              : e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT ? trace::BranchKind::Jump
-                                                                                                            : trace::BranchKind{};
-            src.next_indirect = e->last_i_type == OCSD_INSTR_BR_INDIRECT;
-            src.branch_from = static_cast<std::uint32_t>(e->en_addr);
-            src.after_range = static_cast<std::uint32_t>(e->en_addr);
-            src.range_branched = e->last_instr_exec && e->last_i_type == OCSD_INSTR_BR;
-            src.branched_size = e->last_instr_sz;
-            if (!src.cycle_accurate) src.clock += e->num_instr_range;
-            break;
+        case OCSD_GEN_TRC_ELEM_INSTR_RANGE: on_range(c, src, totals, e, at, id); break;
         case OCSD_GEN_TRC_ELEM_EXCEPTION:
             ++s.exceptions;
             ++totals.exceptions;
