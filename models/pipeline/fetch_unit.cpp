@@ -44,6 +44,8 @@ void FetchUnit::resolve(bool taken, std::uint64_t cycle) {
     speculation_pending_ = false;
     if (!taken) {
         std::erase_if(in_flight_, [](const InFlight& f) { return f.speculative; });  // its data is dropped
+        // Presented and not yet taken by the bus: fetched all the same, before the sequential stream.
+        if (!issued && holds_presented_) committed_ = (speculation_target_ & ~3u) + 1;
         return;
     }
     if (!issued) return redirect(speculation_target_);

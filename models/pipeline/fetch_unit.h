@@ -16,7 +16,9 @@ namespace emutrace::models {
 
 class FetchUnit {
 public:
-    explicit FetchUnit(BusMatrix& bus) : bus_(&bus) {}
+    /// `holds_presented`: an address presented on the bus stays there until taken (AHB), so a
+    /// speculative target fetch presented before its B<cc> resolved is still made, and dropped.
+    explicit FetchUnit(BusMatrix& bus, bool holds_presented = false) : bus_(&bus), holds_presented_(holds_presented) {}
     /// Fetches over `bus` from now on (a copied pipeline's own).
     void attach(BusMatrix& bus) { bus_ = &bus; }
 
@@ -83,6 +85,7 @@ private:
     unsigned free_slots() const;
 
     BusMatrix* bus_;
+    bool holds_presented_ = false;
     std::uint32_t head_ = 0, end_ = 0;  ///< queued halfwords [head_, end_)
     std::uint32_t next_ = 0;            ///< next sequential word to fetch
     bool skip_next_ = false;            ///< the next word fetched is a target at 2 mod 4

@@ -112,6 +112,37 @@ TEST_CASE("fetch unit: a B<cc>'s target fetch takes a slot, not taken, its data 
     CHECK(fetch.holds(0x08000100, 12));  // 0x100, 0x104 and, a cycle late, 0x108
 }
 
+TEST_CASE("fetch unit: a B<cc>'s target address presented on a busy bus is fetched even when it resolves not taken first (AHB)") {
+    // SRAM over the System bus, a word every two cycles: the B<cc>'s target cannot go out in the
+    // cycle it is decoded, and it resolves not taken the next. Where the bus holds a presented
+    // address (the M4), the target's word is still fetched, and the sequential word waits for it.
+    MemorySystem memory = stm32f100();
+    auto next_word_at = [&](bool holds_presented) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus, holds_presented);
+        fetch.redirect(0x20000100);
+        std::uint64_t c = 0;
+        for (; c < 3; ++c) {  // 0x100 and 0x104 go out
+            fetch.receive(c);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        fetch.speculate(0x20000200);
+        fetch.receive(c);
+        fetch.request(c);
+        fetch.issue(c);  // the bus is busy with 0x104: the target is presented, not taken
+        fetch.resolve(false, ++c);
+        for (; c < 64 && !fetch.holds(0x20000108, 4); ++c) {
+            fetch.receive(c);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return c;
+    };
+    const std::uint64_t withdrawn = next_word_at(false), held = next_word_at(true);
+    CHECK(held == withdrawn + 2);  // one SRAM word more on the bus before 0x108
+}
+
 TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait states, none while the buffer holds it, every word without it") {
     MemoryPort flash{BusPort::Code};
     flash.line_bytes = 16;
