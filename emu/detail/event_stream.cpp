@@ -61,39 +61,19 @@ void EventStream::push_branch(std::uint32_t target, std::uint64_t when, std::uin
 
 void EventStream::push_exception_entry(std::uint64_t when, unsigned n, std::uint32_t return_address, std::uint32_t frame_at, bool from_psp,
                                        bool external) {
-    if (!want_exceptions) return;
-    trace::Event e{};
-    e.cycle = when;
-    e.kind = trace::EventKind::ExceptionEntry;
-    e.address = return_address;
-    e.value = n;
-    e.extra = frame_at;
-    e.width = from_psp ? 1 : 0;
-    e.channel = external ? 1 : 0;
-    recorder.push(e);
+    if (want_exceptions)
+        recorder.push({when, return_address, n, frame_at, trace::EventKind::ExceptionEntry, static_cast<std::uint8_t>(from_psp ? 1 : 0),
+                       static_cast<std::uint16_t>(external ? 1 : 0)});
 }
 
 void EventStream::push_exception_return(std::uint64_t when, unsigned n, std::uint32_t to, std::uint32_t exc_return) {
-    if (!want_exceptions) return;
-    trace::Event e{};
-    e.cycle = when;
-    e.kind = trace::EventKind::ExceptionReturn;
-    e.address = to;
-    e.value = n;
-    e.extra = exc_return;
-    recorder.push(e);
+    if (want_exceptions) recorder.push({when, to, n, exc_return, trace::EventKind::ExceptionReturn, 0, 0});
 }
 
 void EventStream::push_thread_switch(std::uint64_t when, std::uint32_t now, std::uint32_t before, std::string_view name) {
     if (!want_exceptions) return;
-    trace::Event e{};
-    e.cycle = when;
-    e.kind = trace::EventKind::ThreadSwitch;
-    e.address = now;
-    e.extra = before;
-    e.channel = static_cast<std::uint16_t>(name.size());
-    e.value = recorder.keep_text(name);
-    recorder.push(e);
+    const std::uint32_t text = recorder.keep_text(name);
+    recorder.push({when, now, text, before, trace::EventKind::ThreadSwitch, 0, static_cast<std::uint16_t>(name.size())});
 }
 
 }  // namespace emutrace::emu::detail

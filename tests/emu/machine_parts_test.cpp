@@ -24,6 +24,13 @@ struct Collect final : trace::TraceSink {
     void on_batch(const trace::EventBatch& b) override { events.insert(events.end(), b.events.begin(), b.events.end()); }
 };
 
+std::vector<trace::Event> of_kind(const std::vector<trace::Event>& events, trace::EventKind kind) {
+    std::vector<trace::Event> out;
+    for (const auto& e : events)
+        if (e.kind == kind) out.push_back(e);
+    return out;
+}
+
 emu::detail::BlockInfo block(std::uint32_t address, std::uint32_t size, std::uint16_t instructions, std::uint8_t exit = 0) {
     emu::detail::BlockInfo b;
     b.address = address;
@@ -76,9 +83,7 @@ TEST_CASE("event stream: a deferred block's event gets the cycles up to the next
     stream.flush_deferred_block(145);                                     // the second 15
     stream.flush_deferred_block(200);                                     // nothing deferred now: no change
     stream.end({});
-    std::vector<trace::Event> blocks;
-    for (const auto& e : sink.events)
-        if (e.kind == trace::EventKind::Block) blocks.push_back(e);
+    const std::vector<trace::Event> blocks = of_kind(sink.events, trace::EventKind::Block);
     REQUIRE(blocks.size() == 2);
     CHECK(blocks[0].address == 0x1000);
     CHECK(blocks[0].cycle == 100);
@@ -100,9 +105,7 @@ TEST_CASE("event stream: a conditional exit that falls through is no branch, a t
     stream.block_leaves(conditional_jump);
     stream.push_branch(0x3000, 60, 0x2010);  // elsewhere: taken
     stream.end({});
-    std::vector<trace::Event> branches;
-    for (const auto& e : sink.events)
-        if (e.kind == trace::EventKind::Branch) branches.push_back(e);
+    const std::vector<trace::Event> branches = of_kind(sink.events, trace::EventKind::Branch);
     REQUIRE(branches.size() == 1);
     CHECK(branches[0].address == 0x3000);
     CHECK(branches[0].value == static_cast<std::uint32_t>(trace::BranchKind::Jump));
