@@ -35,6 +35,7 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
 void FetchUnit::speculate(std::uint32_t target) {
     speculation_target_ = target & ~1u;
     speculation_pending_ = speculating_ = true;
+    speculation_presented_ = false;
 }
 
 void FetchUnit::resolve(bool taken, std::uint64_t cycle) {
@@ -45,7 +46,7 @@ void FetchUnit::resolve(bool taken, std::uint64_t cycle) {
     if (!taken) {
         std::erase_if(in_flight_, [](const InFlight& f) { return f.speculative; });  // its data is dropped
         // Presented and not yet taken by the bus: fetched all the same, before the sequential stream.
-        if (!issued && holds_presented_) committed_ = (speculation_target_ & ~3u) + 1;
+        if (!issued && speculation_presented_ && holds_presented_) committed_ = (speculation_target_ & ~3u) + 1;
         return;
     }
     if (!issued) return redirect(speculation_target_);
@@ -81,7 +82,7 @@ void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     }
     if (speculation_pending_) {
         bus_->request(Master::Fetch, speculation_target_ & ~3u, cycle);
-        requested_ = true;
+        requested_ = speculation_presented_ = true;
         return;
     }
     if (disabled_ || held_ || free_slots() + advancing < 2) {

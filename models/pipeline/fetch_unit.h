@@ -65,8 +65,8 @@ public:
     /// the epoch counts only against a decoded instruction's (epoch()).
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
-        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_next_, requested_, speculation_pending_, speculating_,
-                               speculation_target_, in_flight_.size(), waiting_, committed_});
+        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_next_, requested_, speculation_pending_, speculation_presented_,
+                               speculating_, speculation_target_, in_flight_.size(), waiting_, committed_});
         for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
     }
     template <typename Shift>
@@ -96,8 +96,9 @@ private:
     std::uint32_t epoch_ = 0;
     std::vector<InFlight> in_flight_;
     /// A B<cc> decoded this cycle or waiting for its resolution: its target.
-    bool speculation_pending_ = false;  ///< target not yet issued
-    bool speculating_ = false;          ///< issued (or pending), not yet resolved
+    bool speculation_pending_ = false;    ///< target not yet issued
+    bool speculation_presented_ = false;  ///< its address was on the bus (behind a held sequential word, it is not)
+    bool speculating_ = false;            ///< issued (or pending), not yet resolved
     std::uint32_t speculation_target_ = 0;
     /// A sequential word whose address the bus has not yet accepted (the interface was busy): + 1,
     /// 0 for none. An AHB master holds a presented address until it is taken, so a redirect
