@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kFormat = "emutrace-wcet-statistics";
 // 2 added the exits per successor and the call-string contexts; version 1 files still load.
-constexpr int kVersion = 2;
+constexpr int kVersion = 3;
 
 nlohmann::json to_json(const TimeStat& s) {
     if (!s.seen()) return nullptr;
@@ -195,6 +195,7 @@ void ContextRecord::merge(const ContextRecord& other) {
     merge_max(loop_bounds, other.loop_bounds);
     merge_max(loop_totals, other.loop_totals);
     merge_max(loop_totals_over, other.loop_totals_over);
+    recursion = std::max(recursion, other.recursion);
 }
 
 void StatisticsTable::truncate_contexts(unsigned depth) {
@@ -240,6 +241,7 @@ void StatisticsTable::merge(const StatisticsTable& other) {
         for (const auto& [key, record] : from->contexts) contexts[key].merge(record);
     }
     contexts_folded = contexts_folded || other.contexts_folded;
+    counts_recursion = counts_recursion && other.counts_recursion;
     if (other.longest_run &&
         (!longest_run || (other.longest_run->function == longest_run->function && other.longest_run->cycles > longest_run->cycles)))
         longest_run = other.longest_run;
@@ -262,11 +264,13 @@ void StatisticsTable::save(const std::string& path) const {
                                {"later", {e[1].count, e[1].cycles}}});
         profile_j = {{"function", longest_run->function}, {"cycles", longest_run->cycles}, {"blocks", entries}};
     }
-    for (const auto& [key, record] : contexts)
+    for (const auto& [key, record] : contexts) {
         contexts_j.push_back({{"calls", key.calls},
                               {"function", key.function},
                               {"blocks", blocks_json(record.blocks, nullptr)},
                               {"loops", loops_json(record.loop_bounds, record.loop_totals, &record.loop_totals_over)}});
+        if (record.recursion) contexts_j.back()["recursion"] = record.recursion;
+    }
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
     for (const auto& [block, targets] : indirect_targets) {
@@ -325,9 +329,12 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                 ContextRecord& record = t.contexts[key];
                 each(c, "blocks", [&](const nlohmann::json& b) { record.blocks[address_at(b, "address")] = block_from(b); });
                 loops_from(c, record.loop_bounds, record.loop_totals, &record.loop_totals_over);
+                if (c.contains("recursion")) record.recursion = count_at(c, "recursion");
             });
+            t.counts_recursion = version.get<std::uint64_t>() >= 3;
         } else {
             t.contexts_folded = !t.blocks.empty();  // written before contexts: bounds from it use none
+            t.counts_recursion = false;
         }
         if (j.contains("longest_run") && !j.at("longest_run").is_null()) try {
                 t.longest_run = profile_from(j.at("longest_run"));

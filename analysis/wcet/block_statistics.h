@@ -65,6 +65,10 @@ struct ContextRecord {
     /// Of a loop two or more levels deep, by (its header, the header of a loop around its parent):
     /// the most header executions over one entry of that outer loop (three loops in a triangle).
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> loop_totals_over;
+    /// Of a recursive function entered in this context from outside its recursion: the most
+    /// entries into it in one such activation, that one included (RecursionCounter); 0 where it
+    /// never recursed.
+    std::uint64_t recursion = 0;
     void merge(const ContextRecord& other);
 };
 
@@ -113,6 +117,8 @@ struct StatisticsTable {
     std::map<ContextKey, ContextRecord> contexts;
     /// Contexts were too many to tell apart (CallContexts::overflowed): bounds use none.
     bool contexts_folded = false;
+    /// The contexts count recursion (ContextRecord::recursion); false for files written before it.
+    bool counts_recursion = true;
     /// The longest run of the function the aggregation profiled (WcetAggregator::profile), if any.
     std::optional<RunProfile> longest_run;
 

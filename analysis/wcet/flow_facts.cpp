@@ -15,16 +15,36 @@ std::string addresses(const std::vector<std::uint32_t>& list) {
     return s + "]";
 }
 
+// The context a fact holds in, if it names one.
+void parse_context(const config::Node& f, FlowFact& fact) {
+    if (!f.has("context")) return;
+    std::vector<std::uint32_t> calls;
+    for (const auto& a : f["context"].items()) calls.push_back(a.u32());
+    if (calls.size() > 16) f["context"].fail("a context is at most 16 call sites");
+    fact.context = std::move(calls);
+}
+
 }  // namespace
 
 FlowFact parse_flow_fact(const config::Node& f) {
-    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "context"});
+    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "context", "recursion"});
+    FlowFact fact;
+    fact.origin = f.where();
+    if (f.has("recursion")) {
+        if (f.has("loop") || f.has("header") || f.has("bound") || f.has("total") || f.has("totals_over"))
+            f.fail("a recursion fact names a function and gives `recursion` alone (loops take their own facts)");
+        f.require({"function"});
+        fact.function = f["function"].str();
+        fact.recursion = f["recursion"].integer();
+        if (fact.recursion == 0)
+            f["recursion"].fail("recursion counts entries into the function per call from outside it, that call included: at least 1");
+        parse_context(f, fact);
+        return fact;
+    }
     if (!f.has("bound") && !f.has("total") && !f.has("totals_over"))
         f.fail(
             "a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), `totals_over` (per entry "
-            "of loops further out), or some of them");
-    FlowFact fact;
-    fact.origin = f.where();
+            "of loops further out), or some of them; or, for a recursive function, `recursion`");
     if (f.has("bound")) {
         fact.bound = f["bound"].integer();
         if (fact.bound == 0) f["bound"].fail("a loop bound counts header executions per entry: at least 1");
@@ -50,12 +70,7 @@ FlowFact parse_flow_fact(const config::Node& f) {
         fact.function = f["function"].str();
         fact.loop = static_cast<int>(f["loop"].u32());
     }
-    if (f.has("context")) {
-        std::vector<std::uint32_t> calls;
-        for (const auto& a : f["context"].items()) calls.push_back(a.u32());
-        if (calls.size() > 16) f["context"].fail("a context is at most 16 call sites");
-        fact.context = std::move(calls);
-    }
+    parse_context(f, fact);
     return fact;
 }
 
@@ -75,7 +90,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
                     ", from the runs emutrace measured (docs/wcet.md, \"Flow facts\").\n"
                     "# bound: most header executions per entry of the loop; total: per entry of the loop around it (in\n"
                     "# the same function, or around the call that leads here); totals_over: per entry of loops further\n"
-                    "# out in the function, by their index. context: the call instructions that\n"
+                    "# out in the function, by their index; recursion: most entries into a recursive function per call\n"
+                    "# from outside its recursion, that call included. context: the call instructions that\n"
                     "# lead to the loop's function, outermost first. Edit a bound or total (a value below what a run\n"
                     "# did is refused), add one, and give the file back: emutrace wcet ... --flow-facts FILE\n";
     s += std::string("format: ") + kFormat + "\nversion: 1\n";
@@ -99,6 +115,15 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
         facts += "}  # " + l.source + (l.total ? ", total " + l.total_source + (l.total_over.empty() ? "" : " per entry of " + l.total_over) : "") +
                  "; header " + config::hex32(l.header) + (l.line.empty() ? "" : " (" + l.line + ")") +
                  (l.context.empty() ? "" : "; called from " + l.context) + "\n";
+        ++written;
+    }
+    for (const auto& rec : r.recursions) {
+        facts += "  - {function: " + rec.function;
+        if (!rec.context_calls.empty()) facts += ", context: " + addresses(rec.context_calls);
+        facts += ", recursion: " + std::to_string(rec.entries) + "}  # " + rec.source + "; entries per call from outside the recursion";
+        for (std::size_t i = 1; i < rec.cycle.size(); ++i)
+            facts += (i == 1 ? " (with " : ", ") + rec.cycle[i] + (i + 1 == rec.cycle.size() ? ")" : "");
+        facts += (rec.context.empty() ? "" : "; called from " + rec.context) + "\n";
         ++written;
     }
     s += written ? "flow_facts:\n" + facts : "flow_facts: []\n";

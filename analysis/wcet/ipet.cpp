@@ -19,7 +19,8 @@
 //            never measured gets the upper bound 0.
 //   rows     per block: inflow = x1_b + x2_b and x1_b + x2_b = outflow;
 //            per loop L entered E_L times: x1_h = E_L, x1_b <= E_L for the other blocks whose
-//            innermost loop is L, and x1_h + x2_h <= bound * E_L.
+//            innermost loop is L, and x1_h + x2_h <= bound * E_L;
+//            per recursion: its inner calls <= (most - 1) x each call into it from outside.
 //   objective  sum of first_cost * x1_b + later_cost * x2_b, less per edge e = (b, t) its discount
 //              times x_e: what b costs less when it leaves for t (an edge whose time was measured).
 
@@ -86,6 +87,10 @@ void validate(const IpetProblem& problem) {
               "a call names a block or an edge out of range");
     for (const IpetCap& c : problem.caps)
         check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
+    for (const IpetRecursion& r : problem.recursions) {
+        for (std::size_t k : r.inner) check(k < problem.calls.size(), r.name + ": a call out of range");
+        for (const auto& [k, most] : r.outer) check(k < problem.calls.size() && most >= 1, r.name + ": a call out of range, or no entries allowed");
+    }
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
         const IpetLoop& loop = problem.loops[l];
         // The header belongs to the loop it heads; otherwise it would have no later-iteration count.
@@ -245,6 +250,13 @@ void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         for (std::size_t k = 0; k < problem.calls.size(); ++k)
             if (problem.calls[k].callee >= cap.first && problem.calls[k].callee < cap.last) add_calls(row.terms, problem, c, k, -most);
         if (problem.entry >= cap.first && problem.entry < cap.last) row.rhs = most;
+        rows.push_back(std::move(row));
+    }
+    // A recursion: calls from inside <= (most - 1) x calls from outside, summed.
+    for (const IpetRecursion& r : problem.recursions) {
+        Row row{{}, GLP_UP, r.entry_most > 0 ? static_cast<double>(r.entry_most - 1) : 0.0};
+        for (std::size_t k : r.inner) add_calls(row.terms, problem, c, k, 1);
+        for (const auto& [k, most] : r.outer) add_calls(row.terms, problem, c, k, -static_cast<double>(most - 1));
         rows.push_back(std::move(row));
     }
     std::vector<std::vector<std::size_t>> members(problem.loops.size());

@@ -67,12 +67,24 @@ struct IpetCap {
     std::size_t first = 0, last = 0;
 };
 
+/// A recursion bounded by its entries (analysis/wcet/recursion.h): the calls into its head's
+/// entry blocks made from inside it are at most `most - 1` per call made into them from outside
+/// it (and per the problem's entry, when that is the head's), so each entry from outside allows
+/// at most `most` entries in all.
+struct IpetRecursion {
+    std::vector<std::size_t> inner;                            ///< call indices
+    std::vector<std::pair<std::size_t, std::uint64_t>> outer;  ///< call index, its `most` (>= 1)
+    std::uint64_t entry_most = 0;                              ///< the problem's entry into the head: its `most`; 0: none
+    std::string name;                                          ///< for messages, e.g. "recursion of fib"
+};
+
 struct IpetProblem {
     std::vector<IpetBlock> blocks;
     std::vector<IpetEdge> edges;
     std::vector<IpetLoop> loops;
     std::vector<IpetCall> calls;
     std::vector<IpetCap> caps;
+    std::vector<IpetRecursion> recursions;
     std::size_t entry = 0;  ///< executed exactly once
 };
 

@@ -7,8 +7,8 @@ namespace emutrace::analysis::wcet {
 WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points, unsigned call_depth)
     : program_(program), points_(points), tracker_(points, 1024, call_depth), successors_(points.points().size(), {kNoSuccessor, kNoSuccessor}),
       first_point_(program.functions().size() + 1, static_cast<std::uint32_t>(points.points().size())), function_times_(program.functions().size()),
-      counted_(points.points().size(), 0), counts_(points.points().size(), 0), most_per_call_(points.points().size(), 0),
-      counted_of_(program.functions().size()) {
+      recursion_(program.functions().size()), counted_(points.points().size(), 0), counts_(points.points().size(), 0),
+      most_per_call_(points.points().size(), 0), counted_of_(program.functions().size()) {
     for (std::uint32_t id = points.points().size(); id-- > 0;) first_point_[points.points()[id].function] = id;
     for (std::size_t f = program.functions().size(); f-- > 0;)  // functions without points start where the next does
         first_point_[f] = std::min(first_point_[f], first_point_[f + 1]);
@@ -144,6 +144,7 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
         case Transition::Call:
         case Transition::TailCall:
             calls_.push_back({points_.points()[next].function, cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
+            recursion_.entered(points_.points()[next].function, tracker_.context());
             if (points_.points()[next].function == profiled_ && !profiling_) [[unlikely]] {
                 profiling_ = true;
                 profiled_call_ = calls_.size() - 1;
@@ -159,12 +160,17 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
                     finish_profile(cycle - c.start - (exception_cycles_ - c.excluded_at_start));
                 if (!counted_of_[c.function].empty()) [[unlikely]]
                     fold_counts(c.function);
-                calls_.pop_back();
+                pop_call();
                 if (!c.tail) break;
             }
             break;
         default: break;
     }
+}
+
+void WcetAggregator::pop_call() {
+    recursion_.left(calls_.back().function);
+    calls_.pop_back();
 }
 
 void WcetAggregator::add_to_profile(std::uint64_t t) {
@@ -221,7 +227,7 @@ void WcetAggregator::on_exception_return(const trace::Event& e) {
     if (!suspended_.empty()) {
         resume_ = suspended_.back();
         suspended_.pop_back();
-        calls_.resize(std::min(calls_.size(), resume_->calls));
+        while (calls_.size() > resume_->calls) pop_call();
         if (profiling_ && profiled_call_ >= calls_.size()) finish_profile(0);  // a call the handler cut: not a run
     }
     // Handler time, left out of the functions' times, runs from the entry to the resumed block,
@@ -315,6 +321,8 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
         t.contexts[keys[key.context]]
             .loop_totals_over[{points[points_.loops()[key.loop].header].first, points[points_.loops()[key.outer].header].first}] = total;
     }
+    for (const auto& [c, most] : recursion_.most_by_context())
+        if (c < keys.size()) t.contexts[keys[c]].recursion = most;
     if (!have_longest_ || profiled_ >= functions.size()) return;
     // Which context and trace point each record is.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> owner(records_.size(), {UINT32_MAX, 0});

@@ -17,6 +17,7 @@
 
 #include "analysis/wcet/block_statistics.h"
 #include "analysis/wcet/loop_context.h"
+#include "analysis/wcet/recursion_counter.h"
 #include "analysis/wcet/trace_points.h"
 #include "emutrace/sink.h"
 
@@ -129,6 +130,9 @@ private:
     bool have_longest_ = false;
     std::vector<TimeStat> function_times_;
     std::vector<Call> calls_;
+    /// The innermost open call returned (or an exception return cut it off).
+    void pop_call();
+    RecursionCounter recursion_;
     std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> indirect_targets_;  ///< StatisticsTable::indirect_targets
     void record_indirect_call(std::uint32_t from, std::uint32_t target);
     /// A run of function `f` ended: its counted blocks' executions in it go into the maxima.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/wcet/ipet.h"
+#include "analysis/wcet/recursion.h"
 #include "config/units.h"
 #include "emutrace/config_error.h"
 
@@ -69,17 +70,19 @@ std::vector<decode::CallSite> sites_of(const decode::Function& f) {
 }
 
 // The target and every function it can reach through direct calls and the observed targets of
-// indirect ones, callees after callers.
-std::vector<std::size_t> reachable_functions(const decode::Program& program, const CallTargets& targets, const StatisticsTable& stats,
-                                             std::size_t root, std::vector<std::string>& warnings) {
-    const auto& fns = program.functions();
+// indirect ones, callers before callees (the root first), and the calls between them.
+struct CallGraph {
     std::vector<std::size_t> order;
-    std::vector<int> state(fns.size(), 0);  // 0 unseen, 1 on the stack, 2 done
-    std::vector<std::string> stack;
+    std::vector<CallEdge> edges;
+};
+CallGraph reachable_functions(const decode::Program& program, const CallTargets& targets, const StatisticsTable& stats, std::size_t root,
+                              std::vector<std::string>& warnings) {
+    const auto& fns = program.functions();
+    CallGraph g;
+    std::vector<bool> seen(fns.size(), false);
     auto visit = [&](auto&& self, std::size_t f) -> void {
-        state[f] = 1;
-        stack.push_back(fns[f].name);
-        order.push_back(f);
+        seen[f] = true;
+        g.order.push_back(f);
         std::vector<decode::CallSite> sites;  // indirect calls as the direct calls they were seen to make
         for (const auto& c : sites_of(fns[f])) {
             // A call whose block never ran executes 0 times in the bound, as the block does: it
@@ -90,14 +93,14 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
                 sites.push_back(c);
                 continue;
             }
-            std::set<std::uint32_t> seen = observed_targets(fns[f], c, stats, fns[root].start);
-            if (seen.empty()) {
+            std::set<std::uint32_t> observed = observed_targets(fns[f], c, stats, fns[root].start);
+            if (observed.empty()) {
                 if (!c.tail)  // an indirect jump that entered no function stays a local jump: warned below
                     warnings.push_back(fns[f].name + ": indirect call at " + config::hex32(c.at) + " never seen to call anything within " +
                                        fns[root].name + " (its callee's time is not in the bound)");
                 continue;
             }
-            for (std::uint32_t t : seen) sites.push_back({c.at, t, c.tail, false, true});
+            for (std::uint32_t t : observed) sites.push_back({c.at, t, c.tail, false, true});
         }
         for (const auto& c : sites) {
             auto callee = targets.at(c.target);
@@ -107,25 +110,18 @@ std::vector<std::size_t> reachable_functions(const decode::Program& program, con
                 continue;
             }
             if (callee->function == f && callee->block != 0) continue;  // a BL to its own code: no recursion
-            if (state[callee->function] == 1) {
-                std::string cycle;
-                for (const auto& s : stack) cycle += s + " -> ";
-                throw ConfigError(fns[root].name + ": recursion (" + cycle + fns[callee->function].name +
-                                  "); the IPET bound needs a call graph without cycles");
-            }
-            if (state[callee->function] == 0) self(self, callee->function);
+            g.edges.push_back({f, callee->function, callee->block == 0});
+            if (!seen[callee->function]) self(self, callee->function);
         }
-        stack.pop_back();
-        state[f] = 2;
     };
     visit(visit, root);
-    for (std::size_t f : order)
+    for (std::size_t f : g.order)
         for (const auto& c : fns[f].calls)
             if (c.tail && !c.target && ran_at(fns[f], c.at, stats) && observed_targets(fns[f], c, stats, fns[root].start).empty())
                 warnings.push_back(fns[f].name + ": the indirect branch at " + config::hex32(c.at) +
                                    " is neither a return nor a decoded jump table, and was not seen entering a function: "
                                    "the paths through it are taken as leaving the function");
-    return order;
+    return g;
 }
 
 std::string loop_key(const decode::Function& fn, std::size_t l, const std::string& what) {
@@ -164,7 +160,7 @@ public:
         for (const auto& [key, record] : stats.contexts) {
             std::vector<std::uint32_t> calls = key.calls;
             if (calls.size() > depth_) calls.erase(calls.begin(), calls.end() - depth_);
-            by_last_[calls.empty() ? 0 : calls.back()].push_back({std::move(calls), &record});
+            by_last_[calls.empty() ? 0 : calls.back()].push_back({std::move(calls), key.function, &record});
         }
     }
     unsigned depth() const { return depth_; }
@@ -173,7 +169,8 @@ public:
     /// `fn` are looked up.
     ContextRecord gather(const decode::Function& fn, const std::vector<std::uint32_t>& calls) const {
         ContextRecord out;
-        auto take = [&](const ContextRecord& from) {
+        auto take = [&](const ContextRecord& from, std::uint32_t function) {
+            if (function == fn.start) out.recursion = std::max(out.recursion, from.recursion);
             for (const auto& b : fn.blocks)
                 if (auto it = from.blocks.find(b.start); it != from.blocks.end()) out.blocks[b.start].merge(it->second);
             for (const auto& l : fn.loops) {
@@ -187,13 +184,15 @@ public:
         if (depth_ == 0) {
             if (stats_.contexts.empty() || stats_.contexts_folded) {  // only the union is complete
                 ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals, {}};
-                take(all);
+                take(all, fn.start);
+                for (const auto& [key, record] : stats_.contexts)  // folded: the recursion counts are still per context
+                    if (key.function == fn.start) out.recursion = std::max(out.recursion, record.recursion);
             } else {
-                for (const auto& [key, record] : stats_.contexts) take(record);
+                for (const auto& [key, record] : stats_.contexts) take(record, key.function);
             }
             return out;
         }
-        for (const Entry* e : matching(calls)) take(*e->record);
+        for (const Entry* e : matching(calls)) take(*e->record, e->function);
         return out;
     }
     /// Whether a recorded call string `recorded` (as the statistics keep it) is context `calls`.
@@ -206,6 +205,7 @@ public:
 private:
     struct Entry {
         std::vector<std::uint32_t> calls;
+        std::uint32_t function;
         const ContextRecord* record;
     };
     static bool ends_with(const std::vector<std::uint32_t>& s, const std::vector<std::uint32_t>& tail) {
@@ -241,7 +241,15 @@ public:
         if (root == fns_.end()) throw ConfigError("wcet: no function named '" + query.function + "' with a size in the ELF's symbols");
         root_ = &*root;
         r_.function = query.function;
-        order_ = reachable_functions(program, targets_, stats, static_cast<std::size_t>(root - fns_.begin()), r_.warnings);
+        const auto root_index = static_cast<std::size_t>(root - fns_.begin());
+        CallGraph graph = reachable_functions(program, targets_, stats, root_index, r_.warnings);
+        order_ = std::move(graph.order);
+        std::vector<std::string> names;
+        for (const auto& f : fns_) names.push_back(f.name);
+        recursions_ = find_recursions(root_index, graph.edges, names);
+        recursion_of_.assign(fns_.size(), -1);
+        for (std::size_t k = 0; k < recursions_.size(); ++k)
+            for (std::size_t f : recursions_[k].functions) recursion_of_[f] = static_cast<int>(k);
         if (stats.contexts_folded && query.call_depth > 0)
             r_.warnings.push_back(
                 "the statistics do not tell call sites apart (written by an older emutrace, or too many contexts): "
@@ -253,6 +261,7 @@ public:
         check_flow_facts();
         add_instances();
         nest_called_loops();
+        bound_recursions();
         problem_.entry = 0;
         cap_irreducible_cycles();
         check_loops_bounded();
@@ -281,9 +290,16 @@ private:
         std::size_t instance, block;
     };
 
-    // Flow facts must name loops that exist: a typo would silently leave the observed bound.
+    // Flow facts must name loops (or functions) that exist: a typo would silently leave the
+    // observed bound.
     void check_flow_facts() const {
         for (const auto& fact : query_.flow_facts) {
+            if (fact.recursion) {
+                if (std::none_of(fns_.begin(), fns_.end(), [&](const decode::Function& f) { return f.name == fact.function; }))
+                    throw ConfigError((fact.origin.empty() ? "wcet" : fact.origin) + ": recursion fact for " + fact.function +
+                                      ": no function of that name with a size in the ELF's symbols");
+                continue;
+            }
             bool found = false;
             for (const auto& f : fns_)
                 for (std::size_t l = 0; l < f.loops.size(); ++l)
@@ -407,6 +423,7 @@ private:
         for (std::size_t i = 1; i < instances_.size(); ++i) {
             if (callers[i].size() != 1) continue;
             const std::size_t p = *callers[i].begin();
+            if (same_recursion(instances_[p].function, instances_[i].function)) continue;  // its nest is the recursion's
             const decode::Function& caller = fns_[instances_[p].function];
             int common = -2;  // the innermost loop of the caller holding every call block
             for (std::size_t b : call_blocks[i]) {
@@ -444,6 +461,61 @@ private:
         }
         for (const auto& [l, fact] : outer_fact_totals_) fail_outer_total(*fact, problem_.loops[l].name);
     }
+    bool same_recursion(std::size_t f, std::size_t g) const { return recursion_of_[f] >= 0 && recursion_of_[f] == recursion_of_[g]; }
+
+    // Each recursion shares the entries into its head: the calls from inside it are at most what
+    // the calls into it from outside allow, each the most entries a run made per such call in its
+    // context (or a flow fact's).
+    void bound_recursions() {
+        for (const Recursion& rec : recursions_) {
+            IpetRecursion ir;
+            ir.name = "recursion of " + fns_[rec.head].name;
+            std::map<std::size_t, std::uint64_t> most_of;  // per head instance entered from outside
+            auto most = [&](std::size_t j) {
+                auto [it, added] = most_of.try_emplace(j, 0);
+                if (added) it->second = recursion_most(rec, j);
+                return it->second;
+            };
+            for (std::size_t k = 0; k < problem_.calls.size(); ++k) {
+                const Origin callee = origin_[problem_.calls[k].callee], caller = origin_[problem_.calls[k].caller];
+                if (instances_[callee.instance].function != rec.head || callee.block != 0) continue;
+                if (recursion_of_[instances_[caller.instance].function] == recursion_of_[rec.head])
+                    ir.inner.push_back(k);
+                else
+                    ir.outer.push_back({k, most(callee.instance)});
+            }
+            if (instances_.front().function == rec.head) ir.entry_most = most(0);
+            problem_.recursions.push_back(std::move(ir));
+        }
+    }
+    // The most entries into the recursion's head per call from outside, in instance j's context.
+    std::uint64_t recursion_most(const Recursion& rec, std::size_t j) {
+        const Instance& in = instances_[j];
+        RecursionBoundUsed used{fns_[rec.head].name, {}, in.label, in.call_instructions, in.stats.recursion, "observed"};
+        for (std::size_t f : rec.functions) used.cycle.push_back(fns_[f].name);
+        const FlowFact* fact = nullptr;
+        for (const auto& f : query_.flow_facts)
+            if (f.recursion && f.function == used.function && (!f.context || *f.context == in.call_instructions) && (!fact || f.context)) fact = &f;
+        if (fact) {
+            if (in.stats.recursion > fact->recursion)
+                throw ConfigError((fact->origin.empty() ? "wcet" : fact->origin) + ": recursion fact " + std::to_string(fact->recursion) + " for " +
+                                  used.function + " is below what a run did (" + std::to_string(in.stats.recursion) +
+                                  " entries per call from outside): raise it to at least that");
+            used.entries = fact->recursion;
+            used.source = "flow fact";
+        } else if (used.entries == 0) {
+            if (!stats_.counts_recursion)
+                throw ConfigError("wcet: " + used.function + " is recursive (" + fns_[rec.head].name +
+                                  "), and the statistics were written by an emutrace that did not count recursion: measure again, or give "
+                                  "a flow fact {function: " +
+                                  used.function + ", recursion: N}");
+            used.entries = 1;
+            used.source = "no recursion seen";
+        }
+        r_.recursions.push_back(used);
+        return used.entries;
+    }
+
     [[noreturn]] static void fail_outer_total(const FlowFact& fact, const std::string& loop) {
         throw ConfigError((fact.origin.empty() ? "wcet" : fact.origin) + ": flow fact for " + loop +
                           ": `total` bounds a loop over the loop around it, and this loop is outermost, with no loop around every call "
@@ -717,10 +789,10 @@ private:
         std::map<std::size_t, FunctionShare> shares;
         for (std::size_t k = 0; k < problem_.calls.size(); ++k) {  // a call into shared code enters that function too
             const IpetCall& c = problem_.calls[k];
-            if (origin_[c.callee].instance != origin_[c.caller].instance)
+            if (origin_[c.callee].instance != origin_[c.caller].instance || origin_[c.callee].block == 0)  // not a BL into its own code
                 shares[instances_[origin_[c.callee].instance].function].entries += best_.calls[k];
         }
-        shares[order_.front()].entries = 1;
+        shares[order_.front()].entries += 1;
         for (const Instance& in : instances_) ++shares[in.function].contexts;
         for (std::size_t i = 0; i < problem_.blocks.size(); ++i) {
             const Instance& in = instances_[origin_[i].instance];
@@ -824,6 +896,8 @@ private:
     CallTargets targets_;
     const decode::Function* root_ = nullptr;
     std::vector<std::size_t> order_;  ///< the functions in the problem, the root first
+    std::vector<Recursion> recursions_;
+    std::vector<int> recursion_of_;  ///< per function: its recursion's index in recursions_, or -1
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;

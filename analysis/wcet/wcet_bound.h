@@ -16,9 +16,9 @@
 
 namespace emutrace::analysis::wcet {
 
-/// A loop bound given by the user; it overrides the observed one.
+/// A loop bound given by the user, or a recursion's; it overrides the observed one.
 struct FlowFact {
-    std::string function;                 ///< with `loop`: the loop's function
+    std::string function;                 ///< with `loop`: the loop's function; with `recursion`: the recursive one
     int loop = -1;                        ///< the loop's index as `emutrace cfg` prints it
     std::optional<std::uint32_t> header;  ///< or the loop's header address
     std::uint64_t bound = 0;              ///< most header executions per entry into the loop; 0: not given
@@ -32,6 +32,9 @@ struct FlowFact {
     /// Of a loop three or more deep: most header executions in one entry of a loop further out in
     /// its function (by index), summed over everything between (a triangle three deep).
     std::vector<std::pair<int, std::uint64_t>> totals_over;
+    /// Of a recursive function (no loop): most entries into it per call from outside its
+    /// recursion, that call included; 0: not given.
+    std::uint64_t recursion = 0;
     std::string origin;  ///< where the fact was written ("facts.yaml:12"), for messages
 };
 
@@ -112,6 +115,17 @@ struct LoopBoundUsed {
     std::string line;  ///< the header's source line, "file.c:12", when known
 };
 
+/// A recursion's bound in one context it is entered from outside: the most entries into its head,
+/// per such call, that call included.
+struct RecursionBoundUsed {
+    std::string function;                      ///< the head (analysis/wcet/recursion.h)
+    std::vector<std::string> cycle;            ///< the recursion's functions, the head first
+    std::string context;                       ///< the call string of the call from outside, "" for the bounded function
+    std::vector<std::uint32_t> context_calls;  ///< the same as call instruction addresses (FlowFact::context)
+    std::uint64_t entries = 0;
+    std::string source;  ///< "observed", "flow fact", or "no recursion seen" (1: the call alone)
+};
+
 /// A block on an irreducible cycle and the most executions per call the bound allows it.
 struct CycleBlockUsed {
     std::string function;
@@ -130,6 +144,7 @@ struct WcetResult {
     std::vector<FunctionShare> functions;  ///< per function, worst path
     std::vector<UnexecutedBlock> never_executed;
     std::vector<LoopBoundUsed> loops;
+    std::vector<RecursionBoundUsed> recursions;
     std::vector<CycleBlockUsed> cycles;  ///< blocks of irreducible cycles, bounded per call
     std::vector<std::string> warnings;   ///< indirect calls not followed, and the like
     /// Reasons not to trust the bound: it is below an observed run, or the statistics' function
@@ -147,7 +162,8 @@ struct WcetResult {
     bool trusted() const { return errors.empty(); }
 };
 
-/// Throws ConfigError when the function is unknown, recursive, or a loop it runs has no bound.
+/// Throws ConfigError when the function is unknown, a loop it runs has no bound, or a recursion it
+/// runs cannot be bounded by its entries.
 WcetResult compute_wcet(const decode::Program& program, const StatisticsTable& stats, const WcetQuery& query);
 
 }  // namespace emutrace::analysis::wcet

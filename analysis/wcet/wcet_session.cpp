@@ -208,6 +208,13 @@ std::string format_loops(const WcetResult& r) {
         s += line("  loop: ... and %zu more in called functions' contexts (--json and --flow-facts-out list them all)\n", called_hidden);
     for (const auto& [loop, contexts] : never_entered) s += "  loop: " + loop + ": never entered\n";
     if (called_never) s += line("  loop: %zu loops of called functions never entered in their contexts (listed in --json)\n", called_never);
+    for (const auto& rec : r.recursions) {
+        std::string cycle;
+        for (std::size_t i = 1; i < rec.cycle.size(); ++i)
+            cycle += (i > 1 ? ", " : " (with ") + rec.cycle[i] + (i + 1 == rec.cycle.size() ? ")" : "");
+        s += "  recursion: " + rec.function + cycle + (rec.context.empty() ? "" : " from " + rec.context) + ": " + std::to_string(rec.entries) +
+             " entries per call from outside (" + rec.source + ")\n";
+    }
     if (!r.cycles.empty()) {
         std::uint64_t most = 0;
         for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
@@ -438,6 +445,19 @@ nlohmann::json loops_json(const WcetResult& r) {
     return loops;
 }
 
+// Every recursion's entries per call from outside, per context, and where each came from.
+nlohmann::json recursions_json(const WcetResult& r) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& rec : r.recursions)
+        out.push_back({{"function", rec.function},
+                       {"cycle", rec.cycle},
+                       {"entries", rec.entries},
+                       {"source", rec.source},
+                       {"context", rec.context},
+                       {"context_calls", rec.context_calls}});
+    return out;
+}
+
 }  // namespace
 
 nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
@@ -474,6 +494,7 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
             {"functions", functions_json(r)},
             {"never_executed", never},
             {"loops", loops_json(r)},
+            {"recursions", recursions_json(r)},
             {"irreducible_blocks", cycles},
             {"warnings", r.warnings},
             {"errors", r.errors},

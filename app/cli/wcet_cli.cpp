@@ -23,22 +23,25 @@ public:
                    "Call-string length K: each callee is measured and bounded per distinct last K call sites (default 2; 0: once per "
                    "function)")
             .type_name("K");
-        cmd.option("--flow-facts", wcet_.flow_facts_in, "Loop bounds and totals to use (a file --flow-facts-out wrote, edited); repeatable")
+        cmd.option("--flow-facts", wcet_.flow_facts_in,
+                   "Loop bounds and totals, recursions' entries, to use (a file --flow-facts-out wrote, edited); repeatable")
             .existing_file();
         cmd.option("--flow-facts-out", wcet_.flow_facts_out,
-                   "Write the loop bounds and totals the bound used, per context, as an editable flow-facts file");
+                   "Write the loop bounds and totals and the recursions' entries the bound used, per context, as an editable flow-facts file");
         cmd.option("--report", wcet_.report, "Write a self-contained HTML page: the bound beside the longest run, the worst path on each CFG")
             .type_name("FILE.html");
         cmd.footer(
             "The bound covers the function and its callees, interrupts excluded, from the blocks' measured maxima per\n"
             "call-string context and per CFG edge; loop bounds are the most iterations observed per entry, and a loop\n"
             "nested in another (in the same function or through a call) is also held to its most iterations over one\n"
-            "entry of that loop, unless a flow fact (scenario, or --flow-facts FILE) says otherwise. It is a\n"
+            "entry of that loop, unless a flow fact (scenario, or --flow-facts FILE) says otherwise. A recursion is\n"
+            "bounded by the most entries into it the runs saw per call from outside it (or a `recursion` flow fact). It is a\n"
             "measurement-based bound: safe for the paths, loop counts and contexts the runs covered, which it lists.\n"
             "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
             "measures from the same run's branch events, and the bound must not be below the longest run.\n"
             "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"
-            "2 bad input, a function that cannot be bounded (recursion, never ran, never returned) or a firmware fault.\n"
+            "2 bad input, a function that cannot be bounded (never ran, never returned, a recursion entered at two functions)\n"
+            "or a firmware fault.\n"
             "Examples: emutrace wcet build/firmware/wcet.elf --function wcet_scan --stats-out scan.json\n"
             "          emutrace wcet build/firmware/wcet_kernels.elf -f k_stats --flow-facts-out stats.facts.yaml\n"
             "          emutrace wcet build/firmware/wcet_kernels.elf -f k_stats --flow-facts stats.facts.yaml\n"

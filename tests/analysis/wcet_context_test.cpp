@@ -11,8 +11,8 @@
 #include "analysis/wcet/flow_facts.h"
 #include "analysis/wcet/wcet_session.h"
 #include "emutrace/config_error.h"
-#include "support/run_firmware.h"
 #include "support/temp_dir.h"
+#include "support/wcet_run.h"
 
 using namespace emutrace;
 using namespace emutrace::analysis::wcet;
@@ -21,25 +21,8 @@ using namespace emutrace::test;
 namespace {
 
 // One run of wcet_kernels.elf with the statistics of a call-string length, profiling `profiled`.
-struct KernelRun {
-    decode::ElfImage image = decode::ElfImage::load(firmware("wcet_kernels"));
-    std::unique_ptr<WcetSession> session;
-    StatisticsTable stats;
-    KernelRun(unsigned seed, unsigned call_depth, const std::string& profiled = "") {
-        session = std::make_unique<WcetSession>(image, call_depth);
-        if (!profiled.empty()) session->profile(profiled);
-        session::Scenario sc = session::default_scenario();
-        sc.machine.echo_output = false;
-        sc.machine.semihosting.cmdline = "seed=" + std::to_string(seed);
-        sc.machine.trace_points = session->trace_points();
-        emu::Machine m(std::move(sc.machine), image);
-        for (trace::TraceSink* sink : session->sinks()) m.add_sink(*sink);
-        REQUIRE(m.run().reason == emu::StopReason::Exited);
-        stats = session->statistics({}, true);
-    }
-    WcetResult bound(const std::string& f, unsigned depth, std::vector<FlowFact> facts = {}) const {
-        return session->bound(stats, {f, std::move(facts), {}, depth});
-    }
+struct KernelRun : WcetRun {
+    KernelRun(unsigned seed, unsigned call_depth, const std::string& profiled = "") : WcetRun("wcet_kernels", seed, call_depth, profiled) {}
 };
 
 const KernelRun& kernels() {

@@ -196,3 +196,19 @@ TEST_CASE("cli: wcet writes its flow facts per call context, reads them back fro
     CHECK(deep.status == 2);
     CHECK(deep.err.find("--call-context 9") != std::string::npos);
 }
+
+TEST_CASE("cli: a recursion is bounded by its entries per call from outside, one entered at two functions is refused in one line") {
+    TempDir dir;
+    Cli qsort = emutrace_cli("wcet " + firmware("wcet_recursion") + " -f k_qsort --json " + dir.file("q.json"));
+    CHECK(qsort.status == 0);
+    CHECK(qsort.out.find("recursion: quicksort: ") != std::string::npos);
+    CHECK(qsort.out.find(" entries per call from outside (observed)") != std::string::npos);
+    auto j = nlohmann::json::parse(read_file(dir.file("q.json")));
+    REQUIRE(j["recursions"].size() == 1);
+    CHECK(j["recursions"][0]["function"] == "quicksort");
+    CHECK(j["bound_cycles"].get<std::uint64_t>() >= j["observed_max_cycles"].get<std::uint64_t>());
+    Cli parity = emutrace_cli("wcet " + firmware("wcet_recursion") + " -f k_parity");
+    CHECK(parity.status == 2);
+    CHECK(parity.err.find("k_parity: recursion among is_odd, is_even has no single function") != std::string::npos);
+    CHECK(std::count(parity.err.begin(), parity.err.end(), '\n') == 1);
+}

@@ -1,0 +1,133 @@
+#include "analysis/wcet/recursion.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "emutrace/config_error.h"
+
+namespace emutrace::analysis::wcet {
+namespace {
+
+using Graph = std::map<std::size_t, std::vector<const CallEdge*>>;
+
+// Tarjan's strongly connected components, iterative (a call graph can be deep).
+std::vector<std::vector<std::size_t>> components(const std::set<std::size_t>& nodes, const Graph& out) {
+    std::map<std::size_t, std::size_t> index, low;
+    std::set<std::size_t> on_stack;
+    std::vector<std::size_t> stack;
+    std::vector<std::vector<std::size_t>> found;
+    std::size_t next = 0;
+    for (std::size_t start : nodes) {
+        if (index.count(start)) continue;
+        std::vector<std::pair<std::size_t, std::size_t>> work{{start, 0}};  // (node, next edge)
+        index[start] = low[start] = next++;
+        stack.push_back(start);
+        on_stack.insert(start);
+        while (!work.empty()) {
+            auto& [v, e] = work.back();
+            auto it = out.find(v);
+            if (it != out.end() && e < it->second.size()) {
+                const std::size_t w = it->second[e++]->to;
+                if (!index.count(w)) {
+                    index[w] = low[w] = next++;
+                    stack.push_back(w);
+                    on_stack.insert(w);
+                    work.push_back({w, 0});
+                } else if (on_stack.count(w)) {
+                    low[v] = std::min(low[v], index[w]);
+                }
+                continue;
+            }
+            const std::size_t done = v;
+            work.pop_back();
+            if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+            if (low[done] != index[done]) continue;
+            std::vector<std::size_t> component;
+            std::size_t w = 0;
+            do {
+                w = stack.back();
+                stack.pop_back();
+                on_stack.erase(w);
+                component.push_back(w);
+            } while (w != done);
+            found.push_back(std::move(component));
+        }
+    }
+    return found;
+}
+
+// Whether the edges among `members`, leaving out those into or out of `cut`, have a cycle.
+bool has_cycle_without(const std::vector<std::size_t>& members, std::size_t cut, const Graph& out) {
+    const std::set<std::size_t> in(members.begin(), members.end());
+    std::map<std::size_t, int> state;  // 1 on the path, 2 done
+    for (std::size_t start : members) {
+        if (start == cut || state[start]) continue;
+        std::vector<std::pair<std::size_t, std::size_t>> work{{start, 0}};
+        state[start] = 1;
+        while (!work.empty()) {
+            auto& [v, e] = work.back();
+            auto it = out.find(v);
+            if (it != out.end() && e < it->second.size()) {
+                const std::size_t w = it->second[e++]->to;
+                if (w == cut || !in.count(w)) continue;
+                if (state[w] == 1) return true;
+                if (state[w] == 0) {
+                    state[w] = 1;
+                    work.push_back({w, 0});
+                }
+                continue;
+            }
+            state[v] = 2;
+            work.pop_back();
+        }
+    }
+    return false;
+}
+
+std::string cycle_text(const std::vector<std::size_t>& members, const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t f : members) s += (s.empty() ? "" : ", ") + names[f];
+    return s;
+}
+
+}  // namespace
+
+std::vector<Recursion> find_recursions(std::size_t root, const std::vector<CallEdge>& edges, const std::vector<std::string>& names) {
+    Graph out;
+    std::set<std::size_t> nodes{root};
+    for (const CallEdge& e : edges) {
+        out[e.from].push_back(&e);
+        nodes.insert(e.from);
+        nodes.insert(e.to);
+    }
+    std::vector<Recursion> found;
+    for (std::vector<std::size_t>& members : components(nodes, out)) {
+        const std::set<std::size_t> in(members.begin(), members.end());
+        const bool self = std::any_of(edges.begin(), edges.end(), [&](const CallEdge& e) { return e.from == members[0] && e.to == members[0]; });
+        if (members.size() == 1 && !self) continue;
+        std::sort(members.begin(), members.end());
+        // A head is entered from outside (the bounded function counts as entered) and along the
+        // cycles only at its entry, and every cycle passes through it.
+        auto head_ok = [&](std::size_t h) {
+            if (in.count(root) && root != h) return false;
+            for (const CallEdge& e : edges) {
+                if (!in.count(e.to)) continue;
+                const bool from_outside = !in.count(e.from);
+                if ((from_outside && e.to != h) || (e.to == h && !e.to_entry)) return false;
+            }
+            return !has_cycle_without(members, h, out);
+        };
+        auto head = std::find_if(members.begin(), members.end(), head_ok);
+        if (head == members.end())
+            throw ConfigError(names[root] + ": recursion among " + cycle_text(members, names) +
+                              " has no single function that every call into it and every cycle in it passes through (entered at more "
+                              "than one function, or a branch into one's middle); the bound counts a recursion's entries at such a function");
+        Recursion r{members, *head};
+        std::rotate(r.functions.begin(), r.functions.begin() + (head - members.begin()), r.functions.begin() + (head - members.begin()) + 1);
+        found.push_back(std::move(r));
+    }
+    return found;
+}
+
+}  // namespace emutrace::analysis::wcet
