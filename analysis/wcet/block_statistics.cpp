@@ -150,6 +150,22 @@ void loops_from(const nlohmann::json& j, std::map<std::uint32_t, std::uint64_t>&
     });
 }
 
+// Counts by address, as [address, count] pairs.
+nlohmann::json counts_json(const std::map<std::uint32_t, std::uint64_t>& counts) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [address, n] : counts) out.push_back({address, n});
+    return out;
+}
+
+void counts_from(const nlohmann::json& j, const char* key, std::map<std::uint32_t, std::uint64_t>& into) {
+    each(j, key, [&](const nlohmann::json& pair) {
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() || pair[0].get<std::uint64_t>() > UINT32_MAX ||
+            !pair[1].is_number_unsigned())
+            throw std::invalid_argument(std::string(key) + ": expected [address, count]");
+        into[pair[0].get<std::uint32_t>()] = pair[1].get<std::uint64_t>();
+    });
+}
+
 std::vector<std::uint32_t> calls_from(const nlohmann::json& j) {
     std::vector<std::uint32_t> calls;
     each(j, "calls", [&](const nlohmann::json& a) {
@@ -196,6 +212,8 @@ void ContextRecord::merge(const ContextRecord& other) {
     merge_max(loop_totals, other.loop_totals);
     merge_max(loop_totals_over, other.loop_totals_over);
     recursion = std::max(recursion, other.recursion);
+    merge_max(recursion_entries, other.recursion_entries);
+    merge_max(recursion_headers, other.recursion_headers);
 }
 
 void StatisticsTable::truncate_contexts(unsigned depth) {
@@ -270,6 +288,8 @@ void StatisticsTable::save(const std::string& path) const {
                               {"blocks", blocks_json(record.blocks, nullptr)},
                               {"loops", loops_json(record.loop_bounds, record.loop_totals, &record.loop_totals_over)}});
         if (record.recursion) contexts_j.back()["recursion"] = record.recursion;
+        if (!record.recursion_entries.empty()) contexts_j.back()["recursion_entries"] = counts_json(record.recursion_entries);
+        if (!record.recursion_headers.empty()) contexts_j.back()["recursion_headers"] = counts_json(record.recursion_headers);
     }
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
@@ -330,6 +350,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                 each(c, "blocks", [&](const nlohmann::json& b) { record.blocks[address_at(b, "address")] = block_from(b); });
                 loops_from(c, record.loop_bounds, record.loop_totals, &record.loop_totals_over);
                 if (c.contains("recursion")) record.recursion = count_at(c, "recursion");
+                if (c.contains("recursion_entries")) counts_from(c, "recursion_entries", record.recursion_entries);
+                if (c.contains("recursion_headers")) counts_from(c, "recursion_headers", record.recursion_headers);
             });
             t.counts_recursion = version.get<std::uint64_t>() >= 3;
         } else {

@@ -69,6 +69,10 @@ struct ContextRecord {
     /// entries into it in one such activation, that one included (RecursionCounter); 0 where it
     /// never recursed.
     std::uint64_t recursion = 0;
+    /// Of a function on a cycle of direct calls, in one outermost activation entered in this
+    /// context: the most entries into each function of the cycle (by start address) and executions
+    /// of each loop header there (by address), RecursionCounter::cycle_counts().
+    std::map<std::uint32_t, std::uint64_t> recursion_entries, recursion_headers;
     void merge(const ContextRecord& other);
 };
 

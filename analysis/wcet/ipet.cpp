@@ -20,7 +20,8 @@
 //   rows     per block: inflow = x1_b + x2_b and x1_b + x2_b = outflow;
 //            per loop L entered E_L times: x1_h = E_L, x1_b <= E_L for the other blocks whose
 //            innermost loop is L, and x1_h + x2_h <= bound * E_L;
-//            per recursion: its inner calls <= (most - 1) x each call into it from outside.
+//            per recursion budget: what it counts <= its most x each call into the recursion from
+//            outside.
 //   objective  sum of first_cost * x1_b + later_cost * x2_b, less per edge e = (b, t) its discount
 //              times x_e: what b costs less when it leaves for t (an edge whose time was measured).
 
@@ -88,8 +89,12 @@ void validate(const IpetProblem& problem) {
     for (const IpetCap& c : problem.caps)
         check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
     for (const IpetRecursion& r : problem.recursions) {
-        for (std::size_t k : r.inner) check(k < problem.calls.size(), r.name + ": a call out of range");
-        for (const auto& [k, most] : r.outer) check(k < problem.calls.size() && most >= 1, r.name + ": a call out of range, or no entries allowed");
+        for (std::size_t k : r.outer) check(k < problem.calls.size(), r.name + ": a call out of range");
+        for (const auto& b : r.budgets) {
+            check(b.most.size() == r.outer.size() && (!r.entry || b.entry_most >= b.entry_counted), r.name + ": " + b.what + ": malformed budget");
+            for (std::size_t k : b.calls) check(k < problem.calls.size(), r.name + ": " + b.what + ": a call out of range");
+            for (std::size_t blk : b.blocks) check(blk < n, r.name + ": " + b.what + ": a block out of range");
+        }
     }
     for (std::size_t l = 0; l < problem.loops.size(); ++l) {
         const IpetLoop& loop = problem.loops[l];
@@ -252,13 +257,15 @@ void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
         if (problem.entry >= cap.first && problem.entry < cap.last) row.rhs = most;
         rows.push_back(std::move(row));
     }
-    // A recursion: calls from inside <= (most - 1) x calls from outside, summed.
-    for (const IpetRecursion& r : problem.recursions) {
-        Row row{{}, GLP_UP, r.entry_most > 0 ? static_cast<double>(r.entry_most - 1) : 0.0};
-        for (std::size_t k : r.inner) add_calls(row.terms, problem, c, k, 1);
-        for (const auto& [k, most] : r.outer) add_calls(row.terms, problem, c, k, -static_cast<double>(most - 1));
-        rows.push_back(std::move(row));
-    }
+    // A recursion's budgets: what they count <= the most per activation x the activations.
+    for (const IpetRecursion& r : problem.recursions)
+        for (const auto& b : r.budgets) {
+            Row row{{}, GLP_UP, r.entry ? static_cast<double>(b.entry_most - b.entry_counted) : 0.0};
+            for (std::size_t k : b.calls) add_calls(row.terms, problem, c, k, 1);
+            for (std::size_t blk : b.blocks) add_executions(row.terms, c, blk, 1);
+            for (std::size_t i = 0; i < r.outer.size(); ++i) add_calls(row.terms, problem, c, r.outer[i], -static_cast<double>(b.most[i]));
+            rows.push_back(std::move(row));
+        }
     std::vector<std::vector<std::size_t>> members(problem.loops.size());
     for (std::size_t b = 0; b < problem.blocks.size(); ++b)
         if (problem.blocks[b].loop >= 0) members[static_cast<std::size_t>(problem.blocks[b].loop)].push_back(b);

@@ -67,15 +67,24 @@ struct IpetCap {
     std::size_t first = 0, last = 0;
 };
 
-/// A recursion bounded by its entries (analysis/wcet/recursion.h): the calls into its head's
-/// entry blocks made from inside it are at most `most - 1` per call made into them from outside
-/// it (and per the problem's entry, when that is the head's), so each entry from outside allows
-/// at most `most` entries in all.
+/// A recursion bounded per activation (analysis/wcet/recursion.h): each call from outside it (and
+/// the problem's entry, when that starts one) starts an outermost activation, and each budget
+/// holds what such an activation may do: its calls `calls` (entries into functions) and the
+/// executions of its blocks `blocks` (loop headers) together at most `most[i]` for the activation
+/// started by `outer[i]`, and `entry_most` for the entry's.
 struct IpetRecursion {
-    std::vector<std::size_t> inner;                            ///< call indices
-    std::vector<std::pair<std::size_t, std::uint64_t>> outer;  ///< call index, its `most` (>= 1)
-    std::uint64_t entry_most = 0;                              ///< the problem's entry into the head: its `most`; 0: none
-    std::string name;                                          ///< for messages, e.g. "recursion of fib"
+    struct Budget {
+        std::vector<std::size_t> calls, blocks;
+        std::vector<std::uint64_t> most;  ///< parallel to `outer`
+        std::uint64_t entry_most = 0;
+        /// What the entry itself counts (1 in the head's entries: it enters the head once).
+        std::uint64_t entry_counted = 0;
+        std::string what;  ///< for messages
+    };
+    std::vector<std::size_t> outer;  ///< call indices
+    bool entry = false;
+    std::vector<Budget> budgets;
+    std::string name;  ///< for messages, e.g. "recursion of fib"
 };
 
 struct IpetProblem {

@@ -93,20 +93,32 @@ std::string cycle_text(const std::vector<std::size_t>& members, const std::vecto
 
 }  // namespace
 
-std::vector<Recursion> find_recursions(std::size_t root, const std::vector<CallEdge>& edges, const std::vector<std::string>& names) {
+std::vector<std::vector<std::size_t>> strongly_connected(const std::vector<CallEdge>& edges) {
     Graph out;
-    std::set<std::size_t> nodes{root};
+    std::set<std::size_t> nodes;
     for (const CallEdge& e : edges) {
         out[e.from].push_back(&e);
         nodes.insert(e.from);
         nodes.insert(e.to);
     }
-    std::vector<Recursion> found;
+    std::vector<std::vector<std::size_t>> found;
     for (std::vector<std::size_t>& members : components(nodes, out)) {
+        const bool self = members.size() == 1 &&
+                          std::any_of(edges.begin(), edges.end(), [&](const CallEdge& e) { return e.from == members[0] && e.to == members[0]; });
+        if (members.size() > 1 || self) {
+            std::sort(members.begin(), members.end());
+            found.push_back(std::move(members));
+        }
+    }
+    return found;
+}
+
+std::vector<Recursion> find_recursions(std::size_t root, const std::vector<CallEdge>& edges, const std::vector<std::string>& names) {
+    Graph out;
+    for (const CallEdge& e : edges) out[e.from].push_back(&e);
+    std::vector<Recursion> found;
+    for (std::vector<std::size_t>& members : strongly_connected(edges)) {
         const std::set<std::size_t> in(members.begin(), members.end());
-        const bool self = std::any_of(edges.begin(), edges.end(), [&](const CallEdge& e) { return e.from == members[0] && e.to == members[0]; });
-        if (members.size() == 1 && !self) continue;
-        std::sort(members.begin(), members.end());
         // A head is entered from outside (the bounded function counts as entered) and along the
         // cycles only at its entry, and every cycle passes through it.
         auto head_ok = [&](std::size_t h) {
@@ -128,6 +140,63 @@ std::vector<Recursion> find_recursions(std::size_t root, const std::vector<CallE
         found.push_back(std::move(r));
     }
     return found;
+}
+
+IpetRecursion recursion_budgets(const Recursion& rec, const std::vector<decode::Function>& fns, const RecursionView& view,
+                                const std::function<std::uint64_t(std::size_t)>& head_most) {
+    IpetRecursion ir;
+    ir.name = "recursion of " + fns[rec.head].name;
+    const std::set<std::size_t> in(rec.functions.begin(), rec.functions.end());
+    auto enters = [&](std::size_t k, std::size_t f) { return view.instances[view.calls[k].callee].function == f && view.calls[k].callee_block == 0; };
+    std::vector<std::size_t> starts;  // the head instance each activation starts in, parallel to ir.outer
+    for (std::size_t k = 0; k < view.calls.size(); ++k)
+        if (enters(k, rec.head) && !in.count(view.instances[view.calls[k].caller].function)) {
+            ir.outer.push_back(k);
+            starts.push_back(view.calls[k].callee);
+        }
+    ir.entry = view.instances.front().function == rec.head;
+
+    IpetRecursion::Budget head{{}, {}, {}, 0, 1, "entries of " + fns[rec.head].name};
+    for (std::size_t k = 0; k < view.calls.size(); ++k)
+        if (enters(k, rec.head)) head.calls.push_back(k);
+    for (std::size_t s : starts) head.most.push_back(head_most(s));
+    if (ir.entry) head.entry_most = head_most(0);
+    ir.budgets.push_back(std::move(head));
+
+    // Counts every activation's context recorded, or none: a function or loop whose count one of
+    // them lacks (code reached through a function pointer) keeps only the head's budget.
+    using Counts = std::map<std::uint32_t, std::uint64_t> ContextRecord::*;
+    auto recorded = [&](Counts counts, std::uint32_t key, IpetRecursion::Budget& b) {
+        for (std::size_t s : starts) {
+            auto it = (view.instances[s].stats->*counts).find(key);
+            if (it == (view.instances[s].stats->*counts).end()) return false;
+            b.most.push_back(it->second);
+        }
+        if (ir.entry) {
+            auto it = (view.instances.front().stats->*counts).find(key);
+            if (it == (view.instances.front().stats->*counts).end()) return false;
+            b.entry_most = it->second;
+        }
+        return true;
+    };
+    for (std::size_t f : rec.functions) {
+        if (f == rec.head) continue;
+        IpetRecursion::Budget b{{}, {}, {}, 0, 0, "entries of " + fns[f].name};
+        if (!recorded(&ContextRecord::recursion_entries, fns[f].start, b)) continue;
+        for (std::size_t k = 0; k < view.calls.size(); ++k)
+            if (enters(k, f)) b.calls.push_back(k);
+        ir.budgets.push_back(std::move(b));
+    }
+    for (std::size_t f : rec.functions)
+        for (std::size_t l = 0; l < fns[f].loops.size(); ++l) {
+            const std::size_t header = fns[f].loops[l].header;
+            IpetRecursion::Budget b{{}, {}, {}, 0, 0, fns[f].name + " loop " + std::to_string(l)};
+            if (!recorded(&ContextRecord::recursion_headers, fns[f].blocks[header].start, b)) continue;
+            for (const auto& i : view.instances)
+                if (i.function == f) b.blocks.push_back(i.base + header);
+            ir.budgets.push_back(std::move(b));
+        }
+    return ir;
 }
 
 }  // namespace emutrace::analysis::wcet

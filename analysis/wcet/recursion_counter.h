@@ -1,61 +1,89 @@
 #pragma once
-// Recursion measured as a flow fact: per function, the most times it is entered during one
-// activation that no other activation of it encloses, the outermost one included. It is the form
-// TACLeBench states its recursive kernels' bounds in ("flowrestriction 1*fib <= 177*recursivecall")
-// and the one the IPET needs: every entry into a recursion from outside allows at most that many
-// entries in all. Kept per call-string context of the outermost entry.
+// Recursion measured as flow facts, per call-string context of an outermost activation (one no
+// other activation of the same function encloses):
+// - of every function, the most entries into it in one such activation, that one included: the
+//   form TACLeBench states its recursive kernels' bounds in ("flowrestriction 1*fib <=
+//   177*recursivecall"), and what the IPET shares among a recursion's calls;
+// - of a function on a cycle of direct calls (known before the run), the most entries into each
+//   function of its cycle and executions of each loop header there, per such activation: a
+//   recursion's shape (how many leaves, how long the partitions) beside its size.
 
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/wcet/trace_points.h"
+
 namespace emutrace::analysis::wcet {
+
+/// The cycles of direct calls (and tail calls) between the program's functions: what recursion
+/// the code can make without a function pointer.
+struct RecursionCycles {
+    std::vector<int> cycle_of;                          ///< per function: its cycle, or -1
+    std::vector<std::vector<std::uint32_t>> functions;  ///< per cycle: its functions
+    std::vector<std::vector<std::uint32_t>> loops;      ///< per cycle: its functions' loops (TracePoints::loops() ids)
+    static RecursionCycles of(const decode::Program& program, const TracePoints& points);
+};
 
 class RecursionCounter {
 public:
-    explicit RecursionCounter(std::size_t functions) : open_(functions, 0), running_(functions, 0), context_(functions, 0) {}
+    explicit RecursionCounter(std::size_t functions, RecursionCycles cycles = {});
 
-    /// Function `f` (Program::functions() index) was entered by a call or a tail call, in call
-    /// context `context` (CallContexts id).
-    void entered(std::uint32_t f, std::uint32_t context) {
-        if (f >= open_.size()) return;
-        if (open_[f]++ == 0) {
-            running_[f] = 1;
-            context_[f] = context;
-        } else {
-            ++running_[f];
-        }
-    }
+    /// Function `f` (Program::functions() index) was entered by a call, a tail call or from nowhere
+    /// (reset, an exception), in call context `context` (CallContexts id).
+    void entered(std::uint32_t f, std::uint32_t context);
     /// An activation of `f` returned (or an exception return cut it off).
-    void left(std::uint32_t f) {
-        if (f >= open_.size() || open_[f] == 0) return;
-        if (--open_[f] == 0) note(f);
+    void left(std::uint32_t f);
+    /// The header of loop `loop` (TracePoints::loops() id) ran; only a loop of a cycle counts.
+    void header(std::uint32_t loop) {
+        if (loop < item_of_loop_.size() && item_of_loop_[loop] >= 0) count(static_cast<std::size_t>(cycle_of_loop_[loop]), item_of_loop_[loop]);
     }
+    /// Whether loop `loop`'s header is counted (it is in a cycle).
+    bool counts_loop(std::uint32_t loop) const { return loop < item_of_loop_.size() && item_of_loop_[loop] >= 0; }
 
     /// Per context id: the most entries in one outermost activation entered there, for the
     /// activations that recursed (2 or more entries; a context missing here never recursed).
     /// Activations still open count as far as they got.
-    std::unordered_map<std::uint32_t, std::uint64_t> most_by_context() const {
-        auto out = most_;
-        for (std::size_t f = 0; f < open_.size(); ++f)
-            if (open_[f] > 0 && running_[f] > 1) {
-                std::uint64_t& m = out[context_[f]];
-                m = running_[f] > m ? running_[f] : m;
-            }
-        return out;
-    }
+    std::unordered_map<std::uint32_t, std::uint64_t> most_by_context() const;
+
+    /// Of an outermost activation of a function on a cycle: the most entries into a function of
+    /// the cycle (`loop` false; `which` a function index) or executions of a loop header there
+    /// (`loop` true; `which` a loop id) in one activation entered in context `context`.
+    struct CycleCount {
+        std::uint32_t context = 0;
+        bool loop = false;
+        std::uint32_t which = 0;
+        std::uint64_t most = 0;
+    };
+    std::vector<CycleCount> cycle_counts() const;
 
 private:
-    void note(std::uint32_t f) {
-        if (running_[f] < 2) return;  // no recursion: nothing to keep (the common case, no lookup)
-        std::uint64_t& m = most_[context_[f]];
-        m = running_[f] > m ? running_[f] : m;
+    void count(std::size_t cycle, int item) {
+        for (std::uint32_t f : cycles_.functions[cycle])
+            if (open_[f] > 0) ++running_items_[base_[f] + static_cast<std::size_t>(item)];
     }
+    void note(std::uint32_t f);
+    void note_items(std::uint32_t f, std::unordered_map<std::uint64_t, std::uint64_t>& into) const;
+    std::size_t items(std::size_t cycle) const { return cycles_.functions[cycle].size() + cycles_.loops[cycle].size(); }
 
     std::vector<std::uint32_t> open_;     ///< per function: its open activations
     std::vector<std::uint64_t> running_;  ///< per function: entries since its outermost open activation began
     std::vector<std::uint32_t> context_;  ///< per function: that activation's context
     std::unordered_map<std::uint32_t, std::uint64_t> most_;
+
+    RecursionCycles cycles_;
+    std::vector<int> item_of_function_;  ///< per function on a cycle: its item there
+    std::vector<int> item_of_loop_, cycle_of_loop_;
+    /// Per cycle, its items' place in items_ (functions, then loops), which numbers them for most_items_.
+    std::vector<std::size_t> first_item_;
+    struct Item {
+        bool loop;
+        std::uint32_t which;
+    };
+    std::vector<Item> items_;
+    std::vector<std::size_t> base_;                                ///< per function on a cycle: its counts in running_items_
+    std::vector<std::uint64_t> running_items_;                     ///< per function on a cycle, per item of its cycle: counts in its open activation
+    std::unordered_map<std::uint64_t, std::uint64_t> most_items_;  ///< (context << 32 | items_ index): the most
 };
 
 }  // namespace emutrace::analysis::wcet

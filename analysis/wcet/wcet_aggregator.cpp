@@ -7,8 +7,8 @@ namespace emutrace::analysis::wcet {
 WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints& points, unsigned call_depth)
     : program_(program), points_(points), tracker_(points, 1024, call_depth), successors_(points.points().size(), {kNoSuccessor, kNoSuccessor}),
       first_point_(program.functions().size() + 1, static_cast<std::uint32_t>(points.points().size())), function_times_(program.functions().size()),
-      recursion_(program.functions().size()), counted_(points.points().size(), 0), counts_(points.points().size(), 0),
-      most_per_call_(points.points().size(), 0), counted_of_(program.functions().size()) {
+      recursion_(program.functions().size(), RecursionCycles::of(program, points)), counted_(points.points().size(), 0),
+      counts_(points.points().size(), 0), most_per_call_(points.points().size(), 0), counted_of_(program.functions().size()) {
     for (std::uint32_t id = points.points().size(); id-- > 0;) first_point_[points.points()[id].function] = id;
     for (std::size_t f = program.functions().size(); f-- > 0;)  // functions without points start where the next does
         first_point_[f] = std::min(first_point_[f], first_point_[f + 1]);
@@ -22,9 +22,12 @@ WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints
     }
     for (std::uint32_t id = 0; id < points.points().size(); ++id)
         if (points.points()[id].counted) {
-            counted_[id] = 1;
+            counted_[id] = kCountedPerCall;
             counted_of_[points.points()[id].function].push_back(id);
         }
+    for (const LoopRef& l : points.loops())
+        if (l.header < counted_.size() && recursion_.counts_loop(static_cast<std::uint32_t>(&l - points.loops().data())))
+            counted_[l.header] |= kCountedInRecursion;
 }
 
 void WcetAggregator::fold_counts(std::uint32_t f) {
@@ -138,9 +141,15 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
     current_ = static_cast<std::int64_t>(next);
     current_record_ = record_of(next);
     current_start_ = cycle;
-    if (counted_[next]) [[unlikely]]
-        ++counts_[next];
+    if (counted_[next]) [[unlikely]] {
+        if (counted_[next] & kCountedPerCall) ++counts_[next];
+        if (counted_[next] & kCountedInRecursion) recursion_.header(static_cast<std::uint32_t>(points_.points()[next].loop));
+    }
     switch (tracker_.last()) {
+        case Transition::Start:  // a function entered from nowhere (reset, an exception handler): an activation too
+            recursion_.entered(points_.points()[next].function, tracker_.context());
+            roots_.push_back(points_.points()[next].function);
+            break;
         case Transition::Call:
         case Transition::TailCall:
             calls_.push_back({points_.points()[next].function, cycle, exception_cycles_, tracker_.last() == Transition::TailCall});
@@ -212,7 +221,8 @@ void WcetAggregator::on_exception_entry(const trace::Event& e) {
         s = *resume_;  // tail-chained: the interrupted block still waits, the previous handler is closed
         resume_.reset();
     } else {
-        s = {current_, current_record_, current_index_, current_ >= 0 && e.cycle > current_start_ ? e.cycle - current_start_ : 0, calls_.size()};
+        s = {current_,      current_record_, current_index_, current_ >= 0 && e.cycle > current_start_ ? e.cycle - current_start_ : 0,
+             calls_.size(), roots_.size()};
     }
     current_ = -1;
     suspended_.push_back(s);
@@ -228,6 +238,10 @@ void WcetAggregator::on_exception_return(const trace::Event& e) {
         resume_ = suspended_.back();
         suspended_.pop_back();
         while (calls_.size() > resume_->calls) pop_call();
+        while (roots_.size() > resume_->roots) {  // the handler's own activation ends
+            recursion_.left(roots_.back());
+            roots_.pop_back();
+        }
         if (profiling_ && profiled_call_ >= calls_.size()) finish_profile(0);  // a call the handler cut: not a run
     }
     // Handler time, left out of the functions' times, runs from the entry to the resumed block,
@@ -269,7 +283,7 @@ StatisticsTable WcetAggregator::table() const {
         if (function_times_[f].seen()) t.functions[functions[f].start].time = function_times_[f];
     t.indirect_targets = indirect_targets_;
     for (std::size_t id = 0; id < points.size(); ++id)  // runs still open count as far as they got
-        if (counted_[id] && std::max<std::uint64_t>(most_per_call_[id], counts_[id]) > 0)
+        if ((counted_[id] & kCountedPerCall) && std::max<std::uint64_t>(most_per_call_[id], counts_[id]) > 0)
             t.most_per_call[points[id].first] = std::max<std::uint64_t>(most_per_call_[id], counts_[id]);
     return t;
 }
@@ -323,6 +337,14 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
     }
     for (const auto& [c, most] : recursion_.most_by_context())
         if (c < keys.size()) t.contexts[keys[c]].recursion = most;
+    for (const auto& count : recursion_.cycle_counts()) {
+        if (count.context >= keys.size()) continue;
+        ContextRecord& record = t.contexts[keys[count.context]];
+        if (count.loop)
+            record.recursion_headers[points[points_.loops()[count.which].header].first] = count.most;
+        else
+            record.recursion_entries[functions[count.which].start] = count.most;
+    }
     if (!have_longest_ || profiled_ >= functions.size()) return;
     // Which context and trace point each record is.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> owner(records_.size(), {UINT32_MAX, 0});

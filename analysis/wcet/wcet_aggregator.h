@@ -80,6 +80,7 @@ private:
         unsigned index = 0;
         std::uint64_t elapsed = 0;
         std::size_t calls = 0;  ///< open calls at the exception
+        std::size_t roots = 0;  ///< open activations entered from nowhere (roots_) at the exception
     };
 
     const decode::Program& program_;
@@ -137,7 +138,11 @@ private:
     void record_indirect_call(std::uint32_t from, std::uint32_t target);
     /// A run of function `f` ended: its counted blocks' executions in it go into the maxima.
     void fold_counts(std::uint32_t f);
-    std::vector<std::uint8_t> counted_;                   ///< per trace point: TracePoint::counted
+    /// Per trace point: kCountedPerCall (TracePoint::counted), kCountedInRecursion (a loop header the
+    /// recursion counter counts).
+    std::vector<std::uint8_t> counted_;
+    static constexpr std::uint8_t kCountedPerCall = 1, kCountedInRecursion = 2;
+    std::vector<std::uint32_t> roots_;                    ///< functions entered from nowhere, open: reset's, then one per exception being handled
     std::vector<std::uint32_t> counts_;                   ///< per counted trace point: executions in the open run
     std::vector<std::uint64_t> most_per_call_;            ///< per counted trace point
     std::vector<std::vector<std::uint32_t>> counted_of_;  ///< per function: its counted trace points

@@ -170,7 +170,11 @@ public:
     ContextRecord gather(const decode::Function& fn, const std::vector<std::uint32_t>& calls) const {
         ContextRecord out;
         auto take = [&](const ContextRecord& from, std::uint32_t function) {
-            if (function == fn.start) out.recursion = std::max(out.recursion, from.recursion);
+            if (function == fn.start) {  // a recursion's counts are its outermost activations' in the context: fn's only
+                out.recursion = std::max(out.recursion, from.recursion);
+                for (const auto& [address, n] : from.recursion_entries) out.recursion_entries[address] = std::max(out.recursion_entries[address], n);
+                for (const auto& [address, n] : from.recursion_headers) out.recursion_headers[address] = std::max(out.recursion_headers[address], n);
+            }
             for (const auto& b : fn.blocks)
                 if (auto it = from.blocks.find(b.start); it != from.blocks.end()) out.blocks[b.start].merge(it->second);
             for (const auto& l : fn.loops) {
@@ -186,7 +190,8 @@ public:
                 ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals, {}};
                 take(all, fn.start);
                 for (const auto& [key, record] : stats_.contexts)  // folded: the recursion counts are still per context
-                    if (key.function == fn.start) out.recursion = std::max(out.recursion, record.recursion);
+                    if (key.function == fn.start)
+                        take(ContextRecord{{}, {}, {}, {}, record.recursion, record.recursion_entries, record.recursion_headers}, fn.start);
             } else {
                 for (const auto& [key, record] : stats_.contexts) take(record, key.function);
             }
@@ -463,28 +468,25 @@ private:
     }
     bool same_recursion(std::size_t f, std::size_t g) const { return recursion_of_[f] >= 0 && recursion_of_[f] == recursion_of_[g]; }
 
-    // Each recursion shares the entries into its head: the calls from inside it are at most what
-    // the calls into it from outside allow, each the most entries a run made per such call in its
-    // context (or a flow fact's).
+    // Each recursion's activations, started by the calls into it from outside, are held to what
+    // a run's did in the same context: entries into its functions and its loops' iterations.
     void bound_recursions() {
+        if (recursions_.empty()) return;
+        RecursionView view;
+        for (const Instance& in : instances_) view.instances.push_back({in.function, in.base, &in.stats});
+        for (const IpetCall& c : problem_.calls)
+            view.calls.push_back({origin_[c.caller].instance, origin_[c.callee].instance, origin_[c.callee].block});
         for (const Recursion& rec : recursions_) {
-            IpetRecursion ir;
-            ir.name = "recursion of " + fns_[rec.head].name;
             std::map<std::size_t, std::uint64_t> most_of;  // per head instance entered from outside
-            auto most = [&](std::size_t j) {
+            IpetRecursion ir = recursion_budgets(rec, fns_, view, [&](std::size_t j) {
                 auto [it, added] = most_of.try_emplace(j, 0);
                 if (added) it->second = recursion_most(rec, j);
                 return it->second;
-            };
-            for (std::size_t k = 0; k < problem_.calls.size(); ++k) {
-                const Origin callee = origin_[problem_.calls[k].callee], caller = origin_[problem_.calls[k].caller];
-                if (instances_[callee.instance].function != rec.head || callee.block != 0) continue;
-                if (recursion_of_[instances_[caller.instance].function] == recursion_of_[rec.head])
-                    ir.inner.push_back(k);
-                else
-                    ir.outer.push_back({k, most(callee.instance)});
-            }
-            if (instances_.front().function == rec.head) ir.entry_most = most(0);
+            });
+            // A fact above what the runs did states the recursion's size for inputs they did not
+            // have: what their activations did inside it no longer holds it.
+            if (recursion_raised_) ir.budgets.resize(1);
+            recursion_raised_ = false;
             problem_.recursions.push_back(std::move(ir));
         }
     }
@@ -503,6 +505,7 @@ private:
                                   " entries per call from outside): raise it to at least that");
             used.entries = fact->recursion;
             used.source = "flow fact";
+            recursion_raised_ = recursion_raised_ || fact->recursion > in.stats.recursion;
         } else if (used.entries == 0) {
             if (!stats_.counts_recursion)
                 throw ConfigError("wcet: " + used.function + " is recursive (" + fns_[rec.head].name +
@@ -898,6 +901,7 @@ private:
     std::vector<std::size_t> order_;  ///< the functions in the problem, the root first
     std::vector<Recursion> recursions_;
     std::vector<int> recursion_of_;  ///< per function: its recursion's index in recursions_, or -1
+    bool recursion_raised_ = false;  ///< the recursion being bounded has a fact above what a run did
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <tuple>
 
 #include "analysis/wcet/flow_facts.h"
 #include "analysis/wcet/recursion.h"
@@ -51,6 +52,39 @@ TEST_CASE("wcet recursion: the counter keeps the most entries per outermost acti
     CHECK(most.at(5) == 2);
     c.left(2);  // a return of a function never entered is ignored
     CHECK(c.most_by_context().size() == 2);
+}
+
+TEST_CASE("wcet recursion: on a cycle of calls, each activation counts its cycle's entries and loop headers, one that never recursed too") {
+    // Functions 0 and 1 call each other; loop 4 is function 1's.
+    RecursionCycles cycles;
+    cycles.cycle_of = {0, 0, -1};
+    cycles.functions = {{0, 1}};
+    cycles.loops = {{4}};
+    RecursionCounter c(3, cycles);
+    CHECK(c.counts_loop(4));
+    CHECK(!c.counts_loop(3));
+    c.entered(0, 10);  // 0 -> 1 (loop twice) -> 0 -> 1 (loop once)
+    c.entered(1, 11);
+    c.header(4);
+    c.header(4);
+    c.entered(0, 12);
+    c.entered(1, 13);
+    c.header(4);
+    for (std::uint32_t f : {1u, 0u, 1u, 0u}) c.left(f);
+    c.entered(0, 20);  // no recursion: 0 -> 1, its counts kept all the same
+    c.entered(1, 21);
+    c.left(1);
+    c.left(0);
+    std::map<std::tuple<std::uint32_t, bool, std::uint32_t>, std::uint64_t> got;
+    for (const auto& k : c.cycle_counts()) got[{k.context, k.loop, k.which}] = k.most;
+    CHECK(got.at({10, false, 0}) == 2);  // over 0's outermost activation entered in context 10
+    CHECK(got.at({10, false, 1}) == 2);
+    CHECK(got.at({10, true, 4}) == 3);
+    CHECK(got.at({11, false, 1}) == 2);  // 1's outermost activation holds the nested 0 and 1
+    CHECK(got.at({11, true, 4}) == 3);
+    CHECK(got.at({20, false, 1}) == 1);
+    CHECK(got.at({20, true, 4}) == 0);
+    CHECK(!c.most_by_context().count(20));  // the entries alone are kept for activations that recursed
 }
 
 TEST_CASE("wcet recursion: a recursion's head is where every call into it and every cycle passes") {
@@ -104,6 +138,23 @@ TEST_CASE("wcet recursion: every recursive kernel is bounded, trusted and at or 
     CHECK(expr.recursions[0].cycle.size() == 3);
 }
 
+TEST_CASE("wcet recursion: what each activation did inside the recursion tightens the bound, never below the run") {
+    const WcetRun& run = recursion_run();
+    StatisticsTable entries_only = run.stats;
+    for (auto& [key, c] : entries_only.contexts) {
+        c.recursion_entries.clear();
+        c.recursion_headers.clear();
+    }
+    for (const char* k : {"k_qsort", "k_expr"}) {
+        CAPTURE(k);
+        WcetResult tight = run.bound(k, kDefaultCallDepth);
+        WcetResult loose = run.session->bound(entries_only, {k, {}, {}, kDefaultCallDepth});
+        CHECK(tight.bound_cycles < loose.bound_cycles);
+        CHECK(tight.bound_cycles >= tight.observed_max_cycles);
+        CHECK(loose.trusted());
+    }
+}
+
 TEST_CASE("wcet recursion: the entries go through the flow-facts file, raised they loosen the bound, lowered they are refused") {
     const WcetRun& run = recursion_run();
     TempDir dir;
@@ -116,6 +167,8 @@ TEST_CASE("wcet recursion: the entries go through the flow-facts file, raised th
     CHECK(back.bound_cycles == r.bound_cycles);
     REQUIRE(back.recursions.size() == 1);
     CHECK(back.recursions[0].source == "flow fact");
+    // Raised, it stands for inputs the runs did not have: what the runs' activations did inside
+    // the recursion no longer holds it.
     for (auto& f : facts)
         if (f.recursion) f.recursion += 10;
     CHECK(run.bound("k_qsort", kDefaultCallDepth, facts).bound_cycles > r.bound_cycles);
