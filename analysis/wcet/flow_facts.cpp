@@ -27,7 +27,7 @@ void parse_context(const config::Node& f, FlowFact& fact) {
 }  // namespace
 
 FlowFact parse_flow_fact(const config::Node& f) {
-    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "context", "recursion"});
+    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "totals_over_callers", "context", "recursion"});
     FlowFact fact;
     fact.origin = f.where();
     if (f.has("recursion")) {
@@ -41,7 +41,7 @@ FlowFact parse_flow_fact(const config::Node& f) {
         parse_context(f, fact);
         return fact;
     }
-    if (!f.has("bound") && !f.has("total") && !f.has("totals_over"))
+    if (!f.has("bound") && !f.has("total") && !f.has("totals_over") && !f.has("totals_over_callers"))
         f.fail(
             "a flow fact gives `bound` (per entry of the loop), `total` (per entry of its enclosing loop), `totals_over` (per entry "
             "of loops further out), or some of them; or, for a recursive function, `recursion`");
@@ -62,6 +62,13 @@ FlowFact parse_flow_fact(const config::Node& f) {
             fact.totals_over.push_back({static_cast<int>(*index), total.integer()});
         }
     }
+    if (f.has("totals_over_callers"))
+        for (const auto& [loop, total] : f["totals_over_callers"].entries()) {
+            if (loop.find(" loop ") == std::string::npos)
+                total.fail("totals_over_callers is a map from a caller's loop, \"function loop N\" (as `emutrace cfg` numbers it), to a total");
+            if (total.integer() == 0) total.fail("a loop total counts header executions per entry of the caller's loop: at least 1");
+            fact.totals_over_callers.push_back({loop, total.integer()});
+        }
     if (f.has("header")) {
         if (f.has("function") || f.has("loop")) f.fail("a flow fact names its loop by header, or by function and loop, not both");
         fact.header = f["header"].u32();
@@ -90,7 +97,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
                     ", from the runs emutrace measured (docs/wcet.md, \"Flow facts\").\n"
                     "# bound: most header executions per entry of the loop; total: per entry of the loop around it (in\n"
                     "# the same function, or around the call that leads here); totals_over: per entry of loops further\n"
-                    "# out in the function, by their index; recursion: most entries into a recursive function per call\n"
+                    "# out in the function, by their index; totals_over_callers: per entry of callers' loops beyond the\n"
+                    "# one around the call, by name; recursion: most entries into a recursive function per call\n"
                     "# from outside its recursion, that call included. context: the call instructions that\n"
                     "# lead to the loop's function, outermost first. Edit a bound or total (a value below what a run\n"
                     "# did is refused), add one, and give the file back: emutrace wcet ... --flow-facts FILE\n";
@@ -110,6 +118,11 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
             facts += ", totals_over: {";
             for (std::size_t i = 0; i < l.outer_total_loops.size(); ++i)
                 facts += (i ? ", " : "") + std::to_string(l.outer_total_loops[i]) + ": " + std::to_string(l.outer_totals[i].second);
+            facts += "}";
+        } else if (!l.outer_totals.empty()) {  // an outermost loop's: over callers' loops
+            facts += ", totals_over_callers: {";
+            for (std::size_t i = 0; i < l.outer_totals.size(); ++i)
+                facts += (i ? ", \"" : "\"") + l.outer_totals[i].first + "\": " + std::to_string(l.outer_totals[i].second);
             facts += "}";
         }
         facts += "}  # " + l.source + (l.total ? ", total " + l.total_source + (l.total_over.empty() ? "" : " per entry of " + l.total_over) : "") +

@@ -51,16 +51,22 @@ void LoopContextTracker::retire(std::size_t row) {
 }
 
 // An outermost loop of a function leaves a row: its iterations add to its total over the entry
-// of the nearest loop below it in the call chain (a loop of a caller), as a nested loop's do.
+// of the nearest loop below it in the call chain (a loop of a caller), as a nested loop's do,
+// and to its totals over the loops below that one (up to kOuterLevels), as a loop three deep's do.
 void LoopContextTracker::add_to_caller_loop(std::size_t row, std::size_t l) {
     const LoopRow& r = rows_[row];
-    for (std::size_t k = std::min(row, rows_.size()); k-- > 0;) {
+    const std::uint32_t function = points_.loops()[l].function;
+    unsigned level = 0;
+    for (std::size_t k = std::min(row, rows_.size()); k-- > 0 && level <= kOuterLevels;) {
         const LoopRow& o = rows_[k];
-        if (!o.valid || o.context == r.context) continue;
+        if (!o.valid || (level == 0 && o.context == r.context)) continue;
         const TracePoint& op = points_.points()[o.id];
         if (op.loop < 0 || points_.loops()[static_cast<std::size_t>(op.loop)].header != o.id) continue;
-        add_over(k, {r.context, static_cast<std::uint32_t>(l), kCallerLoop}, r.iterations);
-        return;
+        if (level++ == 0) {
+            add_over(k, {r.context, static_cast<std::uint32_t>(l), kCallerLoop}, r.iterations);
+        } else if (points_.loops()[static_cast<std::size_t>(op.loop)].function != function) {  // not an outer activation's own loop
+            add_over(k, {r.context, static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(op.loop)}, r.iterations);
+        }
     }
 }
 

@@ -65,7 +65,8 @@ public:
     std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context() const;
     std::unordered_map<std::uint64_t, std::uint64_t> max_totals_by_context() const;
     /// A loop's most header executions over one entry of a loop two or more levels around it in
-    /// the same function (a triangle three loops deep), per context.
+    /// the same function (a triangle three loops deep), or, of a function's outermost loop, of a
+    /// caller's loop around the call beyond the nearest, per context.
     struct NestedKey {
         std::uint32_t context, loop, outer;
         bool operator==(const NestedKey&) const = default;

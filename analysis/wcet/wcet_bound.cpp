@@ -462,9 +462,65 @@ private:
                     used.total_source = "observed";
                     used.total_over = over;
                 }
+                add_caller_totals(i, l, enclosing);
             }
         }
         for (const auto& [l, fact] : outer_fact_totals_) fail_outer_total(*fact, problem_.loops[l].name);
+    }
+    // A called function's outermost loop l of instance i: its totals over the callers' loops
+    // around the call beyond the nearest (`enclosing`'s), as a flow fact gives them or, with the
+    // observed bound and no fact for the loop, as the runs saw them.
+    void add_caller_totals(std::size_t i, std::size_t l, const std::vector<int>& enclosing) {
+        const Instance& in = instances_[i];
+        const decode::Function& fn = fns_[in.function];
+        const std::uint32_t header = fn.blocks[fn.loops[l].header].start;
+        IpetLoop& il = problem_.loops[in.loop_base + l];
+        LoopBoundUsed& used = r_.loops[in.loop_base + l];
+        std::vector<std::pair<std::size_t, std::string>> around;  // problem loop and "f loop N", beyond the nearest
+        for (int x = loop_around(static_cast<std::size_t>(enclosing[i]), enclosing); x >= 0 && around.size() < 4;
+             x = loop_around(static_cast<std::size_t>(x), enclosing)) {
+            const Instance& owner = instances_[loop_instance_[static_cast<std::size_t>(x)]];
+            around.push_back({static_cast<std::size_t>(x), fns_[owner.function].name + " loop " + std::to_string(x - owner.loop_base)});
+        }
+        auto observed = [&](std::size_t x) -> std::optional<std::uint64_t> {
+            const Instance& owner = instances_[loop_instance_[x]];
+            const decode::Function& f = fns_[owner.function];
+            auto it = in.stats.loop_totals_over.find({header, f.blocks[f.loops[x - owner.loop_base].header].start});
+            if (it == in.stats.loop_totals_over.end()) return std::nullopt;
+            return it->second;
+        };
+        const FlowFact* fact = fact_for(in, l, header);
+        if (fact && !fact->totals_over_callers.empty()) {
+            const std::string where = fact->origin.empty() ? "wcet" : fact->origin;
+            for (const auto& [name, total] : fact->totals_over_callers) {
+                auto it = std::find_if(around.begin(), around.end(), [&](const auto& a) { return a.second == name; });
+                if (it == around.end())
+                    throw ConfigError(where + ": flow fact totals_over_callers names " + name + ", which is not a caller's loop around the call to " +
+                                      fn.name + " beyond the nearest (that one takes `total`)");
+                if (auto seen = observed(it->first); seen && *seen > total)
+                    throw ConfigError(where + ": flow fact total " + std::to_string(total) + " of " + fn.name + " loop " + std::to_string(l) +
+                                      " over " + name + " is below what a run did (" + std::to_string(*seen) +
+                                      " in one entry): raise it to at least that");
+                il.outer_totals.push_back({it->first, total});
+                used.outer_totals.push_back({name, total});
+                used.outer_totals_source = "flow fact";
+            }
+            return;
+        }
+        if (used.source != "observed" || (fact && (fact->bound || fact->total))) return;
+        for (const auto& [x, name] : around)
+            if (auto seen = observed(x)) {
+                il.outer_totals.push_back({x, *seen});
+                used.outer_totals.push_back({name, *seen});
+                used.outer_totals_source = "observed";
+            }
+    }
+    // The problem loop around loop x: its parent in its function, or for an outermost loop the
+    // caller's loop around the call (`enclosing`); -1 none.
+    int loop_around(std::size_t x, const std::vector<int>& enclosing) const {
+        const std::size_t owner = loop_instance_[x];
+        const int parent = fns_[instances_[owner].function].loops[x - instances_[owner].loop_base].parent;
+        return parent >= 0 ? static_cast<int>(instances_[owner].loop_base) + parent : enclosing[owner];
     }
     bool same_recursion(std::size_t f, std::size_t g) const { return recursion_of_[f] >= 0 && recursion_of_[f] == recursion_of_[g]; }
 

@@ -32,6 +32,9 @@ struct FlowFact {
     /// Of a loop three or more deep: most header executions in one entry of a loop further out in
     /// its function (by index), summed over everything between (a triangle three deep).
     std::vector<std::pair<int, std::uint64_t>> totals_over;
+    /// Of a function's outermost loop: most header executions over one entry of a caller's loop
+    /// around the call beyond the nearest (which `total` is over), named "function loop N".
+    std::vector<std::pair<std::string, std::uint64_t>> totals_over_callers;
     /// Of a recursive function (no loop): most entries into it per call from outside its
     /// recursion, that call included; 0: not given.
     std::uint64_t recursion = 0;
@@ -107,8 +110,9 @@ struct LoopBoundUsed {
     std::uint64_t total = 0;                   ///< per entry of the enclosing loop, when used; 0: none
     std::string total_source;                  ///< "observed" or "flow fact"
     std::string total_over;                    ///< the loop the total is over when it encloses the call that leads here, "" its own parent
-    /// Totals over one entry of loops further out in the function (a triangle three deep), by the
-    /// loop's name; its index in the function alongside; observed or from a flow fact.
+    /// Totals over one entry of loops further out in the function (a triangle three deep), or, of
+    /// an outermost loop, of callers' loops beyond the nearest, by the loop's name ("f loop 2");
+    /// for loops of its own function, their indices alongside; observed or from a flow fact.
     std::vector<std::pair<std::string, std::uint64_t>> outer_totals;
     std::vector<int> outer_total_loops;
     std::string outer_totals_source;

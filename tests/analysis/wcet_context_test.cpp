@@ -239,3 +239,42 @@ TEST_CASE("wcet contexts: libgcc's BL into its own special-case code is bounded 
     CHECK(r.bound_cycles >= r.observed_max_cycles);
     CHECK(r.bound_cycles <= session.bound(stats, {"__ieee754_pow", {}, {}, 0}).bound_cycles);
 }
+
+TEST_CASE("wcet contexts: a called routine's loop is also held over the callers' loops beyond the one around the call") {
+    // k_minver's pivot division: __divdf3's loop in a column loop inside the pivot loop.
+    const WcetRun run("wcet_kernels_holdout", 1, kDefaultCallDepth);
+    WcetResult r = run.bound("k_minver", 2);
+    std::size_t held = 0;
+    for (const auto& l : r.loops)
+        if (l.function == "__divdf3" && !l.outer_totals.empty()) {
+            ++held;
+            CHECK(l.outer_total_loops.empty());  // not loops of __divdf3
+            CHECK(l.outer_totals[0].first.find("k_minver loop ") == 0);
+            CHECK(l.outer_totals[0].second > l.total);
+        }
+    REQUIRE(held > 0);
+    StatisticsTable nearest_only = run.stats;
+    const std::uint32_t divdf3 = run.session->program().function("__divdf3")->start;
+    const std::uint32_t divdf3_end = run.session->program().function("__divdf3")->end;
+    for (auto& [key, c] : nearest_only.contexts)
+        std::erase_if(c.loop_totals_over, [&](const auto& t) { return t.first.first >= divdf3 && t.first.first < divdf3_end; });
+    WcetResult looser = run.session->bound(nearest_only, {"k_minver", {}, {}, 2});
+    CHECK(r.bound_cycles < looser.bound_cycles);
+    CHECK(r.bound_cycles >= r.observed_max_cycles);
+    CHECK(r.trusted());
+
+    // Through the flow-facts file: the same bound back; a total below the run's, or over a loop
+    // that is not around the call, is refused.
+    TempDir dir;
+    write_flow_facts(dir.file("facts.yaml"), r, "wcet_kernels_holdout.elf");
+    CHECK(read_file(dir.file("facts.yaml")).find("totals_over_callers: {\"k_minver loop ") != std::string::npos);
+    std::vector<FlowFact> facts = read_flow_facts(dir.file("facts.yaml"));
+    CHECK(run.bound("k_minver", 2, facts).bound_cycles == r.bound_cycles);
+    auto lowered = facts;
+    for (auto& f : lowered)
+        for (auto& [name, total] : f.totals_over_callers) total = 1;
+    CHECK_THROWS_WITH_AS(run.bound("k_minver", 2, lowered), doctest::Contains("is below what a run did"), ConfigError);
+    for (auto& f : facts)
+        for (auto& [name, total] : f.totals_over_callers) name = "k_minver loop 99";
+    CHECK_THROWS_WITH_AS(run.bound("k_minver", 2, facts), doctest::Contains("which is not a caller's loop around the call"), ConfigError);
+}
