@@ -203,21 +203,7 @@ TEST_CASE("wcet contexts: statistics keep their contexts through a file, and tab
 }
 
 TEST_CASE("wcet contexts: bounds from three inputs hold for five inputs held aside") {
-    std::vector<std::unique_ptr<KernelRun>> runs;
-    for (unsigned seed = 1; seed <= 8; ++seed) runs.push_back(std::make_unique<KernelRun>(seed, kDefaultCallDepth));
-    StatisticsTable given = runs[0]->stats;
-    given.merge(runs[1]->stats);
-    given.merge(runs[2]->stats);
-    for (const char* k : kKernels) {
-        CAPTURE(k);
-        WcetResult r = runs[0]->session->bound(given, {k, {}, {}, kDefaultCallDepth});
-        CHECK(r.trusted());
-        const std::uint32_t start = runs[0]->session->program().function(k)->start;
-        for (std::size_t held = 3; held < runs.size(); ++held) {
-            CAPTURE(held + 1);
-            CHECK(r.bound_cycles >= runs[held]->stats.functions.at(start).time.max);
-        }
-    }
+    check_held_aside("wcet_kernels", {std::begin(kKernels), std::end(kKernels)});
 }
 
 TEST_CASE("wcet contexts: libgcc's BL into its own special-case code is bounded in every context, either path") {

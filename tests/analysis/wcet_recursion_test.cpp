@@ -212,19 +212,5 @@ TEST_CASE("wcet recursion: the counts survive the statistics file, and a file fr
 }
 
 TEST_CASE("wcet recursion: bounds from three inputs hold for five inputs held aside") {
-    std::vector<std::unique_ptr<WcetRun>> runs;
-    for (unsigned seed = 1; seed <= 8; ++seed) runs.push_back(std::make_unique<WcetRun>("wcet_recursion", seed, kDefaultCallDepth));
-    StatisticsTable given = runs[0]->stats;
-    given.merge(runs[1]->stats);
-    given.merge(runs[2]->stats);
-    for (const char* k : kRecursive) {
-        CAPTURE(k);
-        WcetResult r = runs[0]->session->bound(given, {k, {}, {}, kDefaultCallDepth});
-        CHECK(r.trusted());
-        const std::uint32_t start = runs[0]->session->program().function(k)->start;
-        for (std::size_t held = 3; held < runs.size(); ++held) {
-            CAPTURE(held + 1);
-            CHECK(r.bound_cycles >= runs[held]->stats.functions.at(start).time.max);
-        }
-    }
+    check_held_aside("wcet_recursion", {std::begin(kRecursive), std::end(kRecursive)});
 }

@@ -35,4 +35,24 @@ struct WcetRun {
     }
 };
 
+/// Bounds from the statistics of seeds 1-3 merged, for each of `functions` of `elf`: trusted, and
+/// at or above the longest run of each of seeds 4-8, held aside.
+inline void check_held_aside(const std::string& elf, const std::vector<std::string>& functions) {
+    std::vector<std::unique_ptr<WcetRun>> runs;
+    for (unsigned seed = 1; seed <= 8; ++seed) runs.push_back(std::make_unique<WcetRun>(elf, seed, analysis::wcet::kDefaultCallDepth));
+    analysis::wcet::StatisticsTable given = runs[0]->stats;
+    given.merge(runs[1]->stats);
+    given.merge(runs[2]->stats);
+    for (const std::string& f : functions) {
+        CAPTURE(f);
+        analysis::wcet::WcetResult r = runs[0]->session->bound(given, {f, {}, {}, analysis::wcet::kDefaultCallDepth});
+        CHECK(r.trusted());
+        const std::uint32_t start = runs[0]->session->program().function(f)->start;
+        for (std::size_t held = 3; held < runs.size(); ++held) {
+            CAPTURE(held + 1);
+            CHECK(r.bound_cycles >= runs[held]->stats.functions.at(start).time.max);
+        }
+    }
+}
+
 }  // namespace emutrace::test
