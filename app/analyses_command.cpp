@@ -8,8 +8,8 @@ namespace {
 
 std::string event_kinds(std::uint32_t wants) {
     static constexpr std::pair<std::uint32_t, const char*> kNames[] = {
-        {trace::WantBlocks, "blocks"},   {trace::WantBranches, "branches"}, {trace::WantMmio, "mmio"},         {trace::WantExceptions, "exceptions"},
-        {trace::WantMarkers, "markers"}, {trace::WantOutput, "output"},     {trace::WantSamples, "PC samples"}};
+        {trace::WantBlocks, "blocks"},   {trace::WantBranches, "branches"}, {trace::WantMmio, "mmio"},          {trace::WantExceptions, "exceptions"},
+        {trace::WantMarkers, "markers"}, {trace::WantOutput, "output"},     {trace::WantSamples, "PC samples"}, {trace::WantDataTrace, "data trace"}};
     std::string out;
     for (const auto& [bit, name] : kNames)
         if (wants & bit) out += (out.empty() ? "" : ", ") + std::string(name);

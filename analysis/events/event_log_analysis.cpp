@@ -44,7 +44,7 @@ AnalysisType event_log_analysis() {
              {"events_limit", "SIZE", "Stop writing the event log after this many bytes, with a last 'truncated' line (default 1GiB)"}},
             {},
             trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
-                trace::WantSamples,
+                trace::WantSamples | trace::WantDataTrace,
             &create};
 }
 

@@ -71,6 +71,7 @@ void EventLogWriter::write_event(const trace::Event& e, const trace::EventBatch&
         case EventKind::PcSample:
             print("{\"cycle\":%llu,\"kind\":\"pc_sample\",\"pc\":\"0x%08x\"}\n", static_cast<unsigned long long>(e.cycle), e.address);
             break;
+        case EventKind::DataTrace: write_data_trace(e); break;
         case EventKind::CoreSwitch:
             core_ = e.value;
             if (core_ < cores_.size())
@@ -150,6 +151,18 @@ void EventLogWriter::write_exception_entry(const trace::Event& e) {
     const trace::TracedCore& core = cores_[core_ < cores_.size() ? core_ : 0];
     print("{\"cycle\":%llu,\"kind\":\"exception_entry\",\"exception\":%u,\"name\":\"%s\",\"return_address\":\"0x%08x\"}\n",
           static_cast<unsigned long long>(e.cycle), e.value, trace::exception_name(core.exceptions, e.value).c_str(), e.address);
+}
+
+// A DWT comparator's match: what its packets carry, and nothing they do not.
+void EventLogWriter::write_data_trace(const trace::Event& e) {
+    std::string parts;
+    char field[64];
+    if (e.channel & trace::kDataTracePc) std::snprintf(field, sizeof field, ",\"pc\":\"0x%08x\"", e.extra), parts += field;
+    if (e.channel & trace::kDataTraceOffset) std::snprintf(field, sizeof field, ",\"address\":\"0x%08x\"", e.address), parts += field;
+    if (e.channel & trace::kDataTraceValue)
+        std::snprintf(field, sizeof field, ",\"value\":\"0x%0*x\",\"size\":%u", 2 * e.width, e.value, e.width), parts += field;
+    print("{\"cycle\":%llu,\"kind\":\"data_trace\",\"comparator\":%u,\"access\":\"%s\"%s}\n", static_cast<unsigned long long>(e.cycle),
+          e.channel & 3u, e.channel & trace::kDataTraceWrite ? "write" : "read", parts.c_str());
 }
 
 void EventLogWriter::on_end() {

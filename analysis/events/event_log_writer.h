@@ -24,7 +24,7 @@ public:
 
     std::uint32_t wants() const override {
         return trace::WantBlocks | trace::WantMmio | trace::WantOutput | trace::WantExceptions | trace::WantMarkers | trace::WantBranches |
-               trace::WantWatches | trace::WantSamples;
+               trace::WantWatches | trace::WantSamples | trace::WantDataTrace;
     }
     void on_start(const trace::RunInfo& info) override {
         names_.start(info);
@@ -41,6 +41,7 @@ private:
     void write_mmio(const trace::Event& e);
     void write_output(const trace::Event& e, const trace::EventBatch& batch);
     void write_exception_entry(const trace::Event& e);
+    void write_data_trace(const trace::Event& e);
     template <typename... Args>
     void print(const char* format, Args... args) {
         int n = std::fprintf(out_, format, args...);

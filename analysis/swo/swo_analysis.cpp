@@ -21,10 +21,11 @@ public:
     std::string summary() const override {
         const SwoStats& s = writer_.stats();
         char line[512];
-        std::snprintf(line, sizeof line, "SWO trace: %llu bytes (%llu stimulus, %llu exception, %llu PC-sample packets, %llu timestamps) -> %s\n",
+        std::snprintf(line, sizeof line,
+                      "SWO trace: %llu bytes (%llu stimulus, %llu exception, %llu PC-sample packets, %llu data traces, %llu timestamps) -> %s\n",
                       static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.software),
                       static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.pc_samples),
-                      static_cast<unsigned long long>(s.timestamps), path_.c_str());
+                      static_cast<unsigned long long>(s.data_trace), static_cast<unsigned long long>(s.timestamps), path_.c_str());
         std::string out = line;
         if (!s.bytes) out += "  nothing traced: the firmware did not enable the ITM (ITM_LAR, ITM_TCR.ITMENA, ITM_TER)\n";
         if (s.formatter_id) out += "  in TPIU formatter frames, trace ID " + std::to_string(s.formatter_id) + " (TPIU_FFCR.EnFCont was set)\n";
@@ -44,6 +45,7 @@ public:
                                                 {"stimulus_packets", s.software},
                                                 {"exception_packets", s.exceptions},
                                                 {"pc_samples", s.pc_samples},
+                                                {"data_traces", s.data_trace},
                                                 {"timestamps", s.timestamps},
                                                 {"syncs", s.syncs},
                                                 {"overflows", s.overflows},
@@ -71,12 +73,12 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 
 AnalysisType swo_analysis() {
     return {"swo",
-            "the SWO byte stream a probe would receive: ITM stimulus ports, DWT exception trace and PC samples, timestamps, at the TPIU's "
-            "rate with overflow where the port cannot keep up",
+            "the SWO byte stream a probe would receive: ITM stimulus ports, DWT exception trace, PC samples and data trace, timestamps, at "
+            "the TPIU's rate with overflow where the port cannot keep up",
             {},
             {{"swo", "FILE", "Write the SWO byte stream (ITM/DWT packets, TPIU formatter bypassed) as the firmware programmed the ITM"}},
             {},
-            trace::WantMmio | trace::WantExceptions | trace::WantSamples,
+            trace::WantMmio | trace::WantExceptions | trace::WantSamples | trace::WantDataTrace,
             &create};
 }
 

@@ -148,10 +148,33 @@ void SwoWriter::pc_sample(std::uint64_t cycle, std::uint32_t pc) {
     stats_.pc_samples += send(cycle, true, false);
 }
 
+// A comparator's match, as the packets its function asks for: the pc or the address offset, then
+// the data value; the timestamp after the last.
+void SwoWriter::data_trace(const trace::Event& e) {
+    if (!dwt_on()) return;
+    const unsigned n = e.channel & 3u;
+    const bool pc = e.channel & trace::kDataTracePc, offset = e.channel & trace::kDataTraceOffset, value = e.channel & trace::kDataTraceValue;
+    bool sent = false;
+    if (pc) {
+        Encoder(packet_).data_pc(n, e.extra);
+        sent = send(e.cycle, !offset && !value, false) || sent;
+    }
+    if (offset) {
+        Encoder(packet_).data_offset(n, e.address);
+        sent = send(e.cycle, !value, false) || sent;
+    }
+    if (value) {
+        Encoder(packet_).data_value(n, e.channel & trace::kDataTraceWrite, e.width, e.value);
+        sent = send(e.cycle, true, false) || sent;
+    }
+    stats_.data_trace += sent;
+}
+
 void SwoWriter::on_batch(const trace::EventBatch& batch) {
     for (const trace::Event& e : batch.events) {
         switch (e.kind) {
             case trace::EventKind::PcSample: pc_sample(e.cycle, e.address); break;
+            case trace::EventKind::DataTrace: data_trace(e); break;
             case trace::EventKind::MmioWrite: write_register(e.cycle, e.address, e.width, e.value); break;
             case trace::EventKind::ExceptionEntry:
                 exception(e.cycle, e.value, ExceptionFunction::Entered);

@@ -17,7 +17,7 @@
 namespace emutrace::analysis {
 
 struct SwoStats {
-    std::uint64_t bytes = 0, software = 0, exceptions = 0, pc_samples = 0, timestamps = 0, syncs = 0;
+    std::uint64_t bytes = 0, software = 0, exceptions = 0, pc_samples = 0, data_trace = 0, timestamps = 0, syncs = 0;
     std::uint64_t overflows = 0, lost = 0;   ///< overflow packets written, packets lost to a full FIFO
     std::uint64_t port_cycles_per_byte = 0;  ///< the rate at the end, in core cycles per byte
     std::string port0_text;                  ///< what ITM port 0 carried (up to 64 KiB)
@@ -29,8 +29,9 @@ public:
     /// Opens `path`; one that cannot be written throws ConfigError naming it.
     explicit SwoWriter(std::string path);
     ~SwoWriter() override;
-    /// Register writes, exceptions and the DWT's PC samples: no block stream (the plain run's speed).
-    std::uint32_t wants() const override { return trace::WantMmio | trace::WantExceptions | trace::WantSamples; }
+    /// Register writes, exceptions and the DWT's PC samples and data trace: no block stream (the
+    /// plain run's speed).
+    std::uint32_t wants() const override { return trace::WantMmio | trace::WantExceptions | trace::WantSamples | trace::WantDataTrace; }
     void on_batch(const trace::EventBatch& batch) override;
     /// Writes what is left; a failed write throws ConfigError naming the file.
     void on_end() override;
@@ -42,6 +43,7 @@ private:
     /// The port's rate as the TPIU's ACPR and SPPR set it, in both port models.
     void configure_ports();
     void pc_sample(std::uint64_t cycle, std::uint32_t pc);
+    void data_trace(const trace::Event& e);
     /// Queues the packet built in packet_ at `cycle`, with its timestamp when `data`, if there is
     /// room: for a `stimulus` write in the ITM's FIFO, else in the port's.
     bool send(std::uint64_t cycle, bool data, bool stimulus);

@@ -62,6 +62,10 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
 [[gnu::noinline]] void on_block_slow(MachineState& m, std::uint32_t address, std::uint32_t size) {
     // Exceptions are taken at block boundaries: redirecting here means this block does not run.
     if (m.feed.counters.cycles >= m.next_check && m.service(address) == Service::Redirected) return;
+    if (m.data_watches.pending()) [[unlikely]] {  // a device watches memory now: hooked, and this block runs again with them
+        m.data_watches.apply(m.uc, m.bus.plan);
+        return m.uc.set_reg(UC_ARM_REG_PC, address | 1);
+    }
     if (pipelined_blocks(m) && !m.feed.pipeline_feed->block_starts(address, size))
         return m.uc.set_reg(UC_ARM_REG_PC, address | 1);  // its sites are hooked now: run it again
     const BlockInfo& b = m.blocks.lookup(address, size);

@@ -49,6 +49,8 @@ struct DeviceSlot final : DeviceHost {
     void output(std::string_view text) override;
     void user_event(std::uint32_t id, std::uint32_t payload) override;
     void sample_pc() override;
+    void watch_data(std::vector<DataWatch> watches) override;
+    void data_trace(unsigned comparator, const DataAccess& access, std::uint16_t parts) override;
     void warn_once(std::uint32_t offset, std::string_view what) override;
     void set_memory_mode(const models::MemoryMode& mode) override;
 };

@@ -61,6 +61,13 @@ void DeviceSlot::user_event(std::uint32_t id, std::uint32_t payload) {
 void DeviceSlot::sample_pc() {
     machine->stream.push_pc_sample(now(), machine->uc.reg(UC_ARM_REG_PC), index);
 }
+void DeviceSlot::watch_data(std::vector<DataWatch> watches) {
+    machine->data_watches.request(*model, std::move(watches));
+    machine->next_check = 0;  // installed at the next block boundary (block_hook.cpp)
+}
+void DeviceSlot::data_trace(unsigned comparator, const DataAccess& access, std::uint16_t parts) {
+    machine->stream.push_data_trace(now(), comparator, access, parts);
+}
 void DeviceSlot::warn_once(std::uint32_t offset, std::string_view what) {
     if (warned.insert(offset).second) spdlog::warn("{}: {} (offset {:#x}, near pc {:#010x})", name, what, offset, machine->uc.reg(UC_ARM_REG_PC));
 }

@@ -11,6 +11,7 @@ void EventStream::start(const trace::RunInfo& info) {
     want_branches = recorder.wants(trace::WantBranches);
     want_watches = recorder.wants(trace::WantWatches);
     want_samples = recorder.wants(trace::WantSamples);
+    want_data_trace = recorder.wants(trace::WantDataTrace);
     branch_mask = want_branches ? 0xFF : 0;
     resumes(trace::BranchKind::Resume);  // the reset handler's first block
     recorder.start(info);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "emu/detail/block_cache.h"
+#include "emu/peripherals/peripheral.h"
 #include "emutrace/event.h"
 #include "trace/event_recorder.h"
 
@@ -80,6 +81,12 @@ public:
     void push_pc_sample(std::uint64_t when, std::uint32_t pc, std::uint16_t device) {
         if (want_samples) recorder.push({when, pc, 0, 0, trace::EventKind::PcSample, 0, device});
     }
+    /// A DWT comparator traces a data access: which comparator, and the trace::DataTraceParts.
+    void push_data_trace(std::uint64_t when, unsigned comparator, const DataAccess& a, std::uint16_t parts) {
+        if (want_data_trace)
+            recorder.push({when, a.address, a.value, a.pc, trace::EventKind::DataTrace, static_cast<std::uint8_t>(a.size),
+                           static_cast<std::uint16_t>((comparator & 3u) | (a.store ? trace::kDataTraceWrite : 0) | parts)});
+    }
     /// A device register read or written (EventKind::MmioRead or MmioWrite).
     void push_mmio(trace::EventKind kind, std::uint64_t when, std::uint32_t address, std::uint32_t value, std::uint32_t offset, unsigned size,
                    std::uint16_t device) {
@@ -119,7 +126,7 @@ private:
 public:
     // Read by the block hooks' hot paths, so kept last, beside the machine's other hot state.
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
-    bool want_branches = false, want_watches = false, want_samples = false;
+    bool want_branches = false, want_watches = false, want_samples = false, want_data_trace = false;
     /// How the previous block left (trace::BranchKind), reported when the next block starts;
     /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
     std::uint8_t pending_branch = 0;

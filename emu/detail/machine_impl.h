@@ -13,6 +13,7 @@
 //   device_slot.cpp  a device's requests to the machine (DeviceHost)
 //   run_control.cpp  services, limits, stops and faults
 //   control_port.cpp the machine as a steering (record/replay) sees it
+//   data_watches.cpp memory a device watches (the DWT's comparators), hooked at block boundaries
 
 #include <bitset>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "emu/detail/block_cache.h"
+#include "emu/detail/data_watches.h"
 #include "emu/detail/debug_attachment.h"
 #include "emu/detail/device_bus.h"
 #include "emu/detail/event_stream.h"
@@ -221,6 +223,7 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     Semihosting semihosting;
     StimulusSchedule stimuli;
     std::unique_ptr<DebugAttachment> debug;     ///< with a debugger attached
+    DataWatches data_watches;                   ///< memory the DWT's comparators watch
     std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;

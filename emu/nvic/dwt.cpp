@@ -1,6 +1,7 @@
 #include "emu/nvic/dwt.h"
 
 #include "emu/nvic/system_control.h"
+#include "emutrace/event.h"
 
 namespace emutrace::emu::nvic {
 namespace {
@@ -8,13 +9,99 @@ enum Offset : std::uint32_t { CTRL = 0x00, CYCCNT = 0x04, CPICNT = 0x08, EXCCNT 
 constexpr std::uint32_t PCSAMPLENA = 1u << 12, CYCTAP = 1u << 9;
 constexpr std::uint32_t CYCCNTENA = 1u << 0, CPIEVTENA = 1u << 17, EXCEVTENA = 1u << 18, SLEEPEVTENA = 1u << 19, LSUEVTENA = 1u << 20,
                         FOLDEVTENA = 1u << 21;
-constexpr std::uint32_t kNumComparators = 4u << 28;  // CTRL.NUMCOMP on Cortex-M3/M4
+constexpr std::uint32_t kNumComparators = Dwt::kComparators << 28;
+constexpr std::uint32_t kFirstComparator = 0x20, kComparatorStride = 0x10, kMatched = 1u << 24, kEmitRange = 1u << 5, kCycMatch = 1u << 7,
+                        kDataVMatch = 1u << 8;
+
+// What a comparator's FUNCTION (ARMv7-M ARM C1.8.17, with DATAVMATCH and CYCMATCH clear) matches
+// and traces. Watchpoint and ETM-trigger functions match (MATCHED) and trace nothing: no debugger
+// halts here, and the ETM takes no trigger input.
+struct FunctionUse {
+    bool loads = false, stores = false;
+    std::uint16_t parts = 0;  // trace::DataTraceParts
+};
+FunctionUse use_of(std::uint32_t function) {
+    using namespace trace;
+    const bool range = function & kEmitRange;
+    switch (function & 0xF) {
+        case 0x1: return {true, true, static_cast<std::uint16_t>(range ? kDataTraceOffset : kDataTracePc)};
+        case 0x2: return {true, true, static_cast<std::uint16_t>(kDataTraceValue | (range ? kDataTraceOffset : 0))};
+        case 0x3: return {true, true, static_cast<std::uint16_t>(kDataTraceValue | (range ? kDataTraceOffset : kDataTracePc))};
+        case 0x5:
+        case 0x9: return {true, false, 0};
+        case 0x6:
+        case 0xA: return {false, true, 0};
+        case 0x7:
+        case 0xB: return {true, true, 0};
+        case 0xC: return {true, false, static_cast<std::uint16_t>(range ? kDataTraceOffset : kDataTraceValue)};
+        case 0xD: return {false, true, static_cast<std::uint16_t>(range ? kDataTraceOffset : kDataTraceValue)};
+        case 0xE: return {true, false, static_cast<std::uint16_t>(kDataTraceValue | (range ? kDataTraceOffset : kDataTracePc))};
+        case 0xF: return {false, true, static_cast<std::uint16_t>(kDataTraceValue | (range ? kDataTraceOffset : kDataTracePc))};
+        default: return {};  // disabled, or a PC match (0x4, 0x8): instruction addresses, not data
+    }
+}
 }  // namespace
 
 void Dwt::reset() {
     ctrl_ = 0;
     next_sample_ = 0;
     cyccnt_ = cpicnt_ = exccnt_ = sleepcnt_ = lsucnt_ = foldcnt_ = Counter{};
+    const bool watching = !watched_.empty();
+    for (Comparator& c : comparators_) c = Comparator{};
+    if (watching) watch_comparators();
+}
+
+// The ranges the enabled comparators match: COMPn with MASKn low bits ignored.
+void Dwt::watch_comparators() {
+    std::vector<DataWatch> watches;
+    watched_.clear();
+    for (unsigned n = 0; n < kComparators; ++n) {
+        const Comparator& c = comparators_[n];
+        const FunctionUse use = use_of(c.function);
+        if ((!use.loads && !use.stores) || (c.function & (kCycMatch | kDataVMatch))) continue;  // cycle and value matches: not modelled
+        const std::uint32_t size = c.mask >= 32 ? 0xFFFFFFFFu : (1u << c.mask);
+        watches.push_back({c.comp & ~(size - 1), size, use.loads, use.stores, (use.parts & trace::kDataTracePc) != 0});
+        watched_.push_back(n);
+    }
+    host().watch_data(std::move(watches));
+}
+
+// The hooks change at the next block boundary: until then an access a comparator no longer
+// matches (its registers written since, in the same block) is not its.
+void Dwt::on_data_access(unsigned watch, const DataAccess& access) {
+    if (watch >= watched_.size()) return;
+    const unsigned n = watched_[watch];
+    Comparator& c = comparators_[n];
+    const FunctionUse use = use_of(c.function);
+    const std::uint32_t size = c.mask >= 32 ? 0xFFFFFFFFu : (1u << c.mask);
+    if (!(access.store ? use.stores : use.loads) || ((access.address ^ c.comp) & ~(size - 1)) != 0) return;
+    c.matched = true;
+    if (use.parts && scs_.trace_enabled()) host().data_trace(n, access, use.parts);
+}
+
+std::uint32_t Dwt::read_comparator(std::uint32_t offset) {
+    Comparator& c = comparators_[(offset - kFirstComparator) / kComparatorStride];
+    switch ((offset - kFirstComparator) % kComparatorStride) {
+        case 0x0: return c.comp;
+        case 0x4: return c.mask;
+        case 0x8: {
+            const std::uint32_t v = c.function | (c.matched ? kMatched : 0);
+            c.matched = false;  // MATCHED clears on read
+            return v;
+        }
+        default: return 0;
+    }
+}
+
+void Dwt::write_comparator(std::uint32_t offset, std::uint32_t value) {
+    Comparator& c = comparators_[(offset - kFirstComparator) / kComparatorStride];
+    switch ((offset - kFirstComparator) % kComparatorStride) {
+        case 0x0: c.comp = value; break;
+        case 0x4: c.mask = value & 0x1F; break;
+        case 0x8: c.function = value & 0x000FFFAFu; break;  // FUNCTION, EMITRANGE, CYCMATCH, DATAV*; MATCHED is read-only
+        default: return;
+    }
+    watch_comparators();
 }
 
 // CPICNT counts what the other counters do not (ARMv7-M ARM C1.8.10): cycles = instructions + CPI
@@ -47,7 +134,13 @@ std::uint32_t Dwt::read(std::uint32_t offset, unsigned width) {
         case LSUCNT: v = lsucnt_.value(lsu_source(c)) & 0xFF; break;
         case FOLDCNT: v = foldcnt_.value(c.fold) & 0xFF; break;
         case PCSR: v = 0; break;
-        default: host().warn_once(offset, "read of an unimplemented DWT register; reads 0"); return 0;
+        default:
+            if (offset >= kFirstComparator && offset < kFirstComparator + kComparators * kComparatorStride) {
+                v = read_comparator(offset & ~3u);
+                break;
+            }
+            host().warn_once(offset, "read of an unimplemented DWT register; reads 0");
+            return 0;
     }
     v >>= (offset & 3) * 8;
     return width >= 4 ? v : v & ((1u << (width * 8)) - 1);
@@ -79,7 +172,11 @@ void Dwt::write(std::uint32_t offset, unsigned, std::uint32_t value) {
         case SLEEPCNT: sleepcnt_.write(value & 0xFF, c.sleep); return;
         case LSUCNT: lsucnt_.write(value & 0xFF, lsu_source(c)); return;
         case FOLDCNT: foldcnt_.write(value & 0xFF, c.fold); return;
-        default: host().warn_once(offset, "write to an unimplemented DWT register; ignored"); return;
+        default:
+            if (offset >= kFirstComparator && offset < kFirstComparator + kComparators * kComparatorStride)
+                return write_comparator(offset & ~3u, value);
+            host().warn_once(offset, "write to an unimplemented DWT register; ignored");
+            return;
     }
 }
 

@@ -1,10 +1,13 @@
 #pragma once
-// The Data Watchpoint and Trace unit's profiling counters at 0xE0001000 (ARMv7-M ARM C1.8):
-// CYCCNT and the 8-bit CPI, exception, sleep, LSU and fold counters, all read from the machine's
-// cycle accounting, so firmware that times itself with DWT_CYCCNT sees the timing model.
+// The Data Watchpoint and Trace unit at 0xE0001000 (ARMv7-M ARM C1.8): the profiling counters
+// (CYCCNT and the 8-bit CPI, exception, sleep, LSU and fold counters, all read from the machine's
+// cycle accounting, so firmware that times itself with DWT_CYCCNT sees the timing model), PC
+// sampling, and four comparators on data addresses that trace the accesses they match (the PC,
+// the address offset and the data value, as DWT_FUNCTIONn asks) and set MATCHED.
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "emu/peripherals/peripheral.h"
 
@@ -40,8 +43,21 @@ public:
     void reset() override;
     /// PC sampling (CTRL.PCSAMPLENA): a sample every (POSTPRESET + 1) taps of CYCCNT.
     void on_time(std::uint64_t now) override;
+    /// A load or store a comparator watches: MATCHED, and its data trace.
+    void on_data_access(unsigned watch, const DataAccess& access) override;
+
+    static constexpr unsigned kComparators = 4;  ///< CTRL.NUMCOMP on Cortex-M3/M4
 
 private:
+    /// A comparator: COMPn, MASKn, FUNCTIONn.
+    struct Comparator {
+        std::uint32_t comp = 0, mask = 0, function = 0;
+        bool matched = false;
+    };
+    /// Asks the machine to watch what the comparators' functions match.
+    void watch_comparators();
+    std::uint32_t read_comparator(std::uint32_t offset);
+    void write_comparator(std::uint32_t offset, std::uint32_t value);
     std::uint64_t sample_period() const;
     /// A counter that runs while enabled: its value is `base` plus what the source gained since.
     struct Counter {
@@ -71,6 +87,8 @@ private:
     std::uint32_t ctrl_ = 0;
     std::uint64_t next_sample_ = 0;
     Counter cyccnt_, cpicnt_, exccnt_, sleepcnt_, lsucnt_, foldcnt_;
+    Comparator comparators_[kComparators];
+    std::vector<unsigned> watched_;  ///< per watch asked for: its comparator
 };
 
 }  // namespace emutrace::emu::nvic

@@ -7,11 +7,29 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "decode/svd/svd_device.h"
 #include "models/memory_system.h"
 
 namespace emutrace::emu {
+
+/// A memory range a device watches (a DWT comparator's): its loads, its stores, or both.
+struct DataWatch {
+    std::uint32_t base = 0, size = 1;
+    bool loads = false, stores = false;
+    /// The device needs each access's pc (exact only with a hook on every instruction, which the
+    /// machine then adds while the range is watched).
+    bool wants_pc = false;
+};
+
+/// One load or store to a watched range.
+struct DataAccess {
+    std::uint32_t pc = 0;  ///< the instruction's, when its watch wants it; else 0
+    std::uint32_t address = 0, value = 0;
+    unsigned size = 0;
+    bool store = false;
+};
 
 /// What a device may ask of the machine it is attached to.
 class DeviceHost {
@@ -71,6 +89,12 @@ public:
     /// The DWT samples the program counter now: the trace gets a PcSample of the instruction the
     /// core is at (a device waking at a cycle is called between blocks: the next block's first).
     virtual void sample_pc() {}
+    /// Watches `watches` from the next block on, replacing what the device watched: each access
+    /// calls Peripheral::on_data_access with the watch's index.
+    virtual void watch_data(std::vector<DataWatch> watches) { (void)watches; }
+    /// The DWT traces a data access: the trace gets a DataTrace event (trace::DataTraceParts say
+    /// which of pc, address offset and value its packets carry).
+    virtual void data_trace(unsigned comparator, const DataAccess& access, std::uint16_t parts) { (void)comparator, (void)access, (void)parts; }
     /// Logs a guest misuse (unhandled offset, write to a read-only register) once per offset.
     virtual void warn_once(std::uint32_t offset, std::string_view what) = 0;
     /// The memory system's run-time switches from the next instruction on (a cache controller's
@@ -139,6 +163,8 @@ public:
     }
     /// The cycle the device asked for with DeviceHost::wake_at has come.
     virtual void on_time(std::uint64_t now) { (void)now; }
+    /// A load or store to a range the device watches (DeviceHost::watch_data), `watch` its index there.
+    virtual void on_data_access(unsigned watch, const DataAccess& access) { (void)watch, (void)access; }
 
     void attach(DeviceHost& host) { host_ = &host; }
 

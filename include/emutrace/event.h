@@ -25,6 +25,15 @@ enum class EventKind : std::uint8_t {
     Access,           ///< a load or store to RAM (for sinks that want memory accesses: slow, for replay)
     CoreSwitch,       ///< the events after it come from another core (a trace source of a multi-core capture)
     PcSample,         ///< the DWT sampled the program counter (DWT_CTRL.PCSAMPLENA), or a probe's capture holds a sample
+    DataTrace,        ///< a DWT comparator matched a data access and traces it (DWT_FUNCTIONn), or a capture holds its packets
+};
+
+/// What a DataTrace event carries (Event::channel bits above the comparator's two and the write bit).
+enum DataTraceParts : std::uint16_t {
+    kDataTraceWrite = 1u << 2,   ///< the access was a store (else a load)
+    kDataTracePc = 1u << 3,      ///< Event::extra holds the pc of the access
+    kDataTraceOffset = 1u << 4,  ///< Event::address's low 16 bits are traced (the address offset packet)
+    kDataTraceValue = 1u << 5,   ///< Event::value holds the data, Event::width bytes of it
 };
 
 /// How a Branch event's block was reached (Event::value).
@@ -70,6 +79,7 @@ struct Event {
     /// (stacked pc). ExceptionReturn: the pc execution resumes at. ThreadSwitch: the new thread's
     /// control block. Watch: the watch point. Access: the data address. CoreSwitch: its trace ID.
     /// PcSample: the pc sampled (emulated: the first instruction of the block executing then).
+    /// DataTrace: the data address (a capture knows only its low 16 bits, and only with kDataTraceOffset).
     std::uint32_t address;
     /// Block: size in bytes. Mmio: the value read or written. Output and ThreadSwitch: offset of
     /// the text (output, thread name) in EventBatch::text. Stop: why the run ended, 1 the firmware
@@ -80,27 +90,28 @@ struct Event {
     /// Marker: the event id. Branch: the BranchKind. Gap: 1 trace on, 2 lost sync, 3 code not in memory.
     /// Watch: r0 there (a function's first argument at its entry, its result at its return).
     /// Access: the stack pointer then (to tell a thread's stack from shared data).
-    /// CoreSwitch: the index of the core in RunInfo::cores. PcSample: 0.
+    /// CoreSwitch: the index of the core in RunInfo::cores. PcSample: 0. DataTrace: the data
+    /// loaded or stored.
     std::uint32_t value;
     /// Block: number of instructions (IT-skipped ones included). Mmio: offset inside the device.
     /// Output: length of the text in bytes. Stop: fault address, or 0. ExceptionEntry: the stack
     /// pointer after stacking (0 from a capture, which does not see it). ExceptionReturn: the EXC_RETURN value. ThreadSwitch: the previous
     /// thread's control block. Marker: the payload. Branch: the fall-through address of the block
     /// that branched (a call's return address). Gap: the trace byte index where it happened.
-    /// Watch: r1 there. Access: the pc of the load or store.
+    /// Watch: r1 there. Access: the pc of the load or store. DataTrace: the pc of the load or store.
     std::uint32_t extra;
     EventKind kind;
     /// Block: BlockEnd. Branch: 1 when it went through a register or a load (BX rN, POP pc), else 0.
     /// Mmio: access width in bytes (1, 2 or 4). ExceptionEntry: 1 when the frame went on the
     /// process stack (PSP), 0 for the main stack. Marker: 0 from a marker device, 1 from the hook
-    /// function. Access: bytes (1, 2, 4). Otherwise 0.
+    /// function. Access and DataTrace: bytes (1, 2, 4). Otherwise 0.
     std::uint8_t width;
     /// Block: the block's cost in cycles (saturating at 65535; divides and wait states add to the
     /// next event's stamp). Mmio: index of the device in RunInfo::devices. Output: OutputChannel,
     /// or for OutputChannel::Device the device index + 0x100. ThreadSwitch: length of the name.
     /// ExceptionEntry: 1 when the outside world raised it (a stimulus; Steering::pend), 0 when the
     /// machine did (SysTick, SVC, a fault, a device on its own). Access: bit 0 a store (else a load), bit 1 interrupts masked then
-    /// (PRIMASK or BASEPRI set). Otherwise 0.
+    /// (PRIMASK or BASEPRI set). DataTrace: the comparator (bits 0-1) and DataTraceParts. Otherwise 0.
     std::uint16_t channel;
 };
 static_assert(sizeof(Event) == 24, "events are packed into 24 bytes");

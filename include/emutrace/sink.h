@@ -22,6 +22,7 @@ enum Capability : std::uint32_t {
     WantWatches = 1u << 6,     ///< watch points reached (Analysis::watch_points)
     WantMemory = 1u << 7,      ///< every load and store to RAM (slow: a hook per instruction and access)
     WantSamples = 1u << 8,     ///< the DWT's PC samples, when the firmware turns PC sampling on
+    WantDataTrace = 1u << 9,   ///< the DWT's data trace, when the firmware sets a comparator to trace data
 };
 
 /// How a core numbers its exceptions (and whether it stacks a frame for them).

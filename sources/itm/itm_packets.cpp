@@ -44,6 +44,19 @@ void Encoder::sleep_sample() {
     payload(0x15, 1, 0);  // discriminator 2, one zero byte: the core slept
 }
 
+// A hardware source packet: discriminator, then its payload's size.
+void Encoder::data_pc(unsigned n, std::uint32_t pc) {
+    payload(static_cast<std::uint8_t>((8 + 2 * (n & 3)) << 3 | 0x04 | size_bits(4)), 4, pc);
+}
+
+void Encoder::data_offset(unsigned n, std::uint32_t address) {
+    payload(static_cast<std::uint8_t>((9 + 2 * (n & 3)) << 3 | 0x04 | size_bits(2)), 2, address & 0xFFFF);
+}
+
+void Encoder::data_value(unsigned n, bool write, unsigned size, std::uint32_t value) {
+    payload(static_cast<std::uint8_t>((16 + 2 * (n & 3) + (write ? 1 : 0)) << 3 | 0x04 | size_bits(size)), size, value);
+}
+
 void Encoder::local_timestamp(std::uint64_t delta, bool delayed) {
     constexpr std::uint64_t kMost = (1u << 28) - 1;
     while (delta > kMost) {  // one counter overflow's worth at a time: a decoder sums them

@@ -25,6 +25,12 @@ public:
     void exception(unsigned number, ExceptionFunction fn);
     void pc_sample(std::uint32_t pc);
     void sleep_sample();
+    /// DWT data trace of comparator `n` (0-3): the pc of the access (a data trace PC value packet),
+    /// the low 16 bits of its address (an address offset packet), its data, `size` bytes (a data
+    /// value packet).
+    void data_pc(unsigned n, std::uint32_t pc);
+    void data_offset(unsigned n, std::uint32_t address);
+    void data_value(unsigned n, bool write, unsigned size, std::uint32_t value);
     /// A local timestamp `delta` timestamp clocks after the previous one; `delayed`: the packets
     /// it follows waited in the FIFO (TC 1). Deltas past 28 bits go as several packets.
     void local_timestamp(std::uint64_t delta, bool delayed);

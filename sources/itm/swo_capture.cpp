@@ -3,6 +3,7 @@
 #include "config/json_text.h"
 
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,7 @@ public:
     void flush() {
         for (const Packet& p : pending_) translate(p);
         pending_.clear();
+        flush_data();
     }
     std::uint64_t cycle() const { return cycle_; }
 
@@ -43,6 +45,7 @@ private:
     static constexpr std::size_t kMostPending = 4096;
 
     void translate(const Packet& p) {
+        if (data_ && !(p.kind == Packet::Kind::Hardware && p.id >= 16 && p.id < 24)) flush_data();
         switch (p.kind) {
             case Packet::Kind::Sync: ++s_.syncs; break;
             case Packet::Kind::Overflow:
@@ -79,13 +82,47 @@ private:
             out_.push({cycle_, static_cast<std::uint32_t>(p.value), 2, 1, trace::EventKind::Block, 0, 0});
         } else if (p.id == 2) {
             ++s_.sleep_samples;
+        } else if (p.id >= 8 && p.id < 24) {
+            data(p);
         }
+    }
+    // DWT data trace: a comparator's PC value or address offset packet, and the data value packet
+    // that follows it, are one access.
+    void data(const Packet& p) {
+        ++s_.data_trace;
+        const auto n = static_cast<std::uint16_t>(p.id < 16 ? (p.id - 8) / 2 : (p.id - 16) / 2);
+        if (p.id < 16) {
+            flush_data();
+            data_ = trace::Event{cycle_, 0, 0, 0, trace::EventKind::DataTrace, 0, n};
+            if (p.id % 2 == 0) {
+                data_->extra = static_cast<std::uint32_t>(p.value);
+                data_->channel |= trace::kDataTracePc;
+            } else {
+                data_->address = static_cast<std::uint32_t>(p.value);
+                data_->channel |= trace::kDataTraceOffset;
+            }
+            return;
+        }
+        if (!data_ || (data_->channel & 3u) != n) {
+            flush_data();
+            data_ = trace::Event{cycle_, 0, 0, 0, trace::EventKind::DataTrace, 0, n};
+        }
+        data_->value = static_cast<std::uint32_t>(p.value);
+        data_->width = p.size;
+        data_->channel |= static_cast<std::uint16_t>(trace::kDataTraceValue | (p.id % 2 ? trace::kDataTraceWrite : 0));
+        flush_data();
+    }
+    void flush_data() {
+        if (!data_) return;
+        out_.push(*data_);
+        data_.reset();
     }
 
     trace::EventRecorder& out_;
     SwoSummary& s_;
     std::uint64_t cycle_ = 0;
     std::vector<Packet> pending_;
+    std::optional<trace::Event> data_;  ///< a data trace access whose data value packet may follow
 };
 
 }  // namespace
@@ -130,10 +167,13 @@ std::string SwoCapture::summary() const {
     const SwoSummary& s = summary_;
     char line[256];
     std::string out = file_ + ": " + std::to_string(s.bytes) + " SWO bytes, " + std::to_string(s.packets) + " ITM/DWT packets\n";
-    std::snprintf(line, sizeof line, "  exceptions    %llu trace packets\n  PC samples    %llu (%llu asleep)\n  timestamps    %llu, last at %llu\n",
-                  static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.pc_samples),
-                  static_cast<unsigned long long>(s.sleep_samples), static_cast<unsigned long long>(s.timestamps),
-                  static_cast<unsigned long long>(s.cycles));
+    std::snprintf(
+        line, sizeof line,
+        "  exceptions    %llu trace packets\n  PC samples    %llu (%llu asleep)\n  data trace    %llu packets\n  timestamps    %llu, last at "
+        "%llu\n",
+        static_cast<unsigned long long>(s.exceptions), static_cast<unsigned long long>(s.pc_samples),
+        static_cast<unsigned long long>(s.sleep_samples), static_cast<unsigned long long>(s.data_trace),
+        static_cast<unsigned long long>(s.timestamps), static_cast<unsigned long long>(s.cycles));
     out += line;
     for (std::size_t port = 0; port < s.port_bytes.size(); ++port)
         if (s.port_bytes[port]) out += "  ITM port " + std::to_string(port) + "    " + std::to_string(s.port_bytes[port]) + " bytes\n";
@@ -156,6 +196,7 @@ std::string SwoCapture::json() const {
                                             {"exceptions", s.exceptions},
                                             {"pc_samples", s.pc_samples},
                                             {"sleep_samples", s.sleep_samples},
+                                            {"data_trace_packets", s.data_trace},
                                             {"unknown", s.unknown},
                                             {"cycles", s.cycles},
                                             {"port_bytes", ports},

@@ -2,7 +2,8 @@
 // A probe's SWO capture (the ITM/DWT byte stream, TPIU formatter bypassed, as orbuculum, pyOCD or a
 // J-Link write it) as a recorded source: stimulus port writes become output per port (devices
 // "ITM0".."ITM31"), exception trace becomes exception entries and returns, PC samples one-
-// instruction blocks, overflows gaps; local timestamps give the cycles.
+// instruction blocks, DWT data trace DataTrace events, overflows gaps; local timestamps give the
+// cycles.
 
 #include <cstdint>
 #include <string>
@@ -14,7 +15,7 @@ namespace emutrace::decode::itm {
 
 struct SwoSummary {
     std::uint64_t bytes = 0, packets = 0, syncs = 0, overflows = 0, timestamps = 0;
-    std::uint64_t exceptions = 0, pc_samples = 0, sleep_samples = 0, unknown = 0;
+    std::uint64_t exceptions = 0, pc_samples = 0, sleep_samples = 0, data_trace = 0, unknown = 0;
     std::uint64_t cycles = 0;               ///< the last timestamp, in timestamp clocks
     std::vector<std::uint64_t> port_bytes;  ///< stimulus bytes per port (32)
     std::string port0_text;                 ///< what port 0 carried (the firmware's printf)

@@ -218,3 +218,65 @@ TEST_CASE(
     CHECK(entered == 3);
     CHECK(sigrok.out.find("1: 0xc0ffee42") != std::string::npos);
 }
+
+TEST_CASE("swo: DWT comparators trace a variable's loads and stores and a buffer's stores, which sigrok's arm_itm and decode swo read back") {
+    TempDir dir;
+    Cli run = emutrace_cli("run " + firmware("itm_swo_data") + " --swo " + dir.file("d.swo") + " --events " + dir.file("run.jsonl") + " --json " +
+                           dir.file("run.json"));
+    REQUIRE(run.status == 0);
+    CHECK(run.out.find("dwt: matched once") != std::string::npos);  // MATCHED set by the watchpoint's store, cleared on read
+    CHECK(json::parse(read_file(dir.file("run.json")))["swo"]["lost_packets"] == 0);
+    // What the comparators matched, as the event log says it: the variable's store, load and
+    // store with their pcs, the buffer's two halfword stores by address; nothing once disabled.
+    std::vector<json> traced;
+    std::istringstream events(read_file(dir.file("run.jsonl")));
+    for (std::string line; std::getline(events, line);)
+        if (line.find("\"data_trace\"") != std::string::npos) traced.push_back(json::parse(line));
+    REQUIRE(traced.size() == 5);
+    CHECK(traced[0]["access"] == "write");
+    CHECK(traced[0]["value"] == "0x00000011");
+    CHECK(traced[1]["access"] == "read");
+    CHECK(traced[2]["value"] == "0x00000033");
+    CHECK(traced[3]["value"] == "0xbeef");
+    CHECK(traced[4]["value"] == "0x1234");
+    for (int i = 0; i < 3; ++i) CHECK(traced[i].contains("pc"));
+    CHECK(traced[3]["address"].get<std::string>().substr(6) == "000a");  // buffer[1], 8-byte aligned
+
+    // sigrok's decoders read the same five accesses from the pin.
+    write_file(dir.file("pin.bin"), uart_samples(read_file(dir.file("d.swo"))));
+    Cli sigrok = run_shell(sigrok_uart(dir.file("pin.bin"), "arm_itm", "arm_itm"));
+    REQUIRE_MESSAGE(sigrok.status == 0, sigrok.err);
+    std::vector<std::string> watchpoints;
+    std::istringstream lines(sigrok.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("Watchpoint ") != std::string::npos) watchpoints.push_back(line.substr(line.find("Watchpoint ")));
+    const std::vector<std::string> expected = {"Watchpoint 0: PC 0x" + traced[0]["pc"].get<std::string>().substr(2),
+                                               "Watchpoint 0: Write data 0x00000011",
+                                               "Watchpoint 0: PC 0x" + traced[1]["pc"].get<std::string>().substr(2),
+                                               "Watchpoint 0: Read data 0x00000011",
+                                               "Watchpoint 0: PC 0x" + traced[2]["pc"].get<std::string>().substr(2),
+                                               "Watchpoint 0: Write data 0x00000033",
+                                               "Watchpoint 1: address 0x????000a",
+                                               "Watchpoint 1: Write data 0xbeef",
+                                               "Watchpoint 1: address 0x????000e",
+                                               "Watchpoint 1: Write data 0x1234"};
+    CHECK(watchpoints == expected);
+    for (const char* bad : {"Unhandled software", "Unhandled hardware", "Unhandled reserved"}) CHECK(sigrok.out.find(bad) == std::string::npos);
+
+    // And decode swo, into the same events (a capture knows an address's low 16 bits only).
+    Cli decoded = emutrace_cli("decode swo " + dir.file("d.swo") + " --events " + dir.file("swo.jsonl"));
+    CHECK(decoded.status == 0);
+    CHECK(decoded.out.find("data trace    10 packets") != std::string::npos);
+    std::vector<json> back;
+    std::istringstream swo_events(read_file(dir.file("swo.jsonl")));
+    for (std::string line; std::getline(swo_events, line);)
+        if (line.find("\"data_trace\"") != std::string::npos) back.push_back(json::parse(line));
+    REQUIRE(back.size() == traced.size());
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        CAPTURE(i);
+        CHECK(back[i]["access"] == traced[i]["access"]);
+        CHECK(back[i]["value"] == traced[i]["value"]);
+        CHECK(back[i]["comparator"] == traced[i]["comparator"]);
+        if (traced[i].contains("pc")) CHECK(back[i]["pc"] == traced[i]["pc"]);
+    }
+}

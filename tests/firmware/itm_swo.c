@@ -4,6 +4,9 @@
  * ITM_SendChar (waiting while the port's FIFO is full), sends a word on port 1, takes three SysTick
  * interrupts, and exits. FLOOD: it writes port 0 without waiting, faster than the port carries.
  * FORMATTED: the TPIU's formatter stays on (frames under trace bus ID 1).
+ * DATA_TRACE: the DWT's comparators trace a variable's loads and stores (PC and data value), a
+ * buffer's stores (address offset and data value), and watch a flag whose MATCHED bit the
+ * firmware reads back and prints.
  * BENCH_ROUNDS: then computes and prints a line per round that many times, with SysTick running
  * (bench/bench_swo.py). */
 #include <stdint.h>
@@ -26,6 +29,33 @@
 #endif
 
 static volatile uint32_t ticks;
+
+#ifdef DATA_TRACE
+#define DWT_COMP(n) REG32(0xE0001020u + 16u * (n))
+#define DWT_MASK(n) REG32(0xE0001024u + 16u * (n))
+#define DWT_FUNCTION(n) REG32(0xE0001028u + 16u * (n))
+static volatile uint32_t watched;
+static volatile uint16_t buffer[4] __attribute__((aligned(8)));
+static volatile uint32_t flag;
+
+static void pause(void) {
+    for (volatile int i = 0; i < 20; ++i) {
+    }
+}
+
+/* As a debugger or a trace library sets them up: the comparators hold from the next branch on. */
+__attribute__((noinline)) static void trace_data(void) {
+    DWT_COMP(0) = (uint32_t)&watched;
+    DWT_MASK(0) = 0u;
+    DWT_FUNCTION(0) = 0x3u; /* PC and data value, loads and stores */
+    DWT_COMP(1) = (uint32_t)&buffer[0];
+    DWT_MASK(1) = 3u; /* the 8 bytes of buffer */
+    DWT_FUNCTION(1) = 0xFu | (1u << 5); /* stores: address offset and data value (EMITRANGE) */
+    DWT_COMP(2) = (uint32_t)&flag;
+    DWT_MASK(2) = 0u;
+    DWT_FUNCTION(2) = 0x6u; /* a watchpoint on stores: MATCHED only */
+}
+#endif
 
 void SysTick_Handler(void) {
     ticks++;
@@ -62,6 +92,27 @@ int main(void) {
     DWT_CTRL = (1u << 16) | (1u << 12) | (15u << 1); /* EXCTRCENA, PCSAMPLENA every 16 x 64 cycles */
 #else
     DWT_CTRL = 1u << 16; /* EXCTRCENA */
+#endif
+#ifdef DATA_TRACE
+    trace_data();
+    /* Spaced out as a program's accesses are: each access's packets leave before the next's. */
+    watched = 0x11u;
+    pause();
+    const uint32_t read = watched;
+    pause();
+    watched = read + 0x22u;
+    pause();
+    buffer[1] = 0xBEEFu;
+    pause();
+    buffer[3] = 0x1234u;
+    pause();
+    const uint32_t before = DWT_FUNCTION(2) >> 24 & 1u;
+    flag = 1u;
+    const uint32_t matched = DWT_FUNCTION(2) >> 24 & 1u, cleared = DWT_FUNCTION(2) >> 24 & 1u;
+    DWT_FUNCTION(0) = 0u;
+    DWT_FUNCTION(1) = 0u;
+    watched = 0x99u; /* no longer traced */
+    itm_puts(before == 0u && matched == 1u && cleared == 0u ? "dwt: matched once\n" : "dwt: MATCHED wrong\n");
 #endif
 #ifdef FLOOD
     for (int i = 0; i < 200; ++i) ITM_STIM8(0) = (uint8_t)('a' + i % 26);
