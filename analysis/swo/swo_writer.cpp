@@ -1,5 +1,6 @@
 #include "analysis/swo/swo_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,7 +19,9 @@ constexpr std::uint32_t kItmLar = kItm + 0xFB0, kItmTer = kItm + 0xE00, kItmTcr 
 constexpr std::uint32_t kTpiuAcpr = kTpiu + 0x010, kTpiuSppr = kTpiu + 0x0F0, kTpiuFfcr = kTpiu + 0x304;
 constexpr std::uint32_t ENFCONT = 1u << 1;
 constexpr std::size_t kFramePayload = 14;  // data bytes of a formatter frame with one ID
-constexpr std::uint32_t TSENA = 1u << 1, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12;
+constexpr std::uint32_t TSENA = 1u << 1, SYNCENA = 1u << 2, EXCTRCENA = 1u << 16, PCSAMPLENA = 1u << 12, CYCCNTENA = 1u << 0;
+constexpr std::uint32_t kDwtCyccnt = kDwtCtrl + 4;
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
 constexpr std::size_t kFlushBytes = 1 << 16, kTextKept = 1 << 16;
 constexpr std::size_t kMostNested = 512;  // more than the NVIC can nest: a stream of entries without returns stays bounded
 
@@ -54,6 +57,7 @@ bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
             stamped += ticks * prescale;
         }
     }
+    const bool fifo_was_empty = port_.queued(cycle) == 0;
     const std::uint32_t need = static_cast<std::uint32_t>(packet_.size() + stamp.size() + (overflowed_ ? 1 : 0));
     // A stimulus write is taken when the ITM's FIFO has room, decided exactly as the emulated ITM
     // decided it (the firmware saw that as FIFOREADY); a DWT packet when the port has.
@@ -77,7 +81,45 @@ bool SwoWriter::send(std::uint64_t cycle, bool data, bool stimulus) {
     if (stimulus) stimulus_port_.push(cycle, size);
     packet_.clear();
     if (out_.size() >= kFlushBytes) flush(false);
+    if (data && gts_mode() == 3 && fifo_was_empty) global_timestamp(cycle);  // GTSFREQ 3: after a packet that found the FIFO empty
     return true;
+}
+
+// ITM_TCR.GTSFREQ 1 and 2: a global timestamp every 2^7 or 2^13 cycles of its clock (the core's
+// here); DWT_CTRL.SYNCTAP with ITM_TCR.SYNCENA and CYCCNTENA: a sync each time CYCCNT's bit 24,
+// 26 or 28 changes. Both are sent at their own cycles before the event at `cycle`.
+void SwoWriter::periodic(std::uint64_t cycle) {
+    while (std::min(next_sync_, next_gts_) < cycle) {
+        if (next_sync_ <= next_gts_) {
+            Encoder(packet_).sync();
+            stats_.syncs += send(next_sync_, false, false);
+            next_sync_ += std::uint64_t{1} << sync_tap();
+        } else {
+            global_timestamp(next_gts_);
+            next_gts_ += gts_mode() == 1 ? 128 : 8192;
+        }
+    }
+}
+
+void SwoWriter::global_timestamp(std::uint64_t cycle) {
+    const std::uint64_t high = cycle >> 26;
+    const bool wrap = high != last_gts2_;
+    Encoder(packet_).global_timestamp1(cycle, wrap);
+    if (!send(cycle, false, false)) return;
+    ++stats_.global_timestamps;
+    if (!wrap) return;
+    Encoder(packet_).global_timestamp2(cycle);
+    if (send(cycle, false, false)) last_gts2_ = high;
+}
+
+// When the next periodic packets are due, from `cycle` on, as the registers are now.
+void SwoWriter::schedule_periodic(std::uint64_t cycle) {
+    auto next_after = [&](std::uint64_t from, unsigned bits) {
+        const std::uint64_t period = std::uint64_t{1} << bits;
+        return cycle < from ? from + period : from + ((cycle - from) / period + 1) * period;
+    };
+    next_sync_ = itm_on() && (tcr_ & SYNCENA) && (dwt_ctrl_ & CYCCNTENA) && sync_tap() ? next_after(cyccnt_zero_, sync_tap()) : kNever;
+    next_gts_ = itm_on() && (gts_mode() == 1 || gts_mode() == 2) ? next_after(0, gts_mode() == 1 ? 7 : 13) : kNever;
 }
 
 void SwoWriter::flush(bool last) {
@@ -125,8 +167,19 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
                 stats_.syncs += synced_;
                 last_timestamp_ = cycle;
             }
+            schedule_periodic(cycle);
             return;
-        case kDwtCtrl: dwt_ctrl_ = value; return;
+        case kDwtCtrl:
+            if (!(dwt_ctrl_ & CYCCNTENA) && (value & CYCCNTENA)) cyccnt_zero_ = cycle - cyccnt_;
+            if ((dwt_ctrl_ & CYCCNTENA) && !(value & CYCCNTENA)) cyccnt_ = cycle - cyccnt_zero_;
+            dwt_ctrl_ = value;
+            schedule_periodic(cycle);
+            return;
+        case kDwtCyccnt:
+            cyccnt_ = value;
+            cyccnt_zero_ = cycle - value;
+            schedule_periodic(cycle);
+            return;
         case kTpiuAcpr: acpr_ = value & 0x1FFF; break;
         case kTpiuSppr: sppr_ = value & 3; break;
         case kTpiuFfcr: ffcr_ = value; return;
@@ -172,6 +225,8 @@ void SwoWriter::data_trace(const trace::Event& e) {
 
 void SwoWriter::on_batch(const trace::EventBatch& batch) {
     for (const trace::Event& e : batch.events) {
+        if (std::min(next_sync_, next_gts_) < e.cycle) [[unlikely]]
+            periodic(e.cycle);
         switch (e.kind) {
             case trace::EventKind::PcSample: pc_sample(e.cycle, e.address); break;
             case trace::EventKind::DataTrace: data_trace(e); break;

@@ -1,6 +1,7 @@
 #pragma once
 // The SWO byte stream a probe would receive from the emulated Cortex-M3/M4: ITM stimulus port
-// writes, DWT exception trace and PC samples, local timestamps and sync, made from the run's
+// writes, DWT exception trace, PC samples and data trace, local and global timestamps and periodic
+// sync, made from the run's
 // events exactly as the firmware programmed the ITM (TCR, TER, LAR), the DWT (CTRL) and the TPIU
 // (ACPR, SPPR). The port's bandwidth is the TPIU's (models::TracePort): a packet that finds its
 // FIFO full is lost and an overflow packet takes its place, as on silicon.
@@ -17,7 +18,7 @@
 namespace emutrace::analysis {
 
 struct SwoStats {
-    std::uint64_t bytes = 0, software = 0, exceptions = 0, pc_samples = 0, data_trace = 0, timestamps = 0, syncs = 0;
+    std::uint64_t bytes = 0, software = 0, exceptions = 0, pc_samples = 0, data_trace = 0, timestamps = 0, global_timestamps = 0, syncs = 0;
     std::uint64_t overflows = 0, lost = 0;   ///< overflow packets written, packets lost to a full FIFO
     std::uint64_t port_cycles_per_byte = 0;  ///< the rate at the end, in core cycles per byte
     std::string port0_text;                  ///< what ITM port 0 carried (up to 64 KiB)
@@ -47,6 +48,13 @@ private:
     /// Queues the packet built in packet_ at `cycle`, with its timestamp when `data`, if there is
     /// room: for a `stimulus` write in the ITM's FIFO, else in the port's.
     bool send(std::uint64_t cycle, bool data, bool stimulus);
+    /// The periodic packets due before `cycle`: syncs (SYNCTAP) and global timestamps (GTSFREQ).
+    void periodic(std::uint64_t cycle);
+    void global_timestamp(std::uint64_t cycle);
+    void schedule_periodic(std::uint64_t cycle);
+    unsigned gts_mode() const { return (tcr_ >> 10) & 3u; }
+    /// The CYCCNT bit DWT_CTRL.SYNCTAP taps (24, 26, 28), or 0.
+    unsigned sync_tap() const { return (dwt_ctrl_ >> 10 & 3u) ? 22 + 2 * (dwt_ctrl_ >> 10 & 3u) : 0; }
     bool itm_on() const { return tcr_ & 1u; }
     bool dwt_on() const { return itm_on() && (tcr_ & (1u << 3)); }
 
@@ -65,7 +73,11 @@ private:
     std::uint8_t trace_id_ = 0;
     bool locked_ = true, synced_ = false, overflowed_ = false;
     std::uint64_t last_timestamp_ = 0;
-    std::vector<unsigned> active_;  ///< exceptions entered and not yet returned from
+    std::uint64_t next_sync_ = ~std::uint64_t{0}, next_gts_ = ~std::uint64_t{0};
+    std::uint64_t cyccnt_zero_ = 0;                ///< the cycle CYCCNT counted from, while it counts
+    std::uint64_t cyccnt_ = 0;                     ///< its value, while it does not
+    std::uint64_t last_gts2_ = ~std::uint64_t{0};  ///< the global timestamp's bits [47:26] last sent
+    std::vector<unsigned> active_;                 ///< exceptions entered and not yet returned from
     SwoStats stats_;
 };
 

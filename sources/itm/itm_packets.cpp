@@ -75,6 +75,19 @@ void Encoder::local_timestamp(std::uint64_t delta, bool delayed) {
     } while (delta);
 }
 
+// Seven bits a byte, the last of four without bit 7 (ARMv7-M ARM D4.2.5).
+void Encoder::global_timestamp1(std::uint64_t timestamp, bool wrap) {
+    out_.push_back(kGts1);
+    for (unsigned i = 0; i < 3; ++i) out_.push_back(static_cast<std::uint8_t>(0x80 | ((timestamp >> (7 * i)) & 0x7F)));
+    out_.push_back(static_cast<std::uint8_t>(((timestamp >> 21) & 0x1F) | (wrap ? 0x40 : 0)));
+}
+
+void Encoder::global_timestamp2(std::uint64_t timestamp) {
+    out_.push_back(kGts2);
+    for (unsigned i = 0; i < 3; ++i) out_.push_back(static_cast<std::uint8_t>(0x80 | ((timestamp >> (26 + 7 * i)) & 0x7F)));
+    out_.push_back(static_cast<std::uint8_t>((timestamp >> 47) & 0x01));
+}
+
 void Decoder::finish(std::vector<Packet>& out) {
     Packet p;
     p.offset = start_;

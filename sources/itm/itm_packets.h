@@ -34,6 +34,10 @@ public:
     /// A local timestamp `delta` timestamp clocks after the previous one; `delayed`: the packets
     /// it follows waited in the FIFO (TC 1). Deltas past 28 bits go as several packets.
     void local_timestamp(std::uint64_t delta, bool delayed);
+    /// A global timestamp: GTS1 with bits [25:0] of `timestamp` (`wrap`: its bits [47:26] changed
+    /// since the last GTS2), GTS2 with bits [47:26].
+    void global_timestamp1(std::uint64_t timestamp, bool wrap);
+    void global_timestamp2(std::uint64_t timestamp);
     /// Bytes of the packets above, for a FIFO's accounting.
     static unsigned software_bytes(unsigned size) { return 1 + size; }
 

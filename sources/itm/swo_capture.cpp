@@ -53,11 +53,21 @@ private:
                 out_.push({cycle_, 0, 2, static_cast<std::uint32_t>(p.offset), trace::EventKind::Gap, 0, 0});
                 break;
             case Packet::Kind::LocalTimestamp: break;  // taken above
-            case Packet::Kind::GlobalTimestamp: ++s_.timestamps; break;
+            case Packet::Kind::GlobalTimestamp: global_timestamp(p); break;
             case Packet::Kind::Software: software(p); break;
             case Packet::Kind::Hardware: hardware(p); break;
             case Packet::Kind::Extension: break;
             case Packet::Kind::Unknown: ++s_.unknown; break;
+        }
+    }
+    // GTS1 carries bits [25:0] (above them its last byte's ClkCh and Wrap), GTS2 bits [47:26].
+    void global_timestamp(const Packet& p) {
+        constexpr std::uint64_t kLow = (std::uint64_t{1} << 26) - 1;
+        if (p.id == 1) {
+            ++s_.global_timestamps;
+            s_.global_timestamp = (s_.global_timestamp & ~kLow) | (p.value & kLow);
+        } else {
+            s_.global_timestamp = (s_.global_timestamp & kLow) | ((p.value & ((std::uint64_t{1} << 22) - 1)) << 26);
         }
     }
     void software(const Packet& p) {
@@ -177,6 +187,8 @@ std::string SwoCapture::summary() const {
     out += line;
     for (std::size_t port = 0; port < s.port_bytes.size(); ++port)
         if (s.port_bytes[port]) out += "  ITM port " + std::to_string(port) + "    " + std::to_string(s.port_bytes[port]) + " bytes\n";
+    if (s.global_timestamps)
+        out += "  global time   " + std::to_string(s.global_timestamps) + " stamps, last " + std::to_string(s.global_timestamp) + "\n";
     if (s.overflows) out += "  overflows     " + std::to_string(s.overflows) + " (the port could not keep up: packets were lost there)\n";
     if (s.unknown) out += "  unknown       " + std::to_string(s.unknown) + " bytes that start no packet\n";
     return out;
@@ -199,6 +211,8 @@ std::string SwoCapture::json() const {
                                             {"data_trace_packets", s.data_trace},
                                             {"unknown", s.unknown},
                                             {"cycles", s.cycles},
+                                            {"global_timestamps", s.global_timestamps},
+                                            {"last_global_timestamp", s.global_timestamp},
                                             {"port_bytes", ports},
                                             {"port0_text", s.port0_text},
                                             {"truncated", s.truncated}});

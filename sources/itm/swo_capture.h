@@ -17,6 +17,8 @@ struct SwoSummary {
     std::uint64_t bytes = 0, packets = 0, syncs = 0, overflows = 0, timestamps = 0;
     std::uint64_t exceptions = 0, pc_samples = 0, sleep_samples = 0, data_trace = 0, unknown = 0;
     std::uint64_t cycles = 0;               ///< the last timestamp, in timestamp clocks
+    std::uint64_t global_timestamps = 0;    ///< GTS1 packets
+    std::uint64_t global_timestamp = 0;     ///< the last one, bits [47:0] (GTS2 gives the upper ones)
     std::vector<std::uint64_t> port_bytes;  ///< stimulus bytes per port (32)
     std::string port0_text;                 ///< what port 0 carried (the firmware's printf)
     bool truncated = false;                 ///< the last packet was cut off

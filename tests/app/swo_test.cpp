@@ -280,3 +280,38 @@ TEST_CASE("swo: DWT comparators trace a variable's loads and stores and a buffer
         if (traced[i].contains("pc")) CHECK(back[i]["pc"] == traced[i]["pc"]);
     }
 }
+
+TEST_CASE("swo: global timestamps every 8192 cycles and a sync every 2^24 cycles of CYCCNT, as GTSFREQ and SYNCTAP set them") {
+    TempDir dir;
+    REQUIRE(emutrace_cli("run " + firmware("itm_swo_periodic") + " -q --swo " + dir.file("p.swo") + " --json " + dir.file("p.json")).status == 0);
+    const json run = json::parse(read_file(dir.file("p.json")));
+    const auto cycles = run["cycles"].get<std::uint64_t>();
+    const std::string stream = read_file(dir.file("p.swo"));
+    std::vector<emutrace::decode::itm::Packet> packets;
+    emutrace::decode::itm::Decoder decoder;
+    decoder.feed(std::span(reinterpret_cast<const std::uint8_t*>(stream.data()), stream.size()), packets);
+    std::vector<std::uint64_t> stamps;
+    std::uint64_t high = 0;
+    std::size_t syncs = 0;
+    for (const auto& p : packets) {
+        if (p.kind == emutrace::decode::itm::Packet::Kind::Sync) ++syncs;
+        if (p.kind != emutrace::decode::itm::Packet::Kind::GlobalTimestamp) continue;
+        if (p.id == 2) high = p.value & 0x3FFFFF;
+        if (p.id == 1) stamps.push_back(high << 26 | (p.value & 0x3FFFFFF));
+    }
+    // On the core clock's multiples of 8192, in order; a few lost where the port was full.
+    REQUIRE(!stamps.empty());
+    CHECK(stamps.size() <= cycles / 8192);
+    CHECK(stamps.size() >= cycles / 8192 * 9 / 10);
+    for (std::size_t i = 0; i < stamps.size(); ++i) {
+        CHECK(stamps[i] % 8192 == 0);
+        if (i) CHECK(stamps[i] > stamps[i - 1]);
+    }
+    CHECK(stamps.back() <= cycles);
+    // The sync when the ITM came on, then one per 2^24 cycles (53 M cycles: three, less any the full port lost).
+    CHECK(cycles > 3 * (std::uint64_t{1} << 24));
+    CHECK(syncs >= 3);
+    CHECK(syncs <= 4);
+    Cli decoded = emutrace_cli("decode swo " + dir.file("p.swo"));
+    CHECK(decoded.out.find("global time   " + std::to_string(stamps.size()) + " stamps, last " + std::to_string(stamps.back())) != std::string::npos);
+}

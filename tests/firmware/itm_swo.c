@@ -4,6 +4,8 @@
  * ITM_SendChar (waiting while the port's FIFO is full), sends a word on port 1, takes three SysTick
  * interrupts, and exits. FLOOD: it writes port 0 without waiting, faster than the port carries.
  * FORMATTED: the TPIU's formatter stays on (frames under trace bus ID 1).
+ * PERIODIC: a global timestamp every 8192 cycles (GTSFREQ 2) and a sync every 2^24 cycles
+ * (SYNCENA, CYCCNTENA, SYNCTAP 1).
  * DATA_TRACE: the DWT's comparators trace a variable's loads and stores (PC and data value), a
  * buffer's stores (address offset and data value), and watch a flag whose MATCHED bit the
  * firmware reads back and prints.
@@ -86,10 +88,16 @@ int main(void) {
     TPIU_FFCR = 0x100u;      /* formatter bypassed */
 #endif
     ITM_LAR = 0xC5ACCE55u;
+#ifdef PERIODIC
+    ITM_TCR = (1u << 16) | (2u << 10) | (1u << 3) | (1u << 2) | (1u << 1) | 1u; /* GTSFREQ 2, SYNCENA */
+#else
     ITM_TCR = (1u << 16) | (1u << 3) | (1u << 1) | 1u; /* TraceBusID 1, DWTENA, TSENA, ITMENA */
+#endif
     ITM_TER = 0x3u;
 #ifdef PC_SAMPLING
     DWT_CTRL = (1u << 16) | (1u << 12) | (15u << 1); /* EXCTRCENA, PCSAMPLENA every 16 x 64 cycles */
+#elif defined(PERIODIC)
+    DWT_CTRL = (1u << 16) | (1u << 10) | 1u; /* EXCTRCENA, SYNCTAP 1 (CYCCNT bit 24), CYCCNTENA */
 #else
     DWT_CTRL = 1u << 16; /* EXCTRCENA */
 #endif
