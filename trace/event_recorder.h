@@ -30,12 +30,16 @@ public:
     /// The first sink that lends storage gets the batches written into it; the others read them there.
     void add_sink(TraceSink& sink) {
         sinks_.push_back(&sink);
-        wants_ |= sink.wants();
+        const std::uint32_t w = sink.wants();
+        wants_ |= w;
+        block_costs_wanted_ = block_costs_wanted_ || ((w & WantBlocks) && !(w & BlockCostUnused));
         if (!storage_ && (storage_ = sink.batch_storage())) events_ = storage_->next_batch(kBatchSize);
     }
     /// The union of what the sinks want: sources skip events nobody asked for.
     std::uint32_t wants() const { return wants_; }
     bool wants(Capability c) const { return (wants_ & c) != 0; }
+    /// Some sink that wants blocks reads their costs (it does not say BlockCostUnused).
+    bool block_costs_wanted() const { return block_costs_wanted_; }
 
     void start(const RunInfo& info) {
         for (auto* s : sinks_) s->on_start(info);
@@ -112,6 +116,7 @@ public:
 private:
     std::vector<TraceSink*> sinks_;
     std::uint32_t wants_ = 0;
+    bool block_costs_wanted_ = false;
     std::array<Event, kBatchSize> own_{};
     Event* events_ = own_.data();  ///< own_, or the lending sink's storage
     BatchStorage* storage_ = nullptr;

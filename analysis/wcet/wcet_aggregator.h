@@ -38,7 +38,8 @@ public:
     /// per block and context, its executions and cycles (StatisticsTable::longest_run).
     void profile(std::uint32_t function) { profiled_ = function; }
 
-    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions; }
+    /// Blocks' costs it does not read: a block's time is the next event's stamp minus its own.
+    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::BlockCostUnused; }
     void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
 

@@ -30,7 +30,8 @@ public:
     PftWriter(PftOutput output, const decode::ElfImage& image);
     ~PftWriter() override;
 
-    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions; }
+    /// No cycle-accurate mode: blocks' costs it does not read.
+    std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::BlockCostUnused; }
     void on_start(const trace::RunInfo& info) override;
     void on_batch(const trace::EventBatch& batch) override;
     void on_end() override;

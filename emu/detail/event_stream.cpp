@@ -12,6 +12,7 @@ void EventStream::start(const trace::RunInfo& info) {
     want_watches = recorder.wants(trace::WantWatches);
     want_samples = recorder.wants(trace::WantSamples);
     want_data_trace = recorder.wants(trace::WantDataTrace);
+    want_block_costs = recorder.block_costs_wanted();
     branch_mask = want_branches ? 0xFF : 0;
     resumes(trace::BranchKind::Resume);  // the reset handler's first block
     recorder.start(info);

@@ -39,6 +39,10 @@ public:
     /// cycles in place.
     void defer_whole_block_event(std::uint64_t start, std::uint32_t pc, std::uint32_t size, const BlockInfo& b) {
         DeferredBlock& d = deferred_;
+        if (!want_block_costs && !d.active) [[likely]] {  // no sink reads its cost: it goes out as it starts
+            recorder.push_block(start, pc, size, b.instructions, 0, b.end);
+            return;
+        }
         if (d.active && d.events == 1) [[likely]] {
             d.active = false;
             if (trace::Event* e = recorder.unsent(d.first_event, d.batch))
@@ -127,6 +131,7 @@ public:
     // Read by the block hooks' hot paths, so kept last, beside the machine's other hot state.
     bool want_blocks = false, want_mmio = false, want_output = false, want_exceptions = false, want_markers = false;
     bool want_branches = false, want_watches = false, want_samples = false, want_data_trace = false;
+    bool want_block_costs = true;  ///< a sink reads blocks' costs: whole blocks wait for the next one's start
     /// How the previous block left (trace::BranchKind), reported when the next block starts;
     /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
     std::uint8_t pending_branch = 0;

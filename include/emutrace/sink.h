@@ -23,6 +23,11 @@ enum Capability : std::uint32_t {
     WantMemory = 1u << 7,      ///< every load and store to RAM (slow: a hook per instruction and access)
     WantSamples = 1u << 8,     ///< the DWT's PC samples, when the firmware turns PC sampling on
     WantDataTrace = 1u << 9,   ///< the DWT's data trace, when the firmware sets a comparator to trace data
+    /// With WantBlocks: the sink never reads a Block's cost (Event::channel). When every sink that
+    /// wants blocks says so, a source may leave the cost 0 and hand each block over as it starts,
+    /// instead of holding it until the next block's start gives its cycles (an ETM or PFT writer,
+    /// which trace no cycles, runs the emulation faster so).
+    BlockCostUnused = 1u << 10,
 };
 
 /// How a core numbers its exceptions (and whether it stacks a frame for them).
