@@ -8,10 +8,28 @@
 #include "config/json_text.h"
 #include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
+#include "emutrace/config.h"
 #include "trace/background_sink.h"
 
 namespace emutrace::analysis {
 namespace {
+
+decode::EtmOptions parse_etm(const config::Node& n) {
+    decode::EtmOptions e;
+    n.allow_only({"cycle_accurate", "trace_id", "sync_period"});
+    if (n.has("cycle_accurate")) e.cycle_accurate = n["cycle_accurate"].boolean();
+    if (n.has("trace_id")) {
+        std::uint64_t id = n["trace_id"].integer();
+        if (id < 1 || id > 0x6F) n["trace_id"].fail("a CoreSight trace ID is 1..0x6F (0x00 and 0x70-0x7F are reserved)");
+        e.trace_id = static_cast<std::uint8_t>(id);
+    }
+    if (n.has("sync_period")) {
+        std::uint64_t period = n["sync_period"].size();
+        if (period < 16 || period > (1u << 24)) n["sync_period"].fail("a sync period is 16 bytes .. 16MiB");
+        e.sync_period = static_cast<std::uint32_t>(period);
+    }
+    return e;
+}
 
 class EtmAnalysis final : public Analysis {
 public:
@@ -23,11 +41,11 @@ public:
         const decode::EtmStats& s = writer_.stats();
         char line[512];
         std::snprintf(
-            line, sizeof line, "ETMv3 trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s\n",
+            line, sizeof line, "ETMv3 trace: %llu bytes (%.2f bits/instruction), %llu atoms, %llu branch addresses, %llu exceptions%s%s%s%s%s\n",
             static_cast<unsigned long long>(s.bytes), instructions_ ? 8.0 * static_cast<double>(s.bytes) / static_cast<double>(instructions_) : 0.0,
             static_cast<unsigned long long>(s.atoms), static_cast<unsigned long long>(s.branch_addresses),
-            static_cast<unsigned long long>(s.exceptions), output_.file.empty() ? "" : " -> ", output_.file.c_str(),
-            output_.snapshot.empty() ? "" : ", snapshot ", output_.snapshot.c_str());
+            static_cast<unsigned long long>(s.exceptions), output_.options.cycle_accurate ? ", cycle-accurate" : "",
+            output_.file.empty() ? "" : " -> ", output_.file.c_str(), output_.snapshot.empty() ? "" : ", snapshot ", output_.snapshot.c_str());
         return line;
     }
     std::string json() const override {
@@ -38,6 +56,8 @@ public:
                                                 {"exceptions", s.exceptions},
                                                 {"exception_returns", s.exception_returns},
                                                 {"syncs", s.syncs},
+                                                {"cycle_accurate", output_.options.cycle_accurate},
+                                                {"cycles", s.cycles},
                                                 {"trace_id", output_.options.trace_id}});
     }
 
@@ -49,7 +69,7 @@ private:
 };
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
-    EtmOutput out{setup.output("etm"), setup.output("etm_snapshot"), {}};
+    EtmOutput out{setup.output("etm"), setup.output("etm_snapshot"), parse_etm(setup.section("etm"))};
     if (out.file.empty() && out.snapshot.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("--etm and --etm-snapshot encode an emulated run");
     if (setup.core() == "cortex-m0") throw ConfigError("--etm: the Cortex-M0 has no ETM (run a Cortex-M3 or M4)");
@@ -60,9 +80,9 @@ std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
 
 AnalysisType etm_analysis() {
     return {"etm",
-            "the ETMv3.4 instruction trace of a Cortex-M3/M4 ETM (an atom per instruction, branch addresses, exceptions), raw or as "
-            "an OpenCSD snapshot",
-            {},
+            "the ETMv3.4 instruction trace of a Cortex-M3/M4 ETM (an atom per instruction, branch addresses, exceptions; cycle-accurate "
+            "with etm: {cycle_accurate: true}), raw or as an OpenCSD snapshot",
+            {"etm"},
             {{"etm", "FILE", "Write the run as ETMv3.4 instruction trace (raw, unformatted)"},
              {"etm_snapshot", "DIR", "Write the ETMv3 trace as an OpenCSD/DS-5 snapshot directory (trc_pkt_lister -ss_dir DIR reads it)"}},
             {},

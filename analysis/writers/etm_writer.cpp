@@ -33,7 +33,7 @@ void EtmWriter::on_end() {
     unit.unit_name = "ETM_0";
     unit.unit_type = "ETM3";
     unit.ptm.idr = decode::Etmv3Encoder::kEtmIdr;
-    unit.ptm.ctrl = decode::Etmv3Encoder::kEtmCr;
+    unit.ptm.ctrl = encoder_.etmcr();
     unit.ptm.ccer = 0;
     unit.ptm.trace_id = encoder_.options().trace_id;
     write_flow_snapshot(output_.snapshot, unit, cpu_, stream_, image_);

@@ -26,7 +26,7 @@ public:
     /// `image` supplies instruction sizes and a snapshot's code dumps; it must outlive the writer.
     EtmWriter(EtmOutput output, const decode::ElfImage& image);
     ~EtmWriter() override;
-    /// No cycle-accurate mode: blocks' costs it does not read.
+    /// Blocks' costs it does not read: cycle accuracy comes from the events' stamps.
     std::uint32_t wants() const override { return trace::WantBlocks | trace::WantExceptions | trace::BlockCostUnused; }
     void on_start(const trace::RunInfo& info) override { cpu_ = info.cpu; }
     void on_batch(const trace::EventBatch& batch) override;

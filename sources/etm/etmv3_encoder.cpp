@@ -1,5 +1,6 @@
 #include "sources/etm/etmv3_encoder.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -13,7 +14,9 @@ namespace {
 
 constexpr std::uint8_t kISync = 0x08, kExceptionReturn = 0x76;
 constexpr unsigned kReasonPeriodic = 0, kReasonTraceEnable = 1;
-constexpr unsigned kMostExecutedInHeader = 15;  // a format-1 P-header's E count
+constexpr unsigned kMostExecutedInHeader = 15;   // a format-1 P-header's E count
+constexpr unsigned kMostExecutedCycleAcc = 7;    // and in cycle-accurate mode, with a W each
+constexpr std::uint64_t kMostWaitsInHeader = 8;  // a cycle-accurate format-3 P-header's W count
 
 }  // namespace
 
@@ -33,9 +36,9 @@ void Etmv3Encoder::encode(std::span<const trace::Event> events) {
                     // Inside the block: it was cut there (a fault). At its start it ran whole and
                     // branched back to itself (a loop), the interrupt taken before it ran again.
                     if (e.address > block_start_ && e.address < block_end_)
-                        cut_at(e.address);
+                        cut_at(e.address, e.cycle);
                     else
-                        resolve(e.address);
+                        resolve(e.address, e.cycle);
                 }
                 in_block_ = false;
                 pending_return_ = false;  // a tail-chain: the handler's address comes with its number
@@ -46,7 +49,7 @@ void Etmv3Encoder::encode(std::span<const trace::Event> events) {
                 if (in_block_) {
                     // The handler's last instruction (BX LR, POP pc) ran: its atom, then the return.
                     block_leaves_ = trace::BlockEnd::Fallthrough;
-                    resolve(block_end_);
+                    resolve(block_end_, e.cycle);
                 }
                 in_block_ = false;
                 flush_atoms();
@@ -54,7 +57,14 @@ void Etmv3Encoder::encode(std::span<const trace::Event> events) {
                 ++stats_.exception_returns;
                 pending_return_ = true;
                 break;
-            case trace::EventKind::Stop: finish(); break;
+            case trace::EventKind::Stop:
+                if (in_block_) {  // the run ended in this block: every instruction of it ran
+                    block_leaves_ = trace::BlockEnd::Fallthrough;
+                    resolve(block_end_, e.cycle);
+                    in_block_ = false;
+                }
+                finish();
+                break;
             default: break;
         }
     }
@@ -64,6 +74,7 @@ void Etmv3Encoder::block(const trace::Event& e) {
     const std::uint32_t at = e.address;
     if (!started_) {
         started_ = true;
+        accounted_ = e.cycle;
         async();
         isync(at, kReasonTraceEnable);
     } else if (pending_exception_ >= 0) {
@@ -72,7 +83,7 @@ void Etmv3Encoder::block(const trace::Event& e) {
     } else if (pending_return_) {
         branch(at, -1);
     } else if (in_block_) {
-        resolve(at);
+        resolve(at, e.cycle);
     }
     pending_return_ = false;
     // A periodic sync where the decoder stands at a block's start with nothing pending.
@@ -87,31 +98,62 @@ void Etmv3Encoder::block(const trace::Event& e) {
     block_leaves_ = static_cast<trace::BlockEnd>(e.width);
 }
 
-void Etmv3Encoder::resolve(std::uint32_t next) {
-    for (std::uint32_t i = 1; i < block_instructions_; ++i) atom(true);
+void Etmv3Encoder::resolve(std::uint32_t next, std::uint64_t now) {
     if (block_instructions_ == 0) return;
     const bool taken = next != block_end_;
     switch (block_leaves_) {
         case trace::BlockEnd::Fallthrough:
         case trace::BlockEnd::Barrier:
-            atom(true);
+            atoms(block_instructions_, true, now);
             if (taken) {  // nothing the decoder can follow explains the jump: restart there
                 flush_atoms();
                 isync(next, kReasonTraceEnable);
                 ++stats_.discontinuities;
             }
             break;
-        case trace::BlockEnd::Direct: atom(taken); break;
+        case trace::BlockEnd::Direct: atoms(block_instructions_, taken, now); break;
         case trace::BlockEnd::Indirect:
-            atom(taken);
+            atoms(block_instructions_, taken, now);
             if (taken) branch(next, -1);
             break;
     }
 }
 
-void Etmv3Encoder::cut_at(std::uint32_t at) {
+void Etmv3Encoder::cut_at(std::uint32_t at, std::uint64_t now) {
     const std::uint32_t n = code_ ? instructions_between(block_start_, at) : block_instructions_;
-    for (std::uint32_t i = 0; i < n; ++i) atom(true);
+    if (n) atoms(n, true, now);
+}
+
+// Without cycle accuracy just the atoms. With it, the cycles since the last atoms: one W with
+// each instruction, the rest as waits before the last one (its fetch stall, its multi-cycle
+// execution, a refill); fewer cycles than instructions (a folded IT) leaves the first ones without.
+void Etmv3Encoder::atoms(std::uint32_t n, bool last_executed, std::uint64_t now) {
+    if (!options_.cycle_accurate) {
+        for (std::uint32_t i = 1; i < n; ++i) atom(true);
+        atom(last_executed);
+        return;
+    }
+    const std::uint64_t cycles = now > accounted_ ? now - accounted_ : 0;
+    accounted_ = std::max(accounted_, now);
+    const std::uint64_t without = cycles < n ? n - cycles : 0;
+    for (std::uint32_t i = 1; i < n; ++i) {
+        cycle_atoms_ = i > without;
+        atom(true);
+    }
+    if (cycles > n) waits(cycles - n);
+    cycle_atoms_ = without < n;
+    atom(last_executed);
+    cycle_atoms_ = true;
+}
+
+void Etmv3Encoder::waits(std::uint64_t n) {
+    flush_atoms();
+    stats_.cycles += n;
+    for (; n > 0;) {
+        const std::uint64_t w = std::min(n, kMostWaitsInHeader);
+        out_.push_back(static_cast<std::uint8_t>(0xA0 | (w - 1) << 2));  // format 3: w W's, no atom
+        n -= w;
+    }
 }
 
 std::uint32_t Etmv3Encoder::instructions_between(std::uint32_t from, std::uint32_t to) const {
@@ -120,18 +162,24 @@ std::uint32_t Etmv3Encoder::instructions_between(std::uint32_t from, std::uint32
 
 void Etmv3Encoder::atom(bool executed) {
     ++stats_.atoms;
+    if (options_.cycle_accurate && !cycle_atoms_) {  // format 4: an atom in no cycle of its own
+        flush_atoms();
+        out_.push_back(executed ? 0x92 : 0x96);
+        return;
+    }
+    if (options_.cycle_accurate) ++stats_.cycles;
     if (executed) {
-        if (executed_run_ == kMostExecutedInHeader) flush_atoms();
+        if (executed_run_ == (options_.cycle_accurate ? kMostExecutedCycleAcc : kMostExecutedInHeader)) flush_atoms();
         ++executed_run_;
         return;
     }
-    out_.push_back(static_cast<std::uint8_t>(0x80 | 0x40 | executed_run_ << 2));  // E run, then one N
+    out_.push_back(static_cast<std::uint8_t>(0x80 | 0x40 | executed_run_ << 2));  // E run, then one N (each with its W)
     executed_run_ = 0;
 }
 
 void Etmv3Encoder::flush_atoms() {
     if (!executed_run_) return;
-    out_.push_back(static_cast<std::uint8_t>(0x80 | executed_run_ << 2));
+    out_.push_back(static_cast<std::uint8_t>(0x80 | executed_run_ << 2));  // format 1
     executed_run_ = 0;
 }
 
@@ -176,7 +224,7 @@ void Etmv3Encoder::finish() {
     if (in_block_) {
         // The run ended in this block: every instruction of it ran.
         block_leaves_ = trace::BlockEnd::Fallthrough;
-        resolve(block_end_);
+        resolve(block_end_, accounted_);
         in_block_ = false;
     }
     flush_atoms();

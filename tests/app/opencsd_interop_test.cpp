@@ -196,3 +196,32 @@ TEST_CASE("etm: crosscheck holds an --etm-snapshot against the same run and find
         CHECK(cross.out.find("paths: identical") != std::string::npos);
     }
 }
+
+// Cycle-accurate ETMv3 (etm: {cycle_accurate: true}): OpenCSD's decoder reads a W per cycle from the
+// P-headers, and the cycles it counts add up to the run's, exceptions' entries and returns included;
+// emutrace's own decode etm reads the same from the snapshot.
+TEST_CASE("opencsd: a cycle-accurate ETMv3 snapshot's cycle counts add up to the run's cycles, instruction for instruction") {
+    TempDir dir;
+    std::ofstream(dir.file("kernels_ca.yaml")) << read_file(source("scenarios/boards/mps2-an385.yaml")) << "etm: {cycle_accurate: true}\n";
+    std::ofstream(dir.file("irq_ca.yaml")) << read_file(source("tests/scenarios/irq.yaml")) << "etm: {cycle_accurate: true}\n";
+    const std::vector<Case> every = {{"kernels", firmware("kernels") + " -s " + dir.file("kernels_ca.yaml")},
+                                     {"tailchain", firmware("irq_tests") + " -s " + dir.file("irq_ca.yaml") + " --cmdline tailchain"},
+                                     {"nested", firmware("irq_tests") + " -s " + dir.file("irq_ca.yaml") + " --cmdline nested"}};
+    static const std::regex cycles(R"(\[CC=(\d+)\])");
+    for (const Case& c : every) {
+        CAPTURE(c.name);
+        const std::string snapshot = dir.file(c.name + "_etm"), json = dir.file(c.name + ".json");
+        REQUIRE(emutrace_cli("run " + c.args + " -q --etm-snapshot " + snapshot + " --json " + json).status == 0);
+        const auto run = nlohmann::json::parse(read_file(json));
+        CHECK(run["etm"]["cycle_accurate"] == true);
+        check_decoded(list(snapshot), run["instructions"]);
+        Cli listed = run_shell("cd " + snapshot + " && trc_pkt_lister -ss_dir . -decode -logstdout");
+        std::uint64_t counted = 0;
+        for (auto m = std::sregex_iterator(listed.out.begin(), listed.out.end(), cycles); m != std::sregex_iterator(); ++m)
+            counted += std::stoull((*m)[1]);
+        CHECK(counted == run["cycles"].get<std::uint64_t>());
+        const std::string elf = c.args.substr(0, c.args.find(' '));
+        REQUIRE(emutrace_cli("decode etm " + snapshot + " --elf " + elf + " --json " + dir.file(c.name + ".d.json")).status == 0);
+        CHECK(nlohmann::json::parse(read_file(dir.file(c.name + ".d.json")))["cycles"] == run["cycles"]);
+    }
+}
