@@ -19,7 +19,7 @@ unsigned FetchUnit::free_slots() const {
 
 void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented) {
     address &= ~1u;
-    hold_next_ = hold;
+    hold_words_ = hold ? held_words_ : 0;
     held_ = false;
     ++epoch_;
     for (auto& f : in_flight_) f.dropped = true;
@@ -116,8 +116,7 @@ void FetchUnit::issue(std::uint64_t cycle) {
     }
     in_flight_.push_back({word, g.data_end + 1, skip_next_, false, false});
     skip_next_ = false;
-    held_ = hold_next_;
-    hold_next_ = false;
+    if (hold_words_ && --hold_words_ == 0) held_ = true;
     next_ += 4;
 }
 

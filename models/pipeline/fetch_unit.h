@@ -18,18 +18,23 @@ class FetchUnit {
 public:
     /// `holds_presented`: an address presented on the bus stays there until taken (AHB), so a
     /// speculative target fetch presented before its B<cc> resolved is still made, and dropped.
-    explicit FetchUnit(BusMatrix& bus, bool holds_presented = false) : bus_(&bus), holds_presented_(holds_presented) {}
+    /// `held_words`: the words fetched from a held branch's target before the fetch stops (redirect()).
+    explicit FetchUnit(BusMatrix& bus, bool holds_presented = false, unsigned held_words = 1)
+        : bus_(&bus), holds_presented_(holds_presented), held_words_(static_cast<std::uint8_t>(held_words ? held_words : 1)) {}
     /// Fetches over `bus` from now on (a copied pipeline's own).
     void attach(BusMatrix& bus) { bus_ = &bus; }
 
     /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
-    /// `hold`: a branch at decode that waits for execute: only the target's word is fetched until
-    /// release() (CMEmu's HoldBranch; piq_narrow_b_to_unaligned).
+    /// `hold`: a branch at decode that waits for execute: only the target's word (or the core's
+    /// held_words) is fetched until release() (CMEmu's HoldBranch; piq_narrow_b_to_unaligned).
     /// `after_presented`: a branch in execute, which redirects only after the fetch has presented
     /// this cycle's address: a word whose address the bus holds (waiting for a wait-stated data
     /// phase to end) is still fetched, and dropped, before the target's.
     void redirect(std::uint32_t address, bool hold = false, bool after_presented = false);
-    void release() { held_ = false; }
+    void release() {
+        held_ = false;
+        hold_words_ = 0;
+    }
     /// B<cc> at decode: fetch `target`'s word next, keeping the queue.
     void speculate(std::uint32_t target);
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
@@ -65,8 +70,8 @@ public:
     /// the epoch counts only against a decoded instruction's (epoch()).
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
-        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_next_, requested_, speculation_pending_, speculation_presented_,
-                               speculating_, speculation_target_, in_flight_.size(), waiting_, committed_});
+        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_words_, requested_, speculation_pending_,
+                               speculation_presented_, speculating_, speculation_target_, in_flight_.size(), waiting_, committed_});
         for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
     }
     template <typename Shift>
@@ -86,12 +91,13 @@ private:
 
     BusMatrix* bus_;
     bool holds_presented_ = false;
+    std::uint8_t held_words_ = 1;
     std::uint32_t head_ = 0, end_ = 0;  ///< queued halfwords [head_, end_)
     std::uint32_t next_ = 0;            ///< next sequential word to fetch
     bool skip_next_ = false;            ///< the next word fetched is a target at 2 mod 4
     bool disabled_ = false;
-    bool held_ = false;  ///< fetched the held branch target's word; no more until release()
-    bool hold_next_ = false;
+    bool held_ = false;            ///< fetched the held branch target's words; no more until release()
+    std::uint8_t hold_words_ = 0;  ///< words a held branch's target may still fetch before held_
     bool requested_ = false;
     std::uint32_t epoch_ = 0;
     std::vector<InFlight> in_flight_;

@@ -48,7 +48,7 @@ bool it_outcome_changes_timing(std::span<const ClassifiedInstruction* const> mem
 }
 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
-    : p_(parameters), code_(&code), bus_(memory), fetch_(bus_, parameters.fetch_holds_presented_address) {}
+    : p_(parameters), code_(&code), bus_(memory), fetch_(bus_, parameters.fetch_holds_presented_address, parameters.held_branch_fetch_words) {}
 
 Pipeline::Pipeline(const Pipeline& other)
     : p_(other.p_), code_(other.code_), bus_(other.bus_), fetch_(other.fetch_), cycle_(other.cycle_), decoded_(other.decoded_), x_(other.x_),

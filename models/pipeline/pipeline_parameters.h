@@ -31,6 +31,12 @@ struct PipelineParameters {
     /// BX LR and MOV pc, lr taken in an IT block cost 2 cycles more each than at decode, as an
     /// execute-time branch does; from flash (I-Code) they match the decode-time fetch.
     bool register_branches_at_decode_over_system_bus = true;
+    /// Words the fetch unit takes from a decode-time branch's target while the branch waits for
+    /// execute behind a multi-cycle instruction (CMEmu's HoldBranch): the M3 the target's word
+    /// alone (the STM32F100's measurements); the M4 goes on to the next word too (measured on the
+    /// CC2652: a narrow B to the last word of a flash line behind UMULL and UDIV, the line after
+    /// it arriving while the UDIV still runs).
+    std::uint8_t held_branch_fetch_words = 1;
 };
 
 }  // namespace emutrace::models

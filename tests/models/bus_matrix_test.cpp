@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "models/core.h"
 #include "models/memory_system.h"
 #include "models/pipeline/bus_matrix.h"
 #include "models/pipeline/fetch_unit.h"
@@ -212,4 +213,26 @@ TEST_CASE("memory system: an unaligned access costs the aligned transfers the co
     CHECK(fetch_wait(0, 1) == 0);
     CHECK(fetch_wait(0, 2) == 1);  // SRAM over the System bus: a word every two cycles
     CHECK(fetch_wait(2, 1) == 2);
+}
+
+TEST_CASE("fetch unit: a branch held at decode fetches its target's word on the M3, and the word after it too on the M4") {
+    // A B at decode behind a multi-cycle instruction (CMEmu's HoldBranch): the fetch stops after
+    // the core's held words until execute takes the branch (release()).
+    MemorySystem memory = stm32f100();
+    auto words_while_held = [&](unsigned held_words) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus, false, held_words);
+        fetch.redirect(0x08000100, true);
+        for (std::uint64_t c = 0; c < 32; ++c) {
+            fetch.receive(c);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return (fetch.next_word() - 0x08000100) / 4;
+    };
+    CHECK(words_while_held(1) == 1);  // the M3's
+    CHECK(words_while_held(2) == 2);  // the M4's
+    CHECK(PipelineParameters{}.held_branch_fetch_words == 1);
+    CHECK(core_spec(CoreKind::CortexM4F).pipeline.held_branch_fetch_words == 2);
+    CHECK(core_spec(CoreKind::CortexM3).pipeline.held_branch_fetch_words == 1);
 }
