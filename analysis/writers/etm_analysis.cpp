@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/writers/etm_writer.h"
+#include "analysis/writers/trace_unit_options.h"
 #include "config/json_text.h"
 #include "decode/in_tree_setup.h"
 #include "emutrace/analysis.h"
@@ -13,23 +14,6 @@
 
 namespace emutrace::analysis {
 namespace {
-
-decode::EtmOptions parse_etm(const config::Node& n) {
-    decode::EtmOptions e;
-    n.allow_only({"cycle_accurate", "trace_id", "sync_period"});
-    if (n.has("cycle_accurate")) e.cycle_accurate = n["cycle_accurate"].boolean();
-    if (n.has("trace_id")) {
-        std::uint64_t id = n["trace_id"].integer();
-        if (id < 1 || id > 0x6F) n["trace_id"].fail("a CoreSight trace ID is 1..0x6F (0x00 and 0x70-0x7F are reserved)");
-        e.trace_id = static_cast<std::uint8_t>(id);
-    }
-    if (n.has("sync_period")) {
-        std::uint64_t period = n["sync_period"].size();
-        if (period < 16 || period > (1u << 24)) n["sync_period"].fail("a sync period is 16 bytes .. 16MiB");
-        e.sync_period = static_cast<std::uint32_t>(period);
-    }
-    return e;
-}
 
 class EtmAnalysis final : public Analysis {
 public:
@@ -69,7 +53,7 @@ private:
 };
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
-    EtmOutput out{setup.output("etm"), setup.output("etm_snapshot"), parse_etm(setup.section("etm"))};
+    EtmOutput out{setup.output("etm"), setup.output("etm_snapshot"), parse_trace_unit_options(setup.section("etm"), decode::EtmOptions{})};
     if (out.file.empty() && out.snapshot.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("--etm and --etm-snapshot encode an emulated run");
     if (setup.core() == "cortex-m0") throw ConfigError("--etm: the Cortex-M0 has no ETM (run a Cortex-M3 or M4)");

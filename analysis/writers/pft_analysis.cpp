@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/writers/pft_writer.h"
+#include "analysis/writers/trace_unit_options.h"
 #include "config/json_text.h"
 #include "decode/elf_image.h"
 #include "decode/in_tree_setup.h"
@@ -14,23 +15,6 @@
 
 namespace emutrace::analysis {
 namespace {
-
-decode::PftOptions parse_pft(const config::Node& n) {
-    decode::PftOptions p;
-    n.allow_only({"cycle_accurate", "trace_id", "sync_period"});
-    if (n.has("cycle_accurate")) p.cycle_accurate = n["cycle_accurate"].boolean();
-    if (n.has("trace_id")) {
-        std::uint64_t id = n["trace_id"].integer();
-        if (id < 1 || id > 0x6F) n["trace_id"].fail("a CoreSight trace ID is 1..0x6F (0x00 and 0x70-0x7F are reserved)");
-        p.trace_id = static_cast<std::uint8_t>(id);
-    }
-    if (n.has("sync_period")) {
-        std::uint64_t period = n["sync_period"].size();
-        if (period < 16 || period > (1u << 24)) n["sync_period"].fail("a sync period is 16 bytes .. 16MiB");
-        p.sync_period = static_cast<std::uint32_t>(period);
-    }
-    return p;
-}
 
 class PftAnalysis final : public Analysis {
 public:
@@ -70,7 +54,7 @@ private:
 };
 
 std::unique_ptr<Analysis> create(const AnalysisSetup& setup) {
-    PftOutput out{setup.output("pft"), setup.output("snapshot"), false, parse_pft(setup.section("pft"))};
+    PftOutput out{setup.output("pft"), setup.output("snapshot"), false, parse_trace_unit_options(setup.section("pft"), decode::PftOptions{})};
     if (out.file.empty() && out.snapshot.empty()) return nullptr;
     if (!setup.emulated()) throw ConfigError("--pft and --snapshot encode an emulated run; a capture is already PFT");
     return std::make_unique<PftAnalysis>(std::move(out), in_tree(setup).image());
