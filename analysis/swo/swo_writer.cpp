@@ -114,12 +114,14 @@ void SwoWriter::global_timestamp(std::uint64_t cycle) {
 
 // When the next periodic packets are due, from `cycle` on, as the registers are now.
 void SwoWriter::schedule_periodic(std::uint64_t cycle) {
-    auto next_after = [&](std::uint64_t from, unsigned bits) {
+    // The next cycle at which a counter that reads `value` now passes a multiple of 2^bits.
+    auto next_multiple = [&](std::uint64_t value, unsigned bits) {
         const std::uint64_t period = std::uint64_t{1} << bits;
-        return cycle < from ? from + period : from + ((cycle - from) / period + 1) * period;
+        return cycle + (period - value % period);
     };
-    next_sync_ = itm_on() && (tcr_ & SYNCENA) && (dwt_ctrl_ & CYCCNTENA) && sync_tap() ? next_after(cyccnt_zero_, sync_tap()) : kNever;
-    next_gts_ = itm_on() && (gts_mode() == 1 || gts_mode() == 2) ? next_after(0, gts_mode() == 1 ? 7 : 13) : kNever;
+    const std::uint64_t cyccnt = cyccnt_ + (dwt_ctrl_ & CYCCNTENA ? cycle - cyccnt_since_ : 0);
+    next_sync_ = itm_on() && (tcr_ & SYNCENA) && (dwt_ctrl_ & CYCCNTENA) && sync_tap() ? next_multiple(cyccnt, sync_tap()) : kNever;
+    next_gts_ = itm_on() && (gts_mode() == 1 || gts_mode() == 2) ? next_multiple(cycle, gts_mode() == 1 ? 7 : 13) : kNever;
 }
 
 void SwoWriter::flush(bool last) {
@@ -169,15 +171,15 @@ void SwoWriter::write_register(std::uint64_t cycle, std::uint32_t address, unsig
             }
             schedule_periodic(cycle);
             return;
-        case kDwtCtrl:
-            if (!(dwt_ctrl_ & CYCCNTENA) && (value & CYCCNTENA)) cyccnt_zero_ = cycle - cyccnt_;
-            if ((dwt_ctrl_ & CYCCNTENA) && !(value & CYCCNTENA)) cyccnt_ = cycle - cyccnt_zero_;
+        case kDwtCtrl:  // CYCCNT as it reads now, counting on from here while enabled
+            if (dwt_ctrl_ & CYCCNTENA) cyccnt_ += cycle - cyccnt_since_;
+            cyccnt_since_ = cycle;
             dwt_ctrl_ = value;
             schedule_periodic(cycle);
             return;
         case kDwtCyccnt:
             cyccnt_ = value;
-            cyccnt_zero_ = cycle - value;
+            cyccnt_since_ = cycle;
             schedule_periodic(cycle);
             return;
         case kTpiuAcpr: acpr_ = value & 0x1FFF; break;

@@ -74,8 +74,7 @@ private:
     bool locked_ = true, synced_ = false, overflowed_ = false;
     std::uint64_t last_timestamp_ = 0;
     std::uint64_t next_sync_ = ~std::uint64_t{0}, next_gts_ = ~std::uint64_t{0};
-    std::uint64_t cyccnt_zero_ = 0;                ///< the cycle CYCCNT counted from, while it counts
-    std::uint64_t cyccnt_ = 0;                     ///< its value, while it does not
+    std::uint64_t cyccnt_ = 0, cyccnt_since_ = 0;  ///< CYCCNT read cyccnt_ at cycle cyccnt_since_ (and counts on from there while enabled)
     std::uint64_t last_gts2_ = ~std::uint64_t{0};  ///< the global timestamp's bits [47:26] last sent
     std::vector<unsigned> active_;                 ///< exceptions entered and not yet returned from
     SwoStats stats_;

@@ -59,8 +59,7 @@ void Dwt::watch_comparators() {
         const Comparator& c = comparators_[n];
         const FunctionUse use = use_of(c.function);
         if ((!use.loads && !use.stores) || (c.function & (kCycMatch | kDataVMatch))) continue;  // cycle and value matches: not modelled
-        const std::uint32_t size = c.mask >= 32 ? 0xFFFFFFFFu : (1u << c.mask);
-        watches.push_back({c.comp & ~(size - 1), size, use.loads, use.stores, (use.parts & trace::kDataTracePc) != 0});
+        watches.push_back({c.base(), c.size(), use.loads, use.stores, (use.parts & trace::kDataTracePc) != 0});
         watched_.push_back(n);
     }
     host().watch_data(std::move(watches));
@@ -73,8 +72,7 @@ void Dwt::on_data_access(unsigned watch, const DataAccess& access) {
     const unsigned n = watched_[watch];
     Comparator& c = comparators_[n];
     const FunctionUse use = use_of(c.function);
-    const std::uint32_t size = c.mask >= 32 ? 0xFFFFFFFFu : (1u << c.mask);
-    if (!(access.store ? use.stores : use.loads) || ((access.address ^ c.comp) & ~(size - 1)) != 0) return;
+    if (!(access.store ? use.stores : use.loads) || (access.address & ~(c.size() - 1)) != c.base()) return;
     c.matched = true;
     if (use.parts && scs_.trace_enabled()) host().data_trace(n, access, use.parts);
 }

@@ -53,6 +53,9 @@ private:
     struct Comparator {
         std::uint32_t comp = 0, mask = 0, function = 0;
         bool matched = false;
+        /// The bytes it matches: COMP with MASK's low bits ignored.
+        std::uint32_t size() const { return 1u << mask; }
+        std::uint32_t base() const { return comp & ~(size() - 1); }
     };
     /// Asks the machine to watch what the comparators' functions match.
     void watch_comparators();
