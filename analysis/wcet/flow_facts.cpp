@@ -133,9 +133,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
     for (const auto& rec : r.recursions) {
         facts += "  - {function: " + rec.function;
         if (!rec.context_calls.empty()) facts += ", context: " + addresses(rec.context_calls);
-        facts += ", recursion: " + std::to_string(rec.entries) + "}  # " + rec.source + "; entries per call from outside the recursion";
-        for (std::size_t i = 1; i < rec.cycle.size(); ++i)
-            facts += (i == 1 ? " (with " : ", ") + rec.cycle[i] + (i + 1 == rec.cycle.size() ? ")" : "");
+        facts +=
+            ", recursion: " + std::to_string(rec.entries) + "}  # " + rec.source + "; entries per call from outside the recursion" + rec.others();
         facts += (rec.context.empty() ? "" : "; called from " + rec.context) + "\n";
         ++written;
     }

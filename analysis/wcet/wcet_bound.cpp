@@ -534,20 +534,21 @@ private:
             view.calls.push_back({origin_[c.caller].instance, origin_[c.callee].instance, origin_[c.callee].block});
         for (const Recursion& rec : recursions_) {
             std::map<std::size_t, std::uint64_t> most_of;  // per head instance entered from outside
+            bool raised = false;                           // a fact above what a run did
             IpetRecursion ir = recursion_budgets(rec, fns_, view, [&](std::size_t j) {
                 auto [it, added] = most_of.try_emplace(j, 0);
-                if (added) it->second = recursion_most(rec, j);
+                if (added) it->second = recursion_most(rec, j, raised);
                 return it->second;
             });
             // A fact above what the runs did states the recursion's size for inputs they did not
             // have: what their activations did inside it no longer holds it.
-            if (recursion_raised_) ir.budgets.resize(1);
-            recursion_raised_ = false;
+            if (raised) ir.budgets.resize(1);
             problem_.recursions.push_back(std::move(ir));
         }
     }
-    // The most entries into the recursion's head per call from outside, in instance j's context.
-    std::uint64_t recursion_most(const Recursion& rec, std::size_t j) {
+    // The most entries into the recursion's head per call from outside, in instance j's context;
+    // `raised` is set when a flow fact gives more than a run did.
+    std::uint64_t recursion_most(const Recursion& rec, std::size_t j, bool& raised) {
         const Instance& in = instances_[j];
         RecursionBoundUsed used{fns_[rec.head].name, {}, in.label, in.call_instructions, in.stats.recursion, "observed"};
         for (std::size_t f : rec.functions) used.cycle.push_back(fns_[f].name);
@@ -561,7 +562,7 @@ private:
                                   " entries per call from outside): raise it to at least that");
             used.entries = fact->recursion;
             used.source = "flow fact";
-            recursion_raised_ = recursion_raised_ || fact->recursion > in.stats.recursion;
+            raised = raised || fact->recursion > in.stats.recursion;
         } else if (used.entries == 0) {
             if (!stats_.counts_recursion)
                 throw ConfigError("wcet: " + used.function + " is recursive (" + fns_[rec.head].name +
@@ -957,7 +958,6 @@ private:
     std::vector<std::size_t> order_;  ///< the functions in the problem, the root first
     std::vector<Recursion> recursions_;
     std::vector<int> recursion_of_;  ///< per function: its recursion's index in recursions_, or -1
-    bool recursion_raised_ = false;  ///< the recursion being bounded has a fact above what a run did
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;
@@ -970,6 +970,12 @@ private:
 };
 
 }  // namespace
+
+std::string RecursionBoundUsed::others() const {
+    std::string s;
+    for (std::size_t i = 1; i < cycle.size(); ++i) s += (i == 1 ? " (with " : ", ") + cycle[i] + (i + 1 == cycle.size() ? ")" : "");
+    return s;
+}
 
 std::int64_t GapBlock::from_count() const {
     if (bound_count == 0) return -static_cast<std::int64_t>(observed_cycles);

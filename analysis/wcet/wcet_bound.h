@@ -128,6 +128,8 @@ struct RecursionBoundUsed {
     std::vector<std::uint32_t> context_calls;  ///< the same as call instruction addresses (FlowFact::context)
     std::uint64_t entries = 0;
     std::string source;  ///< "observed", "flow fact", or "no recursion seen" (1: the call alone)
+    /// " (with g, h)": the recursion's other functions, as the outputs name them; "" for none.
+    std::string others() const;
 };
 
 /// A block on an irreducible cycle and the most executions per call the bound allows it.

@@ -208,13 +208,9 @@ std::string format_loops(const WcetResult& r) {
         s += line("  loop: ... and %zu more in called functions' contexts (--json and --flow-facts-out list them all)\n", called_hidden);
     for (const auto& [loop, contexts] : never_entered) s += "  loop: " + loop + ": never entered\n";
     if (called_never) s += line("  loop: %zu loops of called functions never entered in their contexts (listed in --json)\n", called_never);
-    for (const auto& rec : r.recursions) {
-        std::string cycle;
-        for (std::size_t i = 1; i < rec.cycle.size(); ++i)
-            cycle += (i > 1 ? ", " : " (with ") + rec.cycle[i] + (i + 1 == rec.cycle.size() ? ")" : "");
-        s += "  recursion: " + rec.function + cycle + (rec.context.empty() ? "" : " from " + rec.context) + ": " + std::to_string(rec.entries) +
-             " entries per call from outside (" + rec.source + ")\n";
-    }
+    for (const auto& rec : r.recursions)
+        s += "  recursion: " + rec.function + rec.others() + (rec.context.empty() ? "" : " from " + rec.context) + ": " +
+             std::to_string(rec.entries) + " entries per call from outside (" + rec.source + ")\n";
     if (!r.cycles.empty()) {
         std::uint64_t most = 0;
         for (const auto& c : r.cycles) most = std::max(most, c.most_per_call);
