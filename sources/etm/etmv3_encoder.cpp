@@ -46,25 +46,13 @@ void Etmv3Encoder::encode(std::span<const trace::Event> events) {
                 break;
             case trace::EventKind::ExceptionReturn:
                 if (!started_) break;
-                if (in_block_) {
-                    // The handler's last instruction (BX LR, POP pc) ran: its atom, then the return.
-                    block_leaves_ = trace::BlockEnd::Fallthrough;
-                    resolve(block_end_, e.cycle);
-                }
-                in_block_ = false;
+                if (in_block_) run_to_end(e.cycle);  // the handler's last instruction (BX LR, POP pc) ran: its atom, then the return
                 flush_atoms();
                 out_.push_back(kExceptionReturn);
                 ++stats_.exception_returns;
                 pending_return_ = true;
                 break;
-            case trace::EventKind::Stop:
-                if (in_block_) {  // the run ended in this block: every instruction of it ran
-                    block_leaves_ = trace::BlockEnd::Fallthrough;
-                    resolve(block_end_, e.cycle);
-                    in_block_ = false;
-                }
-                finish();
-                break;
+            case trace::EventKind::Stop: finish_at(e.cycle); break;
             default: break;
         }
     }
@@ -220,14 +208,19 @@ void Etmv3Encoder::isync(std::uint32_t address, unsigned reason) {
     next_sync_at_ = stats_.bytes + out_.size() + options_.sync_period;
 }
 
-void Etmv3Encoder::finish() {
-    if (in_block_) {
-        // The run ended in this block: every instruction of it ran.
-        block_leaves_ = trace::BlockEnd::Fallthrough;
-        resolve(block_end_, accounted_);
-        in_block_ = false;
-    }
+void Etmv3Encoder::run_to_end(std::uint64_t now) {
+    block_leaves_ = trace::BlockEnd::Fallthrough;
+    resolve(block_end_, now);
+    in_block_ = false;
+}
+
+void Etmv3Encoder::finish_at(std::uint64_t now) {
+    if (in_block_) run_to_end(now);  // the run ended in this block: every instruction of it ran
     flush_atoms();
+}
+
+void Etmv3Encoder::finish() {
+    finish_at(accounted_);
 }
 
 }  // namespace emutrace::decode

@@ -62,6 +62,9 @@ private:
     /// The previous block was cut at `at` (an exception at cycle `now`): E atoms for its
     /// instructions before it.
     void cut_at(std::uint32_t at, std::uint64_t now);
+    /// Every instruction of the current block ran, up to cycle `now` (a return from it, the end).
+    void run_to_end(std::uint64_t now);
+    void finish_at(std::uint64_t now);
     /// The atoms of `n` instructions, the last `executed` or not, in the cycles up to `now`.
     void atoms(std::uint32_t n, bool last_executed, std::uint64_t now);
     void atom(bool executed);
