@@ -183,6 +183,13 @@ TEST_CASE("timing: divides take 2 to 12 cycles by how much longer the dividend i
     CHECK(m3.divide(0xFFFFFF9Cu, 7, true) == 6);             // -100 / 7 counts the dividend's magnitude
     CHECK(m3.divide(0x00F7311Fu, 0xFFFFFFFFu, true) == 11);  // / -1: the divisor counts as ~d = 0
     CHECK(m3.divide(0x0000FFFFu, 0xFFFF0000u, true) == 5);   // / -65536: ~d = 0xFFFF, as long
+    // INT_MIN's magnitude does not fit 31 bits: against a negative divisor it counts as 0x7FFFFFFF
+    // (CC2652 sdiv_powers_of_two), against a positive one as all 32 bits.
+    CHECK(m3.divide(0x80000000u, 0xFFFFFFF0u, true) == 11);  // ~d = 15: 31 - 4 = 27 bits longer
+    CHECK(m3.divide(0x80000000u, 0x00000010u, true) == 11);  // 16: 32 - 5 = 27 bits longer
+    CHECK(m3.divide(0x80000000u, 0xF0000000u, true) == 5);   // ~d = 0x0FFFFFFF: 3 bits longer
+    CHECK(m3.divide(0x80000000u, 0x10000000u, true) == 5);   // 0x10000000: 3 bits longer
+    CHECK(m3.divide(0xFFFFFFF0u, 0xFFFFFFFFu, true) == 6);   // -16 / -1: 5 bits longer, as before
 }
 
 // The TRM gives "3-5" and "4-7" with early termination. How many is the iterative multiplier's
