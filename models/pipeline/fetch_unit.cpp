@@ -22,7 +22,9 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
     hold_words_ = hold ? held_words_ : 0;
     held_ = false;
     ++epoch_;
-    for (auto& f : in_flight_) f.dropped = true;
+    // Everything in flight is dropped, a B<cc>'s target too: no resolution will come for it, so
+    // it is received and let go as any dropped word (kept, it would stay in the queue for good).
+    for (auto& f : in_flight_) f.dropped = true, f.speculative = false;
     committed_ = after_presented ? waiting_ : 0;
     waiting_ = 0;
     head_ = end_ = address;
