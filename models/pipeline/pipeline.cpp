@@ -442,7 +442,7 @@ void Pipeline::decode(std::uint64_t c) {
             d.decode_target = i->target;
         else if (i->kind == InstructionClass::RegisterBranch && i->reads_lr_target && !i->late_branch && !lr_dirty && (link || lr_)) {
             d.decode_target = (link ? link : lr_) & ~1u;
-            d.target_fetch_only = !p_.register_branches_at_decode_over_system_bus && bus_.fetch_registered(i->address);
+            d.target_fetch_only = !p_.conditional_register_branches_at_decode && i->conditional;
         }
     }
     if (p_.speculative_conditional_branches && i->kind == InstructionClass::ConditionalBranch && i->target) d.speculate_target = i->target;

@@ -140,7 +140,7 @@ private:
         bool speculated = false;
         bool resolved = false;
         /// A register branch the core takes in execute: its target fetch at decode is dropped
-        /// (PipelineParameters::register_branches_at_decode_over_system_bus).
+        /// (PipelineParameters::conditional_register_branches_at_decode).
         bool target_fetch_only = false;
         std::uint64_t speculated_at = 0;
         std::optional<std::uint32_t> decode_target, speculate_target;  ///< a branch at decode not yet taken

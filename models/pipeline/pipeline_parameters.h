@@ -25,12 +25,13 @@ struct PipelineParameters {
     /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The M3's
     /// measured board has no wait states to show it either way.
     bool fetch_holds_presented_address = false;
-    /// BX LR and MOV pc, lr in code fetched over the System bus (SRAM, a registered fetch) take
-    /// their target at decode (M3: the STM32F100's measurements need it). The M4 branches them in
-    /// execute there, a fetch word (2 cycles) later: measured on the CC2652 from SRAM, BLX LR,
-    /// BX LR and MOV pc, lr taken in an IT block cost 2 cycles more each than at decode, as an
-    /// execute-time branch does; from flash (I-Code) they match the decode-time fetch.
-    bool register_branches_at_decode_over_system_bus = true;
+    /// BX LR and MOV pc, lr that an IT block makes conditional take their target at decode when
+    /// the condition passes (M3: the STM32F100's measurements need it). The M4 branches them in
+    /// execute: their target fetch at decode is dropped and execute refetches. Measured on the
+    /// CC2652: BLX LR, BX LR and MOV pc, lr taken in an IT block cost a fetch more each than at
+    /// decode, 2 cycles from SRAM and 3 from flash without line buffers; unconditional, they
+    /// match the decode-time fetch.
+    bool conditional_register_branches_at_decode = true;
     /// Words the fetch unit takes from a decode-time branch's target while the branch waits for
     /// execute behind a multi-cycle instruction (CMEmu's HoldBranch): the M3 the target's word
     /// alone (the STM32F100's measurements); the M4 goes on to the next word too (measured on the

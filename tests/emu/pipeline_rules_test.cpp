@@ -33,7 +33,7 @@ TEST_CASE("pipeline: BX LR behind its BL at decode, a failed load without its ad
     FirmwareRun r = run_firmware("decode_rules", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
     REQUIRE(r.result.exit_code == 0);
     auto t = timings(r.sink.text);
-    REQUIRE(t.size() == 6);
+    REQUIRE(t.size() == 8);
     CHECK(t.at("bl_bx_lr") == t.at("bl_b"));               // the BL's link is known at decode
     CHECK(t.at("skip_ldr_dep") == t.at("skip_ldr_free"));  // a failed load needs no address
     CHECK(t.at("skip_in_data") == t.at("nop_in_data"));    // a failed instruction is a NOP
@@ -41,6 +41,25 @@ TEST_CASE("pipeline: BX LR behind its BL at decode, a failed load without its ad
     CHECK(t.at("bl_bx_lr") == 8);
     CHECK(t.at("skip_ldr_dep") == 5);
     CHECK(t.at("skip_in_data") == 5);
+}
+
+TEST_CASE("pipeline: a BX LR an IT block makes conditional returns at decode on the M3, in execute on the M4") {
+    auto run = [](models::CoreKind core) {
+        FirmwareRun r = run_firmware("decode_rules", "", [core](emu::MachineConfig& c) {
+            c.timing = emu::TimingMode::Pipeline;
+            c.core = models::core_spec(core);
+        });
+        REQUIRE(r.result.exit_code == 0);
+        return timings(r.sink.text);
+    };
+    auto m3 = run(models::CoreKind::CortexM3);
+    auto m4 = run(models::CoreKind::CortexM4);
+    // The IT folds onto the MOVS and the passing BX LR takes its target at decode: no cost on the M3.
+    CHECK(m3.at("it_bx_lr") == m3.at("bx_lr"));
+    // The M4 (measured on the CC2652, it_and_blx_bx_mov_pc_lr) branches it in execute: the target
+    // fetched at decode is dropped and fetched again, a fetch later on zero-wait code memory.
+    CHECK(m4.at("bx_lr") == m3.at("bx_lr"));
+    CHECK(m4.at("it_bx_lr") == m4.at("bx_lr") + 1);
 }
 
 TEST_CASE("pipeline: ACTLR's DISDEFWBUF holds a store through its data phase's wait states, DISFOLD stops IT folding") {

@@ -6,13 +6,16 @@
  *                the member before it: equals skip_ldr_free, where nothing writes it.
  *   skip_in_data an instruction its IT block fails runs in the data phase of the load before it,
  *                as a NOP does: equals nop_in_data.
+ *   it_bx_lr     a BX LR its IT block makes conditional, passing: on the M3 taken at decode, as
+ *                the same return without the IT (bx_lr); the M4 branches it in execute.
  * Output: "timing <name> <delta>" lines, as dwt_timing.c's. */
 #include <stdint.h>
 
 #include "measure.h"
 
-enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_COUNT };
-static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b", "skip_ldr_dep", "skip_ldr_free", "skip_in_data", "nop_in_data"};
+enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR, T_COUNT };
+static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b",        "skip_ldr_dep", "skip_ldr_free",
+                                           "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr"};
 static uint32_t results[T_COUNT];
 
 __attribute__((noinline)) static void run_measurements(void)
@@ -25,6 +28,9 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE_BELOW_SP(results[T_SKIP_LDR_FREE], "cmp r3, #0\n\t" "ite ne\n\t" "addne.w r4, r4, #0\n\t" "ldreq.w r2, [r3]\n\t");
     MEASURE_BELOW_SP(results[T_SKIP_IN_DATA], "cmp r3, #0\n\t" "ite ne\n\t" "ldrne.w r2, [r3]\n\t" "addeq.w r4, r4, #1\n\t");
     MEASURE_BELOW_SP(results[T_NOP_IN_DATA], "cmp r3, #0\n\t" "itt ne\n\t" "ldrne.w r2, [r3]\n\t" "nopne.w\n\t");
+    /* The callee sets Z (its IT folds onto the MOVS) and returns, with or without the IT. */
+    MEASURE(results[T_IT_BX_LR], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "movs r4, #0\n\t" "it eq\n\t" "bxeq lr\n" "3:\n\t", "mov lr, r5\n\t");
+    MEASURE(results[T_BX_LR], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "movs r4, #0\n\t" "bx lr\n" "3:\n\t", "mov lr, r5\n\t");
 }
 
 int main(void)
