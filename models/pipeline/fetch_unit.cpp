@@ -95,31 +95,32 @@ void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     requested_ = true;
 }
 
-void FetchUnit::issue(std::uint64_t cycle) {
-    if (!requested_) return;
+bool FetchUnit::issue(std::uint64_t cycle) {
+    if (!requested_) return false;
     if (committed_) {
-        if (!bus_->may_grant(Master::Fetch, committed_ - 1, cycle)) return;
+        if (!bus_->may_grant(Master::Fetch, committed_ - 1, cycle)) return false;
         Grant g = bus_->grant(Master::Fetch, committed_ - 1, cycle);
         in_flight_.push_back({committed_ - 1, g.data_end + 1, false, true, false});
         committed_ = 0;
-        return;
+        return true;
     }
     std::uint32_t word = speculation_pending_ ? speculation_target_ & ~3u : next_;
     if (!bus_->may_grant(Master::Fetch, word, cycle)) {
         if (!speculation_pending_ && bus_->waits_for_ready(Master::Fetch, word, cycle)) waiting_ = word + 1;
-        return;
+        return false;
     }
     waiting_ = 0;
     Grant g = bus_->grant(Master::Fetch, word, cycle);
     if (speculation_pending_) {
         in_flight_.push_back({word, g.data_end + 1, (speculation_target_ & 2) != 0, false, true});
         speculation_pending_ = false;
-        return;
+        return true;
     }
     in_flight_.push_back({word, g.data_end + 1, skip_next_, false, false});
     skip_next_ = false;
     if (hold_words_ && --hold_words_ == 0) held_ = true;
     next_ += 4;
+    return true;
 }
 
 std::string FetchUnit::describe() const {

@@ -52,8 +52,8 @@ public:
     /// halfwords the decoded instruction frees when it moves to execute next cycle, which the
     /// fetch may count on (CMEmu's over-commit).
     void request(std::uint64_t cycle, unsigned advancing = 0);
-    /// Issues the next word's address phase when the bus grants it.
-    void issue(std::uint64_t cycle);
+    /// Issues the next word's address phase when the bus grants it; whether it did.
+    bool issue(std::uint64_t cycle);
 
     /// The halfwords queued from head() on: the instruction decode looks at starts at head().
     std::uint32_t head() const { return head_; }

@@ -339,8 +339,14 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
         }
     }
     if (x_.active && x_.redirect_at && *x_.redirect_at == c) {  // a branch in execute fetches its target
-        // A word of its own stream whose address the bus holds is still fetched first.
-        fetch_.redirect(*x_.redirect_to, false, p_.fetch_holds_presented_address && x_.in_stream && x_.epoch_at_start == fetch_.epoch());
+        // A word of its own stream whose address the bus holds is still fetched first; so is the
+        // one the registration buffer takes this cycle, where the core redirects after it
+        // (step()), unless the branch's target went out at decode.
+        const bool own_stream = x_.in_stream && x_.epoch_at_start == fetch_.epoch();
+        if (p_.branch_follows_registered_fetch && own_stream && !x_.target_fetch_only && bus_.fetch_registered(fetch_.next_word()))
+            late_redirect_ = *x_.redirect_to;
+        else
+            fetch_.redirect(*x_.redirect_to, false, p_.fetch_holds_presented_address && own_stream);
         x_.redirect_at.reset();
         decoded_.reset();
         refill_from_ = c + 1;  // waiting for the target is a fetch stall: CPI, whatever ran before
@@ -385,10 +391,13 @@ bool Pipeline::step() {
         x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c);
     std::uint32_t data_address = x_.next_address;
     if (wants_data) bus_.request(Master::Data, data_address, c);
-    if (!decoded_)
+    if (late_redirect_) {
+        // Nothing to decode: the queue is the one the branch in execute flushes this cycle.
+    } else if (!decoded_) {
         decode(c);
-    else
+    } else {
         fold_late_it();
+    }
     // The decoded instruction moves on next cycle unless execute is busy beyond this one. A store
     // whose last address phase goes out now leaves execute with it (its data phase runs on in the
     // write buffer), unless the fetch competes for that bus this cycle.
@@ -399,7 +408,15 @@ bool Pipeline::step() {
     if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
-    fetch_.issue(c);
+    const bool fetched = fetch_.issue(c);
+    if (late_redirect_) {  // the word the buffer took goes first; without one the target goes now
+        fetch_.redirect(*late_redirect_, false, true);
+        late_redirect_.reset();
+        if (!fetched) {
+            fetch_.request(c);
+            fetch_.issue(c);
+        }
+    }
     count(c, issued, folded);
     if (trace_)
         std::fprintf(trace_, "c%lu X:%x%s t%u/%lu D:%x fetch:%s\n", (unsigned long)c, x_.active ? x_.insn->address : 0, issued ? "*" : " ",

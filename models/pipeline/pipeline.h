@@ -216,6 +216,9 @@ private:
     bool last_was_lsu_ = false;
     std::uint64_t refill_from_ = ~0ull;
     std::uint64_t decode_not_before_ = 0;  ///< a branch taken at decode: its target waits for it to enter execute
+    /// A branch in execute this cycle whose redirect waits for the fetch's address of the cycle
+    /// (PipelineParameters::branch_follows_registered_fetch): its target.
+    std::optional<std::uint32_t> late_redirect_;
     std::uint64_t lsu_until_ =
         ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
     PipelineCounters counters_;

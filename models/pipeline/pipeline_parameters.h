@@ -38,6 +38,14 @@ struct PipelineParameters {
     /// CC2652: a narrow B to the last word of a flash line behind UMULL and UDIV, the line after
     /// it arriving while the UDIV still runs).
     std::uint8_t held_branch_fetch_words = 1;
+    /// A branch in execute redirects the fetch after the address the fetch presents in that cycle:
+    /// over the System bus the registration buffer has taken it, so that word is fetched (and
+    /// dropped) before the target's, a word (2 cycles) later. Not where the target went out at
+    /// decode already (a register branch the core takes in execute). The M4, measured on the
+    /// CC2652 from SRAM: a taken CBZ right behind its own fetch word, BLX r8 and BX r8 cost a word
+    /// more than a redirect in the same cycle gives (cbz, bl_blx_bx_mov_pc_lr); the M3 redirects
+    /// in the same cycle (the STM32F100's SRAM measurements).
+    bool branch_follows_registered_fetch = false;
 };
 
 }  // namespace emutrace::models

@@ -113,6 +113,24 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board 
             }
 }
 
+TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay exact on its preset") {
+    // tests/data/silicon/cc2652: four archives of the CC2652's given half. Each count below is what
+    // a rule of the M4 (models/core.cpp, TimingModel::divide) brought; without the rule it is lower
+    // (sdiv_powers_of_two 22, bl_blx_bx_mov_pc_lr 2, cbz 1, it_and_blx_bx_mov_pc_lr 6).
+    TempDir dir;
+    int status = emutrace_status("silicon " + source("tests/data/silicon/cc2652") + " --json " + dir.file("c.json"), dir);
+    CHECK(status == 0);
+    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
+    CHECK(j["board"] == "cc2652");
+    std::map<std::string, std::size_t> exact;
+    for (const auto& t : j["tests"])
+        for (const auto& c : t["results"]) exact[t["test"].get<std::string>()] += c["exact"].get<bool>();
+    CHECK(exact["sdiv_powers_of_two"] == 34);
+    CHECK(exact["bl_blx_bx_mov_pc_lr"] == 3);
+    CHECK(exact["cbz"] >= 2);
+    CHECK(exact["it_and_blx_bx_mov_pc_lr"] >= 9);
+}
+
 TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at the rate it reached") {
     TempDir dir;
     int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --timing trm --json " + dir.file("t.json"), dir);
