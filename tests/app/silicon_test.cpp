@@ -33,6 +33,12 @@ int emutrace_status(const std::string& args, const TempDir& dir) {
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
+// Runs `emutrace silicon ARGS --json DIR/NAME`: its exit status and the JSON it wrote.
+std::pair<int, nlohmann::json> silicon_run(const std::string& args, const TempDir& dir, const std::string& name) {
+    int status = emutrace_status("silicon " + args + " --json " + dir.file(name), dir);
+    return {status, nlohmann::json::parse(read_file(dir.file(name)))};
+}
+
 // The held-aside validation tests, by the fixed rule: every 5th archive of a category in path order.
 std::set<std::string> validation_tests(const std::string& suite) {
     std::map<std::string, std::vector<std::string>> by_category;
@@ -118,9 +124,8 @@ TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay e
     // a rule of the M4 (models/core.cpp, TimingModel::divide) brought; without the rule it is lower
     // (sdiv_powers_of_two 22, bl_blx_bx_mov_pc_lr 2, cbz 1, it_and_blx_bx_mov_pc_lr 6).
     TempDir dir;
-    int status = emutrace_status("silicon " + source("tests/data/silicon/cc2652") + " --json " + dir.file("c.json"), dir);
+    auto [status, j] = silicon_run(source("tests/data/silicon/cc2652"), dir, "c.json");
     CHECK(status == 0);
-    auto j = nlohmann::json::parse(read_file(dir.file("c.json")));
     CHECK(j["board"] == "cc2652");
     std::map<std::string, std::size_t> exact;
     for (const auto& t : j["tests"])
@@ -133,9 +138,8 @@ TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay e
 
 TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at the rate it reached") {
     TempDir dir;
-    int status = emutrace_status("silicon " + source("tests/data/silicon/stm32f100") + " --timing trm --json " + dir.file("t.json"), dir);
+    auto [status, j] = silicon_run(source("tests/data/silicon/stm32f100") + " --timing trm", dir, "t.json");
     CHECK(status == 0);
-    auto j = nlohmann::json::parse(read_file(dir.file("t.json")));
     CHECK(j["timing"] == "trm");
     CHECK(j["board"] == "stm32f100");  // no --board: the folder's name says which
     CHECK(j["exact"].get<std::size_t>() >= kPerBlockExact);
