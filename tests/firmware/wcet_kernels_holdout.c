@@ -9,20 +9,13 @@
  * Output: "holdout: <checksum>". */
 #include <stdint.h>
 
-#include "cmdline_seed.h"
+#include "seeded_random.h"
 #include "print.h"
 
 #define KERNEL __attribute__((noinline, noipa))
 #define N_INV 4
 #define N_LMS 16
 #define N_IMG 8
-
-static uint32_t lcg;
-static uint32_t next_random(void)
-{
-    lcg = lcg * 22695477u + 1u;
-    return lcg >> 9;
-}
 
 static double dabs(double v)
 {
@@ -231,7 +224,7 @@ static float small_float(void)
 
 int main(void)
 {
-    lcg = seed_from_cmdline();
+    seed_random_from_cmdline();
     uint32_t check = 0;
 
     for (int i = 0; i < N_INV; i++) {

@@ -11,18 +11,11 @@
  * Output: "recursion: <checksum>". */
 #include <stdint.h>
 
-#include "cmdline_seed.h"
+#include "seeded_random.h"
 #include "print.h"
 
 #define KERNEL __attribute__((noinline, noipa))
 #define N_QSORT 24
-
-static uint32_t lcg;
-static uint32_t next_random(void)
-{
-    lcg = lcg * 22695477u + 1u;
-    return lcg >> 9;
-}
 
 KERNEL int fib(int n)
 {
@@ -168,7 +161,7 @@ KERNEL int k_parity(unsigned n)
 
 int main(void)
 {
-    lcg = seed_from_cmdline();
+    seed_random_from_cmdline();
     uint32_t check = 0;
 
     check = check * 31u + (uint32_t)k_fib(7 + (int)(next_random() % 4u));
