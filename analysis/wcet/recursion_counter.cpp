@@ -79,8 +79,12 @@ void RecursionCounter::left(std::uint32_t f) {
 
 void RecursionCounter::note(std::uint32_t f) {
     if (cycles_.cycle_of[f] >= 0) note_items(f, most_items_);  // every activation: one that never recursed still bounds its cycle's counts
-    if (running_[f] < 2) return;                               // no recursion: nothing to keep (the common case, no lookup)
-    std::uint64_t& m = most_[context_[f]];
+    note_entries(f, most_);
+}
+
+void RecursionCounter::note_entries(std::uint32_t f, std::unordered_map<std::uint32_t, std::uint64_t>& into) const {
+    if (running_[f] < 2) return;  // no recursion: nothing to keep (the common case, no lookup)
+    std::uint64_t& m = into[context_[f]];
     m = std::max(m, running_[f]);
 }
 
@@ -94,11 +98,8 @@ void RecursionCounter::note_items(std::uint32_t f, std::unordered_map<std::uint6
 
 std::unordered_map<std::uint32_t, std::uint64_t> RecursionCounter::most_by_context() const {
     auto out = most_;
-    for (std::size_t f = 0; f < open_.size(); ++f)
-        if (open_[f] > 0 && running_[f] > 1) {
-            std::uint64_t& m = out[context_[f]];
-            m = std::max(m, running_[f]);
-        }
+    for (std::uint32_t f = 0; f < open_.size(); ++f)
+        if (open_[f] > 0) note_entries(f, out);
     return out;
 }
 

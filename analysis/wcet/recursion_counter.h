@@ -63,6 +63,7 @@ private:
             if (open_[f] > 0) ++running_items_[base_[f] + static_cast<std::size_t>(item)];
     }
     void note(std::uint32_t f);
+    void note_entries(std::uint32_t f, std::unordered_map<std::uint32_t, std::uint64_t>& into) const;
     void note_items(std::uint32_t f, std::unordered_map<std::uint64_t, std::uint64_t>& into) const;
     std::size_t items(std::size_t cycle) const { return cycles_.functions[cycle].size() + cycles_.loops[cycle].size(); }
 
