@@ -326,7 +326,7 @@ bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
 
 // Execute's cycle: the instruction leaving, the decoded one entering, a branch in execute
 // fetching its target, a B<cc> resolved. Returns whether an instruction entered.
-bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
+bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std::uint32_t>& late_redirect) {
     if (x_.active && x_.transfers_left == 0 && x_.busy_until < c && !(x_.redirect_at && *x_.redirect_at >= c)) x_.active = false;
     bool issued = false;
     if (accepting) {
@@ -344,7 +344,7 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting) {
         // (step()), unless the branch's target went out at decode.
         const bool own_stream = x_.in_stream && x_.epoch_at_start == fetch_.epoch();
         if (p_.branch_follows_registered_fetch && own_stream && !x_.target_fetch_only && bus_.fetch_registered(fetch_.next_word()))
-            late_redirect_ = *x_.redirect_to;
+            late_redirect = *x_.redirect_to;
         else
             fetch_.redirect(*x_.redirect_to, false, p_.fetch_holds_presented_address && own_stream);
         x_.redirect_at.reset();
@@ -384,14 +384,15 @@ bool Pipeline::step() {
     if (!knows_enough(c, accepting)) return false;
     fetch_.receive(c);
     bool folded = accepting && decoded_->folded_it;
-    bool issued = execute_cycle(c, accepting);
+    std::optional<std::uint32_t> late_redirect;
+    bool issued = execute_cycle(c, accepting, late_redirect);
     folded = folded && issued;
     // The load/store unit asks for the bus before the fetch does; the bus matrix arbitrates.
     bool wants_data =
         x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c);
     std::uint32_t data_address = x_.next_address;
     if (wants_data) bus_.request(Master::Data, data_address, c);
-    if (late_redirect_) {
+    if (late_redirect) {
         // Nothing to decode: the queue is the one the branch in execute flushes this cycle.
     } else if (!decoded_) {
         decode(c);
@@ -409,9 +410,8 @@ bool Pipeline::step() {
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);
-    if (late_redirect_) {  // the word the buffer took goes first; without one the target goes now
-        fetch_.redirect(*late_redirect_, false, true);
-        late_redirect_.reset();
+    if (late_redirect) {  // the word the buffer took goes first; without one the target goes now
+        fetch_.redirect(*late_redirect, false, true);
         if (!fetched) {
             fetch_.request(c);
             fetch_.issue(c);

@@ -169,7 +169,9 @@ private:
 
     bool step();  // one cycle; false (nothing done) when it needs facts it has not got
     bool knows_enough(std::uint64_t c, bool& accepting);
-    bool execute_cycle(std::uint64_t c, bool accepting);
+    /// `late_redirect`: set to the target of a branch in execute whose redirect waits for the
+    /// fetch's address of this cycle (PipelineParameters::branch_follows_registered_fetch).
+    bool execute_cycle(std::uint64_t c, bool accepting, std::optional<std::uint32_t>& late_redirect);
     unsigned slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const;
     bool can_accept(const Decoded& d) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
@@ -216,9 +218,6 @@ private:
     bool last_was_lsu_ = false;
     std::uint64_t refill_from_ = ~0ull;
     std::uint64_t decode_not_before_ = 0;  ///< a branch taken at decode: its target waits for it to enter execute
-    /// A branch in execute this cycle whose redirect waits for the fetch's address of the cycle
-    /// (PipelineParameters::branch_follows_registered_fetch): its target.
-    std::optional<std::uint32_t> late_redirect_;
     std::uint64_t lsu_until_ =
         ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
     PipelineCounters counters_;
