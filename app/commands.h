@@ -116,6 +116,7 @@ struct WcetOptions {
     std::optional<std::uint64_t> call_context;  ///< --call-context K; unset: the scenario's or the default
     std::vector<std::string> flow_facts_in;     ///< --flow-facts FILE, repeatable
     std::string flow_facts_out;                 ///< --flow-facts-out FILE
+    std::string path_counts;                    ///< --path-counts runs|any; empty: the scenario's or runs
 };
 int wcet_command(const WcetOptions& options);
 

@@ -63,8 +63,8 @@ int run_measured(const WcetOptions& o, session::Scenario& sc, const decode::ElfI
 
 // --all: a bound for every function that ran, as one table.
 int bound_all(const WcetOptions& o, const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& facts,
-              unsigned call_context, std::uint64_t clock_hz, int status) {
-    WcetTable table = bound_every_function(session, stats, facts, call_context);
+              unsigned call_context, bool path_counts, std::uint64_t clock_hz, int status) {
+    WcetTable table = bound_every_function(session, stats, facts, call_context, path_counts);
     std::printf("%s", format_wcet_table(table, clock_hz).c_str());
     if (!o.json.empty()) config::write_text_file(o.json, config::json_text(wcet_table_json(table), 2) + "\n", "JSON result");
     if (status == 0 && !table.trusted()) {
@@ -105,6 +105,7 @@ int wcet_command(const WcetOptions& o) {
     const std::string function = function_to_bound(o, wcet);
     const unsigned call_context = o.call_context ? static_cast<unsigned>(*o.call_context) : wcet.call_context;
     const std::vector<FlowFact> facts = flow_facts(o, wcet);
+    const bool path_counts = o.path_counts.empty() ? wcet.path_counts : o.path_counts == "runs";
 
     decode::ElfImage image = decode::ElfImage::load(o.elf);
     session::take_core_built_for(sc, image);
@@ -115,11 +116,11 @@ int wcet_command(const WcetOptions& o) {
     const int status = o.no_run ? 0 : run_measured(o, sc, image, session);
     StatisticsTable stats = session.statistics(o.stats_in, !o.no_run);
     if (!o.stats_out.empty()) stats.save(o.stats_out);
-    if (o.all) return bound_all(o, session, stats, facts, call_context, sc.machine.clock_hz, status);
+    if (o.all) return bound_all(o, session, stats, facts, call_context, path_counts, sc.machine.clock_hz, status);
 
     WcetResult r;
     try {
-        r = session.bound(stats, {function, facts, {}, call_context});
+        r = session.bound(stats, {function, facts, {}, call_context, path_counts});
     } catch (const ConfigError&) {
         if (status == 0) throw;
         return status;  // the run stopped before the function ran: its error, said above, is the one

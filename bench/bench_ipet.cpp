@@ -5,7 +5,10 @@
 // The second problem is what call-string contexts make (docs/wcet.md): the same 1,000 blocks, but
 // each outer loop also calls a routine whose copy for that call site (its context) has a loop
 // totalled over the caller's loop, and the diamonds' edges carry their own, cheaper, times in each
-// iteration context (the split edge columns).
+// iteration context (the split edge columns). The third is what the runs' path counts add
+// (analysis/wcet/path_counts.h): the second with every executed block held to a count per run,
+// each its count on the second's worst path, halved for one block in four, which the longest
+// path then has to go around.
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +41,8 @@ public:
         problem_.blocks[tail_].may_exit = true;
         return std::move(problem_);
     }
+    /// The two arms of every diamond built.
+    const std::vector<std::pair<std::size_t, std::size_t>>& arms() const { return arms_; }
 
 private:
     std::size_t add(int loop) {
@@ -84,6 +89,7 @@ private:
         const std::size_t split = add(loop);
         link(split);
         const std::size_t a = add(loop), b = add(loop), join = add(loop);
+        arms_.push_back({a, b});
         const std::size_t to_a = edge(split, a), to_b = edge(split, b);
         if (contexts_)  // the fall-through is cheaper than the taken branch, in either iteration context
             for (std::size_t e : {to_a, to_b}) {
@@ -137,9 +143,26 @@ private:
 
     bool contexts_;
     IpetProblem problem_;
+    std::vector<std::pair<std::size_t, std::size_t>> arms_;
     std::size_t tail_ = 0;
     std::mt19937 rng_{20240611};
 };
+
+// Every block on the worst path held to its count there per run (scopes: none); of every diamond,
+// the arm the path took most to half of that, the other arm to the rest.
+void hold_to_path_counts(IpetProblem& p, const std::vector<std::pair<std::size_t, std::size_t>>& arms) {
+    const IpetSolution s = solve_ipet(p, true);
+    auto count = [&](std::size_t b) { return s.first[b] + s.later[b]; };
+    std::vector<bool> arm(p.blocks.size(), false);
+    for (auto [a, b] : arms) {
+        if (count(a) < count(b)) std::swap(a, b);
+        p.caps.push_back({a, count(a) / 2, {}});
+        p.caps.push_back({b, count(a) - count(a) / 2 + count(b), {}});
+        arm[a] = arm[b] = true;
+    }
+    for (std::size_t b = 0; b < p.blocks.size(); ++b)
+        if (!arm[b] && count(b) > 0) p.caps.push_back({b, count(b), {}});
+}
 
 struct Timed {
     double ms = 0;
@@ -163,15 +186,20 @@ Timed best_of_5(const IpetProblem& p, bool sensitive) {
 int main() {
     try {
         bool ok = true;
-        for (bool contexts : {false, true}) {
-            const IpetProblem p = Generator(contexts).build();
+        for (int mode = 0; mode < 3; ++mode) {
+            const bool contexts = mode > 0;
+            Generator generator(contexts);
+            IpetProblem p = generator.build();
+            if (mode == 2) hold_to_path_counts(p, generator.arms());
             const Timed sensitive = best_of_5(p, true);
             const Timed insensitive = best_of_5(p, false);
             std::printf(
                 "bench_ipet: %s: %zu blocks, %zu edges, %zu loops, %zu calls: context-sensitive solve %.1f ms (bound %.0f cycles), "
                 "insensitive %.1f ms (bound %.0f cycles); target < 1 s\n",
-                contexts ? "with call contexts and edge times" : "one function", p.blocks.size(), p.edges.size(), p.loops.size(), p.calls.size(),
-                sensitive.ms, sensitive.bound, insensitive.ms, insensitive.bound);
+                mode == 2  ? "with contexts, edge times and path counts"
+                : contexts ? "with call contexts and edge times"
+                           : "one function",
+                p.blocks.size(), p.edges.size(), p.loops.size(), p.calls.size(), sensitive.ms, sensitive.bound, insensitive.ms, insensitive.bound);
             // Charging every execution its larger cost can only raise the bound.
             const bool ordered = sensitive.bound <= insensitive.bound;
             std::printf("bench_ipet: sensitive bound <= insensitive bound: %s (%.1f%% tighter)\n", ordered ? "yes" : "NO",

@@ -14,7 +14,8 @@ namespace emutrace::analysis::wcet {
 namespace {
 
 constexpr const char* kFormat = "emutrace-wcet-statistics";
-// 2 added the exits per successor and the call-string contexts; version 1 files still load.
+// 2 added the exits per successor and the call-string contexts; version 1 files still load. A
+// block's per_scope counts are optional: a table without them gives the IPET no path counts.
 constexpr int kVersion = 3;
 
 nlohmann::json to_json(const TimeStat& s) {
@@ -105,6 +106,7 @@ nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, c
         }
         if (most_per_call)
             if (auto m = most_per_call->find(address); m != most_per_call->end()) b["most_per_call"] = m->second;
+        if (r.per_scope.seen()) b["per_scope"] = {{"most", r.per_scope.most}, {"least", r.per_scope.least}, {"scopes", r.per_scope.scopes}};
         out.push_back(b);
     }
     return out;
@@ -136,6 +138,15 @@ BlockRecord block_from(const nlohmann::json& b) {
             st[0] = stat_at(e, "first");
             st[1] = stat_at(e, "later");
         });
+    if (b.contains("per_scope")) {
+        const nlohmann::json& c = b.at("per_scope");
+        try {
+            r.per_scope = {count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
+        } catch (const PathError& e) {
+            throw PathError(std::string("per_scope.") + e.what());
+        }
+        if (r.per_scope.scopes == 0 || r.per_scope.least > r.per_scope.most) throw PathError("per_scope: least above most, or no scopes");
+    }
     return r;
 }
 
@@ -204,6 +215,7 @@ void BlockRecord::merge(const BlockRecord& other) {
     for (int k = 0; k < 2; ++k) context[k].merge(other.context[k]);
     for (const auto& [to, st] : other.exits)
         for (int k = 0; k < 2; ++k) exits[to][static_cast<std::size_t>(k)].merge(st[static_cast<std::size_t>(k)]);
+    per_scope.merge(other.per_scope);
 }
 
 void ContextRecord::merge(const ContextRecord& other) {

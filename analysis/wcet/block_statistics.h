@@ -37,6 +37,25 @@ struct TimeStat {
     bool seen() const { return count > 0; }
 };
 
+/// How often a block ran per run of its context's scope (LoopContextTracker::scope(): the
+/// activation at the bottom of the call string, which holds every run of the context it made):
+/// the most and the least over the scope's runs in which it ran, and in how many it ran. A count
+/// the same in every run of the scope is a path count the IPET may hold the block to.
+struct ScopeCount {
+    std::uint64_t most = 0, least = UINT64_MAX, scopes = 0;
+    void add(std::uint64_t count) {
+        most = count > most ? count : most;
+        least = count < least ? count : least;
+        ++scopes;
+    }
+    void merge(const ScopeCount& o) {
+        most = o.most > most ? o.most : most;
+        least = o.least < least ? o.least : least;
+        scopes += o.scopes;
+    }
+    bool seen() const { return scopes > 0; }
+};
+
 /// What one block measured; [0] first iterations (and blocks outside loops), [1] later iterations.
 struct BlockRecord {
     TimeStat context[2];
@@ -45,6 +64,9 @@ struct BlockRecord {
     /// refills), and the IPET charges each edge its own time. Leaving by a call, a return or an
     /// exception is in `context` only.
     std::map<std::uint32_t, std::array<TimeStat, 2>> exits;
+    /// Executions per run of the context's scope; kept per context only (a union over contexts
+    /// mixes scopes).
+    ScopeCount per_scope;
     void merge(const BlockRecord& other);
     bool seen() const { return context[0].seen() || context[1].seen(); }
 };

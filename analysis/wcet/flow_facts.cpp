@@ -27,9 +27,22 @@ void parse_context(const config::Node& f, FlowFact& fact) {
 }  // namespace
 
 FlowFact parse_flow_fact(const config::Node& f) {
-    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "totals_over_callers", "context", "recursion"});
+    f.allow_only(
+        {"function", "loop", "header", "bound", "total", "totals_over", "totals_over_callers", "context", "recursion", "block", "count", "per"});
     FlowFact fact;
     fact.origin = f.where();
+    if (f.has("block") || f.has("count") || f.has("per")) {
+        if (f.has("loop") || f.has("header") || f.has("bound") || f.has("total") || f.has("totals_over") || f.has("totals_over_callers") ||
+            f.has("recursion"))
+            f.fail("a path count names a block and gives `count` (and `per`) alone (loops and recursions take their own facts)");
+        f.require({"block", "count"});
+        fact.block = f["block"].u32();
+        fact.count = f["count"].integer();
+        if (f.has("function")) fact.function = f["function"].str();
+        if (f.has("per")) fact.per = f["per"].str();
+        parse_context(f, fact);
+        return fact;
+    }
     if (f.has("recursion")) {
         if (f.has("loop") || f.has("header") || f.has("bound") || f.has("total") || f.has("totals_over"))
             f.fail("a recursion fact names a function and gives `recursion` alone (loops take their own facts)");
@@ -100,8 +113,11 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
                     "# out in the function, by their index; totals_over_callers: per entry of callers' loops beyond the\n"
                     "# one around the call, by name; recursion: most entries into a recursive function per call\n"
                     "# from outside its recursion, that call included. context: the call instructions that\n"
-                    "# lead to the loop's function, outermost first. Edit a bound or total (a value below what a run\n"
-                    "# did is refused), add one, and give the file back: emutrace wcet ... --flow-facts FILE\n";
+                    "# lead to the loop's function, outermost first. block, count, per: a path count, the most\n"
+                    "# executions of the block starting there per run of function `per` (none: of the bounded\n"
+                    "# function); those that hold the bound are listed, the runs' others still apply. Edit a value\n"
+                    "# (one below what a run did is refused), add one, and give the file back:\n"
+                    "# emutrace wcet ... --flow-facts FILE\n";
     s += std::string("format: ") + kFormat + "\nversion: 1\n";
     std::string quoted;
     for (char c : firmware) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
@@ -136,6 +152,15 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
         facts +=
             ", recursion: " + std::to_string(rec.entries) + "}  # " + rec.source + "; entries per call from outside the recursion" + rec.others();
         facts += (rec.context.empty() ? "" : "; called from " + rec.context) + "\n";
+        ++written;
+    }
+    for (const auto& u : r.path_counts) {
+        if (!u.binding && u.source == "observed") continue;  // one that does not hold the bound: the runs' still applies when read back
+        facts += "  - {function: " + u.function + ", block: " + config::hex32(u.block);
+        if (!u.context_calls.empty()) facts += ", context: " + addresses(u.context_calls);
+        facts += ", count: " + std::to_string(u.count) + (u.per.empty() ? "" : ", per: " + u.per) + "}  # " + u.source;
+        if (u.source == "observed") facts += u.runs == 1 ? " in 1 run" : ", the same in " + std::to_string(u.runs) + " runs";
+        facts += "; per run of " + (u.per.empty() ? r.function : u.per) + (u.context.empty() ? "" : "; called from " + u.context) + "\n";
         ++written;
     }
     s += written ? "flow_facts:\n" + facts : "flow_facts: []\n";

@@ -86,8 +86,10 @@ void validate(const IpetProblem& problem) {
         check(c.caller < n && c.callee < n && c.instead_of_edge < static_cast<int>(problem.edges.size()) &&
                   (c.instead_of_edge < 0 || problem.edges[static_cast<std::size_t>(c.instead_of_edge)].from == c.caller),
               "a call names a block or an edge out of range");
-    for (const IpetCap& c : problem.caps)
-        check(c.block < n && c.first <= c.block && c.block < c.last && c.last <= n, "a cap names a block out of range");
+    for (const IpetCap& c : problem.caps) {
+        check(c.block < n, "a cap names a block out of range");
+        for (const auto& [first, last] : c.scopes) check(first < last && last <= n, "a cap names a scope out of range");
+    }
     for (const IpetRecursion& r : problem.recursions) {
         for (std::size_t k : r.outer) check(k < problem.calls.size(), r.name + ": a call out of range");
         for (const auto& b : r.budgets) {
@@ -247,14 +249,17 @@ Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) 
 void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
     std::vector<std::vector<std::size_t>> callers_of(problem.blocks.size());
     for (std::size_t k = 0; k < problem.calls.size(); ++k) callers_of[problem.calls[k].callee].push_back(k);  // call indices
-    // A capped block: executions <= most x (runs of its function).
+    // A capped block: executions <= most x (runs of its scope).
     for (const IpetCap& cap : problem.caps) {
         Row row{{}, GLP_UP, 0};
         add_executions(row.terms, c, cap.block, 1);
         const double most = static_cast<double>(cap.most);
+        auto in_scope = [&](std::size_t b) {
+            return std::any_of(cap.scopes.begin(), cap.scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
+        };
         for (std::size_t k = 0; k < problem.calls.size(); ++k)
-            if (problem.calls[k].callee >= cap.first && problem.calls[k].callee < cap.last) add_calls(row.terms, problem, c, k, -most);
-        if (problem.entry >= cap.first && problem.entry < cap.last) row.rhs = most;
+            if (in_scope(problem.calls[k].callee)) add_calls(row.terms, problem, c, k, -most);
+        if (cap.scopes.empty() || in_scope(problem.entry)) row.rhs = most;
         rows.push_back(std::move(row));
     }
     // A recursion's budgets: what they count <= the most per activation x the activations.

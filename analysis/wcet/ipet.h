@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace emutrace::analysis::wcet {
@@ -58,13 +59,15 @@ struct IpetCall {
     int instead_of_edge = -1;
 };
 
-/// A block on a cycle no loop bounds (irreducible control flow): at most `most` executions per
-/// run of its function, a run being each unit of flow into the function's blocks [first, last):
-/// a call into any of them, and the problem's one entry if it is among them.
+/// A block held to a count per run of a scope: at most `most` executions per unit of flow into
+/// any of the block ranges [first, last) in `scopes` (a call into one, and the problem's one entry
+/// if it is in one); with no ranges, `most` in all (the problem's one entry is the scope's run).
+/// A block on a cycle no loop bounds (irreducible control flow) is held so per run of its
+/// function; a block with a path count, per run of its call string's outermost caller.
 struct IpetCap {
     std::size_t block = 0;
     std::uint64_t most = 0;
-    std::size_t first = 0, last = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> scopes;
 };
 
 /// A recursion bounded per activation (analysis/wcet/recursion.h): each call from outside it (and

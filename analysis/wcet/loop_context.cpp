@@ -155,6 +155,8 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
     if (previous_ < 0) {
         // A context's first block (reset, or an exception handler): a routine entered from nowhere.
         context_ = contexts_.root(n.function);
+        root_ = ++activations_;
+        update_scope();
         up(rows_[p_].valid ? n.level + 1u : n.level, LoopRow{true, next, 0, 1});
         last_ = Transition::Start;
     } else {
@@ -162,10 +164,11 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
         std::uint32_t c = shape_[from], shape = shape_[next];
         if ((c & kCall) && (shape & kEntry)) {  // alpha
             if (frames_.size() < kMostFrames)
-                frames_.push_back({p_, from, context_});
+                frames_.push_back({p_, from, context_, ++activations_});
             else
                 ++saturations_;
             context_ = contexts_.call(context_, from, n.function);
+            update_scope();
             up(n.level + 1u, LoopRow{true, next, 0, 1});
             last_ = Transition::Call;
         } else if ((c & kExit) && (shape & kEntry)) {
@@ -184,6 +187,7 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
                 frames_.pop_back();
                 down(p_ >= f.p ? p_ - f.p : 0);
                 context_ = f.context;
+                update_scope();
                 if (!rows_[p_].valid) rows_[p_] = LoopRow{true, f.caller, 0, 1, context_};
                 move(f.caller, next);
             } else {
@@ -201,8 +205,17 @@ unsigned LoopContextTracker::step_slow(std::uint32_t next) {
     return rows_[p_].index;
 }
 
+// The activation at the bottom of the call string: k calls below the running function's, when
+// the calls open since the context's root activation are more than k (a tail call opens none and
+// keeps the string). Saturated frames keep an older, larger scope: counts per it only grow.
+void LoopContextTracker::update_scope() {
+    const std::size_t base = saved_.empty() ? 0 : std::min(saved_.back().frames, frames_.size());
+    const std::size_t open = frames_.size() - base, k = contexts_.depth();
+    scope_ = open > k ? frames_[frames_.size() - k - 1].activation : root_;
+}
+
 void LoopContextTracker::exception_entry() {
-    saved_.push_back({p_, previous_, frames_.size(), context_});
+    saved_.push_back({p_, previous_, frames_.size(), context_, root_, scope_});
     previous_ = -1;
 }
 
@@ -218,6 +231,8 @@ void LoopContextTracker::exception_return() {
     previous_ = s.previous;
     context_ = s.context;
     frames_.resize(std::min(frames_.size(), s.frames));
+    root_ = s.root;
+    scope_ = s.scope;
 }
 
 // Over every context: the largest of the loop's figures in each.

@@ -79,6 +79,11 @@ public:
     std::unordered_map<NestedKey, std::uint64_t, NestedKeyHash> max_totals_over_outer() const;
     /// The call context of the block the last step reached.
     std::uint32_t context() const { return context_; }
+    /// The run that context's counts are per: an id of the activation of the function at the
+    /// bottom of its call string (the one that made the outermost of its k calls), or of the
+    /// function entered from nowhere when the string is shorter. Every run of the context lies
+    /// inside that activation; a new id means a new one (ids are never reused).
+    std::uint64_t scope() const { return scope_; }
     const CallContexts& contexts() const { return contexts_; }
     Transition last() const { return last_; }
     std::size_t pointer() const { return p_; }
@@ -118,7 +123,10 @@ private:
         std::int64_t previous;
         std::size_t frames;
         std::uint32_t context;
+        std::uint64_t root, scope;
     };
+    /// Sets scope_ for the context just entered (after a call, a return or an exception).
+    void update_scope();
 
     const TracePoints& points_;
     std::vector<std::uint32_t> shape_;
@@ -126,9 +134,10 @@ private:
     std::size_t p_ = 0;
     std::int64_t previous_ = -1;  ///< the last trace point, or -1 at a context's start
     struct Frame {
-        std::size_t p;          ///< the caller's row
-        std::uint32_t caller;   ///< the block that called
-        std::uint32_t context;  ///< the caller's context
+        std::size_t p;             ///< the caller's row
+        std::uint32_t caller;      ///< the block that called
+        std::uint32_t context;     ///< the caller's context
+        std::uint64_t activation;  ///< the callee's activation (scope())
     };
     std::vector<Frame> frames_;                         ///< one per open call
     std::vector<Saved> saved_;                          ///< one per exception being handled
@@ -144,6 +153,9 @@ private:
     std::uint64_t saturations_ = 0;
     CallContexts contexts_;
     std::uint32_t context_ = 0;
+    std::uint64_t activations_ = 0;  ///< activations begun so far: the last one's id
+    std::uint64_t root_ = 0;         ///< the activation entered from nowhere that runs now
+    std::uint64_t scope_ = 0;
     std::unordered_map<std::uint64_t, std::uint32_t> max_iterations_by_context_;
     std::unordered_map<std::uint64_t, std::uint64_t> max_total_by_context_;
     Transition last_ = Transition::Start;

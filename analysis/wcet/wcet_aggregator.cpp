@@ -140,6 +140,7 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
     current_index_ = tracker_.step(next);
     current_ = static_cast<std::int64_t>(next);
     current_record_ = record_of(next);
+    records_[current_record_].count_in(tracker_.scope());
     current_start_ = cycle;
     if (counted_[next]) [[unlikely]] {
         if (counted_[next] & kCountedPerCall) ++counts_[next];
@@ -310,8 +311,11 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
                 if (r.exit[k][s].seen())
                     b.exits[points[successors_[point][static_cast<std::size_t>(s)]].first][static_cast<std::size_t>(k)] = r.exit[k][s];
         }
-        if (c < keys.size()) t.contexts[keys[c]].blocks[points[point].first].merge(b);
         t.blocks[points[point].first].merge(b);
+        if (c >= keys.size()) return;
+        // Records a folded context shares count the runs of several scopes as one: no path counts.
+        if (!t.contexts_folded) b.per_scope = r.scope_counts();
+        t.contexts[keys[c]].blocks[points[point].first].merge(b);
     };
     std::set<std::uint32_t> folded_done;  // a function's records of last resort, added once
     for (std::uint32_t c = 0; c < context_records_.size(); ++c) {

@@ -92,13 +92,31 @@ private:
     struct Record {
         TimeStat time[2];
         TimeStat exit[2][2];
+        ScopeCount per_scope;
+        std::uint64_t scope = 0;    ///< the scope run `running` counts in (LoopContextTracker::scope())
+        std::uint64_t running = 0;  ///< executions in that run so far
+        /// The block ran again: a run of another scope closes the count of the last one.
+        void count_in(std::uint64_t s) {
+            if (s != scope) [[unlikely]] {
+                if (running > 0) per_scope.add(running);
+                scope = s;
+                running = 0;
+            }
+            ++running;
+        }
+        /// The counts with the last scope's run closed as far as it got.
+        ScopeCount scope_counts() const {
+            ScopeCount c = per_scope;
+            if (running > 0) c.add(running);
+            return c;
+        }
     };
     std::vector<Record> records_;  ///< per (context, trace point): a context's function's points are one run of it
     struct ContextRecords {
         std::uint32_t base = 0, first = 0, size = 0;  ///< records_[base + p - first] for p in [first, first + size)
         bool folded = false;                          ///< shares its function's records of last resort
     };
-    /// At most this many records (192 bytes each): past it contexts fold (switch_context).
+    /// At most this many records (232 bytes each): past it contexts fold (switch_context).
     static constexpr std::size_t kMostRecords = std::size_t{1} << 20;
     static constexpr std::uint32_t kFoldedContext = UINT32_MAX;  ///< foreign_'s key for records past the budget
     bool folded_ = false;

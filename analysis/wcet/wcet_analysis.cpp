@@ -62,7 +62,7 @@ public:
     std::string checkpoint() override { return config::json_text(wcet_json(session_.bound_so_far(query()), clock_hz_)); }
 
 private:
-    WcetQuery query() const { return {config_.function, config_.flow_facts, {}, config_.call_context}; }
+    WcetQuery query() const { return {config_.function, config_.flow_facts, {}, config_.call_context, config_.path_counts}; }
     WcetConfig config_;
     WcetSession session_;
     std::uint64_t clock_hz_;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/wcet/ipet.h"
+#include "analysis/wcet/path_counts.h"
 #include "analysis/wcet/recursion.h"
 #include "config/units.h"
 #include "emutrace/config_error.h"
@@ -269,6 +270,7 @@ public:
         bound_recursions();
         problem_.entry = 0;
         cap_irreducible_cycles();
+        hold_path_counts();
         check_loops_bounded();
         r_.blocks = problem_.blocks.size();
         solve();
@@ -290,6 +292,7 @@ private:
         ContextRecord stats;
         std::vector<std::uint32_t> call_instructions;  ///< of `calls`, as FlowFact::context names them
         std::string label;                             ///< "f@0x... > g@0x...", "" for the bounded function
+        bool own_context = true;                       ///< `stats` are this context's, not every context's
     };
     struct Origin {
         std::size_t instance, block;
@@ -299,6 +302,7 @@ private:
     // observed bound.
     void check_flow_facts() const {
         for (const auto& fact : query_.flow_facts) {
+            if (fact.block) continue;  // a path count: hold_path_counts checks it
             if (fact.recursion) {
                 if (std::none_of(fns_.begin(), fns_.end(), [&](const decode::Function& f) { return f.name == fact.function; }))
                     throw ConfigError((fact.origin.empty() ? "wcet" : fact.origin) + ": recursion fact for " + fact.function +
@@ -359,6 +363,7 @@ private:
                     r_.warnings.push_back(fns_[f].name + " ran in no recorded context matching " + (in.label.empty() ? "its own" : in.label) +
                                           ": bounded there over all its contexts");
                     in.stats = ContextStatistics(stats_, 0).gather(fns_[f], {});
+                    in.own_context = false;
                 }
                 instances_.push_back(std::move(in));
             }
@@ -454,6 +459,7 @@ private:
                     il.parent = enclosing[i];
                     il.total = used.total = fact->second->total;
                     used.total_source = "flow fact";
+                    facts_raise_ = facts_raise_ || total == instances_[i].stats.loop_totals.end() || il.total > total->second;
                     used.total_over = over;
                     outer_fact_totals_.erase(fact);
                 } else if (total != instances_[i].stats.loop_totals.end() && used.source == "observed") {
@@ -497,10 +503,12 @@ private:
                 if (it == around.end())
                     throw ConfigError(where + ": flow fact totals_over_callers names " + name + ", which is not a caller's loop around the call to " +
                                       fn.name + " beyond the nearest (that one takes `total`)");
-                if (auto seen = observed(it->first); seen && *seen > total)
+                const auto seen = observed(it->first);
+                if (seen && *seen > total)
                     throw ConfigError(where + ": flow fact total " + std::to_string(total) + " of " + fn.name + " loop " + std::to_string(l) +
                                       " over " + name + " is below what a run did (" + std::to_string(*seen) +
                                       " in one entry): raise it to at least that");
+                facts_raise_ = facts_raise_ || !seen || total > *seen;
                 il.outer_totals.push_back({it->first, total});
                 used.outer_totals.push_back({name, total});
                 used.outer_totals_source = "flow fact";
@@ -543,6 +551,7 @@ private:
             // A fact above what the runs did states the recursion's size for inputs they did not
             // have: what their activations did inside it no longer holds it.
             if (raised) ir.budgets.resize(1);
+            facts_raise_ = facts_raise_ || raised;
             problem_.recursions.push_back(std::move(ir));
         }
     }
@@ -702,7 +711,10 @@ private:
             add_fact_outer_totals(in, l, *fact, il, used);
         else if (loop.parent >= 0 && used.source == "observed" && !(fact && fact->total))
             add_outer_totals(in, l, il, used);
-        if (fact) check_fact_against_runs(*fact, in, header, il.name);
+        if (fact) {
+            check_fact_against_runs(*fact, in, header, il.name);
+            facts_raise_ = facts_raise_ || raises(*fact, in, header);
+        }
         if (query_.source_line) used.line = query_.source_line(header);
         for (std::size_t e = 0; e < fn.edges.size(); ++e)
             if (fn.edges[e].to == loop.header && !std::binary_search(loop.blocks.begin(), loop.blocks.end(), fn.edges[e].from))
@@ -720,7 +732,7 @@ private:
 
     // A flow fact's totals of loop l over loops further out: each must be around l's parent, and
     // at least what a run did.
-    void add_fact_outer_totals(const Instance& in, std::size_t l, const FlowFact& fact, IpetLoop& il, LoopBoundUsed& used) const {
+    void add_fact_outer_totals(const Instance& in, std::size_t l, const FlowFact& fact, IpetLoop& il, LoopBoundUsed& used) {
         const decode::Function& fn = fns_[in.function];
         const std::string where = fact.origin.empty() ? "wcet" : fact.origin;
         const std::string name = fn.name + " loop " + std::to_string(l);
@@ -729,9 +741,11 @@ private:
             if (std::find(around.begin(), around.end(), outer) == around.end())
                 throw ConfigError(where + ": flow fact totals_over names loop " + std::to_string(outer) + ", which is not a loop around " + name +
                                   "'s parent in " + fn.name + " (its own parent takes `total`)");
-            if (auto observed = observed_total_over(in, l, outer); observed && *observed > total)
+            const auto observed = observed_total_over(in, l, outer);
+            if (observed && *observed > total)
                 throw ConfigError(where + ": flow fact total " + std::to_string(total) + " of " + name + " over loop " + std::to_string(outer) +
                                   " is below what a run did (" + std::to_string(*observed) + " in one entry): raise it to at least that");
+            facts_raise_ = facts_raise_ || !observed || total > *observed;
             add_outer_total(in, outer, total, "flow fact", il, used);
         }
     }
@@ -757,6 +771,40 @@ private:
         used.outer_totals.push_back({fns_[in.function].name + " loop " + std::to_string(outer), total});
         used.outer_total_loops.push_back(outer);
         used.outer_totals_source = source;
+    }
+
+    // A fact that lets the loop iterate more than the runs did (per entry, or in total).
+    static bool raises(const FlowFact& fact, const Instance& in, std::uint32_t header) {
+        auto bound = in.stats.loop_bounds.find(header);
+        auto total = in.stats.loop_totals.find(header);
+        return (fact.bound && (bound == in.stats.loop_bounds.end() || fact.bound > bound->second)) ||
+               (fact.total && (total == in.stats.loop_totals.end() || fact.total > total->second));
+    }
+
+    // Path counts (analysis/wcet/path_counts.h): the runs' where every run of the scope agreed,
+    // unless a flow fact lets a loop or a recursion do more than the runs did (their counts were
+    // measured with the runs' iterations); flow facts' own counts in any case.
+    void hold_path_counts() {
+        bool observed = query_.path_counts;
+        if (!observed)
+            r_.path_counts_unused = "not asked for (any path mix)";
+        else if (facts_raise_)
+            r_.path_counts_unused = "a flow fact lets a loop or recursion run more than the runs did, so their path counts do not hold";
+        observed = observed && !facts_raise_;
+        PathCountView view;
+        for (const Instance& in : instances_) {
+            int scope = -1;
+            bool known = in.own_context;
+            if (contexts_.depth() == 0) {
+                scope = static_cast<int>(in.function);
+            } else if (in.calls.size() >= contexts_.depth()) {  // the string's outermost call is in the bound
+                auto caller = targets_.at(in.calls.front());
+                known = known && caller.has_value();
+                if (caller) scope = static_cast<int>(caller->function);
+            }
+            view.instances.push_back({in.function, in.base, &in.stats, scope, known, in.call_instructions, in.label});
+        }
+        r_.path_counts = wcet::hold_path_counts(fns_, view, query_.flow_facts, observed, problem_);
     }
 
     // A flow fact below what a run did is wrong, and a bound from it would be below that run.
@@ -792,7 +840,7 @@ private:
                     throw ConfigError("wcet: " + fn.name + ": the block at " + where(block.start) +
                                       " is on a cycle entered at more than one block (irreducible control flow, e.g. a goto into a "
                                       "loop), and the statistics do not say how often it ran per call (written by an older emutrace?)");
-                problem_.caps.push_back({in.base + b, most->second, in.base, in.base + fn.blocks.size()});
+                problem_.caps.push_back({in.base + b, most->second, {{in.base, in.base + fn.blocks.size()}}});
                 if (said.insert(block.start).second) r_.cycles.push_back({fn.name, block.start, most->second, where(block.start)});
             }
         }
@@ -818,6 +866,17 @@ private:
         try {
             best_ = solve_ipet(problem_, true);
             flat = solve_ipet(problem_, false);
+            r_.any_path_bound_cycles = to_cycles(best_.bound);
+            if (std::any_of(r_.path_counts.begin(), r_.path_counts.end(), [](const PathCountUsed& u) { return u.source == "observed"; })) {
+                IpetProblem any = problem_;  // the same problem without the runs' counts
+                std::vector<bool> observed(problem_.caps.size(), false);
+                for (const PathCountUsed& u : r_.path_counts) observed[u.cap] = u.source == "observed";
+                any.caps.clear();
+                for (std::size_t k = 0; k < problem_.caps.size(); ++k)
+                    if (!observed[k]) any.caps.push_back(problem_.caps[k]);
+                any_path_ = solve_ipet(any, true);
+                r_.any_path_bound_cycles = to_cycles(any_path_.bound);
+            }
         } catch (const std::exception& e) {  // GLPK's verdicts and malformed problems alike
             bool returned = std::any_of(root_->blocks.begin(), root_->blocks.end(),
                                         [&](const decode::BasicBlock& b) { return b.may_leave() && stats_.blocks.count(b.start); });
@@ -832,6 +891,26 @@ private:
         r_.ilp_columns = best_.columns;
         r_.bound_cycles = to_cycles(best_.bound);
         r_.insensitive_bound_cycles = to_cycles(flat.bound);
+        mark_binding_counts();
+    }
+
+    // A count binds where the worst path over any path mix runs its block more often than the
+    // count allows: it is one of those that cut that path (a fact's count: against the bound's own
+    // worst path, where it binds when that path runs the block as often as it allows).
+    void mark_binding_counts() {
+        for (PathCountUsed& u : r_.path_counts) {
+            const bool fact = u.source != "observed";
+            const IpetSolution& s = fact || any_path_.first.empty() ? best_ : any_path_;
+            const IpetCap& cap = problem_.caps[u.cap];
+            auto in_scope = [&](std::size_t b) {
+                return std::any_of(cap.scopes.begin(), cap.scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
+            };
+            std::uint64_t runs = cap.scopes.empty() || in_scope(problem_.entry) ? 1 : 0;
+            for (std::size_t k = 0; k < problem_.calls.size(); ++k)
+                if (in_scope(problem_.calls[k].callee)) runs += s.calls[k];
+            const std::uint64_t x = s.first[cap.block] + s.later[cap.block];
+            u.binding = fact ? x > 0 && x == u.count * runs : x > u.count * runs;
+        }
     }
 
     // A block's cycles on the worst path: its executions times its costs, less what its edges save.
@@ -961,12 +1040,14 @@ private:
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;
+    IpetSolution any_path_;                   ///< without the runs' path counts, when some were used
     std::vector<Instance> instances_;         ///< the bounded function's first
     std::vector<PendingCall> pending_calls_;  ///< calls between instances, numbered once all have blocks
     std::vector<std::size_t> loop_instance_;  ///< per loop of the problem: its instance
     std::vector<Origin> origin_;              ///< per block of the problem: its instance and block
     std::vector<std::vector<std::size_t>> out_edges_;
     std::map<std::size_t, const FlowFact*> outer_fact_totals_;  ///< per problem loop: a fact's total for an outermost loop
+    bool facts_raise_ = false;                                  ///< a flow fact lets a loop or recursion do more than the runs did
 };
 
 }  // namespace

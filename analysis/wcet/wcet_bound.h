@@ -38,6 +38,11 @@ struct FlowFact {
     /// Of a recursive function (no loop): most entries into it per call from outside its
     /// recursion, that call included; 0: not given.
     std::uint64_t recursion = 0;
+    /// A path count (analysis/wcet/path_counts.h): the block starting at `block` of `function`
+    /// executes at most `count` times per run of function `per` (empty: of the bounded function).
+    std::optional<std::uint32_t> block;
+    std::uint64_t count = 0;
+    std::string per;
     std::string origin;  ///< where the fact was written ("facts.yaml:12"), for messages
 };
 
@@ -52,6 +57,9 @@ struct WcetQuery {
     /// Call-string length k: each function is bounded per distinct last k call sites (at most the
     /// statistics' own k). 0: one bound per function, whatever calls it.
     unsigned call_depth = kDefaultCallDepth;
+    /// Hold blocks to the runs' path counts where every run of their scope agreed
+    /// (analysis/wcet/path_counts.h); false: any path mix (flow facts' counts still hold).
+    bool path_counts = true;
 };
 
 struct PathBlock {
@@ -132,6 +140,21 @@ struct RecursionBoundUsed {
     std::string others() const;
 };
 
+/// A block held to a path count: at most `count` executions per run of `per`.
+struct PathCountUsed {
+    std::string function;
+    std::string context;                       ///< the call string, "" for the bounded function
+    std::vector<std::uint32_t> context_calls;  ///< the same as call instruction addresses (FlowFact::context)
+    std::uint32_t block = 0;
+    std::uint64_t count = 0;
+    std::string per;         ///< the scope function, "" for the bounded function's one run
+    std::string source;      ///< "observed" or "flow fact"
+    std::uint64_t runs = 0;  ///< runs of the scope in which the statistics saw the block (observed)
+    std::size_t cap = 0;     ///< its IpetProblem::caps index
+    /// On the worst path the block runs as often as the count allows: the count holds the bound.
+    bool binding = false;
+};
+
 /// A block on an irreducible cycle and the most executions per call the bound allows it.
 struct CycleBlockUsed {
     std::string function;
@@ -152,7 +175,12 @@ struct WcetResult {
     std::vector<LoopBoundUsed> loops;
     std::vector<RecursionBoundUsed> recursions;
     std::vector<CycleBlockUsed> cycles;  ///< blocks of irreducible cycles, bounded per call
-    std::vector<std::string> warnings;   ///< indirect calls not followed, and the like
+    std::vector<PathCountUsed> path_counts;
+    /// The bound without the runs' path counts (any path mix; flow facts' counts still hold), and
+    /// why the runs' were not used, if they were not.
+    std::uint64_t any_path_bound_cycles = 0;
+    std::string path_counts_unused;
+    std::vector<std::string> warnings;  ///< indirect calls not followed, and the like
     /// Reasons not to trust the bound: it is below an observed run, or the statistics' function
     /// times disagree with the branch events of the same run (SoundnessReport). Empty: trusted.
     std::vector<std::string> errors;

@@ -9,7 +9,7 @@ namespace emutrace::analysis::wcet {
 WcetConfig parse_wcet_config(const config::Node& n) {
     WcetConfig w;
     if (!n.defined()) return w;
-    n.allow_only({"function", "flow_facts", "flow_facts_file", "call_context", "max_cycles"});
+    n.allow_only({"function", "flow_facts", "flow_facts_file", "call_context", "max_cycles", "path_counts"});
     n.require({"function"});
     w.enabled = true;
     w.function = n["function"].str();
@@ -19,6 +19,7 @@ WcetConfig parse_wcet_config(const config::Node& n) {
         if (k > 8) n["call_context"].fail("a call string of at most 8 call sites (each site multiplies the contexts; 1 or 2 is usual)");
         w.call_context = static_cast<unsigned>(k);
     }
+    if (n.has("path_counts")) w.path_counts = n["path_counts"].choice({"runs", "any"}) == "runs";
     if (n.has("flow_facts_file")) {
         std::filesystem::path file = n["flow_facts_file"].str();
         if (file.is_relative()) file = std::filesystem::path(n.file()).parent_path() / file;

@@ -17,6 +17,7 @@ struct WcetConfig {
     std::uint64_t max_cycles = 0;               ///< a bound above this fails the run (exit 1); 0: none
     unsigned call_context = kDefaultCallDepth;  ///< call-string length k (wcet_bound.h)
     std::string flow_facts_file;                ///< facts to read (flow_facts.h), relative to the scenario
+    bool path_counts = true;                    ///< path_counts: runs (true) or any (WcetQuery::path_counts)
 };
 
 /// Reads `wcet:` (undefined: disabled); throws ConfigError naming file and line.

@@ -163,10 +163,38 @@ std::string format_gap(const WcetResult& r) {
     return s;
 }
 
+// How many blocks the runs' path counts held, and the bound over any path mix beside it.
+std::string format_path_counts(const WcetResult& r) {
+    std::size_t observed = 0, facts = 0, binding = 0;
+    for (const auto& u : r.path_counts) {
+        (u.source == "observed" ? observed : facts) += 1;
+        binding += u.binding && u.source == "observed";
+    }
+    std::string s;
+    if (observed)
+        s += line(
+            "  path counts: %zu blocks held to their executions per run of their caller, each the same in every such run; %zu of them "
+            "cut the worst path of any mix (--flow-facts-out lists those)\n",
+            observed, binding);
+    else
+        s += "  path counts: none from the runs" +
+             (r.path_counts_unused.empty() ? std::string(" (no block ran as often in every run)") : ": " + r.path_counts_unused) + "\n";
+    if (facts) s += line("  path counts: %zu from flow facts\n", facts);
+    if (r.any_path_bound_cycles != r.bound_cycles)
+        s += line("  bound, any path mix        %10llu cycles  (bound/observed %.3f: for inputs that take the paths in other proportions%s)\n",
+                  static_cast<unsigned long long>(r.any_path_bound_cycles),
+                  r.observed_max_cycles ? static_cast<double>(r.any_path_bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0,
+                  facts ? "; flow facts' counts still hold" : "");
+    return s;
+}
+
 std::string format_coverage(const WcetResult& r) {
     const Coverage& c = r.coverage;
-    std::string s =
-        "  meaning: a measurement-based bound, safe for the paths, loop counts and call contexts the runs covered (not a static proof):\n";
+    std::string s = r.path_counts.empty()
+                        ? "  meaning: a measurement-based bound, safe for the paths, loop counts and call contexts the runs covered (not a static "
+                          "proof):\n"
+                        : "  meaning: a measurement-based bound, safe for the paths, loop counts, path counts and call contexts the runs covered "
+                          "(not a static proof; one input: that input's bound):\n";
     s += line("    covered: %zu of %zu blocks, %zu of %zu edges, %zu call context%s (call strings of up to %u call sites)\n", c.blocks_seen, c.blocks,
               c.edges_seen, c.edges, c.contexts, c.contexts == 1 ? "" : "s", c.call_depth);
     if (!c.unseen_contexts.empty()) {
@@ -258,8 +286,7 @@ std::string format_worst_path(const WcetResult& r) {
 
 std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP" +
-                    (r.ilp_rows ? line(", %zu rows x %zu columns, both solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") +
-                    "):\n";
+                    (r.ilp_rows ? line(", %zu rows x %zu columns, solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") + "):\n";
     s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
     double gain =
         r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
@@ -270,6 +297,7 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
                   r.observed_max_cycles ? static_cast<double>(r.bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
     else
         s += "  longest observed           (no complete call of " + r.function + " was seen)\n";
+    s += format_path_counts(r);
     s += format_loops(r);
     s += format_worst_path(r);
     s += format_coverage(r);
@@ -288,8 +316,8 @@ std::size_t WcetTable::untrusted() const {
     return n;
 }
 
-WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts,
-                               unsigned call_depth) {
+WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts, unsigned call_depth,
+                               bool path_counts) {
     WcetTable t;
     for (const auto& f : session.program().functions()) {
         auto ran = stats.functions.find(f.start);
@@ -299,7 +327,7 @@ WcetTable bound_every_function(const WcetSession& session, const StatisticsTable
         row.runs = ran->second.time.count;
         row.observed_max = ran->second.time.max;
         try {
-            WcetResult r = session.bound(stats, {f.name, flow_facts, {}, call_depth});
+            WcetResult r = session.bound(stats, {f.name, flow_facts, {}, call_depth, path_counts});
             row.bounded = true;
             row.bound = r.bound_cycles;
             row.errors = r.errors;
@@ -441,6 +469,22 @@ nlohmann::json loops_json(const WcetResult& r) {
     return loops;
 }
 
+// The path counts the bound used, and the bound without the runs'.
+nlohmann::json path_counts_json(const WcetResult& r) {
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& u : r.path_counts)
+        blocks.push_back({{"function", u.function},
+                          {"block", u.block},
+                          {"count", u.count},
+                          {"per", u.per},
+                          {"source", u.source},
+                          {"runs", u.runs},
+                          {"binding", u.binding},
+                          {"context", u.context},
+                          {"context_calls", u.context_calls}});
+    return {{"any_path_bound_cycles", r.any_path_bound_cycles}, {"unused", r.path_counts_unused}, {"blocks", blocks}};
+}
+
 // Every recursion's entries per call from outside, per context, and where each came from.
 nlohmann::json recursions_json(const WcetResult& r) {
     nlohmann::json out = nlohmann::json::array();
@@ -460,7 +504,9 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
     using nlohmann::json;
     json never = json::array();
     const Coverage& c = r.coverage;
-    json coverage = {{"meaning", "measurement-based: safe for the paths, loop counts and call contexts the runs covered"},
+    json coverage = {{"meaning", r.path_counts.empty() ? "measurement-based: safe for the paths, loop counts and call contexts the runs covered"
+                                                       : "measurement-based: safe for the paths, loop counts, path counts and call contexts the runs "
+                                                         "covered"},
                      {"blocks", c.blocks},
                      {"blocks_seen", c.blocks_seen},
                      {"edges", c.edges},
@@ -491,6 +537,7 @@ nlohmann::json wcet_json(const WcetResult& r, std::uint64_t clock_hz) {
             {"never_executed", never},
             {"loops", loops_json(r)},
             {"recursions", recursions_json(r)},
+            {"path_counts", path_counts_json(r)},
             {"irreducible_blocks", cycles},
             {"warnings", r.warnings},
             {"errors", r.errors},

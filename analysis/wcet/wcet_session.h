@@ -87,7 +87,7 @@ struct WcetTable {
     std::size_t untrusted() const;
 };
 WcetTable bound_every_function(const WcetSession& session, const StatisticsTable& stats, const std::vector<FlowFact>& flow_facts,
-                               unsigned call_depth = kDefaultCallDepth);
+                               unsigned call_depth = kDefaultCallDepth, bool path_counts = true);
 std::string format_wcet_table(const WcetTable& table, std::uint64_t clock_hz);
 nlohmann::json wcet_table_json(const WcetTable& table);
 /// Why the bound fails the run, one line each: not to be trusted (WcetResult::errors), or above

@@ -28,6 +28,10 @@ public:
             .existing_file();
         cmd.option("--flow-facts-out", wcet_.flow_facts_out,
                    "Write the loop bounds and totals and the recursions' entries the bound used, per context, as an editable flow-facts file");
+        cmd.option("--path-counts", wcet_.path_counts,
+                   "runs (default): hold each block to how often the runs took it per run of its caller, where every run agreed; "
+                   "any: allow any path mix (the bound for inputs whose paths differ)")
+            .one_of({"runs", "any"});
         cmd.option("--report", wcet_.report, "Write a self-contained HTML page: the bound beside the longest run, the worst path on each CFG")
             .type_name("FILE.html");
         cmd.footer(
@@ -35,8 +39,11 @@ public:
             "call-string context and per CFG edge; loop bounds are the most iterations observed per entry, and a loop\n"
             "nested in another (in the same function or through a call) is also held to its most iterations over one\n"
             "entry of that loop, unless a flow fact (scenario, or --flow-facts FILE) says otherwise. A recursion is\n"
-            "bounded by the most entries into it the runs saw per call from outside it (or a `recursion` flow fact). It is a\n"
-            "measurement-based bound: safe for the paths, loop counts and contexts the runs covered, which it lists.\n"
+            "bounded by the most entries into it the runs saw per call from outside it (or a `recursion` flow fact). A block\n"
+            "whose executions per run of its caller were the same in every run (one run: always) is held to that count, so a\n"
+            "soft-float routine keeps the runs' mix of fast and slow paths; runs that differ free it (--path-counts any: all).\n"
+            "It is a measurement-based bound: safe for the paths, loop counts, path counts and contexts the runs covered,\n"
+            "which it lists; with one input it is that input's bound, and more inputs (--stats-in) make it hold for more.\n"
             "Every bound is cross-checked: the function times measured from the CFG must equal those the call tracer\n"
             "measures from the same run's branch events, and the bound must not be below the longest run.\n"
             "Exit status: 0; 1 when the bound exceeds the scenario's max_cycles or is not to be trusted;\n"

@@ -314,3 +314,20 @@ TEST_CASE("ipet: a cycle that is not a declared loop is reported as unbounded") 
     edge(p, 1, 2);
     CHECK_THROWS_WITH_AS(solve_ipet(p), doctest::Contains("unbounded"), std::runtime_error);
 }
+
+TEST_CASE("ipet: a path count holds a block per run of its scope, the runs being the flow into any of the scope's copies") {
+    // Entry 0 calls copy A (blocks 1-3) twice, copy B (blocks 4-6) once; each copy is a diamond
+    // whose dear arm (2, 5: 100 cycles) is held to one run in two of the scope {A, B}.
+    IpetProblem p;
+    p.blocks = {block(1), block(1), block(100, true), block(1, true), block(1), block(100, true), block(1, true), block(1, true)};
+    p.edges = {{0, 7}, {1, 2}, {1, 3}, {4, 5}, {4, 6}};
+    p.calls = {{0, 1}, {0, 1}, {0, 4}};
+    CHECK(solve_ipet(p).bound == 1 + 1 + 3 * (1 + 100));  // any mix: every call takes the dear arm
+    p.caps.push_back({2, 1, {{1, 4}, {4, 7}}});
+    p.caps.push_back({5, 1, {{1, 4}, {4, 7}}});
+    CHECK(solve_ipet(p).bound == 1 + 1 + 3 * (1 + 100));  // one per run of the scope: three runs, three dear arms
+    p.caps[0].most = p.caps[1].most = 0;
+    CHECK(solve_ipet(p).bound == 1 + 1 + 3 * (1 + 1));
+    p.caps = {{2, 1, {}}, {5, 1, {}}};  // no ranges: per the problem's one run
+    CHECK(solve_ipet(p).bound == 1 + 1 + 2 * (1 + 100) + (1 + 1));
+}

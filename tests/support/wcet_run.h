@@ -30,8 +30,10 @@ struct WcetRun {
         REQUIRE(m.run().reason == emu::StopReason::Exited);
         stats = session->statistics({}, true);
     }
-    analysis::wcet::WcetResult bound(const std::string& f, unsigned depth, std::vector<analysis::wcet::FlowFact> facts = {}) const {
-        return session->bound(stats, {f, std::move(facts), {}, depth});
+    /// `path_counts` false: any path mix (WcetQuery::path_counts), to see another mechanism alone.
+    analysis::wcet::WcetResult bound(const std::string& f, unsigned depth, std::vector<analysis::wcet::FlowFact> facts = {},
+                                     bool path_counts = true) const {
+        return session->bound(stats, {f, std::move(facts), {}, depth, path_counts});
     }
 };
 
