@@ -94,6 +94,15 @@ std::string coverage_html(const WcetResult& r) {
         std::to_string(c.blocks_seen) + " of " + std::to_string(c.blocks) + " blocks, " + std::to_string(c.edges_seen) + " of " +
         std::to_string(c.edges) + " edges, " + std::to_string(c.contexts) + " call contexts (call strings of up to " + std::to_string(c.call_depth) +
         " call sites).</p>\n";
+    std::size_t held = 0;
+    for (const auto& u : r.path_counts) held += u.source == "observed";
+    if (held)
+        s += "<p>Path counts: " + std::to_string(held) +
+             " blocks are held to how often they ran per run of their caller, the same in every run (with one input: that input's "
+             "paths). Over any mix of paths the bound is " +
+             report::thousands(r.any_path_bound_cycles) + " cycles.</p>\n";
+    else if (!r.path_counts_unused.empty())
+        s += "<p>Path counts: none from the runs (" + escape(r.path_counts_unused) + ").</p>\n";
     if (!c.unseen_contexts.empty()) {
         s += "<p>Calls no run made (their callees are not in the bound from there):</p><ul>";
         for (const auto& u : c.unseen_contexts) s += "<li>" + escape(u) + "</li>";

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "support/cli.h"
@@ -163,10 +164,15 @@ TEST_CASE("cli: on an RTOS, functions that block are refused and the others keep
 TEST_CASE("cli: wcet writes its flow facts per call context, reads them back from the command line or the scenario, and refuses bad ones") {
     TempDir dir;
     const std::string elf = firmware("wcet_kernels");
-    Cli out = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts-out " + dir.file("f.yaml") + " --json " + dir.file("a.json"));
+    Cli out = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts-out " + dir.file("f.yaml") + " --json " + dir.file("a.json") + " --report " +
+                           dir.file("a.html"));
     REQUIRE(out.status == 0);
     CHECK(out.out.find("where the bound parts from the longest run") != std::string::npos);
     CHECK(out.out.find("meaning: a measurement-based bound") != std::string::npos);
+    // The runs' path counts hold the bound; the bound over any mix is beside it, in the text, the JSON and the page.
+    CHECK(out.out.find("  path counts: ") != std::string::npos);
+    CHECK(out.out.find("  bound, any path mix") != std::string::npos);
+    CHECK(read_file(dir.file("a.html")).find("<p>Path counts: ") != std::string::npos);
     const std::string facts = read_file(dir.file("f.yaml"));
     CHECK(facts.find("context: [0x") != std::string::npos);
     Cli back = emutrace_cli("wcet " + elf + " -f k_stats --flow-facts " + dir.file("f.yaml") + " --json " + dir.file("b.json"));
@@ -175,11 +181,21 @@ TEST_CASE("cli: wcet writes its flow facts per call context, reads them back fro
     CHECK(a["bound_cycles"] == b["bound_cycles"]);
     CHECK(b["loops"][0]["source"] == "flow fact");
     CHECK(a["coverage"]["call_depth"] == 2);
+    CHECK(facts.find(", block: 0x") != std::string::npos);
+    CHECK(std::any_of(b["path_counts"]["blocks"].begin(), b["path_counts"]["blocks"].end(),
+                      [](const nlohmann::json& u) { return u["source"] == "flow fact"; }));
+    const auto any_mix = a["path_counts"]["any_path_bound_cycles"].get<std::uint64_t>();
+    CHECK(any_mix > a["bound_cycles"].get<std::uint64_t>());
+    Cli any = emutrace_cli("wcet " + elf + " -f k_stats --path-counts any --json " + dir.file("d.json"));
+    REQUIRE(any.status == 0);
+    CHECK(nlohmann::json::parse(read_file(dir.file("d.json")))["bound_cycles"].get<std::uint64_t>() == any_mix);
+    CHECK(any.out.find("path counts: none from the runs: not asked for") != std::string::npos);
+    CHECK(emutrace_cli("wcet " + elf + " -f k_stats --path-counts some").status == 2);
 
     // The same file from a scenario, with no call contexts: one bound per function, looser.
     write_file(dir.file("s.yaml"),
                "memory:\n  - {name: flash, kind: flash, base: 0, size: 4MiB}\n  - {name: sram, kind: ram, base: 0x20000000, size: 4MiB}\n"
-               "wcet:\n  function: k_stats\n  call_context: 0\n  flow_facts_file: f.yaml\n");
+               "wcet:\n  function: k_stats\n  call_context: 0\n  path_counts: any\n  flow_facts_file: f.yaml\n");
     Cli flat = emutrace_cli("wcet " + elf + " -s " + dir.file("s.yaml") + " --json " + dir.file("c.json"));
     CHECK(flat.status == 0);
     auto c = nlohmann::json::parse(read_file(dir.file("c.json")));
