@@ -7,8 +7,8 @@
 // totalled over the caller's loop, and the diamonds' edges carry their own, cheaper, times in each
 // iteration context (the split edge columns). The third is what the runs' path counts add
 // (analysis/wcet/path_counts.h): the second with every executed block held to a count per run,
-// each its count on the second's worst path, halved for one block in four, which the longest
-// path then has to go around.
+// each its count on the second's worst path, the dearer arm of each diamond to half of it and the
+// other arm's cycles below its cost, which the longest path then has to go around.
 
 #include <algorithm>
 #include <chrono>
@@ -149,7 +149,8 @@ private:
 };
 
 // Every block on the worst path held to its count there per run (scopes: none); of every diamond,
-// the arm the path took most to half of that, the other arm to the rest.
+// the arm the path took most to half of that, the other arm to the rest, and its cycles to 90% of
+// what its executions cost at their first-iteration price.
 void hold_to_path_counts(IpetProblem& p, const std::vector<std::pair<std::size_t, std::size_t>>& arms) {
     const IpetSolution s = solve_ipet(p, true);
     auto count = [&](std::size_t b) { return s.first[b] + s.later[b]; };
@@ -158,6 +159,8 @@ void hold_to_path_counts(IpetProblem& p, const std::vector<std::pair<std::size_t
         if (count(a) < count(b)) std::swap(a, b);
         p.caps.push_back({a, count(a) / 2, {}});
         p.caps.push_back({b, count(a) - count(a) / 2 + count(b), {}});
+        const auto most = static_cast<double>(count(a) - count(a) / 2 + count(b)) * p.blocks[b].first_cost;
+        p.cycle_caps.push_back({b, static_cast<std::uint64_t>(0.9 * most), {}});
         arm[a] = arm[b] = true;
     }
     for (std::size_t b = 0; b < p.blocks.size(); ++b)

@@ -106,7 +106,8 @@ nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, c
         }
         if (most_per_call)
             if (auto m = most_per_call->find(address); m != most_per_call->end()) b["most_per_call"] = m->second;
-        if (r.per_scope.seen()) b["per_scope"] = {{"most", r.per_scope.most}, {"least", r.per_scope.least}, {"scopes", r.per_scope.scopes}};
+        for (const auto& [key, c] : {std::pair{"per_scope", &r.per_scope}, std::pair{"cycles_per_scope", &r.cycles_per_scope}})
+            if (c->seen()) b[key] = {{"most", c->most}, {"least", c->least}, {"scopes", c->scopes}};
         out.push_back(b);
     }
     return out;
@@ -138,14 +139,15 @@ BlockRecord block_from(const nlohmann::json& b) {
             st[0] = stat_at(e, "first");
             st[1] = stat_at(e, "later");
         });
-    if (b.contains("per_scope")) {
-        const nlohmann::json& c = b.at("per_scope");
+    for (const auto& [key, into] : {std::pair{"per_scope", &r.per_scope}, std::pair{"cycles_per_scope", &r.cycles_per_scope}}) {
+        if (!b.contains(key)) continue;
+        const nlohmann::json& c = b.at(key);
         try {
-            r.per_scope = {count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
+            *into = {count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
         } catch (const PathError& e) {
-            throw PathError(std::string("per_scope.") + e.what());
+            throw PathError(std::string(key) + "." + e.what());
         }
-        if (r.per_scope.scopes == 0 || r.per_scope.least > r.per_scope.most) throw PathError("per_scope: least above most, or no scopes");
+        if (into->scopes == 0 || into->least > into->most) throw PathError(std::string(key) + ": least above most, or no scopes");
     }
     return r;
 }
@@ -216,6 +218,7 @@ void BlockRecord::merge(const BlockRecord& other) {
     for (const auto& [to, st] : other.exits)
         for (int k = 0; k < 2; ++k) exits[to][static_cast<std::size_t>(k)].merge(st[static_cast<std::size_t>(k)]);
     per_scope.merge(other.per_scope);
+    cycles_per_scope.merge(other.cycles_per_scope);
 }
 
 void ContextRecord::merge(const ContextRecord& other) {

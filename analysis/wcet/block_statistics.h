@@ -64,9 +64,9 @@ struct BlockRecord {
     /// refills), and the IPET charges each edge its own time. Leaving by a call, a return or an
     /// exception is in `context` only.
     std::map<std::uint32_t, std::array<TimeStat, 2>> exits;
-    /// Executions per run of the context's scope; kept per context only (a union over contexts
-    /// mixes scopes).
-    ScopeCount per_scope;
+    /// Executions, and their cycles, per run of the context's scope; kept per context only (a
+    /// union over contexts mixes scopes).
+    ScopeCount per_scope, cycles_per_scope;
     void merge(const BlockRecord& other);
     bool seen() const { return context[0].seen() || context[1].seen(); }
 };

@@ -27,11 +27,11 @@ void parse_context(const config::Node& f, FlowFact& fact) {
 }  // namespace
 
 FlowFact parse_flow_fact(const config::Node& f) {
-    f.allow_only(
-        {"function", "loop", "header", "bound", "total", "totals_over", "totals_over_callers", "context", "recursion", "block", "count", "per"});
+    f.allow_only({"function", "loop", "header", "bound", "total", "totals_over", "totals_over_callers", "context", "recursion", "block", "count",
+                  "per", "cycles"});
     FlowFact fact;
     fact.origin = f.where();
-    if (f.has("block") || f.has("count") || f.has("per")) {
+    if (f.has("block") || f.has("count") || f.has("per") || f.has("cycles")) {
         if (f.has("loop") || f.has("header") || f.has("bound") || f.has("total") || f.has("totals_over") || f.has("totals_over_callers") ||
             f.has("recursion"))
             f.fail("a path count names a block and gives `count` (and `per`) alone (loops and recursions take their own facts)");
@@ -40,6 +40,7 @@ FlowFact parse_flow_fact(const config::Node& f) {
         fact.count = f["count"].integer();
         if (f.has("function")) fact.function = f["function"].str();
         if (f.has("per")) fact.per = f["per"].str();
+        if (f.has("cycles")) fact.cycles = f["cycles"].integer();
         parse_context(f, fact);
         return fact;
     }
@@ -115,7 +116,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
                     "# from outside its recursion, that call included. context: the call instructions that\n"
                     "# lead to the loop's function, outermost first. block, count, per: a path count, the most\n"
                     "# executions of the block starting there per run of function `per` (none: of the bounded\n"
-                    "# function); those that hold the bound are listed, the runs' others still apply. Edit a value\n"
+                    "# function), and with cycles the most cycles they take in all; those that cut the worst path\n"
+                    "# of any mix are listed, the runs' others still apply. Edit a value\n"
                     "# (one below what a run did is refused), add one, and give the file back:\n"
                     "# emutrace wcet ... --flow-facts FILE\n";
     s += std::string("format: ") + kFormat + "\nversion: 1\n";
@@ -158,7 +160,8 @@ void write_flow_facts(const std::string& path, const WcetResult& r, const std::s
         if (!u.binding && u.source == "observed") continue;  // one that does not hold the bound: the runs' still applies when read back
         facts += "  - {function: " + u.function + ", block: " + config::hex32(u.block);
         if (!u.context_calls.empty()) facts += ", context: " + addresses(u.context_calls);
-        facts += ", count: " + std::to_string(u.count) + (u.per.empty() ? "" : ", per: " + u.per) + "}  # " + u.source;
+        facts += ", count: " + std::to_string(u.count) + (u.cycles ? ", cycles: " + std::to_string(u.cycles) : "") +
+                 (u.per.empty() ? "" : ", per: " + u.per) + "}  # " + u.source;
         if (u.source == "observed") facts += u.runs == 1 ? " in 1 run" : ", the same in " + std::to_string(u.runs) + " runs";
         facts += "; per run of " + (u.per.empty() ? r.function : u.per) + (u.context.empty() ? "" : "; called from " + u.context) + "\n";
         ++written;

@@ -24,6 +24,8 @@
 //            outside.
 //   objective  sum of first_cost * x1_b + later_cost * x2_b, less per edge e = (b, t) its discount
 //              times x_e: what b costs less when it leaves for t (an edge whose time was measured).
+//              A block with a cycle cap contributes a column y_b instead, with y_b <= that sum of its
+//              own terms and y_b <= most x (runs of its scope).
 
 namespace emutrace::analysis::wcet {
 
@@ -53,6 +55,7 @@ struct Columns {
     std::vector<int> x1, x2, exit;
     std::vector<int> call;        ///< per call: the times a conditional one is made; 0 for an unconditional one
     std::vector<int> later_part;  ///< per edge: its later-iteration part (add_split_edges), or 0
+    std::vector<int> cycles;      ///< per block: its cycles y_b when it has a cycle cap, or 0
 
     int edge(std::size_t i) const { return first_edge + static_cast<int>(i); }
 };
@@ -89,6 +92,12 @@ void validate(const IpetProblem& problem) {
     for (const IpetCap& c : problem.caps) {
         check(c.block < n, "a cap names a block out of range");
         for (const auto& [first, last] : c.scopes) check(first < last && last <= n, "a cap names a scope out of range");
+    }
+    std::vector<bool> cycle_capped(n, false);
+    for (const IpetCycleCap& c : problem.cycle_caps) {
+        check(c.block < n && !cycle_capped[c.block], "a cycle cap names a block out of range, or one capped already");
+        cycle_capped[c.block] = true;
+        for (const auto& [first, last] : c.scopes) check(first < last && last <= n, "a cycle cap names a scope out of range");
     }
     for (const IpetRecursion& r : problem.recursions) {
         for (std::size_t k : r.outer) check(k < problem.calls.size(), r.name + ": a call out of range");
@@ -246,6 +255,18 @@ Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) 
     return r;
 }
 
+/// Makes `row` (terms <= 0) terms <= most x (runs of the scope `scopes`): each unit of flow into
+/// one of its block ranges, and the problem's one entry if it is in one; no ranges: the entry alone.
+void add_scope_runs(Row& row, const IpetProblem& problem, const Columns& c, const std::vector<std::pair<std::size_t, std::size_t>>& scopes,
+                    double most) {
+    auto in_scope = [&](std::size_t b) {
+        return std::any_of(scopes.begin(), scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
+    };
+    for (std::size_t k = 0; k < problem.calls.size(); ++k)
+        if (in_scope(problem.calls[k].callee)) add_calls(row.terms, problem, c, k, -most);
+    if (scopes.empty() || in_scope(problem.entry)) row.rhs = most;
+}
+
 void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
     std::vector<std::vector<std::size_t>> callers_of(problem.blocks.size());
     for (std::size_t k = 0; k < problem.calls.size(); ++k) callers_of[problem.calls[k].callee].push_back(k);  // call indices
@@ -253,13 +274,7 @@ void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row
     for (const IpetCap& cap : problem.caps) {
         Row row{{}, GLP_UP, 0};
         add_executions(row.terms, c, cap.block, 1);
-        const double most = static_cast<double>(cap.most);
-        auto in_scope = [&](std::size_t b) {
-            return std::any_of(cap.scopes.begin(), cap.scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
-        };
-        for (std::size_t k = 0; k < problem.calls.size(); ++k)
-            if (in_scope(problem.calls[k].callee)) add_calls(row.terms, problem, c, k, -most);
-        if (cap.scopes.empty() || in_scope(problem.entry)) row.rhs = most;
+        add_scope_runs(row, problem, c, cap.scopes, static_cast<double>(cap.most));
         rows.push_back(std::move(row));
     }
     // A recursion's budgets: what they count <= the most per activation x the activations.
@@ -370,22 +385,51 @@ void add_split_rows(const IpetProblem& problem, const Columns& c, std::vector<Ro
     }
 }
 
-void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff, const std::vector<Savings>& savings) {
+/// Per block, its terms of the objective: its costs, less what its edges save.
+std::vector<std::vector<Term>> block_objectives(const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff,
+                                                const std::vector<Savings>& savings) {
+    std::vector<std::vector<Term>> out(problem.blocks.size());
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
+        out[b].push_back({c.x1[b], eff[b].first_cost});
+        if (c.x2[b] != 0) out[b].push_back({c.x2[b], eff[b].later_cost});
+    }
+    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
+        auto& terms = out[problem.edges[i].from];
+        terms.push_back({c.edge(i), -savings[i].first});
+        if (c.later_part[i] != 0) terms.push_back({c.later_part[i], savings[i].first - savings[i].later});
+    }
+    return out;
+}
+
+/// A cycle-capped block's column y_b: y_b <= its objective terms, y_b <= most x (runs of its scope).
+void add_cycle_caps(const IpetProblem& problem, Columns& c, const std::vector<std::vector<Term>>& objectives, std::vector<Row>& rows) {
+    c.cycles.assign(problem.blocks.size(), 0);
+    for (const IpetCycleCap& cap : problem.cycle_caps) {
+        const int y = c.cycles[cap.block] = ++c.count;
+        Row own{{{y, 1}}, GLP_UP, 0};
+        for (const Term& t : objectives[cap.block]) own.terms.push_back({t.col, -t.coef});
+        rows.push_back(std::move(own));
+        Row most{{{y, 1}}, GLP_UP, 0};
+        add_scope_runs(most, problem, c, cap.scopes, static_cast<double>(cap.most));
+        rows.push_back(std::move(most));
+    }
+}
+
+void set_columns(glp_prob* p, const IpetProblem& problem, const Columns& c, const std::vector<Effective>& eff,
+                 const std::vector<std::vector<Term>>& objectives) {
     glp_add_cols(p, c.count);
     for (int j = 1; j <= c.count; ++j) {
         glp_set_col_kind(p, j, GLP_IV);
         glp_set_col_bnds(p, j, GLP_LO, 0, 0);
     }
-    for (std::size_t i = 0; i < problem.edges.size(); ++i) {
-        glp_set_obj_coef(p, c.edge(i), -savings[i].first);
-        if (c.later_part[i] != 0) glp_set_obj_coef(p, c.later_part[i], savings[i].first - savings[i].later);
-    }
     for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
-        glp_set_obj_coef(p, c.x1[b], eff[b].first_cost);
+        if (c.cycles[b] != 0) {
+            glp_set_obj_coef(p, c.cycles[b], 1);
+        } else {
+            for (const Term& t : objectives[b]) glp_set_obj_coef(p, t.col, t.coef);
+        }
         if (!eff[b].first_allowed) glp_set_col_bnds(p, c.x1[b], GLP_FX, 0, 0);
-        if (c.x2[b] == 0) continue;
-        glp_set_obj_coef(p, c.x2[b], eff[b].later_cost);
-        if (!eff[b].later_allowed) glp_set_col_bnds(p, c.x2[b], GLP_FX, 0, 0);
+        if (c.x2[b] != 0 && !eff[b].later_allowed) glp_set_col_bnds(p, c.x2[b], GLP_FX, 0, 0);
     }
 }
 
@@ -486,10 +530,12 @@ IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
     add_flow_rows(problem, columns, rows);
     add_loop_rows(problem, columns, rows);
     add_split_rows(problem, columns, rows);
+    const std::vector<std::vector<Term>> objectives = block_objectives(problem, columns, eff, savings);
+    add_cycle_caps(problem, columns, objectives, rows);
 
     ProbPtr prob(glp_create_prob());
     glp_set_obj_dir(prob.get(), GLP_MAX);
-    set_columns(prob.get(), problem, columns, eff, savings);
+    set_columns(prob.get(), problem, columns, eff, objectives);
     set_rows(prob.get(), rows);
     solve(prob.get());
     IpetSolution s = read_solution(prob.get(), problem, columns);
@@ -501,6 +547,16 @@ IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
         const double later = static_cast<double>(count_of(prob.get(), columns.later_part[i]));
         const double taken = static_cast<double>(s.edges[i]);
         s.discounts.push_back(taken > 0 ? (savings[i].first * (taken - later) + savings[i].later * later) / taken : savings[i].first);
+    }
+    s.cycles.reserve(problem.blocks.size());
+    for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
+        double cycles = 0;
+        if (columns.cycles[b] != 0) {
+            cycles = glp_mip_col_val(prob.get(), columns.cycles[b]);
+        } else {
+            for (const Term& t : objectives[b]) cycles += t.coef * glp_mip_col_val(prob.get(), t.col);
+        }
+        s.cycles.push_back(cycles);
     }
     return s;
 }

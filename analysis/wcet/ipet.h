@@ -70,6 +70,16 @@ struct IpetCap {
     std::vector<std::pair<std::size_t, std::size_t>> scopes;
 };
 
+/// A block's cycles held per run of a scope (ranges as IpetCap's): its executions' cost, less what
+/// its edges save, is at most `most` per unit of flow into the scope. The runs' time totals per
+/// block, where every run agreed (analysis/wcet/path_counts.h): a block whose time depends on
+/// data keeps the runs' mix of fast and slow executions.
+struct IpetCycleCap {
+    std::size_t block = 0;
+    std::uint64_t most = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> scopes;
+};
+
 /// A recursion bounded per activation (analysis/wcet/recursion.h): each call from outside it (and
 /// the problem's entry, when that starts one) starts an outermost activation, and each budget
 /// holds what such an activation may do: its calls `calls` (entries into functions) and the
@@ -96,6 +106,7 @@ struct IpetProblem {
     std::vector<IpetLoop> loops;
     std::vector<IpetCall> calls;
     std::vector<IpetCap> caps;
+    std::vector<IpetCycleCap> cycle_caps;  ///< at most one per block
     std::vector<IpetRecursion> recursions;
     std::size_t entry = 0;  ///< executed exactly once
 };
@@ -106,6 +117,7 @@ struct IpetSolution {
     std::vector<std::uint64_t> later;   ///< per block: executions in later iterations
     std::vector<std::uint64_t> edges;   ///< per edge: times taken on the longest path
     std::vector<double> discounts;      ///< per edge: cycles its block costs less when it leaves by it
+    std::vector<double> cycles;         ///< per block: its share of the bound (costs less discounts, or its cycle cap)
     std::vector<std::uint64_t> calls;   ///< per call: times made on the longest path
     std::size_t rows = 0, columns = 0;  ///< the integer program's size
 };

@@ -70,6 +70,11 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
             auto record = in.stats->blocks.find(start);
             const ScopeCount* counted = record == in.stats->blocks.end() || !record->second.per_scope.seen() ? nullptr : &record->second.per_scope;
             PathCountUsed u{fn.name, in.label, in.call_instructions, start, 0, "", "", counted ? counted->scopes : 0, problem.caps.size(), false};
+            auto hold_cycles = [&](std::uint64_t cycles, int scope) {
+                u.cycles = cycles;
+                u.cycle_cap = problem.cycle_caps.size();
+                problem.cycle_caps.push_back({in.base + b, cycles, scope_ranges(scope)});
+            };
             if (const FlowFact* fact = fact_for(facts, fn, in, start)) {
                 int scope = -1;
                 if (!fact->per.empty()) {
@@ -80,6 +85,11 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
                                           ", or leave out `per` for the bounded function's run)");
                     scope = static_cast<int>(it->second);
                 }
+                const ScopeCount* spent = record == in.stats->blocks.end() ? nullptr : &record->second.cycles_per_scope;
+                if (fact->cycles && spent && spent->seen() && scope == in.scope && spent->most > fact->cycles)
+                    throw ConfigError(origin_of(*fact) + ": path count cycles " + std::to_string(fact->cycles) + " for " + fn.name + " block " +
+                                      config::hex32(start) + " is below what a run did (" + std::to_string(spent->most) + " in one run of " +
+                                      (scope < 0 ? "the bounded function" : fact->per) + "): raise it to at least that");
                 if (counted && scope == in.scope && counted->most > fact->count)
                     throw ConfigError(origin_of(*fact) + ": path count " + std::to_string(fact->count) + " for " + fn.name + " block " +
                                       config::hex32(start) + " is below what a run did (" + std::to_string(counted->most) + " in one run of " +
@@ -88,6 +98,7 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
                 u.per = scope_name(scope);
                 u.source = "flow fact";
                 problem.caps.push_back({in.base + b, fact->count, scope_ranges(scope)});
+                if (fact->cycles) hold_cycles(fact->cycles, scope);
                 used.push_back(u);
                 continue;
             }
@@ -100,6 +111,12 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
             u.per = scope_name(in.scope);
             u.source = "observed";
             problem.caps.push_back({in.base + b, counted->most, std::move(scopes)});
+            // Its cycles too, where every run of the scope spent the same in it and that is below
+            // its executions at their slowest: a block whose time depends on data.
+            const ScopeCount& cycles = record->second.cycles_per_scope;
+            const std::uint64_t slowest = std::max(record->second.context[0].max, record->second.context[1].max);
+            if (cycles.seen() && cycles.least == cycles.most && cycles.scopes == runs && cycles.most < slowest * counted->most)
+                hold_cycles(cycles.most, in.scope);
             used.push_back(u);
         }
     }

@@ -1,6 +1,7 @@
 #include "analysis/wcet/wcet_aggregator.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace emutrace::analysis::wcet {
 
@@ -83,6 +84,7 @@ inline void WcetAggregator::close(std::uint64_t cycle, std::uint32_t next) {
     const std::uint64_t t = cycle >= current_start_ ? cycle - current_start_ : 0;
     Record& r = records_[current_record_];
     r.time[current_index_].add(t);
+    r.running_cycles += t;
     if (profiling_) [[unlikely]]
         add_to_profile(t);
     const auto& s = successors_[static_cast<std::size_t>(current_)];
@@ -314,7 +316,7 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
         t.blocks[points[point].first].merge(b);
         if (c >= keys.size()) return;
         // Records a folded context shares count the runs of several scopes as one: no path counts.
-        if (!t.contexts_folded) b.per_scope = r.scope_counts();
+        if (!t.contexts_folded) std::tie(b.per_scope, b.cycles_per_scope) = r.scope_counts();
         t.contexts[keys[c]].blocks[points[point].first].merge(b);
     };
     std::set<std::uint32_t> folded_done;  // a function's records of last resort, added once

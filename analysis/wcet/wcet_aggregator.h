@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/wcet/block_statistics.h"
@@ -92,22 +93,29 @@ private:
     struct Record {
         TimeStat time[2];
         TimeStat exit[2][2];
-        ScopeCount per_scope;
+        ScopeCount per_scope, cycles_per_scope;
         std::uint64_t scope = 0;    ///< the scope run `running` counts in (LoopContextTracker::scope())
         std::uint64_t running = 0;  ///< executions in that run so far
-        /// The block ran again: a run of another scope closes the count of the last one.
+        std::uint64_t running_cycles = 0;
+        /// The block ran again: a run of another scope closes the counts of the last one.
         void count_in(std::uint64_t s) {
             if (s != scope) [[unlikely]] {
-                if (running > 0) per_scope.add(running);
+                if (running > 0) {
+                    per_scope.add(running);
+                    cycles_per_scope.add(running_cycles);
+                }
                 scope = s;
-                running = 0;
+                running = running_cycles = 0;
             }
             ++running;
         }
-        /// The counts with the last scope's run closed as far as it got.
-        ScopeCount scope_counts() const {
-            ScopeCount c = per_scope;
-            if (running > 0) c.add(running);
+        /// The counts (executions, cycles) with the last scope's run closed as far as it got.
+        std::pair<ScopeCount, ScopeCount> scope_counts() const {
+            std::pair<ScopeCount, ScopeCount> c{per_scope, cycles_per_scope};
+            if (running > 0) {
+                c.first.add(running);
+                c.second.add(running_cycles);
+            }
             return c;
         }
     };
@@ -116,7 +124,7 @@ private:
         std::uint32_t base = 0, first = 0, size = 0;  ///< records_[base + p - first] for p in [first, first + size)
         bool folded = false;                          ///< shares its function's records of last resort
     };
-    /// At most this many records (232 bytes each): past it contexts fold (switch_context).
+    /// At most this many records (264 bytes each): past it contexts fold (switch_context).
     static constexpr std::size_t kMostRecords = std::size_t{1} << 20;
     static constexpr std::uint32_t kFoldedContext = UINT32_MAX;  ///< foreign_'s key for records past the budget
     bool folded_ = false;

@@ -865,18 +865,14 @@ private:
         const auto started = std::chrono::steady_clock::now();
         try {
             best_ = solve_ipet(problem_, true);
-            flat = solve_ipet(problem_, false);
             r_.any_path_bound_cycles = to_cycles(best_.bound);
-            if (std::any_of(r_.path_counts.begin(), r_.path_counts.end(), [](const PathCountUsed& u) { return u.source == "observed"; })) {
-                IpetProblem any = problem_;  // the same problem without the runs' counts
-                std::vector<bool> observed(problem_.caps.size(), false);
-                for (const PathCountUsed& u : r_.path_counts) observed[u.cap] = u.source == "observed";
-                any.caps.clear();
-                for (std::size_t k = 0; k < problem_.caps.size(); ++k)
-                    if (!observed[k]) any.caps.push_back(problem_.caps[k]);
+            // One max per block is the classic bound: over any path mix, as the loop context's gain is said against it.
+            const IpetProblem any = without_observed_counts();
+            if (any.caps.size() != problem_.caps.size() || any.cycle_caps.size() != problem_.cycle_caps.size()) {
                 any_path_ = solve_ipet(any, true);
                 r_.any_path_bound_cycles = to_cycles(any_path_.bound);
             }
+            flat = solve_ipet(any, false);
         } catch (const std::exception& e) {  // GLPK's verdicts and malformed problems alike
             bool returned = std::any_of(root_->blocks.begin(), root_->blocks.end(),
                                         [&](const decode::BasicBlock& b) { return b.may_leave() && stats_.blocks.count(b.start); });
@@ -892,6 +888,23 @@ private:
         r_.bound_cycles = to_cycles(best_.bound);
         r_.insensitive_bound_cycles = to_cycles(flat.bound);
         mark_binding_counts();
+    }
+
+    // The problem without the runs' path counts (flow facts' still hold).
+    IpetProblem without_observed_counts() const {
+        IpetProblem any = problem_;
+        std::vector<bool> observed(problem_.caps.size(), false), observed_cycles(problem_.cycle_caps.size(), false);
+        for (const PathCountUsed& u : r_.path_counts) {
+            observed[u.cap] = u.source == "observed";
+            if (u.cycles) observed_cycles[u.cycle_cap] = u.source == "observed";
+        }
+        any.caps.clear();
+        for (std::size_t k = 0; k < problem_.caps.size(); ++k)
+            if (!observed[k]) any.caps.push_back(problem_.caps[k]);
+        any.cycle_caps.clear();
+        for (std::size_t k = 0; k < problem_.cycle_caps.size(); ++k)
+            if (!observed_cycles[k]) any.cycle_caps.push_back(problem_.cycle_caps[k]);
+        return any;
     }
 
     // A count binds where the worst path over any path mix runs its block more often than the
@@ -910,16 +923,13 @@ private:
                 if (in_scope(problem_.calls[k].callee)) runs += s.calls[k];
             const std::uint64_t x = s.first[cap.block] + s.later[cap.block];
             u.binding = fact ? x > 0 && x == u.count * runs : x > u.count * runs;
+            // Its cycles cut it too where the slowest executions of any mix spend more.
+            if (!fact && u.cycles) u.binding = u.binding || s.cycles[cap.block] > static_cast<double>(u.cycles * runs) + 0.5;
         }
     }
 
     // A block's cycles on the worst path: its executions times its costs, less what its edges save.
-    double path_cycles(std::size_t i) const {
-        double c =
-            static_cast<double>(best_.first[i]) * problem_.blocks[i].first_cost + static_cast<double>(best_.later[i]) * problem_.blocks[i].later_cost;
-        for (std::size_t e : out_edges_[i]) c -= static_cast<double>(best_.edges[e]) * best_.discounts[e];
-        return c;
-    }
+    double path_cycles(std::size_t i) const { return best_.cycles[i]; }
 
     // The worst path's blocks and each function's share of the bound, beside what the runs saw.
     void explain() {

@@ -43,6 +43,8 @@ struct FlowFact {
     std::optional<std::uint32_t> block;
     std::uint64_t count = 0;
     std::string per;
+    /// With `block`: at most this many cycles in all its executions per run of `per`; 0: not given.
+    std::uint64_t cycles = 0;
     std::string origin;  ///< where the fact was written ("facts.yaml:12"), for messages
 };
 
@@ -151,6 +153,11 @@ struct PathCountUsed {
     std::string source;      ///< "observed" or "flow fact"
     std::uint64_t runs = 0;  ///< runs of the scope in which the statistics saw the block (observed)
     std::size_t cap = 0;     ///< its IpetProblem::caps index
+    /// Its cycles per run of `per`, where they were the same in every run (or a fact gives them)
+    /// and below what its executions at their slowest cost; 0: not held. IpetProblem::cycle_caps
+    /// index `cycle_cap`.
+    std::uint64_t cycles = 0;
+    std::size_t cycle_cap = 0;
     /// On the worst path the block runs as often as the count allows: the count holds the bound.
     bool binding = false;
 };

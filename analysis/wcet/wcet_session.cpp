@@ -165,26 +165,22 @@ std::string format_gap(const WcetResult& r) {
 
 // How many blocks the runs' path counts held, and the bound over any path mix beside it.
 std::string format_path_counts(const WcetResult& r) {
-    std::size_t observed = 0, facts = 0, binding = 0;
+    std::size_t observed = 0, facts = 0, binding = 0, timed = 0;
     for (const auto& u : r.path_counts) {
         (u.source == "observed" ? observed : facts) += 1;
         binding += u.binding && u.source == "observed";
+        timed += u.cycles > 0 && u.source == "observed";
     }
     std::string s;
     if (observed)
         s += line(
-            "  path counts: %zu blocks held to their executions per run of their caller, each the same in every such run; %zu of them "
-            "cut the worst path of any mix (--flow-facts-out lists those)\n",
-            observed, binding);
+            "  path counts: %zu blocks held to their executions per run of their caller (%zu also to their cycles there), each the same in "
+            "every such run; %zu of them cut the worst path of any mix (--flow-facts-out lists those)\n",
+            observed, timed, binding);
     else
         s += "  path counts: none from the runs" +
              (r.path_counts_unused.empty() ? std::string(" (no block ran as often in every run)") : ": " + r.path_counts_unused) + "\n";
-    if (facts) s += line("  path counts: %zu from flow facts\n", facts);
-    if (r.any_path_bound_cycles != r.bound_cycles)
-        s += line("  bound, any path mix        %10llu cycles  (bound/observed %.3f: for inputs that take the paths in other proportions%s)\n",
-                  static_cast<unsigned long long>(r.any_path_bound_cycles),
-                  r.observed_max_cycles ? static_cast<double>(r.any_path_bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0,
-                  facts ? "; flow facts' counts still hold" : "");
+    if (facts) s += line("  path counts: %zu from flow facts (they hold in the any-mix bound too)\n", facts);
     return s;
 }
 
@@ -288,9 +284,15 @@ std::string format_wcet(const WcetResult& r, std::uint64_t clock_hz) {
     std::string s = "WCET of " + r.function + " (" + std::to_string(r.blocks) + " blocks in the ILP" +
                     (r.ilp_rows ? line(", %zu rows x %zu columns, solves %.0f ms", r.ilp_rows, r.ilp_columns, r.solve_seconds * 1e3) : "") + "):\n";
     s += "  bound, loop context        " + cycles_and_time(r.bound_cycles, clock_hz) + "\n";
-    double gain =
-        r.insensitive_bound_cycles ? 100.0 * (1.0 - static_cast<double>(r.bound_cycles) / static_cast<double>(r.insensitive_bound_cycles)) : 0;
-    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) + line("  (the context saves %.1f%%)\n", gain);
+    if (r.any_path_bound_cycles != r.bound_cycles)
+        s += "  bound, any path mix        " + cycles_and_time(r.any_path_bound_cycles, clock_hz) +
+             line("  (bound/observed %.3f: for inputs that take the paths in other proportions)\n",
+                  r.observed_max_cycles ? static_cast<double>(r.any_path_bound_cycles) / static_cast<double>(r.observed_max_cycles) : 0.0);
+    double gain = r.insensitive_bound_cycles
+                      ? 100.0 * (1.0 - static_cast<double>(r.any_path_bound_cycles) / static_cast<double>(r.insensitive_bound_cycles))
+                      : 0;
+    s += "  bound, one max per block   " + cycles_and_time(r.insensitive_bound_cycles, clock_hz) +
+         line("  (%sthe loop context saves %.1f%%)\n", r.any_path_bound_cycles != r.bound_cycles ? "any path mix; " : "", gain);
     if (r.observed_runs)
         s += "  longest observed           " + cycles_and_time(r.observed_max_cycles, clock_hz) +
              line("  (%llu runs; bound/observed %.3f)\n", static_cast<unsigned long long>(r.observed_runs),

@@ -331,3 +331,21 @@ TEST_CASE("ipet: a path count holds a block per run of its scope, the runs being
     p.caps = {{2, 1, {}}, {5, 1, {}}};  // no ranges: per the problem's one run
     CHECK(solve_ipet(p).bound == 1 + 1 + 2 * (1 + 100) + (1 + 1));
 }
+
+TEST_CASE("ipet: a cycle cap holds a block's cycles per run of its scope, and the bound says each block's share") {
+    // 0 -> loop header 1 (5 executions per entry) -> body 2 (cost 10) -> 1 | exit 3.
+    IpetProblem p;
+    p.blocks = {block(1), loop_block(0, 1, 1), loop_block(0, 10, 10), block(1, true)};
+    p.edges = {{0, 1}, {1, 2}, {2, 1}, {1, 3}};
+    p.loops.push_back({1, {0}, 5, "loop"});
+    const IpetSolution any = solve_ipet(p);
+    CHECK(any.bound == 1 + 5 * 1 + 4 * 10 + 1);
+    p.cycle_caps.push_back({2, 32, {}});  // the runs spent 32 cycles in block 2, not 4 x 10
+    const IpetSolution held = solve_ipet(p);
+    CHECK(held.bound == 1 + 5 * 1 + 32 + 1);
+    CHECK(held.cycles[2] == doctest::Approx(32));
+    CHECK(held.cycles[1] == doctest::Approx(5));
+    CHECK(held.first[2] + held.later[2] == 4);  // the count is the loop's: only the cycles are held
+    p.cycle_caps.push_back({2, 40, {}});        // one cap per block
+    CHECK_THROWS_AS(solve_ipet(p), std::invalid_argument);
+}

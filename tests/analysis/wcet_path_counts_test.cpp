@@ -159,3 +159,21 @@ TEST_CASE("wcet path counts: the counts that cut the worst path round-trip throu
         }
     CHECK_THROWS_WITH_AS(run.bound("k_stats", kDefaultCallDepth, missing), doctest::Contains("no basic block"), ConfigError);
 }
+
+TEST_CASE("wcet path counts: a block whose time depends on data is held to the cycles the run spent in it") {
+    // k_bsort's inner block stores under an IT condition: 10 or 12 cycles, by the data.
+    const WcetRun run("wcet_kernels", 1, kDefaultCallDepth, "k_bsort");
+    WcetResult r = run.bound("k_bsort", kDefaultCallDepth), any = run.bound("k_bsort", kDefaultCallDepth, {}, false);
+    CHECK(r.trusted());
+    CHECK(r.bound_cycles >= r.observed_max_cycles);
+    CHECK(ratio(r.bound_cycles, r.observed_max_cycles) < 1.01);
+    CHECK(ratio(any.bound_cycles, any.observed_max_cycles) > 1.05);
+    bool timed = false;
+    for (const auto& u : r.path_counts) timed = timed || (u.cycles > 0 && u.binding);
+    CHECK(timed);
+    // The gap still adds up block by block: each block's share is its held cycles.
+    REQUIRE(!r.gap.empty());
+    std::uint64_t bound = 0;
+    for (const auto& g : r.gap) bound += g.bound_cycles;
+    CHECK(bound == doctest::Approx(static_cast<double>(r.bound_cycles)).epsilon(0.001));
+}

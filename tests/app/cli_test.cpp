@@ -511,7 +511,7 @@ TEST_CASE("cli: wcet bounds a function, writes JSON and DOT, and merges saved st
                          " --stats-out " + dir.file("s.json"));
     CHECK(r.status == 0);
     CHECK(r.out.find("WCET of wcet_nested") != std::string::npos);
-    CHECK(r.out.find("the context saves") != std::string::npos);
+    CHECK(r.out.find("the loop context saves") != std::string::npos);
     auto j = nlohmann::json::parse(read_file(dir.file("w.json")));
     std::uint64_t bound = j["bound_cycles"].get<std::uint64_t>();
     CHECK(bound >= j["observed_max_cycles"].get<std::uint64_t>());
