@@ -95,6 +95,17 @@ TimeStat stat_at(const nlohmann::json& j, const char* key) {
     }
 }
 
+nlohmann::json scope_json(const ScopeCount& c) {
+    return {{"most", c.most}, {"least", c.least}, {"scopes", c.scopes}};
+}
+
+// A ScopeCount as scope_json wrote it, checked for sense.
+ScopeCount scope_from(const nlohmann::json& c) {
+    ScopeCount out{count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
+    if (out.scopes == 0 || out.least > out.most) throw PathError("least above most, or no scopes");
+    return out;
+}
+
 nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, const std::map<std::uint32_t, std::uint64_t>* most_per_call) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [address, r] : blocks) {
@@ -107,7 +118,7 @@ nlohmann::json blocks_json(const std::map<std::uint32_t, BlockRecord>& blocks, c
         if (most_per_call)
             if (auto m = most_per_call->find(address); m != most_per_call->end()) b["most_per_call"] = m->second;
         for (const auto& [key, c] : {std::pair{"per_scope", &r.per_scope}, std::pair{"cycles_per_scope", &r.cycles_per_scope}})
-            if (c->seen()) b[key] = {{"most", c->most}, {"least", c->least}, {"scopes", c->scopes}};
+            if (c->seen()) b[key] = scope_json(*c);
         out.push_back(b);
     }
     return out;
@@ -141,13 +152,11 @@ BlockRecord block_from(const nlohmann::json& b) {
         });
     for (const auto& [key, into] : {std::pair{"per_scope", &r.per_scope}, std::pair{"cycles_per_scope", &r.cycles_per_scope}}) {
         if (!b.contains(key)) continue;
-        const nlohmann::json& c = b.at(key);
         try {
-            *into = {count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
+            *into = scope_from(b.at(key));
         } catch (const PathError& e) {
-            throw PathError(std::string(key) + "." + e.what());
+            throw PathError(std::string(key) + ": " + e.what());
         }
-        if (into->scopes == 0 || into->least > into->most) throw PathError(std::string(key) + ": least above most, or no scopes");
     }
     return r;
 }
@@ -229,6 +238,7 @@ void ContextRecord::merge(const ContextRecord& other) {
     recursion = std::max(recursion, other.recursion);
     merge_max(recursion_entries, other.recursion_entries);
     merge_max(recursion_headers, other.recursion_headers);
+    for (const auto& [address, c] : other.recursion_blocks) recursion_blocks[address].merge(c);
 }
 
 void StatisticsTable::truncate_contexts(unsigned depth) {
@@ -305,6 +315,11 @@ void StatisticsTable::save(const std::string& path) const {
         if (record.recursion) contexts_j.back()["recursion"] = record.recursion;
         if (!record.recursion_entries.empty()) contexts_j.back()["recursion_entries"] = counts_json(record.recursion_entries);
         if (!record.recursion_headers.empty()) contexts_j.back()["recursion_headers"] = counts_json(record.recursion_headers);
+        for (const auto& [address, c] : record.recursion_blocks) {
+            nlohmann::json b = scope_json(c);
+            b["address"] = address;
+            contexts_j.back()["recursion_blocks"].push_back(b);
+        }
     }
     for (const auto& [address, f] : functions) functions_j.push_back({{"address", address}, {"time", to_json(f.time)}});
     nlohmann::json indirect_j = nlohmann::json::array();
@@ -367,6 +382,8 @@ StatisticsTable StatisticsTable::load(const std::string& path) {
                 if (c.contains("recursion")) record.recursion = count_at(c, "recursion");
                 if (c.contains("recursion_entries")) counts_from(c, "recursion_entries", record.recursion_entries);
                 if (c.contains("recursion_headers")) counts_from(c, "recursion_headers", record.recursion_headers);
+                if (c.contains("recursion_blocks"))
+                    each(c, "recursion_blocks", [&](const nlohmann::json& b) { record.recursion_blocks[address_at(b, "address")] = scope_from(b); });
             });
             t.counts_recursion = version.get<std::uint64_t>() >= 3;
         } else {

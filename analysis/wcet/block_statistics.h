@@ -95,6 +95,10 @@ struct ContextRecord {
     /// context: the most entries into each function of the cycle (by start address) and executions
     /// of each loop header there (by address), RecursionCounter::cycle_counts().
     std::map<std::uint32_t, std::uint64_t> recursion_entries, recursion_headers;
+    /// Of every block of the functions on that cycle (by address), per activation of the cycle
+    /// entered from outside in this context: its most and least executions in one, and the
+    /// activations (RecursionCounter::block_counts()); held to where every activation agreed.
+    std::map<std::uint32_t, ScopeCount> recursion_blocks;
     void merge(const ContextRecord& other);
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "emutrace/config_error.h"
@@ -194,6 +195,35 @@ IpetRecursion recursion_budgets(const Recursion& rec, const std::vector<decode::
             if (!recorded(&ContextRecord::recursion_headers, fns[f].blocks[header].start, b)) continue;
             for (const auto& i : view.instances)
                 if (i.function == f) b.blocks.push_back(i.base + header);
+            ir.budgets.push_back(std::move(b));
+        }
+    // Every block of the recursion's functions that each activation, in every context one
+    // starts in, ran as often: the call tree's shape (Fibonacci's leaves against its inner calls),
+    // as a path count holds a routine's paths. A count that differed between activations is let go.
+    auto agreed = [&](std::uint32_t block, IpetRecursion::Budget& b) {
+        auto count_in = [&](const ContextRecord* stats) -> std::optional<std::uint64_t> {
+            auto it = stats->recursion_blocks.find(block);
+            if (it == stats->recursion_blocks.end() || it->second.least != it->second.most) return std::nullopt;
+            return it->second.most;
+        };
+        for (std::size_t s : starts) {
+            auto n = count_in(view.instances[s].stats);
+            if (!n) return false;
+            b.most.push_back(*n);
+        }
+        if (ir.entry) {
+            auto n = count_in(view.instances.front().stats);
+            if (!n) return false;
+            b.entry_most = *n;
+        }
+        return true;
+    };
+    for (std::size_t f : rec.functions)
+        for (std::size_t k = 0; k < fns[f].blocks.size(); ++k) {
+            IpetRecursion::Budget b{{}, {}, {}, 0, 0, fns[f].name + " block " + std::to_string(k)};
+            if (!agreed(fns[f].blocks[k].start, b)) continue;
+            for (const auto& i : view.instances)
+                if (i.function == f) b.blocks.push_back(i.base + k);
             ir.budgets.push_back(std::move(b));
         }
     return ir;

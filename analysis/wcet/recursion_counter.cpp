@@ -26,9 +26,14 @@ RecursionCycles RecursionCycles::of(const decode::Program& program, const TraceP
             out.functions.back().push_back(static_cast<std::uint32_t>(f));
         }
     }
+    out.points.resize(out.functions.size());
     for (std::uint32_t l = 0; l < points.loops().size(); ++l) {
         const std::uint32_t f = points.loops()[l].function;
         if (f < out.cycle_of.size() && out.cycle_of[f] >= 0) out.loops[static_cast<std::size_t>(out.cycle_of[f])].push_back(l);
+    }
+    for (std::uint32_t id = 0; id < points.points().size(); ++id) {
+        const std::uint32_t f = points.points()[id].function;
+        if (f < out.cycle_of.size() && out.cycle_of[f] >= 0) out.points[static_cast<std::size_t>(out.cycle_of[f])].push_back(id);
     }
     return out;
 }
@@ -37,6 +42,22 @@ RecursionCounter::RecursionCounter(std::size_t functions, RecursionCycles cycles
     : open_(functions, 0), running_(functions, 0), context_(functions, 0), cycles_(std::move(cycles)), item_of_function_(functions, -1),
       base_(functions, 0) {
     cycles_.cycle_of.resize(functions, -1);
+    cycles_.points.resize(cycles_.functions.size());
+    cycle_open_.assign(cycles_.functions.size(), 0);
+    cycle_context_.assign(cycles_.functions.size(), 0);
+    running_blocks_.resize(cycles_.functions.size());
+    for (std::size_t c = 0; c < cycles_.points.size(); ++c) {
+        running_blocks_[c].assign(cycles_.points[c].size(), 0);
+        for (std::size_t k = 0; k < cycles_.points[c].size(); ++k) {
+            const std::uint32_t id = cycles_.points[c][k];
+            if (id >= block_of_point_.size()) {
+                block_of_point_.resize(id + 1, -1);
+                cycle_of_point_.resize(id + 1, -1);
+            }
+            block_of_point_[id] = static_cast<int>(k);
+            cycle_of_point_[id] = static_cast<int>(c);
+        }
+    }
     std::size_t loops = 0;
     for (const auto& l : cycles_.loops)
         for (std::uint32_t id : l) loops = std::max<std::size_t>(loops, id + 1);
@@ -69,12 +90,38 @@ void RecursionCounter::entered(std::uint32_t f, std::uint32_t context) {
     } else {
         ++running_[f];
     }
-    if (cycle >= 0) count(static_cast<std::size_t>(cycle), item_of_function_[f]);
+    if (cycle >= 0) {
+        count(static_cast<std::size_t>(cycle), item_of_function_[f]);
+        const auto c = static_cast<std::size_t>(cycle);
+        if (cycle_open_[c]++ == 0) {  // entered from outside: the cycle's activation begins
+            cycle_context_[c] = context;
+            std::fill(running_blocks_[c].begin(), running_blocks_[c].end(), 0);
+        }
+    }
 }
 
 void RecursionCounter::left(std::uint32_t f) {
     if (f >= open_.size() || open_[f] == 0) return;
     if (--open_[f] == 0) note(f);
+    if (const int cycle = cycles_.cycle_of[f]; cycle >= 0) {
+        const auto c = static_cast<std::size_t>(cycle);
+        if (cycle_open_[c] > 0 && --cycle_open_[c] == 0) note_blocks(c, block_counts_);
+    }
+}
+
+void RecursionCounter::note_blocks(std::size_t cycle, std::unordered_map<std::uint64_t, ScopeCount>& into) const {
+    for (std::size_t k = 0; k < cycles_.points[cycle].size(); ++k)
+        into[std::uint64_t{cycle_context_[cycle]} << 32 | cycles_.points[cycle][k]].add(running_blocks_[cycle][k]);
+}
+
+std::vector<RecursionCounter::BlockCount> RecursionCounter::block_counts() const {
+    auto counts = block_counts_;
+    for (std::size_t c = 0; c < cycle_open_.size(); ++c)
+        if (cycle_open_[c] > 0) note_blocks(c, counts);
+    std::vector<BlockCount> out;
+    out.reserve(counts.size());
+    for (const auto& [key, count] : counts) out.push_back({static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), count});
+    return out;
 }
 
 void RecursionCounter::note(std::uint32_t f) {

@@ -29,6 +29,8 @@ WcetAggregator::WcetAggregator(const decode::Program& program, const TracePoints
     for (const LoopRef& l : points.loops())
         if (l.header < counted_.size() && recursion_.counts_loop(static_cast<std::uint32_t>(&l - points.loops().data())))
             counted_[l.header] |= kCountedInRecursion;
+    for (std::uint32_t id = 0; id < points.points().size(); ++id)
+        if (recursion_.counts_block(id)) counted_[id] |= kCountedInCycle;
 }
 
 void WcetAggregator::fold_counts(std::uint32_t f) {
@@ -144,10 +146,6 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
     current_record_ = record_of(next);
     records_[current_record_].count_in(tracker_.scope());
     current_start_ = cycle;
-    if (counted_[next]) [[unlikely]] {
-        if (counted_[next] & kCountedPerCall) ++counts_[next];
-        if (counted_[next] & kCountedInRecursion) recursion_.header(static_cast<std::uint32_t>(points_.points()[next].loop));
-    }
     switch (tracker_.last()) {
         case Transition::Start:  // a function entered from nowhere (reset, an exception handler): an activation too
             recursion_.entered(points_.points()[next].function, tracker_.context());
@@ -177,6 +175,13 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
             }
             break;
         default: break;
+    }
+    // Counted after the call or return: the block belongs to the run (of its function, of the
+    // recursion) it starts or goes on with, not to the one that just ended.
+    if (counted_[next]) [[unlikely]] {
+        if (counted_[next] & kCountedPerCall) ++counts_[next];
+        if (counted_[next] & kCountedInRecursion) recursion_.header(static_cast<std::uint32_t>(points_.points()[next].loop));
+        if (counted_[next] & kCountedInCycle) recursion_.block(next);
     }
 }
 
@@ -343,6 +348,8 @@ void WcetAggregator::add_contexts(StatisticsTable& t) const {
     }
     for (const auto& [c, most] : recursion_.most_by_context())
         if (c < keys.size()) t.contexts[keys[c]].recursion = most;
+    for (const auto& b : recursion_.block_counts())
+        if (b.context < keys.size() && !t.contexts_folded) t.contexts[keys[b.context]].recursion_blocks[points[b.point].first].merge(b.count);
     for (const auto& count : recursion_.cycle_counts()) {
         if (count.context >= keys.size()) continue;
         ContextRecord& record = t.contexts[keys[count.context]];

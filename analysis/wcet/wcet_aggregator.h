@@ -166,9 +166,9 @@ private:
     /// A run of function `f` ended: its counted blocks' executions in it go into the maxima.
     void fold_counts(std::uint32_t f);
     /// Per trace point: kCountedPerCall (TracePoint::counted), kCountedInRecursion (a loop header the
-    /// recursion counter counts).
+    /// recursion counter counts), kCountedInCycle (a block of a function on a cycle of calls).
     std::vector<std::uint8_t> counted_;
-    static constexpr std::uint8_t kCountedPerCall = 1, kCountedInRecursion = 2;
+    static constexpr std::uint8_t kCountedPerCall = 1, kCountedInRecursion = 2, kCountedInCycle = 4;
     std::vector<std::uint32_t> roots_;                    ///< functions entered from nowhere, open: reset's, then one per exception being handled
     std::vector<std::uint32_t> counts_;                   ///< per counted trace point: executions in the open run
     std::vector<std::uint64_t> most_per_call_;            ///< per counted trace point

@@ -175,6 +175,7 @@ public:
                 out.recursion = std::max(out.recursion, from.recursion);
                 for (const auto& [address, n] : from.recursion_entries) out.recursion_entries[address] = std::max(out.recursion_entries[address], n);
                 for (const auto& [address, n] : from.recursion_headers) out.recursion_headers[address] = std::max(out.recursion_headers[address], n);
+                for (const auto& [address, c] : from.recursion_blocks) out.recursion_blocks[address].merge(c);
             }
             for (const auto& b : fn.blocks)
                 if (auto it = from.blocks.find(b.start); it != from.blocks.end()) out.blocks[b.start].merge(it->second);
@@ -192,7 +193,10 @@ public:
                 take(all, fn.start);
                 for (const auto& [key, record] : stats_.contexts)  // folded: the recursion counts are still per context
                     if (key.function == fn.start)
-                        take(ContextRecord{{}, {}, {}, {}, record.recursion, record.recursion_entries, record.recursion_headers}, fn.start);
+                        take(
+                            ContextRecord{
+                                {}, {}, {}, {}, record.recursion, record.recursion_entries, record.recursion_headers, record.recursion_blocks},
+                            fn.start);
             } else {
                 for (const auto& [key, record] : stats_.contexts) take(record, key.function);
             }

@@ -145,6 +145,7 @@ TEST_CASE("wcet recursion: what each activation did inside the recursion tighten
     for (auto& [key, c] : entries_only.contexts) {
         c.recursion_entries.clear();
         c.recursion_headers.clear();
+        c.recursion_blocks.clear();
     }
     for (const char* k : {"k_qsort", "k_expr"}) {
         CAPTURE(k);
@@ -154,6 +155,33 @@ TEST_CASE("wcet recursion: what each activation did inside the recursion tighten
         CHECK(tight.bound_cycles >= tight.observed_max_cycles);
         CHECK(loose.trusted());
     }
+}
+
+TEST_CASE("wcet recursion: a block every activation ran as often holds the call tree's shape, leaves against inner calls") {
+    const WcetRun& run = recursion_run();
+    StatisticsTable shapeless = run.stats;
+    for (auto& [key, c] : shapeless.contexts) c.recursion_blocks.clear();
+    for (const char* k : {"k_fib", "k_hanoi"}) {
+        CAPTURE(k);
+        WcetResult shaped = run.bound(k, kDefaultCallDepth);
+        WcetResult chain = run.session->bound(shapeless, {k, {}, {}, kDefaultCallDepth});
+        CHECK(shaped.trusted());
+        CHECK(shaped.bound_cycles >= shaped.observed_max_cycles);
+        // Without the blocks' counts every activation but the last may recurse: a chain, 1.2 times the run.
+        CHECK(static_cast<double>(chain.bound_cycles) > 1.15 * static_cast<double>(chain.observed_max_cycles));
+        CHECK(static_cast<double>(shaped.bound_cycles) <= 1.05 * static_cast<double>(shaped.observed_max_cycles));
+    }
+    // Each activation from outside is one entry of k_fib's fib: one activation, its counts agree.
+    const std::uint32_t fib = run.session->program().function("fib")->start;
+    bool counted = false;
+    for (const auto& [key, c] : run.stats.contexts)
+        if (key.function == fib)
+            for (const auto& [address, count] : c.recursion_blocks) {
+                counted = true;
+                CHECK(count.scopes == 1);
+                CHECK(count.least == count.most);
+            }
+    CHECK(counted);
 }
 
 TEST_CASE("wcet recursion: the entries go through the flow-facts file, raised they loosen the bound, lowered they are refused") {
