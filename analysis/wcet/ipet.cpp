@@ -255,16 +255,17 @@ Row loop_row(std::vector<Term> lhs, const EntryFlow& f, double scale, int type) 
     return r;
 }
 
+bool in_scope(const std::vector<std::pair<std::size_t, std::size_t>>& scopes, std::size_t b) {
+    return std::any_of(scopes.begin(), scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
+}
+
 /// Makes `row` (terms <= 0) terms <= most x (runs of the scope `scopes`): each unit of flow into
 /// one of its block ranges, and the problem's one entry if it is in one; no ranges: the entry alone.
 void add_scope_runs(Row& row, const IpetProblem& problem, const Columns& c, const std::vector<std::pair<std::size_t, std::size_t>>& scopes,
                     double most) {
-    auto in_scope = [&](std::size_t b) {
-        return std::any_of(scopes.begin(), scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
-    };
     for (std::size_t k = 0; k < problem.calls.size(); ++k)
-        if (in_scope(problem.calls[k].callee)) add_calls(row.terms, problem, c, k, -most);
-    if (scopes.empty() || in_scope(problem.entry)) row.rhs = most;
+        if (in_scope(scopes, problem.calls[k].callee)) add_calls(row.terms, problem, c, k, -most);
+    if (scopes.empty() || in_scope(scopes, problem.entry)) row.rhs = most;
 }
 
 void add_loop_rows(const IpetProblem& problem, const Columns& c, std::vector<Row>& rows) {
@@ -519,6 +520,13 @@ IpetSolution read_solution(glp_prob* p, const IpetProblem& problem, const Column
 }
 
 }  // namespace
+
+std::uint64_t scope_runs(const IpetProblem& problem, const IpetSolution& s, const std::vector<std::pair<std::size_t, std::size_t>>& scopes) {
+    std::uint64_t runs = scopes.empty() || in_scope(scopes, problem.entry) ? 1 : 0;
+    for (std::size_t k = 0; k < problem.calls.size() && k < s.calls.size(); ++k)
+        if (in_scope(scopes, problem.calls[k].callee)) runs += s.calls[k];
+    return runs;
+}
 
 IpetSolution solve_ipet(const IpetProblem& problem, bool context_sensitive) {
     validate(problem);

@@ -122,6 +122,10 @@ struct IpetSolution {
     std::size_t rows = 0, columns = 0;  ///< the integer program's size
 };
 
+/// The runs of a scope (IpetCap::scopes) on solution `s`'s path: the flow into its ranges, the
+/// problem's one entry included; 1 for no ranges.
+std::uint64_t scope_runs(const IpetProblem& problem, const IpetSolution& s, const std::vector<std::pair<std::size_t, std::size_t>>& scopes);
+
 /// Solves for the longest path. With `context_sensitive` false every block costs the larger of its
 /// two costs in every execution and is allowed in both contexts if it was seen in either: the
 /// classic one-maximum-per-block bound. Throws std::runtime_error naming the loop when a loop whose

@@ -919,12 +919,7 @@ private:
             const bool fact = u.source != "observed";
             const IpetSolution& s = fact || any_path_.first.empty() ? best_ : any_path_;
             const IpetCap& cap = problem_.caps[u.cap];
-            auto in_scope = [&](std::size_t b) {
-                return std::any_of(cap.scopes.begin(), cap.scopes.end(), [&](const auto& r) { return b >= r.first && b < r.second; });
-            };
-            std::uint64_t runs = cap.scopes.empty() || in_scope(problem_.entry) ? 1 : 0;
-            for (std::size_t k = 0; k < problem_.calls.size(); ++k)
-                if (in_scope(problem_.calls[k].callee)) runs += s.calls[k];
+            const std::uint64_t runs = scope_runs(problem_, s, cap.scopes);
             const std::uint64_t x = s.first[cap.block] + s.later[cap.block];
             u.binding = fact ? x > 0 && x == u.count * runs : x > u.count * runs;
             // Its cycles cut it too where the slowest executions of any mix spend more.
@@ -932,13 +927,12 @@ private:
         }
     }
 
-    // A block's cycles on the worst path: its executions times its costs, less what its edges save.
+    // A block's cycles on the worst path, as the solver charged them: its executions times its
+    // costs less what its edges save, or what its cycle cap allowed.
     double path_cycles(std::size_t i) const { return best_.cycles[i]; }
 
     // The worst path's blocks and each function's share of the bound, beside what the runs saw.
     void explain() {
-        out_edges_.assign(problem_.blocks.size(), {});
-        for (std::size_t e = 0; e < problem_.edges.size(); ++e) out_edges_[problem_.edges[e].from].push_back(e);
         std::map<std::size_t, FunctionShare> shares;
         for (std::size_t k = 0; k < problem_.calls.size(); ++k) {  // a call into shared code enters that function too
             const IpetCall& c = problem_.calls[k];
@@ -1054,12 +1048,11 @@ private:
     WcetResult r_;
     IpetProblem problem_;
     IpetSolution best_;
-    IpetSolution any_path_;                   ///< without the runs' path counts, when some were used
-    std::vector<Instance> instances_;         ///< the bounded function's first
-    std::vector<PendingCall> pending_calls_;  ///< calls between instances, numbered once all have blocks
-    std::vector<std::size_t> loop_instance_;  ///< per loop of the problem: its instance
-    std::vector<Origin> origin_;              ///< per block of the problem: its instance and block
-    std::vector<std::vector<std::size_t>> out_edges_;
+    IpetSolution any_path_;                                     ///< without the runs' path counts, when some were used
+    std::vector<Instance> instances_;                           ///< the bounded function's first
+    std::vector<PendingCall> pending_calls_;                    ///< calls between instances, numbered once all have blocks
+    std::vector<std::size_t> loop_instance_;                    ///< per loop of the problem: its instance
+    std::vector<Origin> origin_;                                ///< per block of the problem: its instance and block
     std::map<std::size_t, const FlowFact*> outer_fact_totals_;  ///< per problem loop: a fact's total for an outermost loop
     bool facts_raise_ = false;                                  ///< a flow fact lets a loop or recursion do more than the runs did
 };
