@@ -86,7 +86,7 @@ inline void WcetAggregator::close(std::uint64_t cycle, std::uint32_t next) {
     const std::uint64_t t = cycle >= current_start_ ? cycle - current_start_ : 0;
     Record& r = records_[current_record_];
     r.time[current_index_].add(t);
-    r.running_cycles += t;
+    r.count_in(tracker_.scope(), t);  // the tracker still has the block's scope: it steps after this
     if (profiling_) [[unlikely]]
         add_to_profile(t);
     const auto& s = successors_[static_cast<std::size_t>(current_)];
@@ -144,7 +144,6 @@ inline void WcetAggregator::enter(std::uint32_t next, std::uint32_t address, std
     current_index_ = tracker_.step(next);
     current_ = static_cast<std::int64_t>(next);
     current_record_ = record_of(next);
-    records_[current_record_].count_in(tracker_.scope());
     current_start_ = cycle;
     switch (tracker_.last()) {
         case Transition::Start:  // a function entered from nowhere (reset, an exception handler): an activation too

@@ -92,13 +92,15 @@ private:
     /// left for that one.
     struct Record {
         TimeStat time[2];
-        TimeStat exit[2][2];
-        ScopeCount per_scope, cycles_per_scope;
+        // Beside the times each event updates: the open scope run's counts.
         std::uint64_t scope = 0;    ///< the scope run `running` counts in (LoopContextTracker::scope())
         std::uint64_t running = 0;  ///< executions in that run so far
         std::uint64_t running_cycles = 0;
-        /// The block ran again: a run of another scope closes the counts of the last one.
-        void count_in(std::uint64_t s) {
+        TimeStat exit[2][2];
+        ScopeCount per_scope, cycles_per_scope;
+        /// An execution of `t` cycles in scope run `s`: a run of another scope closes the counts
+        /// of the last one.
+        void count_in(std::uint64_t s, std::uint64_t t) {
             if (s != scope) [[unlikely]] {
                 if (running > 0) {
                     per_scope.add(running);
@@ -108,6 +110,7 @@ private:
                 running = running_cycles = 0;
             }
             ++running;
+            running_cycles += t;
         }
         /// The counts (executions, cycles) with the last scope's run closed as far as it got.
         std::pair<ScopeCount, ScopeCount> scope_counts() const {
