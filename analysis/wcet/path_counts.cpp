@@ -85,12 +85,16 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
                                           ", or leave out `per` for the bounded function's run)");
                     scope = static_cast<int>(it->second);
                 }
+                // Checked against the runs where the fact's scope is the one they were counted per:
+                // past the bounded function a run of the scope may hold several of its runs, unless
+                // it ran once in each.
+                const bool comparable = scope == in.scope && (scope >= 0 || view.root_once_per_scope);
                 const ScopeCount* spent = record == in.stats->blocks.end() ? nullptr : &record->second.cycles_per_scope;
-                if (fact->cycles && spent && spent->seen() && scope == in.scope && spent->most > fact->cycles)
+                if (fact->cycles && spent && spent->seen() && comparable && spent->most > fact->cycles)
                     throw ConfigError(origin_of(*fact) + ": path count cycles " + std::to_string(fact->cycles) + " for " + fn.name + " block " +
                                       config::hex32(start) + " is below what a run did (" + std::to_string(spent->most) + " in one run of " +
                                       (scope < 0 ? "the bounded function" : fact->per) + "): raise it to at least that");
-                if (counted && scope == in.scope && counted->most > fact->count)
+                if (counted && comparable && counted->most > fact->count)
                     throw ConfigError(origin_of(*fact) + ": path count " + std::to_string(fact->count) + " for " + fn.name + " block " +
                                       config::hex32(start) + " is below what a run did (" + std::to_string(counted->most) + " in one run of " +
                                       (scope < 0 ? "the bounded function" : fact->per) + "): raise it to at least that");

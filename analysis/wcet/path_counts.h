@@ -35,6 +35,9 @@ struct PathCountView {
         std::string label;                             ///< "f@0x... > g@0x...", "" for the bounded function
     };
     std::vector<Instance> instances;  ///< [0] the bounded function's
+    /// The bounded function ran once in every run of its scope: a count per run of a scope past
+    /// it is then per run of it too, and a fact's count per its run can be checked against it.
+    bool root_once_per_scope = false;
 };
 
 /// Holds the blocks of `view` to their path counts: a fact's (FlowFact::block) where one names

@@ -808,6 +808,9 @@ private:
             }
             view.instances.push_back({in.function, in.base, &in.stats, scope, known, in.call_instructions, in.label});
         }
+        if (!root_->blocks.empty() && root_->blocks.front().loop < 0 && !root_->blocks.front().irreducible)
+            if (auto entry = instances_.front().stats.blocks.find(root_->start); entry != instances_.front().stats.blocks.end())
+                view.root_once_per_scope = entry->second.per_scope.seen() && entry->second.per_scope.most == 1;
         r_.path_counts = wcet::hold_path_counts(fns_, view, query_.flow_facts, observed, problem_);
     }
 
