@@ -102,7 +102,7 @@ nlohmann::json scope_json(const ScopeCount& c) {
 // A ScopeCount as scope_json wrote it, checked for sense.
 ScopeCount scope_from(const nlohmann::json& c) {
     ScopeCount out{count_at(c, "most"), count_at(c, "least"), count_at(c, "scopes")};
-    if (out.scopes == 0 || out.least > out.most) throw PathError("least above most, or no scopes");
+    if (out.scopes == 0 || out.least > out.most) throw std::invalid_argument("least above most, or no scopes");
     return out;
 }
 
@@ -155,6 +155,8 @@ BlockRecord block_from(const nlohmann::json& b) {
         try {
             *into = scope_from(b.at(key));
         } catch (const PathError& e) {
+            throw PathError(std::string(key) + "." + e.what());
+        } catch (const std::exception& e) {
             throw PathError(std::string(key) + ": " + e.what());
         }
     }

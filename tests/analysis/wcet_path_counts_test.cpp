@@ -181,3 +181,19 @@ TEST_CASE("wcet path counts: a block whose time depends on data is held to the c
     for (const auto& g : r.gap) bound += g.bound_cycles;
     CHECK(bound == doctest::Approx(static_cast<double>(r.bound_cycles)).epsilon(0.001));
 }
+
+TEST_CASE("wcet path counts: the statistics keep the counts per scope through their file, and refuse ones that make no sense") {
+    const WcetRun& run = seed1();
+    TempDir dir;
+    run.stats.save(dir.file("s.json"));
+    StatisticsTable back = StatisticsTable::load(dir.file("s.json"));
+    CHECK(run.bound("k_stats", kDefaultCallDepth).bound_cycles == run.session->bound(back, {"k_stats", {}, {}, kDefaultCallDepth}).bound_cycles);
+    std::string text = read_file(dir.file("s.json"));
+    const auto at = text.find("\"per_scope\"");
+    REQUIRE(at != std::string::npos);
+    const auto least = text.find("\"least\"", at);
+    REQUIRE(least != std::string::npos);
+    text.replace(least, 7, "\"lest\"");  // a key misspelt: the field it names is missing
+    write_file(dir.file("bad.json"), text);
+    CHECK_THROWS_WITH_AS(StatisticsTable::load(dir.file("bad.json")), doctest::Contains("per_scope.least: missing"), ConfigError);
+}
