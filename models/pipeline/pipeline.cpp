@@ -582,7 +582,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
             written_ready(static_cast<std::uint16_t>(i.writes & 0x7FFF), c + 1);
             if (d.branched_at_decode) return;
             if (i.late_branch) {
-                fetch_.disable(c);
+                if (p_.late_branch_stops_fetch) fetch_.disable(c);
                 x_.redirect_at = c + 1;
             } else {
                 x_.redirect_at = c;

@@ -46,6 +46,12 @@ struct PipelineParameters {
     /// more than a redirect in the same cycle gives (cbz, bl_blx_bx_mov_pc_lr); the M3 redirects
     /// in the same cycle (the STM32F100's SRAM measurements).
     bool branch_follows_registered_fetch = false;
+    /// A branch whose target comes from the adder a cycle late (ADD pc, Rm) stops the fetch when it
+    /// enters execute, so nothing goes out before its target. The M3 (the STM32F100's add_pc
+    /// measurements); the M4 fetches on until the target is known, and the word that goes out in
+    /// that cycle is fetched before it (CC2652 add_pc: a cycle more from SRAM, a flash access more
+    /// without line buffers, nothing with them).
+    bool late_branch_stops_fetch = true;
 };
 
 }  // namespace emutrace::models
