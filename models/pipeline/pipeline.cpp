@@ -406,7 +406,7 @@ bool Pipeline::step() {
                         (control_.write_buffer || bus_.port(data_address).wait_states == 0) &&
                         !(bus_.port(data_address).port == BusPort::System && bus_.port(fetch_.next_word()).port == BusPort::System);
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
-    if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees);
+    if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees, late_redirect);
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);
@@ -466,7 +466,7 @@ void Pipeline::decode(std::uint64_t c) {
     decoded_ = d;
 }
 
-void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
+void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect) {
     // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
     // before it moves to execute (CMEmu's HoldBranch).
     Decoded& d = *decoded_;
@@ -480,7 +480,11 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees) {
         // Held only behind a multi-cycle computation: behind a load the fetch keeps its pace
         // (a load's target has its first two words in when it executes, silicon rule 40).
         bool computing = !execute_frees && x_.active && !x_.insn->memory_access();
-        fetch_.redirect(*d.decode_target, computing);
+        // As a branch in execute, it follows the word the registration buffer takes this cycle.
+        if (p_.branch_follows_registered_fetch && !computing && !late_redirect && bus_.fetch_registered(fetch_.next_word()))
+            late_redirect = *d.decode_target;
+        else
+            fetch_.redirect(*d.decode_target, computing);
         d.decode_target.reset();
         d.branched_at_decode = true;
     } else if (d.speculate_target) {

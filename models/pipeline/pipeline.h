@@ -185,7 +185,9 @@ private:
                                   std::uint64_t* vector_end);
     void decode(std::uint64_t c);
     void fold_late_it();
-    void branch_at_decode(std::uint64_t c, bool execute_frees);
+    /// `late_redirect` as execute_cycle's: set where the target waits for the word the fetch
+    /// presents this cycle.
+    void branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect);
     void issue_transfers(std::uint64_t c);
     void count(std::uint64_t c, bool issued, bool folded);
     void queue_skipped_before(std::uint32_t pc);

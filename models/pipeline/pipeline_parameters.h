@@ -44,7 +44,10 @@ struct PipelineParameters {
     /// decode already (a register branch the core takes in execute). The M4, measured on the
     /// CC2652 from SRAM: a taken CBZ right behind its own fetch word, BLX r8 and BX r8 cost a word
     /// more than a redirect in the same cycle gives (cbz, bl_blx_bx_mov_pc_lr); the M3 redirects
-    /// in the same cycle (the STM32F100's SRAM measurements).
+    /// in the same cycle (the STM32F100's SRAM measurements). A branch taken at decode (B, a BX LR
+    /// whose target decode knows) follows that word too (bcond: MOVS; B from SRAM, 8 measured, 6
+    /// modelled before); a B<cc>'s speculative target fetch does not (it_and_blx_bx_mov_pc_lr and
+    /// it_fold_after_skipped_branch lose 4 configurations when it does).
     bool branch_follows_registered_fetch = false;
     /// A branch whose target comes from the adder a cycle late (ADD pc, Rm) stops the fetch when it
     /// enters execute, so nothing goes out before its target. The M3 (the STM32F100's add_pc
