@@ -164,26 +164,40 @@ IpetRecursion recursion_budgets(const Recursion& rec, const std::vector<decode::
     if (ir.entry) head.entry_most = head_most(0);
     ir.budgets.push_back(std::move(head));
 
+    // A budget's most per activation, from each start's context and the entry's: `count_in` says
+    // what one context recorded, or nothing; a budget some context lacks is not made.
+    using Count = std::optional<std::uint64_t>;
+    auto fill = [&](IpetRecursion::Budget& b, const std::function<Count(const ContextRecord&)>& count_in) {
+        for (std::size_t s : starts) {
+            const Count n = count_in(*view.instances[s].stats);
+            if (!n) return false;
+            b.most.push_back(*n);
+        }
+        if (ir.entry) {
+            const Count n = count_in(*view.instances.front().stats);
+            if (!n) return false;
+            b.entry_most = *n;
+        }
+        return true;
+    };
     // Counts every activation's context recorded, or none: a function or loop whose count one of
     // them lacks (code reached through a function pointer) keeps only the head's budget.
     using Counts = std::map<std::uint32_t, std::uint64_t> ContextRecord::*;
-    auto recorded = [&](Counts counts, std::uint32_t key, IpetRecursion::Budget& b) {
-        for (std::size_t s : starts) {
-            auto it = (view.instances[s].stats->*counts).find(key);
-            if (it == (view.instances[s].stats->*counts).end()) return false;
-            b.most.push_back(it->second);
-        }
-        if (ir.entry) {
-            auto it = (view.instances.front().stats->*counts).find(key);
-            if (it == (view.instances.front().stats->*counts).end()) return false;
-            b.entry_most = it->second;
-        }
-        return true;
+    auto recorded = [](Counts counts, std::uint32_t key) {
+        return [counts, key](const ContextRecord& r) -> Count {
+            auto it = (r.*counts).find(key);
+            return it == (r.*counts).end() ? Count{} : Count{it->second};
+        };
+    };
+    // Block k of function f in every instance of f.
+    auto add_blocks_of = [&](IpetRecursion::Budget& b, std::size_t f, std::size_t k) {
+        for (const auto& i : view.instances)
+            if (i.function == f) b.blocks.push_back(i.base + k);
     };
     for (std::size_t f : rec.functions) {
         if (f == rec.head) continue;
         IpetRecursion::Budget b{{}, {}, {}, 0, 0, "entries of " + fns[f].name};
-        if (!recorded(&ContextRecord::recursion_entries, fns[f].start, b)) continue;
+        if (!fill(b, recorded(&ContextRecord::recursion_entries, fns[f].start))) continue;
         for (std::size_t k = 0; k < view.calls.size(); ++k)
             if (enters(k, f)) b.calls.push_back(k);
         ir.budgets.push_back(std::move(b));
@@ -192,38 +206,23 @@ IpetRecursion recursion_budgets(const Recursion& rec, const std::vector<decode::
         for (std::size_t l = 0; l < fns[f].loops.size(); ++l) {
             const std::size_t header = fns[f].loops[l].header;
             IpetRecursion::Budget b{{}, {}, {}, 0, 0, fns[f].name + " loop " + std::to_string(l)};
-            if (!recorded(&ContextRecord::recursion_headers, fns[f].blocks[header].start, b)) continue;
-            for (const auto& i : view.instances)
-                if (i.function == f) b.blocks.push_back(i.base + header);
+            if (!fill(b, recorded(&ContextRecord::recursion_headers, fns[f].blocks[header].start))) continue;
+            add_blocks_of(b, f, header);
             ir.budgets.push_back(std::move(b));
         }
     // Every block of the recursion's functions that each activation, in every context one
     // starts in, ran as often: the call tree's shape (Fibonacci's leaves against its inner calls),
     // as a path count holds a routine's paths. A count that differed between activations is let go.
-    auto agreed = [&](std::uint32_t block, IpetRecursion::Budget& b) {
-        auto count_in = [&](const ContextRecord* stats) -> std::optional<std::uint64_t> {
-            auto it = stats->recursion_blocks.find(block);
-            if (it == stats->recursion_blocks.end() || it->second.least != it->second.most) return std::nullopt;
-            return it->second.most;
-        };
-        for (std::size_t s : starts) {
-            auto n = count_in(view.instances[s].stats);
-            if (!n) return false;
-            b.most.push_back(*n);
-        }
-        if (ir.entry) {
-            auto n = count_in(view.instances.front().stats);
-            if (!n) return false;
-            b.entry_most = *n;
-        }
-        return true;
-    };
     for (std::size_t f : rec.functions)
         for (std::size_t k = 0; k < fns[f].blocks.size(); ++k) {
             IpetRecursion::Budget b{{}, {}, {}, 0, 0, fns[f].name + " block " + std::to_string(k)};
-            if (!agreed(fns[f].blocks[k].start, b)) continue;
-            for (const auto& i : view.instances)
-                if (i.function == f) b.blocks.push_back(i.base + k);
+            const std::uint32_t block = fns[f].blocks[k].start;
+            auto agreed = [block](const ContextRecord& r) -> Count {
+                auto it = r.recursion_blocks.find(block);
+                return it == r.recursion_blocks.end() || it->second.least != it->second.most ? Count{} : Count{it->second.most};
+            };
+            if (!fill(b, agreed)) continue;
+            add_blocks_of(b, f, k);
             ir.budgets.push_back(std::move(b));
         }
     return ir;
