@@ -89,15 +89,15 @@ std::vector<PathCountUsed> hold_path_counts(const std::vector<decode::Function>&
                 // past the bounded function a run of the scope may hold several of its runs, unless
                 // it ran once in each.
                 const bool comparable = scope == in.scope && (scope >= 0 || view.root_once_per_scope);
-                const ScopeCount* spent = record == in.stats->blocks.end() ? nullptr : &record->second.cycles_per_scope;
-                if (fact->cycles && spent && spent->seen() && comparable && spent->most > fact->cycles)
-                    throw ConfigError(origin_of(*fact) + ": path count cycles " + std::to_string(fact->cycles) + " for " + fn.name + " block " +
-                                      config::hex32(start) + " is below what a run did (" + std::to_string(spent->most) + " in one run of " +
+                auto refuse_below = [&](const char* what, std::uint64_t given, const ScopeCount* run) {
+                    if (!comparable || !run || !run->seen() || run->most <= given) return;
+                    throw ConfigError(origin_of(*fact) + ": path count" + what + " " + std::to_string(given) + " for " + fn.name + " block " +
+                                      config::hex32(start) + " is below what a run did (" + std::to_string(run->most) + " in one run of " +
                                       (scope < 0 ? "the bounded function" : fact->per) + "): raise it to at least that");
-                if (counted && comparable && counted->most > fact->count)
-                    throw ConfigError(origin_of(*fact) + ": path count " + std::to_string(fact->count) + " for " + fn.name + " block " +
-                                      config::hex32(start) + " is below what a run did (" + std::to_string(counted->most) + " in one run of " +
-                                      (scope < 0 ? "the bounded function" : fact->per) + "): raise it to at least that");
+                };
+                if (fact->cycles)
+                    refuse_below(" cycles", fact->cycles, record == in.stats->blocks.end() ? nullptr : &record->second.cycles_per_scope);
+                refuse_below("", fact->count, counted);
                 u.count = fact->count;
                 u.per = scope_name(scope);
                 u.source = "flow fact";
