@@ -102,10 +102,7 @@ private:
         /// of the last one.
         void count_in(std::uint64_t s, std::uint64_t t) {
             if (s != scope) [[unlikely]] {
-                if (running > 0) {
-                    per_scope.add(running);
-                    cycles_per_scope.add(running_cycles);
-                }
+                close_run(per_scope, cycles_per_scope);
                 scope = s;
                 running = running_cycles = 0;
             }
@@ -115,11 +112,14 @@ private:
         /// The counts (executions, cycles) with the last scope's run closed as far as it got.
         std::pair<ScopeCount, ScopeCount> scope_counts() const {
             std::pair<ScopeCount, ScopeCount> c{per_scope, cycles_per_scope};
-            if (running > 0) {
-                c.first.add(running);
-                c.second.add(running_cycles);
-            }
+            close_run(c.first, c.second);
             return c;
+        }
+        /// Adds the open scope run's counts, if it ran, to `counts` and `cycles`.
+        void close_run(ScopeCount& counts, ScopeCount& cycles) const {
+            if (running == 0) return;
+            counts.add(running);
+            cycles.add(running_cycles);
         }
     };
     std::vector<Record> records_;  ///< per (context, trace point): a context's function's points are one run of it
