@@ -46,7 +46,7 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     s.ready_from = data_end > at + 1 ? data_end : 0;
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;
-    if (master == Master::Fetch) fetch_next_issue_ = at + 1;
+    if (master == Master::Fetch) fetch_next_issue_ = at + 1, s.fetch_data_end = data_end;
     return {data_end};
 }
 

@@ -49,13 +49,15 @@ public:
     /// The memory system's switches from now on (firmware wrote a control register).
     void set_mode(const MemoryMode& mode) { mode_ = mode; }
     const MemoryMode& mode() const { return mode_; }
+    /// Whether a fetch's data phase on the System bus is still running in `cycle`.
+    bool system_fetch_in_flight(std::uint64_t cycle) const { return state_[System].fetch_data_end >= cycle; }
 
     /// Appends the state that decides later grants, its cycles as `cycle(value)` writes them.
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
         for (const State& s : state_)
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write),
-                                   cycle(s.ready_from)});
+                                   cycle(s.ready_from), cycle(s.fetch_data_end)});
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
         out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
     }
@@ -63,7 +65,8 @@ public:
     template <typename Shift>
     void shift(Shift shift) {
         for (State& s : state_)
-            shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write), shift(s.ready_from);
+            shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write), shift(s.ready_from),
+                shift(s.fetch_data_end);
         shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before);
     }
 
@@ -79,6 +82,7 @@ private:
         std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
         std::uint64_t fetch_after_write = 0;    ///< a buffered write holds fetches off until its data phase ends
         std::uint64_t ready_from = 0;           ///< the data phase in progress is in wait states until then
+        std::uint64_t fetch_data_end = 0;       ///< the last cycle of the latest fetch's data phase
     };
     const MemorySystem* memory_;
     std::array<State, kInterfaces> state_{};

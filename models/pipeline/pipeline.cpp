@@ -388,8 +388,8 @@ bool Pipeline::step() {
     bool issued = execute_cycle(c, accepting, late_redirect);
     folded = folded && issued;
     // The load/store unit asks for the bus before the fetch does; the bus matrix arbitrates.
-    bool wants_data =
-        x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ && !(x_.insn->is_load() && store_data_end_ >= c);
+    bool wants_data = x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ &&
+                      !(x_.insn->is_load() && store_data_end_ + load_waits_behind_store(c) >= c);
     std::uint32_t data_address = x_.next_address;
     if (wants_data) bus_.request(Master::Data, data_address, c);
     if (late_redirect) {

@@ -173,6 +173,8 @@ private:
     /// fetch's address of this cycle (PipelineParameters::branch_follows_registered_fetch).
     bool execute_cycle(std::uint64_t c, bool accepting, std::optional<std::uint32_t>& late_redirect);
     unsigned slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const;
+    /// The cycles a load waits beyond a store's data phase (PipelineParameters::load_behind_store_waits_for_fetch).
+    unsigned load_waits_behind_store(std::uint64_t c) const { return p_.load_behind_store_waits_for_fetch && bus_.system_fetch_in_flight(c) ? 1 : 0; }
     bool can_accept(const Decoded& d) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
     void start_execute(std::uint64_t c, bool pipelined);

@@ -55,6 +55,12 @@ struct PipelineParameters {
     /// that cycle is fetched before it (CC2652 add_pc: a cycle more from SRAM, a flash access more
     /// without line buffers, nothing with them).
     bool late_branch_stops_fetch = true;
+    /// A load waits a cycle more behind a store's data phase while a fetch's data phase runs on
+    /// the System bus (M4, measured on the CC2652 with code in SRAM: a DWT read behind STR, STRB,
+    /// STRH or PUSH to SRAM a cycle later, counted as LSU, exactly where the next word's fetch was
+    /// still on the bus; from flash code, or with the fetch done, the M3's timing). The M3's
+    /// STM32F100 measurements of the same sequences need no such cycle.
+    bool load_behind_store_waits_for_fetch = false;
 };
 
 }  // namespace emutrace::models
