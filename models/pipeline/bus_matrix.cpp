@@ -1,5 +1,7 @@
 #include "models/pipeline/bus_matrix.h"
 
+#include <algorithm>
+
 namespace emutrace::models {
 
 BusMatrix::Interface BusMatrix::interface_of(Master master, std::uint32_t address) const {
@@ -21,6 +23,15 @@ void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycl
     std::uint64_t at = presented(master, address, cycle);
     if (s.requested_cycle != at || s.requested_in != cycle) s.requested = 0, s.requested_cycle = at, s.requested_in = cycle;
     s.requested |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(master));
+    const auto m = static_cast<unsigned>(master);
+    if (s.asked_last[m] + 1 != cycle && s.asked_last[m] != cycle) s.asking_since[m] = cycle;
+    s.asked_last[m] = cycle;
+}
+
+void BusMatrix::keep_asking(Master master, std::uint32_t address, std::uint64_t cycle) {
+    State& s = state_[interface_of(master, address)];
+    const auto m = static_cast<unsigned>(master);
+    if (s.asked_last[m] + 1 >= cycle) s.asked_last[m] = cycle;
 }
 
 bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const {
@@ -30,8 +41,14 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
     if (s.next_address > at) return false;
     if (master == Master::Fetch && (fetch_next_issue_ > cycle || at < s.fetch_after_write)) return false;
     if (s.requested_cycle == at && s.requested_in == cycle && s.requested == 3) {
-        // Both masters want it in the same cycle: the System bus serves the fetch first.
+        // Both masters want it in the same cycle: the System bus serves the fetch first, the code
+        // interfaces data first, unless one master's address has waited on the bus for a data
+        // phase in wait states since before the other asked.
         Master first = i == System ? Master::Fetch : Master::Data;
+        const auto fetch = static_cast<unsigned>(Master::Fetch), data = static_cast<unsigned>(Master::Data);
+        if (holds_presented_ && s.asking_since[fetch] != s.asking_since[data] &&
+            std::max(s.asking_since[fetch], s.asking_since[data]) <= s.ready_from)
+            first = s.asking_since[fetch] < s.asking_since[data] ? Master::Fetch : Master::Data;
         return master == first;
     }
     return true;
@@ -44,7 +61,8 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(master, p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.ready_from = data_end > at + 1 ? data_end : 0;
-    s.next_address = data_end;  // the next address phase may overlap the last data cycle
+    if (master == Master::Fetch) s.asked_last[static_cast<unsigned>(master)] = 0;  // served: its next word starts a new wait
+    s.next_address = data_end;                                                     // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;
     if (master == Master::Fetch) fetch_next_issue_ = at + 1, s.fetch_data_end = data_end;
     return {data_end};

@@ -25,12 +25,18 @@ struct Grant {
 
 class BusMatrix {
 public:
-    explicit BusMatrix(const MemorySystem& memory) : memory_(&memory) {}
+    /// `holds_presented`: an address a master presents while the interface's data phase is in wait
+    /// states stays on it until taken (AHB), so of two masters waiting, the one that presented
+    /// first is served first (PipelineParameters::fetch_holds_presented_address).
+    explicit BusMatrix(const MemorySystem& memory, bool holds_presented = false) : memory_(&memory), holds_presented_(holds_presented) {}
 
     /// Whether `master` may start a transfer at `address` in `cycle`: its interface is free then
     /// (for a registered fetch, in the cycle after too) and no higher-priority master asked for it
     /// this cycle (requests are made before grants: request(), then grant()).
     void request(Master master, std::uint32_t address, std::uint64_t cycle);
+    /// `master` goes on asking without an address this cycle: a multiple transfer's next word,
+    /// waiting for its own data phase, keeps its place for the interface.
+    void keep_asking(Master master, std::uint32_t address, std::uint64_t cycle);
     bool may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const;
     /// Whether an address `master` presents for `address` in `cycle` waits because the
     /// interface's data phase is in wait states (AHB HREADY low): the master must hold it.
@@ -57,7 +63,8 @@ public:
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
         for (const State& s : state_)
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write),
-                                   cycle(s.ready_from), cycle(s.fetch_data_end)});
+                                   cycle(s.ready_from), cycle(s.fetch_data_end), cycle(s.asking_since[0]), cycle(s.asking_since[1]),
+                                   cycle(s.asked_last[0]), cycle(s.asked_last[1])});
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
         out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
     }
@@ -66,7 +73,7 @@ public:
     void shift(Shift shift) {
         for (State& s : state_)
             shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write), shift(s.ready_from),
-                shift(s.fetch_data_end);
+                shift(s.fetch_data_end), shift(s.asking_since[0]), shift(s.asking_since[1]), shift(s.asked_last[0]), shift(s.asked_last[1]);
         shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before);
     }
 
@@ -76,15 +83,18 @@ private:
     // The cycle in which the interface presents a transfer the core issues in `cycle`.
     std::uint64_t presented(Master master, std::uint32_t address, std::uint64_t cycle) const;
     struct State {
-        std::uint64_t next_address = 0;         ///< the first cycle a new address phase may be presented
-        std::uint64_t requested_cycle = ~0ull;  ///< the cycle the requests below want to be presented in
-        std::uint64_t requested_in = ~0ull;     ///< the cycle they were made in
-        std::uint8_t requested = 0;             ///< Master bits asking in requested_cycle
-        std::uint64_t fetch_after_write = 0;    ///< a buffered write holds fetches off until its data phase ends
-        std::uint64_t ready_from = 0;           ///< the data phase in progress is in wait states until then
-        std::uint64_t fetch_data_end = 0;       ///< the last cycle of the latest fetch's data phase
+        std::uint64_t next_address = 0;               ///< the first cycle a new address phase may be presented
+        std::uint64_t requested_cycle = ~0ull;        ///< the cycle the requests below want to be presented in
+        std::uint64_t requested_in = ~0ull;           ///< the cycle they were made in
+        std::uint8_t requested = 0;                   ///< Master bits asking in requested_cycle
+        std::uint64_t fetch_after_write = 0;          ///< a buffered write holds fetches off until its data phase ends
+        std::uint64_t ready_from = 0;                 ///< the data phase in progress is in wait states until then
+        std::uint64_t fetch_data_end = 0;             ///< the last cycle of the latest fetch's data phase
+        std::array<std::uint64_t, 2> asking_since{};  ///< per Master: the first cycle of its unbroken run of requests
+        std::array<std::uint64_t, 2> asked_last{};    ///< per Master: the last cycle it requested in
     };
     const MemorySystem* memory_;
+    bool holds_presented_ = false;
     std::array<State, kInterfaces> state_{};
     std::uint64_t fetch_next_issue_ = 0;  ///< the registration buffer holds a fetch until it is presented
     struct Held {

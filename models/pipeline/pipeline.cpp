@@ -48,7 +48,8 @@ bool it_outcome_changes_timing(std::span<const ClassifiedInstruction* const> mem
 }
 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
-    : p_(parameters), code_(&code), bus_(memory), fetch_(bus_, parameters.fetch_holds_presented_address, parameters.held_branch_fetch_words) {}
+    : p_(parameters), code_(&code), bus_(memory, parameters.fetch_holds_presented_address),
+      fetch_(bus_, parameters.fetch_holds_presented_address, parameters.held_branch_fetch_words) {}
 
 Pipeline::Pipeline(const Pipeline& other)
     : p_(other.p_), code_(other.code_), bus_(other.bus_), fetch_(other.fetch_), cycle_(other.cycle_), decoded_(other.decoded_), x_(other.x_),
@@ -391,7 +392,10 @@ bool Pipeline::step() {
     bool wants_data = x_.active && x_.transfers_left && c >= x_.first_address && c >= lsu_next_address_ &&
                       !(x_.insn->is_load() && store_data_end_ + load_waits_behind_store(c) >= c);
     std::uint32_t data_address = x_.next_address;
-    if (wants_data) bus_.request(Master::Data, data_address, c);
+    if (wants_data)
+        bus_.request(Master::Data, data_address, c);
+    else if (x_.active && x_.transfers_left && x_.transfers_done)
+        bus_.keep_asking(Master::Data, data_address, c);
     if (late_redirect) {
         // Nothing to decode: the queue is the one the branch in execute flushes this cycle.
     } else if (!decoded_) {

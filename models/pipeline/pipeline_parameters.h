@@ -22,8 +22,10 @@ struct PipelineParameters {
     bool lsu_counts_fetch_waits = false;
     /// A fetch address presented while the bus's data phase is in wait states stays on the bus
     /// until taken (AHB), so a branch in execute fetches its target after it (M4, measured on the
-    /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The M3's
-    /// measured board has no wait states to show it either way.
+    /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The bus
+    /// matrix serves the master that presented first when both wait (a fetch waiting for the flash
+    /// port before a literal load asked goes first: the load a flash access later, as measured).
+    /// The M3's measured board has no wait states to show it either way.
     bool fetch_holds_presented_address = false;
     /// BX LR and MOV pc, lr that an IT block makes conditional take their target at decode when
     /// the condition passes (M3: the STM32F100's measurements need it). The M4 branches them in

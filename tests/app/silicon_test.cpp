@@ -120,10 +120,10 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board 
 }
 
 TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay exact on its preset") {
-    // tests/data/silicon/cc2652: six archives of the CC2652's given half. Each count below is what
+    // tests/data/silicon/cc2652: seven archives of the CC2652's given half. Each count below is what
     // a rule of the M4 (models/core.cpp, TimingModel::divide) brought; without the rule it is lower
     // (sdiv_powers_of_two 22, bl_blx_bx_mov_pc_lr 2, cbz 1, it_and_blx_bx_mov_pc_lr 6, add_pc 1,
-    // ldr_dwt_str 2).
+    // ldr_dwt_str 2, ldrb_ldrh_ldrsb_ldrsh_imm_index 3).
     TempDir dir;
     auto [status, j] = silicon_run(source("tests/data/silicon/cc2652"), dir, "c.json");
     CHECK(status == 0);
@@ -137,6 +137,7 @@ TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay e
     CHECK(exact["it_and_blx_bx_mov_pc_lr"] >= 9);
     CHECK(exact["add_pc"] == 3);
     CHECK(exact["ldr_dwt_str"] == 4);
+    CHECK(exact["ldrb_ldrh_ldrsb_ldrsh_imm_index"] == 4);
 }
 
 TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at the rate it reached") {

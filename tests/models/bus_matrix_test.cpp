@@ -79,6 +79,26 @@ TEST_CASE("bus matrix: on the shared flash interface data goes first, on the Sys
     CHECK(bus.may_grant(Master::Fetch, 0x08000100, 20));
 }
 
+TEST_CASE("bus matrix: with addresses held on the bus, the master that waited first for a data phase in wait states goes first") {
+    // A flash with 2 wait states that fetches and data share, as the CC2652's VIMS port without line
+    // buffers: a fetch asks from cycle 1 while a fetch's data phase (0-2) waits; a load asks from 2.
+    MemoryPort flash{BusPort::Code, 2, 1, true, false};
+    MemorySystem memory({{0x00000000, 64 * 1024, flash}});
+    for (bool holds : {false, true}) {
+        BusMatrix bus(memory, holds);
+        bus.request(Master::Fetch, 0x100, 0);
+        CHECK(bus.grant(Master::Fetch, 0x100, 0).data_end == 3);
+        bus.request(Master::Fetch, 0x104, 1);
+        CHECK_FALSE(bus.may_grant(Master::Fetch, 0x104, 1));
+        for (std::uint64_t c = 2; c <= 3; ++c) {
+            bus.request(Master::Data, 0x400, c);
+            bus.request(Master::Fetch, 0x104, c);
+            CHECK(bus.may_grant(Master::Data, 0x400, c) == (c == 3 && !holds));
+            CHECK(bus.may_grant(Master::Fetch, 0x104, c) == (c == 3 && holds));
+        }
+    }
+}
+
 TEST_CASE("bus matrix: a buffered write holds fetches off its interface until its data phase ends") {
     MemorySystem memory = stm32f100();
     BusMatrix bus(memory);
