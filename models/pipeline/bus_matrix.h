@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/memory_system.h"
+#include "models/pipeline/pipeline_parameters.h"
 
 namespace emutrace::models {
 
@@ -25,10 +26,12 @@ struct Grant {
 
 class BusMatrix {
 public:
-    /// `holds_presented`: an address a master presents while the interface's data phase is in wait
-    /// states stays on it until taken (AHB), so of two masters waiting, the one that presented
-    /// first is served first (PipelineParameters::fetch_holds_presented_address).
-    explicit BusMatrix(const MemorySystem& memory, bool holds_presented = false) : memory_(&memory), holds_presented_(holds_presented) {}
+    /// The core's rules the bus matrix follows: with fetch_holds_presented_address, an address a
+    /// master presents while the interface's data phase is in wait states stays on it until taken
+    /// (AHB), so of two masters waiting, the one that presented first is served first.
+    explicit BusMatrix(const MemorySystem& memory, const PipelineParameters& core = {})
+        : memory_(&memory), holds_presented_(core.fetch_holds_presented_address),
+          tracks_fetch_(core.fetch_holds_presented_address || core.load_behind_store_waits_for_fetch) {}
 
     /// Whether `master` may start a transfer at `address` in `cycle`: its interface is free then
     /// (for a registered fetch, in the cycle after too) and no higher-priority master asked for it
@@ -61,10 +64,14 @@ public:
     /// Appends the state that decides later grants, its cycles as `cycle(value)` writes them.
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
-        for (const State& s : state_)
+        for (const State& s : state_) {
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write),
-                                   cycle(s.ready_from), cycle(s.fetch_data_end), cycle(s.asking_since[0]), cycle(s.asking_since[1]),
-                                   cycle(s.asked_last[0]), cycle(s.asked_last[1])});
+                                   cycle(s.ready_from)});
+            // Only a core whose rules read them keys them: on others they would tell alike states apart.
+            if (tracks_fetch_)
+                out.insert(out.end(), {cycle(s.fetch_data_end), cycle(s.asking_since[0]), cycle(s.asking_since[1]), cycle(s.asked_last[0]),
+                                       cycle(s.asked_last[1])});
+        }
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
         out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
     }
@@ -95,6 +102,7 @@ private:
     };
     const MemorySystem* memory_;
     bool holds_presented_ = false;
+    bool tracks_fetch_ = false;  ///< a rule reads the fetches' data phases and the masters' waits
     std::array<State, kInterfaces> state_{};
     std::uint64_t fetch_next_issue_ = 0;  ///< the registration buffer holds a fetch until it is presented
     struct Held {

@@ -48,7 +48,7 @@ bool it_outcome_changes_timing(std::span<const ClassifiedInstruction* const> mem
 }
 
 Pipeline::Pipeline(const PipelineParameters& parameters, const MemorySystem& memory, CodeView& code)
-    : p_(parameters), code_(&code), bus_(memory, parameters.fetch_holds_presented_address),
+    : p_(parameters), code_(&code), bus_(memory, parameters),
       fetch_(bus_, parameters.fetch_holds_presented_address, parameters.held_branch_fetch_words) {}
 
 Pipeline::Pipeline(const Pipeline& other)

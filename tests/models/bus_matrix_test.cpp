@@ -85,7 +85,7 @@ TEST_CASE("bus matrix: with addresses held on the bus, the master that waited fi
     MemoryPort flash{BusPort::Code, 2, 1, true, false};
     MemorySystem memory({{0x00000000, 64 * 1024, flash}});
     for (bool holds : {false, true}) {
-        BusMatrix bus(memory, holds);
+        BusMatrix bus(memory, PipelineParameters{.fetch_holds_presented_address = holds});
         bus.request(Master::Fetch, 0x100, 0);
         CHECK(bus.grant(Master::Fetch, 0x100, 0).data_end == 3);
         bus.request(Master::Fetch, 0x104, 1);
