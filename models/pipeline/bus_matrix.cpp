@@ -58,7 +58,7 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
     const MemoryPort& p = memory_->at(address);
-    std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(master, p, address));
+    std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.ready_from = data_end > at + 1 ? data_end : 0;
     if (master == Master::Fetch) s.asked_last[static_cast<unsigned>(master)] = 0;  // served: its next word starts a new wait
@@ -68,12 +68,11 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     return {data_end};
 }
 
-unsigned BusMatrix::line_buffer_wait(Master master, const MemoryPort& port, std::uint32_t address) {
+unsigned BusMatrix::line_buffer_wait(const MemoryPort& port, std::uint32_t address) {
     if (!port.line_bytes || (port.cached && mode_.cache_enabled)) return 0;
     std::uint32_t line = (address & ~(port.line_bytes - 1u)) + 1;
-    std::uint32_t& buffered = buffered_line_[static_cast<unsigned>(master)];
-    if (mode_.line_buffers && line == buffered) return 0;
-    buffered = mode_.line_buffers ? line : 0;
+    if (mode_.line_buffers && line == buffered_line_) return 0;
+    buffered_line_ = mode_.line_buffers ? line : 0;
     return port.line_wait_states;
 }
 

@@ -73,7 +73,7 @@ public:
                                        cycle(s.asked_last[1])});
         }
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
-        out.insert(out.end(), {buffered_line_[0], buffered_line_[1], mode_.cache_enabled, mode_.line_buffers});
+        out.insert(out.end(), {buffered_line_, mode_.cache_enabled, mode_.line_buffers});
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
@@ -111,13 +111,13 @@ private:
         std::uint64_t next_address_before = 0;
     } held_;
     MemoryMode mode_;
-    /// The line each master's flash line buffer holds (MemoryPort::line_bytes): its first byte + 1,
-    /// 0 for none. Fetches and data reads keep a line each (measured on the CC2652: literal loads
-    /// from one line between fetches from another hit both).
-    std::array<std::uint32_t, 2> buffered_line_{};
-    // The wait states a read of `address` by `master` pays for the flash line buffer, which then
-    // holds its line.
-    unsigned line_buffer_wait(Master master, const MemoryPort& port, std::uint32_t address);
+    /// The line the flash's line buffer holds (MemoryPort::line_bytes): its first byte + 1, 0 for
+    /// none. Fetches and data reads share it, as they share the port (a CC26x2's VIMS has one line
+    /// buffer for its I/D-code port: measured, a load from a line a branch's target fetch has
+    /// displaced waits for the flash again, memory/b_after_ldr).
+    std::uint32_t buffered_line_ = 0;
+    // The wait states a read of `address` pays for the flash line buffer, which then holds its line.
+    unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address);
 };
 
 }  // namespace emutrace::models

@@ -220,17 +220,20 @@ TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait st
     CHECK(words({true, true}) == std::vector<std::uint64_t>{2, 3, 4, 5, 6, 7, 8, 9});
 }
 
-TEST_CASE("bus matrix: data reads keep a flash line of their own, a key tells their lines apart") {
+TEST_CASE("bus matrix: fetches and data reads share the flash's line buffer, a key tells their lines apart") {
     MemoryPort flash{BusPort::Code};
     flash.line_bytes = 16;
     flash.line_wait_states = 2;
     MemorySystem memory({{0, 64 * 1024, flash}});
     BusMatrix bus(memory);
     bus.set_mode({false, true});
-    CHECK(bus.grant(Master::Data, 0x200, 0).data_end == 3);   // a new line: 1 + 2
-    CHECK(bus.grant(Master::Fetch, 0x100, 4).data_end == 7);  // the fetch's own buffer misses too
-    CHECK(bus.grant(Master::Data, 0x204, 8).data_end == 9);   // the data line is still held
-    CHECK(bus.grant(Master::Data, 0x108, 10).data_end == 13);
+    CHECK(bus.grant(Master::Data, 0x200, 0).data_end == 3);    // a new line: 1 + 2
+    CHECK(bus.grant(Master::Data, 0x204, 4).data_end == 5);    // the same line: held
+    CHECK(bus.grant(Master::Fetch, 0x100, 6).data_end == 9);   // the fetch's line displaces it
+    CHECK(bus.grant(Master::Data, 0x108, 10).data_end == 11);  // a read of the fetch's line hits
+    CHECK(bus.grant(Master::Data, 0x204, 12).data_end == 15);  // the data line is gone
+    bus.set_mode({false, false});
+    CHECK(bus.grant(Master::Data, 0x204, 16).data_end == 19);  // without line buffers, every read waits
     CHECK(memory.timing_key(0x200) == memory.timing_key(0x204 - 4));
     CHECK(memory.timing_key(0x200) != memory.timing_key(0x210));
 }
