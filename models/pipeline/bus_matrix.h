@@ -89,16 +89,17 @@ private:
     Interface interface_of(Master master, std::uint32_t address) const;
     // The cycle in which the interface presents a transfer the core issues in `cycle`.
     std::uint64_t presented(Master master, std::uint32_t address, std::uint64_t cycle) const;
+    static constexpr std::uint64_t kNotAsking = ~0ull;  ///< a mark, not a time: the state's shift leaves it
     struct State {
-        std::uint64_t next_address = 0;               ///< the first cycle a new address phase may be presented
-        std::uint64_t requested_cycle = ~0ull;        ///< the cycle the requests below want to be presented in
-        std::uint64_t requested_in = ~0ull;           ///< the cycle they were made in
-        std::uint8_t requested = 0;                   ///< Master bits asking in requested_cycle
-        std::uint64_t fetch_after_write = 0;          ///< a buffered write holds fetches off until its data phase ends
-        std::uint64_t ready_from = 0;                 ///< the data phase in progress is in wait states until then
-        std::uint64_t fetch_data_end = 0;             ///< the last cycle of the latest fetch's data phase
-        std::array<std::uint64_t, 2> asking_since{};  ///< per Master: the first cycle of its unbroken run of requests
-        std::array<std::uint64_t, 2> asked_last{};    ///< per Master: the last cycle it requested in
+        std::uint64_t next_address = 0;                                   ///< the first cycle a new address phase may be presented
+        std::uint64_t requested_cycle = ~0ull;                            ///< the cycle the requests below want to be presented in
+        std::uint64_t requested_in = ~0ull;                               ///< the cycle they were made in
+        std::uint8_t requested = 0;                                       ///< Master bits asking in requested_cycle
+        std::uint64_t fetch_after_write = 0;                              ///< a buffered write holds fetches off until its data phase ends
+        std::uint64_t ready_from = 0;                                     ///< the data phase in progress is in wait states until then
+        std::uint64_t fetch_data_end = 0;                                 ///< the last cycle of the latest fetch's data phase
+        std::array<std::uint64_t, 2> asking_since{};                      ///< per Master: the first cycle of its unbroken run of requests
+        std::array<std::uint64_t, 2> asked_last{kNotAsking, kNotAsking};  ///< per Master: the last cycle it requested in
     };
     const MemorySystem* memory_;
     bool holds_presented_ = false;
