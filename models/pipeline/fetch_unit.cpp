@@ -25,7 +25,8 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
     // Everything in flight is dropped, a B<cc>'s target too: no resolution will come for it, so
     // it is received and let go as any dropped word (kept, it would stay in the queue for good).
     for (auto& f : in_flight_) f.dropped = true, f.speculative = false;
-    committed_ = after_presented ? waiting_ : 0;
+    // The word the bus holds goes first, unless it is the target's own: then it is the target's fetch.
+    committed_ = after_presented && waiting_ != (address & ~3u) + 1 ? waiting_ : 0;
     waiting_ = 0;
     head_ = end_ = address;
     next_ = address & ~3u;

@@ -27,9 +27,10 @@ public:
     /// Empties the queue and fetches from `address` next (a branch target, reset, an exception).
     /// `hold`: a branch at decode that waits for execute: only the target's word (or the core's
     /// held_words) is fetched until release() (CMEmu's HoldBranch; piq_narrow_b_to_unaligned).
-    /// `after_presented`: a branch in execute, which redirects only after the fetch has presented
-    /// this cycle's address: a word whose address the bus holds (waiting for a wait-stated data
-    /// phase to end) is still fetched, and dropped, before the target's.
+    /// `after_presented`: a branch in execute (or held at decode), which redirects only after the
+    /// fetch has presented this cycle's address: a word whose address the bus holds (waiting for a
+    /// wait-stated data phase to end) is still fetched, and dropped, before the target's, unless
+    /// it is the target's word.
     void redirect(std::uint32_t address, bool hold = false, bool after_presented = false);
     void release() {
         held_ = false;

@@ -25,6 +25,10 @@ struct PipelineParameters {
     /// CC2652 without line buffers: BLX r8 3 cycles more than BLX LR, one flash access). The bus
     /// matrix serves the master that presented first when both wait (a fetch waiting for the flash
     /// port before a literal load asked goes first: the load a flash access later, as measured).
+    /// A branch held at decode behind a multi-cycle instruction goes after it too (B.N behind
+    /// UDIV in the upper halfword of its word, flash without line buffers: a flash access more, at
+    /// every divide length); a free decode-time branch replaces it (BL, line buffers on: a cycle
+    /// less). A held address that is the target's own word is the target's fetch.
     /// The M3's measured board has no wait states to show it either way.
     bool fetch_holds_presented_address = false;
     /// BX LR and MOV pc, lr that an IT block makes conditional take their target at decode when

@@ -260,6 +260,28 @@ TEST_CASE("fetch unit: an address the bus holds through a wait-stated data phase
     CHECK(target_at(true) == 10);  // 0x104 takes the bus in 3 (data 4-6), the target in 6
 }
 
+TEST_CASE("fetch unit: a held address that is the target's own word is the target's fetch, not a word before it") {
+    MemoryPort flash{BusPort::Code, 2};
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    // As above, but the branch goes to 0x104 or 0x106, the word the bus holds.
+    auto target_at = [&](std::uint32_t target) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus);
+        fetch.redirect(0x100);
+        for (std::uint64_t c = 0; c < 32; ++c) {
+            fetch.receive(c);
+            if (fetch.holds(target, 2)) return c;
+            if (c == 2) fetch.redirect(target, false, true);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return std::uint64_t{0};
+    };
+    CHECK(target_at(0x104) == 7);  // as soon as the word the bus held: nothing is fetched twice
+    CHECK(target_at(0x106) == 7);
+    CHECK(target_at(0x108) == 10);  // another word: the held one goes first
+}
+
 // What the per-block model charges where the pipeline's bus matrix is not run (timing: trm).
 TEST_CASE("memory system: an unaligned access costs the aligned transfers the core splits it into") {
     CHECK(unaligned_transfer_extra(0x20000000, 4, 0) == 0);  // aligned: one transfer
