@@ -26,7 +26,8 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
     // it is received and let go as any dropped word (kept, it would stay in the queue for good).
     for (auto& f : in_flight_) f.dropped = true, f.speculative = false;
     // The word the bus holds goes first, unless it is the target's own: then it is the target's fetch.
-    committed_ = after_presented && waiting_ != (address & ~3u) + 1 ? waiting_ : 0;
+    const std::uint32_t held = committed_ ? committed_ : after_presented ? waiting_ : 0;
+    committed_ = held != (address & ~3u) + 1 ? held : 0;
     waiting_ = 0;
     head_ = end_ = address;
     next_ = address & ~3u;

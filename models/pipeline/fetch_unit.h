@@ -41,9 +41,12 @@ public:
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
     void resolve(bool taken, std::uint64_t cycle);
     bool stopped() const { return disabled_; }
-    /// Stops fetching until redirect() (a load of the pc, TBB, WFI).
+    /// Stops fetching until redirect() (a load of the pc, TBB, WFI). With `holds_presented`, an
+    /// address the bus holds is still fetched (and dropped).
     void disable(std::uint64_t cycle) {
         disabled_ = true;
+        if (holds_presented_ && waiting_) committed_ = waiting_;  // on the bus already: still fetched, and dropped
+        waiting_ = 0;
         bus_->drop_held_fetch(cycle);
     }
 

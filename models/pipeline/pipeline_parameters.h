@@ -28,7 +28,9 @@ struct PipelineParameters {
     /// A branch held at decode behind a multi-cycle instruction goes after it too (B.N behind
     /// UDIV in the upper halfword of its word, flash without line buffers: a flash access more, at
     /// every divide length); a free decode-time branch replaces it (BL, line buffers on: a cycle
-    /// less). A held address that is the target's own word is the target's fetch.
+    /// less). A held address that is the target's own word is the target's fetch. Stopping the
+    /// fetch (TBB, LDR pc) does not withdraw it either (TBB from flash without line buffers, the
+    /// table in flash: a flash access more each, as measured; in SRAM: a cycle).
     /// The M3's measured board has no wait states to show it either way.
     bool fetch_holds_presented_address = false;
     /// BX LR and MOV pc, lr that an IT block makes conditional take their target at decode when

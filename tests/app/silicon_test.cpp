@@ -120,13 +120,13 @@ TEST_CASE("silicon: every STM32F100 configuration runs to its exit on the board 
 }
 
 TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay exact on its preset") {
-    // tests/data/silicon/cc2652: eight archives of the CC2652's given half. Each count below is what
+    // tests/data/silicon/cc2652: ten archives of the CC2652's given half. Each count below is what
     // a rule of the M4 (models/core.cpp, TimingModel::divide, the fetch unit) brought; without the
     // rule it is lower (sdiv_powers_of_two 22, bl_blx_bx_mov_pc_lr 2, cbz 1 without the redirect
     // behind the registration buffer's word and 2 when a held word that is the target's own is
     // fetched twice, it_and_blx_bx_mov_pc_lr 6, add_pc 1, ldr_dwt_str 2,
     // ldrb_ldrh_ldrsb_ldrsh_imm_index 3, piq_narrow_b_to_unaligned 0 when a held branch withdraws
-    // the address the bus holds).
+    // the address the bus holds; tbb_tbh_seq 4 and ldr_pc 5 when stopping the fetch does).
     TempDir dir;
     auto [status, j] = silicon_run(source("tests/data/silicon/cc2652"), dir, "c.json");
     CHECK(status == 0);
@@ -142,6 +142,8 @@ TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay e
     CHECK(exact["ldr_dwt_str"] == 4);
     CHECK(exact["ldrb_ldrh_ldrsb_ldrsh_imm_index"] == 4);
     CHECK(exact["piq_narrow_b_to_unaligned"] == 5);
+    CHECK(exact["tbb_tbh_seq"] == 7);
+    CHECK(exact["ldr_pc"] == 6);
 }
 
 TEST_CASE("silicon: --timing trm runs the per-block model on the same preset, at the rate it reached") {

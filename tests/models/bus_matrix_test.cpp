@@ -282,6 +282,29 @@ TEST_CASE("fetch unit: a held address that is the target's own word is the targe
     CHECK(target_at(0x108) == 10);  // another word: the held one goes first
 }
 
+TEST_CASE("fetch unit: an address the bus holds when execute stops the fetch (TBB, LDR pc) is still fetched, before the target") {
+    MemoryPort flash{BusPort::Code, 2};
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    // Execute stops the fetch in cycle 2, while the word at 0x104 waits for 0x100's data phase
+    // (cycles 1-3); the table's target is known in cycle 4.
+    auto target_at = [&](bool holds_presented) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus, holds_presented);
+        fetch.redirect(0x100);
+        for (std::uint64_t c = 0; c < 32; ++c) {
+            fetch.receive(c);
+            if (fetch.holds(0x200, 4)) return c;
+            if (c == 2) fetch.disable(c);
+            if (c == 4) fetch.redirect(0x200);
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return std::uint64_t{0};
+    };
+    CHECK(target_at(false) == 8);  // address phase 4, data 5-7
+    CHECK(target_at(true) == 10);  // 0x104 took the bus in 3 (data 4-6), the target in 6
+}
+
 // What the per-block model charges where the pipeline's bus matrix is not run (timing: trm).
 TEST_CASE("memory system: an unaligned access costs the aligned transfers the core splits it into") {
     CHECK(unaligned_transfer_extra(0x20000000, 4, 0) == 0);  // aligned: one transfer
