@@ -24,15 +24,14 @@ void BusMatrix::request(Master master, std::uint32_t address, std::uint64_t cycl
     if (s.requested_cycle != at || s.requested_in != cycle) s.requested = 0, s.requested_cycle = at, s.requested_in = cycle;
     s.requested |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(master));
     const auto m = static_cast<unsigned>(master);
-    const bool goes_on = s.asked_last[m] != kNotAsking && (s.asked_last[m] == cycle || s.asked_last[m] + 1 == cycle);
-    if (!goes_on) s.asking_since[m] = cycle;
+    if (!s.asks_on(m, cycle)) s.asking_since[m] = cycle;
     s.asked_last[m] = cycle;
 }
 
 void BusMatrix::keep_asking(Master master, std::uint32_t address, std::uint64_t cycle) {
     State& s = state_[interface_of(master, address)];
     const auto m = static_cast<unsigned>(master);
-    if (s.asked_last[m] != kNotAsking && s.asked_last[m] + 1 >= cycle) s.asked_last[m] = cycle;
+    if (s.asks_on(m, cycle)) s.asked_last[m] = cycle;
 }
 
 bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cycle) const {
@@ -62,10 +61,12 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.ready_from = data_end > at + 1 ? data_end : 0;
-    if (master == Master::Fetch) s.asked_last[static_cast<unsigned>(master)] = kNotAsking;  // served: its next word starts a new wait
-    s.next_address = data_end;                                                              // the next address phase may overlap the last data cycle
+    s.next_address = data_end;  // the next address phase may overlap the last data cycle
     if (write) s.fetch_after_write = data_end + 1;
-    if (master == Master::Fetch) fetch_next_issue_ = at + 1, s.fetch_data_end = data_end;
+    if (master == Master::Fetch) {
+        fetch_next_issue_ = at + 1, s.fetch_data_end = data_end;
+        s.asked_last[static_cast<unsigned>(master)] = kNotAsking;  // served: its next word starts a new wait
+    }
     return {data_end};
 }
 

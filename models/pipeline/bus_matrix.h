@@ -100,6 +100,10 @@ private:
         std::uint64_t fetch_data_end = 0;                                 ///< the last cycle of the latest fetch's data phase
         std::array<std::uint64_t, 2> asking_since{};                      ///< per Master: the first cycle of its unbroken run of requests
         std::array<std::uint64_t, 2> asked_last{kNotAsking, kNotAsking};  ///< per Master: the last cycle it requested in
+        /// Whether master `m` asking in `cycle` goes on an unbroken run (it asked this cycle or the last).
+        bool asks_on(unsigned m, std::uint64_t cycle) const {
+            return asked_last[m] != kNotAsking && (asked_last[m] == cycle || asked_last[m] + 1 == cycle);
+        }
     };
     const MemorySystem* memory_;
     bool holds_presented_ = false;
