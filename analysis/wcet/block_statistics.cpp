@@ -237,6 +237,10 @@ void ContextRecord::merge(const ContextRecord& other) {
     merge_max(loop_bounds, other.loop_bounds);
     merge_max(loop_totals, other.loop_totals);
     merge_max(loop_totals_over, other.loop_totals_over);
+    merge_recursion(other);
+}
+
+void ContextRecord::merge_recursion(const ContextRecord& other) {
     recursion = std::max(recursion, other.recursion);
     merge_max(recursion_entries, other.recursion_entries);
     merge_max(recursion_headers, other.recursion_headers);

@@ -100,6 +100,8 @@ struct ContextRecord {
     /// activations (RecursionCounter::block_counts()); held to where every activation agreed.
     std::map<std::uint32_t, ScopeCount> recursion_blocks;
     void merge(const ContextRecord& other);
+    /// merge()'s part for the recursion's counts alone (recursion and recursion_*).
+    void merge_recursion(const ContextRecord& other);
 };
 
 /// Per block and context, what one run of a function executed: the longest run, so that the

@@ -171,12 +171,7 @@ public:
     ContextRecord gather(const decode::Function& fn, const std::vector<std::uint32_t>& calls) const {
         ContextRecord out;
         auto take = [&](const ContextRecord& from, std::uint32_t function) {
-            if (function == fn.start) {  // a recursion's counts are its outermost activations' in the context: fn's only
-                out.recursion = std::max(out.recursion, from.recursion);
-                for (const auto& [address, n] : from.recursion_entries) out.recursion_entries[address] = std::max(out.recursion_entries[address], n);
-                for (const auto& [address, n] : from.recursion_headers) out.recursion_headers[address] = std::max(out.recursion_headers[address], n);
-                for (const auto& [address, c] : from.recursion_blocks) out.recursion_blocks[address].merge(c);
-            }
+            if (function == fn.start) out.merge_recursion(from);  // a recursion's counts are its outermost activations' in the context: fn's only
             for (const auto& b : fn.blocks)
                 if (auto it = from.blocks.find(b.start); it != from.blocks.end()) out.blocks[b.start].merge(it->second);
             for (const auto& l : fn.loops) {
@@ -192,11 +187,7 @@ public:
                 ContextRecord all{stats_.blocks, stats_.loop_bounds, stats_.loop_totals, {}};
                 take(all, fn.start);
                 for (const auto& [key, record] : stats_.contexts)  // folded: the recursion counts are still per context
-                    if (key.function == fn.start)
-                        take(
-                            ContextRecord{
-                                {}, {}, {}, {}, record.recursion, record.recursion_entries, record.recursion_headers, record.recursion_blocks},
-                            fn.start);
+                    if (key.function == fn.start) out.merge_recursion(record);
             } else {
                 for (const auto& [key, record] : stats_.contexts) take(record, key.function);
             }
