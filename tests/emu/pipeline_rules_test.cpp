@@ -33,7 +33,7 @@ TEST_CASE("pipeline: BX LR behind its BL at decode, a failed load without its ad
     FirmwareRun r = run_firmware("decode_rules", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
     REQUIRE(r.result.exit_code == 0);
     auto t = timings(r.sink.text);
-    REQUIRE(t.size() == 8);
+    REQUIRE(t.size() == 10);
     CHECK(t.at("bl_bx_lr") == t.at("bl_b"));               // the BL's link is known at decode
     CHECK(t.at("skip_ldr_dep") == t.at("skip_ldr_free"));  // a failed load needs no address
     CHECK(t.at("skip_in_data") == t.at("nop_in_data"));    // a failed instruction is a NOP
@@ -41,6 +41,9 @@ TEST_CASE("pipeline: BX LR behind its BL at decode, a failed load without its ad
     CHECK(t.at("bl_bx_lr") == 8);
     CHECK(t.at("skip_ldr_dep") == 5);
     CHECK(t.at("skip_in_data") == 5);
+    // An IT folds onto an unconditional 16-bit instruction, not onto an IT block's member.
+    CHECK(t.at("fold_after_plain") == 2);
+    CHECK(t.at("fold_after_member") == 1);
 }
 
 TEST_CASE("pipeline: a BX LR an IT block makes conditional returns at decode on the M3, in execute on the M4") {

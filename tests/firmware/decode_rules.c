@@ -8,14 +8,19 @@
  *                as a NOP does: equals nop_in_data.
  *   it_bx_lr     a BX LR its IT block makes conditional, passing: on the M3 taken at decode, as
  *                the same return without the IT (bx_lr); the M4 branches it in execute.
+ *   fold_after_member  FOLDCNT over two IT blocks, the second IT behind the first block's last
+ *                member: it does not fold there (one fold), where behind an unconditional
+ *                16-bit instruction it does (fold_after_plain: two).
  * Output: "timing <name> <delta>" lines, as dwt_timing.c's. */
 #include <stdint.h>
 
 #include "measure.h"
 
-enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR, T_COUNT };
+enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR,
+       T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_COUNT };
 static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b",        "skip_ldr_dep", "skip_ldr_free",
-                                           "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr"};
+                                           "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr",
+                                           "fold_after_member", "fold_after_plain"};
 static uint32_t results[T_COUNT];
 
 __attribute__((noinline)) static void run_measurements(void)
@@ -31,11 +36,19 @@ __attribute__((noinline)) static void run_measurements(void)
     /* The callee sets Z (its IT folds onto the MOVS) and returns, with or without the IT. */
     MEASURE(results[T_IT_BX_LR], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "movs r4, #0\n\t" "it eq\n\t" "bxeq lr\n" "3:\n\t", "mov lr, r5\n\t");
     MEASURE(results[T_BX_LR], 0, "mov r5, lr\n\t", "bl 2f\n\t" "b 3f\n" "2:\n\t" "movs r4, #0\n\t" "bx lr\n" "3:\n\t", "mov lr, r5\n\t");
+    /* FOLDCNT; r2 is 0 and r3 1, so EQ passes in the first block and NE in the second. The
+     * 16-bit CMPs give each IT a 16-bit instruction to fold onto; libgcc's soft float has the
+     * first shape (it pl; cmppl; it eq; cmpeq). */
+    MEASURE_AT(results[T_FOLD_AFTER_MEMBER], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
+               "cmp r2, #0\n\t" "it eq\n\t" "cmpeq r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
+    MEASURE_AT(results[T_FOLD_AFTER_PLAIN], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
+               "cmp r2, #0\n\t" "it eq\n\t" "addeq r4, r4, r3\n\t" "cmp r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
 }
 
 int main(void)
 {
     dwt_cyccnt_start();
+    DWT_CTRL |= DWT_CTRL_FOLDEVTENA;
     run_measurements();
     print_measurements("timing", names, results, T_COUNT);
     return 0;
