@@ -413,7 +413,8 @@ bool Pipeline::step() {
                         (control_.write_buffer || bus_.port(data_address).wait_states == 0) &&
                         !(bus_.port(data_address).port == BusPort::System && bus_.port(fetch_.next_word()).port == BusPort::System);
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
-    if (decoded_ && (execute_frees || decoded_->decode_target)) branch_at_decode(c, execute_frees, late_redirect);
+    if (decoded_ && (execute_frees || decoded_->decode_target || speculates_under_computation(execute_frees)))
+        branch_at_decode(c, execute_frees, late_redirect);
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);
@@ -502,6 +503,19 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
     }
 }
 
+// A B<cc> decoded while execute runs a multi-cycle computation (MLA, a long multiply, a divide)
+// sends its target fetch at decode all the same (CMEmu: decode's branch phase runs under a busy
+// execute), unless it came in the fetch word that instruction ends in: the decode head has not
+// moved past that word while the instruction executes. Measured on the STM32F100's compiled set:
+// edn's `cmp; mla; bne` (the B<cc> in a word of its own) is a cycle shorter than the B<cc> held to
+// the MLA's last cycle gives, its `mla; mla; bne` (the B<cc> in the second MLA's last word) is not.
+bool Pipeline::speculates_under_computation(bool execute_frees) const {
+    const Decoded& d = *decoded_;
+    if (!d.speculate_target || execute_frees || !x_.active || x_.insn->memory_access()) return false;
+    const std::uint32_t executing_last_word = (x_.insn->address + x_.insn->size - 2) & ~3u;
+    return (d.insn->address & ~3u) != executing_last_word;
+}
+
 // Decode sees the flags as execute will have them: whether an instruction of the IT block the
 // last IT opened passes its condition.
 bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) const {
@@ -550,6 +564,9 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.transfers_done = 0;
     x_.speculation_unresolved = d.speculated && !d.resolved;
     x_.target_fetch_only = d.target_fetch_only;
+    // A taken B<cc> whose target arrived while it waited in decode: the target decodes the cycle
+    // after the branch executes at the earliest (the TRM's P >= 1), not alongside it.
+    if (d.speculated && f.executed && f.taken) decode_not_before_ = c + 1;
     if (d.branched_at_decode) {
         decode_not_before_ = c + 1;
         fetch_.release();

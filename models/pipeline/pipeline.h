@@ -187,6 +187,7 @@ private:
                                   std::uint64_t* vector_end);
     void decode(std::uint64_t c);
     void fold_late_it();
+    bool speculates_under_computation(bool execute_frees) const;
     /// `late_redirect` as execute_cycle's: set where the target waits for the word the fetch
     /// presents this cycle.
     void branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect);

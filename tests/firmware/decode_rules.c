@@ -8,6 +8,10 @@
  *                as a NOP does: equals nop_in_data.
  *   it_bx_lr     a BX LR its IT block makes conditional, passing: on the M3 taken at decode, as
  *                the same return without the IT (bx_lr); the M4 branches it in execute.
+ *   mla_bne_own_word  edn's inner loop (LDRSH, LDRSH, CMP, MLA, BNE back to a 32-bit target at
+ *                2 mod 4), four rounds: the BNE, in a word of its own, fetches its target at
+ *                decode while the MLA runs; mla_bne_shared_word has a NOP more and the BNE in the
+ *                MLA's last word, where it waits for the MLA's last cycle.
  *   fold_after_member  FOLDCNT over two IT blocks, the second IT behind the first block's last
  *                member: it does not fold there (one fold), where behind an unconditional
  *                16-bit instruction it does (fold_after_plain: two).
@@ -17,10 +21,11 @@
 #include "measure.h"
 
 enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR,
-       T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_COUNT };
+       T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_MLA_BNE_OWN_WORD, T_MLA_BNE_SHARED_WORD, T_COUNT };
 static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b",        "skip_ldr_dep", "skip_ldr_free",
                                            "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr",
-                                           "fold_after_member", "fold_after_plain"};
+                                           "fold_after_member", "fold_after_plain",
+                                           "mla_bne_own_word", "mla_bne_shared_word"};
 static uint32_t results[T_COUNT];
 
 __attribute__((noinline)) static void run_measurements(void)
@@ -41,6 +46,13 @@ __attribute__((noinline)) static void run_measurements(void)
      * first shape (it pl; cmppl; it eq; cmpeq). */
     MEASURE_AT(results[T_FOLD_AFTER_MEMBER], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
                "cmp r2, #0\n\t" "it eq\n\t" "cmpeq r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
+    /* 16 bytes below sp, r5 walking them a word a round, r4 the end. */
+    MEASURE(results[T_MLA_BNE_OWN_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
+            "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
+            "add sp, #16\n\t");
+    MEASURE(results[T_MLA_BNE_SHARED_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
+            "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "nop\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
+            "add sp, #16\n\t");
     MEASURE_AT(results[T_FOLD_AFTER_PLAIN], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
                "cmp r2, #0\n\t" "it eq\n\t" "addeq r4, r4, r3\n\t" "cmp r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
 }
