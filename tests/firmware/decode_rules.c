@@ -12,6 +12,8 @@
  *                2 mod 4), four rounds: the BNE, in a word of its own, fetches its target at
  *                decode while the MLA runs; mla_bne_shared_word has a NOP more and the BNE in the
  *                MLA's last word, where it waits for the MLA's last cycle.
+ *   skip_pop_pc  a POP of the pc its IT block fails: a cycle more than the NOP in its place
+ *                (skip_nop), libgcc's soft float's `ittt ne; movne; movne; popne {r4, r5, pc}`.
  *   fold_after_member  FOLDCNT over two IT blocks, the second IT behind the first block's last
  *                member: it does not fold there (one fold), where behind an unconditional
  *                16-bit instruction it does (fold_after_plain: two).
@@ -21,11 +23,12 @@
 #include "measure.h"
 
 enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR,
-       T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_MLA_BNE_OWN_WORD, T_MLA_BNE_SHARED_WORD, T_COUNT };
+       T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_MLA_BNE_OWN_WORD, T_MLA_BNE_SHARED_WORD,
+       T_SKIP_POP_PC, T_SKIP_NOP, T_COUNT };
 static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b",        "skip_ldr_dep", "skip_ldr_free",
                                            "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr",
                                            "fold_after_member", "fold_after_plain",
-                                           "mla_bne_own_word", "mla_bne_shared_word"};
+                                           "mla_bne_own_word", "mla_bne_shared_word", "skip_pop_pc", "skip_nop"};
 static uint32_t results[T_COUNT];
 
 __attribute__((noinline)) static void run_measurements(void)
@@ -46,6 +49,9 @@ __attribute__((noinline)) static void run_measurements(void)
      * first shape (it pl; cmppl; it eq; cmpeq). */
     MEASURE_AT(results[T_FOLD_AFTER_MEMBER], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
                "cmp r2, #0\n\t" "it eq\n\t" "cmpeq r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
+    /* r3 (the stack) is not 0: EQ fails the whole block. */
+    MEASURE_BELOW_SP(results[T_SKIP_POP_PC], "cmp r3, #0\n\t" "ittt eq\n\t" "moveq r4, r4\n\t" "moveq r4, r4\n\t" "popeq {r4, pc}\n\t");
+    MEASURE_BELOW_SP(results[T_SKIP_NOP], "cmp r3, #0\n\t" "ittt eq\n\t" "moveq r4, r4\n\t" "moveq r4, r4\n\t" "nopeq\n\t");
     /* 16 bytes below sp, r5 walking them a word a round, r4 the end. */
     MEASURE(results[T_MLA_BNE_OWN_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
             "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
