@@ -29,9 +29,7 @@ TEST_CASE("pipeline: a branch behind a store leaving execute fetches its target 
     }
 }
 
-TEST_CASE(
-    "pipeline: BX LR behind its BL at decode, a failed load without its address wait, a failed instruction in a data phase, IT folding, B<cc> under "
-    "MLA") {
+TEST_CASE("pipeline: decode and IT-block rules: BX LR behind its BL, failed loads and instructions, IT folding, B<cc> under MLA, a failed POP pc") {
     FirmwareRun r = run_firmware("decode_rules", "", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
     REQUIRE(r.result.exit_code == 0);
     auto t = timings(r.sink.text);
