@@ -41,6 +41,14 @@ std::pair<int, nlohmann::json> silicon_run(const std::string& args, const TempDi
     return {status, nlohmann::json::parse(read_file(dir.file(name)))};
 }
 
+// `emutrace silicon` on the folder `folder` of tests/data/silicon, which must run on `board`.
+nlohmann::json silicon_on(const std::string& folder, const std::string& board, const TempDir& dir) {
+    auto [status, j] = silicon_run(source("tests/data/silicon/" + folder), dir, folder + ".json");
+    CHECK(status == 0);
+    CHECK(j["board"] == board);
+    return j;
+}
+
 // The held-aside validation tests, by the fixed rule: every 5th archive of a category in path order.
 std::set<std::string> validation_tests(const std::string& suite) {
     std::map<std::string, std::vector<std::string>> by_category;
@@ -130,9 +138,7 @@ TEST_CASE("silicon: the CC2652 tests the Cortex-M4's rules were read from stay e
     // ldrb_ldrh_ldrsb_ldrsh_imm_index 3, piq_narrow_b_to_unaligned 0 when a held branch withdraws
     // the address the bus holds; tbb_tbh_seq 4 and ldr_pc 5 when stopping the fetch does).
     TempDir dir;
-    auto [status, j] = silicon_run(source("tests/data/silicon/cc2652"), dir, "c.json");
-    CHECK(status == 0);
-    CHECK(j["board"] == "cc2652");
+    const nlohmann::json j = silicon_on("cc2652", "cc2652", dir);
     std::map<std::string, std::size_t> exact;
     for (const auto& t : j["tests"])
         for (const auto& c : t["results"]) exact[t["test"].get<std::string>()] += c["exact"].get<bool>();
@@ -154,9 +160,7 @@ TEST_CASE("silicon: two compiled benchmarks measured on the STM32F100 keep what 
     // pc's second cycle it is 425,670 cycles short (one a soft-float call). st's FOLDCNT matches:
     // folding an IT onto a member of another IT block gave it more folds than measured.
     TempDir dir;
-    auto [status, j] = silicon_run(source("tests/data/silicon/stm32f100-bench"), dir, "b.json");
-    CHECK(status == 0);
-    CHECK(j["board"] == "stm32f100");
+    const nlohmann::json j = silicon_on("stm32f100-bench", "stm32f100", dir);
     std::map<std::string, nlohmann::json> result;
     for (const auto& t : j["tests"]) result[t["test"].get<std::string>()] = t["results"][0];
     REQUIRE(result.count("ud") == 1);
