@@ -49,18 +49,20 @@ __attribute__((noinline)) static void run_measurements(void)
      * first shape (it pl; cmppl; it eq; cmpeq). */
     MEASURE_AT(results[T_FOLD_AFTER_MEMBER], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
                "cmp r2, #0\n\t" "it eq\n\t" "cmpeq r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
+    MEASURE_AT(results[T_FOLD_AFTER_PLAIN], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
+               "cmp r2, #0\n\t" "it eq\n\t" "addeq r4, r4, r3\n\t" "cmp r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
     /* r3 (the stack) is not 0: EQ fails the whole block. */
     MEASURE_BELOW_SP(results[T_SKIP_POP_PC], "cmp r3, #0\n\t" "ittt eq\n\t" "moveq r4, r4\n\t" "moveq r4, r4\n\t" "popeq {r4, pc}\n\t");
     MEASURE_BELOW_SP(results[T_SKIP_NOP], "cmp r3, #0\n\t" "ittt eq\n\t" "moveq r4, r4\n\t" "moveq r4, r4\n\t" "nopeq\n\t");
-    /* 16 bytes below sp, r5 walking them a word a round, r4 the end. */
+    /* 16 bytes below sp, r5 walking them a word a round, r4 the end. The macro's CYCCNT read
+     * (16-bit) follows the .balign, so the loop starts at 2 mod 4 as edn's does, and the MLA
+     * lands at 0 mod 4 (own word) or, behind the NOP, at 2 mod 4 (shared word). */
     MEASURE(results[T_MLA_BNE_OWN_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
             "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
             "add sp, #16\n\t");
     MEASURE(results[T_MLA_BNE_SHARED_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
             "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "nop\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
             "add sp, #16\n\t");
-    MEASURE_AT(results[T_FOLD_AFTER_PLAIN], 0, "#24", "movs r2, #0\n\t" "movs r3, #1\n\t",
-               "cmp r2, #0\n\t" "it eq\n\t" "addeq r4, r4, r3\n\t" "cmp r3, #0\n\t" "it ne\n\t" "addne r4, r4, r3\n\t", "");
 }
 
 int main(void)
