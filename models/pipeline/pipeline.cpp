@@ -487,7 +487,7 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
     if (d.decode_target) {
         // Held only behind a multi-cycle computation: behind a load the fetch keeps its pace
         // (a load's target has its first two words in when it executes, silicon rule 40).
-        bool computing = !execute_frees && x_.active && !x_.insn->memory_access();
+        const bool computing = computing_beyond(execute_frees);
         // As a branch in execute, it follows the word the registration buffer takes this cycle.
         if (p_.branch_follows_registered_fetch && !computing && !late_redirect && bus_.fetch_registered(fetch_.next_word()))
             late_redirect = *d.decode_target;
@@ -511,7 +511,7 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
 // the MLA's last cycle gives, its `mla; mla; bne` (the B<cc> in the second MLA's last word) is not.
 bool Pipeline::speculates_under_computation(bool execute_frees) const {
     const Decoded& d = *decoded_;
-    if (!d.speculate_target || execute_frees || !x_.active || x_.insn->memory_access()) return false;
+    if (!d.speculate_target || !computing_beyond(execute_frees)) return false;
     const std::uint32_t executing_last_word = (x_.insn->address + x_.insn->size - 2) & ~3u;
     return (d.insn->address & ~3u) != executing_last_word;
 }

@@ -188,6 +188,9 @@ private:
     void decode(std::uint64_t c);
     void fold_late_it();
     bool speculates_under_computation(bool execute_frees) const;
+    /// Execute is busy beyond this cycle with something other than a load or store: a multi-cycle
+    /// computation, which holds a branch at decode (`execute_frees` as step() computes it).
+    bool computing_beyond(bool execute_frees) const { return !execute_frees && x_.active && !x_.insn->memory_access(); }
     /// `late_redirect` as execute_cycle's: set where the target waits for the word the fetch
     /// presents this cycle.
     void branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect);
