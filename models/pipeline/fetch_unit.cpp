@@ -36,6 +36,21 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
     speculation_pending_ = speculating_ = false;
 }
 
+bool FetchUnit::redirect_within_queue(std::uint32_t address, std::uint32_t branch_word, bool hold) {
+    address &= ~1u;
+    // Only a plain sequential stream goes on: nothing dropped, speculated or held on the bus in it.
+    if ((address & ~3u) <= branch_word || !holds(address, 2) || speculating_ || committed_) return false;
+    for (const auto& f : in_flight_)
+        if (f.dropped || f.speculative) return false;
+    ++epoch_;
+    head_ = address;
+    // The words it has count against the held fetch's.
+    unsigned words = (end_ - (address & ~3u) + 3) / 4 + static_cast<unsigned>(in_flight_.size());
+    hold_words_ = hold && words < held_words_ ? static_cast<std::uint8_t>(held_words_ - words) : 0;
+    held_ = hold && !hold_words_;
+    return true;
+}
+
 void FetchUnit::speculate(std::uint32_t target) {
     speculation_target_ = target & ~1u;
     speculation_pending_ = speculating_ = true;
@@ -89,7 +104,10 @@ void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
         requested_ = speculation_presented_ = true;
         return;
     }
-    if (disabled_ || held_ || free_slots() + advancing < 2) {
+    // A held branch entering execute still fills the decode register (CMEmu: HoldBranch(false)).
+    const unsigned branch_slots = releasing_ ? 2 : 0;
+    releasing_ = false;
+    if (disabled_ || held_ || free_slots() + advancing < 2 + branch_slots) {
         waiting_ = 0;
         return;
     }

@@ -1,10 +1,12 @@
 #pragma once
 // The fetch unit: a prefetch queue of three words (the decode head, one word, and two words
 // behind it; CMEmu's PIQ), filled a word at a time from I-Code or the System bus. It asks for the
-// next word while two halfword slots are free, counting each word in flight as two; a branch
+// next word while two halfword slots are free, counting each word in flight as two; a branch held
+// at decode keeps the decode register's two slots through the cycle it enters execute. A branch
 // flushes the queue and the words in flight and fetches the target's word (only its upper
-// halfword when the target is at 2 mod 4). B<cc> fetches its target's word at decode without
-// flushing: taken, the queue restarts from it; not taken, its data is dropped.
+// halfword when the target is at 2 mod 4), unless the target is queued already beyond the
+// branch's own word. B<cc> fetches its target's word at decode without flushing: taken, the
+// queue restarts from it; not taken, its data is dropped.
 
 #include <cstdint>
 #include <string>
@@ -32,7 +34,14 @@ public:
     /// wait-stated data phase to end) is still fetched, and dropped, before the target's, unless
     /// it is the target's word.
     void redirect(std::uint32_t address, bool hold = false, bool after_presented = false);
+    /// A branch at decode to `address` beyond its own word (`branch_word`): if the target is queued
+    /// already, the queue goes on from it with the words in flight behind it, and true (measured on
+    /// the CC2652, piq_narrow_b_to_unaligned: no second fetch of the target's word). `hold` as redirect().
+    bool redirect_within_queue(std::uint32_t address, std::uint32_t branch_word, bool hold);
+    /// The held branch enters execute: the fetch goes on, from the next cycle if the target's words
+    /// fill the queue beside the branch (CMEmu's HoldBranch, then CompleteBranch).
     void release() {
+        releasing_ = held_ || hold_words_;
         held_ = false;
         hold_words_ = 0;
     }
@@ -103,6 +112,7 @@ private:
     bool held_ = false;            ///< fetched the held branch target's words; no more until release()
     std::uint8_t hold_words_ = 0;  ///< words a held branch's target may still fetch before held_
     bool requested_ = false;
+    bool releasing_ = false;  ///< a held branch enters execute this cycle and still holds the decode register's two slots
     std::uint32_t epoch_ = 0;
     std::vector<InFlight> in_flight_;
     /// A B<cc> decoded this cycle or waiting for its resolution: its target.

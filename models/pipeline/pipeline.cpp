@@ -491,7 +491,8 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
         // As a branch in execute, it follows the word the registration buffer takes this cycle.
         if (p_.branch_follows_registered_fetch && !computing && !late_redirect && bus_.fetch_registered(fetch_.next_word()))
             late_redirect = *d.decode_target;
-        else  // a held branch, as one in execute, goes after the address the bus holds; a free one replaces it
+        else if (!fetch_.redirect_within_queue(*d.decode_target, (d.insn->address + d.insn->size - 2) & ~3u, computing))
+            // a held branch, as one in execute, goes after the address the bus holds; a free one replaces it
             fetch_.redirect(*d.decode_target, computing, computing && p_.fetch_holds_presented_address);
         d.decode_target.reset();
         d.branched_at_decode = true;

@@ -340,3 +340,57 @@ TEST_CASE("fetch unit: a branch held at decode fetches its target's word on the 
     CHECK(core_spec(CoreKind::CortexM4F).pipeline.held_branch_fetch_words == 2);
     CHECK(core_spec(CoreKind::CortexM3).pipeline.held_branch_fetch_words == 1);
 }
+
+TEST_CASE("fetch unit: a held branch entering execute still fills the decode register: with two target words in, the third waits a cycle") {
+    // CMEmu's PIQ: six halfword slots, two of them the decode register's while it holds anything.
+    // A branch held at decode keeps it through the cycle it enters execute (`release()`), so with
+    // the M4's two held words in the queue there is no room for a third that cycle. Measured on the
+    // CC2652 (piq_narrow_b_to_unaligned): with line buffers, the line after the held words came a
+    // cycle earlier in the model than on silicon wherever the measurement reached it.
+    MemorySystem memory({{0, 64 * 1024, MemoryPort{BusPort::Code}}});
+    auto third_word_at = [&](unsigned held_words) {
+        BusMatrix bus(memory);
+        FetchUnit fetch(bus, true, held_words);
+        fetch.redirect(0x100, true);
+        for (std::uint64_t c = 0; c < 32; ++c) {
+            fetch.receive(c);
+            if (fetch.holds(0x108, 4)) return c;
+            if (c == 6) fetch.release();  // the held branch enters execute
+            fetch.request(c);
+            fetch.issue(c);
+        }
+        return std::uint64_t{0};
+    };
+    CHECK(third_word_at(2) == 9);  // asked for in 7, the cycle after: address phase 7, data 8
+    CHECK(third_word_at(1) == 9);  // the second word goes out in 6 (room beside the register), the third in 7
+}
+
+TEST_CASE("fetch unit: a branch at decode to a word already queued goes on from the queue, not from a second fetch") {
+    // Measured on the CC2652 (piq_narrow_b_to_unaligned, B.N over one or two halfwords behind a
+    // short UDIV, line buffers on): fetched again, the target's word came as a line miss after the
+    // next line displaced it, and the model was 1 or 2 cycles long.
+    MemoryPort flash{BusPort::Code, 2};
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    BusMatrix bus(memory);
+    FetchUnit fetch(bus);
+    fetch.redirect(0x100);
+    std::uint64_t c = 0;
+    for (; !fetch.holds(0x100, 8); ++c) {  // 0x100 and 0x104 in, 0x108 on the bus
+        fetch.receive(c);
+        fetch.request(c);
+        fetch.issue(c);
+    }
+    CHECK_FALSE(fetch.redirect_within_queue(0x102, 0x100, false));  // the branch's own word: fetched again
+    CHECK_FALSE(fetch.redirect_within_queue(0x10c, 0x100, false));  // not queued yet
+    const std::uint32_t epoch = fetch.epoch();
+    REQUIRE(fetch.redirect_within_queue(0x106, 0x100, false));
+    CHECK(fetch.head() == 0x106);
+    CHECK(fetch.holds(0x106, 2));
+    CHECK(fetch.epoch() != epoch);  // what decode held before the branch is gone
+    for (std::uint64_t end = c + 8; c < end && !fetch.holds(0x106, 6); ++c) {
+        fetch.receive(c);
+        fetch.request(c);
+        fetch.issue(c);
+    }
+    CHECK(fetch.holds(0x106, 6));  // the word that was in flight is kept
+}
