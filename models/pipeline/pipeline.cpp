@@ -279,9 +279,13 @@ bool Pipeline::can_accept(const Decoded& d) const {
         x_.facts.executed && (facts_.empty() || facts_.front().pc != d.insn->address || facts_.front().executed))  // the MLA runs too (CMEmu)
         return true;
     // A load/store's data phase may overlap the next single load/store (or NOP): its address
-    // phase follows in the data phase, within one memory.
+    // phase follows in the data phase, within one memory, and only in the data phase's first
+    // cycle (CMEmu: LSU::can_pipeline_new_request). Behind a transfer in wait states, an
+    // instruction not ready by then waits for the data phase to end (CC2652 from SRAM code to
+    // flash without line buffers: the second of `ldr.w r0, [r1]` in a row a cycle longer than
+    // the rest, ldm_ldmdb; ldr_reg).
     if (!p_.pipelined_loads || x_.transfers_left || !single_transfer(*x_.insn) || x_.insn->writes_pc || !x_.facts.executed) return false;
-    if (c < x_.address_cycle + 1) return false;
+    if (c != x_.address_cycle + 1) return false;
     if (x_.insn->store && x_.insn->writeback) return false;
     if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
     const ClassifiedInstruction& n = *d.insn;
@@ -317,7 +321,7 @@ bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
     accepting = decoded_ && can_accept(*decoded_);
     // can_accept() may depend on facts (pipelining into another memory): ask for them.
     if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty() && x_.active && x_.transfers_left == 0 &&
-        single_transfer(*x_.insn) && c >= x_.address_cycle + 1)
+        single_transfer(*x_.insn) && c == x_.address_cycle + 1)
         return false;
     if (accepting && facts_.size() < (decoded_->folded_it ? 2u : 1u)) return false;  // a folded IT runs with it
     // A register branch's own facts, without where it went: that shows at the next instruction.
