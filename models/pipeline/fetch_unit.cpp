@@ -38,8 +38,9 @@ void FetchUnit::redirect(std::uint32_t address, bool hold, bool after_presented)
 
 bool FetchUnit::redirect_within_queue(std::uint32_t address, std::uint32_t branch_word, bool hold) {
     address &= ~1u;
-    // Only a plain sequential stream goes on: nothing dropped, speculated or held on the bus in it.
-    if ((address & ~3u) <= branch_word || !holds(address, 2) || speculating_ || committed_) return false;
+    // Only a plain sequential stream goes on: not stopped, nothing dropped, speculated or held on
+    // the bus in it.
+    if ((address & ~3u) <= branch_word || !holds(address, 2) || disabled_ || speculating_ || committed_) return false;
     for (const auto& f : in_flight_)
         if (f.dropped || f.speculative) return false;
     ++epoch_;
