@@ -23,6 +23,11 @@ bool single_transfer(const ClassifiedInstruction& i) {
     return i.kind == InstructionClass::Load || i.kind == InstructionClass::Store;
 }
 
+// The fetch word an instruction's last halfword is in.
+std::uint32_t last_fetch_word(const ClassifiedInstruction& i) {
+    return (i.address + i.size - 2) & ~3u;
+}
+
 }  // namespace
 
 unsigned compute_cycles(const ClassifiedInstruction& i, const InstructionFacts& f, const PipelineParameters& p) {
@@ -265,6 +270,10 @@ bool Pipeline::flags_reach_agu() const {
     return next && next->kind == InstructionClass::It;
 }
 
+bool Pipeline::in_first_data_cycle(std::uint64_t c) const {
+    return x_.transfers_left == 0 && single_transfer(*x_.insn) && c == x_.address_cycle + 1;
+}
+
 bool Pipeline::can_accept(const Decoded& d) const {
     std::uint64_t c = cycle_;
     if (d.decoded_at >= c || address_ready(d) >= c) return false;
@@ -284,8 +293,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     // instruction not ready by then waits for the data phase to end (CC2652 from SRAM code to
     // flash without line buffers: the second of `ldr.w r0, [r1]` in a row a cycle longer than
     // the rest, ldm_ldmdb; ldr_reg).
-    if (!p_.pipelined_loads || x_.transfers_left || !single_transfer(*x_.insn) || x_.insn->writes_pc || !x_.facts.executed) return false;
-    if (c != x_.address_cycle + 1) return false;
+    if (!p_.pipelined_loads || !in_first_data_cycle(c) || x_.insn->writes_pc || !x_.facts.executed) return false;
     if (x_.insn->store && x_.insn->writeback) return false;
     if (x_.insn->is_load() && (x_.insn->loaded & kSp)) return false;
     const ClassifiedInstruction& n = *d.insn;
@@ -320,8 +328,7 @@ bool Pipeline::knows_enough(std::uint64_t c, bool& accepting) {
     }
     accepting = decoded_ && can_accept(*decoded_);
     // can_accept() may depend on facts (pipelining into another memory): ask for them.
-    if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty() && x_.active && x_.transfers_left == 0 &&
-        single_transfer(*x_.insn) && c == x_.address_cycle + 1)
+    if (decoded_ && !accepting && decoded_->decoded_at < c && address_ready(*decoded_) < c && facts_.empty() && x_.active && in_first_data_cycle(c))
         return false;
     if (accepting && facts_.size() < (decoded_->folded_it ? 2u : 1u)) return false;  // a folded IT runs with it
     // A register branch's own facts, without where it went: that shows at the next instruction.
@@ -495,7 +502,7 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
         // As a branch in execute, it follows the word the registration buffer takes this cycle.
         if (p_.branch_follows_registered_fetch && !computing && !late_redirect && bus_.fetch_registered(fetch_.next_word()))
             late_redirect = *d.decode_target;
-        else if (!fetch_.redirect_within_queue(*d.decode_target, (d.insn->address + d.insn->size - 2) & ~3u, computing))
+        else if (!fetch_.redirect_within_queue(*d.decode_target, last_fetch_word(*d.insn), computing))
             // a held branch, as one in execute, goes after the address the bus holds; a free one replaces it
             fetch_.redirect(*d.decode_target, computing, computing && p_.fetch_holds_presented_address);
         d.decode_target.reset();
@@ -517,8 +524,7 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
 bool Pipeline::speculates_under_computation(bool execute_frees) const {
     const Decoded& d = *decoded_;
     if (!d.speculate_target || !computing_beyond(execute_frees)) return false;
-    const std::uint32_t executing_last_word = (x_.insn->address + x_.insn->size - 2) & ~3u;
-    return (d.insn->address & ~3u) != executing_last_word;
+    return (d.insn->address & ~3u) != last_fetch_word(*x_.insn);
 }
 
 // Decode sees the flags as execute will have them: whether an instruction of the IT block the

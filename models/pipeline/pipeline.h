@@ -191,6 +191,9 @@ private:
     /// Execute is busy beyond this cycle with something other than a load or store: a multi-cycle
     /// computation, which holds a branch at decode (`execute_frees` as step() computes it).
     bool computing_beyond(bool execute_frees) const { return !execute_frees && x_.active && !x_.insn->memory_access(); }
+    /// Cycle `c` is the first of the data phase of execute's single load or store, its last
+    /// address phase out: the one cycle the next load or store may enter behind it.
+    bool in_first_data_cycle(std::uint64_t c) const;
     /// `late_redirect` as execute_cycle's: set where the target waits for the word the fetch
     /// presents this cycle.
     void branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect);
