@@ -69,16 +69,20 @@ struct ClassifiedInstruction {
     bool memory_access() const { return transfers != 0; }
     bool is_load() const { return transfers && !store; }
     bool is_branch() const;
-    /// Whether execute learns only late in a cycle that it is the instruction's last: a load or
-    /// store (the bus answers then), a multiply-accumulate, long multiply or divide (CMEmu's
-    /// instructions that postpone advancing the fetch head).
-    bool ends_late() const {
+    /// Whether execute learns only late in a cycle that it is the instruction's last (CMEmu's
+    /// instructions that postpone advancing the fetch head): a load or store (the bus answers
+    /// then), a table branch, CBZ/CBNZ, MRS/MSR, a divide, and a multiply-accumulate or long
+    /// multiply where they take more than one cycle (`multiplies_end_late`: the M3, not the M4's
+    /// single-cycle MAC).
+    bool ends_late(bool multiplies_end_late) const {
         switch (kind) {
             case InstructionClass::MultiplyAccumulate:
             case InstructionClass::MultiplyLong:
-            case InstructionClass::MultiplyAccumulateLong:
+            case InstructionClass::MultiplyAccumulateLong: return multiplies_end_late;
             case InstructionClass::Divide:
-            case InstructionClass::FloatingDivide: return true;
+            case InstructionClass::FloatingDivide:
+            case InstructionClass::CompareBranch:
+            case InstructionClass::StatusRegister: return true;
             default: return memory_access();
         }
     }

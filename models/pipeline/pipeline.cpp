@@ -381,15 +381,18 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
 // Halfwords the decoded instruction frees when it moves to execute next cycle, which the fetch
 // may count on (CMEmu's over-commit): none while execute is busy beyond this cycle, or for a
 // load that cannot run in the data phase of the load before it (a multiple or dual one, one
-// writing its base back, anything behind a multiple load). Nor for a fetch the registration
-// buffer takes in this cycle while execute holds an instruction that learns only late in the
-// cycle that it ends (ends_late): the buffer has the address before execute knows.
+// writing its base back, anything behind a multiple load). Nor while execute holds an instruction
+// that learns only late in the cycle that it ends (ends_late): on the M3 only for a fetch the
+// registration buffer takes in this cycle (it has the address before execute knows), on the M4
+// for every fetch (fetch_postponed_on_every_bus).
 unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
     bool waits =
         x_.active && x_.insn->is_load() && d.is_load() && (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || d.writeback);
-    bool undecided = x_.active && x_.facts.executed && x_.insn->ends_late() && bus_.fetch_registered(fetch_.next_word());
+    const bool multiplies_end_late = p_.multiply_accumulate_cycles > 1 || p_.iterative_long_multiply;
+    bool undecided = x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late) &&
+                     (p_.fetch_postponed_on_every_bus || bus_.fetch_registered(fetch_.next_word()));
     return waits || undecided ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
 }
 

@@ -69,6 +69,15 @@ struct PipelineParameters {
     /// still on the bus; from flash code, or with the fetch done, the M3's timing). The M3's
     /// STM32F100 measurements of the same sequences need no such cycle.
     bool load_behind_store_waits_for_fetch = false;
+    /// The fetch never counts on the slots the decoded instruction frees while execute holds an
+    /// instruction that learns only late that a cycle is its last (ClassifiedInstruction::
+    /// ends_late; CMEmu's postponed fetch head): the M4 on every bus (measured on the CC2652: from
+    /// flash, a load behind a load reaches the port before the next word's fetch, add_ldr_deps,
+    /// cbz, cbz_deps, ldr_pc, piq_narrow_b_to_unaligned; the validation half's bx_seq from flash).
+    /// The M3 only for a fetch through the registration buffer, which takes the address a cycle
+    /// before the bus sees it (the STM32F100's measurements: from flash, ldm_ldmdb loses 4
+    /// configurations with it).
+    bool fetch_postponed_on_every_bus = false;
 };
 
 }  // namespace emutrace::models
