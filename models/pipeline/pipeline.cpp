@@ -65,8 +65,8 @@ Pipeline::Pipeline(const Pipeline& other)
       previous_decoded_writes_lr_(other.previous_decoded_writes_lr_), control_(other.control_), decoded_link_(other.decoded_link_),
       it_block_(other.it_block_), lsu_next_address_(other.lsu_next_address_), history_(other.history_), lr_(other.lr_),
       store_data_end_(other.store_data_end_), last_was_lsu_(other.last_was_lsu_), refill_from_(other.refill_from_),
-      decode_not_before_(other.decode_not_before_), lsu_until_(other.lsu_until_), counters_(other.counters_),
-      given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
+      decode_stalled_at_(other.decode_stalled_at_), decode_not_before_(other.decode_not_before_), lsu_until_(other.lsu_until_),
+      counters_(other.counters_), given_data_phase_(other.given_data_phase_), trace_(other.trace_) {
     fetch_.attach(bus_);
 }
 
@@ -429,7 +429,12 @@ bool Pipeline::step() {
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
     if (decoded_ && (execute_frees || decoded_->decode_target || speculates_under_computation(execute_frees)))
         branch_at_decode(c, execute_frees, late_redirect);
-    fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
+    // Execute frees while the decoded load still waits for its address: next cycle, a bubble, the
+    // fetch does not count on that load's slots (CMEmu: Fetch::tick_piq's decode_stall, read by
+    // should_speculate; CMEmu stalls a store so too, the STM32F100's compiled set says not).
+    const bool decode_stalled = decode_stalled_at_ == c;
+    if (decoded_ && decoded_->insn->is_load() && execute_frees && address_ready(*decoded_) > c) decode_stalled_at_ = c + 1;
+    fetch_.request(c, decode_stalled ? 0u : slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);
     if (late_redirect) {  // the word the buffer took goes first; without one the target goes now

@@ -49,9 +49,10 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
     if (last_given_) facts(*last_given_);
     out.push_back(address(last_given_insn_));
     for (std::uint64_t r : address_ready_) out.push_back(cycle(r));
-    out.insert(out.end(), {previous_decoded_writes_lr_, std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_,
-                           it_block_.first, it_block_.length, it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_,
-                           cycle(refill_from_), cycle(decode_not_before_), cycle(lsu_until_), optional_cycle(given_data_phase_)});
+    out.insert(out.end(),
+               {previous_decoded_writes_lr_, std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_,
+                it_block_.first, it_block_.length, it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_,
+                cycle(refill_from_), cycle(decode_not_before_), cycle(decode_stalled_at_), cycle(lsu_until_), optional_cycle(given_data_phase_)});
     // The counts a read in each of the last cycles sees (at_data_phase), as differences from now.
     for (std::uint64_t back = 1; back < history_.size(); ++back) {
         const PipelineCounters& h = history_[(now - back) % history_.size()];
@@ -72,7 +73,7 @@ void Pipeline::move_to(const PipelineCounters& now) {
     if (decoded_) shift(decoded_->decoded_at), shift(decoded_->speculated_at);
     shift(x_.start), shift(x_.busy_until), shift(x_.last_data_end), shift_optional(x_.redirect_at), shift(x_.first_address), shift(x_.address_cycle);
     for (auto& r : address_ready_) shift(r);
-    shift(lsu_next_address_), shift(store_data_end_), shift(refill_from_), shift(decode_not_before_), shift(lsu_until_);
+    shift(lsu_next_address_), shift(store_data_end_), shift(refill_from_), shift(decode_not_before_), shift(lsu_until_), shift(decode_stalled_at_);
     shift_optional(given_data_phase_);
     // The ring of recent counts is indexed by cycle: rotate it with the time, and count on.
     std::array<PipelineCounters, 32> moved{};
