@@ -69,12 +69,24 @@ static NI void put32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+/* Masks interrupts; returns what et_unlock restores. */
+static NI uint32_t et_lock(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    return primask;
+}
+
+static NI void et_unlock(uint32_t primask)
+{
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
 /* One event, interrupts masked: the slot's kind byte is written last, so a dump taken in the
  * middle shows a 0 there (a torn event the decoder skips). */
 static NI void et_write(uint8_t kind, uint32_t thread, uint32_t a, uint32_t b)
 {
-    uint32_t primask;
-    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    uint32_t primask = et_lock();
     struct et_header *h = &et_ring.header;
     uint8_t *slot = &et_ring.events[h->write_index * ET_EVENT_BYTES];
     slot[0] = 0;
@@ -93,7 +105,7 @@ static NI void et_write(uint8_t kind, uint32_t thread, uint32_t a, uint32_t b)
         h->write_index = 0;
         h->wraps++;
     }
-    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+    et_unlock(primask);
 }
 
 /* An event of the running context, preceded by a switch event when the thread changed. */
@@ -188,6 +200,50 @@ static NI struct et_shadow_stack *shadow(void)
     return free;
 }
 
+static NI unsigned count_bits(uint32_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Where the function at fn saved lr, from its prologue: GCC opens it with the push of lr
+ * (PUSH, or STMDB sp!) among its first instructions, maybe followed by SUB sp for locals, and
+ * calls the entry hook after them. A register the function saves can hold the same value as
+ * the return address (a small code address is a plausible loop count, and a recursive function
+ * keeps its caller's), so the first match above the stack pointer is only the fallback. Null
+ * when the prologue reads otherwise or the slot does not hold call_site. Cheap on purpose: it
+ * runs on every call, interrupt handlers' included. */
+static NI uint32_t *prologue_lr_slot(uint32_t fn, uint32_t sp, uint32_t call_site)
+{
+    const uint16_t *insn = (const uint16_t *)(uintptr_t)fn;
+    uint32_t lr_above = 0; /* bytes from the stack pointer after the push up to the lr slot */
+    unsigned i = 0;
+    for (;; i++) {
+        if (i == 3)
+            return 0;
+        uint16_t h = insn[i];
+        if ((h & 0xFF00u) == 0xB500u) { /* PUSH {reglist, lr} */
+            lr_above = 4u * count_bits(h & 0xFFu);
+            break;
+        }
+        if (h == 0xE92Du && (insn[i + 1] & 0x4000u)) { /* STMDB sp!, {reglist, lr} */
+            lr_above = 4u * count_bits(insn[i + 1]) - 4u;
+            i++;
+            break;
+        }
+    }
+    /* Locals: a SUB sp right behind it (or behind one more instruction). */
+    for (unsigned k = i + 1; k <= i + 2; k++)
+        if ((insn[k] & 0xFF80u) == 0xB080u) {
+            lr_above += 4u * (insn[k] & 0x7Fu);
+            break;
+        }
+    uint32_t *slot = (uint32_t *)(uintptr_t)(sp + lr_above);
+    return *slot == call_site ? slot : 0;
+}
+
 /* The entry hook's own frame hides the instrumented function's, so the assembly hands over the
  * stack pointer at the call: the function's saved return address is just above it. */
 __attribute__((naked, no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -198,10 +254,22 @@ __attribute__((naked, no_instrument_function)) void __cyg_profile_func_enter(voi
                      "b et_enter_impl\n");
 }
 
+static NI void et_enter_locked(uint32_t fn, uint32_t call_site, uint32_t sp);
+
+/* The shadow stacks are shared with every interrupt and thread (a free one is claimed, the
+ * ring's switch events follow the last thread): an entry or exit runs with interrupts masked,
+ * so that no context switch comes between reading a shadow stack and writing it back. */
 NI void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp)
 {
     if (et.ready != ET_READY || !et.enabled)
         return;
+    uint32_t primask = et_lock();
+    et_enter_locked(fn, call_site, sp);
+    et_unlock(primask);
+}
+
+static NI void et_enter_locked(uint32_t fn, uint32_t call_site, uint32_t sp)
+{
     fn &= ~1u;
     struct et_shadow_stack *s = shadow();
     if (!s) {
@@ -210,14 +278,13 @@ NI void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp)
         return;
     }
     /* The prologue pushed lr (= call_site) with the callee-saved registers, and may have made
-     * room for locals below them: look a bounded way up for it. An inlined instance finds it
-     * already redirected by its enclosing function: its exit comes through the exit hook. */
-    uint32_t *slot = 0;
-    for (uint32_t *p = (uint32_t *)sp; p < (uint32_t *)sp + 64; p++)
-        if (*p == call_site) {
+     * room for locals below them: its instructions say where. Without a prologue that reads
+     * plainly, look a bounded way up for it. An inlined instance finds it already redirected by
+     * its enclosing function: its exit comes through the exit hook. */
+    uint32_t *slot = prologue_lr_slot(fn, sp, call_site);
+    for (uint32_t *p = (uint32_t *)sp; !slot && p < (uint32_t *)sp + 64; p++)
+        if (*p == call_site)
             slot = p;
-            break;
-        }
     /* Live frames nest: each slot lies above the next one's. Entries at or below this call's
      * slot (or stack pointer) are frames a longjmp abandoned, whose memory this call reuses:
      * their exits go before this entry. */
@@ -241,7 +308,17 @@ NI void et_enter_impl(uint32_t fn, uint32_t call_site, uint32_t sp)
 
 /* An instrumented function returned into the trampoline: record its exit, and those of the
  * frames a longjmp abandoned above it, and go on to its real caller. */
+static NI uint32_t et_exit_locked(uint32_t sp);
+
 NI uint32_t et_exit_impl(uint32_t sp)
+{
+    uint32_t primask = et_lock();
+    uint32_t caller = et_exit_locked(sp);
+    et_unlock(primask);
+    return caller;
+}
+
+static NI uint32_t et_exit_locked(uint32_t sp)
 {
     struct et_shadow_stack *s = shadow();
     if (!s)
@@ -278,11 +355,13 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
 {
     if (et.ready != ET_READY || !et.enabled)
         return;
+    uint32_t primask = et_lock();
     struct et_shadow_stack *s = shadow();
     if (s && s->depth && s->entries[s->depth - 1].sp == 0 && s->entries[s->depth - 1].callee == ((uint32_t)(uintptr_t)fn & ~1u)) {
         s->depth--;
         et_record(ET_EXIT, (uint32_t)(uintptr_t)fn & ~1u, (uint32_t)(uintptr_t)call_site);
     }
+    et_unlock(primask);
 }
 
 #endif
