@@ -382,18 +382,25 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
 // may count on (CMEmu's over-commit): none while execute is busy beyond this cycle, or for a
 // load that cannot run in the data phase of the load before it (a multiple or dual one, one
 // writing its base back, anything behind a multiple load). Nor while execute holds an instruction
-// that learns only late in the cycle that it ends (ends_late): on the M3 only for a fetch the
-// registration buffer takes in this cycle (it has the address before execute knows), on the M4
-// for every fetch (fetch_postponed_on_every_bus).
+// that learns only late in the cycle that it ends (ends_late): a multi-cycle computation on every
+// bus; a load, store or CBZ on the M4 on every bus too, on the M3 only for a fetch the registration
+// buffer takes in this cycle, which has the address before execute knows
+// (memory_postpones_fetch_on_every_bus).
 unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
     bool waits =
         x_.active && x_.insn->is_load() && d.is_load() && (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || d.writeback);
     const bool multiplies_end_late = p_.multiply_accumulate_cycles > 1 || p_.iterative_long_multiply;
-    bool undecided = x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late) &&
-                     (p_.fetch_postponed_on_every_bus || bus_.fetch_registered(fetch_.next_word()));
-    return waits || undecided ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
+    bool undecided = false;
+    if (x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late)) {
+        const bool memory_or_compare_branch = x_.insn->memory_access() || x_.insn->kind == InstructionClass::CompareBranch;
+        undecided = !memory_or_compare_branch || p_.memory_postpones_fetch_on_every_bus || bus_.fetch_registered(fetch_.next_word());
+    }
+    // A NOP or an instruction its IT block skips entering execute in a load's or store's data phase
+    // (CMEmu's phony multicycle NOP): the fetch does not count on the slots in that cycle either.
+    const bool phony = x_.active && x_.phony && x_.start == c;
+    return waits || undecided || phony ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
 }
 
 bool Pipeline::step() {
@@ -581,6 +588,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.first_address = 0;
     x_.address_cycle = 0;
     x_.transfers_done = 0;
+    x_.phony = pipelined && (i.kind == InstructionClass::Nop || !f.executed);
     x_.speculation_unresolved = d.speculated && !d.resolved;
     x_.target_fetch_only = d.target_fetch_only;
     // A taken B<cc> whose target arrived while it waited in decode: the target decodes the cycle

@@ -71,13 +71,16 @@ struct PipelineParameters {
     bool load_behind_store_waits_for_fetch = false;
     /// The fetch never counts on the slots the decoded instruction frees while execute holds an
     /// instruction that learns only late that a cycle is its last (ClassifiedInstruction::
-    /// ends_late; CMEmu's postponed fetch head): the M4 on every bus (measured on the CC2652: from
-    /// flash, a load behind a load reaches the port before the next word's fetch, add_ldr_deps,
-    /// cbz, cbz_deps, ldr_pc, piq_narrow_b_to_unaligned; the validation half's bx_seq from flash).
-    /// The M3 only for a fetch through the registration buffer, which takes the address a cycle
-    /// before the bus sees it (the STM32F100's measurements: from flash, ldm_ldmdb loses 4
-    /// configurations with it).
-    bool fetch_postponed_on_every_bus = false;
+    /// ends_late; CMEmu's postponed fetch head). A multi-cycle computation (MLA and the long
+    /// multiplies where they take more than a cycle, a divide, MRS/MSR) does so on every bus, on
+    /// both cores (STM32F100's compiled set from flash: ud -O3 -1.69% -> -0.85%, aha-mont64 -O3
+    /// exact, edn closer). A load, store or CBZ: the M4 on every bus too (measured on the CC2652:
+    /// from flash, a load behind a load reaches the port before the next word's fetch,
+    /// add_ldr_deps, cbz, cbz_deps, ldr_pc, piq_narrow_b_to_unaligned; the validation half's bx_seq
+    /// from flash); the M3 only for a fetch through the registration buffer, which takes the
+    /// address a cycle before the bus sees it (the STM32F100's measurements: from flash,
+    /// ldm_ldmdb loses 4 configurations and cbz and cbz_deps 2 each on every bus).
+    bool memory_postpones_fetch_on_every_bus = false;
 };
 
 }  // namespace emutrace::models
