@@ -49,10 +49,10 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
     if (last_given_) facts(*last_given_);
     out.push_back(address(last_given_insn_));
     for (std::uint64_t r : address_ready_) out.push_back(cycle(r));
-    out.insert(out.end(),
-               {previous_decoded_writes_lr_, std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_,
-                it_block_.first, it_block_.length, it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_,
-                cycle(refill_from_), cycle(decode_not_before_), cycle(decode_stalled_at_), cycle(lsu_until_), optional_cycle(given_data_phase_)});
+    out.insert(out.end(), {previous_decoded_writes_lr_, std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_,
+                           it_block_.first, it_block_.length, it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_,
+                           cycle(refill_from_), cycle(decode_not_before_), std::uint64_t{decode_stalled_at_ == now}, cycle(lsu_until_),
+                           optional_cycle(given_data_phase_)});
     // The counts a read in each of the last cycles sees (at_data_phase), as differences from now.
     for (std::uint64_t back = 1; back < history_.size(); ++back) {
         const PipelineCounters& h = history_[(now - back) % history_.size()];
