@@ -306,7 +306,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     // A store addressed [Rn, Rm] reads its data register in its data phase: the register file has
     // no port left for the next instruction (CMEmu's RegisterBankConflict).
     if (x_.insn->store && x_.insn->register_offset) return false;
-    if (!single_transfer(n) || n.writes_pc || n.writeback) return false;
+    if (!single_transfer(n) || n.writes_pc || (n.writeback && !(n.is_load() && p_.writeback_loads_pipeline))) return false;
     if (facts_.empty()) return false;
     const InstructionFacts& nf = facts_.front();
     if (!nf.executed) return false;
@@ -389,8 +389,8 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
 unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
-    bool waits =
-        x_.active && x_.insn->is_load() && d.is_load() && (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || d.writeback);
+    bool waits = x_.active && x_.insn->is_load() && d.is_load() &&
+                 (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || (d.writeback && !p_.writeback_loads_pipeline));
     const bool multiplies_end_late = p_.multiply_accumulate_cycles > 1 || p_.iterative_long_multiply;
     bool undecided = false;
     if (x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late)) {

@@ -81,6 +81,12 @@ struct PipelineParameters {
     /// address a cycle before the bus sees it (the STM32F100's measurements: from flash,
     /// ldm_ldmdb loses 4 configurations and cbz and cbz_deps 2 each on every bus).
     bool memory_postpones_fetch_on_every_bus = false;
+    /// A single load that writes its base back may run in the data phase of the load or store
+    /// before it, as one without writeback does (M4, measured on the CC2652: `ldr.n r5, [r6];
+    /// ldr.w r6, [r7, #4]!` and two writeback loads on independent bases pipeline,
+    /// ldr_ldm_ldmdb_ldrd_same_args_and_rings; CMEmu's PostWriteback says not). The M3 never
+    /// pipelines one (the STM32F100's measurements).
+    bool writeback_loads_pipeline = false;
 };
 
 }  // namespace emutrace::models
