@@ -398,9 +398,11 @@ unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) c
         undecided = !memory_or_compare_branch || p_.memory_postpones_fetch_on_every_bus || bus_.fetch_registered(fetch_.next_word());
     }
     // A NOP or an instruction its IT block skips entering execute in a load's or store's data phase
-    // (CMEmu's phony multicycle NOP): the fetch does not count on the slots in that cycle either.
+    // (CMEmu's phony multicycle NOP), or the bubble while a load waits for its address (CMEmu's
+    // decode_stall, read by should_speculate): the fetch does not count on the slots in that cycle either.
     const bool phony = x_.active && x_.phony && x_.start == c;
-    return waits || undecided || phony ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
+    const bool decode_stalled = decode_stalled_at_ == c;
+    return waits || undecided || phony || decode_stalled ? 0u : d.size / 2u + (decoded_->folded_it ? 1u : 0u);
 }
 
 bool Pipeline::step() {
@@ -436,12 +438,11 @@ bool Pipeline::step() {
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
     if (decoded_ && (execute_frees || decoded_->decode_target || speculates_under_computation(execute_frees)))
         branch_at_decode(c, execute_frees, late_redirect);
-    // Execute frees while the decoded load still waits for its address: next cycle, a bubble, the
-    // fetch does not count on that load's slots (CMEmu: Fetch::tick_piq's decode_stall, read by
-    // should_speculate; CMEmu stalls a store so too, the STM32F100's compiled set says not).
-    const bool decode_stalled = decode_stalled_at_ == c;
+    // Execute frees while the decoded load still waits for its address: next cycle is a bubble
+    // (CMEmu: Fetch::tick_piq's decode_stall; CMEmu latches it for a store too, the STM32F100's
+    // compiled set says not), which slots_freed_next_cycle reads.
     if (decoded_ && decoded_->insn->is_load() && execute_frees && address_ready(*decoded_) > c) decode_stalled_at_ = c + 1;
-    fetch_.request(c, decode_stalled ? 0u : slots_freed_next_cycle(c, execute_frees));
+    fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);
     if (late_redirect) {  // the word the buffer took goes first; without one the target goes now
