@@ -306,10 +306,10 @@ static NI void et_enter_locked(uint32_t fn, uint32_t call_site, uint32_t sp)
     e->sp = (uint32_t)(uintptr_t)slot;
 }
 
-/* An instrumented function returned into the trampoline: record its exit, and those of the
- * frames a longjmp abandoned above it, and go on to its real caller. */
 static NI uint32_t et_exit_locked(uint32_t sp);
 
+/* An instrumented function returned into the trampoline: record its exit, and those of the
+ * frames a longjmp abandoned above it, and go on to its real caller. */
 NI uint32_t et_exit_impl(uint32_t sp)
 {
     uint32_t primask = et_lock();
