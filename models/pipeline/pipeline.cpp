@@ -382,10 +382,10 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
 // may count on (CMEmu's over-commit): none while execute is busy beyond this cycle, or for a
 // load that cannot run in the data phase of the load before it (a multiple or dual one, one
 // writing its base back, anything behind a multiple load). Nor while execute holds an instruction
-// that learns only late in the cycle that it ends (ends_late): a multi-cycle computation on every
-// bus; a load, store or CBZ on the M4 on every bus too, on the M3 only for a fetch the registration
-// buffer takes in this cycle, which has the address before execute knows
-// (memory_postpones_fetch_on_every_bus).
+// that learns only late in the cycle that it ends (ends_late): a multi-cycle computation or a load
+// on every bus (on the M3 not a load on the PPB, which is inside the core); a store or CBZ on the
+// M4 on every bus too, on the M3 only for a fetch the registration buffer takes in this cycle,
+// which has the address before execute knows (all_transfers_postpone_fetch).
 unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
@@ -394,8 +394,15 @@ unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) c
     const bool multiplies_end_late = p_.multiply_accumulate_cycles > 1 || p_.iterative_long_multiply;
     bool undecided = false;
     if (x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late)) {
-        const bool memory_or_compare_branch = x_.insn->memory_access() || x_.insn->kind == InstructionClass::CompareBranch;
-        undecided = !memory_or_compare_branch || p_.memory_postpones_fetch_on_every_bus || bus_.fetch_registered(fetch_.next_word());
+        const bool memory = x_.insn->memory_access();
+        if (memory && !p_.all_transfers_postpone_fetch && bus_.port(x_.facts.data_address).port == BusPort::Private)
+            undecided = false;  // the PPB is inside the core: it knows when the transfer ends
+        else if (!memory && x_.insn->kind != InstructionClass::CompareBranch)
+            undecided = true;  // a multi-cycle computation
+        else if (x_.insn->is_load())
+            undecided = true;
+        else  // a store or CBZ
+            undecided = p_.all_transfers_postpone_fetch || bus_.fetch_registered(fetch_.next_word());
     }
     // A NOP or an instruction its IT block skips entering execute in a load's or store's data phase
     // (CMEmu's phony multicycle NOP), or the bubble while a load waits for its address (CMEmu's
@@ -438,10 +445,15 @@ bool Pipeline::step() {
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
     if (decoded_ && (execute_frees || decoded_->decode_target || speculates_under_computation(execute_frees)))
         branch_at_decode(c, execute_frees, late_redirect);
-    // Execute frees while the decoded load still waits for its address: next cycle is a bubble
-    // (CMEmu: Fetch::tick_piq's decode_stall; CMEmu latches it for a store too, the STM32F100's
-    // compiled set says not), which slots_freed_next_cycle reads.
-    if (decoded_ && decoded_->insn->is_load() && execute_frees && address_ready(*decoded_) > c) decode_stalled_at_ = c + 1;
+    // Execute frees while the decoded load still waits for an address register the load in
+    // execute brings from memory: next cycle is a bubble (CMEmu: Fetch::tick_piq's decode_stall),
+    // which slots_freed_next_cycle reads. CMEmu latches it for a store too, and behind any
+    // instruction; the STM32F100's compiled set says not (primecount -Os exact only without the
+    // store's; nettle-aes -O3, whose table loads wait for an ALU result, +2.07% with the bubble
+    // behind it, +0.33% without).
+    if (decoded_ && decoded_->insn->is_load() && execute_frees && address_ready(*decoded_) > c && x_.active &&
+        (x_.insn->loaded & decoded_->insn->address_registers()))
+        decode_stalled_at_ = c + 1;
     fetch_.request(c, slots_freed_next_cycle(c, execute_frees));
     if (wants_data && bus_.may_grant(Master::Data, data_address, c)) issue_transfers(c);
     const bool fetched = fetch_.issue(c);

@@ -71,16 +71,21 @@ struct PipelineParameters {
     bool load_behind_store_waits_for_fetch = false;
     /// The fetch never counts on the slots the decoded instruction frees while execute holds an
     /// instruction that learns only late that a cycle is its last (ClassifiedInstruction::
-    /// ends_late; CMEmu's postponed fetch head). A multi-cycle computation (MLA and the long
-    /// multiplies where they take more than a cycle, a divide, MRS/MSR) does so on every bus, on
-    /// both cores (STM32F100's compiled set from flash: ud -O3 -1.69% -> -0.85%, aha-mont64 -O3
-    /// exact, edn closer). A load, store or CBZ: the M4 on every bus too (measured on the CC2652:
-    /// from flash, a load behind a load reaches the port before the next word's fetch,
-    /// add_ldr_deps, cbz, cbz_deps, ldr_pc, piq_narrow_b_to_unaligned; the validation half's bx_seq
-    /// from flash); the M3 only for a fetch through the registration buffer, which takes the
-    /// address a cycle before the bus sees it (the STM32F100's measurements: from flash,
-    /// ldm_ldmdb loses 4 configurations and cbz and cbz_deps 2 each on every bus).
-    bool memory_postpones_fetch_on_every_bus = false;
+    /// ends_late; CMEmu's postponed fetch head). On both cores: a multi-cycle computation (MLA and
+    /// the long multiplies where they take more than a cycle, a divide, MRS/MSR; STM32F100's
+    /// compiled set from flash: ud -O3 -1.69% -> -0.85%, aha-mont64 -O3 exact, edn closer), and a
+    /// load on every bus (STM32F100's compiled set: embench nsichneu -Os and -O3, whose loads from
+    /// SRAM are each followed by a B<cc> that takes the fetch's next slot, from -4.0% and -5.1% to
+    /// exact; aha-mont64 and edn -Os exact on every counter). With this true (the M4) every load,
+    /// store and CBZ holds it, on every bus and the PPB too (measured on the CC2652: from flash, a
+    /// load behind a load reaches the port before the next word's fetch, add_ldr_deps, cbz,
+    /// cbz_deps, ldr_pc, piq_narrow_b_to_unaligned; the validation half's bx_seq from flash; its
+    /// DWT reads too: without them 769 of 832 and 195 of 212). False (the M3): a load on the PPB,
+    /// inside the core, does not hold it (STM32F100 ldm_ldmdb and ldr_reg from flash: the fetch's
+    /// word goes out in a DWT read's data phase, ahead of the flash loads behind it), and a store
+    /// or CBZ holds it only for a fetch through the registration buffer, which takes the address a
+    /// cycle before the bus sees it (on every bus, cbz and cbz_deps lose 2 configurations each).
+    bool all_transfers_postpone_fetch = false;
     /// A single load that writes its base back may run in the data phase of the load or store
     /// before it, as one without writeback does (M4, measured on the CC2652: `ldr.n r5, [r6];
     /// ldr.w r6, [r7, #4]!` and two writeback loads on independent bases pipeline,
