@@ -385,7 +385,8 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
 // that learns only late in the cycle that it ends (ends_late): a multi-cycle computation or a load
 // on every bus (on the M3 not a load on the PPB, which is inside the core); a store or CBZ on the
 // M4 on every bus too, on the M3 only for a fetch the registration buffer takes in this cycle,
-// which has the address before execute knows (all_transfers_postpone_fetch).
+// which has the address before execute knows, or a store that entered in a data phase or has a
+// load or store decoded behind it (all_transfers_postpone_fetch).
 unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) const {
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
@@ -401,8 +402,9 @@ unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) c
             undecided = true;  // a multi-cycle computation
         else if (x_.insn->is_load())
             undecided = true;
-        else  // a store or CBZ
-            undecided = p_.all_transfers_postpone_fetch || bus_.fetch_registered(fetch_.next_word());
+        else  // a store or CBZ: on the M3 a store too when a data phase's end decides what comes next
+            undecided =
+                p_.all_transfers_postpone_fetch || bus_.fetch_registered(fetch_.next_word()) || (memory && (x_.pipelined || d.memory_access()));
     }
     // A NOP or an instruction its IT block skips entering execute in a load's or store's data phase
     // (CMEmu's phony multicycle NOP), or the bubble while a load waits for its address (CMEmu's
@@ -602,6 +604,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.address_cycle = 0;
     x_.transfers_done = 0;
     x_.phony = pipelined && (i.kind == InstructionClass::Nop || !f.executed);
+    x_.pipelined = pipelined;
     x_.speculation_unresolved = d.speculated && !d.resolved;
     x_.target_fetch_only = d.target_fetch_only;
     // A taken B<cc> whose target arrived while it waited in decode: the target decodes the cycle

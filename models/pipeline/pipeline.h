@@ -161,6 +161,7 @@ private:
         std::uint64_t address_cycle = 0;           ///< when its last address phase was granted
         unsigned transfers_done = 0;
         bool phony = false;                   ///< a NOP or skipped instruction that entered in a data phase (CMEmu's phony multicycle NOP)
+        bool pipelined = false;               ///< entered in the data phase of the load or store before it
         bool speculation_unresolved = false;  ///< a B<cc> whose target fetch has not been confirmed
         bool target_fetch_only = false;       ///< its target fetch is dropped whether it branches or not
         bool active = false;
