@@ -229,12 +229,10 @@ private:
     std::uint32_t lr_ = 0;
     std::uint64_t store_data_end_ = 0;  ///< a store's data phase still running behind execute
     bool last_was_lsu_ = false;
-    std::uint64_t refill_from_ = ~0ull;
-    std::uint64_t decode_stalled_at_ =
-        ~0ull >> 2;                        ///< the bubble after execute freed while decode's AGU waited for a loaded register (read only then)
-    std::uint64_t decode_not_before_ = 0;  ///< a branch taken at decode: its target waits for it to enter execute
-    std::uint64_t lsu_until_ =
-        ~0ull;  ///< the last cycle the instruction's load/store work counts as LSU  ///< cycles from here to the next issue wait for a branch target
+    std::uint64_t refill_from_ = ~0ull;             ///< cycles from here to the next issue wait for a branch target
+    std::uint64_t decode_stalled_at_ = ~0ull >> 2;  ///< the bubble while decode's AGU waits for a loaded register (read only then)
+    std::uint64_t decode_not_before_ = 0;           ///< a branch taken at decode: its target waits for it to enter execute
+    std::uint64_t lsu_until_ = ~0ull;               ///< the last cycle the instruction's load/store work counts as LSU
     PipelineCounters counters_;
     std::optional<std::uint64_t> given_data_phase_;  ///< data phase cycle of the last given instruction
     std::FILE* trace_ = nullptr;
