@@ -58,12 +58,13 @@ void FetchUnit::speculate(std::uint32_t target) {
     speculation_presented_ = false;
 }
 
-void FetchUnit::resolve(bool taken, std::uint64_t cycle) {
+void FetchUnit::resolve(bool taken, std::uint64_t cycle, bool gap) {
     if (!speculating_) return;
     speculating_ = false;
     bool issued = !speculation_pending_;
     speculation_pending_ = false;
     if (!taken) {
+        if (gap) gap_at_ = cycle + 1;
         std::erase_if(in_flight_, [](const InFlight& f) { return f.speculative; });  // its data is dropped
         // Presented and not yet taken by the bus: fetched all the same, before the sequential stream.
         if (!issued && speculation_presented_ && holds_presented_) committed_ = (speculation_target_ & ~3u) + 1;
@@ -95,6 +96,10 @@ void FetchUnit::receive(std::uint64_t cycle) {
 
 void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     requested_ = false;
+    // A gap only holds the sequential stream, in its one cycle; past it, it is forgotten, so that
+    // it does not set apart states the cost cache would otherwise find alike.
+    const bool gap = gap_at_ == cycle;
+    if (gap_at_ <= cycle) gap_at_ = kNoGap;
     if (committed_) {
         bus_->request(Master::Fetch, committed_ - 1, cycle);
         requested_ = true;
@@ -108,7 +113,7 @@ void FetchUnit::request(std::uint64_t cycle, unsigned advancing) {
     // A held branch entering execute still fills the decode register (CMEmu: HoldBranch(false)).
     const unsigned branch_slots = releasing_ ? 2 : 0;
     releasing_ = false;
-    if (disabled_ || held_ || free_slots() + advancing < 2 + branch_slots) {
+    if (disabled_ || held_ || gap || free_slots() + advancing < 2 + branch_slots) {
         waiting_ = 0;
         return;
     }

@@ -48,7 +48,9 @@ public:
     /// B<cc> at decode: fetch `target`'s word next, keeping the queue.
     void speculate(std::uint32_t target);
     /// The speculated B<cc> resolved: taken restarts the queue at its target (its word may be in flight).
-    void resolve(bool taken, std::uint64_t cycle);
+    /// `gap`, not taken: the fetch asks for nothing in the cycle after (PipelineParameters::
+    /// fetch_gap_after_it_branch).
+    void resolve(bool taken, std::uint64_t cycle, bool gap = false);
     bool stopped() const { return disabled_; }
     /// Stops fetching until redirect() (a load of the pc, TBB, WFI). With `holds_presented`, an
     /// address the bus holds is still fetched (and dropped).
@@ -83,16 +85,19 @@ public:
     /// the epoch counts only against a decoded instruction's (epoch()).
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
-        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_words_, requested_, speculation_pending_,
-                               speculation_presented_, speculating_, speculation_target_, in_flight_.size(), waiting_, committed_});
+        out.insert(out.end(),
+                   {head_, end_, next_, skip_next_, disabled_, held_, hold_words_, requested_, speculation_pending_, speculation_presented_,
+                    speculating_, speculation_target_, in_flight_.size(), waiting_, committed_, gap_at_ == kNoGap ? kNoGap : cycle(gap_at_)});
         for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
     }
     template <typename Shift>
     void shift(Shift shift) {
         for (InFlight& f : in_flight_) shift(f.ready);
+        if (gap_at_ != kNoGap) shift(gap_at_);
     }
 
 private:
+    static constexpr std::uint64_t kNoGap = ~0ull;
     struct InFlight {
         std::uint32_t word = 0;
         std::uint64_t ready = 0;   ///< the cycle decode can use it
@@ -112,7 +117,8 @@ private:
     bool held_ = false;            ///< fetched the held branch target's words; no more until release()
     std::uint8_t hold_words_ = 0;  ///< words a held branch's target may still fetch before held_
     bool requested_ = false;
-    bool releasing_ = false;  ///< a held branch enters execute this cycle and still holds the decode register's two slots
+    std::uint64_t gap_at_ = kNoGap;  ///< a cycle in which the fetch asks for nothing (resolve())
+    bool releasing_ = false;         ///< a held branch enters execute this cycle and still holds the decode register's two slots
     std::uint32_t epoch_ = 0;
     std::vector<InFlight> in_flight_;
     /// A B<cc> decoded this cycle or waiting for its resolution: its target.

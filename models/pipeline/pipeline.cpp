@@ -368,11 +368,13 @@ bool Pipeline::execute_cycle(std::uint64_t c, bool accepting, std::optional<std:
     }
     // A B<cc> (or a failing IT-block branch) is resolved the cycle after its target fetch.
     if (issued && x_.speculation_unresolved) {
-        fetch_.resolve(x_.facts.executed && x_.facts.taken && !x_.target_fetch_only, c);
+        const bool taken = x_.facts.executed && x_.facts.taken && !x_.target_fetch_only;
+        fetch_.resolve(taken, c, !taken && gap_after_not_taken(*x_.insn, x_.after_it_block));
         x_.speculation_unresolved = false;
     } else if (decoded_ && decoded_->speculated && !decoded_->resolved && c >= decoded_->speculated_at + 1) {
         const InstructionFacts& f = facts_.front();
-        fetch_.resolve(f.pc == decoded_->insn->address && f.executed && f.taken && !decoded_->target_fetch_only, c);
+        const bool taken = f.pc == decoded_->insn->address && f.executed && f.taken && !decoded_->target_fetch_only;
+        fetch_.resolve(taken, c, !taken && gap_after_not_taken(*decoded_->insn, decoded_->after_it_block));
         decoded_->resolved = true;
     }
     return issued;
@@ -495,6 +497,8 @@ void Pipeline::decode(std::uint64_t c) {
         const ClassifiedInstruction* next = code_->instruction_at(i->address + 2);
         d.folded_it = next && next->kind == InstructionClass::It && fetch_.holds(i->address + 2, 2);
     }
+    d.after_it_block = previous_decoded_in_it_block_ && i->kind == InstructionClass::ConditionalBranch;
+    previous_decoded_in_it_block_ = i->conditional && !i->is_branch();
     bool lr_dirty = previous_decoded_writes_lr_;
     const std::uint32_t link = decoded_link_;
     // A BL's or BLX's own link write does not hold a BX LR behind it: decode knows the value, its
@@ -543,6 +547,12 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
         d.speculated = true;
         d.speculated_at = c;
     }
+}
+
+bool Pipeline::gap_after_not_taken(const ClassifiedInstruction& branch, bool after_it_block) const {
+    if (!p_.fetch_gap_after_it_branch || !after_it_block) return false;
+    const ClassifiedInstruction* behind = code_->instruction_at(branch.address + branch.size);
+    return behind && behind->size == 4;
 }
 
 // A B<cc> decoded while execute runs a multi-cycle computation (MLA, a long multiply, a divide)
@@ -606,6 +616,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.phony = pipelined && (i.kind == InstructionClass::Nop || !f.executed);
     x_.pipelined = pipelined;
     x_.speculation_unresolved = d.speculated && !d.resolved;
+    x_.after_it_block = d.after_it_block;
     x_.target_fetch_only = d.target_fetch_only;
     // A taken B<cc> whose target arrived while it waited in decode: the target decodes the cycle
     // after the branch executes at the earliest (the TRM's P >= 1), not alongside it.

@@ -145,6 +145,7 @@ private:
         std::uint64_t speculated_at = 0;
         std::optional<std::uint32_t> decode_target, speculate_target;  ///< a branch at decode not yet taken
         std::uint32_t epoch = 0;                                       ///< the fetch unit's when decoded
+        bool after_it_block = false;                                   ///< a B<cc> right behind an IT block's last instruction
     };
     struct Executing {
         const ClassifiedInstruction* insn = nullptr;
@@ -163,6 +164,7 @@ private:
         bool phony = false;                   ///< a NOP or skipped instruction that entered in a data phase (CMEmu's phony multicycle NOP)
         bool pipelined = false;               ///< entered in the data phase of the load or store before it
         bool speculation_unresolved = false;  ///< a B<cc> whose target fetch has not been confirmed
+        bool after_it_block = false;          ///< Decoded::after_it_block
         bool target_fetch_only = false;       ///< its target fetch is dropped whether it branches or not
         bool active = false;
         bool in_stream = false;            ///< decoded from the fetch unit's stream of its start
@@ -215,6 +217,7 @@ private:
     std::optional<InstructionFacts> last_given_;
     const ClassifiedInstruction* last_given_insn_ = nullptr;
     std::array<std::uint64_t, 16> address_ready_{};  ///< per register: the cycle the AGU can use it
+    bool previous_decoded_in_it_block_ = false;      ///< the last instruction decoded is an IT block's (not a branch)
     bool previous_decoded_writes_lr_ = false;
     CoreControl control_;
     std::uint32_t decoded_link_ = 0;  ///< the instruction decoded last is a BL or BLX linking here (0: not)
@@ -223,6 +226,8 @@ private:
         std::uint8_t length = 0, passes = 0;
     } it_block_;
     bool it_condition_passes(const ClassifiedInstruction& i) const;
+    /// Whether `branch`, a B<cc> resolved not taken, leaves the fetch a gap (fetch_gap_after_it_branch).
+    bool gap_after_not_taken(const ClassifiedInstruction& branch, bool after_it_block) const;
     bool flags_reach_agu() const;                 // the instruction in execute decides flags a skipped load/store waits on
     std::uint64_t lsu_next_address_ = 0;          ///< the LSU's next address phase may come from this cycle
     std::array<PipelineCounters, 32> history_{};  ///< counts before each recent cycle

@@ -34,14 +34,14 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
         const Decoded& d = *decoded_;
         out.insert(out.end(),
                    {address(d.insn), cycle(d.decoded_at), d.folded_it, d.branched_at_decode, d.speculated, d.resolved, cycle(d.speculated_at),
-                    d.decode_target.value_or(1), d.speculate_target.value_or(1), std::uint64_t{fetch_.epoch() - d.epoch}});
+                    d.decode_target.value_or(1), d.speculate_target.value_or(1), std::uint64_t{fetch_.epoch() - d.epoch}, d.after_it_block});
     } else {
         out.push_back(kMark - 3);
     }
-    out.insert(out.end(),
-               {x_.active, address(x_.insn), cycle(x_.start), cycle(x_.busy_until), x_.transfers_left, data(x_.next_address), cycle(x_.last_data_end),
-                x_.waits_for_data, optional_cycle(x_.redirect_at), x_.redirect_to.value_or(1), cycle(x_.first_address), cycle(x_.address_cycle),
-                x_.transfers_done, x_.phony, x_.pipelined, x_.speculation_unresolved, x_.in_stream && x_.epoch_at_start == fetch_.epoch()});
+    out.insert(out.end(), {x_.active, address(x_.insn), cycle(x_.start), cycle(x_.busy_until), x_.transfers_left, data(x_.next_address),
+                           cycle(x_.last_data_end), x_.waits_for_data, optional_cycle(x_.redirect_at), x_.redirect_to.value_or(1),
+                           cycle(x_.first_address), cycle(x_.address_cycle), x_.transfers_done, x_.phony, x_.pipelined, x_.speculation_unresolved,
+                           x_.in_stream && x_.epoch_at_start == fetch_.epoch(), x_.after_it_block});
     facts(x_.facts);
     out.push_back(facts_.size());
     for (const auto& f : facts_) facts(f);
@@ -49,10 +49,11 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
     if (last_given_) facts(*last_given_);
     out.push_back(address(last_given_insn_));
     for (std::uint64_t r : address_ready_) out.push_back(cycle(r));
-    out.insert(out.end(), {previous_decoded_writes_lr_, std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_,
-                           it_block_.first, it_block_.length, it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_,
-                           cycle(refill_from_), cycle(decode_not_before_), std::uint64_t{decode_stalled_at_ == now}, cycle(lsu_until_),
-                           optional_cycle(given_data_phase_)});
+    out.insert(out.end(),
+               {previous_decoded_writes_lr_, previous_decoded_in_it_block_,
+                std::uint64_t{control_.write_buffer} | std::uint64_t{control_.fold_it} << 1, decoded_link_, it_block_.first, it_block_.length,
+                it_block_.passes, cycle(lsu_next_address_), lr_, cycle(store_data_end_), last_was_lsu_, cycle(refill_from_),
+                cycle(decode_not_before_), std::uint64_t{decode_stalled_at_ == now}, cycle(lsu_until_), optional_cycle(given_data_phase_)});
     // The counts a read in each of the last cycles sees (at_data_phase), as differences from now.
     for (std::uint64_t back = 1; back < history_.size(); ++back) {
         const PipelineCounters& h = history_[(now - back) % history_.size()];

@@ -170,20 +170,25 @@ TEST_CASE("silicon: compiled benchmarks measured on the STM32F100 keep what the 
     // measured. aha-mont64 matches on every counter: with a load from SRAM holding the fetch only
     // over the registration buffer, it is 548,235 cycles short (one a run of its inner block). ud
     // -O3 is within 0.2%: with its stores holding the fetch neither behind a decoded load or store
-    // nor in a load's data phase, it is 0.42% short.
+    // nor in a load's data phase, it is 0.42% short. TI's floating_point_math -Os (one call each of
+    // libgcc's __addsf3, __mulsf3 and __divsf3) matches on every counter and st is within 0.1%:
+    // without the fetch's gap behind a not-taken B<cc> that follows an IT block, they are 2
+    // cycles and 0.17% short.
     TempDir dir;
     const nlohmann::json j = silicon_on("stm32f100-bench", "stm32f100", dir);
     std::map<std::string, nlohmann::json> result;
     for (const auto& t : j["tests"])
         for (const auto& r : t["results"]) result[t["test"].get<std::string>() + "#" + std::to_string(r["number"].get<int>())] = r;
-    for (const char* key : {"ud#0", "ud#4", "st#0", "aha-mont64#0"}) REQUIRE(result.count(key) == 1);
+    for (const char* key : {"ud#0", "ud#4", "st#0", "aha-mont64#0", "floating_point_math#0"}) REQUIRE(result.count(key) == 1);
     CHECK(result["ud#0"]["exact"] == true);
     CHECK(result["ud#0"]["whole_program"]["error_cycles"] == 0);
     CHECK(result["aha-mont64#0"]["exact"] == true);
     CHECK(result["aha-mont64#0"]["whole_program"]["error_cycles"] == 0);
     for (const auto& m : result["st#0"]["mismatches"]) CHECK(m["region"] != "foldcnt");
     const double st_error = result["st#0"]["whole_program"]["error_percent"];
-    CHECK(std::abs(st_error) < 0.5);
+    CHECK(std::abs(st_error) < 0.1);
+    CHECK(result["floating_point_math#0"]["exact"] == true);
+    CHECK(result["floating_point_math#0"]["whole_program"]["error_cycles"] == 0);
     const double ud_o3_error = result["ud#4"]["whole_program"]["error_percent"];
     CHECK(std::abs(ud_o3_error) < 0.2);
 }

@@ -17,6 +17,11 @@
  *   fold_after_member  FOLDCNT over two IT blocks, the second IT behind the first block's last
  *                member: it does not fold there (one fold), where behind an unconditional
  *                16-bit instruction it does (fold_after_plain: two).
+ *   it_beq_wide  libgcc's __divsf3 entry test (`ands.w; ittt ne; andsne.w; teqne; teqne;
+ *                beq.n` at 2 mod 4, not taken, a 32-bit SUB.W behind it, 32-bit instructions on):
+ *                the fetch skips a cycle after the B<cc> resolves, so a cycle more than the same
+ *                code with a NOP for the IT and the members unconditional (nop_beq_wide). With a
+ *                16-bit SUBS behind the B<cc> there is no gap: it_beq_narrow equals nop_beq_narrow.
  * Output: "timing <name> <delta>" lines, as dwt_timing.c's. */
 #include <stdint.h>
 
@@ -24,11 +29,12 @@
 
 enum { T_BL_BX_LR, T_BL_B, T_SKIP_LDR_DEP, T_SKIP_LDR_FREE, T_SKIP_IN_DATA, T_NOP_IN_DATA, T_IT_BX_LR, T_BX_LR,
        T_FOLD_AFTER_MEMBER, T_FOLD_AFTER_PLAIN, T_MLA_BNE_OWN_WORD, T_MLA_BNE_SHARED_WORD,
-       T_SKIP_POP_PC, T_SKIP_NOP, T_COUNT };
+       T_SKIP_POP_PC, T_SKIP_NOP, T_IT_BEQ_WIDE, T_NOP_BEQ_WIDE, T_IT_BEQ_NARROW, T_NOP_BEQ_NARROW, T_COUNT };
 static const char *const names[T_COUNT] = {"bl_bx_lr", "bl_b",        "skip_ldr_dep", "skip_ldr_free",
                                            "skip_in_data", "nop_in_data", "it_bx_lr", "bx_lr",
                                            "fold_after_member", "fold_after_plain",
-                                           "mla_bne_own_word", "mla_bne_shared_word", "skip_pop_pc", "skip_nop"};
+                                           "mla_bne_own_word", "mla_bne_shared_word", "skip_pop_pc", "skip_nop",
+                                           "it_beq_wide", "nop_beq_wide", "it_beq_narrow", "nop_beq_narrow"};
 static uint32_t results[T_COUNT];
 
 __attribute__((noinline)) static void run_measurements(void)
@@ -63,6 +69,20 @@ __attribute__((noinline)) static void run_measurements(void)
     MEASURE(results[T_MLA_BNE_SHARED_WORD], 0, "sub sp, #16\n\t" "mov r5, sp\n\t" "add r4, r5, #16\n\t" ".balign 4\n\t",
             "2:\n\t" "ldrsh.w r2, [r5, #2]!\n\t" "ldrsh.w r3, [r5], #2\n\t" "cmp r5, r4\n\t" "nop\n\t" "mla r2, r2, r3, r2\n\t" "bne 2b\n\t",
             "add sp, #16\n\t");
+    /* r4 = r5 = 1.0f: every member passes (NE) and the BEQ falls through. The 16-bit MOVS puts
+     * the ANDS.W at 0 mod 4 behind the macro's 16-bit CYCCNT read, the B<cc> at 2 mod 4 and the
+     * SUB.W at 0 mod 4, as in __divsf3. */
+#define FLOAT_ONES "movw r4, #0\n\t" "movt r4, #0x3f80\n\t" "mov r5, r4\n\t" ".balign 4\n\t"
+#define WIDE_TAIL "sub.w r2, r2, r3\n\t" "eor.w r3, r4, r5\n\t" "lsls r5, r5, #9\n\t" "mov.w r4, r4, lsl #9\n\t" "add.w r2, r2, #1\n" "9:\n\t"
+#define NARROW_TAIL "subs r2, r2, r3\n\t" "eor.w r3, r4, r5\n\t" "lsls r5, r5, #9\n\t" "mov.w r4, r4, lsl #9\n\t" "add.w r2, r2, #1\n" "9:\n\t"
+#define IT_TEST "movs r2, #0\n\t" "ands.w r2, r4, #0x7f800000\n\t" "ittt ne\n\t" "andsne.w r3, r5, #0x7f800000\n\t" \
+                "teqne r2, #0x7f800000\n\t" "teqne r3, #0x7f800000\n\t" "beq.n 9f\n\t"
+#define NOP_TEST "movs r2, #0\n\t" "ands.w r2, r4, #0x7f800000\n\t" "nop\n\t" "ands.w r3, r5, #0x7f800000\n\t" \
+                 "teq r2, #0x7f800000\n\t" "teq r3, #0x7f800000\n\t" "beq.n 9f\n\t"
+    MEASURE(results[T_IT_BEQ_WIDE], 0, FLOAT_ONES, IT_TEST WIDE_TAIL, "");
+    MEASURE(results[T_NOP_BEQ_WIDE], 0, FLOAT_ONES, NOP_TEST WIDE_TAIL, "");
+    MEASURE(results[T_IT_BEQ_NARROW], 0, FLOAT_ONES, IT_TEST NARROW_TAIL, "");
+    MEASURE(results[T_NOP_BEQ_NARROW], 0, FLOAT_ONES, NOP_TEST NARROW_TAIL, "");
 }
 
 int main(void)
