@@ -100,14 +100,15 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
 
 // on_pipelined_block's hot path when a sink wants blocks (--etm, --pft) and none branches: the
 // plain hot path, and the block's event, deferred until the next block gives its cycles. A block
-// cut at trace points takes the other path.
-inline bool follows_with_event(MachineState& m, std::uint32_t pc, std::uint32_t size) {
+// cut at trace points takes the other path. Out of line, and entered by a tail call, as every
+// path but the plain one: that one then needs no callee-saved register, so no frame.
+[[gnu::noinline]] void follow_with_event(MachineState& m, std::uint32_t pc, std::uint32_t size) {
     const BlockInfo& b = m.blocks.slot(pc);
     models::PipelineFeed& pipeline = *m.feed.pipeline_feed;
-    if (b.address != pc || b.size != size || (b.flags & BlockInfo::Split) || !pipeline.plain_block_starts(pc, size)) return false;
+    if (b.address != pc || b.size != size || (b.flags & BlockInfo::Split) || !pipeline.plain_block_starts(pc, size))
+        return start_pipelined_block(m, pc, size, true);
     m.feed.block_pc = pc;
     m.stream.defer_whole_block_event(pipeline.pipeline().followed_counters().cycles, pc, size, b);
-    return true;
 }
 
 }  // namespace
@@ -145,15 +146,12 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     // FPU instruction each block is checked for one: neither takes this path.
     if (followed && m.feed.flash_caches.empty() && !m.fp.pending && pipeline.pipeline().followed_counters().cycles < m.next_check &&
         !m.stream.branch_mask) [[likely]] {
-        if (!m.stream.want_blocks) {
-            if (pipeline.plain_block_starts(pc, size)) {
-                // Only where the block is: no branch event is pending with no sink wanting one
-                // (so its fall-through is never read), and a device access asks the pipeline, not
-                // the block's access list, for its cycle.
-                m.feed.block_pc = pc;
-                return;
-            }
-        } else if (follows_with_event(m, pc, size)) {
+        if (m.stream.want_blocks) return follow_with_event(m, pc, size);
+        if (pipeline.plain_block_starts(pc, size)) {
+            // Only where the block is: no branch event is pending with no sink wanting one (so
+            // its fall-through is never read), and a device access asks the pipeline, not the
+            // block's access list, for its cycle.
+            m.feed.block_pc = pc;
             return;
         }
     }

@@ -110,7 +110,7 @@ public:
     /// whole block, none skipped.
     void block_ended(std::uint32_t successor) {
         if (const auto* t = pipeline_feed->ends_followed(successor)) {
-            counters.cycles += t->cycles, counters.lsu += t->lsu, counters.fold += t->fold;
+            counters.cycles += t->cost.cycles, counters.lsu += t->cost.lsu, counters.fold += t->cost.fold;
             return;
         }
         block_unfollowed(successor);

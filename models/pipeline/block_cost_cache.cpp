@@ -37,14 +37,7 @@ BlockCostCache::Transition* BlockCostCache::find_remembered(Recent& slot, const 
 }
 
 BlockCostCache::Transition* BlockCostCache::remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost) {
-    constexpr std::uint64_t kMax = 0xFFFFFFFFull;
-    if (cost.cycles > kMax || cost.instructions > kMax || cost.lsu > kMax || cost.fold > kMax) return nullptr;
-    Transition t{to,
-                 static_cast<std::uint32_t>(cost.cycles),
-                 static_cast<std::uint32_t>(cost.instructions),
-                 static_cast<std::uint32_t>(cost.lsu),
-                 static_cast<std::uint32_t>(cost.fold),
-                 {}};
+    Transition t{cost, to};
     const Key key{from, facts};
     auto [it, added] = transitions_.try_emplace(key, nullptr);
     if (added) it->second = &transition_store_.emplace_back();

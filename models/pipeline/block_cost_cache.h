@@ -27,17 +27,19 @@ class BlockCostCache {
 public:
     using StateId = std::uint32_t;
     struct Transition {
+        PipelineCounters cost;  ///< what the run adds to the counts (as wide as them: an add, no widening)
         StateId to = 0;
-        std::uint32_t cycles = 0, instructions = 0, lsu = 0, fold = 0;  ///< what the run adds to the counts
-        /// The transitions made next the last two times they differed, and which run made each,
-        /// the latest first (CachedPipeline::follow): a loop's back edge and its exit both stay.
+        /// The transitions made next the last two times they differed, and which run made each
+        /// (CachedPipeline::follow): a loop's back edge and its exit both stay. `latest` says
+        /// which of the two came last: marked, not moved, so that a hit writes a byte.
         struct Then {
             const void* run = nullptr;
             std::uint64_t exit = 0;
             Transition* next = nullptr;
         };
+        std::uint8_t latest = 0;
         std::array<Then, 2> then{};
-        void add_to(PipelineCounters& c) const { c.cycles += cycles, c.instructions += instructions, c.lsu += lsu, c.fold += fold; }
+        void add_to(PipelineCounters& c) const { c += cost; }
     };
     struct Stats {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
@@ -62,8 +64,7 @@ public:
         }
         return find_remembered(slot, key);
     }
-    /// Remembers what the run did: `cost` as the counts' difference (a run that took more than
-    /// 2^32 cycles is not remembered: null).
+    /// Remembers what the run did: `cost` as the counts' difference.
     Transition* remember(StateId from, std::uint64_t facts, StateId to, const PipelineCounters& cost);
     bool full() const { return states_.size() >= max_states_; }
     /// Forgets every state and transition (the ids given so far mean nothing after).

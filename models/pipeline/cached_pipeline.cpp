@@ -78,10 +78,7 @@ void CachedPipeline::run_model(std::uint64_t key, Give give, void* context, cons
         return;
     }
     state_ = cache_.intern(*live_);
-    if (Transition* t = cache_.remember(from, key, state_, live_->counters() - before))
-        chain(t, run_id, exit);
-    else
-        last_ = nullptr;
+    chain(cache_.remember(from, key, state_, live_->counters() - before), run_id, exit);
 }
 
 PipelineCounters CachedPipeline::at_data_phase() {

@@ -43,20 +43,23 @@ public:
     const Transition* follow(const void* run_id, std::uint64_t exit) {
         Transition* last = last_;
         if (!last || !pending_.empty()) return nullptr;
-        auto& then = last->then;
+        const auto& then = last->then;
+        std::uint8_t i = 0;
         if (then[0].run != run_id || then[0].exit != exit) {
             if (then[1].run != run_id || then[1].exit != exit) return nullptr;
-            std::swap(then[0], then[1]);  // the latest first
+            i = 1;
         }
+        last->latest = i;
+        Transition* next = then[i].next;
         cache_.count_followed();
-        take_known(*then[0].next);
-        return last_ = then[0].next;
+        take_known(*next);
+        return last_ = next;
     }
     /// The counts right after follow() has returned a transition (they are counters() then, without
     /// the checks: the hot path of a caller that keeps no counts of its own).
     const PipelineCounters& followed_counters() const { return counters_; }
     /// The run that came after the last transition the last time (a follow() candidate), or null.
-    const void* next_run() const { return last_ ? last_->then[0].run : nullptr; }
+    const void* next_run() const { return last_ ? last_->then[last_->latest].run : nullptr; }
     /// The counts once every instruction given has been run.
     const PipelineCounters& counters() {
         if (!pending_.empty()) settle();
@@ -91,9 +94,12 @@ private:
     // `t` was made: linked after the transition before when its run is named.
     void chain(Transition* t, const void* run_id, std::uint64_t exit) {
         if (run_id && last_) {
+            // The entry for the same run and exit, else the older one, becomes the latest.
             auto& then = last_->then;
-            if (then[0].run != run_id || then[0].exit != exit) then[1] = then[0];
-            then[0] = {run_id, exit, t};
+            std::uint8_t i = last_->latest;
+            if (then[i].run != run_id || then[i].exit != exit) i ^= 1;
+            then[i] = {run_id, exit, t};
+            last_->latest = i;
         }
         last_ = t;
     }
