@@ -226,6 +226,8 @@ private:
         std::uint8_t length = 0, passes = 0;
     } it_block_;
     bool it_condition_passes(const ClassifiedInstruction& i) const;
+    /// Whether decode knows, as it decodes a branch to `target`, the condition of the IT block it is in.
+    bool condition_known_at_decode(std::uint32_t target) const;
     /// Whether `branch`, a B<cc> resolved not taken, leaves the fetch a gap (fetch_gap_after_it_branch).
     bool gap_after_not_taken(const ClassifiedInstruction& branch, bool after_it_block) const;
     bool flags_reach_agu() const;                 // the instruction in execute decides flags a skipped load/store waits on
