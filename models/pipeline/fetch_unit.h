@@ -85,19 +85,18 @@ public:
     /// the epoch counts only against a decoded instruction's (epoch()).
     template <typename Cycle>
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
-        out.insert(out.end(),
-                   {head_, end_, next_, skip_next_, disabled_, held_, hold_words_, requested_, speculation_pending_, speculation_presented_,
-                    speculating_, speculation_target_, in_flight_.size(), waiting_, committed_, gap_at_ == kNoGap ? kNoGap : cycle(gap_at_)});
+        out.insert(out.end(), {head_, end_, next_, skip_next_, disabled_, held_, hold_words_, requested_, speculation_pending_,
+                               speculation_presented_, speculating_, speculation_target_, in_flight_.size(), waiting_, committed_, cycle(gap_at_)});
         for (const InFlight& f : in_flight_) out.insert(out.end(), {f.word, cycle(f.ready), f.skip_half, f.dropped, f.speculative});
     }
     template <typename Shift>
     void shift(Shift shift) {
         for (InFlight& f : in_flight_) shift(f.ready);
-        if (gap_at_ != kNoGap) shift(gap_at_);
+        shift(gap_at_);
     }
 
 private:
-    static constexpr std::uint64_t kNoGap = ~0ull;
+    static constexpr std::uint64_t kNoGap = ~0ull;  ///< a mark, not a time: state_key's cycle() and shift() keep it as it is
     struct InFlight {
         std::uint32_t word = 0;
         std::uint64_t ready = 0;   ///< the cycle decode can use it
