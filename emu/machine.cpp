@@ -93,7 +93,9 @@ std::vector<models::FeedRegion> feed_regions(const MemoryPlan& plan) {
         if (r.cache) {  // the flash behind the cache, with its line buffer, when the cache is off
             p.line_bytes = static_cast<std::uint16_t>(r.cache->flash_line);
             p.line_wait_states = r.cache->miss_cycles;
-            p.cached = true;
+            p.cached = true;  // and when it is on, its front: its line buffer and tag lookups
+            p.cache_line_bytes = static_cast<std::uint16_t>(r.cache->line);
+            p.cache_tag_cycles = r.cache->tag_cycles;
         }
         out.push_back({r.base, r.size, p, (r.access & AccessWrite) != 0, r.mmio});
     }
@@ -178,8 +180,12 @@ void detail::MachineState::add_hooks() {
         }
     }
     if (config.timing != TimingMode::None)
-        for (const auto& r : plan.memory)
-            if (r.cache) feed.flash_caches.emplace_back(r.base, r.size, *r.cache);
+        for (const auto& r : plan.memory) {
+            if (!r.cache) continue;
+            models::FlashCacheParameters cache = *r.cache;
+            if (config.timing == TimingMode::Pipeline) cache.tag_cycles = 0;  // the pipeline's bus matrix times the lookups
+            feed.flash_caches.emplace_back(r.base, r.size, cache);
+        }
     for (auto& c : feed.flash_caches) c.enable(feed.memory_mode.cache_enabled);  // as a device's reset left it
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
@@ -245,7 +251,7 @@ RunResult detail::MachineState::finish() {
     r.exception_cycles = feed.counters.exception;
     for (const auto& c : feed.flash_caches) {
         const models::FlashCacheCounters& n = c.counters();
-        r.flash_cache.lookups += n.lookups, r.flash_cache.misses += n.misses, r.flash_cache.line_buffer_hits += n.line_buffer_hits;
+        r.flash_cache.lookups += n.lookups, r.flash_cache.misses += n.misses;
         r.flash_cache.stall_cycles += n.stall_cycles;
     }
     if (feed.pipeline_feed) {

@@ -76,10 +76,10 @@ struct RunResult {
     struct TimingCache {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0, followed = 0;
     } timing_cache;
-    /// The flash caches' fetch lookups, their misses, and the misses the flash's line buffer held
-    /// (all 0 on a board without one), and the cycles the core stalled for them (part of stall_cycles).
+    /// The flash caches' fetch lookups and their misses (all 0 on a board without one), and the
+    /// cycles the core stalled for them (part of stall_cycles).
     struct FlashCache {
-        std::uint64_t lookups = 0, misses = 0, line_buffer_hits = 0, stall_cycles = 0;
+        std::uint64_t lookups = 0, misses = 0, stall_cycles = 0;
     } flash_cache;
 };
 

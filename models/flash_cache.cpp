@@ -32,14 +32,7 @@ unsigned FlashCache::look_up(std::uint32_t line) {
     for (std::uint32_t w = 0; w < p_.ways; ++w)
         if (ways[w] == line + 1) return stall;
     ++counters_.misses;
-    // The flash reads a whole flash line into its buffer; a miss in the line it holds is served from there.
-    const std::uint32_t address = line << line_shift_;
-    const std::uint32_t flash_line = p_.flash_line ? address / p_.flash_line : ~0u;
-    if (p_.flash_line && flash_line == buffered_flash_line_)
-        ++counters_.line_buffer_hits;
-    else
-        stall += p_.miss_cycles;
-    buffered_flash_line_ = flash_line;
+    stall += p_.miss_cycles;
     ways[victim_[set]] = line + 1;
     victim_[set] = static_cast<std::uint8_t>((victim_[set] + 1) % p_.ways);
     return stall;

@@ -1,14 +1,16 @@
 #pragma once
-// A set-associative cache in front of a flash, and the flash's line buffer: a TI CC26x2's VIMS in
-// cache mode (8 KiB, 4 ways, 64-bit lines, in front of a 128-bit flash at 2 wait states). A hit
-// costs nothing beyond the fetch's own cycle; a miss reads the flash, unless the flash's line
-// buffer still holds that flash line; a lookup costs a cycle unless its tag was prefetched (the
-// line right after the last one looked up).
+// A set-associative cache in front of a flash: a TI CC26x2's VIMS in cache mode (8 KiB, 4 ways,
+// 64-bit lines, in front of a 128-bit flash at 2 wait states). A hit costs nothing beyond the
+// fetch's own cycle; a miss reads the flash. A miss passes the flash's line buffer by (CMEmu's
+// VIMS, fitted to silicon: the cache's reads are not cacheable transfers to the flash, which
+// buffers only those), so every miss pays the wait states. A lookup costs `tag_cycles` unless its
+// tag was read ahead (the line right after the last one looked up).
 //
-// It sits beside the pipeline, not inside it: the pipeline times every fetch from the region as a
-// hit, and a block's misses stall the core for their cycles before it runs. That keeps the
-// block-cost cache's key free of the cache's state (its tags would make every entry state new),
-// at the price of a miss never overlapping with execution.
+// It sits beside the pipeline, not inside it: a block's misses stall the core for their cycles
+// before it runs, which keeps the block-cost cache's key free of the cache's tags (they would
+// make every entry's state new), at the price of a miss never overlapping with execution. With
+// the pipeline, its bus matrix times the tag lookups of every read, fetch or data
+// (MemoryPort::cached), and this cache is given `tag_cycles` 0.
 
 #include <cstdint>
 #include <vector>
@@ -20,14 +22,14 @@ struct FlashCacheParameters {
     std::uint32_t size = 8 * 1024;  ///< bytes of cached data
     std::uint32_t ways = 4;         ///< lines a set holds
     std::uint32_t line = 8;         ///< bytes a line holds (and a miss fills)
-    std::uint32_t flash_line = 16;  ///< bytes the flash reads at once into its line buffer; 0: no line buffer
-    std::uint8_t miss_cycles = 2;   ///< a miss the line buffer does not hold: the flash's wait states
+    std::uint32_t flash_line = 16;  ///< bytes the flash reads at once into its line buffer (cache off); 0: no line buffer
+    std::uint8_t miss_cycles = 2;   ///< a miss: the flash's wait states
     std::uint8_t tag_cycles = 1;    ///< a lookup whose tag was not prefetched
 };
 
 /// The cache's counts since the start.
 struct FlashCacheCounters {
-    std::uint64_t lookups = 0, misses = 0, line_buffer_hits = 0, stall_cycles = 0;
+    std::uint64_t lookups = 0, misses = 0, stall_cycles = 0;
 };
 
 class FlashCache {
@@ -54,7 +56,6 @@ private:
     std::vector<std::uint32_t> tags_;   ///< per set, `ways` entries: line address + 1, 0 when empty
     std::vector<std::uint8_t> victim_;  ///< per set: the way the next fill replaces (round robin)
     std::uint32_t prefetched_tag_ = ~0u;
-    std::uint32_t buffered_flash_line_ = ~0u;
     std::uint32_t last_line_ = ~0u;
     FlashCacheCounters counters_;
     bool enabled_ = true;

@@ -33,9 +33,15 @@ struct MemoryPort {
     /// (every fetch while the line buffers are off, MemoryMode::line_buffers).
     std::uint16_t line_bytes = 0;
     std::uint8_t line_wait_states = 0;
-    /// A cache stands in front of the region (models/flash_cache.h, beside the pipeline): while it
-    /// is on (MemoryMode::cache_enabled) the pipeline times fetches here as its hits.
+    /// A cache stands in front of the region (models/flash_cache.h): while it is on
+    /// (MemoryMode::cache_enabled) its misses stall the core beside the pipeline, and the pipeline
+    /// times every read here, fetch or data, as the cache's front: a line buffer of one cache line
+    /// (`cache_line_bytes`) that serves a read in the line it holds at once, and the tag lookup of
+    /// any other line, which waits `cache_tag_cycles` unless the cache read that tag ahead (the
+    /// line after the last one looked up). A TI CC26x2's VIMS: 8-byte lines, a cycle a lookup.
     bool cached = false;
+    std::uint16_t cache_line_bytes = 0;
+    std::uint8_t cache_tag_cycles = 0;
 };
 
 /// What firmware switches at run time in the memory system, through registers (a CC26x2's
@@ -78,11 +84,13 @@ public:
     }
     /// What of a data address decides its timing, as a key: its memory and its alignment (the
     /// aligner splits by the low bits), and in a memory with a line buffer its line, which decides
-    /// whether the buffer holds it.
+    /// whether the buffer holds it (the cache's line, the finer, where a cache may be in front).
     std::uint64_t timing_key(std::uint32_t address) const {
         const MemoryPort& p = at(address);
         std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&p)) ^ (std::uint64_t{address & 3u} << 60);
-        if (p.line_bytes) key ^= std::uint64_t{address / p.line_bytes} << 20;
+        unsigned line = p.line_bytes;
+        if (p.cache_line_bytes && (!line || p.cache_line_bytes < line)) line = p.cache_line_bytes;
+        if (line) key ^= std::uint64_t{address / line} << 20;
         return key;
     }
     /// The port the architecture assigns `address` to.

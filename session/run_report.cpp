@@ -53,9 +53,9 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
         out += line;
     }
     if (const auto& c = r.flash_cache; c.lookups) {
-        std::snprintf(line, sizeof line, "  flash cache   %.2f%% of %s fetch lookups missed (%s from the flash's line buffer), %s stall cycles\n",
+        std::snprintf(line, sizeof line, "  flash cache   %.2f%% of %s fetch lookups missed, %s stall cycles\n",
                       100.0 * static_cast<double>(c.misses) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(),
-                      grouped(c.line_buffer_hits).c_str(), grouped(c.stall_cycles).c_str());
+                      grouped(c.stall_cycles).c_str());
         out += line;
     }
     out += "  emulated time " + duration(r.emulated_seconds);
@@ -103,10 +103,7 @@ nlohmann::json to_json(const Scenario& sc, const std::string& elf, const emu::Ru
     j["unclaimed_mmio_accesses"] = r.unclaimed_mmio_accesses;
     j["sleep_cycles"] = r.sleep_cycles;
     if (r.flash_cache.lookups)
-        j["flash_cache"] = {{"lookups", r.flash_cache.lookups},
-                            {"misses", r.flash_cache.misses},
-                            {"line_buffer_hits", r.flash_cache.line_buffer_hits},
-                            {"stall_cycles", r.flash_cache.stall_cycles}};
+        j["flash_cache"] = {{"lookups", r.flash_cache.lookups}, {"misses", r.flash_cache.misses}, {"stall_cycles", r.flash_cache.stall_cycles}};
     if (r.timing_cache.lookups)
         j["timing_cache"] = {{"lookups", r.timing_cache.lookups},
                              {"hits", r.timing_cache.hits},

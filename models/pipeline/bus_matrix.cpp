@@ -71,11 +71,25 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
 }
 
 unsigned BusMatrix::line_buffer_wait(const MemoryPort& port, std::uint32_t address) {
-    if (!port.line_bytes || (port.cached && mode_.cache_enabled)) return 0;
+    if (port.cached && mode_.cache_enabled) return cache_front_wait(port, address);
+    if (!port.line_bytes) return 0;
     std::uint32_t line = (address & ~(port.line_bytes - 1u)) + 1;
     if (mode_.line_buffers && line == buffered_line_) return 0;
     buffered_line_ = mode_.line_buffers ? line : 0;
     return port.line_wait_states;
+}
+
+// CMEmu's VIMS (fitted to CC2652 silicon): each read that passes the cache's line buffer looks
+// its tag up and reads the next line's tag ahead; a data read from the flash (a literal, a table)
+// takes the buffer and the tag read ahead from the fetch as any other read does.
+unsigned BusMatrix::cache_front_wait(const MemoryPort& port, std::uint32_t address) {
+    if (!port.cache_line_bytes) return 0;
+    const std::uint32_t line = (address & ~(port.cache_line_bytes - 1u)) + 1;
+    if (line == buffered_line_) return 0;
+    const unsigned wait = line == prefetched_tag_ ? 0 : port.cache_tag_cycles;
+    buffered_line_ = line;
+    prefetched_tag_ = line + port.cache_line_bytes;
+    return wait;
 }
 
 bool BusMatrix::waits_for_ready(Master master, std::uint32_t address, std::uint64_t cycle) const {

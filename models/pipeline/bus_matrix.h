@@ -56,7 +56,10 @@ public:
     /// presented by `cycle` is dropped, and its bus cycle is free for data.
     void drop_held_fetch(std::uint64_t cycle);
     /// The memory system's switches from now on (firmware wrote a control register).
-    void set_mode(const MemoryMode& mode) { mode_ = mode; }
+    void set_mode(const MemoryMode& mode) {
+        if (mode.cache_enabled != mode_.cache_enabled) buffered_line_ = prefetched_tag_ = 0;  // another buffer in front now
+        mode_ = mode;
+    }
     const MemoryMode& mode() const { return mode_; }
     /// Whether a fetch's data phase on the System bus is still running in `cycle`.
     bool system_fetch_in_flight(std::uint64_t cycle) const { return state_[System].fetch_data_end >= cycle; }
@@ -73,7 +76,7 @@ public:
                                        cycle(s.asked_last[1])});
         }
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
-        out.insert(out.end(), {buffered_line_, mode_.cache_enabled, mode_.line_buffers});
+        out.insert(out.end(), {buffered_line_, prefetched_tag_, mode_.cache_enabled, mode_.line_buffers});
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
@@ -120,9 +123,15 @@ private:
     /// none. Fetches and data reads share it, as they share the port (a CC26x2's VIMS has one line
     /// buffer for its I/D-code port: measured, a load from a line a branch's target fetch has
     /// displaced waits for the flash again, memory/b_after_ldr).
+    /// With a cache on (MemoryPort::cached), the cache line its front buffer holds instead, as the
+    /// flash's line buffer is then behind the cache.
     std::uint32_t buffered_line_ = 0;
-    // The wait states a read of `address` pays for the flash line buffer, which then holds its line.
+    /// With a cache on: the line whose tag the cache read ahead (first byte + 1; 0 for none).
+    std::uint32_t prefetched_tag_ = 0;
+    // The wait states a read of `address` pays for the line buffer in front of its memory (the
+    // flash's, or with the cache on the cache's and its tag lookup), which then holds its line.
     unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address);
+    unsigned cache_front_wait(const MemoryPort& port, std::uint32_t address);
 };
 
 }  // namespace emutrace::models

@@ -6,6 +6,10 @@
  * is sequential: a pass over `fits` (2 KiB) misses on its first run only; a pass over `too_big`
  * (12 KiB) misses on every run, its lines evicted by its own later ones.
  *
+ * `literals_flash` and `literals_sram` run the same straight code, 64 times a load and three NOPs
+ * (a cache line of code each), loading a word from the flash or from SRAM: with the cache on, a
+ * read from the flash passes the cache's line buffer and tag lookup as the fetch does.
+ *
  * Output: one line "pass <name> <n> <cycles>" per pass. */
 #include <stdint.h>
 
@@ -17,6 +21,16 @@
 
 __attribute__((noinline, aligned(16))) static void fits(void) { NOPS(1024); }
 __attribute__((noinline, aligned(16))) static void too_big(void) { NOPS(6144); }
+
+static const uint32_t flash_word __attribute__((aligned(64))) = 0x600DF00D;
+static volatile uint32_t sram_word = 0x600DF00D;
+
+__attribute__((noinline, aligned(16))) static void load_64(const volatile uint32_t *word)
+{
+    __asm volatile(".rept 64\n\tldr r3, [%0]\n\tnop\n\tnop\n\tnop\n\t.endr" ::"l"(word) : "r3", "memory");
+}
+static void literals_flash(void) { load_64(&flash_word); }
+static void literals_sram(void) { load_64(&sram_word); }
 
 static void report(const char *name, unsigned pass, uint32_t cycles)
 {
@@ -45,5 +59,7 @@ int main(void)
     dwt_cyccnt_start();
     measure("fits", fits);
     measure("too_big", too_big);
+    measure("literals_flash", literals_flash);
+    measure("literals_sram", literals_sram);
     return 0;
 }

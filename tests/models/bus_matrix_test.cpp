@@ -205,6 +205,8 @@ TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait st
     flash.line_bytes = 16;
     flash.line_wait_states = 2;
     flash.cached = true;
+    flash.cache_line_bytes = 8;
+    flash.cache_tag_cycles = 1;
     MemorySystem memory({{0, 64 * 1024, flash}});
     auto words = [&](MemoryMode mode) {
         BusMatrix bus(memory);
@@ -216,8 +218,33 @@ TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait st
     CHECK(words({false, true}) == std::vector<std::uint64_t>{4, 5, 6, 7, 10, 11, 12, 13});
     // Line buffers off: every word reads the flash (measured on the CC2652: add.w 3 cycles each).
     CHECK(words({false, false}) == std::vector<std::uint64_t>{4, 7, 10, 13, 16, 19, 22, 25});
-    // The cache on: its misses are charged beside the pipeline, which times fetches as hits.
-    CHECK(words({true, true}) == std::vector<std::uint64_t>{2, 3, 4, 5, 6, 7, 8, 9});
+    // The cache on: its misses are charged beside the pipeline, which times fetches as hits, the
+    // first line's tag lookup a cycle, the next lines' tags read ahead.
+    CHECK(words({true, true}) == std::vector<std::uint64_t>{3, 4, 5, 6, 7, 8, 9, 10});
+}
+
+TEST_CASE("bus matrix: with the cache on, fetches and data reads share its line buffer and its tag read ahead") {
+    MemoryPort flash{BusPort::Code};
+    flash.line_bytes = 16;
+    flash.line_wait_states = 2;
+    flash.cached = true;
+    flash.cache_line_bytes = 8;
+    flash.cache_tag_cycles = 1;
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    BusMatrix bus(memory);
+    bus.set_mode({true, true});
+    CHECK(bus.grant(Master::Fetch, 0x100, 0).data_end == 2);   // a lookup: a cycle for the tag
+    CHECK(bus.grant(Master::Fetch, 0x104, 2).data_end == 3);   // the line buffer holds it
+    CHECK(bus.grant(Master::Fetch, 0x108, 3).data_end == 4);   // its tag was read ahead
+    CHECK(bus.grant(Master::Data, 0x400, 4).data_end == 6);    // a literal: its own lookup
+    CHECK(bus.grant(Master::Fetch, 0x110, 6).data_end == 8);   // the fetch's next line lost its tag read ahead
+    CHECK(bus.grant(Master::Data, 0x404, 8).data_end == 10);   // and the literal's line its buffer
+    CHECK(bus.grant(Master::Data, 0x408, 10).data_end == 11);  // the line after a lookup: read ahead
+    bus.set_mode({false, true});                               // the cache off: the flash's 16-byte line buffer again
+    CHECK(bus.grant(Master::Data, 0x408, 12).data_end == 15);
+    CHECK(bus.grant(Master::Data, 0x40C, 15).data_end == 16);
+    // A key tells data reads in two cache lines of one flash line apart.
+    CHECK(memory.timing_key(0x400) != memory.timing_key(0x408));
 }
 
 TEST_CASE("bus matrix: fetches and data reads share the flash's line buffer, a key tells their lines apart") {
