@@ -183,7 +183,7 @@ void detail::MachineState::add_hooks() {
         for (const auto& r : plan.memory) {
             if (!r.cache) continue;
             models::FlashCacheParameters cache = *r.cache;
-            if (config.timing == TimingMode::Pipeline) cache.tag_cycles = 0;  // the pipeline's bus matrix times the lookups
+            if (config.timing == TimingMode::Pipeline) cache.tag_cycles = cache.miss_cycles = 0;  // the pipeline's bus times both
             feed.flash_caches.emplace_back(r.base, r.size, cache);
         }
     for (auto& c : feed.flash_caches) c.enable(feed.memory_mode.cache_enabled);  // as a device's reset left it

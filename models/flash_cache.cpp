@@ -9,19 +9,6 @@ FlashCache::FlashCache(std::uint32_t base, std::uint32_t size, const FlashCacheP
       line_shift_(static_cast<std::uint32_t>(std::countr_zero(parameters.line))), tags_(static_cast<std::size_t>(sets_) * parameters.ways, 0),
       victim_(sets_, 0) {}
 
-unsigned FlashCache::fetch(std::uint32_t address, std::uint32_t bytes) {
-    if (bytes == 0) return 0;
-    const std::uint32_t first = address >> line_shift_, last = (address + bytes - 1) >> line_shift_;
-    unsigned stall = 0;
-    for (std::uint32_t l = first; l <= last; ++l) {
-        if (l == last_line_) continue;  // the line just read is still on the bus: no new lookup
-        stall += look_up(l);
-        last_line_ = l;
-    }
-    counters_.stall_cycles += stall;
-    return stall;
-}
-
 unsigned FlashCache::look_up(std::uint32_t line) {
     ++counters_.lookups;
     // The tag of the line after the one looked up is read ahead; any other lookup takes a cycle.

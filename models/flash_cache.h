@@ -6,11 +6,11 @@
 // buffers only those), so every miss pays the wait states. A lookup costs `tag_cycles` unless its
 // tag was read ahead (the line right after the last one looked up).
 //
-// It sits beside the pipeline, not inside it: a block's misses stall the core for their cycles
-// before it runs, which keeps the block-cost cache's key free of the cache's tags (they would
-// make every entry's state new), at the price of a miss never overlapping with execution. With
-// the pipeline, its bus matrix times the tag lookups of every read, fetch or data
-// (MemoryPort::cached), and this cache is given `tag_cycles` 0.
+// It keeps the tags beside the timing model, not inside it, which keeps the block-cost cache's key
+// free of them (they would make every saved state new): a block's lines are looked up before it
+// runs. The per-block model stalls the core for what its misses and lookups cost. The pipeline
+// times them itself, as bus wait states that its prefetch queue may hide (MemoryPort::cached):
+// this cache is given `miss_cycles` and `tag_cycles` 0 there, and says which lines missed.
 
 #include <cstdint>
 #include <vector>
@@ -44,8 +44,25 @@ public:
     void enable(bool on) { enabled_ = on; }
     bool enabled() const { return enabled_; }
     /// Code [address, address + bytes) is fetched, line by line: the stall cycles its misses and
-    /// lookups cost. Fills the lines that missed.
-    unsigned fetch(std::uint32_t address, std::uint32_t bytes);
+    /// lookups cost. Fills the lines that missed, and tells `missed` each one's first address.
+    template <typename Missed>
+    unsigned fetch(std::uint32_t address, std::uint32_t bytes, Missed&& missed) {
+        if (bytes == 0) return 0;
+        const std::uint32_t first = address >> line_shift_, last = (address + bytes - 1) >> line_shift_;
+        unsigned stall = 0;
+        for (std::uint32_t l = first; l <= last; ++l) {
+            if (l == last_line_) continue;  // the line just read is still on the bus: no new lookup
+            const std::uint64_t misses = counters_.misses;
+            stall += look_up(l);
+            if (counters_.misses != misses) missed(l << line_shift_);
+            last_line_ = l;
+        }
+        counters_.stall_cycles += stall;
+        return stall;
+    }
+    unsigned fetch(std::uint32_t address, std::uint32_t bytes) {
+        return fetch(address, bytes, [](std::uint32_t) {});
+    }
     const FlashCacheCounters& counters() const { return counters_; }
     const FlashCacheParameters& parameters() const { return p_; }
 

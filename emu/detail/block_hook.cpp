@@ -6,7 +6,8 @@
 //   1. With the pipeline, the block before is done: its cycles (TimingFeed::block_ended).
 //   2. Hot path: a known block flagged at most HotPath, with no service due and no branch to
 //      report, is fetched through the flash caches and counted (account_block), and its event
-//      appended when a sink wants blocks.
+//      appended when a sink wants blocks. (With the pipeline the flash caches look the block up
+//      first, before step 1, and the pipeline times what missed.)
 //   3. Otherwise (on_block_slow): services (timers, stimuli, limits, pending exceptions, which may
 //      redirect execution so that this block does not run), the block's analysis, its operand
 //      sites' hooks, the lazy FP preservation, the Branch event, then as the hot path, then what
@@ -22,9 +23,10 @@ MachineState& machine(void* user) {
 }
 
 // Block [pc, pc + size), about to run, fetched through the flash cache that covers it, if any:
-// its misses and tag lookups stall the core before it runs.
+// its misses and tag lookups stall the core before it runs. (The pipeline looks its lines up as
+// the hook starts, and times them itself.)
 inline void fetch_through_flash_caches(MachineState& m, std::uint32_t pc, std::uint32_t size) {
-    if (m.feed.flash_caches.empty()) [[likely]]
+    if (m.feed.flash_caches.empty() || m.feed.pipeline_feed) [[likely]]
         return;
     if (unsigned stall = m.feed.fetch_stall(pc, size)) m.add_idle_cycles(stall, m.feed.counters.stall);
 }
@@ -120,8 +122,10 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
 void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    if (m.feed.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
+    if (m.feed.pipeline_feed) [[unlikely]] {  // the block before is done: its cycles, before any service is due
+        if (!m.feed.flash_caches.empty()) m.feed.pipeline_fetches_through_flash_caches(pc, size);
         m.feed.block_ended(pc);
+    }
     const BlockInfo& b = m.blocks.slot(pc);
     if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
         return on_block_slow(m, pc, size);
@@ -140,12 +144,12 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
     MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
     models::PipelineFeed& pipeline = *m.feed.pipeline_feed;
+    if (!m.feed.flash_caches.empty()) [[unlikely]]  // before the block before runs: its fetch may reach these lines
+        m.feed.pipeline_fetches_through_flash_caches(pc, size);
     const bool followed = pipeline.ends_followed(pc);
-    // A board with a flash cache looks each block's lines up once it is known to run (not on a run
-    // the hooking of its operand sites repeats), and while an FP area waits for a handler's first
-    // FPU instruction each block is checked for one: neither takes this path.
-    if (followed && m.feed.flash_caches.empty() && !m.fp.pending && pipeline.pipeline().followed_counters().cycles < m.next_check &&
-        !m.stream.branch_mask) [[likely]] {
+    // While an FP area waits for a handler's first FPU instruction each block is checked for one:
+    // not on this path.
+    if (followed && !m.fp.pending && pipeline.pipeline().followed_counters().cycles < m.next_check && !m.stream.branch_mask) [[likely]] {
         if (m.stream.want_blocks) return follow_with_event(m, pc, size);
         if (pipeline.plain_block_starts(pc, size)) {
             // Only where the block is: no branch event is pending with no sink wanting one (so

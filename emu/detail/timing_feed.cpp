@@ -1,5 +1,7 @@
 #include "emu/detail/timing_feed.h"
 
+#include <array>
+
 namespace emutrace::emu::detail {
 
 TimingFeed::TimingFeed(std::optional<models::CoreKind> per_block) {
@@ -61,6 +63,28 @@ void TimingFeed::leave_block_at(std::uint32_t pc, BlockCache& blocks) {
     }
     sequential_ = pc;
     fallthrough_ = pc;
+}
+
+void TimingFeed::pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size) {
+    for (auto& c : flash_caches) {
+        if (!c.covers(pc)) continue;
+        if (!c.enabled()) return;
+        // A translated block spans at most a few hundred lines: they are told to the pipeline a
+        // batch at a time, each a change of its state (its saved states key the lines it waits for).
+        std::array<std::uint32_t, 64> missed{};
+        std::size_t n = 0;
+        auto tell = [&] {
+            models::Pipeline& p = pipeline_feed->pipeline().change();
+            for (std::size_t i = 0; i < n; ++i) p.cache_missed(missed[i]);
+            n = 0;
+        };
+        c.fetch(pc, size, [&](std::uint32_t line) {
+            if (n == missed.size()) tell();
+            missed[n++] = line;
+        });
+        if (n) tell();
+        return;
+    }
 }
 
 void TimingFeed::set_memory_mode(const models::MemoryMode& mode) {

@@ -145,6 +145,11 @@ public:
             if (c.covers(pc)) return c.enabled() ? c.fetch(pc, size) : 0;
         return 0;
     }
+    /// With the pipeline: block [pc, pc + size) is about to run, and its lines are looked up in
+    /// the flash cache that covers it, if that one is on, before the block before it is run: the
+    /// pipeline times the lines that missed as its bus's wait states, and its fetch may reach
+    /// them while it runs that block.
+    void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size);
     /// The memory system's run-time switches, as a device sets them.
     void set_memory_mode(const models::MemoryMode& mode);
     /// ACTLR as the firmware wrote it (write buffer, IT folding).

@@ -86,10 +86,24 @@ unsigned BusMatrix::cache_front_wait(const MemoryPort& port, std::uint32_t addre
     if (!port.cache_line_bytes) return 0;
     const std::uint32_t line = (address & ~(port.cache_line_bytes - 1u)) + 1;
     if (line == buffered_line_) return 0;
-    const unsigned wait = line == prefetched_tag_ ? 0 : port.cache_tag_cycles;
+    const unsigned wait = (line == prefetched_tag_ ? 0 : port.cache_tag_cycles) + (take_missed(line) ? port.line_wait_states : 0);
     buffered_line_ = line;
     prefetched_tag_ = line + port.cache_line_bytes;
     return wait;
+}
+
+void BusMatrix::cache_missed(std::uint32_t line) {
+    if (missed_.size() == kMostMissedLines) missed_.erase(missed_.begin());
+    missed_.push_back(line + 1);
+}
+
+bool BusMatrix::take_missed(std::uint32_t line) {
+    if (missed_.empty()) [[likely]]
+        return false;
+    auto at = std::find(missed_.begin(), missed_.end(), line);
+    if (at == missed_.end()) return false;
+    missed_.erase(at);
+    return true;
 }
 
 bool BusMatrix::waits_for_ready(Master master, std::uint32_t address, std::uint64_t cycle) const {

@@ -57,9 +57,15 @@ public:
     void drop_held_fetch(std::uint64_t cycle);
     /// The memory system's switches from now on (firmware wrote a control register).
     void set_mode(const MemoryMode& mode) {
-        if (mode.cache_enabled != mode_.cache_enabled) buffered_line_ = prefetched_tag_ = 0;  // another buffer in front now
+        if (mode.cache_enabled != mode_.cache_enabled) buffered_line_ = prefetched_tag_ = 0, missed_.clear();  // another buffer in front now
         mode_ = mode;
     }
+    /// The cache (beside the timing, models/flash_cache.h) missed the line that starts at `line`:
+    /// the first read of it from now on also waits for the flash (MemoryPort::line_wait_states).
+    /// At most kMostMissedLines wait at once (more than a translated block's lines); the oldest
+    /// is forgotten beyond.
+    void cache_missed(std::uint32_t line);
+    static constexpr std::size_t kMostMissedLines = 1024;
     const MemoryMode& mode() const { return mode_; }
     /// Whether a fetch's data phase on the System bus is still running in `cycle`.
     bool system_fetch_in_flight(std::uint64_t cycle) const { return state_[System].fetch_data_end >= cycle; }
@@ -76,7 +82,8 @@ public:
                                        cycle(s.asked_last[1])});
         }
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
-        out.insert(out.end(), {buffered_line_, prefetched_tag_, mode_.cache_enabled, mode_.line_buffers});
+        out.insert(out.end(), {buffered_line_, prefetched_tag_, mode_.cache_enabled, mode_.line_buffers, missed_.size()});
+        out.insert(out.end(), missed_.begin(), missed_.end());
     }
     /// The same state `delta` cycles later.
     template <typename Shift>
@@ -128,6 +135,11 @@ private:
     std::uint32_t buffered_line_ = 0;
     /// With a cache on: the line whose tag the cache read ahead (first byte + 1; 0 for none).
     std::uint32_t prefetched_tag_ = 0;
+    /// With a cache on: the lines it missed that no read has taken from the flash yet (first
+    /// byte + 1), oldest first. Empty but while a block that missed runs, so that the states the
+    /// block-cost cache saves do not allocate.
+    std::vector<std::uint32_t> missed_;
+    bool take_missed(std::uint32_t line);
     // The wait states a read of `address` pays for the line buffer in front of its memory (the
     // flash's, or with the cache on the cache's and its tag lookup), which then holds its line.
     unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address);

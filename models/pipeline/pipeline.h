@@ -82,6 +82,8 @@ public:
 
     /// The memory system's run-time switches from the next transfer on (BusMatrix::set_mode).
     void set_memory_mode(const MemoryMode& mode) { bus_.set_mode(mode); }
+    /// The flash cache missed the line at `line` (BusMatrix::cache_missed).
+    void cache_missed(std::uint32_t line) { bus_.cache_missed(line); }
     /// What the core's auxiliary control register (ACTLR) sets, as the firmware wrote it.
     struct CoreControl {
         bool write_buffer = true;  ///< clear DISDEFWBUF: a store leaves execute with its address phase

@@ -2,9 +2,10 @@
  * DWT_CYCCNT read around every pass, for tests/emu/flash_cache_test.cpp: what the cache's misses
  * cost on the cc2652 board, against the same board without its cache.
  *
- * Each body is a straight run of 16-bit NOPs, aligned to a 16-byte flash line, so that its fetch
- * is sequential: a pass over `fits` (2 KiB) misses on its first run only; a pass over `too_big`
- * (12 KiB) misses on every run, its lines evicted by its own later ones.
+ * Each body is a straight run of NOPs, aligned to a 16-byte flash line, so that its fetch is
+ * sequential: a pass over `fits` (2 KiB of 16-bit NOPs) or `wide` (4 KiB of 32-bit ones) misses on
+ * its first run only; a pass over `too_big` (12 KiB) misses on every run, its lines evicted by its
+ * own later ones.
  *
  * `literals_flash` and `literals_sram` run the same straight code, 64 times a load and three NOPs
  * (a cache line of code each), loading a word from the flash or from SRAM: with the cache on, a
@@ -18,9 +19,11 @@
 
 #define PASSES 4
 #define NOPS(n) __asm volatile(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
+#define WIDE_NOPS(n) __asm volatile(".rept " #n "\n\tnop.w\n\t.endr" ::: "memory")
 
 __attribute__((noinline, aligned(16))) static void fits(void) { NOPS(1024); }
 __attribute__((noinline, aligned(16))) static void too_big(void) { NOPS(6144); }
+__attribute__((noinline, aligned(16))) static void wide(void) { WIDE_NOPS(1024); }
 
 static const uint32_t flash_word __attribute__((aligned(64))) = 0x600DF00D;
 static volatile uint32_t sram_word = 0x600DF00D;
@@ -59,6 +62,7 @@ int main(void)
     dwt_cyccnt_start();
     measure("fits", fits);
     measure("too_big", too_big);
+    measure("wide", wide);
     measure("literals_flash", literals_flash);
     measure("literals_sram", literals_sram);
     return 0;

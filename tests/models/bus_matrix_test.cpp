@@ -247,6 +247,31 @@ TEST_CASE("bus matrix: with the cache on, fetches and data reads share its line 
     CHECK(memory.timing_key(0x400) != memory.timing_key(0x408));
 }
 
+TEST_CASE("bus matrix: a line the cache missed waits for the flash on its first read, beside its tag lookup") {
+    MemoryPort flash{BusPort::Code};
+    flash.line_wait_states = 2;
+    flash.cached = true;
+    flash.cache_line_bytes = 8;
+    flash.cache_tag_cycles = 1;
+    MemorySystem memory({{0, 64 * 1024, flash}});
+    BusMatrix bus(memory);
+    bus.set_mode({true, true});
+    bus.cache_missed(0x100);
+    bus.cache_missed(0x108);
+    bus.cache_missed(0x300);
+    CHECK(bus.grant(Master::Fetch, 0x100, 0).data_end == 4);   // a lookup and the flash: 1 + 1 + 2
+    CHECK(bus.grant(Master::Fetch, 0x104, 4).data_end == 5);   // the line buffer holds the rest of the line
+    CHECK(bus.grant(Master::Fetch, 0x108, 5).data_end == 8);   // tag read ahead: 1 + 2
+    CHECK(bus.grant(Master::Fetch, 0x100, 8).data_end == 10);  // filled: a hit, its tag a cycle
+    std::vector<std::uint64_t> key, other;
+    auto same = [](std::uint64_t c) { return c; };
+    bus.state_key(key, same);
+    CHECK(bus.grant(Master::Fetch, 0x300, 10).data_end == 14);
+    bus.state_key(other, same);
+    CHECK(key != other);  // the line still to miss is part of the state
+    CHECK(bus.grant(Master::Fetch, 0x300, 14).data_end == 15);
+}
+
 TEST_CASE("bus matrix: fetches and data reads share the flash's line buffer, a key tells their lines apart") {
     MemoryPort flash{BusPort::Code};
     flash.line_bytes = 16;
