@@ -4,7 +4,8 @@
 // fetch's own cycle; a miss reads the flash. A miss passes the flash's line buffer by (CMEmu's
 // VIMS, fitted to silicon: the cache's reads are not cacheable transfers to the flash, which
 // buffers only those), so every miss pays the wait states. A lookup costs `tag_cycles` unless its
-// tag was read ahead (the line right after the last one looked up).
+// tag was read ahead (the line right after the last one looked up). A full set evicts a
+// pseudo-random way (victim()).
 //
 // It keeps the tags beside the timing model, not inside it, which keeps the block-cost cache's key
 // free of them (they would make every saved state new): a block's lines are looked up before it
@@ -12,6 +13,7 @@
 // times them itself, as bus wait states that its prefetch queue may hide (MemoryPort::cached):
 // this cache is given `miss_cycles` and `tag_cycles` 0 there, and says which lines missed.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -41,7 +43,11 @@ public:
     bool covers(std::uint32_t address) const { return address - base_ < size_; }
     /// Whether the cache serves fetches: off (firmware set its controller's mode to off or to
     /// GPRAM), fetch() costs nothing here and the pipeline times the flash and its line buffer.
-    void enable(bool on) { enabled_ = on; }
+    /// Leaving cache mode invalidates every line (the VIMS resets its tags).
+    void enable(bool on) {
+        if (enabled_ && !on) std::fill(tags_.begin(), tags_.end(), 0u), std::fill(fill_.begin(), fill_.end(), std::uint8_t{0});
+        enabled_ = on;
+    }
     bool enabled() const { return enabled_; }
     /// Code [address, address + bytes) is fetched, line by line: the stall cycles its misses and
     /// lookups cost. Fills the lines that missed, and tells `missed` each one's first address.
@@ -68,10 +74,12 @@ public:
 
 private:
     unsigned look_up(std::uint32_t line_address);
+    std::uint32_t victim(std::uint32_t set, const std::uint32_t* ways, bool prefetched);
     FlashCacheParameters p_;
     std::uint32_t base_, size_, sets_, line_shift_;
-    std::vector<std::uint32_t> tags_;   ///< per set, `ways` entries: line address + 1, 0 when empty
-    std::vector<std::uint8_t> victim_;  ///< per set: the way the next fill replaces (round robin)
+    std::vector<std::uint32_t> tags_;  ///< per set, `ways` entries: line address + 1, 0 when empty
+    std::vector<std::uint8_t> fill_;   ///< per set not yet full: the way the next fill takes
+    std::uint8_t lfsr_ = 1;            ///< picks the way a fill of a full set replaces (victim())
     std::uint32_t prefetched_tag_ = ~0u;
     std::uint32_t last_line_ = ~0u;
     FlashCacheCounters counters_;

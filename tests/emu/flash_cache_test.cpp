@@ -39,7 +39,7 @@ FirmwareRun run_on_cc2652(emu::TimingMode timing, bool cache) {
 
 }  // namespace
 
-TEST_CASE("flash cache, per-block model: code that fits misses once, code that does not on every pass, each miss a stall") {
+TEST_CASE("flash cache, per-block model: code that fits misses once, code that does not on every pass, a miss a stall") {
     FirmwareRun cached = run_on_cc2652(emu::TimingMode::Trm, true), plain = run_on_cc2652(emu::TimingMode::Trm, false);
     REQUIRE(cached.result.exit_code == 0);
     REQUIRE(plain.result.exit_code == 0);
@@ -59,13 +59,16 @@ TEST_CASE("flash cache, per-block model: code that fits misses once, code that d
         CHECK(with["fits"][pass] >= fits);
         CHECK(with["fits"][pass] <= fits + 8);
     }
-    // 12 KiB through 8 KiB of 4 ways: each pass evicts its own lines before it comes back to them.
-    for (auto cycles : with["too_big"]) {
-        CHECK(cycles >= too_big + 12 * 1024 / 8 * 2);
-        CHECK(cycles <= too_big + 12 * 1024 / 8 * 2 + 64);
+    // 12 KiB through 8 KiB of 4 ways: the first pass misses on every line; the later ones keep
+    // some, the pseudo-random way a full set evicts sparing others, but lose at least half.
+    CHECK(with["too_big"][0] >= too_big + 12 * 1024 / 8 * 2);
+    CHECK(with["too_big"][0] <= too_big + 12 * 1024 / 8 * 2 + 64);
+    for (std::size_t pass = 1; pass < 4; ++pass) {
+        CHECK(with["too_big"][pass] >= too_big + 12 * 1024 / 8);
+        CHECK(with["too_big"][pass] <= too_big + 12 * 1024 / 8 * 2 - 64);
     }
     const auto& c = cached.result.flash_cache;
-    CHECK(c.misses > 4 * 12 * 1024 / 8);
+    CHECK(c.misses > 12 * 1024 / 8 + 3 * 12 * 1024 / 16);
     // Every miss costs miss_cycles, a lookup not read ahead a cycle, and the run's stall includes them.
     CHECK(c.stall_cycles >= c.misses * 2);
     CHECK(c.stall_cycles <= c.misses * 2 + c.lookups);
@@ -84,8 +87,8 @@ TEST_CASE("flash cache, pipeline: a miss is a fetch's wait for the flash, which 
         REQUIRE(without[body].size() == 4);
     }
     const auto& c = cached.result.flash_cache;
-    CHECK(c.misses > 4 * 12 * 1024 / 8);  // too_big misses on every pass, as with the per-block model
-    CHECK(c.stall_cycles == 0);           // the pipeline's bus times them
+    CHECK(c.misses > 12 * 1024 / 8 + 3 * 12 * 1024 / 16);  // too_big misses on every pass, as with the per-block model
+    CHECK(c.stall_cycles == 0);                            // the pipeline's bus times them
     // A missed line's first word waits 2 cycles more, its second comes from the cache's line buffer:
     // 8 bytes in 4 cycles, as fast as four 16-bit NOPs run. Their misses are hidden, thrashing or not.
     for (std::size_t pass = 0; pass < 4; ++pass) {

@@ -61,8 +61,8 @@ int main(void)
 {
     dwt_cyccnt_start();
     measure("fits", fits);
+    measure("wide", wide);  /* with `fits`, 6 KiB: no set is full yet */
     measure("too_big", too_big);
-    measure("wide", wide);
     measure("literals_flash", literals_flash);
     measure("literals_sram", literals_sram);
     return 0;

@@ -16,15 +16,32 @@ TEST_CASE("flash cache: every miss costs the flash's wait states, a lookup a cyc
     CHECK(c.counters().stall_cycles == 3 + 2 + 2 + 1);
 }
 
-TEST_CASE("flash cache: a set holds `ways` lines, replaced in turn") {
+TEST_CASE("flash cache: a set fills its `ways` in turn, then a full one evicts the way an LFSR names") {
     FlashCacheParameters p;
-    p.flash_line = 0;  // no line buffer: every miss reads the flash
     p.tag_cycles = 0;
     FlashCache c(0, 1 << 20, p);
     const std::uint32_t set_stride = p.size / p.ways;  // addresses this far apart share a set
-    for (std::uint32_t w = 0; w < 4; ++w) CHECK(c.fetch(w * set_stride, 4) == 2);
-    for (std::uint32_t w = 0; w < 4; ++w) CHECK(c.fetch(w * set_stride, 4) == 0);  // all four still there
-    CHECK(c.fetch(4 * set_stride, 4) == 2);                                        // a fifth evicts the first filled
-    CHECK(c.fetch(0, 4) == 2);
-    CHECK(c.fetch(2 * set_stride, 4) == 0);
+    auto missed = [&](std::uint32_t line) { return c.fetch(line * set_stride, 4) == 2; };
+    // Each fill here is a lookup not read ahead: the register (x^8 + x^4 + x^3 + x^2 + 1, from 1)
+    // steps after it, 1 -> 2 -> 4 -> 8 -> 16 -> 32 -> 64 -> 128; bits 7:6 name the way.
+    for (std::uint32_t w = 0; w < 4; ++w) CHECK(missed(w));
+    for (std::uint32_t w = 0; w < 4; ++w) CHECK_FALSE(missed(w));  // all four still there; hits step nothing
+    CHECK(missed(4));                                              // 16: way 0, line 0 out
+    CHECK(missed(0));                                              // 32: way 0, line 4 out
+    CHECK_FALSE(missed(2));
+    CHECK(missed(4));  // 64: way 1, line 1 out
+    CHECK(missed(1));  // 128: way 2, line 2 out
+    CHECK(missed(2));
+    CHECK_FALSE(missed(3));
+}
+
+TEST_CASE("flash cache: leaving cache mode invalidates every line") {
+    FlashCache c(0, 64 * 1024, FlashCacheParameters{});
+    CHECK(c.fetch(0x100, 4) == 1 + 2);
+    CHECK(c.fetch(0x200, 4) == 1 + 2);
+    CHECK(c.fetch(0x100, 4) == 1);  // a hit
+    c.enable(false);                // fetch() is not called while off; on again, both lines are gone
+    c.enable(true);
+    CHECK(c.fetch(0x200, 4) == 1 + 2);
+    CHECK(c.fetch(0x100, 4) == 1 + 2);
 }
