@@ -121,6 +121,30 @@ bool is_jump(const cs_insn& insn) {
     return false;
 }
 
+// Instruction::may_misalign_sp, with the rest of `ins` filled in.
+bool may_misalign_sp(const cs_insn& c, const Instruction& ins) {
+    constexpr std::uint16_t kSp = 1u << 13;
+    const cs_arm& arm = c.detail->arm;
+    if (c.id == ARM_INS_MSR)
+        return arm.op_count > 0 && arm.operands[0].type == ARM_OP_SYSREG &&
+               (arm.operands[0].reg == ARM_SYSREG_MSP || arm.operands[0].reg == ARM_SYSREG_PSP);
+    if (!(ins.writes & kSp)) return false;
+    using Mode = MemoryAccess::Mode;
+    if (ins.memory.mode == Mode::IncrementAfter || ins.memory.mode == Mode::DecrementBefore) return false;  // 4 bytes a register
+    if (ins.memory.mode != Mode::None) {
+        if (ins.first_register == 13) return true;                        // a load into SP
+        if (ins.memory.base != 13 || ins.memory.index >= 0) return true;  // its base written back: SP plus an offset
+    } else if (ins.reads != kSp) {
+        return true;  // from another register
+    }
+    for (std::uint8_t k = 0; k < arm.op_count; ++k) {
+        const cs_arm_op& op = arm.operands[k];
+        if (op.type == ARM_OP_IMM && op.imm % 4) return true;
+        if (op.type == ARM_OP_MEM && op.mem.disp % 4) return true;
+    }
+    return false;  // SP plus or minus multiples of 4
+}
+
 // The project's Instruction of Capstone's (decoded with its detail by `handle`).
 Instruction convert(csh handle, const cs_insn& c) {
     Instruction ins;
@@ -154,6 +178,7 @@ Instruction convert(csh handle, const cs_insn& c) {
             if (k >= 0) ins.multiplicands |= static_cast<std::uint16_t>(1u << k);
     }
     ins.writes_pc = ins.is_jump || (ins.writes & 0x8000);
+    ins.may_misalign_sp = may_misalign_sp(c, ins);
     if (ins.is_jump)
         for (std::uint8_t k = 0; k < c.detail->arm.op_count; ++k)
             if (c.detail->arm.operands[k].type == ARM_OP_IMM) ins.target = static_cast<std::uint32_t>(c.detail->arm.operands[k].imm);

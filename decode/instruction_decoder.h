@@ -56,6 +56,10 @@ struct Instruction {
     std::int8_t first_register = -1;  ///< the first operand's register (Rd; RdLo of a long multiply), or -1
     std::int8_t accumulator = -1;     ///< Ra of MLA/MLS, or -1
     std::uint16_t multiplicands = 0;  ///< mask of Rn and Rm of MLA/MLS
+    /// Writes SP a value that may not be word-aligned: from another register, a load, an MSR, or
+    /// SP plus an immediate that is not a multiple of 4 (not PUSH, POP, LDM/STM, `sub sp, #8`).
+    /// ARMv7-M keeps SP's bits [1:0] at zero; Unicorn 2.0.1 keeps what was written.
+    bool may_misalign_sp = false;
 };
 
 /// How an instruction leaves its block when it executes, for call tracing. A conditional one (in

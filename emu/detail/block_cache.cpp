@@ -93,8 +93,10 @@ models::BlockCosts BlockCache::cost_block(BlockInfo& info, const std::vector<dec
 void BlockCache::scan_instructions(BlockInfo& info, std::span<const std::uint8_t> code, const std::vector<decode::Instruction>& insns,
                                    const models::BlockCosts& costs) {
     std::vector<OperandSiteCode> sites;
+    std::vector<std::uint32_t> stack_sites;
     for (std::size_t i = 0; i < insns.size(); ++i) {
         const decode::Instruction& insn = insns[i];
+        if (insn.may_misalign_sp) stack_sites.push_back((insn.address + insn.size) | (insn.id == ARM_INS_MSR ? 1u : 0u));
         if (insn.id == ARM_INS_CPS || insn.id == ARM_INS_MSR) info.flags |= BlockInfo::MaskChange;
         if (insn.isa & (decode::IsaFpSingle | decode::IsaFpDouble)) info.flags |= BlockInfo::UsesFpu;
         OperandSiteCode site{insn.address};
@@ -116,6 +118,10 @@ void BlockCache::scan_instructions(BlockInfo& info, std::span<const std::uint8_t
     if (!sites.empty()) {
         info.flags |= BlockInfo::OperandSites;
         operand_sites_[info.address] = std::move(sites);
+    }
+    if (!stack_sites.empty()) {
+        info.flags |= BlockInfo::StackSites;
+        stack_sites_[info.address] = std::move(stack_sites);
     }
     if (!insns.empty() && (insns.back().id == ARM_INS_WFI || insns.back().id == ARM_INS_WFE)) info.flags |= BlockInfo::Sleep;
 }
@@ -187,8 +193,14 @@ std::span<const OperandSiteCode> BlockCache::operand_sites(std::uint32_t address
     return it->second;
 }
 
-void BlockCache::operand_sites_hooked(std::uint32_t address, std::uint32_t size) {
-    auto clear = [](BlockInfo& b) { b.flags = static_cast<std::uint16_t>(b.flags & ~BlockInfo::OperandSites); };
+std::span<const std::uint32_t> BlockCache::stack_sites(std::uint32_t address) const {
+    auto it = stack_sites_.find(address);
+    if (it == stack_sites_.end()) return {};
+    return it->second;
+}
+
+void BlockCache::clear_flag(std::uint32_t address, std::uint32_t size, BlockInfo::Flag flag) {
+    auto clear = [flag](BlockInfo& b) { b.flags = static_cast<std::uint16_t>(b.flags & ~flag); };
     if (auto it = blocks_.find(static_cast<std::uint64_t>(address) << 32 | size); it != blocks_.end()) clear(it->second);
     BlockInfo& slot = front_[(address >> 1) & (kFrontSlots - 1)];
     if (slot.address == address && slot.size == size) clear(slot);

@@ -35,6 +35,9 @@ struct BlockInfo {
         /// (FPCCR.LSPACT), the first such block is where the core writes it: the block leaves the
         /// hot path then (MachineState::hot_flags), and only then.
         UsesFpu = 128,
+        /// Writes SP a value that may be unaligned (decode::Instruction::may_misalign_sp), its
+        /// stack_sites() not hooked yet: the machine hooks them, then clears it.
+        StackSites = 256,
         /// Flags the hot path handles itself.
         HotPath = Split | Deferred,
     };
@@ -132,12 +135,18 @@ public:
     /// The operand-timed instructions of the block flagged OperandSites at `address`.
     std::span<const OperandSiteCode> operand_sites(std::uint32_t address) const;
     /// Clears OperandSites on the block once its sites are hooked, so it runs on the fast path.
-    void operand_sites_hooked(std::uint32_t address, std::uint32_t size);
+    void operand_sites_hooked(std::uint32_t address, std::uint32_t size) { clear_flag(address, size, BlockInfo::OperandSites); }
+    /// Of the block flagged StackSites at `address`: the address after each instruction that may
+    /// leave SP unaligned, where SP's bits [1:0] are to be cleared as ARMv7-M keeps them; odd
+    /// after an MSR, which may have written the stack pointer not in use.
+    std::span<const std::uint32_t> stack_sites(std::uint32_t address) const;
+    void stack_sites_hooked(std::uint32_t address, std::uint32_t size) { clear_flag(address, size, BlockInfo::StackSites); }
     std::size_t distinct_blocks() const { return blocks_.size(); }
 
 private:
     static constexpr std::size_t kFrontSlots = 8192;
     BlockInfo analyse(std::uint32_t address, std::uint32_t size);
+    void clear_flag(std::uint32_t address, std::uint32_t size, BlockInfo::Flag flag);
     // analyse()'s steps, in order.
     std::vector<decode::Instruction> decode_block(std::uint32_t address, std::span<const std::uint8_t> code);
     models::BlockCosts cost_block(BlockInfo& info, const std::vector<decode::Instruction>& insns);
@@ -159,6 +168,7 @@ private:
     std::unordered_map<std::uint64_t, BlockInfo> blocks_;
     std::unordered_map<std::uint32_t, Violation> violations_;
     std::unordered_map<std::uint32_t, std::vector<OperandSiteCode>> operand_sites_;
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> stack_sites_;
     std::vector<std::uint32_t> trace_points_;
     bool timed_by_pipeline_ = false;
     std::vector<BlockPiece> piece_store_;

@@ -68,9 +68,13 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
         m.data_watches.apply(m.uc, m.bus.plan);
         return m.uc.set_reg(UC_ARM_REG_PC, address | 1);
     }
+    const BlockInfo& b = m.blocks.lookup(address, size);
+    if (b.flags & BlockInfo::StackSites) [[unlikely]] {  // hooked now: it runs again with them (the pipeline not told of it)
+        m.hook_stack_sites(address, size);
+        return m.uc.set_reg(UC_ARM_REG_PC, address | 1);
+    }
     if (pipelined_blocks(m) && !m.feed.pipeline_feed->block_starts(address, size))
         return m.uc.set_reg(UC_ARM_REG_PC, address | 1);  // its sites are hooked now: run it again
-    const BlockInfo& b = m.blocks.lookup(address, size);
     if (b.flags & BlockInfo::OperandSites) [[unlikely]]
         return hook_operand_sites(m, address, size);
     // The block runs: its lines are fetched, and its first FPU instruction writes a reserved FP area.

@@ -71,6 +71,31 @@ void on_stop_address(uc_engine*, std::uint64_t address, std::uint32_t, void* use
     m.stop(StopReason::SymbolReached, "reached " + what + " at " + m.where(static_cast<std::uint32_t>(address)));
 }
 
+// ARMv7-M's stack pointers are word-aligned, bits [1:0] zero whatever is written to them; Unicorn
+// 2.0.1 keeps what was written. Only instructions that may write an unaligned value are hooked.
+void on_stack_site(uc_engine*, std::uint64_t, std::uint32_t, void* user) {
+    MachineState& m = machine(user);
+    if (std::uint32_t sp = m.uc.reg(UC_ARM_REG_SP); sp & 3u) m.uc.set_reg(UC_ARM_REG_SP, sp & ~3u);
+}
+
+void on_banked_stack_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user) {
+    MachineState& m = machine(user);
+    for (int r : {UC_ARM_REG_MSP, UC_ARM_REG_PSP})
+        if (std::uint32_t sp = m.uc.reg(r); sp & 3u) m.uc.set_reg(r, sp & ~3u);
+    on_stack_site(uc, address, size, user);
+}
+
+void MachineState::hook_stack_sites(std::uint32_t address, std::uint32_t size) {
+    for (std::uint32_t site : blocks.stack_sites(address)) {
+        const std::uint32_t at = site & ~1u;
+        if (!stack_sites_hooked.insert(site).second) continue;  // also in a block translated before
+        uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>((site & 1u) ? on_banked_stack_site : on_stack_site), this, at, at);
+        if (at >= address + size) uc.remove_cache(at, at + 2);  // the next block's first instruction: translated again too
+    }
+    blocks.stack_sites_hooked(address, size);
+    uc.remove_cache(address, address + size);
+}
+
 void on_watch_point(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
     MachineState& m = machine(user);
     const auto pc = static_cast<std::uint32_t>(address);

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "emu/detail/block_cache.h"
@@ -60,6 +61,10 @@ void on_pipeline_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t
 void on_pipeline_data_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// Every instruction, while a sink wants memory accesses: their pc (Unicorn's is the block's, P7).
 void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+/// Right after an instruction that may have left SP unaligned (BlockInfo::StackSites): clears
+/// bits [1:0] of SP, and with `banked`, of MSP and PSP (after an MSR).
+void on_stack_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_banked_stack_site(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// A load or store to RAM, while a sink wants memory accesses.
 void on_ram_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 
@@ -166,6 +171,9 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     }
     /// A watch point reached: the steering first, then the event unless it held the thread.
     void reach_watch(std::uint32_t address);
+    /// First sight of a block flagged StackSites: hooks its sites (once each), and the block is
+    /// translated again with them.
+    void hook_stack_sites(std::uint32_t address, std::uint32_t size);
     /// Exception `n` pended from outside the machine: its entry is reported external.
     void pend_external(int n);
 
@@ -222,9 +230,10 @@ struct detail::MachineState final : SemihostingHost, nvic::ScsHost, StimulusTarg
     BlockCache blocks;
     Semihosting semihosting;
     StimulusSchedule stimuli;
-    std::unique_ptr<DebugAttachment> debug;     ///< with a debugger attached
-    DataWatches data_watches;                   ///< memory the DWT's comparators watch
-    std::optional<std::uint32_t> stop_address;  ///< stop.at_symbol resolved, or stop.at_address
+    std::unique_ptr<DebugAttachment> debug;                ///< with a debugger attached
+    DataWatches data_watches;                              ///< memory the DWT's comparators watch
+    std::unordered_set<std::uint32_t> stack_sites_hooked;  ///< BlockCache::stack_sites() with their hook
+    std::optional<std::uint32_t> stop_address;             ///< stop.at_symbol resolved, or stop.at_address
     std::optional<std::uint32_t> thread_variable;
     std::uint32_t current_thread = 0;
     /// Every thread control block that has been current, in order (a debugger's thread list).

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "decode/instruction_decoder.h"
@@ -31,6 +32,42 @@ TEST_CASE("thumb: decoding marks the features beyond ARMv6-M") {
     CHECK((insns[3].isa & IsaFpSingle));
     CHECK(insns[4].isa == 0);  // BL is one of ARMv6-M's 32-bit instructions
     CHECK(d.decode_one(std::span(code).subspan(2), 0x1002).size == 4);
+}
+
+TEST_CASE("thumb: which writes of SP may leave it unaligned (ARMv7-M clears bits 1:0, Unicorn keeps them)") {
+    InstructionDecoder d;
+    struct Case {
+        std::vector<std::uint8_t> bytes;
+        const char* text;
+        bool may_misalign;
+    };
+    const std::vector<Case> cases{
+        {{0xbd, 0x46}, "mov sp, r7", true},
+        {{0xbd, 0x44}, "add sp, r7", true},
+        {{0x02, 0xb0}, "add sp, #8", false},
+        {{0x82, 0xb0}, "sub sp, #8", false},
+        {{0x80, 0xb5}, "push {r7, lr}", false},
+        {{0x80, 0xbd}, "pop {r7, pc}", false},
+        {{0x0d, 0xf1, 0x01, 0x0d}, "add.w sp, sp, #1", true},
+        {{0xad, 0xf5, 0x80, 0x6d}, "sub.w sp, sp, #0x400", false},
+        {{0x0d, 0xf2, 0x06, 0x0d}, "addw sp, sp, #6", true},
+        {{0xd0, 0xf8, 0x00, 0xd0}, "ldr.w sp, [r0]", true},
+        {{0x5d, 0xf8, 0x04, 0x7b}, "ldr r7, [sp], #4", false},
+        {{0x4d, 0xf8, 0x04, 0x7d}, "str r7, [sp, #-4]!", false},
+        {{0x80, 0xf3, 0x08, 0x88}, "msr msp, r0", true},
+        {{0x80, 0xf3, 0x11, 0x88}, "msr basepri, r0", false},
+        {{0x02, 0xaf}, "add r7, sp, #8", false},
+        {{0x4f, 0xea, 0x00, 0x0d}, "mov.w sp, r0", true},
+        {{0xad, 0xeb, 0x03, 0x0d}, "sub.w sp, sp, r3", true},
+        {{0x2d, 0xed, 0x02, 0x8b}, "vpush {d8}", false},
+        {{0xfd, 0xe8, 0x02, 0x01}, "ldrd r0, r1, [sp], #8", false},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(std::string(c.text));
+        auto insns = d.decode(c.bytes, 0x1000);
+        REQUIRE(insns.size() == 1);
+        CHECK(insns[0].may_misalign_sp == c.may_misalign);
+    }
 }
 
 TEST_CASE("thumb: memory operands evaluate to the address the instruction touches") {
