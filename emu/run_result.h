@@ -76,8 +76,9 @@ struct RunResult {
     struct TimingCache {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0, followed = 0;
     } timing_cache;
-    /// The flash caches' fetch lookups and their misses (all 0 on a board without one), and the
-    /// cycles the core stalled for them (part of stall_cycles).
+    /// The flash caches' lookups (a block's lines; with the pipeline, data reads too) and their
+    /// misses (all 0 on a board without one), and the cycles the core stalled for them beside the
+    /// timing model (part of stall_cycles; 0 with the pipeline, which times them itself).
     struct FlashCache {
         std::uint64_t lookups = 0, misses = 0, stall_cycles = 0;
     } flash_cache;

@@ -53,7 +53,7 @@ std::string format_summary(const Scenario& sc, const std::string& elf, const emu
         out += line;
     }
     if (const auto& c = r.flash_cache; c.lookups) {
-        std::snprintf(line, sizeof line, "  flash cache   %.2f%% of %s fetch lookups missed, %s stall cycles\n",
+        std::snprintf(line, sizeof line, "  flash cache   %.2f%% of %s lookups missed, %s stall cycles\n",
                       100.0 * static_cast<double>(c.misses) / static_cast<double>(c.lookups), grouped(c.lookups).c_str(),
                       grouped(c.stall_cycles).c_str());
         out += line;

@@ -87,6 +87,18 @@ void TimingFeed::pipeline_fetches_through_flash_caches(std::uint32_t pc, std::ui
     }
 }
 
+void TimingFeed::pipeline_reads_through_flash_caches(std::uint32_t address) {
+    for (auto& c : flash_caches) {
+        if (!c.covers(address)) continue;
+        if (!c.enabled()) return;
+        std::uint32_t missed = 0;
+        bool miss = false;
+        c.fetch(address, 1, [&](std::uint32_t line) { miss = true, missed = line; });
+        if (miss) pipeline_feed->pipeline().change().cache_missed(missed);
+        return;
+    }
+}
+
 void TimingFeed::set_memory_mode(const models::MemoryMode& mode) {
     if (mode == memory_mode) return;
     memory_mode = mode;

@@ -150,6 +150,10 @@ public:
     /// pipeline times the lines that missed as its bus's wait states, and its fetch may reach
     /// them while it runs that block.
     void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size);
+    /// With the pipeline, on a board whose data accesses are hooked: the current block reads
+    /// `address`, looked up in the flash cache that covers it, if that one is on; a miss is timed
+    /// as the fetch's are. (A table or literal in the flash competes with the code for the cache.)
+    void pipeline_reads_through_flash_caches(std::uint32_t address);
     /// The memory system's run-time switches, as a device sets them.
     void set_memory_mode(const models::MemoryMode& mode);
     /// ACTLR as the firmware wrote it (write buffer, IT folding).

@@ -11,6 +11,9 @@
  * (a cache line of code each), loading a word from the flash or from SRAM: with the cache on, a
  * read from the flash passes the cache's line buffer and tag lookup as the fetch does.
  *
+ * `table_fits` and `table_too_big` read a word from every cache line of a table in the flash,
+ * 2048 reads each: over its first KiB 16 times, or once over 16 KiB, which the cache cannot hold.
+ *
  * Output: one line "pass <name> <n> <cycles>" per pass. */
 #include <stdint.h>
 
@@ -34,6 +37,20 @@ __attribute__((noinline, aligned(16))) static void load_64(const volatile uint32
 }
 static void literals_flash(void) { load_64(&flash_word); }
 static void literals_sram(void) { load_64(&sram_word); }
+
+static const uint32_t table[4096] = {1};
+static volatile uint32_t table_sum;
+
+static void read_table(unsigned words, unsigned times)
+{
+    const volatile uint32_t *t = table;
+    uint32_t sum = 0;
+    for (unsigned k = 0; k < times; k++)
+        for (unsigned i = 0; i < words; i += 2) sum += t[i];
+    table_sum = sum;
+}
+static void table_fits(void) { read_table(256, 16); }
+static void table_too_big(void) { read_table(4096, 1); }
 
 static void report(const char *name, unsigned pass, uint32_t cycles)
 {
@@ -65,5 +82,7 @@ int main(void)
     measure("too_big", too_big);
     measure("literals_flash", literals_flash);
     measure("literals_sram", literals_sram);
+    measure("table_fits", table_fits);
+    measure("table_too_big", table_too_big);
     return 0;
 }
