@@ -117,26 +117,6 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
     m.stream.defer_whole_block_event(pipeline.pipeline().followed_counters().cycles, pc, size, b);
 }
 
-}  // namespace
-
-// With no timing, the per-block model, or the pipeline given facts per instruction. The hot path
-// settles the previous block's conditional branch, adds this block's cycles and, when a sink wants
-// blocks, appends its event (or its parts' events). Free of calls but the final flush, so it needs
-// no frame.
-void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
-    MachineState& m = machine(user);
-    auto pc = static_cast<std::uint32_t>(address);
-    if (m.feed.pipeline_feed) [[unlikely]] {  // the block before is done: its cycles, before any service is due
-        if (!m.feed.flash_caches.empty()) m.feed.pipeline_fetches_through_flash_caches(pc, size);
-        m.feed.block_ended(pc);
-    }
-    const BlockInfo& b = m.blocks.slot(pc);
-    if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
-        return on_block_slow(m, pc, size);
-    fetch_through_flash_caches(m, pc, size);
-    account_block(m, pc, size, b);
-}
-
 // With TimingMode::Pipeline and facts per block. The hot path, while no sink wants blocks or
 // branches: the block before is done by the transition the pipeline followed, and the block here
 // is the one the pipeline expected after it, which the machine marked plain: the pipeline's chain
@@ -144,12 +124,8 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 // whose costs are all 0 in this mode, is not run. Nor are the machine's counts kept up on it:
 // between hooks the pipeline's are the machine's, and every other path, here and in every other
 // hook, copies them first (TimingFeed::sync, through settle_pipeline).
-void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
-    MachineState& m = machine(user);
-    auto pc = static_cast<std::uint32_t>(address);
+[[gnu::always_inline]] inline void pipelined_block_starts(MachineState& m, std::uint32_t pc, std::uint32_t size) {
     models::PipelineFeed& pipeline = *m.feed.pipeline_feed;
-    if (!m.feed.flash_caches.empty()) [[unlikely]]  // before the block before runs: its fetch may reach these lines
-        m.feed.pipeline_fetches_through_flash_caches(pc, size);
     const bool followed = pipeline.ends_followed(pc);
     // While an FP area waits for a handler's first FPU instruction each block is checked for one:
     // not on this path.
@@ -164,6 +140,47 @@ void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, v
         }
     }
     start_pipelined_block(m, pc, size, followed);
+}
+
+// on_pipelined_block on a board with a flash cache: the block's lines are looked up before the
+// block before it runs, whose fetch may reach them. Out of line, so that the hook needs no frame.
+[[gnu::noinline]] void pipelined_block_through_flash_caches(MachineState& m, std::uint32_t pc, std::uint32_t size) {
+    m.feed.pipeline_fetches_through_flash_caches(pc, size);
+    pipelined_block_starts(m, pc, size);
+}
+
+// on_block with the pipeline given facts per instruction: the block before is done (the lines of
+// the block here looked up first, as in pipelined_block_through_flash_caches).
+[[gnu::noinline]] void pipeline_block_ended(MachineState& m, std::uint32_t pc, std::uint32_t size) {
+    if (!m.feed.flash_caches.empty()) m.feed.pipeline_fetches_through_flash_caches(pc, size);
+    m.feed.block_ended(pc);
+}
+
+}  // namespace
+
+// With no timing, the per-block model, or the pipeline given facts per instruction. The hot path
+// settles the previous block's conditional branch, adds this block's cycles and, when a sink wants
+// blocks, appends its event (or its parts' events). Free of calls but the final flush, so it needs
+// no frame.
+void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
+    MachineState& m = machine(user);
+    auto pc = static_cast<std::uint32_t>(address);
+    if (m.feed.pipeline_feed) [[unlikely]]  // the block before is done: its cycles, before any service is due
+        pipeline_block_ended(m, pc, size);
+    const BlockInfo& b = m.blocks.slot(pc);
+    if (!takes_hot_path(m, pc, size, b)) [[unlikely]]
+        return on_block_slow(m, pc, size);
+    fetch_through_flash_caches(m, pc, size);
+    account_block(m, pc, size, b);
+}
+
+// With TimingMode::Pipeline and facts per block (pipelined_block_starts has the hot path).
+void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
+    MachineState& m = machine(user);
+    auto pc = static_cast<std::uint32_t>(address);
+    if (!m.feed.flash_caches.empty()) [[unlikely]]
+        return pipelined_block_through_flash_caches(m, pc, size);
+    pipelined_block_starts(m, pc, size);
 }
 
 }  // namespace emutrace::emu::detail
