@@ -200,25 +200,27 @@ private:
     bool site_at(const Code& c);
     bool it_outcome_times(const Code& it);
     std::array<Block*, 4096> block_slots_{};  ///< direct-mapped in front of blocks_
-    Block* current_ = nullptr;
-    Block* next_ = nullptr;  ///< the block expected to start next (a named run, so without sites)
-    bool lr_read_ = false;   ///< the last lr_fact() read LR: the run depends on more than where it went
-    std::size_t given_ = 0;  ///< instructions of current_ given to the pipeline
+    // What the block hook's hot path (ends_followed, plain_block_starts) reads and writes, in two
+    // cache lines.
+    alignas(64) Block* current_ = nullptr;
+    Block* next_ = nullptr;         ///< the block expected to start next (a named run, so without sites)
+    std::size_t given_ = 0;         ///< instructions of current_ given to the pipeline
+    std::uint64_t access_sig_ = 0;  ///< a hash of the accesses' memories and alignments (0: none)
+    /// A hash of what the current block's sites said, in order, and of the instructions skipped
+    /// from the block before (0: none): with its code and where it went, what decides its run.
+    std::uint64_t sites_sig_ = 0;
+    std::size_t count_at_ = 0, count_left_ = 0;  ///< counting transfers on a hooked board
     struct Access {
         std::size_t instruction;
         std::uint32_t address;
     };
     std::vector<Access> accesses_;                               ///< the current block's, in order
-    std::uint64_t access_sig_ = 0;                               ///< a hash of their memories and alignments (0: none)
-    std::size_t count_at_ = 0, count_left_ = 0;                  ///< counting transfers on a hooked board
+    std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
+    bool lr_read_ = false;                                       ///< the last lr_fact() read LR: the run depends on more than where it went
     std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts
     std::vector<std::uint8_t> skipped_;                          ///< per instruction of current_: an IT failed it
     bool any_skipped_ = false;                                   ///< else skipped_ is stale
-    /// A hash of what the current block's sites said, in order, and of the instructions skipped
-    /// from the block before (0: none): with its code and where it went, what decides its run.
-    std::uint64_t sites_sig_ = 0;
     void note_site(std::uint64_t event) { sites_sig_ = models::BlockCostCache::mix(sites_sig_ ? sites_sig_ : 1, event); }
-    std::vector<std::uint32_t> skip_next_;  ///< addresses an IT block failed beyond current_
     std::vector<models::InstructionFacts> facts_;
     struct Pending {
         std::size_t from = 0, end = 0;

@@ -106,18 +106,21 @@ private:
     void clear_cache();  // forgets every state, and the last transition
     void materialise();  // makes live_ the current state
 
+    // What follow() reads and writes, first and in one cache line, and the instructions given
+    // and not yet run (whose emptiness it checks) in the next: the block hook's hot path then
+    // touches two lines here, wherever the members after them put the rest.
+    alignas(64) Transition* last_ = nullptr;  ///< the transition that led to state_, if the cache made it
+    PipelineCounters counters_;
+    BlockCostCache::StateId state_ = 0;
+    bool live_current_ = true;   ///< live_ is the current state (else state_ and counters_ are)
+    bool live_changed_ = false;  ///< live_ was acted on since it was saved: state_ is stale
+    bool forget_ = false;
+    std::vector<InstructionFacts> pending_;
+    std::uint64_t pending_hash_ = BlockCostCache::kEmpty;
     const MemorySystem& memory_;
     bool use_cache_;
     BlockCostCache cache_;
     std::optional<Pipeline> live_;
-    bool live_current_ = true;   ///< live_ is the current state (else state_ and counters_ are)
-    bool live_changed_ = false;  ///< live_ was acted on since it was saved: state_ is stale
-    BlockCostCache::StateId state_ = 0;
-    Transition* last_ = nullptr;  ///< the transition that led to state_, if the cache made it
-    PipelineCounters counters_;
-    bool forget_ = false;
-    std::vector<InstructionFacts> pending_;
-    std::uint64_t pending_hash_ = BlockCostCache::kEmpty;
 };
 
 }  // namespace emutrace::models
