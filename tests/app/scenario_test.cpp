@@ -224,6 +224,11 @@ TEST_CASE("scenario: a flash region's cache, the CC2652 preset's VIMS, its keys 
     CHECK((flash.cache->size == 8192 && flash.cache->ways == 4 && flash.cache->line == 8 && flash.cache->flash_line == 16));
     CHECK((flash.cache->miss_cycles == 2 && flash.cache->tag_cycles == 1));
     for (std::size_t i = 1; i < sc.machine.memory.size(); ++i) CHECK_FALSE(sc.machine.memory[i].cache);
+    // The cache's RAM as GPRAM, which firmware may use once it sets the VIMS's mode so.
+    auto gpram = std::find_if(sc.machine.memory.begin(), sc.machine.memory.end(), [](const auto& r) { return r.base == 0x11000000; });
+    REQUIRE(gpram != sc.machine.memory.end());
+    CHECK(gpram->size == 8192);
+    CHECK((gpram->access & emu::AccessWrite));
     auto parse = [](const std::string& region) {
         return session::load_scenario(config::Node::load_string("memory:\n  - " + region + "\n", "s.yaml"));
     };
