@@ -43,7 +43,7 @@ public:
     };
     struct Stats {
         std::uint64_t lookups = 0, hits = 0, states = 0, clears = 0;
-        std::uint64_t followed = 0;  ///< of the hits, found from the transition before (CachedPipeline::follow)
+        std::uint64_t followed = 0;  ///< of the hits, found from the transition before (CachedPipeline::follow, which counts them)
     };
 
     /// At most `max_states` saved states (about 2 KiB each); a full cache starts again empty.
@@ -69,13 +69,8 @@ public:
     bool full() const { return states_.size() >= max_states_; }
     /// Forgets every state and transition (the ids given so far mean nothing after).
     void clear();
-    Stats stats() const {  // a followed run is a lookup found too, counted once on its hot path
-        Stats s = stats_;
-        s.lookups += s.followed, s.hits += s.followed;
-        return s;
-    }
-    /// A lookup answered without this table, from a transition it gave before.
-    void count_followed() { ++stats_.followed; }
+    /// Its own lookups; CachedPipeline::stats() adds the followed runs.
+    Stats stats() const { return stats_; }
 
     /// A key from a few words (mix(mix(kEmpty, a), b)...), for runs whose facts they decide.
     static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
