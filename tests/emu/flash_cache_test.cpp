@@ -37,13 +37,26 @@ FirmwareRun run_on_cc2652(emu::TimingMode timing, bool cache) {
     });
 }
 
+// The firmware on the preset with its cache and without: each body's passes, and the first run.
+struct CachedAndPlain {
+    FirmwareRun cached;
+    std::map<std::string, std::vector<std::uint64_t>> with, without;
+};
+CachedAndPlain run_both(emu::TimingMode timing) {
+    CachedAndPlain r{run_on_cc2652(timing, true), {}, {}};
+    FirmwareRun plain = run_on_cc2652(timing, false);
+    REQUIRE(r.cached.result.exit_code == 0);
+    REQUIRE(plain.result.exit_code == 0);
+    CHECK(plain.result.flash_cache.lookups == 0);
+    r.with = passes(r.cached.sink.text);
+    r.without = passes(plain.sink.text);
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("flash cache, per-block model: code that fits misses once, code that does not on every pass, a miss a stall") {
-    FirmwareRun cached = run_on_cc2652(emu::TimingMode::Trm, true), plain = run_on_cc2652(emu::TimingMode::Trm, false);
-    REQUIRE(cached.result.exit_code == 0);
-    REQUIRE(plain.result.exit_code == 0);
-    auto with = passes(cached.sink.text), without = passes(plain.sink.text);
+    auto [cached, with, without] = run_both(emu::TimingMode::Trm);
     REQUIRE(with["fits"].size() == 4);
     REQUIRE(with["too_big"].size() == 4);
     REQUIRE(without["fits"].size() == 4);
@@ -73,14 +86,10 @@ TEST_CASE("flash cache, per-block model: code that fits misses once, code that d
     CHECK(c.stall_cycles >= c.misses * 2);
     CHECK(c.stall_cycles <= c.misses * 2 + c.lookups);
     CHECK(cached.result.stall_cycles >= c.stall_cycles);
-    CHECK(plain.result.flash_cache.lookups == 0);
 }
 
 TEST_CASE("flash cache, pipeline: a miss is a fetch's wait for the flash, which the prefetch queue hides where the code is dense enough") {
-    FirmwareRun cached = run_on_cc2652(emu::TimingMode::Pipeline, true), plain = run_on_cc2652(emu::TimingMode::Pipeline, false);
-    REQUIRE(cached.result.exit_code == 0);
-    REQUIRE(plain.result.exit_code == 0);
-    auto with = passes(cached.sink.text), without = passes(plain.sink.text);
+    auto [cached, with, without] = run_both(emu::TimingMode::Pipeline);
     for (const char* body : {"fits", "too_big", "wide"}) {
         CAPTURE(body);
         REQUIRE(with[body].size() == 4);
@@ -105,10 +114,7 @@ TEST_CASE("flash cache, pipeline: a miss is a fetch's wait for the flash, which 
 }
 
 TEST_CASE("flash cache: with the pipeline, a load from the cached flash looks its tag up and takes the fetch's line buffer and tag read ahead") {
-    FirmwareRun cached = run_on_cc2652(emu::TimingMode::Pipeline, true), plain = run_on_cc2652(emu::TimingMode::Pipeline, false);
-    REQUIRE(cached.result.exit_code == 0);
-    REQUIRE(plain.result.exit_code == 0);
-    auto with = passes(cached.sink.text), without = passes(plain.sink.text);
+    auto [cached, with, without] = run_both(emu::TimingMode::Pipeline);
     REQUIRE(with["literals_flash"].size() == 4);
     REQUIRE(with["literals_sram"].size() == 4);
     for (std::size_t pass = 1; pass < 4; ++pass) {  // warm: every line a hit
@@ -124,10 +130,7 @@ TEST_CASE("flash cache: with the pipeline, a load from the cached flash looks it
 }
 
 TEST_CASE("flash cache: with the pipeline, a table read from the flash misses as code does, where the cache cannot hold it") {
-    FirmwareRun cached = run_on_cc2652(emu::TimingMode::Pipeline, true), plain = run_on_cc2652(emu::TimingMode::Pipeline, false);
-    REQUIRE(cached.result.exit_code == 0);
-    REQUIRE(plain.result.exit_code == 0);
-    auto with = passes(cached.sink.text), without = passes(plain.sink.text);
+    auto [cached, with, without] = run_both(emu::TimingMode::Pipeline);
     REQUIRE(with["table_fits"].size() == 4);
     REQUIRE(with["table_too_big"].size() == 4);
     for (std::size_t pass = 1; pass < 4; ++pass) {

@@ -37,6 +37,18 @@ std::vector<std::uint64_t> arrivals(FetchUnit& fetch, std::uint32_t from, unsign
     return at;
 }
 
+// A CC26x2's flash behind its VIMS: 16-byte flash lines at 2 wait states, an 8-byte-line cache
+// whose lookups cost a cycle unless the tag was read ahead.
+MemoryPort vims_flash() {
+    MemoryPort flash{BusPort::Code};
+    flash.line_bytes = 16;
+    flash.line_wait_states = 2;
+    flash.cached = true;
+    flash.cache_line_bytes = 8;
+    flash.cache_tag_cycles = 1;
+    return flash;
+}
+
 }  // namespace
 
 TEST_CASE("bus matrix: a flash word is decodable two cycles after its address phase, a word a cycle") {
@@ -201,13 +213,7 @@ TEST_CASE("fetch unit: a B<cc>'s target address presented on a busy bus is fetch
 }
 
 TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait states, none while the buffer holds it, every word without it") {
-    MemoryPort flash{BusPort::Code};
-    flash.line_bytes = 16;
-    flash.line_wait_states = 2;
-    flash.cached = true;
-    flash.cache_line_bytes = 8;
-    flash.cache_tag_cycles = 1;
-    MemorySystem memory({{0, 64 * 1024, flash}});
+    MemorySystem memory({{0, 64 * 1024, vims_flash()}});
     auto words = [&](MemoryMode mode) {
         BusMatrix bus(memory);
         bus.set_mode(mode);
@@ -224,13 +230,7 @@ TEST_CASE("bus matrix: a flash line buffer: a new 16-byte line waits its wait st
 }
 
 TEST_CASE("bus matrix: with the cache on, fetches and data reads share its line buffer and its tag read ahead") {
-    MemoryPort flash{BusPort::Code};
-    flash.line_bytes = 16;
-    flash.line_wait_states = 2;
-    flash.cached = true;
-    flash.cache_line_bytes = 8;
-    flash.cache_tag_cycles = 1;
-    MemorySystem memory({{0, 64 * 1024, flash}});
+    MemorySystem memory({{0, 64 * 1024, vims_flash()}});
     BusMatrix bus(memory);
     bus.set_mode({true, true});
     CHECK(bus.grant(Master::Fetch, 0x100, 0).data_end == 2);   // a lookup: a cycle for the tag
@@ -248,12 +248,7 @@ TEST_CASE("bus matrix: with the cache on, fetches and data reads share its line 
 }
 
 TEST_CASE("bus matrix: a line the cache missed waits for the flash on its first read, beside its tag lookup") {
-    MemoryPort flash{BusPort::Code};
-    flash.line_wait_states = 2;
-    flash.cached = true;
-    flash.cache_line_bytes = 8;
-    flash.cache_tag_cycles = 1;
-    MemorySystem memory({{0, 64 * 1024, flash}});
+    MemorySystem memory({{0, 64 * 1024, vims_flash()}});
     BusMatrix bus(memory);
     bus.set_mode({true, true});
     bus.cache_missed(0x100);
