@@ -33,12 +33,13 @@ struct MemoryPort {
     /// (every fetch while the line buffers are off, MemoryMode::line_buffers).
     std::uint16_t line_bytes = 0;
     std::uint8_t line_wait_states = 0;
-    /// A cache stands in front of the region (models/flash_cache.h): while it is on
-    /// (MemoryMode::cache_enabled) its misses stall the core beside the pipeline, and the pipeline
-    /// times every read here, fetch or data, as the cache's front: a line buffer of one cache line
+    /// A cache stands in front of the region, its tags kept beside the pipeline
+    /// (models/flash_cache.h). While it is on (MemoryMode::cache_enabled) the pipeline times every
+    /// read here, fetch or data, through the cache's front: a line buffer of one cache line
     /// (`cache_line_bytes`) that serves a read in the line it holds at once, and the tag lookup of
     /// any other line, which waits `cache_tag_cycles` unless the cache read that tag ahead (the
-    /// line after the last one looked up). A TI CC26x2's VIMS: 8-byte lines, a cycle a lookup.
+    /// line after the last one looked up); a line the tags missed (BusMatrix::cache_missed) waits
+    /// `line_wait_states` more on its first read. A TI CC26x2's VIMS: 8-byte lines, a cycle a lookup.
     bool cached = false;
     std::uint16_t cache_line_bytes = 0;
     std::uint8_t cache_tag_cycles = 0;
