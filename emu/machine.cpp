@@ -187,6 +187,7 @@ void detail::MachineState::add_hooks() {
             feed.flash_caches.emplace_back(r.base, r.size, cache);
         }
     for (auto& c : feed.flash_caches) c.enable(feed.memory_mode.cache_enabled);  // as a device's reset left it
+    feed.has_flash_caches = !feed.flash_caches.empty();
     if (!config.user_event_function.empty()) {
         auto at = image.symbols().address_of(config.user_event_function);
         if (!at) throw ConfigError("user event function '" + config.user_event_function + "' is not in the symbol table of " + image.path());

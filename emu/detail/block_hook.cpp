@@ -178,7 +178,7 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    if (!m.feed.flash_caches.empty()) [[unlikely]]
+    if (m.feed.has_flash_caches) [[unlikely]]
         return pipelined_block_through_flash_caches(m, pc, size);
     pipelined_block_starts(m, pc, size);
 }

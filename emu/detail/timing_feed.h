@@ -171,6 +171,8 @@ public:
     /// The block executing now. Unicorn's pc inside device callbacks is the block's start only
     /// until a code hook (a divide) fires in it, so the feed keeps its own.
     std::uint32_t block_pc = 1;
+    /// flash_caches is not empty (read where the hooks' hot data is, not from the vector).
+    bool has_flash_caches = false;
 
 private:
     std::uint32_t fallthrough_ = 1;  ///< the current block's fall-through address
