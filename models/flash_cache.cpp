@@ -9,20 +9,19 @@ FlashCache::FlashCache(std::uint32_t base, std::uint32_t size, const FlashCacheP
       line_shift_(static_cast<std::uint32_t>(std::countr_zero(parameters.line))), tags_(static_cast<std::size_t>(sets_) * parameters.ways, 0),
       fill_(sets_, 0) {}
 
-unsigned FlashCache::look_up(std::uint32_t line) {
+FlashCache::Lookup FlashCache::look_up(std::uint32_t line) {
     ++counters_.lookups;
     // The tag of the line after the one looked up is read ahead; any other lookup takes a cycle.
     const bool prefetched = line == prefetched_tag_;
-    unsigned stall = prefetched ? 0 : p_.tag_cycles;
+    const unsigned tag = prefetched ? 0 : p_.tag_cycles;
     prefetched_tag_ = line + 1;
     const std::uint32_t set = line & (sets_ - 1);
     std::uint32_t* ways = &tags_[static_cast<std::size_t>(set) * p_.ways];
     for (std::uint32_t w = 0; w < p_.ways; ++w)
-        if (ways[w] == line + 1) return stall;
+        if (ways[w] == line + 1) return {tag, false};
     ++counters_.misses;
-    stall += p_.miss_cycles;
     ways[victim(set, ways, prefetched)] = line + 1;
-    return stall;
+    return {tag + p_.miss_cycles, true};
 }
 
 // A set not yet full fills its ways in turn. A full one evicts the way an 8-bit maximal LFSR's top

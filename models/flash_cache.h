@@ -58,9 +58,9 @@ public:
         unsigned stall = 0;
         for (std::uint32_t l = first; l <= last; ++l) {
             if (l == last_line_) continue;  // the line just read is still on the bus: no new lookup
-            const std::uint64_t misses = counters_.misses;
-            stall += look_up(l);
-            if (counters_.misses != misses) missed(l << line_shift_);
+            const Lookup lookup = look_up(l);
+            stall += lookup.stall;
+            if (lookup.missed) missed(l << line_shift_);
             last_line_ = l;
         }
         counters_.stall_cycles += stall;
@@ -73,7 +73,11 @@ public:
     const FlashCacheParameters& parameters() const { return p_; }
 
 private:
-    unsigned look_up(std::uint32_t line_address);
+    struct Lookup {
+        unsigned stall = 0;  ///< what the lookup and a miss cost
+        bool missed = false;
+    };
+    Lookup look_up(std::uint32_t line_address);
     std::uint32_t victim(std::uint32_t set, const std::uint32_t* ways, bool prefetched);
     FlashCacheParameters p_;
     std::uint32_t base_, size_, sets_, line_shift_;

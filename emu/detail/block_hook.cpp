@@ -26,7 +26,7 @@ MachineState& machine(void* user) {
 // its misses and tag lookups stall the core before it runs. (The pipeline looks its lines up as
 // the hook starts, and times them itself.)
 inline void fetch_through_flash_caches(MachineState& m, std::uint32_t pc, std::uint32_t size) {
-    if (m.feed.flash_caches.empty() || m.feed.pipeline_feed) [[likely]]
+    if (!m.feed.has_flash_caches || m.feed.pipeline_feed) [[likely]]
         return;
     if (unsigned stall = m.feed.fetch_stall(pc, size)) m.add_idle_cycles(stall, m.feed.counters.stall);
 }
@@ -152,7 +152,7 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
 // on_block with the pipeline given facts per instruction: the block before is done (the lines of
 // the block here looked up first, as in pipelined_block_through_flash_caches).
 [[gnu::noinline]] void pipeline_block_ended(MachineState& m, std::uint32_t pc, std::uint32_t size) {
-    if (!m.feed.flash_caches.empty()) m.feed.pipeline_fetches_through_flash_caches(pc, size);
+    if (m.feed.has_flash_caches) m.feed.pipeline_fetches_through_flash_caches(pc, size);
     m.feed.block_ended(pc);
 }
 

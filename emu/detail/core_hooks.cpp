@@ -130,7 +130,7 @@ void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, v
 
 void on_pipeline_data_access(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
     MachineState& m = machine(user);
-    if (type == UC_MEM_READ && !m.feed.flash_caches.empty()) [[unlikely]]
+    if (type == UC_MEM_READ && m.feed.has_flash_caches) [[unlikely]]
         m.feed.pipeline_reads_through_flash_caches(static_cast<std::uint32_t>(address));
     m.feed.pipeline_feed->data_access(static_cast<std::uint32_t>(address), false);
 }

@@ -1,7 +1,5 @@
 #include "emu/detail/timing_feed.h"
 
-#include <array>
-
 namespace emutrace::emu::detail {
 
 TimingFeed::TimingFeed(std::optional<models::CoreKind> per_block) {
@@ -65,38 +63,21 @@ void TimingFeed::leave_block_at(std::uint32_t pc, BlockCache& blocks) {
     fallthrough_ = pc;
 }
 
-void TimingFeed::pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size) {
-    for (auto& c : flash_caches) {
-        if (!c.covers(pc)) continue;
-        if (!c.enabled()) return;
-        // A translated block spans at most a few hundred lines: they are told to the pipeline a
-        // batch at a time, each a change of its state (its saved states key the lines it waits for).
-        std::array<std::uint32_t, 64> missed{};
-        std::size_t n = 0;
-        auto tell = [&] {
-            models::Pipeline& p = pipeline_feed->pipeline().change();
-            for (std::size_t i = 0; i < n; ++i) p.cache_missed(missed[i]);
-            n = 0;
-        };
-        c.fetch(pc, size, [&](std::uint32_t line) {
-            if (n == missed.size()) tell();
-            missed[n++] = line;
-        });
-        if (n) tell();
-        return;
-    }
+models::FlashCache* TimingFeed::serving_cache(std::uint32_t address) {
+    for (auto& c : flash_caches)
+        if (c.covers(address)) return c.enabled() ? &c : nullptr;
+    return nullptr;
 }
 
-void TimingFeed::pipeline_reads_through_flash_caches(std::uint32_t address) {
-    for (auto& c : flash_caches) {
-        if (!c.covers(address)) continue;
-        if (!c.enabled()) return;
-        std::uint32_t missed = 0;
-        bool miss = false;
-        c.fetch(address, 1, [&](std::uint32_t line) { miss = true, missed = line; });
-        if (miss) pipeline_feed->pipeline().change().cache_missed(missed);
-        return;
-    }
+void TimingFeed::pipeline_looks_up(std::uint32_t address, std::uint32_t bytes) {
+    models::FlashCache* cache = serving_cache(address);
+    if (!cache) return;
+    // The first miss changes the pipeline's state (its saved states key the lines it waits for).
+    models::Pipeline* pipeline = nullptr;
+    cache->fetch(address, bytes, [&](std::uint32_t line) {
+        if (!pipeline) pipeline = &pipeline_feed->pipeline().change();
+        pipeline->cache_missed(line);
+    });
 }
 
 void TimingFeed::set_memory_mode(const models::MemoryMode& mode) {

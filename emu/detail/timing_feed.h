@@ -141,19 +141,18 @@ public:
     /// The cycles block [pc, pc + size), about to run, stalls for in the flash cache that covers
     /// it, if that one is on: its misses and tag lookups.
     unsigned fetch_stall(std::uint32_t pc, std::uint32_t size) {
-        for (auto& c : flash_caches)
-            if (c.covers(pc)) return c.enabled() ? c.fetch(pc, size) : 0;
-        return 0;
+        models::FlashCache* cache = serving_cache(pc);
+        return cache ? cache->fetch(pc, size) : 0;
     }
     /// With the pipeline: block [pc, pc + size) is about to run, and its lines are looked up in
     /// the flash cache that covers it, if that one is on, before the block before it is run: the
     /// pipeline times the lines that missed as its bus's wait states, and its fetch may reach
     /// them while it runs that block.
-    void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size);
+    void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size) { pipeline_looks_up(pc, size); }
     /// With the pipeline, on a board whose data accesses are hooked: the current block reads
     /// `address`, looked up in the flash cache that covers it, if that one is on; a miss is timed
     /// as the fetch's are. (A table or literal in the flash competes with the code for the cache.)
-    void pipeline_reads_through_flash_caches(std::uint32_t address);
+    void pipeline_reads_through_flash_caches(std::uint32_t address) { pipeline_looks_up(address, 1); }
     /// The memory system's run-time switches, as a device sets them.
     void set_memory_mode(const models::MemoryMode& mode);
     /// ACTLR as the firmware wrote it (write buffer, IT folding).
@@ -175,6 +174,10 @@ public:
     bool has_flash_caches = false;
 
 private:
+    /// The flash cache that covers `address`, if it is on.
+    models::FlashCache* serving_cache(std::uint32_t address);
+    /// [address, address + bytes) looked up in it; the pipeline told the lines that missed.
+    void pipeline_looks_up(std::uint32_t address, std::uint32_t bytes);
     std::uint32_t fallthrough_ = 1;  ///< the current block's fall-through address
     std::uint32_t sequential_ = 1;   ///< the current block's BlockInfo::sequential
     std::int32_t taken_extra_ = 0;   ///< what its final conditional branch costs when taken
