@@ -27,21 +27,25 @@ set_target_properties(emutrace_shared PROPERTIES OUTPUT_NAME emutrace VERSION ${
                       SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
                       LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib)
 
-# Static: the modules' archives merged into one libemutrace.a.
-set(static_lib ${PROJECT_BINARY_DIR}/lib/libemutrace.a)
-set(mri "CREATE ${static_lib}\n")
-foreach(m IN LISTS emutrace_modules)
-    string(APPEND mri "ADDLIB $<TARGET_FILE:${m}>\n")
-endforeach()
-string(APPEND mri "SAVE\nEND\n")
-file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/libemutrace.mri CONTENT "${mri}")
-add_custom_command(OUTPUT ${static_lib}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/lib
-    COMMAND ${CMAKE_COMMAND} -E rm -f ${static_lib}
-    COMMAND sh -c "\"$0\" -M < \"$1\"" ${CMAKE_AR} ${PROJECT_BINARY_DIR}/libemutrace.mri
-    DEPENDS ${emutrace_modules} ${PROJECT_BINARY_DIR}/libemutrace.mri
-    COMMENT "Merging the modules into libemutrace.a" VERBATIM)
-add_custom_target(emutrace_static ALL DEPENDS ${static_lib})
+# Static: the modules' archives merged into one libemutrace.a (not in a sanitizer build, which is
+# never installed and whose thin archives hold no objects to merge: CMakeLists.txt).
+if(NOT EMUTRACE_ENABLE_ASAN)
+    set(static_lib ${PROJECT_BINARY_DIR}/lib/libemutrace.a)
+    set(mri "CREATE ${static_lib}\n")
+    foreach(m IN LISTS emutrace_modules)
+        string(APPEND mri "ADDLIB $<TARGET_FILE:${m}>\n")
+    endforeach()
+    string(APPEND mri "SAVE\nEND\n")
+    file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/libemutrace.mri CONTENT "${mri}")
+    add_custom_command(OUTPUT ${static_lib}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/lib
+        COMMAND ${CMAKE_COMMAND} -E rm -f ${static_lib}
+        COMMAND sh -c "\"$0\" -M < \"$1\"" ${CMAKE_AR} ${PROJECT_BINARY_DIR}/libemutrace.mri
+        DEPENDS ${emutrace_modules} ${PROJECT_BINARY_DIR}/libemutrace.mri
+        COMMENT "Merging the modules into libemutrace.a" VERBATIM)
+    add_custom_target(emutrace_static ALL DEPENDS ${static_lib})
+    install(FILES ${static_lib} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 # What a static link needs besides libemutrace.a.
 set(EMUTRACE_STATIC_LIBS "-lunicorn -lcapstone -lelf -ldw -lopencsd_c_api -lopencsd -lpugixml -lglpk -lyaml-cpp -larchive -lspdlog -lfmt -lpthread -ldl")
@@ -49,7 +53,6 @@ set(EMUTRACE_STATIC_LIBS "-lunicorn -lcapstone -lelf -ldw -lopencsd_c_api -lopen
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/emutrace DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/generated/emutrace/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/emutrace)
 install(TARGETS emutrace_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${static_lib} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS emutrace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_BINARY_DIR}/firmware/ DESTINATION ${CMAKE_INSTALL_BINDIR}/firmware FILES_MATCHING PATTERN "*.elf")
 
