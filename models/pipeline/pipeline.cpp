@@ -23,6 +23,14 @@ bool single_transfer(const ClassifiedInstruction& i) {
     return i.kind == InstructionClass::Load || i.kind == InstructionClass::Store;
 }
 
+// The aligner's next part of a split access from `address` to `end`: the largest aligned
+// transfer that fits (a word at 1 mod 4: byte, halfword, byte; at 2 mod 4: two halfwords).
+unsigned aligner_part_bytes(std::uint32_t address, std::uint32_t end) {
+    for (unsigned bytes = 4; bytes > 1; bytes /= 2)
+        if (!(address & (bytes - 1)) && address + bytes <= end) return bytes;
+    return 1;
+}
+
 // The fetch word an instruction's last halfword is in.
 std::uint32_t last_fetch_word(const ClassifiedInstruction& i) {
     return (i.address + i.size - 2) & ~3u;
@@ -620,6 +628,7 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     x_.busy_until = c;
     x_.transfers_left = 0;
     x_.next_address = 0;
+    x_.split_end = 0;
     x_.last_data_end = 0;
     x_.waits_for_data = false;
     x_.redirect_at.reset();
@@ -658,8 +667,11 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         // The aligner splits an unaligned access: a word at 1 or 3 mod 4 into byte, halfword, byte;
         // at 2 mod 4, or a halfword at an odd address (an LDRH's or a TBH's entry), into two.
         bool aligned_by_core = single_transfer(i) || i.kind == InstructionClass::TableBranch;
-        if (port.times_unaligned && aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u)))
+        if (port.times_unaligned && aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u))) {
             transfers += i.bytes == 4 && (f.data_address & 1) ? 2 : 1;
+            x_.split_next = f.data_address;
+            x_.split_end = f.data_address + i.bytes;
+        }
         x_.transfers_left = transfers;
         x_.next_address = f.data_address & ~3u;
         x_.first_address = c;
@@ -711,7 +723,12 @@ void Pipeline::issue_transfers(std::uint64_t c) {
     if (x_.transfers_done == 0 && last_given_ && x_.facts.pc == last_given_->pc) given_data_phase_ = g.data_end;
     ++x_.transfers_done;
     --x_.transfers_left;
-    x_.next_address += 4;
+    if (x_.split_end) {
+        x_.split_next += aligner_part_bytes(x_.split_next, x_.split_end);
+        x_.next_address = x_.split_next & ~3u;
+    } else {
+        x_.next_address += 4;
+    }
     x_.address_cycle = c;
     x_.last_data_end = g.data_end;
     lsu_next_address_ = g.data_end;

@@ -153,9 +153,12 @@ private:
         const ClassifiedInstruction* insn = nullptr;
         InstructionFacts facts;
         std::uint64_t start = 0;
-        std::uint64_t busy_until = 0;  ///< last cycle it holds execute (for transfers: set as they go)
-        unsigned transfers_left = 0;   ///< data transfers not yet granted an address phase
-        std::uint32_t next_address = 0;
+        std::uint64_t busy_until = 0;    ///< last cycle it holds execute (for transfers: set as they go)
+        unsigned transfers_left = 0;     ///< data transfers not yet granted an address phase
+        std::uint32_t next_address = 0;  ///< the word its next transfer addresses
+        /// An access the aligner splits: where its next part starts and where the access ends
+        /// (split_end 0: not split). The parts are the largest aligned pieces, in address order.
+        std::uint32_t split_next = 0, split_end = 0;
         std::uint64_t last_data_end = 0;
         bool waits_for_data = false;               ///< holds execute until its last data phase ends
         std::optional<std::uint64_t> redirect_at;  ///< cycle its branch fetches the target

@@ -38,10 +38,26 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
     } else {
         out.push_back(kMark - 3);
     }
-    out.insert(out.end(), {x_.active, address(x_.insn), cycle(x_.start), cycle(x_.busy_until), x_.transfers_left, data(x_.next_address),
-                           cycle(x_.last_data_end), x_.waits_for_data, optional_cycle(x_.redirect_at), x_.redirect_to.value_or(1),
-                           cycle(x_.first_address), cycle(x_.address_cycle), x_.transfers_done, x_.phony, x_.pipelined, x_.speculation_unresolved,
-                           x_.in_stream && x_.epoch_at_start == fetch_.epoch(), x_.after_it_block});
+    out.insert(out.end(), {x_.active,
+                           address(x_.insn),
+                           cycle(x_.start),
+                           cycle(x_.busy_until),
+                           x_.transfers_left,
+                           data(x_.next_address),
+                           x_.split_end ? data(x_.split_next) : 1,
+                           std::uint64_t{x_.split_end - x_.split_next},
+                           cycle(x_.last_data_end),
+                           x_.waits_for_data,
+                           optional_cycle(x_.redirect_at),
+                           x_.redirect_to.value_or(1),
+                           cycle(x_.first_address),
+                           cycle(x_.address_cycle),
+                           x_.transfers_done,
+                           x_.phony,
+                           x_.pipelined,
+                           x_.speculation_unresolved,
+                           x_.in_stream && x_.epoch_at_start == fetch_.epoch(),
+                           x_.after_it_block});
     facts(x_.facts);
     out.push_back(facts_.size());
     for (const auto& f : facts_) facts(f);
