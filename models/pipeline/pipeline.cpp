@@ -441,6 +441,14 @@ bool Pipeline::step() {
         bus_.request(Master::Data, data_address, c);
     else if (x_.active && x_.transfers_left && x_.transfers_done)
         bus_.keep_asking(Master::Data, data_address, c);
+    else if (x_.active && x_.pipelined && x_.transfers_left && !x_.transfers_done && c >= x_.first_address && c < lsu_next_address_ &&
+             !x_.insn->writeback)
+        // Entered in the data phase before it, it presents its address at once, and while that
+        // data phase is in wait states the bus holds it (AHB): it goes before a fetch that asked
+        // after it. (CC2652, flash without line buffers: a load behind a load costs one flash
+        // access, not two, ldm_narrow; ldr_reg.) A load writing its base back presents it only
+        // when the bus can take it (ldr_imm_index: the fetch first, a flash access later).
+        bus_.request(Master::Data, data_address, c);
     if (late_redirect) {
         // Nothing to decode: the queue is the one the branch in execute flushes this cycle.
     } else if (!decoded_) {
