@@ -39,7 +39,8 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
     const State& s = state_[i];
     std::uint64_t at = presented(master, address, cycle);
     if (s.next_address > at) return false;
-    if (master == Master::Fetch && (fetch_next_issue_ > cycle || at < s.fetch_after_write)) return false;
+    if (master == Master::Fetch && (fetch_next_issue_ > cycle || (at < s.fetch_after_write && !(s.write_latches_fetch && fetch_registered(address)))))
+        return false;
     if (s.requested_cycle == at && s.requested_in == cycle && s.requested == 3) {
         // Both masters want it in the same cycle: the System bus serves the fetch first, the code
         // interfaces data first, unless one master's address has waited on the bus for a data
@@ -54,15 +55,24 @@ bool BusMatrix::may_grant(Master master, std::uint32_t address, std::uint64_t cy
     return true;
 }
 
-Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write) {
+Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle, DataTransfer kind) {
     State& s = state_[interface_of(master, address)];
     std::uint64_t at = presented(master, address, cycle);
+    // A fetch latched in a write's data phase (may_grant): the bus takes its address when that
+    // phase ends, and nothing else goes until then. (CMEmu's System output stage stops a read
+    // that asks in a write's data phase, SYSTEM_WB_DENIES_LDR_AFTER_STR, and the arbiter keeps
+    // the fetch that won; silicon: STM, PUSH and STRD to SRAM from SRAM code, a cycle each more
+    // from two registers on, stm_stmdb, push, strd_str_pipelining.)
+    if (master == Master::Fetch && at < s.fetch_after_write) at = s.fetch_after_write;
+    const bool write = kind != DataTransfer::Read;
     const MemoryPort& p = memory_->at(address);
     std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(p, address));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.ready_from = data_end > at + 1 ? data_end : 0;
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
-    if (write) s.fetch_after_write = data_end + 1;
+    // Not behind an unaligned store's pieces: from SRAM code those cost no more (silicon,
+    // ldr_str_unaligned's str.w and strh.w at +1 and +2; latched, 2 to 4 cycles each too long).
+    if (write) s.fetch_after_write = data_end + 1, s.write_latches_fetch = kind == DataTransfer::Write;
     if (master == Master::Fetch) {
         fetch_next_issue_ = at + 1, s.fetch_data_end = data_end;
         s.asked_last[static_cast<unsigned>(master)] = kNotAsking;  // served: its next word starts a new wait

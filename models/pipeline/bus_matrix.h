@@ -19,6 +19,10 @@ namespace emutrace::models {
 
 enum class Master : std::uint8_t { Fetch, Data };
 
+/// What a data transfer is to the bus: a read, a buffered write, or a piece of an unaligned
+/// write that the core's aligner split.
+enum class DataTransfer : std::uint8_t { Read, Write, WritePiece };
+
 /// One granted transfer: when its data arrives.
 struct Grant {
     std::uint64_t data_end = 0;  ///< the last cycle of its data phase
@@ -44,9 +48,13 @@ public:
     /// Whether an address `master` presents for `address` in `cycle` waits because the
     /// interface's data phase is in wait states (AHB HREADY low): the master must hold it.
     bool waits_for_ready(Master master, std::uint32_t address, std::uint64_t cycle) const;
-    /// Takes the interface for one transfer issued in `cycle` (an LDM asks once a word); `write`:
-    /// a buffered write, which holds fetches off the interface until its data phase ends.
-    Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, bool write = false);
+    /// Takes the interface for one transfer issued in `cycle` (an LDM asks once a word). A
+    /// buffered write holds fetches off the interface until its data phase ends; a fetch through
+    /// the registration buffer that would reach the bus in that data phase is latched anyway and
+    /// goes in the cycle after it, first (the System bus serves the fetch first, and a read does
+    /// not start in a write's data phase: the cycle is lost to data too). An unaligned write's
+    /// pieces hold fetches off without latching them.
+    Grant grant(Master master, std::uint32_t address, std::uint64_t cycle, DataTransfer kind = DataTransfer::Read);
     const MemoryPort& port(std::uint32_t address) const { return memory_->at(address); }
     std::uint64_t timing_key(std::uint32_t address) const { return memory_->timing_key(address); }
     /// Whether a fetch from `address` passes the registration buffer (code over the System bus
@@ -75,7 +83,7 @@ public:
     void state_key(std::vector<std::uint64_t>& out, Cycle cycle) const {
         for (const State& s : state_) {
             out.insert(out.end(), {cycle(s.next_address), cycle(s.requested_cycle), cycle(s.requested_in), s.requested, cycle(s.fetch_after_write),
-                                   cycle(s.ready_from)});
+                                   s.write_latches_fetch, cycle(s.ready_from)});
             // Only a core whose rules read them keys them: on others they would tell alike states apart.
             if (tracks_fetch_)
                 out.insert(out.end(), {cycle(s.fetch_data_end), cycle(s.asking_since[0]), cycle(s.asking_since[1]), cycle(s.asked_last[0]),
@@ -106,6 +114,7 @@ private:
         std::uint64_t requested_in = ~0ull;                               ///< the cycle they were made in
         std::uint8_t requested = 0;                                       ///< Master bits asking in requested_cycle
         std::uint64_t fetch_after_write = 0;                              ///< a buffered write holds fetches off until its data phase ends
+        bool write_latches_fetch = false;                                 ///< and a registered fetch asking in it is latched (grant())
         std::uint64_t ready_from = 0;                                     ///< the data phase in progress is in wait states until then
         std::uint64_t fetch_data_end = 0;                                 ///< the last cycle of the latest fetch's data phase
         std::array<std::uint64_t, 2> asking_since{};                      ///< per Master: the first cycle of its unbroken run of requests

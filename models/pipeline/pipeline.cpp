@@ -106,7 +106,7 @@ std::uint64_t Pipeline::frame_transfers(std::uint32_t frame, std::span<const uns
         if (next < words) bus_.request(Master::Data, address, c);
         if (!vector_done) bus_.request(Master::Fetch, vector_slot, c);
         if (next < words && c >= lsu_next_address_ && bus_.may_grant(Master::Data, address, c)) {
-            Grant g = bus_.grant(Master::Data, address, c, write);
+            Grant g = bus_.grant(Master::Data, address, c, write ? DataTransfer::Write : DataTransfer::Read);
             lsu_next_address_ = g.data_end;
             last = std::max(last, g.data_end);
             ++next;
@@ -726,7 +726,10 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
 }
 
 void Pipeline::issue_transfers(std::uint64_t c) {
-    Grant g = bus_.grant(Master::Data, x_.next_address, c, x_.insn->store);
+    Grant g = bus_.grant(Master::Data, x_.next_address, c,
+                         !x_.insn->store ? DataTransfer::Read
+                         : x_.split_end  ? DataTransfer::WritePiece
+                                         : DataTransfer::Write);
     const ClassifiedInstruction& i = *x_.insn;
     if (x_.transfers_done == 0 && last_given_ && x_.facts.pc == last_given_->pc) given_data_phase_ = g.data_end;
     ++x_.transfers_done;

@@ -114,9 +114,33 @@ TEST_CASE("bus matrix: with addresses held on the bus, the master that waited fi
 TEST_CASE("bus matrix: a buffered write holds fetches off its interface until its data phase ends") {
     MemorySystem memory = stm32f100();
     BusMatrix bus(memory);
+    bus.request(Master::Data, 0x08000000, 30);
+    bus.grant(Master::Data, 0x08000000, 30, DataTransfer::Write);  // data phase 31
+    // A flash fetch shares the flash port: it goes out after the write's data phase.
+    CHECK_FALSE(bus.may_grant(Master::Fetch, 0x08000100, 31));
+    CHECK(bus.may_grant(Master::Fetch, 0x08000100, 32));
+}
+
+TEST_CASE("bus matrix: an SRAM fetch that would reach the bus in a write's data phase is latched, and goes first after it") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
     bus.request(Master::Data, 0x20000000, 30);
-    bus.grant(Master::Data, 0x20000000, 30, /*write=*/true);  // data phase 31
-    // An SRAM fetch issued at 30 would be presented at 31, inside the write's data phase.
+    bus.grant(Master::Data, 0x20000000, 30, DataTransfer::Write);  // data phase 31
+    // Issued at 30, the registration buffer would present it at 31, inside the data phase: it
+    // takes the address anyway and presents it at 32; the store's next beat, asking at 31, waits.
+    REQUIRE(bus.may_grant(Master::Fetch, 0x20000100, 30));
+    CHECK(bus.grant(Master::Fetch, 0x20000100, 30).data_end == 33);
+    bus.request(Master::Data, 0x20000004, 31);
+    CHECK_FALSE(bus.may_grant(Master::Data, 0x20000004, 31));
+    CHECK_FALSE(bus.may_grant(Master::Data, 0x20000004, 32));
+    CHECK(bus.may_grant(Master::Data, 0x20000004, 33));
+}
+
+TEST_CASE("bus matrix: an unaligned store's piece holds an SRAM fetch off without latching it") {
+    MemorySystem memory = stm32f100();
+    BusMatrix bus(memory);
+    bus.request(Master::Data, 0x20000000, 30);
+    bus.grant(Master::Data, 0x20000000, 30, DataTransfer::WritePiece);  // data phase 31
     CHECK_FALSE(bus.may_grant(Master::Fetch, 0x20000100, 30));
     CHECK(bus.may_grant(Master::Fetch, 0x20000100, 31));  // presented at 32
 }
