@@ -1,0 +1,30 @@
+/* A store followed by an ALU instruction, four times, and a store followed by a NOP, timed from
+ * flash with the write buffer off (ACTLR.DISDEFWBUF, as the CMEmu silicon tests run), for
+ * tests/emu/store_then_alu_test.cpp. Built for the Cortex-M3 (STM32F100 preset) and the
+ * Cortex-M4 (CC2652 preset): on the M4 only a load, a store or a NOP enters execute in a store's
+ * data phase, on the M3 any instruction does.
+ * Output: "pairs <name> <cycles>" per case. */
+#include <stdint.h>
+
+#include "measure.h"
+
+#define ACTLR (*(volatile uint32_t *)0xE000E008u)
+#define ACTLR_DISDEFWBUF (1u << 1)
+
+#define STORE_ALU "str.w r4, [r3]\n\tadd.w r5, r5, #1\n\t"
+#define STORE_NOP "str.w r4, [r3]\n\tnop.w\n\t"
+
+int main(void)
+{
+    static const char *const names[2] = {"store_alu", "store_nop"};
+    uint32_t cycles[2];
+    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
+    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
+    ACTLR |= ACTLR_DISDEFWBUF;
+    for (int pass = 0; pass < 2; pass++) {
+        MEASURE_BELOW_SP(cycles[0], STORE_ALU STORE_ALU STORE_ALU STORE_ALU);
+        MEASURE_BELOW_SP(cycles[1], STORE_NOP STORE_NOP STORE_NOP STORE_NOP);
+    }
+    print_measurements("pairs", names, cycles, 2);
+    return 0;
+}
