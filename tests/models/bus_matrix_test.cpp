@@ -49,6 +49,14 @@ MemoryPort vims_flash() {
     return flash;
 }
 
+// A bus on which a data write to `address` went out in cycle 30 (its data phase 31).
+BusMatrix bus_after_write(const MemorySystem& memory, std::uint32_t address, DataTransfer kind) {
+    BusMatrix bus(memory);
+    bus.request(Master::Data, address, 30);
+    bus.grant(Master::Data, address, 30, kind);
+    return bus;
+}
+
 }  // namespace
 
 TEST_CASE("bus matrix: a flash word is decodable two cycles after its address phase, a word a cycle") {
@@ -113,9 +121,7 @@ TEST_CASE("bus matrix: with addresses held on the bus, the master that waited fi
 
 TEST_CASE("bus matrix: a buffered write holds fetches off its interface until its data phase ends") {
     MemorySystem memory = stm32f100();
-    BusMatrix bus(memory);
-    bus.request(Master::Data, 0x08000000, 30);
-    bus.grant(Master::Data, 0x08000000, 30, DataTransfer::Write);  // data phase 31
+    BusMatrix bus = bus_after_write(memory, 0x08000000, DataTransfer::Write);
     // A flash fetch shares the flash port: it goes out after the write's data phase.
     CHECK_FALSE(bus.may_grant(Master::Fetch, 0x08000100, 31));
     CHECK(bus.may_grant(Master::Fetch, 0x08000100, 32));
@@ -123,9 +129,7 @@ TEST_CASE("bus matrix: a buffered write holds fetches off its interface until it
 
 TEST_CASE("bus matrix: an SRAM fetch that would reach the bus in a write's data phase is latched, and goes first after it") {
     MemorySystem memory = stm32f100();
-    BusMatrix bus(memory);
-    bus.request(Master::Data, 0x20000000, 30);
-    bus.grant(Master::Data, 0x20000000, 30, DataTransfer::Write);  // data phase 31
+    BusMatrix bus = bus_after_write(memory, 0x20000000, DataTransfer::Write);
     // Issued at 30, the registration buffer would present it at 31, inside the data phase: it
     // takes the address anyway and presents it at 32; the store's next beat, asking at 31, waits.
     REQUIRE(bus.may_grant(Master::Fetch, 0x20000100, 30));
@@ -138,9 +142,7 @@ TEST_CASE("bus matrix: an SRAM fetch that would reach the bus in a write's data 
 
 TEST_CASE("bus matrix: an unaligned store's piece holds an SRAM fetch off without latching it") {
     MemorySystem memory = stm32f100();
-    BusMatrix bus(memory);
-    bus.request(Master::Data, 0x20000000, 30);
-    bus.grant(Master::Data, 0x20000000, 30, DataTransfer::WritePiece);  // data phase 31
+    BusMatrix bus = bus_after_write(memory, 0x20000000, DataTransfer::WritePiece);
     CHECK_FALSE(bus.may_grant(Master::Fetch, 0x20000100, 30));
     CHECK(bus.may_grant(Master::Fetch, 0x20000100, 31));  // presented at 32
 }
