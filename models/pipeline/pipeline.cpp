@@ -290,7 +290,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     // On the M4 only a load, a store, a NOP or a skipped instruction enters in a store's data
     // phase (PipelineParameters::store_data_phase_admits_transfers_only).
     if (p_.store_data_phase_admits_transfers_only && x_.insn->store && x_.transfers_left == 0 && c <= x_.last_data_end && !d.insn->memory_access() &&
-        d.insn->kind != InstructionClass::Nop && (facts_.empty() || facts_.front().pc != d.insn->address || facts_.front().executed))
+        d.insn->kind != InstructionClass::Nop && !known_skipped(d.insn->address))
         return false;
     if (x_.transfers_left == 0 && x_.busy_until < c) return true;
     // An MLA accumulating the RdHi of the SMULL/UMULL before it (and not multiplying it) enters in
@@ -298,7 +298,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     const ClassifiedInstruction& m = *x_.insn;
     if (m.kind == InstructionClass::MultiplyLong && d.insn->kind == InstructionClass::MultiplyAccumulate && !d.insn->subtracts &&
         d.insn->accumulator >= 0 && ((m.late_write >> d.insn->accumulator) & 1u) && !(d.insn->multiplicands & m.late_write) && c == x_.busy_until &&
-        x_.facts.executed && (facts_.empty() || facts_.front().pc != d.insn->address || facts_.front().executed))  // the MLA runs too (CMEmu)
+        x_.facts.executed && !known_skipped(d.insn->address))  // the MLA runs too (CMEmu)
         return true;
     // A load/store's data phase may overlap the next single load/store (or NOP): its address
     // phase follows in the data phase, within one memory, and only in the data phase's first
@@ -313,8 +313,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     // An instruction its IT block fails runs in the data phase as a NOP does, unless the store
     // there reads its data register in it or an IT is folded onto it (CMEmu:
     // Execute::can_lsu_instr_be_pipelined, is_non_exec).
-    if (!facts_.empty() && facts_.front().pc == n.address && !facts_.front().executed && !d.folded_it)
-        return !(x_.insn->store && x_.insn->register_offset);
+    if (known_skipped(n.address) && !d.folded_it) return !(x_.insn->store && x_.insn->register_offset);
     if (n.kind == InstructionClass::Nop) return true;
     // A store addressed [Rn, Rm] reads its data register in its data phase: the register file has
     // no port left for the next instruction (CMEmu's RegisterBankConflict).

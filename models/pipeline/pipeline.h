@@ -203,6 +203,9 @@ private:
     /// Cycle `c` is the first of the data phase of execute's single load or store, its last
     /// address phase out: the one cycle the next load or store may enter behind it.
     bool in_first_data_cycle(std::uint64_t c) const;
+    /// The facts given say the instruction at `address`, next to run, is skipped (its IT block
+    /// failed it). False while they do not reach it yet.
+    bool known_skipped(std::uint32_t address) const { return !facts_.empty() && facts_.front().pc == address && !facts_.front().executed; }
     /// `late_redirect` as execute_cycle's: set where the target waits for the word the fetch
     /// presents this cycle.
     void branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect);
