@@ -85,13 +85,17 @@ public:
     }
     /// What of a data address decides its timing, as a key: its memory and its alignment (the
     /// aligner splits by the low bits), and in a memory with a line buffer its line, which decides
-    /// whether the buffer holds it (the cache's line, the finer, where a cache may be in front).
+    /// whether the buffer holds it (the cache's line, the finer, where a cache may be in front),
+    /// and whether an unaligned access there may reach the next one.
     std::uint64_t timing_key(std::uint32_t address) const {
         const MemoryPort& p = at(address);
         std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&p)) ^ (std::uint64_t{address & 3u} << 60);
         unsigned line = p.line_bytes;
         if (p.cache_line_bytes && (!line || p.cache_line_bytes < line)) line = p.cache_line_bytes;
         if (line) key ^= std::uint64_t{address / line} << 20;
+        // An unaligned access there whose last piece may reach the next line (a word at 16n+13
+        // reads 16n+16 too, one at 16n+9 does not).
+        if (line && (address & 3u) && address % line + 4 > line) key ^= std::uint64_t{1} << 59;
         return key;
     }
     /// The port the architecture assigns `address` to.

@@ -45,7 +45,7 @@ void Pipeline::state_key(std::vector<std::uint64_t>& out) const {
                            x_.transfers_left,
                            data(x_.next_address),
                            x_.split_end ? data(x_.split_next) : 1,
-                           std::uint64_t{x_.split_end - x_.split_next},
+                           std::uint64_t{x_.split_end ? x_.split_end - x_.split_next : 0u},  // split_next is stale when not split
                            cycle(x_.last_data_end),
                            x_.waits_for_data,
                            optional_cycle(x_.redirect_at),
