@@ -467,7 +467,7 @@ bool Pipeline::step() {
                         (control_.write_buffer || bus_.port(data_address).wait_states == 0) &&
                         !(bus_.port(data_address).port == BusPort::System && bus_.port(fetch_.next_word()).port == BusPort::System);
     bool execute_frees = !x_.active || (x_.transfers_left == 0 && x_.busy_until <= c && !x_.redirect_at) || store_leaves;
-    if (decoded_ && (execute_frees || decoded_->decode_target || speculates_under_computation(execute_frees)))
+    if (decoded_ && (execute_frees || decoded_->decode_target || speculates_at_decode(execute_frees)))
         branch_at_decode(c, execute_frees, late_redirect);
     // Execute frees while the decoded load still waits for an address register the load in
     // execute brings from memory: next cycle is a bubble (CMEmu: Fetch::tick_piq's decode_stall),
@@ -540,8 +540,8 @@ void Pipeline::decode(std::uint64_t c) {
 }
 
 void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::optional<std::uint32_t>& late_redirect) {
-    // Held while execute is busy beyond this cycle: the branch fetches its target in the cycle
-    // before it moves to execute (CMEmu's HoldBranch).
+    // Called as a branch is decoded (a B<cc> as speculates_at_decode says), or in the cycle before
+    // it moves to execute.
     Decoded& d = *decoded_;
     const bool fails = d.decode_target && d.insn->conditional && !it_condition_passes(*d.insn);
     if (fails && condition_known_at_decode(*d.decode_target)) {
@@ -589,16 +589,19 @@ bool Pipeline::gap_after_not_taken(const ClassifiedInstruction& branch, bool aft
     return behind && behind->size == 4;
 }
 
-// A B<cc> decoded while execute runs a multi-cycle computation (MLA, a long multiply, a divide)
-// sends its target fetch at decode all the same (CMEmu: decode's branch phase runs under a busy
-// execute), unless it came in the fetch word that instruction ends in: the decode head has not
-// moved past that word while the instruction executes. Measured on the STM32F100's compiled set:
-// edn's `cmp; mla; bne` (the B<cc> in a word of its own) is a cycle shorter than the B<cc> held to
-// the MLA's last cycle gives, its `mla; mla; bne` (the B<cc> in the second MLA's last word) is not.
-bool Pipeline::speculates_under_computation(bool execute_frees) const {
+// A B<cc> sends its target fetch in the cycle it is decoded, while execute is still busy with the
+// instruction before it (CMEmu: decode's branch phase runs right after decode, under a busy
+// execute). Measured on the CC2652 from flash with line buffers: `ldr.w; bne.n` taken costs what
+// `ldr.w; b.n` does (5 cycles to the target's load, 8 when the fetch waited for the load's data
+// phase, bcond); on the STM32F100's compiled set st -Os +0.05% -> -0.01%. Behind a multi-cycle
+// computation (MLA, a long multiply, a divide) it waits for the computation's last cycle if it came
+// in the fetch word that instruction ends in: the decode head has not moved past that word while
+// the instruction executes (edn's `cmp; mla; bne`, the B<cc> in a word of its own, is a cycle
+// shorter than the B<cc> held gives; its `mla; mla; bne`, the B<cc> in the MLA's last word, is not).
+bool Pipeline::speculates_at_decode(bool execute_frees) const {
     const Decoded& d = *decoded_;
-    if (!d.speculate_target || !computing_beyond(execute_frees)) return false;
-    return (d.insn->address & ~3u) != last_fetch_word(*x_.insn);
+    if (!d.speculate_target) return false;
+    return !computing_beyond(execute_frees) || (d.insn->address & ~3u) != last_fetch_word(*x_.insn);
 }
 
 // Decode sees the flags as execute will have them: whether an instruction of the IT block the

@@ -196,7 +196,7 @@ private:
                                   std::uint64_t* vector_end);
     void decode(std::uint64_t c);
     void fold_late_it();
-    bool speculates_under_computation(bool execute_frees) const;
+    bool speculates_at_decode(bool execute_frees) const;
     /// Execute is busy beyond this cycle with something other than a load or store: a multi-cycle
     /// computation, which holds a branch at decode (`execute_frees` as step() computes it).
     bool computing_beyond(bool execute_frees) const { return !execute_frees && x_.active && !x_.insn->memory_access(); }

@@ -1,0 +1,57 @@
+/* A branch decoded behind a load, as the CMEmu silicon test bcond times it on a CC26x2 (cache off,
+ * VIMS_CTL mode 3, line buffers on; code in flash): the pipeline emptied by an ISB at a 16-byte
+ * boundary, a DWT_CYCCNT read, the branch, four 32-bit instructions it jumps over, the target at
+ * the next 16-byte boundary, a second DWT_CYCCNT read. For tests/emu/branch_behind_load_test.cpp.
+ *
+ * The flags are set well before the branch (NE holds), so the B<cc> either branches (bne) or not
+ * (beq); b is the unconditional branch. Each case runs twice; the second is reported.
+ * Output: "branch <case> <cycles>" per case. */
+#include <stdint.h>
+
+#include "measure.h"
+
+#define VIMS_CTL (*(volatile uint32_t *)0x40034004u)
+#define VIMS_CTL_MODE_OFF 3u
+
+/* BRANCH: the branch mnemonic, e.g. "bne.n". */
+#define BRANCH_BEHIND_LOAD(out, BRANCH)                                                     \
+    do {                                                                                    \
+        register uint32_t dwt_ __asm__("r6") = DWT_BASE;                                    \
+        uint32_t t_;                                                                        \
+        __asm__ volatile(".syntax unified\n\t"                                              \
+                         "movs r5, #1\n\t"                                                  \
+                         "cmp r5, #0\n\t"                                                   \
+                         ".align 4\n\t"                                                     \
+                         "isb\n\t"                                                          \
+                         "ldr.w r2, [r6, #4]\n\t" BRANCH " 1f\n\t"                          \
+                         "add.w r5, r5, #1\n\t"                                             \
+                         "add.w r5, r5, #1\n\t"                                             \
+                         "add.w r5, r5, #1\n\t"                                             \
+                         "add.w r5, r5, #1\n\t"                                             \
+                         ".align 4\n"                                                       \
+                         "1:\n\t"                                                           \
+                         "ldr.w r3, [r6, #4]\n\t"                                           \
+                         "subs %0, r3, r2\n\t"                                              \
+                         : "=r"(t_)                                                         \
+                         : "r"(dwt_)                                                        \
+                         : "r2", "r3", "r5", "cc", "memory");                               \
+        (out) = t_;                                                                         \
+    } while (0)
+
+enum { B, BNE_TAKEN, BEQ_NOT_TAKEN, COUNT };
+static const char *const names[COUNT] = {"b", "bne_taken", "beq_not_taken"};
+
+int main(void)
+{
+    uint32_t cycles[COUNT];
+    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
+    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
+    VIMS_CTL = (VIMS_CTL & ~3u) | VIMS_CTL_MODE_OFF;
+    for (int pass = 0; pass < 2; pass++) {
+        BRANCH_BEHIND_LOAD(cycles[B], "b.n");
+        BRANCH_BEHIND_LOAD(cycles[BNE_TAKEN], "bne.n");
+        BRANCH_BEHIND_LOAD(cycles[BEQ_NOT_TAKEN], "beq.n");
+    }
+    print_measurements("branch", names, cycles, COUNT);
+    return 0;
+}
