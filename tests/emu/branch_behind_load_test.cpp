@@ -2,20 +2,13 @@
 // times CMEmu's bcond sequence on the cc2652 board (flash with line buffers, cache off).
 #include <doctest/doctest.h>
 
-#include "emutrace/config.h"
-#include "support/measurements.h"
-#include "support/run_firmware.h"
+#include "support/board_measurements.h"
 
-using namespace emutrace;
 using namespace emutrace::test;
 
 TEST_CASE("pipeline: a B<cc> behind a load sends its target fetch as it is decoded, as a B does") {
-    FirmwareRun r =
-        run_firmware("branch_behind_load", "scenarios/boards/cc2652.yaml", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
-    REQUIRE(r.result.exit_code == 0);
-    auto t = timings(r.sink.text, "branch");
-    REQUIRE(t.size() == 3);
-    INFO(r.sink.text);
+    auto t = pipeline_measurements("branch_behind_load", "scenarios/boards/cc2652.yaml", "branch", 3);
+    INFO(t.text);
     // Silicon (CMEmu cc2652 bcond, flash with line buffers): `ldr.w; b.n` and `ldr.w; bne.n`
     // taken both 5 cycles from one DWT_CYCCNT read to the next. A B<cc> that waited for the
     // load's data phase to fetch its target lost the flash line the sequential fetch took

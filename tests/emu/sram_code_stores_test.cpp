@@ -2,20 +2,13 @@
 // tests/firmware/sram_code_stores.c times 2 and 3 STMs in a row; the difference is one STM.
 #include <doctest/doctest.h>
 
-#include "emutrace/config.h"
-#include "support/measurements.h"
-#include "support/run_firmware.h"
+#include "support/board_measurements.h"
 
-using namespace emutrace;
 using namespace emutrace::test;
 
 TEST_CASE("bus matrix: from SRAM code, a fetch latched in a store's data phase costs an STM of two registers a cycle more") {
-    FirmwareRun r =
-        run_firmware("sram_code_stores", "scenarios/boards/cc2652.yaml", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
-    REQUIRE(r.result.exit_code == 0);
-    auto t = timings(r.sink.text, "stores");
-    REQUIRE(t.size() == 8);
-    INFO(r.sink.text);
+    auto t = pipeline_measurements("sram_code_stores", "scenarios/boards/cc2652.yaml", "stores", 8);
+    INFO(t.text);
     auto one_more = [&](const char* where, const char* registers) {
         return t[std::string(where) + "_" + registers + "_3"] - t[std::string(where) + "_" + registers + "_2"];
     };

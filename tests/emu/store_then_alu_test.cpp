@@ -3,21 +3,14 @@
 // with the write buffer off.
 #include <doctest/doctest.h>
 
-#include "emutrace/config.h"
-#include "support/measurements.h"
-#include "support/run_firmware.h"
+#include "support/board_measurements.h"
 
-using namespace emutrace;
 using namespace emutrace::test;
 
 namespace {
 
-std::map<std::string, unsigned long> pairs_on(const char* firmware, const char* scenario) {
-    FirmwareRun r = run_firmware(firmware, scenario, [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
-    REQUIRE(r.result.exit_code == 0);
-    auto t = timings(r.sink.text, "pairs");
-    REQUIRE(t.size() == 2);
-    return t;
+BoardMeasurements pairs_on(const char* firmware, const char* scenario) {
+    return pipeline_measurements(firmware, scenario, "pairs", 2);
 }
 
 }  // namespace

@@ -60,6 +60,8 @@ struct CollectingSink final : trace::TraceSink {
                 case trace::EventKind::Watch: watches.push_back(e); break;
                 case trace::EventKind::Access: accesses.push_back(e); break;
                 case trace::EventKind::CoreSwitch: ++core_switches; break;
+                case trace::EventKind::PcSample:
+                case trace::EventKind::DataTrace: break;  // trace-port events no test here counts
             }
         }
     }
