@@ -31,6 +31,11 @@ unsigned aligner_part_bytes(std::uint32_t address, std::uint32_t end) {
     return 1;
 }
 
+// The registers an instruction writes, a base it writes back included.
+std::uint16_t registers_written(const ClassifiedInstruction& i) {
+    return static_cast<std::uint16_t>(i.writes | (i.writeback && i.base >= 0 ? 1u << i.base : 0u));
+}
+
 // The fetch word an instruction's last halfword is in.
 std::uint32_t last_fetch_word(const ClassifiedInstruction& i) {
     return (i.address + i.size - 2) & ~3u;
@@ -623,6 +628,8 @@ bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) const {
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     Decoded d = *decoded_;
     decoded_.reset();
+    // What the instruction before this one wrote (execute's record still holds it).
+    const std::uint16_t written_before = x_.insn && x_.facts.executed ? registers_written(*x_.insn) : 0;
     x_.facts = facts_.front();  // straight into execute's record: no copy in between
     facts_.pop_front();
     const InstructionFacts& f = x_.facts;
@@ -695,7 +702,16 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
         // load's data phase, when the register file has a port to spare).
         x_.waits_for_data = i.kind != InstructionClass::Store || (i.register_offset && !pipelined) || p_.stores_hold_execute;
         if (i.writes_pc || i.kind == InstructionClass::TableBranch) fetch_.disable(c);
-        if (i.writeback && i.base >= 0) written_ready(static_cast<std::uint16_t>(1u << i.base), c + 1);
+        if (i.writeback && i.base >= 0) {
+            // On a core whose writeback loads pipeline, a load that waited in decode (its address
+            // and new base generated a cycle or more before it entered) forwards the new base to
+            // the next load's address generation in this cycle, so that load may enter in this
+            // one's data phase; unless its own base was the instruction before's result, which
+            // came through the forwarding path itself (PipelineParameters::writeback_loads_pipeline).
+            const bool forwarded =
+                p_.writeback_loads_pipeline && single_transfer(i) && i.is_load() && d.decoded_at + 2 <= c && !((written_before >> i.base) & 1u);
+            written_ready(static_cast<std::uint16_t>(1u << i.base), forwarded ? c : c + 1);
+        }
         written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives
         return;
     }

@@ -93,7 +93,12 @@ struct PipelineParameters {
     /// A single load that writes its base back may run in the data phase of the load or store
     /// before it, as one without writeback does (M4, measured on the CC2652: `ldr.n r5, [r6];
     /// ldr.w r6, [r7, #4]!` and two writeback loads on independent bases pipeline,
-    /// ldr_ldm_ldmdb_ldrd_same_args_and_rings; CMEmu's PostWriteback says not). The M3 never
+    /// ldr_ldm_ldmdb_ldrd_same_args_and_rings; CMEmu's PostWriteback says not). One that waited
+    /// in decode forwards its written-back base to the next load's address, which may then
+    /// pipeline behind it, unless that base was itself forwarded from the instruction before: in
+    /// a run of writeback loads on one base behind a load, from flash with line buffers to SRAM,
+    /// the second costs a cycle and every later one two (ldm_ldmdb, push_pop_pipelining,
+    /// ldr_imm_index); behind an ALU instruction the second costs two (the rings). The M3 never
     /// pipelines one (the STM32F100's measurements).
     bool writeback_loads_pipeline = false;
     /// Only a load, a store, a NOP or an instruction its IT block skips enters execute in the
