@@ -323,7 +323,7 @@ bool Pipeline::can_accept(const Decoded& d) const {
     // A store addressed [Rn, Rm] reads its data register in its data phase: the register file has
     // no port left for the next instruction (CMEmu's RegisterBankConflict).
     if (x_.insn->store && x_.insn->register_offset) return false;
-    if (!single_transfer(n) || n.writes_pc || (n.writeback && !(n.is_load() && p_.writeback_loads_pipeline))) return false;
+    if (!single_transfer(n) || n.writes_pc || (n.writeback && !p_.writeback_transfers_pipeline)) return false;
     if (facts_.empty()) return false;
     const InstructionFacts& nf = facts_.front();
     if (!nf.executed) return false;
@@ -410,7 +410,7 @@ unsigned Pipeline::slots_freed_next_cycle(std::uint64_t c, bool execute_frees) c
     if (!decoded_ || !execute_frees || address_ready(*decoded_) > c) return 0;
     const ClassifiedInstruction& d = *decoded_->insn;
     bool waits = x_.active && x_.insn->is_load() && d.is_load() &&
-                 (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || (d.writeback && !p_.writeback_loads_pipeline));
+                 (x_.insn->kind == InstructionClass::LoadMultiple || !single_transfer(d) || (d.writeback && !p_.writeback_transfers_pipeline));
     const bool multiplies_end_late = p_.multiply_accumulate_cycles > 1 || p_.iterative_long_multiply;
     bool undecided = false;
     if (x_.active && x_.facts.executed && x_.insn->ends_late(multiplies_end_late)) {
@@ -707,9 +707,9 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
             // and new base generated a cycle or more before it entered) forwards the new base to
             // the next load's address generation in this cycle, so that load may enter in this
             // one's data phase; unless its own base was the instruction before's result, which
-            // came through the forwarding path itself (PipelineParameters::writeback_loads_pipeline).
+            // came through the forwarding path itself (PipelineParameters::writeback_transfers_pipeline).
             const bool forwarded =
-                p_.writeback_loads_pipeline && single_transfer(i) && i.is_load() && d.decoded_at + 2 <= c && !((written_before >> i.base) & 1u);
+                p_.writeback_transfers_pipeline && single_transfer(i) && i.is_load() && d.decoded_at + 2 <= c && !((written_before >> i.base) & 1u);
             written_ready(static_cast<std::uint16_t>(1u << i.base), forwarded ? c : c + 1);
         }
         written_ready(i.loaded, ~0ull >> 1);  // set as the data arrives

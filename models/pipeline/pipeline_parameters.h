@@ -90,17 +90,18 @@ struct PipelineParameters {
     /// which may enter in its data phase (the compiled set: ud -O3 -0.42% -> -0.11%, nsichneu -O0
     /// -0.87% -> -0.18%; every store holding it sends st and ud -Os 0.2-0.6% long, one a PUSH).
     bool all_transfers_postpone_fetch = false;
-    /// A single load that writes its base back may run in the data phase of the load or store
-    /// before it, as one without writeback does (M4, measured on the CC2652: `ldr.n r5, [r6];
-    /// ldr.w r6, [r7, #4]!` and two writeback loads on independent bases pipeline,
-    /// ldr_ldm_ldmdb_ldrd_same_args_and_rings; CMEmu's PostWriteback says not). One that waited
-    /// in decode forwards its written-back base to the next load's address, which may then
-    /// pipeline behind it, unless that base was itself forwarded from the instruction before: in
-    /// a run of writeback loads on one base behind a load, from flash with line buffers to SRAM,
-    /// the second costs a cycle and every later one two (ldm_ldmdb, push_pop_pipelining,
-    /// ldr_imm_index); behind an ALU instruction the second costs two (the rings). The M3 never
-    /// pipelines one (the STM32F100's measurements).
-    bool writeback_loads_pipeline = false;
+    /// A single load or store that writes its base back may run in the data phase of the load or
+    /// store before it, as one without writeback does (M4, measured on the CC2652: `ldr.n r5,
+    /// [r6]; ldr.w r6, [r7, #4]!` and two writeback loads on independent bases pipeline,
+    /// ldr_ldm_ldmdb_ldrd_same_args_and_rings; `ldr.w r7, [r6, #4]!; str.w r8, [r4, #4]!` costs
+    /// what it does with `str.w r8, [r4]`, ldr_writeback_pipelining; CMEmu's PostWriteback says
+    /// not). A load that waited in decode forwards its written-back base to the next load's
+    /// address, which may then pipeline behind it, unless that base was itself forwarded from the
+    /// instruction before: in a run of writeback loads on one base behind a load, from flash with
+    /// line buffers to SRAM, the second costs a cycle and every later one two (ldm_ldmdb,
+    /// push_pop_pipelining, ldr_imm_index); behind an ALU instruction the second costs two (the
+    /// rings). The M3 never pipelines one (the STM32F100's measurements).
+    bool writeback_transfers_pipeline = false;
     /// Only a load, a store, a NOP or an instruction its IT block skips enters execute in the
     /// data phase of the store before it; any other waits for that phase to end (M4: CMEmu's
     /// can_lsu_instr_be_pipelined admits no other, and on the CC2652 `str.w r5, [r1]; cbz`
