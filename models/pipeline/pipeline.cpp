@@ -292,9 +292,9 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (d.decoded_at >= c || address_ready(d) >= c) return false;
     if (!x_.active) return true;
     if (x_.redirect_at && *x_.redirect_at >= c) return false;
-    // On the M4 only a load, a store, a NOP or a skipped instruction enters in a store's data
-    // phase (PipelineParameters::store_data_phase_admits_transfers_only).
-    if (p_.store_data_phase_admits_transfers_only && x_.insn->store && x_.transfers_left == 0 && c <= x_.last_data_end && !d.insn->memory_access() &&
+    // On the M4 only a single load or store, a NOP or a skipped instruction enters in a store's
+    // data phase (PipelineParameters::store_data_phase_admits_transfers_only).
+    if (p_.store_data_phase_admits_transfers_only && x_.insn->store && x_.transfers_left == 0 && c <= x_.last_data_end && !single_transfer(*d.insn) &&
         d.insn->kind != InstructionClass::Nop && !known_skipped(d.insn->address))
         return false;
     if (x_.transfers_left == 0 && x_.busy_until < c) return true;

@@ -102,12 +102,13 @@ struct PipelineParameters {
     /// push_pop_pipelining, ldr_imm_index); behind an ALU instruction the second costs two (the
     /// rings). The M3 never pipelines one (the STM32F100's measurements).
     bool writeback_transfers_pipeline = false;
-    /// Only a load, a store, a NOP or an instruction its IT block skips enters execute in the
-    /// data phase of the store before it; any other waits for that phase to end (M4: CMEmu's
-    /// can_lsu_instr_be_pipelined admits no other, and on the CC2652 `str.w r5, [r1]; cbz`
-    /// from flash with line buffers costs a cycle more each than with the overlap, cbz_deps, and
-    /// LSUCNT a cycle more without line buffers). The M3 lets any instruction overlap a store's
-    /// data phase (the STM32F100's cbz_deps: 4 configurations lost without it).
+    /// Only a single load or store, a NOP or an instruction its IT block skips enters execute in
+    /// the data phase of the store before it; any other waits for that phase to end, a dual or
+    /// multiple transfer too (M4: CMEmu's can_lsu_instr_be_pipelined admits no other; on the
+    /// CC2652 `str.w r5, [r1]; cbz` from flash with line buffers costs a cycle more each than
+    /// with the overlap, cbz_deps, and LSUCNT a cycle more without line buffers; `str.w; strd.w`
+    /// a cycle more than the overlap gives, strd_str_pipelining). The M3 lets any instruction
+    /// overlap a store's data phase (the STM32F100's cbz_deps: 4 configurations lost without it).
     bool store_data_phase_admits_transfers_only = false;
     /// A B<cc> right behind the last instruction of an IT block, not taken, with a 32-bit
     /// instruction behind it: the fetch asks for nothing in the cycle after the branch resolves,
