@@ -8,10 +8,7 @@
  * Output: "branch <case> <cycles>" per case. */
 #include <stdint.h>
 
-#include "measure.h"
-
-#define VIMS_CTL (*(volatile uint32_t *)0x40034004u)
-#define VIMS_CTL_MODE_OFF 3u
+#include "cc26x2_vims.h"
 
 /* BRANCH: the branch mnemonic, e.g. "bne.n". */
 #define BRANCH_BEHIND_LOAD(out, BRANCH)                                                     \
@@ -44,9 +41,7 @@ static const char *const names[COUNT] = {"b", "bne_taken", "beq_not_taken"};
 int main(void)
 {
     uint32_t cycles[COUNT];
-    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
-    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    VIMS_CTL = (VIMS_CTL & ~3u) | VIMS_CTL_MODE_OFF;
+    measure_with_vims_cache_off();
     for (int pass = 0; pass < 2; pass++) {
         BRANCH_BEHIND_LOAD(cycles[B], "b.n");
         BRANCH_BEHIND_LOAD(cycles[BNE_TAKEN], "bne.n");

@@ -14,11 +14,7 @@
  * Output: "unaligned <case> <cycles>" and "unbuffered <case> <cycles>" per case. */
 #include <stdint.h>
 
-#include "measure.h"
-
-#define VIMS_CTL (*(volatile uint32_t *)0x40034004u)
-#define VIMS_CTL_MODE_OFF 3u
-#define VIMS_CTL_IDCODE_LB_DIS (1u << 5)
+#include "cc26x2_vims.h"
 
 static const uint8_t bytes[64] __attribute__((aligned(16))) = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
 
@@ -37,9 +33,7 @@ static const char *const unbuffered_names[U_COUNT] = {"one_load", "two_loads"};
 int main(void)
 {
     uint32_t cycles[C_COUNT], unbuffered[U_COUNT];
-    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
-    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    VIMS_CTL = (VIMS_CTL & ~3u) | VIMS_CTL_MODE_OFF;
+    measure_with_vims_cache_off();
     for (unsigned i = 0; i < C_COUNT; i++) {
         const uint8_t *address = bytes + offsets[i];
         LOAD_AFTER_OTHER_LINE(cycles[i], address);

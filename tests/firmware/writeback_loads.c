@@ -13,10 +13,7 @@
  * Each case runs twice; the second is reported. Output: "writeback <case> <cycles>" per case. */
 #include <stdint.h>
 
-#include "measure.h"
-
-#define VIMS_CTL (*(volatile uint32_t *)0x40034004u)
-#define VIMS_CTL_MODE_OFF 3u
+#include "cc26x2_vims.h"
 
 #define LOAD "ldr.w r4, [r5], #4\n\t"
 
@@ -92,9 +89,7 @@ static const char *const names[COUNT] = {"one",           "two",         "three"
 int main(void)
 {
     uint32_t cycles[COUNT];
-    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
-    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    VIMS_CTL = (VIMS_CTL & ~3u) | VIMS_CTL_MODE_OFF;
+    measure_with_vims_cache_off();
     for (int pass = 0; pass < 2; pass++) {
         WRITEBACK_LOADS(cycles[ONE], LOAD);
         WRITEBACK_LOADS(cycles[TWO], LOAD LOAD);
