@@ -548,9 +548,13 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
     // Called as a branch is decoded (a B<cc> as speculates_at_decode says), or in the cycle before
     // it moves to execute.
     Decoded& d = *decoded_;
-    const bool fails = d.decode_target && d.insn->conditional && !it_condition_passes(*d.insn);
-    if (fails && condition_known_at_decode(*d.decode_target)) {
+    // A member of an IT block that fails its condition, a B<cc> there too (a B the IT made
+    // conditional).
+    const std::optional<std::uint32_t> target = d.decode_target ? d.decode_target : d.speculate_target;
+    const bool fails = target && d.insn->conditional && !it_condition_passes(*d.insn);
+    if (fails && condition_known_at_decode(*target)) {
         d.decode_target.reset();  // no fetch: decode knows it does not branch
+        d.speculate_target.reset();
     } else if (d.decode_target && (fails || d.target_fetch_only)) {
         // Its condition fails: the target fetch goes out as for a B<cc> and its data is dropped.
         // The same where the core branches in execute only (target_fetch_only).
@@ -582,8 +586,10 @@ void Pipeline::branch_at_decode(std::uint64_t c, bool execute_frees, std::option
 // over the System bus, whose registration buffer has taken it by then. Measured on the CC2652
 // (it_and_blx_bx_mov_pc_lr: `movs; it ne; blxne lr`, NE failing, the IT folded at every other
 // alignment): from flash without line buffers the unfolded copies cost no flash access (3 cycles
-// fewer than a dropped target fetch), the folded ones one; from SRAM both cost the fetch. The
-// STM32F100's measurements of the same code do not tell (its flash has no wait states).
+// fewer than a dropped target fetch), the folded ones one; from SRAM both cost the fetch. So does
+// `it ne; bne.n` failing, a B<cc> to the model (it_fold_after_skipped_branch: a flash access
+// fewer without line buffers, a cycle with them). The STM32F100's measurements of the same code
+// do not tell (its flash has no wait states).
 bool Pipeline::condition_known_at_decode(std::uint32_t target) const {
     return x_.active && x_.insn->kind == InstructionClass::It && bus_.port(target).port != BusPort::System;
 }

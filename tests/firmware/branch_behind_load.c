@@ -4,7 +4,8 @@
  * the next 16-byte boundary, a second DWT_CYCCNT read. For tests/emu/branch_behind_load_test.cpp.
  *
  * The flags are set well before the branch (NE holds), so the B<cc> either branches (bne) or not
- * (beq); b is the unconditional branch. Each case runs twice; the second is reported.
+ * (beq); b is the unconditional branch. And a B an IT block makes conditional, failing.
+ * Each case runs twice; the second is reported.
  * Output: "branch <case> <cycles>" per case. */
 #include <stdint.h>
 
@@ -35,8 +36,34 @@
         (out) = t_;                                                                         \
     } while (0)
 
-enum { B, BNE_TAKEN, BEQ_NOT_TAKEN, COUNT };
-static const char *const names[COUNT] = {"b", "bne_taken", "beq_not_taken"};
+/* A B its IT block makes conditional, failing, as the CMEmu silicon test
+ * it_fold_after_skipped_branch times it: the IT executes (it does not fold behind the 32-bit
+ * load) as the branch is decoded, and an IT and two instructions follow. */
+#define FAILING_BRANCH_IN_IT(out)                                         \
+    do {                                                                  \
+        register uint32_t dwt_ __asm__("r6") = DWT_BASE;                  \
+        uint32_t t_;                                                      \
+        __asm__ volatile(".syntax unified\n\t"                            \
+                         "movs r5, #0\n\t"                                \
+                         ".align 4\n\t"                                   \
+                         "isb\n\t"                                        \
+                         "ldr.w r2, [r6, #4]\n\t"                         \
+                         "it ne\n\t"                                      \
+                         "bne.n 1f\n\t"                                   \
+                         "it eq\n\t"                                      \
+                         "addeq.w r5, r5, #0\n\t"                         \
+                         "add.w r5, r5, #1\n"                              \
+                         "1:\n\t"                                         \
+                         "ldr.w r3, [r6, #4]\n\t"                         \
+                         "subs %0, r3, r2\n\t"                            \
+                         : "=r"(t_)                                       \
+                         : "r"(dwt_)                                      \
+                         : "r2", "r3", "r5", "cc", "memory");             \
+        (out) = t_;                                                       \
+    } while (0)
+
+enum { B, BNE_TAKEN, BEQ_NOT_TAKEN, IT_BNE_FAILING, COUNT };
+static const char *const names[COUNT] = {"b", "bne_taken", "beq_not_taken", "it_bne_failing"};
 
 int main(void)
 {
@@ -46,6 +73,7 @@ int main(void)
         BRANCH_BEHIND_LOAD(cycles[B], "b.n");
         BRANCH_BEHIND_LOAD(cycles[BNE_TAKEN], "bne.n");
         BRANCH_BEHIND_LOAD(cycles[BEQ_NOT_TAKEN], "beq.n");
+        FAILING_BRANCH_IN_IT(cycles[IT_BNE_FAILING]);
     }
     print_measurements("branch", names, cycles, COUNT);
     return 0;
