@@ -11,48 +11,16 @@
 
 #include "cc26x2_vims.h"
 
-/* BRANCH: the branch mnemonic, e.g. "bne.n". */
-#define BRANCH_BEHIND_LOAD(out, BRANCH)                                                     \
-    do {                                                                                    \
-        register uint32_t dwt_ __asm__("r6") = DWT_BASE;                                    \
-        uint32_t t_;                                                                        \
-        __asm__ volatile(".syntax unified\n\t"                                              \
-                         "movs r5, #1\n\t"                                                  \
-                         "cmp r5, #0\n\t"                                                   \
-                         ".align 4\n\t"                                                     \
-                         "isb\n\t"                                                          \
-                         "ldr.w r2, [r6, #4]\n\t" BRANCH " 1f\n\t"                          \
-                         "add.w r5, r5, #1\n\t"                                             \
-                         "add.w r5, r5, #1\n\t"                                             \
-                         "add.w r5, r5, #1\n\t"                                             \
-                         "add.w r5, r5, #1\n\t"                                             \
-                         ".align 4\n"                                                       \
-                         "1:\n\t"                                                           \
-                         "ldr.w r3, [r6, #4]\n\t"                                           \
-                         "subs %0, r3, r2\n\t"                                              \
-                         : "=r"(t_)                                                         \
-                         : "r"(dwt_)                                                        \
-                         : "r2", "r3", "r5", "cc", "memory");                               \
-        (out) = t_;                                                                         \
-    } while (0)
-
-/* A B its IT block makes conditional, failing, as the CMEmu silicon test
- * it_fold_after_skipped_branch times it: the IT executes (it does not fold behind the 32-bit
- * load) as the branch is decoded, and an IT and two instructions follow. */
-#define FAILING_BRANCH_IN_IT(out)                                         \
+/* SETUP, then the pipeline emptied by an ISB at a 16-byte boundary, a DWT_CYCCNT read, BODY (which
+ * may branch to the local label 1, placed after it) and a second DWT_CYCCNT read. */
+#define TIMED_FROM_ISB(out, SETUP, BODY)                                  \
     do {                                                                  \
         register uint32_t dwt_ __asm__("r6") = DWT_BASE;                  \
         uint32_t t_;                                                      \
-        __asm__ volatile(".syntax unified\n\t"                            \
-                         "movs r5, #0\n\t"                                \
+        __asm__ volatile(".syntax unified\n\t" SETUP                      \
                          ".align 4\n\t"                                   \
                          "isb\n\t"                                        \
-                         "ldr.w r2, [r6, #4]\n\t"                         \
-                         "it ne\n\t"                                      \
-                         "bne.n 1f\n\t"                                   \
-                         "it eq\n\t"                                      \
-                         "addeq.w r5, r5, #0\n\t"                         \
-                         "add.w r5, r5, #1\n"                              \
+                         "ldr.w r2, [r6, #4]\n\t" BODY                    \
                          "1:\n\t"                                         \
                          "ldr.w r3, [r6, #4]\n\t"                         \
                          "subs %0, r3, r2\n\t"                            \
@@ -61,6 +29,18 @@
                          : "r2", "r3", "r5", "cc", "memory");             \
         (out) = t_;                                                       \
     } while (0)
+
+/* BRANCH: the branch mnemonic, e.g. "bne.n". NE holds. */
+#define BRANCH_BEHIND_LOAD(out, BRANCH)                                                          \
+    TIMED_FROM_ISB(out, "movs r5, #1\n\tcmp r5, #0\n\t",                                        \
+                   BRANCH " 1f\n\tadd.w r5, r5, #1\n\tadd.w r5, r5, #1\n\tadd.w r5, r5, #1\n\t" \
+                   "add.w r5, r5, #1\n\t.align 4\n")
+
+/* A B its IT block makes conditional, failing, as the CMEmu silicon test
+ * it_fold_after_skipped_branch times it: the IT executes (it does not fold behind the 32-bit
+ * load) as the branch is decoded, and an IT and two instructions follow. EQ holds. */
+#define FAILING_BRANCH_IN_IT(out) \
+    TIMED_FROM_ISB(out, "movs r5, #0\n\t", "it ne\n\tbne.n 1f\n\tit eq\n\taddeq.w r5, r5, #0\n\tadd.w r5, r5, #1\n")
 
 enum { B, BNE_TAKEN, BEQ_NOT_TAKEN, IT_BNE_FAILING, COUNT };
 static const char *const names[COUNT] = {"b", "bne_taken", "beq_not_taken", "it_bne_failing"};
