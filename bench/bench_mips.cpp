@@ -9,8 +9,6 @@
 // Then the branchy workload (bench_branchy.elf, CoreMark-like): bare Unicorn, the per-block model
 // and the pipeline, the last two as pairs.
 
-#include <unicorn/unicorn.h>
-
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +32,7 @@
 #include "session/scenario.h"
 #include "trace/background_sink.h"
 
+#include "bench/bare_unicorn.h"
 #include "bench/bench_paths.h"
 #include "bench_timing.h"
 
@@ -74,30 +73,6 @@ struct BlockCounter final : trace::TraceSink {
         blocks += count;
     }
 };
-
-void empty_block_hook(uc_engine*, std::uint64_t, std::uint32_t, void*) {}
-
-// Bare Unicorn; with `hook`, an empty UC_HOOK_BLOCK callback, which is Unicorn's own dispatch cost.
-double run_unicorn(const decode::ElfImage& image, bool hook) {
-    uc_engine* uc = nullptr;
-    uc_open(UC_ARCH_ARM, static_cast<uc_mode>(UC_MODE_THUMB | UC_MODE_MCLASS), &uc);
-    uc_ctl_set_cpu_model(uc, UC_CPU_ARM_CORTEX_M3);
-    uc_mem_map(uc, 0x00000000, 4 << 20, UC_PROT_READ | UC_PROT_EXEC);
-    uc_mem_map(uc, 0x20000000, 4 << 20, UC_PROT_ALL);
-    for (const auto& s : image.segments()) uc_mem_write(uc, s.load_address, s.bytes.data(), s.bytes.size());
-    std::uint32_t sp = 0, pc = 0;
-    uc_mem_read(uc, 0, &sp, 4);
-    uc_mem_read(uc, 4, &pc, 4);
-    uc_reg_write(uc, UC_ARM_REG_SP, &sp);
-    uc_hook h = 0;
-    if (hook) uc_hook_add(uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(empty_block_hook), nullptr, 1, 0);
-    double t0 = cpu_now();
-    uc_err err = uc_emu_start(uc, pc | 1, 0xFFFFFFFE, 0, 0);  // ends at the first BKPT (no INTR hook)
-    double s = cpu_now() - t0;
-    if (err != UC_ERR_EXCEPTION) std::fprintf(stderr, "bench: baseline ended unexpectedly: %s\n", uc_strerror(err));
-    uc_close(uc);
-    return s;
-}
 
 /// Times of one run() beyond the process's CPU time: a sink on its own thread shows in these.
 struct ThreadTimes {
@@ -188,7 +163,7 @@ void print_branchy_workload(int repeat) {
     Samples base, trm, pipelined, ratio;
     std::uint64_t instructions = 0;
     for (int i = 0; i < repeat; ++i) {
-        base.add(run_unicorn(image, false));
+        base.add(bench::run_bare_unicorn(image, false));
         double t_trm = 0, t_pipeline = 0;
         emu::RunResult r = run_machine(image, nullptr, t_trm, emu::TimingMode::Trm);
         run_machine(image, nullptr, t_pipeline, emu::TimingMode::Pipeline);
@@ -243,8 +218,8 @@ int run(int argc, char** argv) {
     std::uint64_t records = 0;
     std::uint64_t instructions = 0, blocks = 0;
     for (int i = 0; i < repeat; ++i) {
-        base.add(run_unicorn(image, false));
-        bare_hook.add(run_unicorn(image, true));
+        base.add(bench::run_bare_unicorn(image, false));
+        bare_hook.add(bench::run_bare_unicorn(image, true));
         double t = 0;
         run_machine(image, nullptr, t, emu::TimingMode::None);
         untimed.add(t);

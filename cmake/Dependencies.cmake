@@ -51,3 +51,17 @@ endif()
 add_library(emutrace_dep::opencsd_c_api UNKNOWN IMPORTED GLOBAL)
 set_target_properties(emutrace_dep::opencsd_c_api PROPERTIES IMPORTED_LOCATION ${OPENCSD_C_API_LIBRARY}
                       INTERFACE_LINK_LIBRARIES emutrace_dep::opencsd)
+
+# The emutrace command's allocator: gperftools' tcmalloc. Unicorn 2.0.1 never marks guest RAM
+# dirty, so every guest store takes QEMU's self-modifying-code check, which allocates and frees a
+# page-lock tree (README.md, Benchmark): with glibc's malloc that is a fifth of a store-heavy run.
+# Linked only into executables (a library that brought its own malloc would mix allocators in a
+# host that loaded it late), and not into sanitizer builds, whose runtime is the allocator.
+# -DEMUTRACE_USE_TCMALLOC=OFF keeps glibc's (for heap profilers that wrap it).
+option(EMUTRACE_USE_TCMALLOC "Link the emutrace command with gperftools' tcmalloc (faster guest stores)" ON)
+add_library(emutrace_allocator INTERFACE)
+if(EMUTRACE_USE_TCMALLOC AND NOT EMUTRACE_ENABLE_ASAN AND NOT EMUTRACE_BUILD_FUZZERS)
+    emutrace_require_pkg(tcmalloc libtcmalloc_minimal libgoogle-perftools-dev)
+    # Nothing calls it by name: only --no-as-needed keeps it on the link line, ahead of libc.
+    target_link_libraries(emutrace_allocator INTERFACE "-Wl,--push-state,--no-as-needed" emutrace_dep::tcmalloc "-Wl,--pop-state")
+endif()

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""The emutrace command against bare Unicorn, each a process of its own, as a user meets them:
+`emutrace run` (with its allocator) against bench_bare_unicorn (Unicorn alone with the C library's
+allocator, the runner anyone would write), interleaved, medians of --repeat (default 7) rounds of
+CPU time (user + system of the whole process, start-up included):
+  bench_compute   the tight loop (sort + CRC); target: the pipeline at least 78% of bare Unicorn's speed
+  bench_branchy   CoreMark-like branchy code; target: the pipeline at least 0.9x the per-block model's speed
+bench_mips measures the same machine inside one process, where both sides share the allocator: its
+ratios are emutrace's own cost; this one's include what the allocator gives back (README.md, Benchmark).
+usage: bench_command.py [--repeat N] BUILD_DIR"""
+import os, resource, statistics, subprocess, sys
+
+def cpu_seconds(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+def main():
+    args = sys.argv[1:]
+    repeat = 7
+    if args[:1] == ["--repeat"]:
+        repeat, args = int(args[1]), args[2:]
+    if len(args) != 1 or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
+    build = os.path.abspath(args[0])
+    scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compute_bench.yaml")
+    emutrace = [os.path.join(build, "emutrace"), "run", "--scenario", scenario, "-q", "--progress", "never"]
+    bare = os.path.join(build, "bench", "bench_bare_unicorn")
+    configs = [("bare Unicorn", lambda elf: [bare, elf]),
+               ("emutrace, per-block model", lambda elf: emutrace + ["--timing", "trm", elf]),
+               ("emutrace, pipeline (default)", lambda elf: emutrace + [elf])]
+    print(f"bench_command: medians of {repeat} interleaved rounds, CPU seconds of each process")
+    for firmware in ("bench_compute", "bench_branchy"):
+        elf = os.path.join(build, "firmware", firmware + ".elf")
+        times = {name: [] for name, _ in configs}
+        for _ in range(repeat):
+            for name, cmd in configs:
+                times[name].append(cpu_seconds(cmd(elf)))
+        base = statistics.median(times["bare Unicorn"])
+        per_block = statistics.median(times["emutrace, per-block model"])
+        for name, _ in configs:
+            t = statistics.median(times[name])
+            print(f"  {firmware:14} {name:30} {t:6.3f} s   {100 * base / t:5.1f}% of bare Unicorn's speed   {per_block / t:5.3f}x the per-block model's")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
