@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <gelf.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -137,9 +138,13 @@ MemoryDump MemoryDump::load(const std::string& path, std::optional<std::uint32_t
     return d;
 }
 
-void MemoryDump::save_elf_core(const std::string& path, const std::vector<DumpSegment>& segments) {
+void MemoryDump::save_elf_core(const std::string& path, const std::vector<DumpRange>& ranges, const DumpReader& read) {
     // The layout gdb's gcore writes for a bare-metal target, without notes: header, program
-    // headers, then each segment's bytes.
+    // headers, then each range's bytes.
+    std::uint64_t size = sizeof(Elf32_Ehdr) + ranges.size() * sizeof(Elf32_Phdr);
+    for (const DumpRange& r : ranges) size += r.size;
+    if (size > 0xFFFF'FFFFull)
+        throw ConfigError(path + ": the RAM regions add up to " + std::to_string(size) + " bytes, more than a 32-bit ELF core file holds");
     Elf32_Ehdr eh{};
     std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
     eh.e_ident[EI_CLASS] = ELFCLASS32;
@@ -152,23 +157,32 @@ void MemoryDump::save_elf_core(const std::string& path, const std::vector<DumpSe
     eh.e_flags = EF_ARM_EABI_VER5;
     eh.e_ehsize = sizeof eh;
     eh.e_phentsize = sizeof(Elf32_Phdr);
-    eh.e_phnum = static_cast<Elf32_Half>(segments.size());
+    eh.e_phnum = static_cast<Elf32_Half>(ranges.size());
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw ConfigError(path + ": cannot write the memory dump: " + std::strerror(errno));
     out.write(reinterpret_cast<const char*>(&eh), sizeof eh);
-    std::uint32_t offset = sizeof eh + static_cast<std::uint32_t>(segments.size() * sizeof(Elf32_Phdr));
-    for (const DumpSegment& s : segments) {
+    std::uint32_t offset = sizeof eh + static_cast<std::uint32_t>(ranges.size() * sizeof(Elf32_Phdr));
+    for (const DumpRange& r : ranges) {
         Elf32_Phdr ph{};
         ph.p_type = PT_LOAD;
         ph.p_offset = offset;
-        ph.p_vaddr = ph.p_paddr = s.base;
-        ph.p_filesz = ph.p_memsz = static_cast<Elf32_Word>(s.bytes.size());
+        ph.p_vaddr = ph.p_paddr = r.base;
+        ph.p_filesz = ph.p_memsz = r.size;
         ph.p_flags = PF_R | PF_W;
         ph.p_align = 1;
         out.write(reinterpret_cast<const char*>(&ph), sizeof ph);
-        offset += static_cast<std::uint32_t>(s.bytes.size());
+        offset += r.size;
     }
-    for (const DumpSegment& s : segments) out.write(reinterpret_cast<const char*>(s.bytes.data()), static_cast<std::streamsize>(s.bytes.size()));
+    constexpr std::uint32_t kPiece = 1u << 20;
+    for (const DumpRange& r : ranges)
+        for (std::uint64_t done = 0; done < r.size && out;) {
+            auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kPiece, r.size - done));
+            auto address = static_cast<std::uint32_t>(r.base + done);
+            std::vector<std::uint8_t> bytes = read(address, n);
+            if (bytes.size() != n) throw ConfigError(path + ": cannot read memory at " + config::hex32(address) + " for the memory dump");
+            out.write(reinterpret_cast<const char*>(bytes.data()), n);
+            done += n;
+        }
     out.close();  // a full disk shows at the close
     if (!out) throw ConfigError(path + ": writing the memory dump failed: " + std::strerror(errno ? errno : EIO));
 }

@@ -5,6 +5,7 @@
 // (the replay recorder's ring, ...) search it.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,14 @@ struct DumpSegment {
     std::vector<std::uint8_t> bytes;
 };
 
+/// A range of memory a dump is to hold, its bytes read as the file is written.
+struct DumpRange {
+    std::uint32_t base = 0;
+    std::uint32_t size = 0;
+};
+/// Reads `size` bytes at `address` (empty when it cannot).
+using DumpReader = std::function<std::vector<std::uint8_t>(std::uint32_t address, std::uint32_t size)>;
+
 /// The --base option of a raw dump ("0x20000000"); none for an empty text. Throws ConfigError
 /// naming --base for anything that is not a 32-bit address.
 std::optional<std::uint32_t> parse_dump_base(const std::string& text);
@@ -25,9 +34,11 @@ public:
     /// Reads `path`, its format told by its first bytes (ELF magic, a ':' record); anything else
     /// is raw binary and needs `base`. Throws ConfigError "<path>: <what>" (line N for Intel HEX).
     static MemoryDump load(const std::string& path, std::optional<std::uint32_t> base);
-    /// Writes `segments` as an ELF core file (ET_CORE, one PT_LOAD per segment), which readelf,
-    /// objcopy and gdb read.
-    static void save_elf_core(const std::string& path, const std::vector<DumpSegment>& segments);
+    /// Writes `ranges` as an ELF core file (ET_CORE, one PT_LOAD per range), which readelf,
+    /// objcopy and gdb read, reading each range through `read` a piece at a time (a region of a
+    /// gigabyte is never held whole). Throws ConfigError naming `path` when the ranges add up to
+    /// more than a 32-bit core holds, or a read or the write fails.
+    static void save_elf_core(const std::string& path, const std::vector<DumpRange>& ranges, const DumpReader& read);
 
     const std::vector<DumpSegment>& segments() const { return segments_; }
     const std::string& format() const { return format_; }  ///< "ELF", "Intel HEX" or "raw binary"

@@ -43,10 +43,10 @@ session::Scenario load(const std::string& path, const std::vector<std::string>& 
 
 // The writable, non-MMIO regions as the run left them: what a board's memory dump holds.
 void write_ram_dump(const emu::Machine& machine, const std::string& path) {
-    std::vector<decode::DumpSegment> segments;
+    std::vector<decode::DumpRange> ranges;
     for (const emu::MemoryRegion& r : machine.config().memory)
-        if (!r.mmio && (r.access & emu::AccessWrite)) segments.push_back({r.base, machine.read_memory(r.base, r.size)});
-    decode::MemoryDump::save_elf_core(path, segments);
+        if (!r.mmio && (r.access & emu::AccessWrite)) ranges.push_back({r.base, r.size});
+    decode::MemoryDump::save_elf_core(path, ranges, [&](std::uint32_t address, std::uint32_t size) { return machine.read_memory(address, size); });
 }
 
 // Command-line flags override the scenario file.
