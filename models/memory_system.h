@@ -76,11 +76,14 @@ public:
         MemoryPort port;
     };
     MemorySystem() = default;
+    /// `regions` are disjoint (the board's memory plan, emu/memory_map.h, refuses overlaps).
     explicit MemorySystem(std::vector<Region> regions);
     /// The region's properties at `address`, or the architectural default there.
     const MemoryPort& at(std::uint32_t address) const {
-        for (const auto& r : regions_)
-            if (address - r.base < r.size) return r.port;
+        if (last_ < regions_.size() && address - regions_[last_].base < regions_[last_].size) [[likely]]
+            return regions_[last_].port;
+        for (std::size_t i = 0; i < regions_.size(); ++i)
+            if (address - regions_[i].base < regions_[i].size) return last_ = i, regions_[i].port;
         return default_at(address);
     }
     /// What of a data address decides its timing, as a key: its memory and its alignment (the
@@ -104,6 +107,7 @@ public:
 private:
     const MemoryPort& default_at(std::uint32_t address) const;
     std::vector<Region> regions_;
+    mutable std::size_t last_ = 0;  ///< the region at() found last: accesses stay in one memory for long
     MemoryPort code_{BusPort::Code}, system_{BusPort::System}, private_{BusPort::Private};
 };
 

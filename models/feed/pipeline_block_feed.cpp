@@ -202,13 +202,16 @@ std::size_t PipelineFeed::instruction_of_access(std::uint32_t address) {
     return std::min(from, code.size() - 1);
 }
 
-void PipelineFeed::data_access(std::uint32_t address, bool device) {
-    if (!current_ || current_->code.empty()) return;
+void PipelineFeed::place_access_now(std::uint32_t address, bool device) {
+    place_accesses();
     std::size_t i = instruction_of_access(address);
     accesses_.push_back({i, address});
-    // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and line).
-    access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
+    placed_ = accesses_.size();
     if (device) give_until(i + 1, 0);
+}
+
+void PipelineFeed::place_accesses() {
+    for (; placed_ < accesses_.size(); ++placed_) accesses_[placed_].instruction = instruction_of_access(accesses_[placed_].address);
 }
 
 void PipelineFeed::reached(std::uint32_t pc, bool including) {
@@ -270,6 +273,7 @@ std::uint32_t PipelineFeed::lr_fact(Block& b, std::size_t end, std::uint32_t suc
 
 void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t successor, std::uint32_t lr) {
     const Block& b = *current_;
+    place_accesses();
     facts_.clear();
     std::size_t access = 0;
     for (std::size_t i = from; i < end; ++i) {

@@ -107,7 +107,15 @@ public:
     void leaves_at(std::uint32_t pc);
     /// A data access to `address` by the current block: a device's, or any on a hooked board.
     /// `device`: the pipeline then runs up to its instruction (a device read sees its data phase).
-    void data_access(std::uint32_t address, bool device);
+    void data_access(std::uint32_t address, bool device) {
+        if (!current_ || current_->code.empty()) return;
+        // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and line).
+        access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
+        // On a hooked board an access is placed by counting transfers, which gives the same answer
+        // later: placed when facts are built, never on a block the pipeline follows (the hot path).
+        if (hooks_memory_ && !device) return accesses_.push_back({kUnplaced, address});
+        place_access_now(address, device);
+    }
     /// Whether the board's memories differ in timing, so that data accesses are worth hooking.
     bool hooks_memory() const { return hooks_memory_; }
     /// A site's hook: the instruction at `pc` is about to run.
@@ -163,6 +171,7 @@ private:
     // ends_followed() clears its sites'), and with clear_run() its sites' facts and skips.
     void clear_accesses() {
         accesses_.clear();
+        placed_ = 0;
         access_sig_ = 0;
         count_at_ = count_left_ = 0;
     }
@@ -215,6 +224,10 @@ private:
         std::uint32_t address;
     };
     std::vector<Access> accesses_;                               ///< the current block's, in order
+    static constexpr std::size_t kUnplaced = ~std::size_t{0};    ///< an Access's instruction not counted yet
+    std::size_t placed_ = 0;                                     ///< accesses_ before this have their instruction
+    void place_accesses();                                       ///< counts the instructions of those after
+    void place_access_now(std::uint32_t address, bool device);   ///< data_access's other path
     std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
     bool lr_read_ = false;                                       ///< the last lr_fact() read LR: the run depends on more than where it went
     std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts
