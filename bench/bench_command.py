@@ -13,6 +13,8 @@ ratios are emutrace's own cost; this one's include what the allocator gives back
 usage: bench_command.py [--repeat N] BUILD_DIR"""
 import os, resource, statistics, subprocess, sys
 
+import bench_cli
+
 def cpu_seconds(cmd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -20,14 +22,7 @@ def cpu_seconds(cmd):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 def main():
-    args = sys.argv[1:]
-    repeat = 7
-    if args[:1] == ["--repeat"]:
-        repeat, args = int(args[1]), args[2:]
-    if len(args) != 1 or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
-    build = os.path.abspath(args[0])
+    repeat, build = bench_cli.repeat_and_build(__doc__, 7)
     scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compute_bench.yaml")
     emutrace = [os.path.join(build, "emutrace"), "run", "-q", "--progress", "never", "--wall-clock", "0"]
     bare = os.path.join(build, "bench", "bench_bare_unicorn")

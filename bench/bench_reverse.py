@@ -11,15 +11,10 @@ Wall-clock medians of --repeat (default 3) runs, each a replay attached to GDB i
 usage: bench_reverse.py [--repeat N] BUILD_DIR"""
 import os, re, statistics, subprocess, sys, tempfile, time
 
+import bench_cli
+
 def main():
-    args = sys.argv[1:]
-    repeat = 3
-    if args[:1] == ["--repeat"]:
-        repeat, args = int(args[1]), args[2:]
-    if len(args) != 1 or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
-    build = os.path.abspath(args[0])
+    repeat, build = bench_cli.repeat_and_build(__doc__, 3)
     emutrace = os.path.join(build, "emutrace")
     elf = os.path.join(build, "firmware", "bench_compute.elf")
     board = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compute_replay.yaml")

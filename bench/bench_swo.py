@@ -10,6 +10,8 @@ system of the process, both threads):
 usage: bench_swo.py [--repeat N] BUILD_DIR"""
 import os, resource, statistics, subprocess, sys, tempfile, time
 
+import bench_cli
+
 def timed(cmd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.time()
@@ -19,14 +21,7 @@ def timed(cmd):
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 def main():
-    args = sys.argv[1:]
-    repeat = 5
-    if args[:1] == ["--repeat"]:
-        repeat, args = int(args[1]), args[2:]
-    if len(args) != 1 or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
-    build = os.path.abspath(args[0])
+    repeat, build = bench_cli.repeat_and_build(__doc__, 5)
     emutrace = os.path.join(build, "emutrace")
     work = tempfile.mkdtemp(prefix="bench_swo.")
     out = os.path.join(work, "out")
