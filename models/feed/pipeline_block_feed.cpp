@@ -45,6 +45,7 @@ PipelineFeed::Block& PipelineFeed::block_at(std::uint32_t address, std::uint32_t
         if (!c.valid) break;
         b.writable |= c.writable;
         b.code.push_back(&c);
+        if (c.cls.memory_access()) b.transfers += c.cls.transfers;
         if (it_left) {
             if (it_flags_set && it_times) late_it_members_.insert(a);
             it_flags_set |= c.cls.sets_flags;
@@ -210,6 +211,19 @@ void PipelineFeed::place_access_now(std::uint32_t address, bool device) {
     if (device) give_until(i + 1, 0);
 }
 
+// Whether a hooked board's accesses key the run [from, end) as its facts would: the whole block at
+// once, and one access for each transfer of every instruction that ran, so that each fact's data
+// address is a seen access, whose memory and alignment access_sig_ holds (BlockCostCache::hash
+// keys a fact by no more). Else a fact may hold a predicted address: the facts are built and hashed.
+bool PipelineFeed::accesses_stand_for_facts(const Block& b, std::size_t from, std::size_t end) const {
+    if (!hooks_memory_ || from != 0 || end != b.code.size()) return false;
+    std::size_t transfers = b.transfers;
+    if (any_skipped_)
+        for (std::size_t i = 0; i < end; ++i)
+            if (skipped_[i] && b.code[i]->cls.memory_access()) transfers -= b.code[i]->cls.transfers;
+    return accesses_.size() == transfers;
+}
+
 void PipelineFeed::place_accesses() {
     for (; placed_ < accesses_.size(); ++placed_) accesses_[placed_].instruction = instruction_of_access(accesses_[placed_].address);
 }
@@ -317,15 +331,17 @@ void PipelineFeed::give_until(std::size_t end, std::uint32_t successor) {
         for (const auto& f : static_cast<PipelineFeed*>(self)->facts_) p.executes(f);
     };
     using Cache = models::BlockCostCache;
-    if (accesses_.empty()) {
+    if (accesses_.empty() || accesses_stand_for_facts(b, from, end)) {
         // Its facts follow from its code, where it went, LR and, in a block with sites, what they
-        // have said so far (sites_sig_: which instructions an IT skipped follows from it): keyed by
+        // have said so far (sites_sig_: which instructions an IT skipped follows from it), and on
+        // a hooked board the memories and alignments of its accesses (access_sig_): keyed by
         // those, and built only when the cache does not know them (the hot path; branchy code
         // runs IT blocks on it too).
         std::uint64_t key =
             Cache::mix(Cache::mix(Cache::mix(Cache::kEmpty, b.address | std::uint64_t{b.size} << 32), from | std::uint64_t{end} << 32),
                        successor | std::uint64_t{lr} << 32);
         if (sites_sig_) key = Cache::mix(key, sites_sig_);
+        if (access_sig_) key = Cache::mix(key, access_sig_);
         pending_ = {from, end, successor, lr};
         // Named for follow() when the block, where it went and what its sites said decide the key:
         // the whole block, LR as the branch to it left it or not read, its code not rewritable.

@@ -149,7 +149,8 @@ private:
         bool reads_lr = false;  ///< holds a branch to LR, which decode can take from LR
         bool writable = false;  ///< in memory a store can change: decoded again each time it runs
         bool ends_in_lr_branch = false;
-        bool plain = false;  ///< mark_plain
+        std::uint32_t transfers = 0;  ///< of its loads and stores, each a data access on a hooked board
+        bool plain = false;           ///< mark_plain
         /// The last two successors looked at, and whether each branches to LR within decode's reach.
         std::array<std::uint32_t, 2> next_checked{1, 1};
         std::array<bool, 2> next_wants_lr{};
@@ -223,11 +224,12 @@ private:
         std::size_t instruction;
         std::uint32_t address;
     };
-    std::vector<Access> accesses_;                               ///< the current block's, in order
-    static constexpr std::size_t kUnplaced = ~std::size_t{0};    ///< an Access's instruction not counted yet
-    std::size_t placed_ = 0;                                     ///< accesses_ before this have their instruction
-    void place_accesses();                                       ///< counts the instructions of those after
-    void place_access_now(std::uint32_t address, bool device);   ///< data_access's other path
+    std::vector<Access> accesses_;                              ///< the current block's, in order
+    static constexpr std::size_t kUnplaced = ~std::size_t{0};   ///< an Access's instruction not counted yet
+    std::size_t placed_ = 0;                                    ///< accesses_ before this have their instruction
+    void place_accesses();                                      ///< counts the instructions of those after
+    void place_access_now(std::uint32_t address, bool device);  ///< data_access's other path
+    bool accesses_stand_for_facts(const Block& b, std::size_t from, std::size_t end) const;
     std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
     bool lr_read_ = false;                                       ///< the last lr_fact() read LR: the run depends on more than where it went
     std::vector<std::pair<std::uint32_t, std::uint8_t>> sites_;  ///< the current block's site facts

@@ -200,7 +200,13 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
     for (const Case& k :
          {Case{"dwt_timing", "", ""}, Case{"kernels", "", ""}, Case{"rtos", "", ""}, Case{"irq_tests", "tests/scenarios/irq.yaml", "tailchain"},
           // A board whose memories differ in timing: every data access hooked, its memory part of the key.
-          Case{"kernels", "tests/scenarios/flash_wait.yaml", ""}, Case{"libcalls", "", ""}}) {
+          Case{"kernels", "tests/scenarios/flash_wait.yaml", ""}, Case{"libcalls", "", ""},
+          // And library code there: IT blocks whose members its sites skip, operand-timed long
+          // multiplies, keyed by its accesses' memories and what its sites said, not by its facts.
+          Case{"libcalls", "tests/scenarios/flash_wait.yaml", ""},
+          // One loop reading aligned and unaligned words in turn: its runs alike but for their
+          // accesses' alignments.
+          Case{"memory_mix", "scenarios/boards/stm32f100.yaml", ""}}) {
         CAPTURE(k.elf);
         CAPTURE(k.scenario);
         auto with = [&](bool cache, std::uint32_t wants = CollectingSink{}.mask) {
