@@ -2,12 +2,11 @@
  * the copy again from an odd address, each summed by the same function, for the block-cost
  * cache's test (tests/emu/timing_test.cpp). On a board whose memories differ in timing the
  * loop's blocks are alike every time but for their accesses' memories and alignments, which must
- * then key their runs. Each sum is timed with DWT_CYCCNT.
- * Output: "sum <memory> cycles=<N> result=0x%08x", per memory, in three rounds. */
+ * then key their runs. Each sum is timed with DWT_CYCCNT, and its value printed too.
+ * Output: "cycles <memory> <N>" and "sum <memory> <value>" per memory, in three rounds. */
 #include <stdint.h>
 
-#include "cortex_m.h"
-#include "print.h"
+#include "measure.h"
 
 static const uint32_t in_flash[48] = {
     3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4,
@@ -30,31 +29,22 @@ __attribute__((noinline, noipa)) static uint32_t sum(const uint8_t *p, unsigned 
     return s;
 }
 
-static void report(const char *memory, uint32_t cycles, uint32_t result)
-{
-    char line[64];
-    char *p = fmt_str(line, "sum ");
-    p = fmt_str(p, memory);
-    p = fmt_str(p, " cycles=");
-    p = fmt_dec(p, cycles);
-    p = fmt_str(p, " result=");
-    p = fmt_hex32(p, result);
-    fmt_str(p, "\n");
-    print_to_semihosting(line);
-}
-
 int main(void)
 {
     static const char *const names[3] = {"flash", "sram", "sram_odd"};
     const uint8_t *tables[3] = {(const uint8_t *)in_flash, (const uint8_t *)in_sram, (const uint8_t *)in_sram + 1};
+    uint32_t cycles[3], sums[3];
     for (unsigned i = 0; i < 48; i++) in_sram[i] = in_flash[i];
     COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
     DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    for (int round = 0; round < 3; round++)
+    for (int round = 0; round < 3; round++) {
         for (int k = 0; k < 3; k++) {
             uint32_t start = DWT_CYCCNT;
-            uint32_t s = sum(tables[k], 48);
-            report(names[k], DWT_CYCCNT - start, s);
+            sums[k] = sum(tables[k], 48);
+            cycles[k] = DWT_CYCCNT - start;
         }
+        print_measurements("cycles", names, cycles, 3);
+        print_measurements("sum", names, sums, 3);
+    }
     return 0;
 }
