@@ -31,11 +31,6 @@ unsigned aligner_part_bytes(std::uint32_t address, std::uint32_t end) {
     return 1;
 }
 
-// The registers an instruction writes, a base it writes back included.
-std::uint16_t registers_written(const ClassifiedInstruction& i) {
-    return static_cast<std::uint16_t>(i.writes | (i.writeback && i.base >= 0 ? 1u << i.base : 0u));
-}
-
 // The fetch word an instruction's last halfword is in.
 std::uint32_t last_fetch_word(const ClassifiedInstruction& i) {
     return (i.address + i.size - 2) & ~3u;
@@ -634,8 +629,9 @@ bool Pipeline::it_condition_passes(const ClassifiedInstruction& i) const {
 void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     Decoded d = *decoded_;
     decoded_.reset();
-    // What the instruction before this one wrote (execute's record still holds it).
-    const std::uint16_t written_before = x_.insn && x_.facts.executed ? registers_written(*x_.insn) : 0;
+    // What the instruction before this one wrote, a base it wrote back included (the classifier
+    // reads writeback from its writes); execute's record still holds it.
+    const std::uint16_t written_before = x_.insn && x_.facts.executed ? x_.insn->writes : 0;
     x_.facts = facts_.front();  // straight into execute's record: no copy in between
     facts_.pop_front();
     const InstructionFacts& f = x_.facts;
