@@ -3,29 +3,13 @@
 // 16-byte line buffer, then one load and two in a row with the line buffers off.
 #include <doctest/doctest.h>
 
-#include "emutrace/config.h"
-#include "support/measurements.h"
-#include "support/run_firmware.h"
+#include "support/board_measurements.h"
 
-using namespace emutrace;
 using namespace emutrace::test;
 
-namespace {
-
-FirmwareRun run_flash_data_reads() {
-    FirmwareRun r =
-        run_firmware("flash_data_reads", "scenarios/boards/cc2652.yaml", [](emu::MachineConfig& c) { c.timing = emu::TimingMode::Pipeline; });
-    REQUIRE(r.result.exit_code == 0);
-    return r;
-}
-
-}  // namespace
-
 TEST_CASE("aligner: an unaligned load's pieces are the aligned ones its bytes fall in, a flash line read once for those in it") {
-    FirmwareRun r = run_flash_data_reads();
-    auto t = timings(r.sink.text, "unaligned");
-    REQUIRE(t.size() == 4);
-    INFO(r.sink.text);
+    auto t = pipeline_measurements("flash_data_reads", "scenarios/boards/cc2652.yaml", "unaligned", 4);
+    INFO(t.text);
     // byte, halfword, byte: two more transfers, served by the line the first read.
     CHECK(t["plus_1"] >= t["aligned"] + 2);
     // At 16n+9 the pieces (9, 10, 12) are in the line as those at 16n+1 are, not a word further.
@@ -40,10 +24,8 @@ TEST_CASE("bus matrix: a load that entered in the data phase before it holds its
     // enters, in the first load's wait states, and the port takes it next (silicon: cc2652
     // ldr_str_unaligned, code and data in flash without line buffers, two loads in a row cost
     // one flash access more than one).
-    FirmwareRun r = run_flash_data_reads();
-    auto t = timings(r.sink.text, "unbuffered");
-    REQUIRE(t.size() == 2);
-    INFO(r.sink.text);
+    auto t = pipeline_measurements("flash_data_reads", "scenarios/boards/cc2652.yaml", "unbuffered", 2);
+    INFO(t.text);
     const unsigned long flash_access = 1 + 2;  // an address cycle and the preset's 2 wait states
     CHECK(t["two_loads"] == t["one_load"] + flash_access);
 }

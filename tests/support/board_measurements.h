@@ -15,7 +15,8 @@ namespace emutrace::test {
 struct BoardMeasurements {
     std::map<std::string, unsigned long> values;
     std::string text;  ///< what the firmware printed, for the test's log
-    unsigned long operator[](const std::string& name) { return values[name]; }
+    /// The measurement `name`; one the firmware did not print fails the test (std::out_of_range).
+    unsigned long operator[](const std::string& name) const { return values.at(name); }
 };
 
 /// Runs `elf` on `board` (a scenario file relative to the source tree) under the pipeline model,
