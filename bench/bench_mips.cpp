@@ -38,23 +38,16 @@
 
 using namespace emutrace;
 using bench::Samples;
+// Process CPU time, not wall time: on a shared machine time stolen by other tenants would
+// otherwise land on whichever configuration happened to be running.
+using bench::clock_seconds;
+using bench::cpu_now;
 
 namespace {
 
 void profile_main(analysis::wcet::WcetAggregator& aggregator, const decode::Program& program) {
     for (std::size_t f = 0; f < program.functions().size(); ++f)
         if (program.functions()[f].name == "main") aggregator.profile(static_cast<std::uint32_t>(f));
-}
-
-// Process CPU time, not wall time: on a shared machine time stolen by other tenants would
-// otherwise land on whichever configuration happened to be running.
-double clock_now(clockid_t clock) {
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-double cpu_now() {
-    return clock_now(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 // Consumes every block event the way a light analysis would.
@@ -92,12 +85,12 @@ emu::RunResult run_machine(const decode::ElfImage& image, trace::TraceSink* sink
     emu::Machine m(std::move(sc.machine), image);
     if (sink) m.add_sink(*sink);
     if (second) m.add_sink(*second);
-    double t0 = cpu_now(), thread0 = clock_now(CLOCK_THREAD_CPUTIME_ID), wall0 = clock_now(CLOCK_MONOTONIC);
+    double t0 = cpu_now(), thread0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID), wall0 = clock_seconds(CLOCK_MONOTONIC);
     emu::RunResult r = m.run();
     seconds = cpu_now() - t0;
     if (times) {
-        times->emulation_thread = clock_now(CLOCK_THREAD_CPUTIME_ID) - thread0;
-        times->wall = clock_now(CLOCK_MONOTONIC) - wall0;
+        times->emulation_thread = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - thread0;
+        times->wall = clock_seconds(CLOCK_MONOTONIC) - wall0;
     }
     return r;
 }
