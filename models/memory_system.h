@@ -4,6 +4,7 @@
 // meet at one memory interface. A board preset says these of its regions; the rest of the map has
 // the Cortex-M3/M4 defaults (code region on I-Code/D-Code, the System bus above, the PPB inside).
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -80,35 +81,69 @@ public:
     explicit MemorySystem(std::vector<Region> regions);
     /// The region's properties at `address`, or the architectural default there.
     const MemoryPort& at(std::uint32_t address) const {
-        if (last_ < regions_.size() && address - regions_[last_].base < regions_[last_].size) [[likely]]
-            return regions_[last_].port;
-        for (std::size_t i = 0; i < regions_.size(); ++i)
-            if (address - regions_[i].base < regions_[i].size) return last_ = i, regions_[i].port;
-        return default_at(address);
+        const int i = region_index(address);
+        return i >= 0 ? regions_[static_cast<std::size_t>(i)].port : default_at(address);
     }
     /// What of a data address decides its timing, as a key: its memory and its alignment (the
     /// aligner splits by the low bits), and in a memory with a line buffer its line, which decides
     /// whether the buffer holds it (the cache's line, the finer, where a cache may be in front),
-    /// and whether an unaligned access there may reach the next one.
+    /// and whether an unaligned access there may reach the next one. A memory hook calls this on
+    /// every access of a hooked board: its parts are worked out once, per region (Keyed).
     std::uint64_t timing_key(std::uint32_t address) const {
-        const MemoryPort& p = at(address);
-        std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&p)) ^ (std::uint64_t{address & 3u} << 60);
-        unsigned line = p.line_bytes;
-        if (p.cache_line_bytes && (!line || p.cache_line_bytes < line)) line = p.cache_line_bytes;
-        if (line) key ^= std::uint64_t{address / line} << 20;
-        // An unaligned access there whose last piece may reach the next line (a word at 16n+13
-        // reads 16n+16 too, one at 16n+9 does not).
-        if (line && (address & 3u) && address % line + 4 > line) key ^= std::uint64_t{1} << 59;
-        return key;
+        const int i = region_index(address);
+        return key_in(i >= 0 ? keyed_[static_cast<std::size_t>(i)] : default_keyed(address), address);
+    }
+    /// timing_key() when `address` is in a region alone in its page (no call, for a memory hook's
+    /// hot path); else false, and timing_key() finds it.
+    bool paged_timing_key(std::uint32_t address, std::uint64_t& key) const {
+        const std::uint8_t page = page_[address >> kPageShift];
+        if (page == kNoPage || address - regions_[page - 1u].base >= regions_[page - 1u].size) return false;
+        key = key_in(keyed_[page - 1u], address);
+        return true;
     }
     /// The port the architecture assigns `address` to.
     static BusPort port_of(std::uint32_t address);
 
 private:
+    /// A memory's part of timing_key: a number of its own, and the line its buffer holds (0: none).
+    struct Keyed {
+        std::uint64_t id = 0;
+        std::uint32_t line = 0;
+        std::uint8_t line_shift = 0;  ///< log2(line) when a power of two, else 0 (a division)
+    };
+    static std::uint64_t key_in(const Keyed& k, std::uint32_t address) {
+        std::uint64_t key = k.id ^ (std::uint64_t{address & 3u} << 60);
+        if (!k.line) return key;
+        const std::uint32_t line = k.line_shift ? address >> k.line_shift : address / k.line;
+        key ^= std::uint64_t{line} << 20;
+        // An unaligned access there whose last piece may reach the next line (a word at 16n+13
+        // reads 16n+16 too, one at 16n+9 does not).
+        if ((address & 3u) && (k.line_shift ? address & (k.line - 1) : address % k.line) + 4 > k.line) key ^= std::uint64_t{1} << 59;
+        return key;
+    }
+    static constexpr unsigned kPageShift = 24;  ///< regions are found by their 16 MiB page first
+    static constexpr std::uint8_t kNoPage = 0;  ///< page_: no region there, or more than one
+    /// The index of the region holding `address`, or -1.
+    int region_index(std::uint32_t address) const {
+        const std::uint8_t page = page_[address >> kPageShift];
+        if (page != kNoPage) {
+            const Region& r = regions_[page - 1u];
+            if (address - r.base < r.size) [[likely]]
+                return page - 1;
+        }
+        return region_index_slow(address);
+    }
+    int region_index_slow(std::uint32_t address) const;
     const MemoryPort& default_at(std::uint32_t address) const;
+    const Keyed& default_keyed(std::uint32_t address) const;
     std::vector<Region> regions_;
-    mutable std::size_t last_ = 0;  ///< the region at() found last: accesses stay in one memory for long
+    std::vector<Keyed> keyed_;  ///< per region of regions_
+    /// Per 16 MiB page: 1 + the index of the one region in it, or kNoPage (then every region is
+    /// looked at). A Cortex-M's memories rarely share a page, so a lookup is a load and a compare.
+    std::array<std::uint8_t, (std::size_t{1} << (32 - kPageShift))> page_{};
     MemoryPort code_{BusPort::Code}, system_{BusPort::System}, private_{BusPort::Private};
+    static constexpr std::uint64_t kSpread = 0x9E3779B97F4A7C15ull;                       ///< spreads a memory's number over the key's bits
+    Keyed code_keyed_{kSpread}, system_keyed_{2 * kSpread}, private_keyed_{3 * kSpread};  // a region i: (i + 4) * kSpread
 };
 
 }  // namespace emutrace::models

@@ -224,6 +224,11 @@ bool PipelineFeed::accesses_stand_for_facts(const Block& b, std::size_t from, st
     return accesses_.size() == transfers;
 }
 
+void PipelineFeed::memory_access_slow(std::uint32_t address) {
+    access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
+    accesses_.push_back({kUnplaced, address});
+}
+
 void PipelineFeed::place_accesses() {
     for (; placed_ < accesses_.size(); ++placed_) accesses_[placed_].instruction = instruction_of_access(accesses_[placed_].address);
 }

@@ -108,13 +108,25 @@ public:
     /// A data access to `address` by the current block: a device's, or any on a hooked board.
     /// `device`: the pipeline then runs up to its instruction (a device read sees its data phase).
     void data_access(std::uint32_t address, bool device) {
+        if (hooks_memory_ && !device) return memory_access(address);
         if (!current_ || current_->code.empty()) return;
-        // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and line).
         access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
-        // On a hooked board an access is placed by counting transfers, which gives the same answer
-        // later: placed when facts are built, never on a block the pipeline follows (the hot path).
-        if (hooks_memory_ && !device) return accesses_.push_back({kUnplaced, address});
         place_access_now(address, device);
+    }
+    /// A hooked board's memory hook: the current block accessed memory (not a device) at `address`.
+    /// Called on every load and store there, so it only notes the access. It is placed on its
+    /// instruction by counting transfers, which gives the same answer later: when facts are built,
+    /// never on a block the pipeline follows (the hot path).
+    void memory_access(std::uint32_t address) {
+        if (!current_ || current_->code.empty()) [[unlikely]]
+            return;
+        // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and
+        // line). Every other turn is a tail call, so that the hook needs no frame.
+        std::uint64_t key;
+        if (!memory_.paged_timing_key(address, key) || !accesses_.has_room()) [[unlikely]]
+            return memory_access_slow(address);
+        access_sig_ = models::BlockCostCache::mix(access_sig_, key);
+        accesses_.append({kUnplaced, address});
     }
     /// Whether the board's memories differ in timing, so that data accesses are worth hooking.
     bool hooks_memory() const { return hooks_memory_; }
@@ -224,11 +236,33 @@ private:
         std::size_t instruction;
         std::uint32_t address;
     };
-    std::vector<Access> accesses_;                              ///< the current block's, in order
-    static constexpr std::size_t kUnplaced = ~std::size_t{0};   ///< an Access's instruction not counted yet
-    std::size_t placed_ = 0;                                    ///< accesses_ before this have their instruction
-    void place_accesses();                                      ///< counts the instructions of those after
-    void place_access_now(std::uint32_t address, bool device);  ///< data_access's other path
+    /// The current block's accesses, in order. It keeps its storage from block to block, and
+    /// appending is a store once has_room() (the memory hook grows it out of line).
+    class AccessLog {
+    public:
+        bool empty() const { return size_ == 0; }
+        std::size_t size() const { return size_; }
+        Access& operator[](std::size_t i) { return items_[i]; }
+        const Access& operator[](std::size_t i) const { return items_[i]; }
+        const Access& back() const { return items_[size_ - 1]; }
+        void clear() { size_ = 0; }
+        bool has_room() const { return size_ < room_; }
+        void append(const Access& a) { items_[size_++] = a; }  ///< only when has_room()
+        void push_back(const Access& a) {
+            if (!has_room()) items_.resize(items_.size() * 2 + 16), room_ = items_.size();
+            append(a);
+        }
+
+    private:
+        std::vector<Access> items_;
+        std::size_t size_ = 0, room_ = 0;  // room_: items_.size(), beside size_
+    };
+    AccessLog accesses_;
+    [[gnu::noinline]] void memory_access_slow(std::uint32_t address);  ///< memory_access's other turns
+    static constexpr std::size_t kUnplaced = ~std::size_t{0};          ///< an Access's instruction not counted yet
+    std::size_t placed_ = 0;                                           ///< accesses_ before this have their instruction
+    void place_accesses();                                             ///< counts the instructions of those after
+    void place_access_now(std::uint32_t address, bool device);         ///< data_access's other path
     bool accesses_stand_for_facts(const Block& b, std::size_t from, std::size_t end) const;
     std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
     bool lr_read_ = false;                                       ///< the last lr_fact() read LR: the run depends on more than where it went

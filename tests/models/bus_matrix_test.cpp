@@ -311,6 +311,37 @@ TEST_CASE("bus matrix: fetches and data reads share the flash's line buffer, a k
     CHECK(memory.timing_key(0x200) != memory.timing_key(0x210));
 }
 
+TEST_CASE("memory system: a region is found by its page, or among those sharing one, and keys the same either way") {
+    MemoryPort flash{BusPort::Code, 1};
+    flash.line_bytes = 16;
+    MemoryPort ram{BusPort::System, 0, 2};
+    MemoryPort other{BusPort::System, 3};
+    // Two regions share the page at 0x20000000; the flash has its pages alone.
+    MemorySystem memory({{0x00000000, 0x02000000, flash}, {0x20000000, 0x1000, ram}, {0x20010000, 0x1000, other}});
+    CHECK(memory.at(0x01FFFFFC).wait_states == 1);  // the flash's second page
+    CHECK(memory.at(0x20000FFC).fetch_word_cycles == 2);
+    CHECK(memory.at(0x20010000).wait_states == 3);
+    CHECK(memory.at(0x20001000).port == BusPort::System);  // between them: the architecture's default
+    CHECK(memory.at(0x20001000).wait_states == 0);
+    CHECK(memory.at(0x02000000).port == BusPort::Code);  // past the flash, in the code region
+    CHECK(memory.at(0xE0001004).port == BusPort::Private);
+    for (std::uint32_t a : {0x00000100u, 0x0100010Du, 0x20000004u, 0x20010002u, 0x20001000u}) {
+        std::uint64_t paged = 0;
+        if (memory.paged_timing_key(a, paged)) CHECK(paged == memory.timing_key(a));
+    }
+    std::uint64_t key = 0;
+    CHECK(memory.paged_timing_key(0x0100010D, key));        // alone in its page
+    CHECK_FALSE(memory.paged_timing_key(0x20000004, key));  // a shared page: timing_key() searches
+    // Memories, alignments, lines and a word that reaches the next line are told apart.
+    CHECK(memory.timing_key(0x20000004) != memory.timing_key(0x20010004));
+    CHECK(memory.timing_key(0x20000004) != memory.timing_key(0x20000006));
+    CHECK(memory.timing_key(0x20000004) == memory.timing_key(0x20000FF0));  // no line buffer: one key per alignment
+    CHECK(memory.timing_key(0x100) != memory.timing_key(0x110));
+    CHECK(memory.timing_key(0x101) != memory.timing_key(0x10D));  // 16n+13 reaches the next line
+    CHECK(memory.timing_key(0x101) == memory.timing_key(0x105));
+    CHECK(memory.timing_key(0x20001000) != memory.timing_key(0x20000000));  // the default memory is not the region beside it
+}
+
 TEST_CASE("fetch unit: an address the bus holds through a wait-stated data phase is fetched before a branch's target") {
     MemoryPort flash{BusPort::Code, 2};  // every transfer 2 wait states
     MemorySystem memory({{0, 64 * 1024, flash}});
