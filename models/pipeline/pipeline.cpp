@@ -278,6 +278,11 @@ bool Pipeline::flags_reach_agu() const {
     return next && next->kind == InstructionClass::It;
 }
 
+bool Pipeline::aligner_splits(const ClassifiedInstruction& i, const InstructionFacts& f) const {
+    const bool aligned_by_core = single_transfer(i) || i.kind == InstructionClass::TableBranch;
+    return aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u)) && bus_.port(f.data_address).times_unaligned;
+}
+
 bool Pipeline::in_first_data_cycle(std::uint64_t c) const {
     return x_.transfers_left == 0 && single_transfer(*x_.insn) && c == x_.address_cycle + 1;
 }
@@ -292,6 +297,14 @@ bool Pipeline::can_accept(const Decoded& d) const {
     if (p_.store_data_phase_admits_transfers_only && x_.insn->store && x_.transfers_left == 0 && c <= x_.last_data_end && !single_transfer(*d.insn) &&
         d.insn->kind != InstructionClass::Nop && !known_skipped(d.insn->address))
         return false;
+    // Behind a split access, one the aligner splits too enters in the last part's data phase only
+    // if its address was generated before the cycle that part issued in; else a cycle later
+    // (CC2652, ldr_str_unaligned: a split load or store whose fetch arrived as a word at 1 mod 4
+    // issued its last part; decoded earlier, or behind one transfer, it follows at once).
+    if (x_.split_end && x_.transfers_left == 0 && c == x_.address_cycle + 1 && single_transfer(*d.insn) && address_ready(d) + 1 >= c) {
+        if (facts_.empty()) return false;  // whether it splits: knows_enough() asks for its facts
+        if (facts_.front().executed && aligner_splits(*d.insn, facts_.front())) return false;
+    }
     if (x_.transfers_left == 0 && x_.busy_until < c) return true;
     // An MLA accumulating the RdHi of the SMULL/UMULL before it (and not multiplying it) enters in
     // the multiply's last cycle, as RdHi is written (CMEmu's pipelined xMULL/MLA slot).
@@ -687,11 +700,9 @@ void Pipeline::start_execute(std::uint64_t c, bool pipelined) {
     };
     if (i.memory_access()) {
         unsigned transfers = i.transfers;
-        const MemoryPort& port = bus_.port(f.data_address);
         // The aligner splits an unaligned access: a word at 1 or 3 mod 4 into byte, halfword, byte;
         // at 2 mod 4, or a halfword at an odd address (an LDRH's or a TBH's entry), into two.
-        bool aligned_by_core = single_transfer(i) || i.kind == InstructionClass::TableBranch;
-        if (port.times_unaligned && aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u))) {
+        if (aligner_splits(i, f)) {
             transfers += i.bytes == 4 && (f.data_address & 1) ? 2 : 1;
             x_.split_next = f.data_address;
             x_.split_end = f.data_address + i.bytes;

@@ -185,6 +185,8 @@ private:
     /// The cycles a load waits beyond a store's data phase (PipelineParameters::load_behind_store_waits_for_fetch).
     unsigned load_waits_behind_store(std::uint64_t c) const { return p_.load_behind_store_waits_for_fetch && bus_.system_fetch_in_flight(c) ? 1 : 0; }
     bool can_accept(const Decoded& d) const;
+    /// Whether the core's aligner splits `i`'s access at `f`'s address into several transfers.
+    bool aligner_splits(const ClassifiedInstruction& i, const InstructionFacts& f) const;
     std::uint64_t address_ready(const Decoded& d) const;  // the cycle its AGU has the address
     void start_execute(std::uint64_t c, bool pipelined);
     void settle_registers();  // after a flush: no register waits for an instruction that will not finish
