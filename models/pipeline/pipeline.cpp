@@ -299,8 +299,8 @@ bool Pipeline::can_accept(const Decoded& d) const {
         return false;
     // Behind a split access, one the aligner splits too enters in the last part's data phase only
     // if its address was generated before the cycle that part issued in; else a cycle later
-    // (CC2652, ldr_str_unaligned: a split load or store whose fetch arrived as a word at 1 mod 4
-    // issued its last part; decoded earlier, or behind one transfer, it follows at once).
+    // (CC2652, ldr_str_unaligned: a split load or store decoded just as the word at 1 mod 4
+    // before it issued its last part; decoded earlier, or behind one transfer, it follows at once).
     if (x_.split_end && x_.transfers_left == 0 && c == x_.address_cycle + 1 && single_transfer(*d.insn) && address_ready(d) + 1 >= c) {
         if (facts_.empty()) return false;  // whether it splits: knows_enough() asks for its facts
         if (facts_.front().executed && aligner_splits(*d.insn, facts_.front())) return false;
