@@ -96,9 +96,9 @@ public:
     /// timing_key() when `address` is in a region alone in its page (no call, for a memory hook's
     /// hot path); else false, and timing_key() finds it.
     bool paged_timing_key(std::uint32_t address, std::uint64_t& key) const {
-        const std::uint8_t page = page_[address >> kPageShift];
-        if (page == kNoPage || address - regions_[page - 1u].base >= regions_[page - 1u].size) return false;
-        key = key_in(keyed_[page - 1u], address);
+        const int i = paged_index(address);
+        if (i < 0) return false;
+        key = key_in(keyed_[static_cast<std::size_t>(i)], address);
         return true;
     }
     /// The port the architecture assigns `address` to.
@@ -123,15 +123,16 @@ private:
     }
     static constexpr unsigned kPageShift = 24;  ///< regions are found by their 16 MiB page first
     static constexpr std::uint8_t kNoPage = 0;  ///< page_: no region there, or more than one
+    /// The index of the region holding `address` when it is alone in its page, else -1.
+    int paged_index(std::uint32_t address) const {
+        const std::uint8_t page = page_[address >> kPageShift];
+        if (page == kNoPage || address - regions_[page - 1u].base >= regions_[page - 1u].size) return -1;
+        return page - 1;
+    }
     /// The index of the region holding `address`, or -1.
     int region_index(std::uint32_t address) const {
-        const std::uint8_t page = page_[address >> kPageShift];
-        if (page != kNoPage) {
-            const Region& r = regions_[page - 1u];
-            if (address - r.base < r.size) [[likely]]
-                return page - 1;
-        }
-        return region_index_slow(address);
+        const int i = paged_index(address);
+        return i >= 0 ? i : region_index_slow(address);
     }
     int region_index_slow(std::uint32_t address) const;
     const MemoryPort& default_at(std::uint32_t address) const;
