@@ -1,5 +1,9 @@
 #include "emu/detail/unicorn_core.h"
 
+#include <spdlog/spdlog.h>
+
+#include "emu/detail/unicorn_store_path.h"
+
 #define CHECKED(expr, what)                                                      \
     do {                                                                         \
         uc_err checked_err_ = (expr);                                            \
@@ -15,6 +19,7 @@ UnicornCore::UnicornCore(int cpu_model) {
         uc_close(uc_);
         throw UnicornError("selecting the CPU model", err);
     }
+    spdlog::debug("Unicorn's guest stores {} its page-lock tree", unicorn_store_path_without_page_locks() ? "skip" : "build");
 }
 
 UnicornCore::~UnicornCore() {
