@@ -198,7 +198,10 @@ void detail::MachineState::add_hooks() {
     for (std::uint32_t at : config.watch_points) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_watch_point), this, at, at);
     bool per_block = config.pipeline_facts == MachineConfig::PipelineFacts::Block;
     bool pipelined_blocks = config.timing == TimingMode::Pipeline && per_block;
-    uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(pipelined_blocks ? detail::on_pipelined_block : detail::on_block), this);
+    auto* block_hook = !pipelined_blocks       ? detail::on_block
+                       : feed.has_flash_caches ? detail::on_pipelined_block_through_flash_caches
+                                               : detail::on_pipelined_block;
+    uc.add_hook(UC_HOOK_BLOCK, reinterpret_cast<void*>(block_hook), this);
     if (config.timing == TimingMode::Pipeline) {
         feed.pipeline_feed.emplace(uc, feed_regions(plan), config.core, config.timing_cache, per_block);
         feed.pipeline_feed->pipeline().change().set_memory_mode(feed.memory_mode);

@@ -129,28 +129,24 @@ void hook_operand_sites(MachineState& m, std::uint32_t address, std::uint32_t si
     const bool followed = pipeline.ends_followed(pc);
     // While an FP area waits for a handler's first FPU instruction each block is checked for one:
     // not on this path.
-    if (followed && !m.fp.pending && pipeline.pipeline().followed_counters().cycles < m.next_check && !m.stream.branch_mask) [[likely]] {
-        if (m.stream.want_blocks) return follow_with_event(m, pc, size);
-        if (pipeline.plain_block_starts(pc, size)) {
-            // Only where the block is: no branch event is pending with no sink wanting one (so
-            // its fall-through is never read), and a device access asks the pipeline, not the
-            // block's access list, for its cycle.
-            m.feed.block_pc = pc;
-            return;
+    if (followed && !m.fp.pending && pipeline.pipeline().followed_counters().cycles < m.next_check) [[likely]] {
+        if (m.stream.counts_only) [[likely]] {
+            if (pipeline.plain_block_starts(pc, size)) {
+                // Only where the block is: no branch event is pending with no sink wanting one
+                // (so its fall-through is never read), and a device access asks the pipeline, not
+                // the block's access list, for its cycle.
+                m.feed.block_pc = pc;
+                return;
+            }
+        } else if (!m.stream.branch_mask) {  // a sink wants blocks, none branches
+            return follow_with_event(m, pc, size);
         }
     }
     start_pipelined_block(m, pc, size, followed);
 }
 
-// on_pipelined_block on a board with a flash cache: the block's lines are looked up before the
-// block before it runs, whose fetch may reach them. Out of line, so that the hook needs no frame.
-[[gnu::noinline]] void pipelined_block_through_flash_caches(MachineState& m, std::uint32_t pc, std::uint32_t size) {
-    m.feed.pipeline_fetches_through_flash_caches(pc, size);
-    pipelined_block_starts(m, pc, size);
-}
-
 // on_block with the pipeline given facts per instruction: the block before is done (the lines of
-// the block here looked up first, as in pipelined_block_through_flash_caches).
+// the block here looked up first, as in on_pipelined_block_through_flash_caches).
 [[gnu::noinline]] void pipeline_block_ended(MachineState& m, std::uint32_t pc, std::uint32_t size) {
     if (m.feed.has_flash_caches) m.feed.pipeline_fetches_through_flash_caches(pc, size);
     m.feed.block_ended(pc);
@@ -176,10 +172,15 @@ void on_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user)
 
 // With TimingMode::Pipeline and facts per block (pipelined_block_starts has the hot path).
 void on_pipelined_block(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
+    pipelined_block_starts(machine(user), static_cast<std::uint32_t>(address), size);
+}
+
+// The same on a board with a flash cache: the block's lines are looked up before the block
+// before it runs, whose fetch may reach them.
+void on_pipelined_block_through_flash_caches(uc_engine*, std::uint64_t address, std::uint32_t size, void* user) {
     MachineState& m = machine(user);
     auto pc = static_cast<std::uint32_t>(address);
-    if (m.feed.has_flash_caches) [[unlikely]]
-        return pipelined_block_through_flash_caches(m, pc, size);
+    m.feed.pipeline_fetches_through_flash_caches(pc, size);
     pipelined_block_starts(m, pc, size);
 }
 

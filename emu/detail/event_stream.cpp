@@ -14,6 +14,7 @@ void EventStream::start(const trace::RunInfo& info) {
     want_data_trace = recorder.wants(trace::WantDataTrace);
     want_block_costs = recorder.block_costs_wanted();
     branch_mask = want_branches ? 0xFF : 0;
+    counts_only = !want_blocks && !want_branches;
     resumes(trace::BranchKind::Resume);  // the reset handler's first block
     recorder.start(info);
 }

@@ -136,6 +136,8 @@ public:
     /// kept 0 when no sink wants branches (branch_mask), so the hot path never takes that turn.
     std::uint8_t pending_branch = 0;
     std::uint8_t branch_mask = 0;
+    /// No sink wants blocks or branches: the pipeline's hot path only counts (one test there).
+    bool counts_only = true;
 };
 
 }  // namespace emutrace::emu::detail

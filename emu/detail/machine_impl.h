@@ -45,9 +45,12 @@ namespace detail {
 struct MachineState;
 
 // The block hooks (block_hook.cpp): on_block with no timing or the per-block model, or the
-// pipeline with facts per instruction; on_pipelined_block with the pipeline and facts per block.
+// pipeline with facts per instruction; on_pipelined_block with the pipeline and facts per block,
+// on_pipelined_block_through_flash_caches the same on a board with a flash cache (one is chosen
+// as the machine is made, so that the hot path does not ask).
 void on_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 void on_pipelined_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
+void on_pipelined_block_through_flash_caches(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 
 // The core's other hooks (core_hooks.cpp); user: the MachineState.
 void on_interrupt(uc_engine* uc, std::uint32_t intno, void* user);
