@@ -206,10 +206,11 @@ void detail::MachineState::add_hooks() {
         feed.pipeline_feed.emplace(uc, feed_regions(plan), config.core, config.timing_cache, per_block);
         feed.pipeline_feed->pipeline().change().set_memory_mode(feed.memory_mode);
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
+        auto* data_hook = feed.has_flash_caches ? detail::on_pipeline_data_access_through_flash_caches : detail::on_pipeline_data_access;
         if (feed.pipeline_feed->hooks_memory())
             for (const auto& r : plan.memory)
                 if (!r.mmio)
-                    uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(detail::on_pipeline_data_access), this, r.base,
+                    uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(data_hook), this, r.base,
                                 static_cast<std::uint64_t>(r.base) + r.size - 1);
     }
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);

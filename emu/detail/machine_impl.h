@@ -60,8 +60,10 @@ void on_user_event_function(uc_engine* uc, std::uint64_t address, std::uint32_t 
 void on_watch_point(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// Every instruction, with TimingMode::Pipeline and facts per instruction: the pipeline advances beside it.
 void on_pipeline_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
-/// Every data access to memory, with TimingMode::Pipeline on a board whose memories differ in timing.
+/// Every data access to memory, with TimingMode::Pipeline on a board whose memories differ in
+/// timing; the second on such a board with a flash cache (chosen as the machine is made).
 void on_pipeline_data_access(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
+void on_pipeline_data_access_through_flash_caches(uc_engine* uc, uc_mem_type type, std::uint64_t address, int size, std::int64_t value, void* user);
 /// Every instruction, while a sink wants memory accesses: their pc (Unicorn's is the block's, P7).
 void on_instruction(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user);
 /// Right after an instruction that may have left SP unaligned (BlockInfo::StackSites): clears
