@@ -13,7 +13,8 @@
 // modules) takes their place for every caller, as the upstream fix does. The check for
 // self-modifying code itself is untouched: a store into a page with translated code still drops
 // that code. A Unicorn built to bind its calls inside the library (-Bsymbolic) never calls these,
-// and runs as before. `emutrace run -v` logs what the process's lookup finds.
+// and runs as before. They are weak, so that a program linking Unicorn's static archive keeps
+// Unicorn's own (and the lookup below finds no pair). `emutrace run -v` logs what it finds.
 
 #include "emu/detail/unicorn_store_path.h"
 
@@ -44,14 +45,14 @@ extern "C" {
 
 // The signatures of Unicorn's qemu/accel/tcg/translate-all.c for the ARM target
 // (struct page_collection *, struct uc_struct *, tb_page_addr_t); the collection stays opaque.
-[[gnu::visibility("default"), gnu::used]] void* page_collection_lock_arm(void* uc, unsigned long start, unsigned long end) {
+[[gnu::weak, gnu::visibility("default"), gnu::used]] void* page_collection_lock_arm(void* uc, unsigned long start, unsigned long end) {
     if (pair_here.load(std::memory_order_relaxed)) [[likely]]
         return nullptr;
     static const auto lock = library_function<PageCollectionLock>("page_collection_lock_arm");
     return lock ? lock(uc, start, end) : nullptr;
 }
 
-[[gnu::visibility("default"), gnu::used]] void page_collection_unlock_arm(void* collection) {
+[[gnu::weak, gnu::visibility("default"), gnu::used]] void page_collection_unlock_arm(void* collection) {
     if (!collection) [[likely]]
         return;
     static const auto unlock = library_function<PageCollectionUnlock>("page_collection_unlock_arm");
