@@ -5,37 +5,22 @@
 // skip the check.
 #include <doctest/doctest.h>
 
-#include <map>
-#include <sstream>
-#include <string>
-
 #include "emu/detail/unicorn_store_path.h"
+#include "support/measurements.h"
 #include "support/run_firmware.h"
 
 using namespace emutrace;
 using namespace emutrace::test;
 
-namespace {
-
-std::map<std::string, std::uint32_t> values(const std::string& text) {
-    std::map<std::string, std::uint32_t> out;
-    std::istringstream in(text);
-    std::string name, hex;
-    while (in >> name >> hex) out[name] = static_cast<std::uint32_t>(std::stoul(hex, nullptr, 16));
-    return out;
-}
-
-}  // namespace
-
 TEST_CASE("code rewritten in SRAM runs as rewritten, with the store path's page-lock tree skipped, in every timing mode") {
     for (auto timing : {emu::TimingMode::None, emu::TimingMode::Trm, emu::TimingMode::Pipeline}) {
         CAPTURE(static_cast<int>(timing));
         FirmwareRun run = run_firmware("code_rewrite", "", [timing](emu::MachineConfig& c) { c.timing = timing; });
-        // The machine is made: this process's Unicorn calls the pair defined here (the test
-        // binary links the modules as the emutrace command's library does).
+        // This process's Unicorn calls the pair defined here (the test binary links the modules,
+        // as the emutrace command's library does), so the tree was skipped on every store.
         CHECK(emu::detail::unicorn_store_path_without_page_locks());
         REQUIRE(run.result.exit_code == 0);
-        auto v = values(run.sink.text);
+        auto v = timings(run.sink.text, "rewrite");
         REQUIRE(v.size() == 5);
         CHECK(v["first"] == 5);
         CHECK(v["rewritten"] == 7);

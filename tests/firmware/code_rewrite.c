@@ -11,10 +11,10 @@
  *   after_data   after 200 stores to data in the same page (QEMU then keeps a bitmap of the
  *                page's code and lets stores beside it through), rewritten again
  *   loop         rewritten and run 50 times, the immediate each time the loop's count: the sum
- * Output: one line "<case> <value returned, hex>" per case. */
+ * Output: "rewrite <case> <value returned>" per case (measure.h's format). */
 #include <stdint.h>
 
-#include "print.h"
+#include "measure.h"
 
 #define MOVS_R0(imm) ((uint16_t)(0x2000u | ((imm) & 0xffu)))
 #define BX_LR ((uint16_t)0x4770u)
@@ -29,37 +29,33 @@ static uint32_t call(void)
     return function();
 }
 
-static void report(const char *name, uint32_t value)
-{
-    char line[64];
-    char *p = fmt_str(line, name);
-    p = fmt_str(p, " ");
-    p = fmt_hex32(p, value);
-    fmt_str(p, "\n");
-    print_to_semihosting(line);
-}
+enum { FIRST, REWRITTEN, BYTE, AFTER_DATA, LOOP, CASES };
 
 int main(void)
 {
+    static const char *const names[CASES] = {"first", "rewritten", "byte", "after_data", "loop"};
+    uint32_t returned[CASES];
+
     code[0] = MOVS_R0(5);
     code[1] = BX_LR;
-    report("first", call());
+    returned[FIRST] = call();
 
     code[0] = MOVS_R0(7);
-    report("rewritten", call());
+    returned[REWRITTEN] = call();
 
     ((volatile uint8_t *)code)[0] = 11; /* the immediate is the low byte */
-    report("byte", call());
+    returned[BYTE] = call();
 
     for (uint32_t i = 0; i < 200; i++) code[64 + (i % 32)] = (uint16_t)i;
     code[0] = MOVS_R0(13);
-    report("after_data", call());
+    returned[AFTER_DATA] = call();
 
     uint32_t sum = 0;
     for (uint32_t k = 0; k < 50; k++) {
         code[0] = MOVS_R0(k);
         sum += call();
     }
-    report("loop", sum);
+    returned[LOOP] = sum;
+    print_measurements("rewrite", names, returned, CASES);
     return 0;
 }
