@@ -54,7 +54,9 @@ static inline void nvic_clear_pending(unsigned irq) { NVIC_ICPR[irq >> 5] = 1u <
 static inline void nvic_set_priority(unsigned irq, uint8_t prio) { NVIC_IPR[irq] = prio; }
 
 /* ---- System Control Block (B3.2) ---- */
-#define SCB_ACTLR REG32(0xE000E008u) /* DISDEFWBUF bit 1, DISFOLD bit 2 */
+#define SCB_ACTLR REG32(0xE000E008u)
+#define SCB_ACTLR_DISDEFWBUF (1u << 1) /* stores wait for their data phase: no write buffer */
+#define SCB_ACTLR_DISFOLD (1u << 2)    /* no IT folding */
 #define SCB_CPUID REG32(0xE000ED00u)
 #define SCB_ICSR REG32(0xE000ED04u)
 #define SCB_VTOR REG32(0xE000ED08u)

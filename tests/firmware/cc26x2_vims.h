@@ -10,6 +10,7 @@
 
 #define VIMS_CTL (*(volatile uint32_t *)0x40034004u)
 #define VIMS_CTL_MODE_OFF 3u
+#define VIMS_CTL_SYSBUS_LB_DIS (1u << 4)
 #define VIMS_CTL_IDCODE_LB_DIS (1u << 5)
 
 static inline void measure_with_vims_cache_off(void)

@@ -10,10 +10,6 @@
 
 #include "cc26x2_vims.h"
 
-#define ACTLR (*(volatile uint32_t *)0xE000E008u)
-#define ACTLR_DISDEFWBUF (1u << 1)
-#define VIMS_CTL_SYSBUS_LB_DIS (1u << 4)
-
 static volatile uint32_t data[4] __attribute__((aligned(8))) = {0xDDCCBBAAu, 0x1100FFEEu, 0xFEDACB07u, 0};
 
 /* FIRST and SECOND: two load or store instructions on [r5, #n] (r0 loaded, r1 stored). */
@@ -54,7 +50,7 @@ int main(void)
                                                  "store_split_aligned_nolb", "store_split_split_nolb"};
     uint32_t cycles[2 * PAIRS];
     measure_with_vims_cache_off();
-    ACTLR |= ACTLR_DISDEFWBUF;
+    SCB_ACTLR |= SCB_ACTLR_DISDEFWBUF;
     measure(cycles);
     VIMS_CTL |= VIMS_CTL_IDCODE_LB_DIS | VIMS_CTL_SYSBUS_LB_DIS;
     measure(cycles + PAIRS);

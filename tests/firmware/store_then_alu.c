@@ -10,9 +10,6 @@
 
 #include "measure.h"
 
-#define ACTLR (*(volatile uint32_t *)0xE000E008u)
-#define ACTLR_DISDEFWBUF (1u << 1)
-
 #define STORE_ALU "str.w r4, [r3]\n\tadd.w r5, r5, #1\n\t"
 #define STORE_NOP "str.w r4, [r3]\n\tnop.w\n\t"
 #define STORE_STRD "str.w r4, [r3]\n\tstrd r4, r5, [r3, #8]\n\t"
@@ -24,7 +21,7 @@ int main(void)
     uint32_t cycles[4];
     COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
     DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    ACTLR |= ACTLR_DISDEFWBUF;
+    SCB_ACTLR |= SCB_ACTLR_DISDEFWBUF;
     for (int pass = 0; pass < 2; pass++) {
         MEASURE_BELOW_SP(cycles[0], STORE_ALU STORE_ALU STORE_ALU STORE_ALU);
         MEASURE_BELOW_SP(cycles[1], STORE_NOP STORE_NOP STORE_NOP STORE_NOP);

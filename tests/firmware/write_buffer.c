@@ -20,11 +20,11 @@ __attribute__((noinline)) static void run_measurements(void)
 {
     MEASURE_BELOW_SP(results[T_STR_BUFFERED], STORE_THEN_ALU);
     MEASURE(results[T_IT_FOLDED], 0, "movs r2, #1\n\t", CMP_IT_ADD, "");
-    SCB_ACTLR |= 2u | 4u;
+    SCB_ACTLR |= SCB_ACTLR_DISDEFWBUF | SCB_ACTLR_DISFOLD;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     MEASURE_BELOW_SP(results[T_STR_UNBUFFERED], STORE_THEN_ALU);
     MEASURE(results[T_IT_UNFOLDED], 0, "movs r2, #1\n\t", CMP_IT_ADD, "");
-    SCB_ACTLR &= ~(2u | 4u);
+    SCB_ACTLR &= ~(SCB_ACTLR_DISDEFWBUF | SCB_ACTLR_DISFOLD);
 }
 
 int main(void)
