@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "app/commands.h"
 #include "config/json_text.h"
@@ -257,9 +258,13 @@ SiliconRunOptions run_options(const SiliconOptions& o, const config::Node& board
     };
     run.max_instructions = o.max_instructions;
     // Without --timeout: room for 1 M instructions a second (the emulator runs tens), at least 30 s;
-    // with no instruction limit, 300 s of host time: every configuration of a compiled set runs to
-    // its end (-O0 builds take billions of instructions), and a runaway still ends.
+    // with no instruction limit, 300 s of host time. Without an instruction limit, a compiled
+    // program gets 1 s per 2 M cycles the board measured over it if that is longer (the emulator
+    // runs tens of millions a second): every configuration of a compiled set runs to its end
+    // (-O0 builds take billions of instructions), also on a slow host, and a runaway still ends.
     run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 300;
+    if (!o.max_instructions && run.wall_clock_seconds > 0) run.seconds_per_million_measured_cycles = 0.5;
+    run.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
     run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
     return run;
 }
@@ -267,12 +272,18 @@ SiliconRunOptions run_options(const SiliconOptions& o, const config::Node& board
 void print_header(const SiliconOptions& o, const SiliconRunOptions& run, const session::Scenario& preset, emu::TimingMode timing) {
     std::printf("silicon: %s on board %s (%s), %s timing\n", o.dir.c_str(), o.board.c_str(), board_summary(preset.machine).c_str(),
                 std::string(emu::to_string(timing)).c_str());
-    const std::string limit = o.max_instructions ? "after " + std::to_string(o.max_instructions) + " instructions or " : "after ";
-    std::printf("  tests: %s%s; each run stops at its exit, or %s%.0f s of host time\n", o.split.c_str(),
+    std::printf("  tests: %s%s; %u at a time\n", o.split.c_str(),
                 run.split == Split::All          ? " (given, and validation: every 5th test of a category)"
                 : run.split == Split::Validation ? " (every 5th test of a category, held aside)"
                                                  : " (all but every 5th test of a category)",
-                limit.c_str(), run.wall_clock_seconds);
+                run.jobs);
+    const std::string limit = o.max_instructions ? "after " + std::to_string(o.max_instructions) + " instructions or " : "after ";
+    const std::string longer = run.seconds_per_million_measured_cycles > 0
+                                   ? " (a compiled program: 1 s per " +
+                                         std::to_string(static_cast<int>(1 / run.seconds_per_million_measured_cycles)) +
+                                         " M cycles measured, if longer)"
+                                   : "";
+    std::printf("  each run stops at its exit, or %s%.0f s of host time%s\n", limit.c_str(), run.wall_clock_seconds, longer.c_str());
     std::printf("  %-58s %6s %6s  %7s\n", "category/test", "configs", "exact", "rate");
 }
 

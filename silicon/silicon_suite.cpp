@@ -9,6 +9,7 @@
 #include "decode/instruction_decoder.h"
 #include "emu/machine.h"
 #include "emutrace/config_error.h"
+#include "silicon/configuration_pool.h"
 #include "silicon/silicon_archive.h"
 
 namespace emutrace::silicon {
@@ -36,12 +37,26 @@ Flash board_flash(const emu::MachineConfig& c) {
     return {flash->base, flash->size};
 }
 
-std::string stop_reason(const emu::RunResult& r, const SiliconRunOptions& o, std::uint32_t exit) {
+std::uint32_t word_at(const std::vector<std::uint8_t>& b, std::size_t i) {
+    return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
+}
+
+// The host time a configuration may take: the runner's bound, or longer for a program the board
+// measured as long (a wrapped CYCCNT only shortens it, to the runner's bound at least).
+double host_seconds(const MeasuredConfiguration& measured, const SiliconRunOptions& o) {
+    if (o.wall_clock_seconds <= 0) return 0;
+    for (const MeasuredRegion& region : measured.regions)
+        if (region.name == kWholeProgramRegion && region.bytes.size() >= 4)
+            return std::max(o.wall_clock_seconds, word_at(region.bytes, 0) / 1e6 * o.seconds_per_million_measured_cycles);
+    return o.wall_clock_seconds;
+}
+
+std::string stop_reason(const emu::RunResult& r, const SiliconRunOptions& o, std::uint32_t exit, double seconds) {
     std::string where = " before the exit at " + config::hex32(exit) + " (pc " + config::hex32(r.pc) + ")";
     if (r.reason == emu::StopReason::MaxInstructions)
         return "stopped at the instruction limit, " + std::to_string(o.max_instructions) + " instructions," + where;
     if (r.reason == emu::StopReason::WallClock)
-        return "stopped at the time limit, " + std::to_string(static_cast<long long>(o.wall_clock_seconds)) + " s of host time," + where;
+        return "stopped at the time limit, " + std::to_string(static_cast<long long>(seconds)) + " s of host time," + where;
     return r.message.empty() ? std::string(emu::to_string(r.reason)) : r.message;
 }
 
@@ -55,10 +70,6 @@ std::vector<std::string> measured_code(const emu::Machine& m, const MeasuredConf
         lines.push_back(config::hex32(insn.address) + "  " + insn.text);
     }
     return lines;
-}
-
-std::uint32_t word_at(const std::vector<std::uint8_t>& b, std::size_t i) {
-    return static_cast<std::uint32_t>(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | static_cast<std::uint32_t>(b[i + 3]) << 24);
 }
 
 SiliconConfiguration run_configuration(const std::string& where, const MeasuredConfiguration& measured, const SiliconRunOptions& o) {
@@ -76,7 +87,7 @@ SiliconConfiguration run_configuration(const std::string& where, const MeasuredC
     board.stop.at_address = measured.exit;
     board.stop.on_hang = false;  // the exit is a branch-to-self
     board.stop.max_instructions = o.max_instructions;
-    board.stop.wall_clock_seconds = o.wall_clock_seconds;
+    board.stop.wall_clock_seconds = host_seconds(measured, o);
     board.echo_output = false;
     // The test programs do not use the vendor peripherals between main and exit; reads there are 0.
     board.unclaimed_mmio = emu::UnclaimedMmio::Log;
@@ -86,7 +97,7 @@ SiliconConfiguration run_configuration(const std::string& where, const MeasuredC
     emu::RunResult r = m.run();
     c.instructions = r.instructions;
     if (r.reason != emu::StopReason::SymbolReached) {
-        c.error = stop_reason(r, o, measured.exit);
+        c.error = stop_reason(r, o, measured.exit, host_seconds(measured, o));
         return c;
     }
     c.exact = true;
@@ -148,6 +159,7 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
     if (archives.empty()) throw ConfigError(dir + ": no <category>/<test>.tzst archives");
     std::sort(archives.begin(), archives.end());
     std::vector<SiliconTest> tests;
+    std::vector<std::filesystem::path> paths;                  // of tests[i]
     std::map<std::filesystem::path, std::size_t> in_category;  // archives seen so far per category folder
     for (const auto& path : archives) {
         SiliconTest t;
@@ -155,13 +167,18 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
         t.name = path.stem().string();
         t.validation = in_validation_set(in_category[path.parent_path()]++);
         if ((options.split == Split::Given && t.validation) || (options.split == Split::Validation && !t.validation)) continue;
-        read_silicon_archive(path.string(), [&](MeasuredConfiguration&& measured) {
-            t.configurations.push_back(run_configuration(path.string(), measured, options));
-        });
-        std::sort(t.configurations.begin(), t.configurations.end(), [](const auto& x, const auto& y) { return x.number < y.number; });
-        if (progress) progress(t);
         tests.push_back(std::move(t));
+        paths.push_back(path);
     }
+    ConfigurationPool pool(
+        tests, options.jobs,
+        [&options](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, options); },
+        progress);
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+        read_silicon_archive(paths[i].string(), [&](MeasuredConfiguration&& measured) { pool.add(i, paths[i].string(), std::move(measured)); });
+        pool.archive_read(i);
+    }
+    pool.finish();
     return tests;
 }
 

@@ -99,12 +99,16 @@ struct SiliconRunOptions {
     std::function<emu::MachineConfig()> board;
     std::uint64_t max_instructions = 0;  ///< a run that has not reached its exit by then fails; 0 = no limit
     double wall_clock_seconds = 300;     ///< host time per configuration; 0 = no limit
+    /// Host seconds a configuration gets beyond wall_clock_seconds per million cycles its dump
+    /// measured over the whole program (cyccnt): a long benchmark on a slow host still ends; 0 = none.
+    double seconds_per_million_measured_cycles = 0;
     Split split = Split::All;
+    unsigned jobs = 1;  ///< configurations run at a time, each on a thread and a machine of its own
 };
 
-/// Runs every `<category>/<test>.tzst` under `dir` of `options.split` in name order; `progress` (if
-/// given) hears of each test as it finishes. Throws ConfigError naming the file when an archive or
-/// dump is malformed, or when the board has no flash for the images.
+/// Runs every `<category>/<test>.tzst` under `dir` of `options.split` in name order, `options.jobs`
+/// configurations at a time; `progress` (if given) hears of each test as it finishes, in that order. Throws ConfigError naming the file when an
+/// archive or dump is malformed, or when the board has no flash for the images.
 std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
                                            const std::function<void(const SiliconTest&)>& progress = {});
 

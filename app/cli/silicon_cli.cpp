@@ -25,9 +25,12 @@ public:
                    "A configuration not at its exit after this many fails (default 0: none; a -O0 benchmark runs billions, and "
                    "--timeout bounds a runaway)");
         cmd.option("--timeout", silicon_.timeout,
-                   "Host seconds per configuration (default 300, or 1 per million --max-instructions and at least 30 when that is given; "
-                   "0 = no limit)")
+                   "Host seconds per configuration (default 300, or 1 per million --max-instructions and at least 30 when that is "
+                   "given; 0 = no limit). Without --max-instructions, a compiled program gets 1 s per 2 M cycles its dump measured if "
+                   "that is longer")
             .non_negative();
+        cmd.option("-j,--jobs", silicon_.jobs,
+                   "Configurations run at a time, each on its own thread (default: one per core); the results do not depend on it");
         cmd.option("--report", silicon_.report, "Write a self-contained HTML page: exact rates per set and category, the error histogram")
             .type_name("FILE.html");
         cmd.option("--json", silicon_.json, "Write per test and configuration: exact or not, differing words, code; sets, error histograms");

@@ -451,3 +451,62 @@ TEST_CASE("silicon: a compiled set is judged on its whole-program cycles, the cy
     CHECK(out.find("  whole-program cycles, given: 1 of 2 within 0.5%, 1 within 1%") != std::string::npos);
     CHECK(out.find(", bench/prog #1)") != std::string::npos);
 }
+
+TEST_CASE("silicon: --jobs runs configurations side by side with the same results, and prints the tests in archive order") {
+    TempDir dir;
+    const std::string suite = source("tests/data/silicon/stm32f100") + " --split validation";
+    auto rows = [&] {  // the tests' rows, in the order printed
+        std::vector<std::string> names;
+        const std::string out = read_file(dir.file("out"));
+        for (std::size_t at = out.find("\n  control_flow/"); at != std::string::npos;) {
+            names.push_back(out.substr(at + 3, out.find(' ', at + 3) - at - 3));
+            std::size_t next = out.find("\n  ", at + 1);
+            at = next != std::string::npos && out.compare(next + 3, 8, "by categ") != 0 && out[next + 3] != ' ' ? next : std::string::npos;
+        }
+        return names;
+    };
+    auto [one_status, one] = silicon_run(suite + " -j 1", dir, "one.json");
+    CHECK(read_file(dir.file("out")).find("; 1 at a time") != std::string::npos);
+    const std::vector<std::string> one_rows = rows();
+    auto [three_status, three] = silicon_run(suite + " --jobs 3", dir, "three.json");
+    CHECK(read_file(dir.file("out")).find("; 3 at a time") != std::string::npos);
+    CHECK(one_status == 0);
+    CHECK(three_status == 0);
+    CHECK(one.dump() == three.dump());
+    CHECK(one_rows.size() == 10);  // every validation test, as the JSON lists them
+    CHECK(rows() == one_rows);
+    for (std::size_t i = 0; i < one_rows.size() && i < one["tests"].size(); ++i)
+        CHECK(one_rows[i] == one["tests"][i]["category"].get<std::string>() + "/" + one["tests"][i]["test"].get<std::string>());
+}
+
+TEST_CASE("silicon: a compiled program the board measured as long gets 1 s of host time per 2 M cycles, above --timeout") {
+    // main is `b .`, and the exit is never reached: each configuration runs out its host time.
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("suite/bench"));
+    std::string flash(0x108, '\0');
+    flash[1] = '\x10', flash[3] = '\x20';
+    flash[0x100] = '\xFE', flash[0x101] = '\xE7';  // b .
+    std::vector<Member> members;
+    for (std::uint32_t n : {0u, 1u}) {
+        const std::uint32_t cycles = n ? 6'000'000 : 1000;
+        std::vector<std::uint8_t> counters(4);
+        for (unsigned b = 0; b < 4; ++b) counters[b] = static_cast<std::uint8_t>(cycles >> (8 * b));
+        const std::vector<std::uint8_t> dump = nlohmann::json::to_msgpack(
+            {{"emulator_main_addr", 0x08000100},
+             {"emulator_exit_addr", 0x08000104},
+             {"mem_dump", {{{"symbol_name", "cyccnt"}, {"addr", 0x20000000}, {"content", nlohmann::json::binary(counters)}}}}});
+        members.push_back({std::to_string(n) + ".flash", 0, flash});
+        members.push_back({std::to_string(n) + ".dump", 0, std::string(dump.begin(), dump.end())});
+    }
+    write_archive(dir.file("suite/bench/runaway.tzst"), members);
+    REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --timeout 1 -j 2 --json " + dir.file("s.json"), dir) == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    const auto& results = j["tests"][0]["results"];
+    REQUIRE(results.size() == 2);
+    CHECK(results[0]["error"].get<std::string>().find("stopped at the time limit, 1 s of host time, before the exit at 0x08000104") == 0);
+    CHECK(results[1]["error"].get<std::string>().find("stopped at the time limit, 3 s of host time, before the exit at 0x08000104") == 0);
+    // With an instruction limit the limit decides, and --timeout alone bounds the host time.
+    REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --timeout 1 --max-instructions 1000000000000 --json " + dir.file("m.json"), dir) == 0);
+    const nlohmann::json m = nlohmann::json::parse(read_file(dir.file("m.json")));
+    CHECK(m["tests"][0]["results"][1]["error"].get<std::string>().find("stopped at the time limit, 1 s of host time") == 0);
+}

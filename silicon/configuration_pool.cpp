@@ -1,0 +1,94 @@
+#include "silicon/configuration_pool.h"
+
+#include <algorithm>
+
+namespace emutrace::silicon {
+
+ConfigurationPool::ConfigurationPool(std::vector<SiliconTest>& tests, unsigned workers, Runner run, std::function<void(const SiliconTest&)> progress)
+    : tests_(tests), run_(std::move(run)), progress_(std::move(progress)),
+      most_queued_(2 * std::max(workers, 1u)),  // enough that no worker waits on the reader, few flash images held
+      added_(tests.size()), ran_(tests.size()), read_(tests.size()) {
+    for (unsigned i = 0; i < std::max(workers, 1u); ++i) workers_.emplace_back([this] { work(); });
+}
+
+ConfigurationPool::~ConfigurationPool() {
+    stop_and_join();
+}
+
+void ConfigurationPool::stop_and_join() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    work_ready_.notify_all();
+    room_ready_.notify_all();
+    for (auto& w : workers_)
+        if (w.joinable()) w.join();
+}
+
+void ConfigurationPool::add(std::size_t test, const std::string& where, MeasuredConfiguration&& measured) {
+    std::unique_lock lock(mutex_);
+    room_ready_.wait(lock, [&] { return stopping_ || queue_.size() < most_queued_; });
+    if (error_) std::rethrow_exception(error_);
+    ++added_[test];
+    queue_.push_back(Work{test, where, std::move(measured)});
+    lock.unlock();
+    work_ready_.notify_one();
+}
+
+void ConfigurationPool::archive_read(std::size_t test) {
+    std::lock_guard lock(mutex_);
+    read_[test] = true;
+    report_finished_tests();
+}
+
+void ConfigurationPool::finish() {
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+    }
+    work_ready_.notify_all();
+    for (auto& w : workers_) w.join();
+    if (error_) std::rethrow_exception(error_);
+}
+
+void ConfigurationPool::work() {
+    for (;;) {
+        Work w;
+        {
+            std::unique_lock lock(mutex_);
+            work_ready_.wait(lock, [&] { return stopping_ || closed_ || !queue_.empty(); });
+            if (stopping_ || queue_.empty()) return;
+            w = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        room_ready_.notify_one();
+        try {
+            SiliconConfiguration c = run_(w.where, w.measured);
+            std::lock_guard lock(mutex_);
+            tests_[w.test].configurations.push_back(std::move(c));
+            ++ran_[w.test];
+            report_finished_tests();
+        } catch (...) {
+            {
+                std::lock_guard lock(mutex_);
+                if (!error_) error_ = std::current_exception();
+                stopping_ = true;
+            }
+            work_ready_.notify_all();
+            room_ready_.notify_all();
+            return;
+        }
+    }
+}
+
+// Tests go to `progress` in archive order, each as soon as it and every test before it are whole.
+void ConfigurationPool::report_finished_tests() {
+    while (next_to_report_ < tests_.size() && read_[next_to_report_] && ran_[next_to_report_] == added_[next_to_report_]) {
+        SiliconTest& t = tests_[next_to_report_++];
+        std::sort(t.configurations.begin(), t.configurations.end(), [](const auto& x, const auto& y) { return x.number < y.number; });
+        if (progress_) progress_(t);
+    }
+}
+
+}  // namespace emutrace::silicon

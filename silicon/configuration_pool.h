@@ -1,0 +1,67 @@
+#pragma once
+// Runs a silicon suite's configurations on worker threads, each on a machine of its own, while the
+// caller reads the archives; hands back each test, in archive order, once all its configurations
+// have run. Results do not depend on the number of workers.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "silicon/silicon_archive.h"
+#include "silicon/silicon_suite.h"
+
+namespace emutrace::silicon {
+
+class ConfigurationPool {
+public:
+    /// What runs one configuration; `where` is its archive's path (for errors).
+    using Runner = std::function<SiliconConfiguration(const std::string& where, const MeasuredConfiguration&)>;
+
+    /// `tests` holds every test to run, in order, without configurations; it must outlive the pool.
+    ConfigurationPool(std::vector<SiliconTest>& tests, unsigned workers, Runner run, std::function<void(const SiliconTest&)> progress);
+    /// Stops the workers after the configurations they are running, and waits for them.
+    ~ConfigurationPool();
+    ConfigurationPool(const ConfigurationPool&) = delete;
+    ConfigurationPool& operator=(const ConfigurationPool&) = delete;
+
+    /// Queues a configuration of test `test`; waits while the workers are that far behind.
+    /// Rethrows a worker's exception.
+    void add(std::size_t test, const std::string& where, MeasuredConfiguration&& measured);
+    /// Every configuration of test `test` has been added.
+    void archive_read(std::size_t test);
+    /// Waits for every configuration queued; rethrows the first exception a worker met.
+    void finish();
+
+private:
+    struct Work {
+        std::size_t test = 0;
+        std::string where;
+        MeasuredConfiguration measured;
+    };
+    void work();
+    void report_finished_tests();  // with mutex_ held
+    void stop_and_join();
+
+    std::vector<SiliconTest>& tests_;
+    Runner run_;
+    std::function<void(const SiliconTest&)> progress_;
+    std::size_t most_queued_;
+
+    std::mutex mutex_;
+    std::condition_variable work_ready_, room_ready_;
+    std::deque<Work> queue_;
+    std::vector<std::size_t> added_, ran_;  // per test
+    std::vector<bool> read_;                // per test: its archive is read to the end
+    std::size_t next_to_report_ = 0;
+    bool closed_ = false, stopping_ = false;
+    std::exception_ptr error_;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace emutrace::silicon
