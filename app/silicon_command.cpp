@@ -249,10 +249,10 @@ std::string board_for_folder(const std::string& dir) {
 
 // How each configuration runs: the board (with --timing), the instruction and host-time limits,
 // the split of the tests.
-SiliconRunOptions run_options(const SiliconOptions& o, const config::Node& board, std::optional<emu::TimingMode> timing) {
+SiliconRunOptions run_options(const SiliconOptions& o, const session::ScenarioPrototype& board, std::optional<emu::TimingMode> timing) {
     SiliconRunOptions run;
     run.board = [&board, timing] {
-        emu::MachineConfig m = session::load_scenario(board).machine;
+        emu::MachineConfig m = board.make().machine;
         if (timing) m.timing = *timing;
         return m;
     };
@@ -373,8 +373,8 @@ void write_outputs(const SiliconOptions& o, const session::Scenario& preset, emu
 int silicon_command(const SiliconOptions& given) {
     SiliconOptions o = given;
     if (o.board.empty()) o.board = board_for_folder(o.dir);
-    const config::Node board = session::load_board(o.board);
-    const session::Scenario preset = session::load_scenario(board);  // validated once, here, with its file and line in errors
+    const session::ScenarioPrototype board(session::load_board(o.board));  // its SVD file read once
+    const session::Scenario preset = board.make();                         // validated once, here, with its file and line in errors
     std::optional<emu::TimingMode> timing;
     if (!o.timing.empty()) timing = session::timing_option(o.timing);
     const SiliconRunOptions run = run_options(o, board, timing);

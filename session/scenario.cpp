@@ -241,7 +241,10 @@ void parse_timing(const config::Node& n, emu::MachineConfig& m) {
     if (n.has("cache")) m.timing_cache = n["cache"].boolean();
 }
 
-Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
+namespace {
+
+// load_scenario, with the SVD file the scenario names already read (`svd_read`), or not (null).
+Scenario read_scenario(const config::Node& root, const AnalysisRegistry& registry, const decode::svd::Device* svd_read) {
     if (!root.is_map()) root.fail("a scenario is a mapping of keys (cpu, clock, memory, peripherals, ...)");
     std::vector<std::string> keys = {"cpu",         "clock",   "vector_table", "memory",  "peripherals", "unclaimed_mmio", "stop",   "semihosting",
                                      "outputs",     "nvic",    "faults",       "stimuli", "seed",        "rtos",           "timing", "firmware",
@@ -269,11 +272,12 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
         if (it == m.memory.end() || it->mmio || it - m.memory.begin() == static_cast<std::ptrdiff_t>(i) || !it->mirrors.empty())
             root["memory"].items()[i]["mirrors"].fail("'" + of + "' is no other plain memory region (that mirrors none)");
     }
-    std::optional<decode::svd::Device> svd;
-    if (root.has("svd")) svd = read_scenario_svd(root["svd"]);
+    std::optional<decode::svd::Device> svd_here;
+    const decode::svd::Device* svd = nullptr;
+    if (root.has("svd")) svd = svd_read ? svd_read : &svd_here.emplace(read_scenario_svd(root["svd"]));
     if (root.has("peripherals")) {
         for (const auto& n : root["peripherals"].items()) {
-            m.devices.push_back(parse_device(n, svd ? &*svd : nullptr));
+            m.devices.push_back(parse_device(n, svd));
             for (std::size_t i = 0; i + 1 < m.devices.size(); ++i)
                 if (m.devices[i].name == m.devices.back().name)
                     n["name"].fail("a second peripheral named '" + m.devices.back().name +
@@ -309,6 +313,20 @@ Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registr
     ue.allow_only({"function"});
     if (ue.has("function")) m.user_event_function = ue["function"].str();
     return sc;
+}
+
+}  // namespace
+
+Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry) {
+    return read_scenario(root, registry, nullptr);
+}
+
+ScenarioPrototype::ScenarioPrototype(config::Node root, const AnalysisRegistry& registry) : root_(std::move(root)), registry_(registry) {
+    if (root_.is_map() && root_.has("svd")) svd_ = std::make_shared<const decode::svd::Device>(read_scenario_svd(root_["svd"]));
+}
+
+Scenario ScenarioPrototype::make() const {
+    return read_scenario(root_, registry_, svd_.get());
 }
 
 Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <map>
+#include <memory>
 
 #include "emu/machine_config.h"
 #include "emutrace/config.h"
@@ -14,6 +15,9 @@
 
 namespace emutrace::decode {
 class ElfImage;
+namespace svd {
+struct Device;
+}  // namespace svd
 }  // namespace emutrace::decode
 
 namespace emutrace::session {
@@ -48,6 +52,20 @@ inline constexpr const char* kRunOutputSettings[] = {"checkpoint_every"};
 /// `registry` registered is an error naming file and line. Analyses parse their sections later.
 Scenario load_scenario(const config::Node& root, const AnalysisRegistry& registry = AnalysisRegistry::builtin());
 Scenario load_scenario_file(const std::string& path, const AnalysisRegistry& registry = AnalysisRegistry::builtin());
+
+/// A scenario read once to be made into machines many times (each run needs devices of its own,
+/// which keep state): the SVD file it names is parsed once, not on every make().
+class ScenarioPrototype {
+public:
+    explicit ScenarioPrototype(config::Node root, const AnalysisRegistry& registry = AnalysisRegistry::builtin());
+    /// A fresh scenario, as load_scenario(root, registry) reads it; throws as it does.
+    Scenario make() const;
+
+private:
+    config::Node root_;
+    AnalysisRegistry registry_;
+    std::shared_ptr<const decode::svd::Device> svd_;  // null: the scenario names no SVD file
+};
 /// The `plugins:` list of a scenario document, resolved against its file.
 std::vector<std::string> scenario_plugins(const config::Node& root);
 /// The built-in MPS2-AN385 layout (scenarios/boards/mps2-an385.yaml, compiled in).

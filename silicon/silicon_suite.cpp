@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include "config/units.h"
 #include "decode/elf_image.h"
@@ -170,10 +171,15 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
         tests.push_back(std::move(t));
         paths.push_back(path);
     }
+    std::mutex board_made;  // the board's description is read by one worker at a time
+    SiliconRunOptions each = options;
+    each.board = [&] {
+        std::lock_guard lock(board_made);
+        return options.board();
+    };
     ConfigurationPool pool(
         tests, options.jobs,
-        [&options](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, options); },
-        progress);
+        [&each](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, each); }, progress);
     for (std::size_t i = 0; i < tests.size(); ++i) {
         read_silicon_archive(paths[i].string(), [&](MeasuredConfiguration&& measured) { pool.add(i, paths[i].string(), std::move(measured)); });
         pool.archive_read(i);

@@ -95,7 +95,8 @@ struct SiliconTest {
 struct SiliconRunOptions {
     /// A fresh machine of the board for each configuration (devices keep state): memory map, core,
     /// clock. The runner adds entry, stop, DWT and logging on top, and loads each flash image at
-    /// the board's vector table (or its first read-only region).
+    /// the board's vector table (or its first read-only region). Called from the worker threads,
+    /// one at a time.
     std::function<emu::MachineConfig()> board;
     std::uint64_t max_instructions = 0;  ///< a run that has not reached its exit by then fails; 0 = no limit
     double wall_clock_seconds = 300;     ///< host time per configuration; 0 = no limit

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "decode/elf_image.h"
 #include "emu/machine.h"
@@ -266,4 +267,32 @@ TEST_CASE("scenario: board presets are compiled in by name, a boot alias holds t
 
     CHECK_THROWS_WITH_AS(session::load_board("stm32f999"), doctest::Contains("unknown board 'stm32f999' (presets: cc2652, mps2-an385, stm32f100"),
                          ConfigError);
+}
+
+TEST_CASE("scenario: a prototype makes each run's machine as the file reads, with devices of its own, its SVD parsed once") {
+    // The STM32F100 preset beside a copy of its SVD file, which goes once the prototype is made.
+    test::TempDir dir;
+    std::filesystem::create_directories(dir.file("svd"));
+    std::string yaml = test::read_file(source("scenarios/boards/stm32f100.yaml"));
+    REQUIRE(yaml.find("file: svd/STM32F100.svd") != std::string::npos);
+    yaml.replace(yaml.find("file: svd/STM32F100.svd"), 23, "file: svd/part.svd");
+    test::write_file(dir.file("board.yaml"), yaml);
+    std::filesystem::copy_file(source("scenarios/boards/svd/STM32F100.svd"), dir.file("svd/part.svd"));
+    const config::Node board = config::Node::load_file(dir.file("board.yaml"));
+    const session::Scenario read = session::load_scenario(board);
+    const session::ScenarioPrototype prototype(board);
+    std::filesystem::remove(dir.file("svd/part.svd"));
+    CHECK_THROWS(session::load_scenario(board));
+    const session::Scenario first = prototype.make(), second = prototype.make();
+    REQUIRE(first.machine.devices.size() == read.machine.devices.size());
+    REQUIRE(second.machine.devices.size() == read.machine.devices.size());
+    CHECK(read.machine.devices.size() > 10);  // RCC, GPIO, USART, ... from the SVD
+    for (std::size_t i = 0; i < read.machine.devices.size(); ++i) {
+        CAPTURE(read.machine.devices[i].name);
+        CHECK(first.machine.devices[i].name == read.machine.devices[i].name);
+        CHECK(first.machine.devices[i].base == read.machine.devices[i].base);
+        CHECK(first.machine.devices[i].model->size() == read.machine.devices[i].model->size());
+        CHECK(first.machine.devices[i].model.get() != second.machine.devices[i].model.get());
+    }
+    CHECK(first.machine.memory.size() == read.machine.memory.size());
 }
