@@ -90,8 +90,10 @@ std::uint32_t PipelineFeed::core_register(int r) const {
     return cpu_.core_register(static_cast<unsigned>(r));
 }
 
-bool PipelineFeed::condition_passes(unsigned cond) const {
-    std::uint32_t psr = cpu_.program_status();
+namespace {
+
+// ARMv7-M ARM A7.3: condition `cond` on the flags of `psr`.
+bool passes(unsigned cond, std::uint32_t psr) {
     bool n = psr >> 31 & 1, z = psr >> 30 & 1, c = psr >> 29 & 1, v = psr >> 28 & 1;
     bool result = true;
     switch (cond >> 1) {
@@ -107,6 +109,12 @@ bool PipelineFeed::condition_passes(unsigned cond) const {
     return (cond & 1) ? !result : result;
 }
 
+}  // namespace
+
+bool PipelineFeed::condition_passes(unsigned cond) const {
+    return passes(cond, cpu_.program_status());
+}
+
 std::uint8_t PipelineFeed::operand_cycles(const Code& code) const {
     // T1 encodings: first halfword 1111 1011 1ooo nnnn, second with mmmm in [3:0].
     unsigned hw1 = code.bytes[0] | code.bytes[1] << 8u, hw2 = code.bytes[2] | code.bytes[3] << 8u;
@@ -120,12 +128,13 @@ std::uint8_t PipelineFeed::operand_cycles(const Code& code) const {
 std::uint8_t PipelineFeed::it_passes(const Code& code) const {
     // 1011 1111 cond mask: each instruction's condition from the first and the mask's bits.
     unsigned firstcond = code.bytes[0] >> 4, mask = code.bytes[0] & 0xF;
-    std::uint8_t passes = 0;
+    const std::uint32_t psr = cpu_.program_status();  // read once: a register read costs more than the rest
+    std::uint8_t members = 0;
     for (unsigned k = 0; k < code.cls.it_length; ++k) {
         unsigned cond = k == 0 ? firstcond : (firstcond & 0xE) | ((mask >> (4 - k)) & 1u);
-        if (condition_passes(cond)) passes = static_cast<std::uint8_t>(passes | 1u << k);
+        if (passes(cond, psr)) members = static_cast<std::uint8_t>(members | 1u << k);
     }
-    return passes;
+    return members;
 }
 
 void PipelineFeed::executes(std::uint32_t pc) {
