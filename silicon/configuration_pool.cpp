@@ -27,11 +27,15 @@ void ConfigurationPool::stop_and_join() {
 }
 
 void ConfigurationPool::add(std::size_t test, const std::string& where, MeasuredConfiguration&& measured) {
+    std::size_t bytes = measured.flash.size() + measured.name.size();
+    for (const auto& r : measured.regions) bytes += r.bytes.size();
     std::unique_lock lock(mutex_);
-    room_ready_.wait(lock, [&] { return stopping_ || queue_.size() < most_queued_; });
+    room_ready_.wait(lock,
+                     [&] { return stopping_ || (queue_.size() < most_queued_ && (held_bytes_ == 0 || held_bytes_ + bytes <= kMostHeldBytes)); });
     if (error_) std::rethrow_exception(error_);
     ++added_[test];
-    queue_.push_back(Work{test, where, std::move(measured)});
+    held_bytes_ += bytes;
+    queue_.push_back(Work{test, where, std::move(measured), bytes});
     lock.unlock();
     work_ready_.notify_one();
 }
@@ -65,10 +69,15 @@ void ConfigurationPool::work() {
         room_ready_.notify_one();
         try {
             SiliconConfiguration c = run_(w.where, w.measured);
-            std::lock_guard lock(mutex_);
-            tests_[w.test].configurations.push_back(std::move(c));
-            ++ran_[w.test];
-            report_finished_tests();
+            w.measured = {};  // its flash image and dump go before the next is let in
+            {
+                std::lock_guard lock(mutex_);
+                held_bytes_ -= w.bytes;
+                tests_[w.test].configurations.push_back(std::move(c));
+                ++ran_[w.test];
+                report_finished_tests();
+            }
+            room_ready_.notify_one();
         } catch (...) {
             {
                 std::lock_guard lock(mutex_);

@@ -20,6 +20,10 @@ namespace emutrace::silicon {
 
 class ConfigurationPool {
 public:
+    /// Measured bytes (flash images, dumps) held at once, whatever the number of workers: an
+    /// archive's members may be 32 MiB each.
+    static constexpr std::size_t kMostHeldBytes = 256u << 20;
+
     /// What runs one configuration; `where` is its archive's path (for errors).
     using Runner = std::function<SiliconConfiguration(const std::string& where, const MeasuredConfiguration&)>;
 
@@ -30,7 +34,8 @@ public:
     ConfigurationPool(const ConfigurationPool&) = delete;
     ConfigurationPool& operator=(const ConfigurationPool&) = delete;
 
-    /// Queues a configuration of test `test`; waits while the workers are that far behind.
+    /// Queues a configuration of test `test`; waits while the workers are that far behind, or
+    /// while the configurations queued and running hold kMostHeldBytes (one is always let in).
     /// Rethrows a worker's exception.
     void add(std::size_t test, const std::string& where, MeasuredConfiguration&& measured);
     /// Every configuration of test `test` has been added.
@@ -43,6 +48,7 @@ private:
         std::size_t test = 0;
         std::string where;
         MeasuredConfiguration measured;
+        std::size_t bytes = 0;
     };
     void work();
     void report_finished_tests();  // with mutex_ held
@@ -56,6 +62,7 @@ private:
     std::mutex mutex_;
     std::condition_variable work_ready_, room_ready_;
     std::deque<Work> queue_;
+    std::size_t held_bytes_ = 0;            // of the configurations queued and running
     std::vector<std::size_t> added_, ran_;  // per test
     std::vector<bool> read_;                // per test: its archive is read to the end
     std::size_t next_to_report_ = 0;
