@@ -132,6 +132,7 @@ struct SiliconOptions {
     std::size_t show = 0;                ///< print this many mismatching configurations in detail
     double min_rate = 0;                 ///< exit 1 below this exact-match rate (0..1)
     unsigned jobs = 0;                   ///< configurations at a time; 0: one per core
+    std::string progress = "auto";       ///< the progress line on stderr: auto (a terminal), always, never
 };
 int silicon_command(const SiliconOptions& options);
 

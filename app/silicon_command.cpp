@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
+
+#include <unistd.h>
 
 #include "app/commands.h"
 #include "config/json_text.h"
@@ -352,6 +355,63 @@ void print_totals(const Summary& s, const std::vector<SiliconTest>& tests, Split
         if (whole->configurations) std::printf("  whole-program cycles, %s: %s\n", set, whole_program_text(*whole, true).c_str());
 }
 
+// The progress line on stderr while configurations run: tests and configurations done, and those
+// running with their host time so far, redrawn in place and erased before a test's row is printed
+// (rows go to stdout, which may be the same terminal).
+class ProgressLine {
+public:
+    explicit ProgressLine(bool on) : on_(on) {}
+    ~ProgressLine() { erase(); }
+
+    void draw(const SuiteStatus& s) {
+        if (!on_) return;
+        // "silicon: 3/13 tests, 20 configurations; embench/edn #2 14s #3 14s", one terminal line:
+        // a wrapped line could not be redrawn in place.
+        std::string line = "silicon: " + std::to_string(s.tests_done) + "/" + std::to_string(s.tests) + " tests, " +
+                           std::to_string(s.configurations_done) + (s.configurations_done == 1 ? " configuration done" : " configurations done");
+        std::string test;
+        for (const auto& r : s.running) {
+            std::string item = (r.test != test ? (test.empty() ? "; " : ", ") + r.test : std::string()) + " #" + std::to_string(r.number) + " " +
+                               std::to_string(static_cast<long long>(r.seconds)) + "s";
+            test = r.test;
+            if (line.size() + item.size() > kWidth) {
+                line.resize(std::min(line.size(), kWidth - 4));
+                line += " ...";
+                break;
+            }
+            line += item;
+        }
+        line = "\r" + line;
+        std::lock_guard lock(mutex_);
+        std::fprintf(stderr, "%s\x1b[K", line.c_str());
+        std::fflush(stderr);
+        drawn_ = true;
+    }
+    /// Runs `print` (which writes stdout) with the line erased, and keeps a redraw out meanwhile.
+    template <class Print>
+    void around(Print print) {
+        std::lock_guard lock(mutex_);
+        erase_locked();
+        print();
+        std::fflush(stdout);
+    }
+
+private:
+    static constexpr std::size_t kWidth = 79;
+    void erase() {
+        std::lock_guard lock(mutex_);
+        erase_locked();
+    }
+    void erase_locked() {
+        if (!drawn_) return;
+        std::fprintf(stderr, "\r\x1b[K");
+        std::fflush(stderr);
+        drawn_ = false;
+    }
+    bool on_, drawn_ = false;
+    std::mutex mutex_;
+};
+
 void write_outputs(const SiliconOptions& o, const session::Scenario& preset, emu::TimingMode timing, const std::vector<SiliconTest>& tests,
                    const Summary& s) {
     if (o.json.empty() && o.report.empty()) return;
@@ -382,7 +442,13 @@ int silicon_command(const SiliconOptions& given) {
     print_header(o, run, preset, used);
     Summary s;
     std::size_t details = 0;
-    const std::vector<SiliconTest> tests = run_silicon_suite(o.dir, run, [&](const SiliconTest& t) { take_test(t, run.split, o.show, s, details); });
+    std::vector<SiliconTest> tests;
+    {
+        ProgressLine line(o.progress == "always" || (o.progress == "auto" && isatty(STDERR_FILENO)));
+        tests = run_silicon_suite(
+            o.dir, run, [&](const SiliconTest& t) { line.around([&] { take_test(t, run.split, o.show, s, details); }); },
+            [&](const SuiteStatus& status) { line.draw(status); });
+    }
     print_totals(s, tests, run.split);
     write_outputs(o, preset, used, tests, s);
     if (o.min_rate > 0 && s.total.rate() < o.min_rate) {

@@ -4,8 +4,10 @@
 
 namespace emutrace::silicon {
 
-ConfigurationPool::ConfigurationPool(std::vector<SiliconTest>& tests, unsigned workers, Runner run, std::function<void(const SiliconTest&)> progress)
-    : tests_(tests), run_(std::move(run)), progress_(std::move(progress)),
+ConfigurationPool::ConfigurationPool(std::vector<SiliconTest>& tests, unsigned workers, Runner run, std::function<void(const SiliconTest&)> progress,
+                                     Watch watch)
+    : tests_(tests), run_(std::move(run)), progress_(std::move(progress)), watch_(std::move(watch)),
+      next_watch_(std::chrono::steady_clock::now() + kWatchInterval),
       most_queued_(2 * std::max(workers, 1u)),  // enough that no worker waits on the reader, few flash images held
       added_(tests.size()), ran_(tests.size()), read_(tests.size()) {
     for (unsigned i = 0; i < std::max(workers, 1u); ++i) workers_.emplace_back([this] { work(); });
@@ -30,8 +32,8 @@ void ConfigurationPool::add(std::size_t test, const std::string& where, Measured
     std::size_t bytes = measured.flash.size() + measured.name.size();
     for (const auto& r : measured.regions) bytes += r.bytes.size();
     std::unique_lock lock(mutex_);
-    room_ready_.wait(lock,
-                     [&] { return stopping_ || (queue_.size() < most_queued_ && (held_bytes_ == 0 || held_bytes_ + bytes <= kMostHeldBytes)); });
+    wait_watching(lock, room_ready_,
+                  [&] { return stopping_ || (queue_.size() < most_queued_ && (held_bytes_ == 0 || held_bytes_ + bytes <= kMostHeldBytes)); });
     if (error_) std::rethrow_exception(error_);
     ++added_[test];
     held_bytes_ += bytes;
@@ -48,10 +50,11 @@ void ConfigurationPool::archive_read(std::size_t test) {
 
 void ConfigurationPool::finish() {
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         closed_ = true;
+        work_ready_.notify_all();
+        wait_watching(lock, room_ready_, [&] { return stopping_ || (queue_.empty() && running_.empty()); });
     }
-    work_ready_.notify_all();
     for (auto& w : workers_) w.join();
     if (error_) std::rethrow_exception(error_);
 }
@@ -65,6 +68,7 @@ void ConfigurationPool::work() {
             if (stopping_ || queue_.empty()) return;
             w = std::move(queue_.front());
             queue_.pop_front();
+            running_.push_back(Running{w.test, w.measured.number, std::chrono::steady_clock::now()});
         }
         room_ready_.notify_one();
         try {
@@ -72,6 +76,8 @@ void ConfigurationPool::work() {
             w.measured = {};  // its flash image and dump go before the next is let in
             {
                 std::lock_guard lock(mutex_);
+                std::erase_if(running_, [&](const Running& r) { return r.test == w.test && r.number == c.number; });
+                ++configurations_done_;
                 held_bytes_ -= w.bytes;
                 tests_[w.test].configurations.push_back(std::move(c));
                 ++ran_[w.test];
@@ -89,6 +95,32 @@ void ConfigurationPool::work() {
             return;
         }
     }
+}
+
+template <class Done>
+void ConfigurationPool::wait_watching(std::unique_lock<std::mutex>& lock, std::condition_variable& ready, Done done) {
+    if (!watch_) return ready.wait(lock, done);
+    while (!done()) {
+        ready.wait_until(lock, next_watch_);
+        const auto now = std::chrono::steady_clock::now();
+        if (now < next_watch_ || done()) continue;
+        next_watch_ = now + kWatchInterval;
+        const SuiteStatus s = status();
+        lock.unlock();  // the workers go on while it is drawn
+        watch_(s);
+        lock.lock();
+    }
+}
+
+SuiteStatus ConfigurationPool::status() const {
+    SuiteStatus s;
+    s.tests = tests_.size();
+    s.tests_done = next_to_report_;
+    s.configurations_done = configurations_done_;
+    const auto now = std::chrono::steady_clock::now();
+    for (const Running& r : running_)
+        s.running.push_back({tests_[r.test].category + "/" + tests_[r.test].name, r.number, std::chrono::duration<double>(now - r.since).count()});
+    return s;
 }
 
 // Tests go to `progress` in archive order, each as soon as it and every test before it are whole.

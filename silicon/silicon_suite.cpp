@@ -149,7 +149,8 @@ std::size_t SiliconTest::exact() const {
 }
 
 std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
-                                           const std::function<void(const SiliconTest&)>& progress) {
+                                           const std::function<void(const SiliconTest&)>& progress,
+                                           const std::function<void(const SuiteStatus&)>& watch) {
     if (!options.board) throw ConfigError("silicon: no board to run on");
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(dir + ": not a directory of silicon measurements");
@@ -179,7 +180,8 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
     };
     ConfigurationPool pool(
         tests, options.jobs,
-        [&each](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, each); }, progress);
+        [&each](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, each); }, progress,
+        watch);
     for (std::size_t i = 0; i < tests.size(); ++i) {
         read_silicon_archive(paths[i].string(), [&](MeasuredConfiguration&& measured) { pool.add(i, paths[i].string(), std::move(measured)); });
         pool.archive_read(i);

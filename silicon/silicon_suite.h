@@ -107,10 +107,25 @@ struct SiliconRunOptions {
     unsigned jobs = 1;  ///< configurations run at a time, each on a thread and a machine of its own
 };
 
+/// What a suite's run is doing, for a progress line.
+struct SuiteStatus {
+    std::size_t tests = 0, tests_done = 0;  ///< of the split
+    std::size_t configurations_done = 0;
+    struct Running {
+        std::string test;  ///< "category/test"
+        std::uint32_t number = 0;
+        double seconds = 0;  ///< host time so far
+    };
+    std::vector<Running> running;
+};
+
 /// Runs every `<category>/<test>.tzst` under `dir` of `options.split` in name order, `options.jobs`
-/// configurations at a time; `progress` (if given) hears of each test as it finishes, in that order. Throws ConfigError naming the file when an
+/// configurations at a time; `progress` (if given) hears of each test as it finishes, in that order,
+/// and `watch` (if given), on the calling thread, of the run's status about once a second while it
+/// waits for configurations. Throws ConfigError naming the file when an
 /// archive or dump is malformed, or when the board has no flash for the images.
 std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
-                                           const std::function<void(const SiliconTest&)>& progress = {});
+                                           const std::function<void(const SiliconTest&)>& progress = {},
+                                           const std::function<void(const SuiteStatus&)>& watch = {});
 
 }  // namespace emutrace::silicon

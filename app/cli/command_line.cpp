@@ -26,6 +26,10 @@ Option& Option::range(double low, double high) {
     o_->check(CLI::Range(low, high));
     return *this;
 }
+Option& Option::count_range(long long low, long long high) {
+    o_->check(CLI::Range(low, high));
+    return *this;
+}
 Option& Option::non_negative() {
     o_->check(CLI::NonNegativeNumber);
     return *this;

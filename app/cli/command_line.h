@@ -24,6 +24,7 @@ public:
     Option& existing_directory();
     Option& one_of(const std::vector<std::string>& values);
     Option& range(double low, double high);
+    Option& count_range(long long low, long long high);  ///< a whole number in [low, high], said as one
     Option& non_negative();
     Option& type_name(const std::string& name);
     Option& no_extra_args();  ///< one value per occurrence

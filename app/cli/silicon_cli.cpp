@@ -29,8 +29,13 @@ public:
                    "given; 0 = no limit). Without --max-instructions, a compiled program gets 1 s per 2 M cycles its dump measured if "
                    "that is longer")
             .non_negative();
+        cmd.option("--progress", silicon_.progress,
+                   "The progress line on stderr (tests and configurations done, those running and for how long), redrawn each "
+                   "second: auto (default: when stderr is a terminal), always or never")
+            .one_of({"auto", "always", "never"});
         cmd.option("-j,--jobs", silicon_.jobs,
-                   "Configurations run at a time, each on its own thread (default: one per core); the results do not depend on it");
+                   "Configurations run at a time, each on its own thread (default 0: one per core); the results do not depend on it")
+            .count_range(0, 256);
         cmd.option("--report", silicon_.report, "Write a self-contained HTML page: exact rates per set and category, the error histogram")
             .type_name("FILE.html");
         cmd.option("--json", silicon_.json, "Write per test and configuration: exact or not, differing words, code; sets, error histograms");

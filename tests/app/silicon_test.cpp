@@ -479,26 +479,36 @@ TEST_CASE("silicon: --jobs runs configurations side by side with the same result
         CHECK(one_rows[i] == one["tests"][i]["category"].get<std::string>() + "/" + one["tests"][i]["test"].get<std::string>());
 }
 
-TEST_CASE("silicon: a compiled program the board measured as long gets 1 s of host time per 2 M cycles, above --timeout") {
-    // main is `b .`, and the exit is never reached: each configuration runs out its host time.
-    TempDir dir;
+namespace {
+
+// suite/bench/runaway.tzst under `dir`: main is `b .` and the exit is never reached, so each
+// configuration runs out its host time; configuration N's dump measured `cycles[N]`.
+void write_runaway_archive(const TempDir& dir, std::initializer_list<std::uint32_t> cycles) {
     std::filesystem::create_directories(dir.file("suite/bench"));
     std::string flash(0x108, '\0');
     flash[1] = '\x10', flash[3] = '\x20';
     flash[0x100] = '\xFE', flash[0x101] = '\xE7';  // b .
     std::vector<Member> members;
-    for (std::uint32_t n : {0u, 1u}) {
-        const std::uint32_t cycles = n ? 6'000'000 : 1000;
+    std::uint32_t n = 0;
+    for (std::uint32_t measured : cycles) {
         std::vector<std::uint8_t> counters(4);
-        for (unsigned b = 0; b < 4; ++b) counters[b] = static_cast<std::uint8_t>(cycles >> (8 * b));
+        for (unsigned b = 0; b < 4; ++b) counters[b] = static_cast<std::uint8_t>(measured >> (8 * b));
         const std::vector<std::uint8_t> dump = nlohmann::json::to_msgpack(
             {{"emulator_main_addr", 0x08000100},
              {"emulator_exit_addr", 0x08000104},
              {"mem_dump", {{{"symbol_name", "cyccnt"}, {"addr", 0x20000000}, {"content", nlohmann::json::binary(counters)}}}}});
         members.push_back({std::to_string(n) + ".flash", 0, flash});
         members.push_back({std::to_string(n) + ".dump", 0, std::string(dump.begin(), dump.end())});
+        ++n;
     }
     write_archive(dir.file("suite/bench/runaway.tzst"), members);
+}
+
+}  // namespace
+
+TEST_CASE("silicon: a compiled program the board measured as long gets 1 s of host time per 2 M cycles, above --timeout") {
+    TempDir dir;
+    write_runaway_archive(dir, {1000, 6'000'000});
     REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --timeout 1 -j 2 --json " + dir.file("s.json"), dir) == 0);
     const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("s.json")));
     const auto& results = j["tests"][0]["results"];
@@ -509,4 +519,21 @@ TEST_CASE("silicon: a compiled program the board measured as long gets 1 s of ho
     REQUIRE(emutrace_status("silicon " + dir.file("suite") + " --timeout 1 --max-instructions 1000000000000 --json " + dir.file("m.json"), dir) == 0);
     const nlohmann::json m = nlohmann::json::parse(read_file(dir.file("m.json")));
     CHECK(m["tests"][0]["results"][1]["error"].get<std::string>().find("stopped at the time limit, 1 s of host time") == 0);
+}
+
+TEST_CASE("silicon: --progress draws the tests done and the configurations running on stderr, in place, and erases it before the rows") {
+    // Two configurations that each run out a 2 s bound, one at a time: the line is drawn each second.
+    TempDir dir;
+    write_runaway_archive(dir, {1000, 1000});
+    const std::string suite = dir.file("suite") + " --timeout 2 -j 1";
+    REQUIRE(emutrace_status("silicon " + suite + " --progress never", dir) == 0);
+    const std::string quiet = read_file(dir.file("out"));
+    CHECK(read_file(dir.file("err")).empty());
+    REQUIRE(emutrace_status("silicon " + suite + " --progress always", dir) == 0);
+    CHECK(read_file(dir.file("out")) == quiet);  // stdout as without the line
+    const std::string err = read_file(dir.file("err"));
+    CHECK(err.find("\rsilicon: 0/1 tests, 0 configurations done; bench/runaway #0 ") != std::string::npos);
+    CHECK(err.find("\rsilicon: 0/1 tests, 1 configuration done; bench/runaway #1 ") != std::string::npos);
+    CHECK(err.ends_with("\r\x1b[K"));            // erased at the end
+    CHECK(err.find('\n') == std::string::npos);  // one line, redrawn in place
 }
