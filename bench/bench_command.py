@@ -8,6 +8,8 @@ CPU time (user + system of the whole process, start-up included):
   bench_branchy_stm32f100   the same on the STM32F100 preset, whose memories differ in timing: every
                   data access is hooked (by both models: unaligned accesses are timed); no bare-Unicorn
                   row, its memory map is not the bare runner's
+  bench_branchy_cc2652   the same on the CC2652 preset (Cortex-M4F): every data access hooked, and
+                  the VIMS cache's tags looked up for every block and every read from the flash
 bench_mips measures the same machine inside one process, where both sides share the allocator: its
 ratios are emutrace's own cost; this one's include what the allocator gives back (README.md, Benchmark).
 usage: bench_command.py [--repeat N] BUILD_DIR"""
@@ -26,7 +28,8 @@ def main():
     scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compute_bench.yaml")
     emutrace = [os.path.join(build, "emutrace"), "run", "-q", "--progress", "never", "--wall-clock", "0"]
     bare = os.path.join(build, "bench", "bench_bare_unicorn")
-    workloads = [("bench_compute", scenario, True), ("bench_branchy", scenario, True), ("bench_branchy_stm32f100", "stm32f100", False)]
+    workloads = [("bench_compute", scenario, True), ("bench_branchy", scenario, True), ("bench_branchy_stm32f100", "stm32f100", False),
+                 ("bench_branchy_cc2652", "cc2652", False)]
     print(f"bench_command: medians of {repeat} interleaved rounds, CPU seconds of each process")
     for firmware, board, with_bare in workloads:
         elf = os.path.join(build, "firmware", firmware + ".elf")

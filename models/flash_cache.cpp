@@ -20,6 +20,7 @@ FlashCache::Lookup FlashCache::look_up(std::uint32_t line) {
     for (std::uint32_t w = 0; w < p_.ways; ++w)
         if (ways[w] == line + 1) return {tag, false};
     ++counters_.misses;
+    ++fills_;
     ways[victim(set, ways, prefetched)] = line + 1;
     return {tag + p_.miss_cycles, true};
 }

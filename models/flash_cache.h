@@ -14,6 +14,7 @@
 // this cache is given `miss_cycles` and `tag_cycles` 0 there, and says which lines missed.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +46,7 @@ public:
     /// GPRAM), fetch() costs nothing here and the pipeline times the flash and its line buffer.
     /// Leaving cache mode invalidates every line (the VIMS resets its tags).
     void enable(bool on) {
-        if (enabled_ && !on) std::fill(tags_.begin(), tags_.end(), 0u), std::fill(fill_.begin(), fill_.end(), std::uint8_t{0});
+        if (enabled_ && !on) std::fill(tags_.begin(), tags_.end(), 0u), std::fill(fill_.begin(), fill_.end(), std::uint8_t{0}), ++fills_;
         enabled_ = on;
     }
     bool enabled() const { return enabled_; }
@@ -55,14 +56,18 @@ public:
     unsigned fetch(std::uint32_t address, std::uint32_t bytes, Missed&& missed) {
         if (bytes == 0) return 0;
         const std::uint32_t first = address >> line_shift_, last = (address + bytes - 1) >> line_shift_;
+        Present& present = present_[first % present_.size()];
+        if (present.first == first && present.last >= last && present.fills == fills_) return fetch_present(first, last);
         unsigned stall = 0;
+        bool all_hit = true;
         for (std::uint32_t l = first; l <= last; ++l) {
             if (l == last_line_) continue;  // the line just read is still on the bus: no new lookup
             const Lookup lookup = look_up(l);
             stall += lookup.stall;
-            if (lookup.missed) missed(l << line_shift_);
+            if (lookup.missed) missed(l << line_shift_), all_hit = false;
             last_line_ = l;
         }
+        if (all_hit) present = {first, last, fills_};
         counters_.stall_cycles += stall;
         return stall;
     }
@@ -78,6 +83,24 @@ private:
         bool missed = false;
     };
     Lookup look_up(std::uint32_t line_address);
+    // fetch() of lines all found in the cache when last fetched, with no line filled since (a hit
+    // changes no tag and no way to fill): the lookups would all hit, so only the tag read ahead,
+    // the line on the bus and the counts move, as the lookups would move them.
+    unsigned fetch_present(std::uint32_t first, std::uint32_t last) {
+        const std::uint32_t from = first == last_line_ ? first + 1 : first;
+        if (from > last) return 0;
+        const unsigned stall = from == prefetched_tag_ ? 0 : p_.tag_cycles;  // the next lines' tags were read ahead
+        counters_.lookups += last - from + 1;
+        counters_.stall_cycles += stall;
+        prefetched_tag_ = last + 1;
+        last_line_ = last;
+        return stall;
+    }
+    /// A run of lines [first, last] a fetch found all present while `fills` lines had been filled.
+    struct Present {
+        std::uint32_t first = ~0u, last = 0;
+        std::uint64_t fills = 0;
+    };
     std::uint32_t victim(std::uint32_t set, const std::uint32_t* ways, bool prefetched);
     FlashCacheParameters p_;
     std::uint32_t base_, size_, sets_, line_shift_;
@@ -87,6 +110,8 @@ private:
     std::uint32_t prefetched_tag_ = ~0u;
     std::uint32_t last_line_ = ~0u;
     FlashCacheCounters counters_;
+    std::uint64_t fills_ = 0;            ///< lines filled, and invalidations: what a hit cannot change
+    std::array<Present, 1024> present_;  ///< by first line: a block's lines seen all present (most blocks run again unchanged)
     bool enabled_ = true;
 };
 

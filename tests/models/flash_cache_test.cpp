@@ -45,3 +45,22 @@ TEST_CASE("flash cache: leaving cache mode invalidates every line") {
     CHECK(c.fetch(0x200, 4) == 1 + 2);
     CHECK(c.fetch(0x100, 4) == 1 + 2);
 }
+
+TEST_CASE("flash cache: a block fetched again with no line filled since costs and counts what its lookups would") {
+    // Lines are 8 bytes: 0x100 is line 32. Each step's figure is the lookups' own: the first line's
+    // tag a cycle unless read ahead, the next lines' read ahead, a line still on the bus not looked up.
+    FlashCache c(0, 64 * 1024, FlashCacheParameters{});
+    CHECK(c.fetch(0x100, 32) == 1 + 4 * 2);  // cold: four misses
+    CHECK(c.fetch(0x100, 32) == 1);          // all hit
+    CHECK(c.fetch(0x100, 32) == 1);          // again, as nothing was filled since
+    CHECK(c.counters().lookups == 12);
+    CHECK(c.fetch(0x118, 16) == 2);  // line 35 still on the bus; 36 read ahead, a miss
+    CHECK(c.fetch(0x118, 16) == 1);  // 35 not read ahead, both hit
+    CHECK(c.fetch(0x110, 8) == 1);   // 34
+    CHECK(c.fetch(0x118, 16) == 0);  // 35 read ahead behind 34, 36 behind 35
+    CHECK(c.fetch(0x118, 4) == 1);   // 35 alone: its tag not read ahead (37 was)
+    CHECK(c.fetch(0x118, 16) == 0);  // 35 on the bus, 36 read ahead
+    CHECK(c.counters().lookups == 12 + 1 + 2 + 1 + 2 + 1 + 1);
+    CHECK(c.counters().misses == 5);
+    CHECK(c.counters().stall_cycles == 9 + 1 + 1 + 2 + 1 + 1 + 0 + 1 + 0);
+}
