@@ -102,6 +102,25 @@ std::vector<models::FeedRegion> feed_regions(const MemoryPlan& plan) {
     return out;
 }
 
+// The spans of plain memory a data hook covers: neighbouring regions joined where no MMIO window
+// lies between them (a gap between them is unmapped: Unicorn faults there, after its hooks have
+// seen the access). Unicorn looks through every memory hook on each access, so fewer is faster.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> plain_memory_spans(const MemoryPlan& plan) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;  // [first, last]
+    for (const auto& r : plan.memory) {
+        if (r.mmio) continue;
+        const std::uint64_t first = r.base, last = first + r.size - 1;
+        const bool window_between = !spans.empty() && std::any_of(plan.windows.begin(), plan.windows.end(), [&](const MmioWindow& w) {
+            return w.base > spans.back().second && w.base < first;
+        });
+        if (!spans.empty() && !window_between && first > spans.back().second)
+            spans.back().second = last;
+        else
+            spans.emplace_back(first, last);
+    }
+    return spans;
+}
+
 }  // namespace
 
 detail::MachineState::MachineState(MachineConfig cfg, const decode::ElfImage& img)
@@ -208,10 +227,8 @@ void detail::MachineState::add_hooks() {
         if (!per_block) uc.add_hook(UC_HOOK_CODE, reinterpret_cast<void*>(detail::on_pipeline_instruction), this, 1, 0);
         auto* data_hook = feed.has_flash_caches ? detail::on_pipeline_data_access_through_flash_caches : detail::on_pipeline_data_access;
         if (feed.pipeline_feed->hooks_memory())
-            for (const auto& r : plan.memory)
-                if (!r.mmio)
-                    uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(data_hook), this, r.base,
-                                static_cast<std::uint64_t>(r.base) + r.size - 1);
+            for (const auto& [first, last] : plain_memory_spans(plan))
+                uc.add_hook(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(data_hook), this, first, last);
     }
     uc.add_hook(UC_HOOK_INTR, reinterpret_cast<void*>(detail::on_interrupt), this);
     uc.add_hook(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(detail::on_invalid_memory), this);

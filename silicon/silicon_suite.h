@@ -100,8 +100,9 @@ struct SiliconRunOptions {
     std::function<emu::MachineConfig()> board;
     std::uint64_t max_instructions = 0;  ///< a run that has not reached its exit by then fails; 0 = no limit
     double wall_clock_seconds = 300;     ///< host time per configuration; 0 = no limit
-    /// Host seconds a configuration gets beyond wall_clock_seconds per million cycles its dump
-    /// measured over the whole program (cyccnt): a long benchmark on a slow host still ends; 0 = none.
+    /// Host seconds a configuration gets per million cycles its dump measured over the whole
+    /// program (cyccnt), when that is more than wall_clock_seconds: a long benchmark on a slow host
+    /// still ends; 0 = none.
     double seconds_per_million_measured_cycles = 0;
     Split split = Split::All;
     unsigned jobs = 1;  ///< configurations run at a time, each on a thread and a machine of its own
