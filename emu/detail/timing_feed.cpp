@@ -63,18 +63,10 @@ void TimingFeed::leave_block_at(std::uint32_t pc, BlockCache& blocks) {
     fallthrough_ = pc;
 }
 
-models::FlashCache* TimingFeed::serving_cache(std::uint32_t address) {
-    for (auto& c : flash_caches)
-        if (c.covers(address)) return c.enabled() ? &c : nullptr;
-    return nullptr;
-}
-
-void TimingFeed::pipeline_looks_up(std::uint32_t address, std::uint32_t bytes) {
-    models::FlashCache* cache = serving_cache(address);
-    if (!cache) return;
+void TimingFeed::pipeline_looks_up(models::FlashCache& cache, std::uint32_t address, std::uint32_t bytes) {
     // The first miss changes the pipeline's state (its saved states key the lines it waits for).
     models::Pipeline* pipeline = nullptr;
-    cache->fetch(address, bytes, [&](std::uint32_t line) {
+    cache.fetch(address, bytes, [&](std::uint32_t line) {
         if (!pipeline) pipeline = &pipeline_feed->pipeline().change();
         pipeline->cache_missed(line);
     });

@@ -148,11 +148,15 @@ public:
     /// the flash cache that covers it, if that one is on, before the block before it is run: the
     /// pipeline times the lines that missed as its bus's wait states, and its fetch may reach
     /// them while it runs that block.
-    void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size) { pipeline_looks_up(pc, size); }
+    void pipeline_fetches_through_flash_caches(std::uint32_t pc, std::uint32_t size) {
+        if (models::FlashCache* cache = serving_cache(pc)) pipeline_looks_up(*cache, pc, size);
+    }
     /// With the pipeline, on a board whose data accesses are hooked: the current block reads
     /// `address`, looked up in the flash cache that covers it, if that one is on; a miss is timed
     /// as the fetch's are. (A table or literal in the flash competes with the code for the cache.)
-    void pipeline_reads_through_flash_caches(std::uint32_t address) { pipeline_looks_up(address, 1); }
+    void pipeline_reads_through_flash_caches(std::uint32_t address) {
+        if (models::FlashCache* cache = serving_cache(address)) pipeline_looks_up(*cache, address, 1);  // most reads are of RAM
+    }
     /// The memory system's run-time switches, as a device sets them.
     void set_memory_mode(const models::MemoryMode& mode);
     /// ACTLR as the firmware wrote it (write buffer, IT folding).
@@ -175,9 +179,13 @@ public:
 
 private:
     /// The flash cache that covers `address`, if it is on.
-    models::FlashCache* serving_cache(std::uint32_t address);
-    /// [address, address + bytes) looked up in it; the pipeline told the lines that missed.
-    void pipeline_looks_up(std::uint32_t address, std::uint32_t bytes);
+    models::FlashCache* serving_cache(std::uint32_t address) {
+        for (auto& c : flash_caches)
+            if (c.covers(address)) return c.enabled() ? &c : nullptr;
+        return nullptr;
+    }
+    /// [address, address + bytes) looked up in `cache`; the pipeline told the lines that missed.
+    void pipeline_looks_up(models::FlashCache& cache, std::uint32_t address, std::uint32_t bytes);
     std::uint32_t fallthrough_ = 1;  ///< the current block's fall-through address
     std::uint32_t sequential_ = 1;   ///< the current block's BlockInfo::sequential
     std::int32_t taken_extra_ = 0;   ///< what its final conditional branch costs when taken
