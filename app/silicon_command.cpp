@@ -17,6 +17,7 @@
 #include "config/json_text.h"
 #include "config/text_file.h"
 #include "config/units.h"
+#include "emu/stop_signal.h"
 #include "emutrace/config_error.h"
 #include "report/page.h"
 #include "session/scenario.h"
@@ -451,6 +452,7 @@ int silicon_command(const SiliconOptions& given) {
     }
     print_totals(s, tests, run.split);
     write_outputs(o, preset, used, tests, s);
+    if (const int signal = emu::stop_signal()) return 128 + signal;  // as the shell reports a process the signal ended
     if (o.min_rate > 0 && s.total.rate() < o.min_rate) {
         std::fprintf(stderr, "emutrace: exact-match rate %.2f%% is below --min-rate %.2f%%\n", 100.0 * s.total.rate(), 100.0 * o.min_rate);
         return 1;

@@ -9,6 +9,7 @@
 #include "decode/elf_image.h"
 #include "decode/instruction_decoder.h"
 #include "emu/machine.h"
+#include "emu/stop_signal.h"
 #include "emutrace/config_error.h"
 #include "silicon/configuration_pool.h"
 #include "silicon/silicon_archive.h"
@@ -182,11 +183,14 @@ std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const Silicon
         tests, options.jobs,
         [&each](const std::string& where, const MeasuredConfiguration& measured) { return run_configuration(where, measured, each); }, progress,
         watch);
-    for (std::size_t i = 0; i < tests.size(); ++i) {
-        read_silicon_archive(paths[i].string(), [&](MeasuredConfiguration&& measured) { pool.add(i, paths[i].string(), std::move(measured)); });
-        pool.archive_read(i);
+    std::size_t read = 0;
+    for (; read < tests.size() && !emu::stop_signal(); ++read) {  // a signal: the tests read so far are the run
+        read_silicon_archive(paths[read].string(),
+                             [&](MeasuredConfiguration&& measured) { pool.add(read, paths[read].string(), std::move(measured)); });
+        pool.archive_read(read);
     }
     pool.finish();
+    tests.resize(read);
     return tests;
 }
 

@@ -123,7 +123,8 @@ struct SuiteStatus {
 /// Runs every `<category>/<test>.tzst` under `dir` of `options.split` in name order, `options.jobs`
 /// configurations at a time; `progress` (if given) hears of each test as it finishes, in that order,
 /// and `watch` (if given), on the calling thread, of the run's status about once a second while it
-/// waits for configurations. Throws ConfigError naming the file when an
+/// waits for configurations. A stop signal (emu/stop_signal.h) ends the configurations running
+/// (each says so in its error) and the reading: the tests read by then are the result. Throws ConfigError naming the file when an
 /// archive or dump is malformed, or when the board has no flash for the images.
 std::vector<SiliconTest> run_silicon_suite(const std::string& dir, const SiliconRunOptions& options,
                                            const std::function<void(const SiliconTest&)>& progress = {},

@@ -537,3 +537,18 @@ TEST_CASE("silicon: --progress draws the tests done and the configurations runni
     CHECK(err.ends_with("\r\x1b[K"));            // erased at the end
     CHECK(err.find('\n') == std::string::npos);  // one line, redrawn in place
 }
+
+TEST_CASE("silicon: SIGINT mid-run ends the configurations running, writes what ran, and exits 130") {
+    // Two configurations that would each run for a minute, side by side; the signal comes a second in.
+    TempDir dir;
+    write_runaway_archive(dir, {1000, 1000});
+    const int raw = std::system(("sh -c '" + emutrace_binary() + " silicon " + dir.file("suite") + " --timeout 60 -j 2 --json " + dir.file("s.json") +
+                                 " >" + dir.file("out") + " 2>" + dir.file("err") + " & pid=$!; sleep 1; kill -INT $pid; wait $pid'")
+                                    .c_str());
+    CHECK((WIFEXITED(raw) ? WEXITSTATUS(raw) : -1) == 130);
+    CHECK(read_file(dir.file("err")).find("stopping: the outputs are being written") != std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir.file("s.json")));
+    REQUIRE(j["tests"].size() == 1);
+    for (const auto& c : j["tests"][0]["results"]) CHECK(c["error"].get<std::string>().find("stopped by SIGINT") == 0);
+    CHECK(read_file(dir.file("out")).find("2 configurations did not finish") != std::string::npos);
+}
