@@ -366,7 +366,7 @@ public:
 
     void draw(const SuiteStatus& s) {
         if (!on_) return;
-        // "silicon: 3/13 tests, 20 configurations; embench/edn #2 14s #3 14s", one terminal line:
+        // "silicon: 3/13 tests, 20 configurations done; embench/edn #2 14s #3 14s", one terminal line:
         // a wrapped line could not be redrawn in place.
         std::string line = "silicon: " + std::to_string(s.tests_done) + "/" + std::to_string(s.tests) + " tests, " +
                            std::to_string(s.configurations_done) + (s.configurations_done == 1 ? " configuration done" : " configurations done");
