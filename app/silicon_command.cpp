@@ -268,7 +268,8 @@ SiliconRunOptions run_options(const SiliconOptions& o, const session::ScenarioPr
     // (-O0 builds take billions of instructions), also on a slow host, and a runaway still ends.
     run.wall_clock_seconds = o.timeout >= 0 ? o.timeout : o.max_instructions ? std::max(30.0, static_cast<double>(o.max_instructions) / 1e6) : 300;
     if (!o.max_instructions && run.wall_clock_seconds > 0) run.seconds_per_million_measured_cycles = 0.5;
-    run.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+    // One per core, up to 16: each machine holds about 16 MB, so a many-core host stays near 250 MB.
+    run.jobs = o.jobs ? o.jobs : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
     run.split = o.split == "given" ? Split::Given : o.split == "validation" ? Split::Validation : Split::All;
     return run;
 }

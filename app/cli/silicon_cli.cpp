@@ -34,7 +34,8 @@ public:
                    "second: auto (default: when stderr is a terminal), always or never")
             .one_of({"auto", "always", "never"});
         cmd.option("-j,--jobs", silicon_.jobs,
-                   "Configurations run at a time, each on its own thread (default 0: one per core); the results do not depend on it")
+                   "Configurations run at a time, each on its own thread (default 0: one per core, at most 16); the results do not "
+                   "depend on it")
             .count_range(0, 256);
         cmd.option("--report", silicon_.report, "Write a self-contained HTML page: exact rates per set and category, the error histogram")
             .type_name("FILE.html");
