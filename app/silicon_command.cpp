@@ -349,9 +349,14 @@ void print_totals(const Summary& s, const std::vector<SiliconTest>& tests, Split
     for (const auto& t : tests)
         for (const auto& c : t.configurations) failed += !c.error.empty();
     if (failed) std::printf("  %zu configurations did not finish (--show N says why, --json has all)\n", failed);
-    if (split == Split::All)
-        std::printf("  exact: given %.1f%% (%zu of %zu)   validation %.1f%% (%zu of %zu)\n", 100.0 * s.given.rate(), s.given.exact,
-                    s.given.configurations, 100.0 * s.validation.rate(), s.validation.exact, s.validation.configurations);
+    // A set with no configurations is said to be empty, not to be 0% exact (a folder whose
+    // categories hold fewer than five tests has no validation set).
+    auto rate = [](const Tally& t) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.1f%% (%zu of %zu)", 100.0 * t.rate(), t.exact, t.configurations);
+        return t.configurations ? std::string(buf) : std::string("none");
+    };
+    if (split == Split::All) std::printf("  exact: given %s   validation %s\n", rate(s.given).c_str(), rate(s.validation).c_str());
     // A compiled set is judged on its whole-program counts: the headline, given and validation apart.
     for (const auto& [set, whole] : {std::pair{"given", &s.whole_given}, std::pair{"validation", &s.whole_validation}})
         if (whole->configurations) std::printf("  whole-program cycles, %s: %s\n", set, whole_program_text(*whole, true).c_str());

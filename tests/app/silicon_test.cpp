@@ -213,6 +213,7 @@ TEST_CASE("silicon: without --board, the innermost folder whose name starts with
     emutrace_status("silicon " + suite + " --json " + dir.file("m.json"), dir);
     CHECK(nlohmann::json::parse(read_file(dir.file("m.json")))["board"] == "mps2-an385");
     CHECK(read_file(dir.file("out")).find("on board mps2-an385") != std::string::npos);
+    CHECK(read_file(dir.file("out")).find("   validation none\n") != std::string::npos);  // one test: no 5th to hold aside
 }
 
 TEST_CASE("silicon: --split validation runs only every 5th test of each category, and a scenario file is a board") {
