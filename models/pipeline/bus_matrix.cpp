@@ -66,7 +66,7 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     if (master == Master::Fetch && at < s.fetch_after_write) at = s.fetch_after_write;
     const bool write = kind != DataTransfer::Read;
     const MemoryPort& p = memory_->at(address);
-    std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(p, address));
+    std::uint64_t data_end = at + 1 + p.wait_states + (write ? 0 : line_buffer_wait(p, address, at));
     if (master == Master::Fetch && at != cycle) held_ = {interface_of(master, address), at, s.next_address};
     s.ready_from = data_end > at + 1 ? data_end : 0;
     s.next_address = data_end;  // the next address phase may overlap the last data cycle
@@ -80,8 +80,8 @@ Grant BusMatrix::grant(Master master, std::uint32_t address, std::uint64_t cycle
     return {data_end};
 }
 
-unsigned BusMatrix::line_buffer_wait(const MemoryPort& port, std::uint32_t address) {
-    if (port.cached && mode_.cache_enabled) return cache_front_wait(port, address);
+unsigned BusMatrix::line_buffer_wait(const MemoryPort& port, std::uint32_t address, std::uint64_t at) {
+    if (port.cached && mode_.cache_enabled) return cache_front_wait(port, address, at);
     if (!port.line_bytes) return 0;
     std::uint32_t line = (address & ~(port.line_bytes - 1u)) + 1;
     if (mode_.line_buffers && line == buffered_line_) return 0;
@@ -91,12 +91,25 @@ unsigned BusMatrix::line_buffer_wait(const MemoryPort& port, std::uint32_t addre
 
 // CMEmu's VIMS (fitted to CC2652 silicon): each read that passes the cache's line buffer looks
 // its tag up and reads the next line's tag ahead; a data read from the flash (a literal, a table)
-// takes the buffer and the tag read ahead from the fetch as any other read does.
-unsigned BusMatrix::cache_front_wait(const MemoryPort& port, std::uint32_t address) {
+// takes the buffer and the tag read ahead from the fetch as any other read does. The tag read
+// ahead goes unused by a lookup presented two cycles after a miss's read from the flash ended,
+// and by one three cycles after it when the cache RAM was read for a hit the cycle before (a
+// lookup the cycle after the miss, not read ahead: its RAM read comes a cycle later). CMEmu's
+// cache.rs has both as special cases, from its authors' measurements (their cache thesis, end of
+// section 5.2 and figure 6.4): such a lookup costs its tag cycle.
+unsigned BusMatrix::cache_front_wait(const MemoryPort& port, std::uint32_t address, std::uint64_t at) {
     if (!port.cache_line_bytes) return 0;
     const std::uint32_t line = (address & ~(port.cache_line_bytes - 1u)) + 1;
     if (line == buffered_line_) return 0;
-    const unsigned wait = (line == prefetched_tag_ ? 0 : port.cache_tag_cycles) + (take_missed(line) ? port.line_wait_states : 0);
+    const bool read_ahead = line == prefetched_tag_ && at != read_ahead_lost_at_[0] && at != read_ahead_lost_at_[1];
+    const bool missed = take_missed(line);
+    const unsigned wait = (read_ahead ? 0 : port.cache_tag_cycles) + (missed ? port.line_wait_states : 0);
+    if (missed) {
+        const std::uint64_t flash_read_end = at + 1 + port.wait_states + wait;  // grant()'s data_end
+        read_ahead_lost_at_ = {flash_read_end + 2, kNoCycle};
+    } else if (!read_ahead && read_ahead_lost_at_[0] != kNoCycle && at + 1 == read_ahead_lost_at_[0]) {
+        read_ahead_lost_at_[1] = at + 2;
+    }
     buffered_line_ = line;
     prefetched_tag_ = line + port.cache_line_bytes;
     return wait;

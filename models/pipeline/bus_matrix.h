@@ -65,7 +65,8 @@ public:
     void drop_held_fetch(std::uint64_t cycle);
     /// The memory system's switches from now on (firmware wrote a control register).
     void set_mode(const MemoryMode& mode) {
-        if (mode.cache_enabled != mode_.cache_enabled) buffered_line_ = prefetched_tag_ = 0, missed_.clear();  // another buffer in front now
+        if (mode.cache_enabled != mode_.cache_enabled)  // another buffer in front now
+            buffered_line_ = prefetched_tag_ = 0, missed_.clear(), read_ahead_lost_at_ = {kNoCycle, kNoCycle};
         mode_ = mode;
     }
     /// The cache (beside the timing, models/flash_cache.h) missed the line that starts at `line`:
@@ -91,6 +92,12 @@ public:
         }
         out.insert(out.end(), {cycle(fetch_next_issue_), held_.interface, cycle(held_.at), cycle(held_.next_address_before)});
         out.insert(out.end(), {buffered_line_, prefetched_tag_, mode_.cache_enabled, mode_.line_buffers, missed_.size()});
+        // Only a cycle to come can take a grant: a past one keys as none, so that states after a
+        // miss long enough ago key alike (cycle() wraps a past time to above any offset to come).
+        for (std::uint64_t lost : read_ahead_lost_at_) {
+            const std::uint64_t c = cycle(lost);
+            out.push_back(c <= kMostCyclesAhead ? c : kNoCycle);
+        }
         out.insert(out.end(), missed_.begin(), missed_.end());
     }
     /// The same state `delta` cycles later.
@@ -99,7 +106,7 @@ public:
         for (State& s : state_)
             shift(s.next_address), shift(s.requested_cycle), shift(s.requested_in), shift(s.fetch_after_write), shift(s.ready_from),
                 shift(s.fetch_data_end), shift(s.asking_since[0]), shift(s.asking_since[1]), shift(s.asked_last[0]), shift(s.asked_last[1]);
-        shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before);
+        shift(fetch_next_issue_), shift(held_.at), shift(held_.next_address_before), shift(read_ahead_lost_at_[0]), shift(read_ahead_lost_at_[1]);
     }
 
 private:
@@ -107,7 +114,9 @@ private:
     Interface interface_of(Master master, std::uint32_t address) const;
     // The cycle in which the interface presents a transfer the core issues in `cycle`.
     std::uint64_t presented(Master master, std::uint32_t address, std::uint64_t cycle) const;
-    static constexpr std::uint64_t kNotAsking = ~0ull;  ///< a mark, not a time: the state's shift leaves it
+    static constexpr std::uint64_t kNotAsking = ~0ull;             ///< a mark, not a time: the state's shift leaves it
+    static constexpr std::uint64_t kNoCycle = ~0ull;               ///< a mark, not a time: the state's shift leaves it
+    static constexpr std::uint64_t kMostCyclesAhead = 1ull << 32;  ///< beyond: a past cycle, wrapped, in state_key
     struct State {
         std::uint64_t next_address = 0;                                   ///< the first cycle a new address phase may be presented
         std::uint64_t requested_cycle = ~0ull;                            ///< the cycle the requests below want to be presented in
@@ -148,11 +157,15 @@ private:
     /// byte + 1), oldest first. Empty but while a block that missed runs, so that the states the
     /// block-cost cache saves do not allocate.
     std::vector<std::uint32_t> missed_;
+    /// With a cache on: the cycles in which a lookup does not use the tag read ahead (cache_front_wait),
+    /// kNoCycle for none.
+    std::array<std::uint64_t, 2> read_ahead_lost_at_{kNoCycle, kNoCycle};
     bool take_missed(std::uint32_t line);
     // The wait states a read of `address` pays for the line buffer in front of its memory (the
     // flash's, or with the cache on the cache's and its tag lookup), which then holds its line.
-    unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address);
-    unsigned cache_front_wait(const MemoryPort& port, std::uint32_t address);
+    // `at`: the cycle the read's address is presented in.
+    unsigned line_buffer_wait(const MemoryPort& port, std::uint32_t address, std::uint64_t at);
+    unsigned cache_front_wait(const MemoryPort& port, std::uint32_t address, std::uint64_t at);
 };
 
 }  // namespace emutrace::models
