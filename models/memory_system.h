@@ -63,6 +63,14 @@ inline unsigned unaligned_transfer_extra(std::uint32_t address, unsigned size, u
     return (size == 4 && (address & 1) ? 2u : 1u) * (1 + wait_states);
 }
 
+/// The address as timing sees an access of `size` bytes there: an aligned access as its word's
+/// first byte, for only a misaligned one is split by its low bits (unaligned_transfer_extra).
+/// Keyed so, a byte or aligned halfword access at any offset of a word keys alike.
+inline std::uint32_t timing_address(std::uint32_t address, unsigned size) {
+    const std::uint32_t misaligned = address & (size - 1u);  // a memory hook's every call: no branch
+    return address & (misaligned ? ~0u : ~3u);
+}
+
 /// The cycles each fetched word waits in a memory with `wait_states` that delivers a word every
 /// `fetch_word_cycles` (SRAM over the System bus: 2): the per-block model charges them per word.
 inline unsigned fetch_wait(unsigned wait_states, unsigned fetch_word_cycles) {

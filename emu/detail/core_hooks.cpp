@@ -129,15 +129,15 @@ void on_pipeline_instruction(uc_engine*, std::uint64_t address, std::uint32_t, v
 }
 
 // Every load and store to memory on a hooked board: it calls nothing, so needs no frame.
-void on_pipeline_data_access(uc_engine*, uc_mem_type, std::uint64_t address, int, std::int64_t, void* user) {
-    machine(user).feed.pipeline_feed->memory_access(static_cast<std::uint32_t>(address));
+void on_pipeline_data_access(uc_engine*, uc_mem_type, std::uint64_t address, int size, std::int64_t, void* user) {
+    machine(user).feed.pipeline_feed->memory_access(static_cast<std::uint32_t>(address), static_cast<unsigned>(size));
 }
 
 // The same on a board with a flash cache: a read is looked up in the cache first.
-void on_pipeline_data_access_through_flash_caches(uc_engine*, uc_mem_type type, std::uint64_t address, int, std::int64_t, void* user) {
+void on_pipeline_data_access_through_flash_caches(uc_engine*, uc_mem_type type, std::uint64_t address, int size, std::int64_t, void* user) {
     MachineState& m = machine(user);
     if (type == UC_MEM_READ) m.feed.pipeline_reads_through_flash_caches(static_cast<std::uint32_t>(address));
-    m.feed.pipeline_feed->memory_access(static_cast<std::uint32_t>(address));
+    m.feed.pipeline_feed->memory_access(static_cast<std::uint32_t>(address), static_cast<unsigned>(size));
 }
 
 }  // namespace emutrace::emu::detail

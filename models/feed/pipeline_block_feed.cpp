@@ -224,8 +224,8 @@ bool PipelineFeed::accesses_stand_for_facts(const Block& b, std::size_t from, st
     return accesses_.size() == transfers;
 }
 
-void PipelineFeed::memory_access_slow(std::uint32_t address) {
-    access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
+void PipelineFeed::memory_access_slow(std::uint32_t address, unsigned size) {
+    access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(models::timing_address(address, size)));
     accesses_.push_back({kUnplaced, address});
 }
 
@@ -304,7 +304,9 @@ void PipelineFeed::build_facts(std::size_t from, std::size_t end, std::uint32_t 
         f.lr = lr;
         if (c.memory_access()) {
             while (access < accesses_.size() && accesses_[access].instruction < i) ++access;
-            f.data_address = access < accesses_.size() && accesses_[access].instruction == i ? accesses_[access].address : predicted_address(code);
+            const std::uint32_t address =
+                access < accesses_.size() && accesses_[access].instruction == i ? accesses_[access].address : predicted_address(code);
+            f.data_address = models::timing_address(address, c.bytes);  // what of it timing reads, so that keys tell no more
         }
         bool last = i + 1 == b.code.size() && successor;
         switch (c.kind) {

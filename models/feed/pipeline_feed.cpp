@@ -146,7 +146,7 @@ void PipelineFeed::executes(std::uint32_t pc) {
     f.pc = pc;
     f.lr = cpu_.core_register(14);
     auto reg = [this](int r) { return core_register(r); };
-    if (c.memory_access()) f.data_address = decode::effective_address(insn.memory, pc, reg);
+    if (c.memory_access()) f.data_address = models::timing_address(decode::effective_address(insn.memory, pc, reg), c.bytes);
     switch (c.kind) {
         case models::InstructionClass::ConditionalBranch: f.taken = condition_passes(branch_condition(code->bytes)); break;
         case models::InstructionClass::CompareBranch: {

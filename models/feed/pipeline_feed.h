@@ -108,7 +108,7 @@ public:
     /// A data access to `address` by the current block: a device's, or any on a hooked board.
     /// `device`: the pipeline then runs up to its instruction (a device read sees its data phase).
     void data_access(std::uint32_t address, bool device) {
-        if (hooks_memory_ && !device) return memory_access(address);
+        if (hooks_memory_ && !device) return memory_access(address, 4);  // its size unknown: keyed as a word
         if (!current_ || current_->code.empty()) return;
         access_sig_ = models::BlockCostCache::mix(access_sig_, memory_.timing_key(address));
         place_access_now(address, device);
@@ -117,14 +117,14 @@ public:
     /// Called on every load and store there, so it only notes the access. It is placed on its
     /// instruction by counting transfers, which gives the same answer later: when facts are built,
     /// never on a block the pipeline follows (the hot path).
-    void memory_access(std::uint32_t address) {
+    void memory_access(std::uint32_t address, unsigned size) {
         if (!current_ || current_->code.empty()) [[unlikely]]
             return;
-        // What of the access the key holds (BlockCostCache::hash): its memory and alignment (and
-        // line). Every other turn is a tail call, so that the hook needs no frame.
+        // What of the access the key holds (BlockCostCache::hash): its memory and misalignment
+        // (and line). Every other turn is a tail call, so that the hook needs no frame.
         std::uint64_t key;
-        if (!memory_.paged_timing_key(address, key) || !accesses_.has_room()) [[unlikely]]
-            return memory_access_slow(address);
+        if (!memory_.paged_timing_key(models::timing_address(address, size), key) || !accesses_.has_room()) [[unlikely]]
+            return memory_access_slow(address, size);
         access_sig_ = models::BlockCostCache::mix(access_sig_, key);
         accesses_.append({kUnplaced, address});
     }
@@ -258,11 +258,11 @@ private:
         std::size_t size_ = 0, room_ = 0;  // room_: items_.size(), beside size_
     };
     AccessLog accesses_;
-    [[gnu::noinline]] void memory_access_slow(std::uint32_t address);  ///< memory_access's other turns
-    static constexpr std::size_t kUnplaced = ~std::size_t{0};          ///< an Access's instruction not counted yet
-    std::size_t placed_ = 0;                                           ///< accesses_ before this have their instruction
-    void place_accesses();                                             ///< counts the instructions of those after
-    void place_access_now(std::uint32_t address, bool device);         ///< data_access's other path
+    [[gnu::noinline]] void memory_access_slow(std::uint32_t address, unsigned size);  ///< memory_access's other turns
+    static constexpr std::size_t kUnplaced = ~std::size_t{0};                         ///< an Access's instruction not counted yet
+    std::size_t placed_ = 0;                                                          ///< accesses_ before this have their instruction
+    void place_accesses();                                                            ///< counts the instructions of those after
+    void place_access_now(std::uint32_t address, bool device);                        ///< data_access's other path
     bool accesses_stand_for_facts(const Block& b, std::size_t from, std::size_t end) const;
     std::vector<std::uint32_t> skip_next_;                       ///< addresses an IT block failed beyond current_
     bool lr_read_ = false;                                       ///< the last lr_fact() read LR: the run depends on more than where it went

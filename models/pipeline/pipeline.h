@@ -30,7 +30,7 @@ struct InstructionFacts {
     bool executed = true;             ///< false: in an IT block with its condition failing
     bool taken = false;               ///< a conditional branch whose condition passed
     std::uint32_t target = 0;         ///< a register branch's destination (0: learnt from the next instruction)
-    std::uint32_t data_address = 0;   ///< its first data transfer's address
+    std::uint32_t data_address = 0;   ///< its first data transfer's address, as timing sees it (models::timing_address)
     std::uint8_t execute_cycles = 0;  ///< operand-dependent cycles (divide, iterative long multiply); 0: the class's
     std::uint32_t lr = 0;             ///< LR before it runs, for a BX LR decoded behind it
     std::uint8_t it_passes = 0;       ///< an IT: bit k, its k-th instruction's condition passes with the flags now

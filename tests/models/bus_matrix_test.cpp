@@ -445,6 +445,17 @@ TEST_CASE("fetch unit: an address the bus holds when execute stops the fetch (TB
 }
 
 // What the per-block model charges where the pipeline's bus matrix is not run (timing: trm).
+TEST_CASE("memory system: an aligned access is timed as at its word, a misaligned one where it is") {
+    for (std::uint32_t a : {0x20000100u, 0x20000101u, 0x20000102u, 0x20000103u}) CHECK(timing_address(a, 1) == 0x20000100u);
+    CHECK(timing_address(0x20000102u, 2) == 0x20000100u);
+    CHECK(timing_address(0x20000103u, 2) == 0x20000103u);  // split in two: its low bits time it
+    CHECK(timing_address(0x20000104u, 4) == 0x20000104u);
+    CHECK(timing_address(0x20000106u, 4) == 0x20000106u);
+    // Each misalignment costs what its own low bits say, and every aligned one nothing.
+    for (std::uint32_t a = 0x20000100u; a < 0x20000108u; ++a)
+        for (unsigned size : {1u, 2u, 4u}) CHECK(unaligned_transfer_extra(timing_address(a, size), size, 0) == unaligned_transfer_extra(a, size, 0));
+}
+
 TEST_CASE("memory system: an unaligned access costs the aligned transfers the core splits it into") {
     CHECK(unaligned_transfer_extra(0x20000000, 4, 0) == 0);  // aligned: one transfer
     CHECK(unaligned_transfer_extra(0x20000001, 4, 0) == 2);  // byte, halfword, byte
