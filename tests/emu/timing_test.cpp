@@ -208,7 +208,9 @@ TEST_CASE("timing: the block-cost cache gives the stepped pipeline's cycles, eve
           // accesses' alignments.
           Case{"memory_mix", "scenarios/boards/stm32f100.yaml", ""},
           // Bytes and aligned halfwords at offsets a generator picks: the same runs whatever the offsets.
-          Case{"scattered_bytes", "scenarios/boards/stm32f100.yaml", ""}}) {
+          Case{"scattered_bytes", "scenarios/boards/stm32f100.yaml", ""},
+          // The VIMS cache on: its misses, tag lookups and the tag read ahead lost after a miss.
+          Case{"flash_cache", "scenarios/boards/cc2652.yaml", ""}}) {
         CAPTURE(k.elf);
         CAPTURE(k.scenario);
         auto with = [&](bool cache, std::uint32_t wants = CollectingSink{}.mask) {
