@@ -54,21 +54,26 @@ struct MemoryMode {
     bool operator==(const MemoryMode&) const = default;
 };
 
+/// Whether an access of `size` bytes at `address` is misaligned: the core's aligner then splits it
+/// into aligned transfers by the address's low bits. Nothing else of those bits times an access.
+inline bool misaligned(std::uint32_t address, unsigned size) {
+    return size > 1 && (address & (size - 1u));
+}
+
 /// The cycles an unaligned access of `size` bytes at `address` takes beyond one transfer, in a
 /// memory that times the aligned transfers the core splits it into (MemoryPort::times_unaligned)
 /// and adds `wait_states` to each: a word at 1 or 3 mod 4 goes as byte, halfword, byte; at 2 mod
 /// 4, or a halfword at an odd address, as two (silicon: ldr_str_unaligned).
 inline unsigned unaligned_transfer_extra(std::uint32_t address, unsigned size, unsigned wait_states) {
-    if (size < 2 || !(address & (size - 1))) return 0;
+    if (!misaligned(address, size)) return 0;
     return (size == 4 && (address & 1) ? 2u : 1u) * (1 + wait_states);
 }
 
 /// The address as timing sees an access of `size` bytes there: an aligned access as its word's
-/// first byte, for only a misaligned one is split by its low bits (unaligned_transfer_extra).
-/// Keyed so, a byte or aligned halfword access at any offset of a word keys alike.
+/// first byte, for only a misaligned one is split by its low bits (misaligned()). Keyed so, a byte
+/// or aligned halfword access at any offset of a word keys alike.
 inline std::uint32_t timing_address(std::uint32_t address, unsigned size) {
-    const std::uint32_t misaligned = address & (size - 1u);  // a memory hook's every call: no branch
-    return address & (misaligned ? ~0u : ~3u);
+    return address & (misaligned(address, size) ? ~0u : ~3u);
 }
 
 /// The cycles each fetched word waits in a memory with `wait_states` that delivers a word every

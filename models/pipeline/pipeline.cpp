@@ -280,7 +280,7 @@ bool Pipeline::flags_reach_agu() const {
 
 bool Pipeline::aligner_splits(const ClassifiedInstruction& i, const InstructionFacts& f) const {
     const bool aligned_by_core = single_transfer(i) || i.kind == InstructionClass::TableBranch;
-    return aligned_by_core && i.bytes > 1 && (f.data_address & (i.bytes - 1u)) && bus_.port(f.data_address).times_unaligned;
+    return aligned_by_core && misaligned(f.data_address, i.bytes) && bus_.port(f.data_address).times_unaligned;
 }
 
 bool Pipeline::in_first_data_cycle(std::uint64_t c) const {
