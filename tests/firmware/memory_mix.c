@@ -33,18 +33,7 @@ int main(void)
 {
     static const char *const names[3] = {"flash", "sram", "sram_odd"};
     const uint8_t *tables[3] = {(const uint8_t *)in_flash, (const uint8_t *)in_sram, (const uint8_t *)in_sram + 1};
-    uint32_t cycles[3], sums[3];
     for (unsigned i = 0; i < 48; i++) in_sram[i] = in_flash[i];
-    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
-    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    for (int round = 0; round < 3; round++) {
-        for (int k = 0; k < 3; k++) {
-            uint32_t start = DWT_CYCCNT;
-            sums[k] = sum(tables[k], 48);
-            cycles[k] = DWT_CYCCNT - start;
-        }
-        print_measurements("cycles", names, cycles, 3);
-        print_measurements("sum", names, sums, 3);
-    }
+    print_timed_passes(sum, names, tables, 3, 48);
     return 0;
 }

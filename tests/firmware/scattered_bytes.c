@@ -32,18 +32,7 @@ int main(void)
 {
     static const char *const names[2] = {"flash", "sram"};
     const uint8_t *tables[2] = {in_flash, in_sram};
-    uint32_t cycles[2], sums[2];
     for (unsigned i = 0; i < 64; i++) in_sram[i] = in_flash[i];
-    COREDEBUG_DEMCR |= COREDEBUG_DEMCR_TRCENA;
-    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
-    for (int round = 0; round < 3; round++) {
-        for (int k = 0; k < 2; k++) {
-            uint32_t start = DWT_CYCCNT;
-            sums[k] = scatter(tables[k], 256);
-            cycles[k] = DWT_CYCCNT - start;
-        }
-        print_measurements("cycles", names, cycles, 2);
-        print_measurements("sum", names, sums, 2);
-    }
+    print_timed_passes(scatter, names, tables, 2, 256);
     return 0;
 }
